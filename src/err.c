@@ -1,0 +1,41 @@
+#include "err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+const char *sp_strerror(int err)
+{
+    switch (err) {
+    case SP_OK: return "success";
+    case SP_EINVAL: return "invalid argument";
+    case SP_EINPUT: return "bad input";
+    case SP_ENOMEM: return "out of memory";
+    case SP_EIO: return "I/O error";
+    case SP_EGPU: return "GPU error";
+    case SP_ENODEV: return "no usable device";
+    case SP_EUNSUPPORTED: return "not supported by this build";
+    case SP_EAUDIO: return "audio device error";
+    case SP_EINTERRUPTED: return "interrupted";
+    default: return "unknown error";
+    }
+}
+
+int sp_exit_code(int err)
+{
+    if (err == SP_OK)
+        return 0;
+    if (err == SP_EINVAL || err == SP_EINPUT)
+        return 2;
+    return 1;
+}
+
+int sp_fail(sp_errinfo *ei, int err, const char *fmt, ...)
+{
+    if (ei) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ei->msg, sizeof ei->msg, fmt, ap);
+        va_end(ap);
+    }
+    return err;
+}

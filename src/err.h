@@ -1,0 +1,51 @@
+/* err: the one error type of spectro.
+ *
+ * Every fallible function returns an int: SP_OK (0) on success or a negative sp_err code.
+ * Functions that can say more take an optional sp_errinfo* (last) and fill it with one
+ * human-readable line that names the file or option at fault. Library code never prints
+ * and never exits: main() decides what the user sees (sp_exit_code() maps to 0/1/2). */
+#ifndef SPECTRO_ERR_H
+#define SPECTRO_ERR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    SP_OK = 0,
+    SP_EINVAL = -1,       /* bad argument or usage                     -> exit 2 */
+    SP_EINPUT = -2,       /* bad input data (not audio, bad header...) -> exit 2 */
+    SP_ENOMEM = -3,       /* host allocation failed                    -> exit 1 */
+    SP_EIO = -4,          /* read/write failure                        -> exit 1 */
+    SP_EGPU = -5,         /* CUDA runtime/driver/kernel error          -> exit 1 */
+    SP_ENODEV = -6,       /* no usable device (GPU or audio)           -> exit 1 */
+    SP_EUNSUPPORTED = -7, /* feature not compiled into this build      -> exit 1 */
+    SP_EAUDIO = -8,       /* audio device error                        -> exit 1 */
+    SP_EINTERRUPTED = -9  /* stopped by a signal                       -> exit 1 */
+} sp_err;
+
+/* One line of detail for the user; msg[0] == 0 when nothing was said. */
+typedef struct {
+    char msg[512];
+} sp_errinfo;
+
+/* Short generic text for a code ("bad input", ...). Never NULL. */
+const char *sp_strerror(int err);
+
+/* Process exit code for an error: 0 for SP_OK, 2 for usage/input errors, 1 otherwise. */
+int sp_exit_code(int err);
+
+/* Formats the detail line into ei (when ei is not NULL) and returns err, so that a
+ * failing path reads:  return sp_fail(ei, SP_EINPUT, "%s: not an audio file", path); */
+int sp_fail(sp_errinfo *ei, int err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

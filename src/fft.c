@@ -1,0 +1,226 @@
+#include "fft.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fft_backend.h"
+#ifdef SPECTRO_HAVE_CUDA
+#include "fft_gpu.h"
+#endif
+
+struct fft_plan {
+    const fft_backend *be;
+    void *state;
+    size_t n, max_batch;
+    char fallback[256];
+    sp_errinfo err;
+};
+
+fft_config fft_config_default(void)
+{
+    fft_config c;
+    memset(&c, 0, sizeof c);
+    c.backend = FFT_BACKEND_AUTO;
+    c.n = 4096;
+    c.hop = 1024;
+    c.window = NULL;
+    c.max_batch = 64;
+    c.live = 0;
+    return c;
+}
+
+int fft_is_pow2(size_t n)
+{
+    return n != 0 && (n & (n - 1)) == 0;
+}
+
+float fft_level_scale(size_t n, size_t k, double window_sum)
+{
+    double s = (k == 0 || k == n / 2) ? 1.0 : 2.0;
+    return (float)(s / window_sum);
+}
+
+float fft_amp_to_db(float a)
+{
+    /* !(a > floor) also catches NaN */
+    if (!(a > 1e-10f))
+        return FFT_DB_FLOOR;
+    return 20.0f * log10f(a);
+}
+
+int fft_backend_parse(const char *text, fft_backend_kind *out)
+{
+    static const struct {
+        const char *name;
+        fft_backend_kind kind;
+    } names[] = {{"auto", FFT_BACKEND_AUTO},
+                 {"cpu", FFT_BACKEND_CPU},
+                 {"cuda", FFT_BACKEND_CUDA},
+                 {"cufft", FFT_BACKEND_CUFFT}};
+    if (!text || !out)
+        return SP_EINVAL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(text, names[i].name) == 0) {
+            *out = names[i].kind;
+            return SP_OK;
+        }
+    }
+    return SP_EINVAL;
+}
+
+static const fft_backend *backend_for(fft_backend_kind kind, sp_errinfo *ei, int *err)
+{
+    *err = SP_OK;
+    switch (kind) {
+    case FFT_BACKEND_CPU:
+        return &fft_backend_cpu;
+    case FFT_BACKEND_CUDA:
+    case FFT_BACKEND_CUFFT:
+#ifdef SPECTRO_HAVE_CUDA
+        return kind == FFT_BACKEND_CUDA ? &fft_backend_cuda : &fft_backend_cufft;
+#else
+        *err = sp_fail(ei, SP_EUNSUPPORTED,
+                       "--backend %s: this build of spectro has no GPU support (built without CUDA)",
+                       kind == FFT_BACKEND_CUDA ? "cuda" : "cufft");
+        return NULL;
+#endif
+    case FFT_BACKEND_AUTO:
+    default:
+        break;
+    }
+    return NULL;
+}
+
+int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
+{
+    fft_plan *p = NULL;
+    float *win = NULL;
+    double wsum = 0.0;
+    int err;
+
+    if (!cfg || !out)
+        return sp_fail(ei, SP_EINVAL, "fft_plan_create: NULL argument");
+    *out = NULL;
+    if (!fft_is_pow2(cfg->n) || cfg->n < FFT_MIN_SIZE || cfg->n > FFT_MAX_SIZE)
+        return sp_fail(ei, SP_EINVAL, "--fft-size %zu: must be a power of two from %u to %u", cfg->n,
+                       FFT_MIN_SIZE, FFT_MAX_SIZE);
+    if (cfg->hop < 1)
+        return sp_fail(ei, SP_EINVAL, "--hop %zu: must be at least 1", cfg->hop);
+    if (cfg->max_batch < 1)
+        return sp_fail(ei, SP_EINVAL, "fft_plan_create: max_batch must be at least 1");
+
+    p = calloc(1, sizeof *p);
+    win = malloc(cfg->n * sizeof *win);
+    if (!p || !win) {
+        err = sp_fail(ei, SP_ENOMEM, "out of memory for an FFT plan of size %zu", cfg->n);
+        goto fail;
+    }
+    for (size_t i = 0; i < cfg->n; i++) {
+        win[i] = cfg->window ? cfg->window[i] : 1.0f;
+        wsum += win[i];
+    }
+    p->n = cfg->n;
+    p->max_batch = cfg->max_batch;
+
+    if (cfg->backend == FFT_BACKEND_AUTO) {
+#ifdef SPECTRO_HAVE_CUDA
+        sp_errinfo why = {{0}};
+        if (fft_backend_cuda.probe(&why) == SP_OK &&
+            fft_backend_cuda.create(cfg, win, wsum, &p->state, &why) == SP_OK) {
+            p->be = &fft_backend_cuda;
+        } else {
+            snprintf(p->fallback, sizeof p->fallback, "%s",
+                     why.msg[0] ? why.msg : "no usable CUDA device");
+        }
+#else
+        snprintf(p->fallback, sizeof p->fallback, "this build has no GPU support (built without CUDA)");
+#endif
+        if (!p->be) {
+            p->be = &fft_backend_cpu;
+            if ((err = p->be->create(cfg, win, wsum, &p->state, ei)) != SP_OK)
+                goto fail;
+        }
+    } else {
+        p->be = backend_for(cfg->backend, ei, &err);
+        if (!p->be)
+            goto fail;
+        if (p->be->probe && (err = p->be->probe(ei)) != SP_OK)
+            goto fail;
+        if ((err = p->be->create(cfg, win, wsum, &p->state, ei)) != SP_OK)
+            goto fail;
+    }
+    free(win);
+    *out = p;
+    return SP_OK;
+
+fail:
+    free(win);
+    free(p);
+    return err;
+}
+
+void fft_plan_destroy(fft_plan *p)
+{
+    if (!p)
+        return;
+    if (p->be && p->state)
+        p->be->destroy(p->state);
+    free(p);
+}
+
+const char *fft_plan_backend_name(const fft_plan *p)
+{
+    return p ? p->be->name : "";
+}
+
+const char *fft_plan_fallback_reason(const fft_plan *p)
+{
+    return p ? p->fallback : "";
+}
+
+size_t fft_plan_size(const fft_plan *p)
+{
+    return p ? p->n : 0;
+}
+
+size_t fft_plan_max_batch(const fft_plan *p)
+{
+    return p ? p->max_batch : 0;
+}
+
+const char *fft_plan_last_error(const fft_plan *p)
+{
+    return p ? p->err.msg : "";
+}
+
+int fft_c2c(fft_plan *p, const cpx *in, cpx *out, size_t batch, int inverse)
+{
+    if (!p || !in || !out || batch > p->max_batch)
+        return SP_EINVAL;
+    if (batch == 0)
+        return SP_OK;
+    p->err.msg[0] = 0;
+    return p->be->c2c(p->state, in, out, batch, inverse, &p->err);
+}
+
+int fft_r2c(fft_plan *p, const float *in, cpx *out, size_t batch)
+{
+    if (!p || !in || !out || batch > p->max_batch)
+        return SP_EINVAL;
+    if (batch == 0)
+        return SP_OK;
+    p->err.msg[0] = 0;
+    return p->be->r2c(p->state, in, out, batch, &p->err);
+}
+
+int fft_stft_db(fft_plan *p, const float *signal, size_t nframes, float *db)
+{
+    if (!p || !signal || !db || nframes > p->max_batch)
+        return SP_EINVAL;
+    if (nframes == 0)
+        return SP_OK;
+    p->err.msg[0] = 0;
+    return p->be->stft_db(p->state, signal, nframes, db, &p->err);
+}

@@ -1,0 +1,97 @@
+/* fft: batched radix-2 FFT plans behind one interface, and the spectrum (dBFS) contract.
+ *
+ * A plan is made for one transform size n (a power of two, 16 ... 4194304) and, for the
+ * short-time transform, one hop and one window. The backend is chosen at run time:
+ *   cpu    radix-2 decimation in time in C (always present)
+ *   cuda   the project's CUDA kernels (gpu/), when built with CUDA and a device exists
+ *   cufft  NVIDIA cuFFT, for cross-checks
+ *   auto   cuda when usable, else cpu
+ *
+ * Levels (DESIGN.md): for a window w with sum S, a_k = 2|X_k|/S for 0 < k < n/2 and
+ * |X_k|/S for k = 0 and k = n/2; dB = 20*log10(max(a_k, 1e-10)), never NaN.
+ *
+ * Thread safety: a plan is used by one thread at a time; different plans are independent.
+ */
+#ifndef SPECTRO_FFT_H
+#define SPECTRO_FFT_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Interleaved complex float, the layout of CUDA's float2 and of fftwf_complex. */
+typedef struct {
+    float re, im;
+} cpx;
+#ifndef __cplusplus
+_Static_assert(sizeof(cpx) == 2 * sizeof(float), "cpx must be two packed floats");
+#endif
+
+#define FFT_MIN_SIZE 16u
+#define FFT_MAX_SIZE 4194304u
+#define FFT_DB_FLOOR (-200.0f)
+
+typedef enum { FFT_BACKEND_AUTO, FFT_BACKEND_CPU, FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT } fft_backend_kind;
+
+typedef struct {
+    fft_backend_kind backend;
+    size_t n;            /* transform size, power of two in [FFT_MIN_SIZE, FFT_MAX_SIZE] */
+    size_t hop;          /* frame step for fft_stft_db, >= 1 */
+    const float *window; /* n coefficients for fft_stft_db, copied; NULL = rectangular */
+    size_t max_batch;    /* most frames (or transforms) per call, >= 1 */
+    int live;            /* 1: latency matters more than throughput (small batches) */
+} fft_config;
+
+/* backend auto, n 4096, hop 1024, rectangular window, max_batch 64, not live. */
+fft_config fft_config_default(void);
+
+typedef struct fft_plan fft_plan;
+
+/* Creates a plan. Fails with SP_EINVAL for a bad size, SP_EUNSUPPORTED when the build
+ * lacks the backend asked for, SP_ENODEV when no GPU is usable, SP_EGPU/SP_ENOMEM when
+ * allocation fails (the message names the size asked for). With FFT_BACKEND_AUTO a GPU
+ * that cannot be used is not an error: the plan falls back to cpu and
+ * fft_plan_fallback_reason() says why. */
+int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei);
+void fft_plan_destroy(fft_plan *plan); /* NULL is a no-op */
+
+/* "cpu", "cuda" or "cufft": the backend actually running. */
+const char *fft_plan_backend_name(const fft_plan *plan);
+/* Why auto did not pick the GPU ("" when it did, or when a backend was named). */
+const char *fft_plan_fallback_reason(const fft_plan *plan);
+size_t fft_plan_size(const fft_plan *plan);
+size_t fft_plan_max_batch(const fft_plan *plan);
+/* Detail of the last failed call on this plan ("" if none). */
+const char *fft_plan_last_error(const fft_plan *plan);
+
+/* batch complex transforms of n points, contiguous: in[b*n + i] -> out[b*n + k].
+ * Forward: X_k = sum x_i e^{-2 pi i ik/n}. Inverse: x_i = (1/n) sum X_k e^{+2 pi i ik/n},
+ * so inverse(forward(x)) == x. in == out is allowed. batch <= max_batch. */
+int fft_c2c(fft_plan *plan, const cpx *in, cpx *out, size_t batch, int inverse);
+
+/* batch real transforms: in[b*n + i] -> out[b*(n/2+1) + k], k = 0..n/2 (forward). */
+int fft_r2c(fft_plan *plan, const float *in, cpx *out, size_t batch);
+
+/* Short-time spectrum: frame f (0 <= f < nframes) is signal[f*hop .. f*hop+n-1] times the
+ * window; db[f*(n/2+1) + k] receives its level in dBFS (contract above). signal holds at
+ * least (nframes-1)*hop + n samples. nframes <= max_batch. */
+int fft_stft_db(fft_plan *plan, const float *signal, size_t nframes, float *db);
+
+/* Helpers shared by every backend (and the tests). */
+int fft_is_pow2(size_t n);
+/* Level scale for bin k of an n-point transform with window sum S: 2/S inside, 1/S at
+ * k = 0 and k = n/2. */
+float fft_level_scale(size_t n, size_t k, double window_sum);
+/* 20*log10(max(a, 1e-10)) with NaN mapped to the floor. */
+float fft_amp_to_db(float a);
+/* Backend name -> kind ("auto", "cpu", "cuda", "cufft"); SP_EINVAL otherwise. */
+int fft_backend_parse(const char *text, fft_backend_kind *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

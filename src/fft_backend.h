@@ -1,0 +1,34 @@
+/* fft_backend: the table of function pointers each FFT backend fills in (Redis aeApi*,
+ * chosen at run time). Internal to spectro_core and gpu/; users go through fft.h.
+ *
+ * create() receives the validated config (n is a power of two in range, hop >= 1,
+ * max_batch >= 1) plus the window already filled (n floats, never NULL: all ones for
+ * rect) and its sum in double. Backends copy what they keep. Every function returns SP_OK
+ * or a negative sp_err and, on failure, writes one line into ei. */
+#ifndef SPECTRO_FFT_BACKEND_H
+#define SPECTRO_FFT_BACKEND_H
+
+#include "fft.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fft_backend {
+    const char *name;
+    /* SP_OK when the backend can run here (a device exists ...), else why not. */
+    int (*probe)(sp_errinfo *ei);
+    int (*create)(const fft_config *cfg, const float *window, double window_sum, void **state,
+                  sp_errinfo *ei);
+    void (*destroy)(void *state);
+    int (*c2c)(void *state, const cpx *in, cpx *out, size_t batch, int inverse, sp_errinfo *ei);
+    int (*r2c)(void *state, const float *in, cpx *out, size_t batch, sp_errinfo *ei);
+    int (*stft_db)(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei);
+} fft_backend;
+
+extern const fft_backend fft_backend_cpu; /* src/fft_cpu.c */
+
+#ifdef __cplusplus
+}
+#endif
+#endif
