@@ -1,0 +1,335 @@
+#include "dump.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "stft.h"
+
+/* The .npy header is written with room for any shape and rewritten at commit, so the data
+ * can stream out before the frame count is known. 128 bytes keep the data 64-byte aligned
+ * as NumPy itself does. */
+#define NPY_HEADER_BYTES 128
+
+struct dump {
+    dump_config cfg;
+    dump_format fmt;
+    char *final_path, *tmp_path;     /* data file */
+    char *json_path, *json_tmp_path; /* sidecar */
+    FILE *main;                      /* channel 0 (and the header) */
+    FILE **spool;                    /* channels 1..channels-1, anonymous temp files */
+    uint64_t *frames;                /* rows written per channel */
+    char *line;                      /* CSV row buffer */
+    size_t line_cap;
+    int committed;
+};
+
+int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei)
+{
+    size_t len;
+    if (!path || !*path)
+        return sp_fail(ei, SP_EINVAL, "--dump: missing output path");
+    if (strcmp(path, "-") == 0) {
+        *out = DUMP_CSV_STDOUT;
+        return SP_OK;
+    }
+    len = strlen(path);
+    if (len > 4 && strcmp(path + len - 4, ".npy") == 0)
+        *out = DUMP_NPY;
+    else if (len > 4 && strcmp(path + len - 4, ".csv") == 0)
+        *out = DUMP_CSV;
+    else
+        return sp_fail(ei, SP_EINVAL, "--dump %s: unknown output type (use .npy, .csv or - for CSV on stdout)",
+                       path);
+    return SP_OK;
+}
+
+static char *str_printf(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 1;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s", a, b);
+    return s;
+}
+
+/* A hidden temporary beside `path`: dir/.base.XXXXXX, created with mkstemp. */
+static FILE *make_temp_beside(const char *path, char **tmp_out, sp_errinfo *ei, int *err)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = slash ? slash + 1 : path;
+    size_t n = dirlen + 1 + strlen(base) + 8 + 1;
+    char *tmp = malloc(n);
+    int fd;
+    FILE *f;
+    if (!tmp) {
+        *err = sp_fail(ei, SP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    snprintf(tmp, n, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
+    fd = mkstemp(tmp);
+    if (fd >= 0) {
+        /* mkstemp makes 0600; the finished file gets the usual 0666 & ~umask */
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
+    if (fd < 0) {
+        *err = sp_fail(ei, SP_EIO, "%s: cannot write: %s", path, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    f = fdopen(fd, "wb");
+    if (!f) {
+        *err = sp_fail(ei, SP_EIO, "%s: cannot write: %s", path, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return NULL;
+    }
+    *tmp_out = tmp;
+    return f;
+}
+
+static int write_npy_header(FILE *f, const dump *d)
+{
+    char hdr[NPY_HEADER_BYTES];
+    char dict[NPY_HEADER_BYTES];
+    int len;
+    if (d->cfg.channels > 1)
+        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %llu, %zu), }",
+                       d->cfg.channels, (unsigned long long)d->frames[0], d->cfg.bins);
+    else
+        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%llu, %zu), }",
+                       (unsigned long long)d->frames[0], d->cfg.bins);
+    if (len < 0 || len > NPY_HEADER_BYTES - 11)
+        return SP_EIO;
+    memcpy(hdr, "\x93NUMPY\x01\x00", 8);
+    hdr[8] = (char)((NPY_HEADER_BYTES - 10) & 0xff);
+    hdr[9] = (char)((NPY_HEADER_BYTES - 10) >> 8);
+    memset(hdr + 10, ' ', NPY_HEADER_BYTES - 10);
+    memcpy(hdr + 10, dict, (size_t)len);
+    hdr[NPY_HEADER_BYTES - 1] = '\n';
+    return fwrite(hdr, 1, sizeof hdr, f) == sizeof hdr ? SP_OK : SP_EIO;
+}
+
+static int write_csv_header(FILE *f, const dump *d)
+{
+    if (d->cfg.channels > 1)
+        fputs("channel,", f);
+    fputs("time_s", f);
+    for (size_t k = 0; k < d->cfg.bins; k++)
+        fprintf(f, ",%.10g", (double)k * d->cfg.bin_hz);
+    fputc('\n', f);
+    return ferror(f) ? SP_EIO : SP_OK;
+}
+
+int dump_open(const dump_config *cfg, dump **out, sp_errinfo *ei)
+{
+    dump *d;
+    int err = SP_ENOMEM;
+    if (!cfg || !out || cfg->channels < 1 || cfg->bins < 1)
+        return sp_fail(ei, SP_EINVAL, "dump_open: bad arguments");
+    *out = NULL;
+    d = calloc(1, sizeof *d);
+    if (!d)
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    d->cfg = *cfg;
+    if ((err = dump_format_from_path(cfg->path, &d->fmt, ei)) != SP_OK)
+        goto fail;
+    err = SP_ENOMEM;
+    d->spool = calloc((size_t)cfg->channels, sizeof *d->spool);
+    d->frames = calloc((size_t)cfg->channels, sizeof *d->frames);
+    d->line_cap = 32 + cfg->bins * 16;
+    d->line = malloc(d->line_cap);
+    if (!d->spool || !d->frames || !d->line)
+        goto fail_msg;
+    if (d->fmt == DUMP_CSV_STDOUT) {
+        d->main = stdout;
+    } else {
+        d->final_path = str_printf(cfg->path, "");
+        d->json_path = str_printf(cfg->path, ".json");
+        if (!d->final_path || !d->json_path)
+            goto fail_msg;
+        if (!(d->main = make_temp_beside(d->final_path, &d->tmp_path, ei, &err)))
+            goto fail;
+        setvbuf(d->main, NULL, _IOFBF, 1 << 20);
+    }
+    for (int c = 1; c < cfg->channels; c++) {
+        if (!(d->spool[c] = tmpfile())) {
+            err = sp_fail(ei, SP_EIO, "cannot create a temporary file for channel %d: %s", c, strerror(errno));
+            goto fail;
+        }
+    }
+    err = d->fmt == DUMP_NPY ? write_npy_header(d->main, d) : write_csv_header(d->main, d);
+    if (err != SP_OK) {
+        err = sp_fail(ei, SP_EIO, "%s: write failed: %s", cfg->path, strerror(errno));
+        goto fail;
+    }
+    *out = d;
+    return SP_OK;
+
+fail_msg:
+    err = sp_fail(ei, SP_ENOMEM, "out of memory");
+fail:
+    dump_destroy(d);
+    return err;
+}
+
+static int write_csv_rows(dump *d, FILE *f, int channel, uint64_t first, size_t nframes, const float *db)
+{
+    for (size_t i = 0; i < nframes; i++) {
+        const float *row = db + i * d->cfg.bins;
+        size_t pos = 0;
+        if (d->cfg.channels > 1)
+            pos += (size_t)snprintf(d->line, d->line_cap, "%d,", channel);
+        pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, "%.9g",
+                                d->cfg.time_first + (double)(first + i) * d->cfg.time_step);
+        for (size_t k = 0; k < d->cfg.bins; k++)
+            pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, ",%.4f", (double)row[k]);
+        d->line[pos++] = '\n';
+        if (fwrite(d->line, 1, pos, f) != pos)
+            return SP_EIO;
+    }
+    return SP_OK;
+}
+
+int dump_write(dump *d, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+{
+    FILE *f;
+    int err;
+    if (!d || channel < 0 || channel >= d->cfg.channels || !db)
+        return sp_fail(ei, SP_EINVAL, "dump_write: bad arguments");
+    f = channel == 0 ? d->main : d->spool[channel];
+    if (d->fmt == DUMP_NPY)
+        err = fwrite(db, sizeof *db, nframes * d->cfg.bins, f) == nframes * d->cfg.bins ? SP_OK : SP_EIO;
+    else
+        err = write_csv_rows(d, f, channel, first, nframes, db);
+    if (err != SP_OK)
+        return sp_fail(ei, SP_EIO, "%s: write failed: %s", d->cfg.path, strerror(errno));
+    d->frames[channel] += nframes;
+    return SP_OK;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void write_json(FILE *f, const dump_meta *m)
+{
+    fputs("{\n  \"source\": ", f);
+    json_string(f, m->source);
+    fprintf(f, ",\n  \"sample_rate\": %d,\n  \"source_channels\": %d,\n  \"channel\": ", m->sample_rate,
+            m->source_channels);
+    if (m->channel == STFT_CHANNEL_MIX)
+        fputs("\"mix\"", f);
+    else if (m->channel == STFT_CHANNEL_ALL)
+        fputs("\"all\"", f);
+    else
+        fprintf(f, "%d", m->channel);
+    fprintf(f, ",\n  \"channels\": %d,\n  \"fft_size\": %zu,\n  \"hop\": %zu,\n  \"window\": ", m->channels,
+            m->fft_size, m->hop);
+    json_string(f, m->window);
+    fprintf(f,
+            ",\n  \"frames\": %llu,\n  \"bins\": %zu,\n  \"time_first_s\": %.17g,\n  \"time_step_s\": %.17g,"
+            "\n  \"bin_hz\": %.17g,\n  \"backend\": ",
+            (unsigned long long)m->frames, m->bins, m->time_first_s, m->time_step_s, m->bin_hz);
+    json_string(f, m->backend);
+    fprintf(f, ",\n  \"nonfinite_samples\": %llu,\n  \"truncated\": %s\n}\n",
+            (unsigned long long)m->nonfinite_samples, m->truncated ? "true" : "false");
+}
+
+/* Appends the spooled channels to the main file, in channel order. */
+static int append_spools(dump *d)
+{
+    char buf[1 << 16];
+    for (int c = 1; c < d->cfg.channels; c++) {
+        size_t got;
+        rewind(d->spool[c]);
+        while ((got = fread(buf, 1, sizeof buf, d->spool[c])) > 0)
+            if (fwrite(buf, 1, got, d->main) != got)
+                return SP_EIO;
+        if (ferror(d->spool[c]))
+            return SP_EIO;
+    }
+    return SP_OK;
+}
+
+int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei)
+{
+    FILE *jf = NULL;
+    if (!d || !meta)
+        return sp_fail(ei, SP_EINVAL, "dump_commit: bad arguments");
+    if (append_spools(d) != SP_OK)
+        goto io_fail;
+    if (d->fmt == DUMP_CSV_STDOUT) {
+        if (fflush(stdout) != 0)
+            goto io_fail;
+        d->committed = 1;
+        return SP_OK;
+    }
+    if (d->fmt == DUMP_NPY && (fseek(d->main, 0, SEEK_SET) != 0 || write_npy_header(d->main, d) != SP_OK))
+        goto io_fail;
+    if (fflush(d->main) != 0 || fsync(fileno(d->main)) != 0 || fclose(d->main) != 0) {
+        d->main = NULL;
+        goto io_fail;
+    }
+    d->main = NULL;
+    if (!(jf = make_temp_beside(d->json_path, &d->json_tmp_path, ei, &(int){0})))
+        goto io_fail;
+    write_json(jf, meta);
+    if (fclose(jf) != 0)
+        goto io_fail;
+    if (rename(d->tmp_path, d->final_path) != 0)
+        goto io_fail;
+    if (rename(d->json_tmp_path, d->json_path) != 0) {
+        unlink(d->final_path);
+        goto io_fail;
+    }
+    d->committed = 1;
+    return SP_OK;
+
+io_fail:
+    return sp_fail(ei, SP_EIO, "%s: write failed: %s", d->cfg.path, strerror(errno));
+}
+
+void dump_destroy(dump *d)
+{
+    if (!d)
+        return;
+    if (d->main && d->main != stdout)
+        fclose(d->main);
+    if (d->spool)
+        for (int c = 1; c < d->cfg.channels; c++)
+            if (d->spool[c])
+                fclose(d->spool[c]);
+    if (!d->committed) {
+        if (d->tmp_path)
+            unlink(d->tmp_path);
+        if (d->json_tmp_path)
+            unlink(d->json_tmp_path);
+    }
+    free(d->final_path);
+    free(d->tmp_path);
+    free(d->json_path);
+    free(d->json_tmp_path);
+    free(d->spool);
+    free(d->frames);
+    free(d->line);
+    free(d);
+}

@@ -1,0 +1,69 @@
+/* dump: headless output of spectra for scripts and tests.
+ *
+ *   OUT.npy  NumPy format 1.0, '<f4', C order, shape (frames, bins) or, with several
+ *            output channels, (channels, frames, bins)
+ *   OUT.csv  header "time_s,<Hz of each bin>", one row per frame; with several channels
+ *            "channel,time_s,..." and rows in channel-major order
+ *   -        the CSV on stdout
+ * Beside a file goes OUT.json (out.npy -> out.npy.json) with the analysis metadata.
+ *
+ * Everything is written under temporary names in the output's directory and renamed into
+ * place by dump_commit(); dump_destroy() without a commit removes them, so a failed run
+ * never leaves a file that looks finished. Memory stays constant with the stream length:
+ * channels after the first are spooled to temporary files and appended at commit.
+ */
+#ifndef SPECTRO_DUMP_H
+#define SPECTRO_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+typedef enum { DUMP_NPY, DUMP_CSV, DUMP_CSV_STDOUT } dump_format;
+
+/* Format from the path's extension (.npy, .csv, or "-"); SP_EINVAL names the option. */
+int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei);
+
+typedef struct {
+    const char *path;
+    int channels;      /* output channels */
+    size_t bins;
+    double bin_hz;     /* CSV header */
+    double time_first; /* CSV time column: time_first + f * time_step */
+    double time_step;
+} dump_config;
+
+/* The sidecar's content. */
+typedef struct {
+    const char *source;
+    int sample_rate;
+    int source_channels;
+    int channel;       /* >= 0, or STFT_CHANNEL_MIX / STFT_CHANNEL_ALL */
+    int channels;
+    size_t fft_size, hop, bins;
+    const char *window;
+    uint64_t frames;
+    double time_first_s, time_step_s, bin_hz;
+    const char *backend;
+    uint64_t nonfinite_samples;
+    int truncated;
+} dump_meta;
+
+typedef struct dump dump;
+
+/* Creates the temporary files. SP_EIO (naming the path) when the directory is not
+ * writable or missing. */
+int dump_open(const dump_config *cfg, dump **out, sp_errinfo *ei);
+
+/* Appends nframes rows of channel `channel`; frames of one channel arrive in order. */
+int dump_write(dump *d, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei);
+
+/* Finishes the files (the .npy header gets its final shape), writes the sidecar and
+ * renames everything into place. */
+int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei);
+
+/* Closes, and removes the temporary files unless committed. NULL is a no-op. */
+void dump_destroy(dump *d);
+
+#endif

@@ -1,0 +1,19 @@
+/* peaks: the strongest component of a spectrum, located between bins by parabolic
+ * interpolation on the dB values. */
+#ifndef SPECTRO_PEAKS_H
+#define SPECTRO_PEAKS_H
+
+#include <stddef.h>
+
+typedef struct {
+    double freq_hz;
+    double db;
+    size_t bin; /* the strongest bin itself */
+} peak;
+
+/* db holds the n/2+1 bins of an n-point spectrum at `rate` Hz. The search covers bins
+ * 1 .. n/2-1 (DC and Nyquist excluded); with k the strongest and l, c, r the dB values at
+ * k-1, k, k+1: d = 0.5(l-r)/(l-2c+r), freq = (k+d)*rate/n, level = c - 0.25(l-r)d. */
+peak peaks_find(const float *db, size_t n, double rate);
+
+#endif

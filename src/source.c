@@ -1,0 +1,74 @@
+#include "source.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+struct source {
+    const source_ops *ops;
+    void *state;
+    source_info info;
+    uint64_t nonfinite;
+};
+
+int source_create(const source_ops *ops, void *state, const source_info *info, source **out,
+                  sp_errinfo *ei)
+{
+    source *s;
+    if (!ops || !info || !out) {
+        if (ops && state)
+            ops->close(state);
+        return sp_fail(ei, SP_EINVAL, "source_create: NULL argument");
+    }
+    s = calloc(1, sizeof *s);
+    if (!s) {
+        ops->close(state);
+        return sp_fail(ei, SP_ENOMEM, "out of memory opening %s", info->name);
+    }
+    s->ops = ops;
+    s->state = state;
+    s->info = *info;
+    *out = s;
+    return SP_OK;
+}
+
+int source_read(source *s, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei)
+{
+    int err;
+    size_t n;
+    if (!s || !dst || !got)
+        return SP_EINVAL;
+    *got = 0;
+    if ((err = s->ops->read(s->state, dst, max_frames, got, ei)) != SP_OK)
+        return err;
+    n = *got * (size_t)s->info.channels;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(dst[i])) {
+            dst[i] = 0.0f;
+            s->nonfinite++;
+        }
+    }
+    return SP_OK;
+}
+
+const source_info *source_get_info(const source *s)
+{
+    return &s->info;
+}
+
+uint64_t source_nonfinite(const source *s)
+{
+    return s->nonfinite;
+}
+
+int source_truncated(const source *s)
+{
+    return s->ops->truncated ? s->ops->truncated(s->state) : 0;
+}
+
+void source_close(source *s)
+{
+    if (!s)
+        return;
+    s->ops->close(s->state);
+    free(s);
+}

@@ -1,0 +1,82 @@
+/* source: where samples come from. Every source delivers interleaved float frames
+ * (one sample per channel) through source_read(); backends sit behind a small table of
+ * function pointers (file through libsndfile, synthetic signals for tests and benchmarks;
+ * the microphone joins them later).
+ *
+ * Non-finite samples (NaN, +-Inf) are replaced by 0 as they are read and counted
+ * (source_nonfinite()). A source that ends early (a file whose header promised more than
+ * it holds) says so through source_truncated() once read() has returned 0 frames.
+ *
+ * Thread safety: one thread at a time per source.
+ */
+#ifndef SPECTRO_SOURCE_H
+#define SPECTRO_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SOURCE_MAX_CHANNELS 1024
+#define SOURCE_MAX_RATE 10000000 /* 10 MHz: anything above is a broken header */
+
+typedef struct {
+    int rate;
+    int channels;
+    int64_t frames_hint; /* frames the header promises, -1 when unknown; a hint only */
+    char name[256];      /* what to call it in messages: the path, "synth", ... */
+    char format[96];     /* e.g. "WAV 24-bit PCM" */
+} source_info;
+
+typedef struct source source;
+
+/* The table each backend fills in. read() stores up to max_frames frames and sets *got;
+ * *got == 0 means the end. */
+typedef struct {
+    const char *kind;
+    int (*read)(void *state, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei);
+    int (*truncated)(const void *state);
+    void (*close)(void *state);
+} source_ops;
+
+/* Wraps a backend's state (ownership passes to the source, also on failure). */
+int source_create(const source_ops *ops, void *state, const source_info *info, source **out,
+                  sp_errinfo *ei);
+
+/* Opens an audio file with libsndfile. SP_EINPUT (exit 2) when the path is missing, a
+ * directory, empty, not audio, or has zero channels / an absurd rate; the message names
+ * the file. */
+int source_open_file(const char *path, source **out, sp_errinfo *ei);
+
+/* A synthetic signal: a sum of sines plus optional white noise, identical in every
+ * channel except for an optional per-channel frequency offset. */
+#define SOURCE_SYNTH_MAX_TONES 8
+typedef struct {
+    int rate;
+    int channels;
+    int64_t frames;                  /* length; -1 = endless */
+    int ntones;
+    double freq[SOURCE_SYNTH_MAX_TONES]; /* Hz */
+    double amp[SOURCE_SYNTH_MAX_TONES];  /* peak amplitude */
+    double channel_step_hz;          /* channel c plays freq + c*channel_step_hz */
+    double noise;                    /* uniform noise amplitude */
+    uint32_t seed;
+} source_synth_config;
+
+source_synth_config source_synth_config_default(void); /* 48 kHz mono 1 s, 1 kHz at 0.5 */
+int source_open_synth(const source_synth_config *cfg, source **out, sp_errinfo *ei);
+
+int source_read(source *s, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei);
+const source_info *source_get_info(const source *s);
+uint64_t source_nonfinite(const source *s);
+int source_truncated(const source *s);
+void source_close(source *s); /* NULL is a no-op */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

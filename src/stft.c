@@ -1,0 +1,223 @@
+#include "stft.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Each output channel keeps a linear buffer `sig[c]` holding the samples from the start of
+ * the next frame onwards: sig[c][0] is absolute sample `base`. After a batch of B frames
+ * the first B*hop samples are dropped (with hop > n some of them have not arrived yet:
+ * `skip` counts how many incoming samples to discard). */
+struct stft {
+    stft_config cfg;
+    fft_plan *plan;
+    stft_sink_fn sink;
+    void *user;
+    int outs;
+    size_t bins;
+    size_t cap;    /* samples per channel buffer */
+    size_t len;    /* valid samples in each channel buffer (the same for all) */
+    size_t skip;   /* incoming samples still to drop before buffering resumes */
+    float **sig;
+    float *db;     /* batch * bins */
+    uint64_t frames, samples;
+};
+
+stft_config stft_config_default(void)
+{
+    stft_config c;
+    c.n = 4096;
+    c.hop = 1024;
+    c.in_channels = 1;
+    c.channel = STFT_CHANNEL_MIX;
+    c.batch = 64;
+    return c;
+}
+
+/* The input is copied in pieces of at most PUSH_PIECE frames so the buffers never need
+ * to grow beyond span(batch) + PUSH_PIECE. */
+#define PUSH_PIECE 4096
+
+static size_t span(const stft *s, size_t frames)
+{
+    return (frames - 1) * s->cfg.hop + s->cfg.n;
+}
+
+int stft_create(const stft_config *cfg, fft_plan *plan, stft_sink_fn sink, void *user, stft **out,
+                sp_errinfo *ei)
+{
+    stft *s = NULL;
+    int err = SP_ENOMEM;
+    if (!cfg || !plan || !sink || !out)
+        return sp_fail(ei, SP_EINVAL, "stft_create: NULL argument");
+    *out = NULL;
+    if (cfg->n != fft_plan_size(plan) || cfg->hop < 1 || cfg->batch < 1 ||
+        cfg->batch > fft_plan_max_batch(plan))
+        return sp_fail(ei, SP_EINVAL, "stft_create: config does not match the FFT plan");
+    if (cfg->in_channels < 1)
+        return sp_fail(ei, SP_EINVAL, "stft_create: no input channels");
+    if (cfg->channel >= cfg->in_channels || cfg->channel < STFT_CHANNEL_ALL)
+        return sp_fail(ei, SP_EINVAL, "--channel %d: out of range (the input has %d channel%s: 0 to %d)",
+                       cfg->channel, cfg->in_channels, cfg->in_channels == 1 ? "" : "s",
+                       cfg->in_channels - 1);
+
+    s = calloc(1, sizeof *s);
+    if (!s)
+        goto fail;
+    s->cfg = *cfg;
+    s->plan = plan;
+    s->sink = sink;
+    s->user = user;
+    s->outs = cfg->channel == STFT_CHANNEL_ALL ? cfg->in_channels : 1;
+    s->bins = cfg->n / 2 + 1;
+    s->cap = span(s, cfg->batch) + PUSH_PIECE;
+    s->sig = calloc((size_t)s->outs, sizeof *s->sig);
+    s->db = malloc(cfg->batch * s->bins * sizeof *s->db);
+    if (!s->sig || !s->db)
+        goto fail;
+    for (int c = 0; c < s->outs; c++)
+        if (!(s->sig[c] = malloc(s->cap * sizeof **s->sig)))
+            goto fail;
+    *out = s;
+    return SP_OK;
+
+fail:
+    stft_destroy(s);
+    return sp_fail(ei, err, "out of memory for frames of %zu samples (batch %zu)", cfg->n, cfg->batch);
+}
+
+void stft_destroy(stft *s)
+{
+    if (!s)
+        return;
+    if (s->sig)
+        for (int c = 0; c < s->outs; c++)
+            free(s->sig[c]);
+    free(s->sig);
+    free(s->db);
+    free(s);
+}
+
+int stft_out_channels(const stft *s)
+{
+    return s->outs;
+}
+
+uint64_t stft_frames(const stft *s)
+{
+    return s->frames;
+}
+
+uint64_t stft_samples(const stft *s)
+{
+    return s->samples;
+}
+
+/* Runs nframes frames from the start of the buffers, emits them, drops nframes*hop. */
+static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
+{
+    size_t drop = nframes * s->cfg.hop;
+    for (int c = 0; c < s->outs; c++) {
+        int err = fft_stft_db(s->plan, s->sig[c], nframes, s->db);
+        if (err != SP_OK)
+            return sp_fail(ei, err, "FFT (%s backend) failed: %s", fft_plan_backend_name(s->plan),
+                           fft_plan_last_error(s->plan)[0] ? fft_plan_last_error(s->plan)
+                                                           : sp_strerror(err));
+        if ((err = s->sink(s->user, c, s->frames, nframes, s->db)) != SP_OK)
+            return err;
+    }
+    s->frames += nframes;
+    if (drop >= s->len) {
+        s->skip = drop - s->len;
+        s->len = 0;
+    } else {
+        for (int c = 0; c < s->outs; c++)
+            memmove(s->sig[c], s->sig[c] + drop, (s->len - drop) * sizeof **s->sig);
+        s->len -= drop;
+    }
+    return SP_OK;
+}
+
+static size_t complete_frames(const stft *s)
+{
+    return s->len < s->cfg.n ? 0 : (s->len - s->cfg.n) / s->cfg.hop + 1;
+}
+
+/* Mixes or selects `count` interleaved input frames onto the end of the channel buffers. */
+static void append(stft *s, const float *in, size_t count)
+{
+    const int ch = s->cfg.in_channels;
+    if (s->cfg.channel == STFT_CHANNEL_MIX) {
+        float *dst = s->sig[0] + s->len;
+        const float inv = 1.0f / (float)ch;
+        for (size_t i = 0; i < count; i++) {
+            float acc = 0.0f;
+            for (int c = 0; c < ch; c++)
+                acc += in[i * (size_t)ch + (size_t)c];
+            dst[i] = ch == 1 ? acc : acc * inv;
+        }
+    } else if (s->cfg.channel == STFT_CHANNEL_ALL) {
+        for (int c = 0; c < ch; c++) {
+            float *dst = s->sig[c] + s->len;
+            for (size_t i = 0; i < count; i++)
+                dst[i] = in[i * (size_t)ch + (size_t)c];
+        }
+    } else {
+        float *dst = s->sig[0] + s->len;
+        for (size_t i = 0; i < count; i++)
+            dst[i] = in[i * (size_t)ch + (size_t)s->cfg.channel];
+    }
+    s->len += count;
+}
+
+int stft_push(stft *s, const float *in, size_t nframes, sp_errinfo *ei)
+{
+    size_t need;
+    if (!s || (!in && nframes))
+        return SP_EINVAL;
+    need = span(s, s->cfg.batch);
+    s->samples += nframes;
+    while (nframes > 0) {
+        size_t take;
+        if (s->skip) {
+            take = nframes < s->skip ? nframes : s->skip;
+            s->skip -= take;
+        } else {
+            take = nframes < PUSH_PIECE ? nframes : PUSH_PIECE;
+            append(s, in, take);
+            while (s->len >= need) {
+                int err = run_batch(s, s->cfg.batch, ei);
+                if (err != SP_OK)
+                    return err;
+            }
+        }
+        in += take * (size_t)s->cfg.in_channels;
+        nframes -= take;
+    }
+    return SP_OK;
+}
+
+int stft_flush(stft *s, sp_errinfo *ei)
+{
+    size_t ready;
+    while ((ready = complete_frames(s)) > 0) {
+        int err = run_batch(s, ready < s->cfg.batch ? ready : s->cfg.batch, ei);
+        if (err != SP_OK)
+            return err;
+    }
+    return SP_OK;
+}
+
+int stft_finish(stft *s, sp_errinfo *ei)
+{
+    int err = stft_flush(s, ei);
+    if (err != SP_OK)
+        return err;
+    if (s->frames == 0) {
+        /* shorter than one frame: one frame, zero-padded */
+        for (int c = 0; c < s->outs; c++)
+            memset(s->sig[c] + s->len, 0, (s->cfg.n - s->len) * sizeof **s->sig);
+        s->len = s->cfg.n;
+        return run_batch(s, 1, ei);
+    }
+    return SP_OK;
+}

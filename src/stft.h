@@ -1,0 +1,68 @@
+/* stft: the framer. Takes interleaved samples in blocks of any size, mixes or selects
+ * channels, cuts frames of n samples every hop samples, hands batches of frames to an FFT
+ * plan and passes the resulting dB spectra to a sink.
+ *
+ * Frame f covers samples [f*hop, f*hop + n) of the mixed or selected channel; a stream of
+ * L >= n samples gives floor((L-n)/hop) + 1 frames with no padding; L < n gives one
+ * zero-padded frame (at stft_finish). Memory is bounded by the batch, not the stream.
+ *
+ * Thread safety: one thread drives an stft (and its plan).
+ */
+#ifndef SPECTRO_STFT_H
+#define SPECTRO_STFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "fft.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STFT_CHANNEL_MIX (-1) /* mean of all input channels */
+#define STFT_CHANNEL_ALL (-2) /* every input channel separately */
+
+/* Receives nframes spectra of one output channel, frame indices first .. first+nframes-1,
+ * row-major: db[f*bins + k]. Returns SP_OK or an error that stops the analysis. */
+typedef int (*stft_sink_fn)(void *user, int channel, uint64_t first, size_t nframes, const float *db);
+
+typedef struct {
+    size_t n;          /* frame length = FFT size */
+    size_t hop;        /* >= 1 */
+    int in_channels;   /* interleaved channels in the input */
+    int channel;       /* STFT_CHANNEL_MIX, STFT_CHANNEL_ALL, or 0 .. in_channels-1 */
+    size_t batch;      /* frames per FFT call, <= the plan's max_batch */
+} stft_config;
+
+stft_config stft_config_default(void); /* n 4096, hop 1024, mono, mix, batch 64 */
+
+typedef struct stft stft;
+
+/* The plan must be made for the same n and hop and outlive the stft (it is borrowed). */
+int stft_create(const stft_config *cfg, fft_plan *plan, stft_sink_fn sink, void *user, stft **out,
+                sp_errinfo *ei);
+void stft_destroy(stft *s); /* NULL is a no-op */
+
+/* Number of output channels: 1, or in_channels with STFT_CHANNEL_ALL. */
+int stft_out_channels(const stft *s);
+
+/* Feeds nframes interleaved frames (nframes * in_channels floats). Runs every full batch. */
+int stft_push(stft *s, const float *interleaved, size_t nframes, sp_errinfo *ei);
+
+/* Live mode: analyse every complete frame now, without waiting for a full batch. */
+int stft_flush(stft *s, sp_errinfo *ei);
+
+/* End of stream: analyses the remaining complete frames, or the single zero-padded frame
+ * of a stream shorter than n. */
+int stft_finish(stft *s, sp_errinfo *ei);
+
+/* Frames emitted so far (per output channel); samples consumed per channel. */
+uint64_t stft_frames(const stft *s);
+uint64_t stft_samples(const stft *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
