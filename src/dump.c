@@ -285,7 +285,7 @@ int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei)
     }
     if (d->fmt == DUMP_NPY && (fseek(d->main, 0, SEEK_SET) != 0 || write_npy_header(d->main, d) != SP_OK))
         goto io_fail;
-    if (fflush(d->main) != 0 || fsync(fileno(d->main)) != 0 || fclose(d->main) != 0) {
+    if (fflush(d->main) != 0 || fclose(d->main) != 0) {
         d->main = NULL;
         goto io_fail;
     }

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# End-to-end benchmark: `spectro --dump` of a 10-minute 48 kHz mono file (N=4096, hop=1024)
+# against the same analysis in NumPy/SciPy (the hand-written script spectro replaces),
+# measured in the same run. Prints seconds (best of 3), real-time factors and the ratio.
+#
+#   bench/bench_e2e.sh [path/to/spectro] [extra spectro args, e.g. --backend cuda]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$root/build/spectro}
+shift || true
+py=${SPECTRO_PYTHON:-/usr/bin/python3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+minutes=${BENCH_MINUTES:-10}
+secs=$((minutes * 60))
+
+# a chord with vibrato and some noise, 16-bit PCM, as a recording would be
+"$py" - "$tmp/in.wav" "$secs" <<'PY'
+import sys, numpy as np, wave
+path, secs = sys.argv[1], int(sys.argv[2])
+fs = 48000
+with wave.open(path, "wb") as w:
+    w.setnchannels(1); w.setsampwidth(2); w.setframerate(fs)
+    rng = np.random.default_rng(1)
+    for s in range(secs):
+        t = (np.arange(fs) + s * fs) / fs
+        x = 0.3 * np.sin(2 * np.pi * 440 * t + 3 * np.sin(2 * np.pi * 5 * t))
+        x += 0.2 * np.sin(2 * np.pi * 1320 * t) + 0.01 * rng.standard_normal(fs)
+        w.writeframes((np.clip(x, -1, 1) * 32767).astype("<i2").tobytes())
+PY
+
+best() { # best wall time of 3 runs of "$@"
+    local b=""
+    for _ in 1 2 3; do
+        local t0 t1 dt
+        t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
+        dt=$(echo "$t1 - $t0" | bc -l)
+        if [ -z "$b" ] || [ "$(echo "$dt < $b" | bc -l)" = 1 ]; then b=$dt; fi
+    done
+    printf '%.3f' "$b"
+}
+
+cat > "$tmp/ref.py" <<'PY'
+import sys, numpy as np, scipy.signal, scipy.io.wavfile
+rate, x = scipy.io.wavfile.read(sys.argv[1])
+x = x.astype(np.float32) / 32768.0
+n, hop = 4096, 1024
+w = scipy.signal.get_window("hann", n).astype(np.float32)
+frames = np.lib.stride_tricks.sliding_window_view(x, n)[::hop]
+out = []
+for i in range(0, len(frames), 2048):       # batched, as a careful script would
+    X = np.abs(np.fft.rfft(frames[i:i + 2048] * w, axis=1)) * (2.0 / w.sum())
+    X[:, 0] /= 2; X[:, -1] /= 2
+    out.append((20 * np.log10(np.maximum(X, 1e-10))).astype(np.float32))
+np.save(sys.argv[2], np.concatenate(out))
+PY
+
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+echo "input:   ${minutes} min, 48 kHz, mono, 16-bit WAV; N=4096 hop=1024 hann -> .npy"
+ts=$(best "$bin" --quiet --dump "$tmp/out.npy" -n 4096 --hop 1024 "$@" "$tmp/in.wav")
+backend=$("$py" -c "import json,sys; print(json.load(open(sys.argv[1]))['backend'])" "$tmp/out.npy.json")
+tp=$(best "$py" "$tmp/ref.py" "$tmp/in.wav" "$tmp/ref.npy")
+"$py" - "$tmp/out.npy" "$tmp/ref.npy" <<'PY'
+import sys, numpy as np
+a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert a.shape == b.shape, (a.shape, b.shape)
+m = b > -100
+print(f"check:   spectro vs numpy max |diff| {np.abs(a[m] - b[m]).max():.4f} dB over {m.sum()} values")
+PY
+printf '%-28s %8s s  %8.0fx real time\n' "spectro ($backend)" "$ts" "$(echo "$secs / $ts" | bc -l)"
+printf '%-28s %8s s  %8.0fx real time\n' "numpy/scipy script" "$tp" "$(echo "$secs / $tp" | bc -l)"
+printf 'ratio: spectro is %.1fx faster than the numpy script\n' "$(echo "$tp / $ts" | bc -l)"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages spectro needs to build and test, when any is missing.
+# Sourced by scripts/run.sh and scripts/test.sh; needs root or sudo to install.
+#   SPECTRO_DEPS=build   only what building needs (default)
+#   SPECTRO_DEPS=test    also what the tests need
+spectro_deps() {
+    local want=(build-essential cmake pkg-config libsndfile1-dev portaudio19-dev libsdl2-dev
+                libsdl2-ttf-dev libpng-dev libfftw3-dev fonts-dejavu-core bc)
+    if [ "${SPECTRO_DEPS:-build}" = test ]; then
+        want+=(python3 python3-numpy python3-scipy sox libsox-fmt-all xvfb alsa-utils)
+    fi
+    local missing=()
+    for p in "${want[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo="sudo"
+        else
+            echo "spectro: missing packages: ${missing[*]} (run as root or install them)" >&2
+            return 1
+        fi
+    fi
+    echo "spectro: installing ${missing[*]}" >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null &&
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            "${missing[@]}" >/dev/null
+}
+
+# nvcc lives outside PATH in the usual CUDA install
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+    export PATH="/usr/local/cuda/bin:$PATH"
+fi

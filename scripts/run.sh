@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Set up, build, and run spectro.
+#   scripts/run.sh                 analyse the bundled demo recording (assets/demo.flac):
+#                                  writes out/demo.npy (+ .json) and prints a peak summary
+#   scripts/run.sh ARGS...         run spectro with your arguments
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+. scripts/deps.sh
+spectro_deps
+
+build="${SPECTRO_BUILD_DIR:-$root/build}"
+if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$root/.cmake-configure.log" 2>&1 ||
+        { cat "$root/.cmake-configure.log" >&2; exit 1; }
+    grep -E '^-- +[^ ].*: (on|off)' "$root/.cmake-configure.log" >&2 || true
+fi
+cmake --build "$build" -j"$(nproc)" --target spectro >/dev/null
+bin="$build/spectro"
+
+if [ $# -gt 0 ]; then
+    exec "$bin" "$@"
+fi
+
+demo="$root/assets/demo.flac"
+mkdir -p "$root/out"
+out="$root/out/demo.npy"
+peaks="$root/out/demo-peaks.tsv"
+"$bin" --dump "$out" "$demo"
+"$bin" --quiet --peaks "$demo" >"$peaks"
+echo "spectro: analysed $demo"
+awk -F'\t' '
+    { n++; if ($3 > best) { best = $3; bt = $1; bf = $2 } ; hz[sprintf("%.0f", $2)]++ }
+    BEGIN { best = -1e9 }
+    END {
+        printf "  %d frames; loudest peak %.1f dBFS at %.1f Hz (t = %.2f s)\n", n, best, bf, bt
+        m = 0; for (f in hz) if (hz[f] > m) { m = hz[f]; mf = f }
+        printf "  most frequent peak frequency: %s Hz (%d frames)\n", mf, m
+    }' "$peaks"
+echo "  spectra (dBFS):  $out  (metadata: $out.json)"
+echo "  peak per frame:  $peaks"
