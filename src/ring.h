@@ -16,7 +16,7 @@
 
 #include "err.h"
 
-typedef struct {
+typedef struct ring_s {
     float *buf;
     size_t mask;                 /* capacity - 1 */
     _Atomic size_t head;         /* next index to write; written by the producer only */

@@ -31,11 +31,38 @@ int source_create(const source_ops *ops, void *state, const source_info *info, s
     return SP_OK;
 }
 
+int source_is_push(const source *s)
+{
+    return s->ops->read == NULL;
+}
+
+int source_start(source *s, struct ring_s *r, sp_errinfo *ei)
+{
+    if (!s || !r || !s->ops->start)
+        return sp_fail(ei, SP_EINVAL, "source_start: not a push source");
+    return s->ops->start(s->state, r, ei);
+}
+
+int source_stop(source *s)
+{
+    return s && s->ops->stop ? s->ops->stop(s->state) : SP_OK;
+}
+
+uint64_t source_dropped(const source *s)
+{
+    return s->ops->dropped ? s->ops->dropped(s->state) : 0;
+}
+
+int source_status(const source *s, sp_errinfo *ei)
+{
+    return s->ops->status ? s->ops->status(s->state, ei) : SP_OK;
+}
+
 int source_read(source *s, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei)
 {
     int err;
     size_t n;
-    if (!s || !dst || !got)
+    if (!s || !dst || !got || !s->ops->read)
         return SP_EINVAL;
     *got = 0;
     if ((err = s->ops->read(s->state, dst, max_frames, got, ei)) != SP_OK)

@@ -34,13 +34,24 @@ typedef struct {
 
 typedef struct source source;
 
-/* The table each backend fills in. read() stores up to max_frames frames and sets *got;
- * *got == 0 means the end. */
+struct ring_s;
+
+/* The table each backend fills in.
+ * Pull sources (files, synth) fill read(): it stores up to max_frames frames and sets
+ * *got; *got == 0 means the end. The pipeline reads them from its own thread.
+ * Push sources (the microphone) fill start()/stop() instead (read is NULL): between them
+ * the source's own thread or callback writes interleaved frames into the ring, never
+ * blocking; what does not fit is counted by dropped(). status() reports a failure after
+ * start (SP_EAUDIO: the device was lost) or SP_OK. */
 typedef struct {
     const char *kind;
     int (*read)(void *state, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei);
     int (*truncated)(const void *state);
     void (*close)(void *state);
+    int (*start)(void *state, struct ring_s *r, sp_errinfo *ei);
+    int (*stop)(void *state);
+    uint64_t (*dropped)(const void *state);
+    int (*status)(const void *state, sp_errinfo *ei);
 } source_ops;
 
 /* Wraps a backend's state (ownership passes to the source, also on failure). */
@@ -70,7 +81,14 @@ typedef struct {
 source_synth_config source_synth_config_default(void); /* 48 kHz mono 1 s, 1 kHz at 0.5 */
 int source_open_synth(const source_synth_config *cfg, source **out, sp_errinfo *ei);
 
+/* 1 for a push source (start/stop), 0 for a pull source (read). */
+int source_is_push(const source *s);
 int source_read(source *s, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei);
+/* Push sources: start delivering into r (single producer: the source), stop, count. */
+int source_start(source *s, struct ring_s *r, sp_errinfo *ei);
+int source_stop(source *s);
+uint64_t source_dropped(const source *s);
+int source_status(const source *s, sp_errinfo *ei);
 const source_info *source_get_info(const source *s);
 uint64_t source_nonfinite(const source *s);
 int source_truncated(const source *s);

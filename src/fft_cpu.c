@@ -1,0 +1,706 @@
+/* fft_cpu: the cpu backend, radix-2 decimation in time in C (the structure of the GPU
+ * design: a bit-reverse permutation, then one radix-2 level after another).
+ *
+ * Data layout. A transform works on split complex scratch (re[], im[], m floats each, m =
+ * n for c2c and n/2 for real input) so that every butterfly loop is unit-stride and maps
+ * onto 4-wide vectors:
+ *   1. the bit-reverse gather from the caller's interleaved input also does the first two
+ *      levels (h = 1, 2: twiddles 1 and -i, no multiplies) as one radix-2x2 step;
+ *   2. the remaining levels run two at a time (h and 2h fused in registers, which halves
+ *      the passes over memory), with one single level first when their count is odd;
+ *   3. the result goes back interleaved (c2c), through the real-input post-processing
+ *      (r2c) or straight to dB (stft_db), so the caller's input may alias the output.
+ *
+ * Twiddles. The level with half-span h uses w_h[j] = e^{-i pi j/h}, j < h, stored at
+ * tw[h + j]: one table of n floats serves every level of both the n- and the n/2-point
+ * transform, and each level's slice is contiguous. All twiddles are computed in double
+ * and stored as float; the inverse uses its own conjugated imaginary table.
+ *
+ * Threads. stft_db splits its frames over a pool made in create(): the caller takes the
+ * first share, nthreads-1 workers the others, each with its own scratch. Calls with
+ * nframes*n < 65536 run on the caller alone (waking the pool costs more than it saves).
+ * Nothing is allocated after create(). */
+#include "fft_backend.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON) || defined(__ALTIVEC__))
+/* GCC/Clang generic vectors: SSE2/NEON registers, no -ffast-math needed. The _u type may
+ * alias float and sit on any float boundary (the same trick as emmintrin's __m128_u). */
+typedef float vf __attribute__((vector_size(16)));
+typedef float vf_u __attribute__((vector_size(16), may_alias, aligned(4)));
+typedef int32_t vi __attribute__((vector_size(16)));
+#define VW 4
+#define CPU_VECTOR_DB 1
+static inline vf vld(const float *p)
+{
+    return *(const vf_u *)p;
+}
+static inline void vst(float *p, vf v)
+{
+    *(vf_u *)p = v;
+}
+#else
+typedef float vf;
+#define VW 1
+static inline vf vld(const float *p)
+{
+    return *p;
+}
+static inline void vst(float *p, vf v)
+{
+    *p = v;
+}
+#endif
+
+#define CPU_ALIGN 64
+#define CPU_PI 3.14159265358979323846 /* M_PI is not in ISO C */
+#define CPU_THREADS_MAX_DEFAULT 8
+#define CPU_THREADS_MAX 256
+#define CPU_THREAD_MIN_WORK 65536 /* nframes * n below which stft_db stays on the caller */
+
+typedef struct cpu_state cpu_state;
+
+typedef struct {
+    cpu_state *st;
+    pthread_t tid;
+    size_t index; /* share index, 1 .. nthreads-1 */
+    float *re, *im; /* n/2 floats each */
+} cpu_worker;
+
+struct cpu_state {
+    size_t n, half, hop;
+    unsigned log2n;
+    float *twr, *twi, *twi_inv; /* n floats each: w_h[j] at [h + j] */
+    float *rtwr, *rtwi;         /* e^{-2 pi i k/n}, k = 0 .. n/4 (real post-processing) */
+    uint32_t *rev4_full;        /* bit reversal of 4q in log2(n) bits, q < n/4 */
+    uint32_t *rev4_half;        /* the same in log2(n/2) bits, q < n/8 */
+    float *win;                 /* n */
+    float *scale2;              /* n/2+1 squared level scales (fft_level_scale^2) */
+    float *re, *im;             /* caller's scratch, n floats each */
+
+    size_t nthreads;     /* including the caller */
+    size_t nworkers;     /* started so far */
+    cpu_worker *workers; /* nthreads-1 */
+    int sync_ready;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    unsigned long gen; /* bumped for each job, under mu */
+    size_t pending;    /* workers still busy on the current job */
+    int quit;
+    const float *job_signal;
+    size_t job_nframes;
+    float *job_db;
+};
+
+static void *cpu_alloc(size_t count, size_t size)
+{
+    void *p = NULL;
+    if (count == 0 || count > SIZE_MAX / size)
+        return NULL;
+    if (posix_memalign(&p, CPU_ALIGN, count * size) != 0)
+        return NULL;
+    return p;
+}
+
+static unsigned ilog2(size_t n)
+{
+    unsigned l = 0;
+    while ((size_t)1 << l < n)
+        l++;
+    return l;
+}
+
+static uint32_t bit_reverse(uint32_t v, unsigned bits)
+{
+    uint32_t r = 0;
+    for (unsigned b = 0; b < bits; b++) {
+        r = (r << 1) | (v & 1u);
+        v >>= 1;
+    }
+    return r;
+}
+
+/* ---- the radix-2 levels on split data ------------------------------------------------ */
+
+/* One level: butterflies (base+j, base+j+h) with w_h[j]. h >= VW. */
+static void level_single(float *restrict re, float *restrict im, size_t m, size_t h,
+                         const float *restrict twr, const float *restrict twi)
+{
+    const float *wr = twr + h, *wi = twi + h;
+    for (size_t base = 0; base < m; base += 2 * h) {
+        float *ar = re + base, *ai = im + base, *br = ar + h, *bi = ai + h;
+        for (size_t j = 0; j < h; j += VW) {
+            vf c = vld(wr + j), s = vld(wi + j);
+            vf xr = vld(br + j), xi = vld(bi + j);
+            vf tr = xr * c - xi * s, ti = xr * s + xi * c;
+            vf ur = vld(ar + j), ui = vld(ai + j);
+            vst(ar + j, ur + tr);
+            vst(ai + j, ui + ti);
+            vst(br + j, ur - tr);
+            vst(bi + j, ui - ti);
+        }
+    }
+}
+
+/* Two levels, h and 2h, in one pass over blocks of 4h: quarter k of a block holds the
+ * points base + k*h + j. Level h pairs quarters (0,1) and (2,3) with w_h[j]; level 2h
+ * pairs (0,2) with w_2h[j] and (1,3) with w_2h[j+h]. Still radix-2 DIT, just fewer
+ * loads and stores. h >= VW. */
+static void level_pair(float *restrict re, float *restrict im, size_t m, size_t h,
+                       const float *restrict twr, const float *restrict twi)
+{
+    const float *w1r = twr + h, *w1i = twi + h;
+    const float *w2r = twr + 2 * h, *w2i = twi + 2 * h;
+    const float *w3r = w2r + h, *w3i = w2i + h;
+    for (size_t base = 0; base < m; base += 4 * h) {
+        float *r0 = re + base, *r1 = r0 + h, *r2 = r1 + h, *r3 = r2 + h;
+        float *i0 = im + base, *i1 = i0 + h, *i2 = i1 + h, *i3 = i2 + h;
+        for (size_t j = 0; j < h; j += VW) {
+            vf c1 = vld(w1r + j), s1 = vld(w1i + j);
+            vf ar = vld(r0 + j), ai = vld(i0 + j);
+            vf br = vld(r1 + j), bi = vld(i1 + j);
+            vf cr = vld(r2 + j), ci = vld(i2 + j);
+            vf dr = vld(r3 + j), di = vld(i3 + j);
+
+            vf tr = br * c1 - bi * s1, ti = br * s1 + bi * c1;
+            br = ar - tr;
+            bi = ai - ti;
+            ar = ar + tr;
+            ai = ai + ti;
+            tr = dr * c1 - di * s1;
+            ti = dr * s1 + di * c1;
+            dr = cr - tr;
+            di = ci - ti;
+            cr = cr + tr;
+            ci = ci + ti;
+
+            vf c2 = vld(w2r + j), s2 = vld(w2i + j);
+            tr = cr * c2 - ci * s2;
+            ti = cr * s2 + ci * c2;
+            vst(r0 + j, ar + tr);
+            vst(i0 + j, ai + ti);
+            vst(r2 + j, ar - tr);
+            vst(i2 + j, ai - ti);
+
+            vf c3 = vld(w3r + j), s3 = vld(w3i + j);
+            tr = dr * c3 - di * s3;
+            ti = dr * s3 + di * c3;
+            vst(r1 + j, br + tr);
+            vst(i1 + j, bi + ti);
+            vst(r3 + j, br - tr);
+            vst(i3 + j, bi - ti);
+        }
+    }
+}
+
+/* Levels h = 4 .. m/2 of an m-point transform whose first two levels are done. */
+static void levels_rest(float *re, float *im, size_t m, unsigned log2m, const float *twr,
+                        const float *twi)
+{
+    unsigned left = log2m - 2;
+    size_t h = 4;
+    if (left & 1u) {
+        level_single(re, im, m, h, twr, twi);
+        h *= 2;
+        left--;
+    }
+    for (; left; left -= 2, h *= 4)
+        level_pair(re, im, m, h, twr, twi);
+}
+
+/* The 4-point step after the gather: levels h = 1 (twiddle 1) and h = 2 (twiddles 1 and
+ * -i forward, +i inverse: sgn = +1 / -1), for points x0..x3 already in bit-reversed
+ * order. */
+#define RADIX2X2(x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i, sgn, dr, di, k)                  \
+    do {                                                                                  \
+        float y0r = x0r + x1r, y0i = x0i + x1i, y1r = x0r - x1r, y1i = x0i - x1i;         \
+        float y2r = x2r + x3r, y2i = x2i + x3i, y3r = x2r - x3r, y3i = x2i - x3i;         \
+        float tr = (sgn) * y3i, ti = -(sgn) * y3r;                                        \
+        dr[k] = y0r + y2r;                                                                \
+        di[k] = y0i + y2i;                                                                \
+        dr[k + 2] = y0r - y2r;                                                            \
+        di[k + 2] = y0i - y2i;                                                            \
+        dr[k + 1] = y1r + tr;                                                             \
+        di[k + 1] = y1i + ti;                                                             \
+        dr[k + 3] = y1r - tr;                                                             \
+        di[k + 3] = y1i - ti;                                                             \
+    } while (0)
+
+/* Gather interleaved complex x in bit-reversed order into re/im and do levels 1-2.
+ * rev4[q] = bitrev(4q); bitrev(4q + 1, 2, 3) = rev4[q] + m/2, + m/4, + 3m/4. */
+static void gather_complex(const cpx *restrict x, float *restrict re, float *restrict im,
+                           size_t m, const uint32_t *restrict rev4, float sgn)
+{
+    const size_t o1 = m / 2, o2 = m / 4, o3 = 3 * (m / 4);
+    for (size_t q = 0; q < m / 4; q++) {
+        const cpx *p = x + rev4[q];
+        RADIX2X2(p[0].re, p[0].im, p[o1].re, p[o1].im, p[o2].re, p[o2].im, p[o3].re, p[o3].im,
+                 sgn, re, im, 4 * q);
+    }
+}
+
+/* The same for real samples packed as z[i] = x[2i] + i x[2i+1], times the window when
+ * w is not NULL (the frame is never copied). */
+static void gather_real(const float *restrict x, const float *restrict w, float *restrict re,
+                        float *restrict im, size_t m, const uint32_t *restrict rev4)
+{
+    const size_t o1 = m, o2 = m / 2, o3 = 3 * (m / 2); /* offsets in floats */
+    if (w) {
+        for (size_t q = 0; q < m / 4; q++) {
+            size_t r = 2 * (size_t)rev4[q];
+            const float *p = x + r, *v = w + r;
+            RADIX2X2(p[0] * v[0], p[1] * v[1], p[o1] * v[o1], p[o1 + 1] * v[o1 + 1],
+                     p[o2] * v[o2], p[o2 + 1] * v[o2 + 1], p[o3] * v[o3], p[o3 + 1] * v[o3 + 1],
+                     1.0f, re, im, 4 * q);
+        }
+    } else {
+        for (size_t q = 0; q < m / 4; q++) {
+            const float *p = x + 2 * (size_t)rev4[q];
+            RADIX2X2(p[0], p[1], p[o1], p[o1 + 1], p[o2], p[o2 + 1], p[o3], p[o3 + 1], 1.0f, re,
+                     im, 4 * q);
+        }
+    }
+}
+
+/* ---- real-input post-processing ------------------------------------------------------ */
+
+/* Z = FFT_m(z), m = n/2. For 0 < k <= m/2 and j = m - k:
+ *   Fe = (Z_k + conj Z_j)/2,  Fo = (Z_k - conj Z_j)/(2i),  W = e^{-2 pi i k/n}
+ *   X_k = Fe + W Fo,  X_j = conj(Fe - W Fo),  X_0 = Re Z_0 + Im Z_0,  X_m = Re Z_0 - Im Z_0 */
+#define REAL_SPLIT(re, im, rtwr, rtwi, k, j, xkr, xki, xjr, xji)                          \
+    float zkr = re[k], zki = im[k], zjr = re[j], zji = im[j];                             \
+    float fer = 0.5f * (zkr + zjr), fei = 0.5f * (zki - zji);                             \
+    float for_ = 0.5f * (zki + zji), foi = -0.5f * (zkr - zjr);                           \
+    float wr = rtwr[k], wi = rtwi[k];                                                     \
+    float tr = wr * for_ - wi * foi, ti = wr * foi + wi * for_;                           \
+    float xkr = fer + tr, xki = fei + ti, xjr = fer - tr, xji = ti - fei
+
+static void real_post(const float *restrict re, const float *restrict im, size_t m,
+                      const float *restrict rtwr, const float *restrict rtwi, cpx *restrict out)
+{
+    out[0].re = re[0] + im[0];
+    out[0].im = 0.0f;
+    out[m].re = re[0] - im[0];
+    out[m].im = 0.0f;
+    for (size_t k = 1; k <= m / 2; k++) {
+        size_t j = m - k;
+        REAL_SPLIT(re, im, rtwr, rtwi, k, j, xkr, xki, xjr, xji);
+        out[k].re = xkr;
+        out[k].im = xki;
+        out[j].re = xjr;
+        out[j].im = xji;
+    }
+}
+
+/* dB from power p = a^2: 10 log10(p) = 20 log10(a), with fft_amp_to_db's floor (a <= 1e-10,
+ * i.e. p <= 1e-20, and NaN read FFT_DB_FLOOR). The vector path replaces glibc's log10f
+ * (two thirds of stft_db's time otherwise) by the Cephes logf polynomial (about 1 ulp):
+ * it agrees with fft_amp_to_db within 1e-4 dB for every a up to 1e19, reads exactly 0 dB
+ * for a = 1 and +inf for p = +inf. */
+static void power_to_db(float *restrict v, size_t count)
+{
+    size_t k = 0;
+#ifdef CPU_VECTOR_DB
+    for (; k + VW <= count; k += VW) {
+        vf p = vld(v + k);
+        vi bits = (vi)p;
+        vi e = ((bits >> 23) & 0xff) - 127;
+        vf m = (vf)((bits & 0x007fffff) | 0x3f800000); /* mantissa in [1, 2) */
+        vi big = m > 1.41421356f;                       /* -1 where m > sqrt 2 */
+        m = (vf)(((vi)(m * 0.5f) & big) | ((vi)m & ~big)); /* m in (sqrt 1/2, sqrt 2] */
+        e -= big;
+        vf ef = __builtin_convertvector(e, vf);
+        vf x = m - 1.0f, z = x * x;
+        vf y = 7.0376836292e-2f * x - 1.1514610310e-1f;
+        y = y * x + 1.1676998740e-1f;
+        y = y * x - 1.2420140846e-1f;
+        y = y * x + 1.4249322787e-1f;
+        y = y * x - 1.6668057665e-1f;
+        y = y * x + 2.0000714765e-1f;
+        y = y * x - 2.4999993993e-1f;
+        y = y * x + 3.3333331174e-1f;
+        y = y * x * z;
+        y = y - 2.12194440e-4f * ef; /* ln 2 = 0.693359375 - 2.12194440e-4, split for accuracy */
+        y = y - 0.5f * z;
+        vf ln = x + y + 0.693359375f * ef;
+        vf d = 4.34294481903251828f * ln; /* 10 / ln 10 */
+        vi ok = p > 1e-20f;               /* false for NaN */
+        vi inf = p > 3.40282347e38f;
+        d = (vf)(((vi)d & ok) | ((vi)(vf){FFT_DB_FLOOR, FFT_DB_FLOOR, FFT_DB_FLOOR, FFT_DB_FLOOR} & ~ok));
+        d = (vf)(((vi)(vf){INFINITY, INFINITY, INFINITY, INFINITY} & inf) | ((vi)d & ~inf));
+        vst(v + k, d);
+    }
+#endif
+    for (; k < count; k++)
+        v[k] = fft_amp_to_db(sqrtf(v[k]));
+}
+
+/* Levels of one frame: the real-input split of real_post, then |X_k|^2 scale_k^2 in db[]
+ * (a unit-stride array the dB conversion can vectorise over). */
+static void real_post_db(const float *restrict re, const float *restrict im, size_t m,
+                         const float *restrict rtwr, const float *restrict rtwi,
+                         const float *restrict scale2, float *restrict db)
+{
+    float a0 = re[0] + im[0], am = re[0] - im[0];
+    db[0] = a0 * a0 * scale2[0];
+    db[m] = am * am * scale2[m];
+    for (size_t k = 1; k <= m / 2; k++) {
+        size_t j = m - k;
+        REAL_SPLIT(re, im, rtwr, rtwi, k, j, xkr, xki, xjr, xji);
+        db[k] = (xkr * xkr + xki * xki) * scale2[k];
+        db[j] = (xjr * xjr + xji * xji) * scale2[j];
+    }
+    power_to_db(db, m + 1);
+}
+
+/* ---- one frame range of stft_db (caller or worker) ------------------------------------ */
+
+static void stft_range(const cpu_state *st, float *re, float *im, const float *signal,
+                       size_t f0, size_t f1, float *db)
+{
+    const size_t bins = st->half + 1;
+    for (size_t f = f0; f < f1; f++) {
+        gather_real(signal + f * st->hop, st->win, re, im, st->half, st->rev4_half);
+        levels_rest(re, im, st->half, st->log2n - 1, st->twr, st->twi);
+        real_post_db(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
+    }
+}
+
+static void share_of(size_t nframes, size_t nthreads, size_t index, size_t *f0, size_t *f1)
+{
+    *f0 = nframes * index / nthreads;
+    *f1 = nframes * (index + 1) / nthreads;
+}
+
+static void *worker_main(void *arg)
+{
+    cpu_worker *w = arg;
+    cpu_state *st = w->st;
+    unsigned long seen = 0;
+
+    pthread_mutex_lock(&st->mu);
+    for (;;) {
+        while (!st->quit && st->gen == seen)
+            pthread_cond_wait(&st->go, &st->mu);
+        if (st->quit)
+            break;
+        seen = st->gen;
+        const float *signal = st->job_signal;
+        float *db = st->job_db;
+        size_t f0, f1;
+        share_of(st->job_nframes, st->nthreads, w->index, &f0, &f1);
+        pthread_mutex_unlock(&st->mu);
+
+        stft_range(st, w->re, w->im, signal, f0, f1, db);
+
+        pthread_mutex_lock(&st->mu);
+        if (--st->pending == 0)
+            pthread_cond_signal(&st->done);
+    }
+    pthread_mutex_unlock(&st->mu);
+    return NULL;
+}
+
+/* ---- the backend table --------------------------------------------------------------- */
+
+static int cpu_probe(sp_errinfo *ei)
+{
+    (void)ei;
+    return SP_OK;
+}
+
+static void cpu_destroy(void *state)
+{
+    cpu_state *st = state;
+    if (!st)
+        return;
+    if (st->sync_ready) {
+        pthread_mutex_lock(&st->mu);
+        st->quit = 1;
+        pthread_cond_broadcast(&st->go);
+        pthread_mutex_unlock(&st->mu);
+        for (size_t i = 0; i < st->nworkers; i++)
+            pthread_join(st->workers[i].tid, NULL);
+        pthread_cond_destroy(&st->done);
+        pthread_cond_destroy(&st->go);
+        pthread_mutex_destroy(&st->mu);
+    }
+    if (st->workers) {
+        for (size_t i = 0; i + 1 < st->nthreads; i++) {
+            free(st->workers[i].re);
+            free(st->workers[i].im);
+        }
+        free(st->workers);
+    }
+    free(st->twr);
+    free(st->twi);
+    free(st->twi_inv);
+    free(st->rtwr);
+    free(st->rtwi);
+    free(st->rev4_full);
+    free(st->rev4_half);
+    free(st->win);
+    free(st->scale2);
+    free(st->re);
+    free(st->im);
+    free(st);
+}
+
+/* min(online CPUs, 8); SPECTRO_CPU_THREADS overrides; never more than the frames of a call. */
+static int thread_count(size_t max_batch, size_t *out, sp_errinfo *ei)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t t = cpus < 1 ? 1 : (size_t)cpus;
+    const char *env = getenv("SPECTRO_CPU_THREADS");
+
+    if (t > CPU_THREADS_MAX_DEFAULT)
+        t = CPU_THREADS_MAX_DEFAULT;
+    if (env && *env) {
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(env, &end, 10);
+        if (errno || end == env || *end || v < 1 || v > CPU_THREADS_MAX)
+            return sp_fail(ei, SP_EINVAL, "SPECTRO_CPU_THREADS=%s: must be a whole number from 1 to %d",
+                           env, CPU_THREADS_MAX);
+        t = (size_t)v;
+    }
+    if (t > max_batch)
+        t = max_batch;
+    *out = t;
+    return SP_OK;
+}
+
+static int cpu_create(const fft_config *cfg, const float *window, double window_sum, void **state,
+                      sp_errinfo *ei)
+{
+    cpu_state *st = NULL;
+    int err;
+
+    if (!cfg || !window || !state)
+        return sp_fail(ei, SP_EINVAL, "cpu FFT: NULL argument");
+    *state = NULL;
+    if (!fft_is_pow2(cfg->n) || cfg->n < FFT_MIN_SIZE || cfg->n > FFT_MAX_SIZE)
+        return sp_fail(ei, SP_EINVAL, "--fft-size %zu: must be a power of two from %u to %u", cfg->n,
+                       FFT_MIN_SIZE, FFT_MAX_SIZE);
+    if (cfg->hop < 1 || cfg->max_batch < 1)
+        return sp_fail(ei, SP_EINVAL, "cpu FFT: hop and max_batch must be at least 1");
+    if (!(window_sum > 0.0) || !isfinite(window_sum))
+        return sp_fail(ei, SP_EINVAL, "window: its sum (%g) must be positive and finite", window_sum);
+
+    const size_t n = cfg->n, half = n / 2;
+    st = calloc(1, sizeof *st);
+    if (!st) {
+        err = sp_fail(ei, SP_ENOMEM, "out of memory for a CPU FFT plan of size %zu", n);
+        goto fail;
+    }
+    st->n = n;
+    st->half = half;
+    st->hop = cfg->hop;
+    st->log2n = ilog2(n);
+    if ((err = thread_count(cfg->max_batch, &st->nthreads, ei)) != SP_OK)
+        goto fail;
+
+    st->twr = cpu_alloc(n, sizeof(float));
+    st->twi = cpu_alloc(n, sizeof(float));
+    st->twi_inv = cpu_alloc(n, sizeof(float));
+    st->rtwr = cpu_alloc(n / 4 + 1, sizeof(float));
+    st->rtwi = cpu_alloc(n / 4 + 1, sizeof(float));
+    st->rev4_full = cpu_alloc(n / 4, sizeof(uint32_t));
+    st->rev4_half = cpu_alloc(n / 8, sizeof(uint32_t));
+    st->win = cpu_alloc(n, sizeof(float));
+    st->scale2 = cpu_alloc(half + 1, sizeof(float));
+    st->re = cpu_alloc(n, sizeof(float));
+    st->im = cpu_alloc(n, sizeof(float));
+    if (!st->twr || !st->twi || !st->twi_inv || !st->rtwr || !st->rtwi || !st->rev4_full ||
+        !st->rev4_half || !st->win || !st->scale2 || !st->re || !st->im) {
+        err = sp_fail(ei, SP_ENOMEM, "out of memory for a CPU FFT plan of size %zu", n);
+        goto fail;
+    }
+
+    st->twr[0] = 1.0f; /* slot 0 is never read; keep it defined */
+    st->twi[0] = st->twi_inv[0] = 0.0f;
+    for (size_t h = 1; h < n; h *= 2) {
+        for (size_t j = 0; j < h; j++) {
+            double a = CPU_PI * (double)j / (double)h;
+            st->twr[h + j] = (float)cos(a);
+            st->twi[h + j] = (float)-sin(a);
+            st->twi_inv[h + j] = (float)sin(a);
+        }
+    }
+    for (size_t k = 0; k <= n / 4; k++) {
+        double a = 2.0 * CPU_PI * (double)k / (double)n;
+        st->rtwr[k] = (float)cos(a);
+        st->rtwi[k] = (float)-sin(a);
+    }
+    for (size_t q = 0; q < n / 4; q++)
+        st->rev4_full[q] = bit_reverse((uint32_t)(4 * q), st->log2n);
+    for (size_t q = 0; q < n / 8; q++)
+        st->rev4_half[q] = bit_reverse((uint32_t)(4 * q), st->log2n - 1);
+    memcpy(st->win, window, n * sizeof(float));
+    for (size_t k = 0; k <= half; k++) {
+        double sc = fft_level_scale(n, k, window_sum);
+        st->scale2[k] = (float)(sc * sc);
+    }
+
+    if (st->nthreads > 1) {
+        st->workers = calloc(st->nthreads - 1, sizeof *st->workers);
+        if (!st->workers) {
+            err = sp_fail(ei, SP_ENOMEM, "out of memory for %zu CPU FFT threads", st->nthreads);
+            goto fail;
+        }
+        for (size_t i = 0; i + 1 < st->nthreads; i++) {
+            cpu_worker *w = &st->workers[i];
+            w->st = st;
+            w->index = i + 1;
+            w->re = cpu_alloc(half, sizeof(float));
+            w->im = cpu_alloc(half, sizeof(float));
+            if (!w->re || !w->im) {
+                err = sp_fail(ei, SP_ENOMEM,
+                              "out of memory for the scratch of %zu CPU FFT threads (size %zu)",
+                              st->nthreads, n);
+                goto fail;
+            }
+        }
+        if (pthread_mutex_init(&st->mu, NULL) != 0) {
+            err = sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
+            goto fail;
+        }
+        if (pthread_cond_init(&st->go, NULL) != 0) {
+            pthread_mutex_destroy(&st->mu);
+            err = sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
+            goto fail;
+        }
+        if (pthread_cond_init(&st->done, NULL) != 0) {
+            pthread_cond_destroy(&st->go);
+            pthread_mutex_destroy(&st->mu);
+            err = sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
+            goto fail;
+        }
+        st->sync_ready = 1;
+        for (size_t i = 0; i + 1 < st->nthreads; i++) {
+            int rc = pthread_create(&st->workers[i].tid, NULL, worker_main, &st->workers[i]);
+            if (rc != 0) {
+                err = sp_fail(ei, SP_ENOMEM, "cannot start CPU FFT thread %zu of %zu: %s", i + 2,
+                              st->nthreads, strerror(rc));
+                goto fail;
+            }
+            st->nworkers++;
+        }
+    }
+    *state = st;
+    return SP_OK;
+
+fail:
+    cpu_destroy(st);
+    return err;
+}
+
+/* Split re/im back to interleaved complex, times s. */
+static void interleave(const float *restrict re, const float *restrict im, cpx *restrict out,
+                       size_t n, float s)
+{
+    size_t k = 0;
+#ifdef __SSE2__
+    float *o = &out[0].re;
+    const __m128 sv = _mm_set1_ps(s);
+    for (; k + 4 <= n; k += 4) {
+        __m128 r = _mm_mul_ps(_mm_loadu_ps(re + k), sv), i = _mm_mul_ps(_mm_loadu_ps(im + k), sv);
+        _mm_storeu_ps(o + 2 * k, _mm_unpacklo_ps(r, i));
+        _mm_storeu_ps(o + 2 * k + 4, _mm_unpackhi_ps(r, i));
+    }
+#endif
+    for (; k < n; k++) {
+        out[k].re = re[k] * s;
+        out[k].im = im[k] * s;
+    }
+}
+
+static int cpu_c2c(void *state, const cpx *in, cpx *out, size_t batch, int inverse, sp_errinfo *ei)
+{
+    cpu_state *st = state;
+    if (!st || !in || !out)
+        return sp_fail(ei, SP_EINVAL, "cpu FFT c2c: NULL argument");
+
+    const size_t n = st->n;
+    const float *twi = inverse ? st->twi_inv : st->twi;
+    const float sgn = inverse ? -1.0f : 1.0f;
+    const float s = inverse ? (float)(1.0 / (double)n) : 1.0f;
+    float *restrict re = st->re, *restrict im = st->im;
+    for (size_t b = 0; b < batch; b++) {
+        gather_complex(in + b * n, re, im, n, st->rev4_full, sgn);
+        levels_rest(re, im, n, st->log2n, st->twr, twi);
+        interleave(re, im, out + b * n, n, s);
+    }
+    return SP_OK;
+}
+
+static int cpu_r2c(void *state, const float *in, cpx *out, size_t batch, sp_errinfo *ei)
+{
+    cpu_state *st = state;
+    if (!st || !in || !out)
+        return sp_fail(ei, SP_EINVAL, "cpu FFT r2c: NULL argument");
+
+    const size_t n = st->n, m = st->half;
+    for (size_t b = 0; b < batch; b++) {
+        gather_real(in + b * n, NULL, st->re, st->im, m, st->rev4_half);
+        levels_rest(st->re, st->im, m, st->log2n - 1, st->twr, st->twi);
+        real_post(st->re, st->im, m, st->rtwr, st->rtwi, out + b * (m + 1));
+    }
+    return SP_OK;
+}
+
+static int cpu_stft_db(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei)
+{
+    cpu_state *st = state;
+    if (!st || !signal || !db)
+        return sp_fail(ei, SP_EINVAL, "cpu FFT stft: NULL argument");
+    if (nframes == 0)
+        return SP_OK;
+
+    size_t threads = st->nworkers + 1;
+    if (threads == 1 || nframes < 2 || nframes * st->n < CPU_THREAD_MIN_WORK) {
+        stft_range(st, st->re, st->im, signal, 0, nframes, db);
+        return SP_OK;
+    }
+    /* Shares are fixed by nthreads; a call with fewer frames than threads gives some
+     * workers an empty range. */
+    pthread_mutex_lock(&st->mu);
+    st->job_signal = signal;
+    st->job_nframes = nframes;
+    st->job_db = db;
+    st->pending = st->nworkers;
+    st->gen++;
+    pthread_cond_broadcast(&st->go);
+    pthread_mutex_unlock(&st->mu);
+
+    size_t f0, f1;
+    share_of(nframes, st->nthreads, 0, &f0, &f1);
+    stft_range(st, st->re, st->im, signal, f0, f1, db);
+
+    pthread_mutex_lock(&st->mu);
+    while (st->pending)
+        pthread_cond_wait(&st->done, &st->mu);
+    pthread_mutex_unlock(&st->mu);
+    return SP_OK;
+}
+
+const fft_backend fft_backend_cpu = {
+    .name = "cpu",
+    .probe = cpu_probe,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .c2c = cpu_c2c,
+    .r2c = cpu_r2c,
+    .stft_db = cpu_stft_db,
+};
