@@ -10,17 +10,16 @@
 #include "peaks.h"
 #include "progress.h"
 #include "ring.h"
-#include "stft.h"
 
-#define RING_FLOATS (1u << 21)       /* 8 MB of samples between reader and analysis */
-#define READ_BLOCK_FLOATS (1u << 16) /* one source_read, all channels */
+#define FILE_RING_FLOATS (1u << 21) /* 8 MB of samples between reader and analysis */
+#define READ_BLOCK_FLOATS (1u << 16) /* one source_read / ring_read, all channels */
+#define LIVE_BATCH 16                /* frames per FFT call in live runs */
 
 analyze_config analyze_config_default(void)
 {
     analyze_config c;
     memset(&c, 0, sizeof c);
     c.n = 4096;
-    c.hop = 0;
     c.window = window_spec_default();
     c.channel = STFT_CHANNEL_MIX;
     c.backend = FFT_BACKEND_AUTO;
@@ -41,22 +40,42 @@ size_t analyze_auto_batch(size_t n, size_t hop, int out_channels, int gpu)
     return b < 1 ? 1 : b;
 }
 
-static void nap(void)
+static void sleep_s(double s)
 {
-    struct timespec ts = {0, 100000}; /* 100 us */
+    struct timespec ts;
+    if (s <= 0)
+        return;
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
     nanosleep(&ts, NULL);
 }
 
-/* ---- the reader thread ----------------------------------------------------------------- */
+static void nap(void)
+{
+    sleep_s(100e-6);
+}
+
+static size_t pow2_at_least(size_t v)
+{
+    size_t p = 2;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+/* ---- the reader thread (pull sources) -------------------------------------------------- */
 
 typedef struct {
     source *src;
     ring *r;
     int channels;
+    int paced;                  /* --realtime: write at the file's own rate, never wait */
+    double rate;
     volatile sig_atomic_t *stop;
-    atomic_int quit; /* consumer gave up: reader leaves */
-    atomic_int done; /* reader finished (eof or error) */
-    int err;         /* valid once done */
+    atomic_int quit;            /* consumer is finished: reader leaves */
+    atomic_int done;            /* reader finished (end of file or error) */
+    atomic_ullong dropped;      /* paced: frames that did not fit */
+    int err;                    /* valid once done */
     sp_errinfo ei;
 } reader;
 
@@ -65,16 +84,28 @@ static void *reader_main(void *arg)
     reader *rd = arg;
     size_t block = READ_BLOCK_FLOATS / (size_t)rd->channels;
     float *buf;
+    uint64_t sent = 0;
+    double t0 = progress_now();
+    if (rd->paced && block > (size_t)(rd->rate / 100) + 1)
+        block = (size_t)(rd->rate / 100) + 1; /* 10 ms pieces, as an audio device delivers */
     if (block < 1)
         block = 1;
     buf = malloc(block * (size_t)rd->channels * sizeof *buf);
     rd->err = buf ? SP_OK : sp_fail(&rd->ei, SP_ENOMEM, "out of memory for the read buffer");
-    while (rd->err == SP_OK) {
+    while (rd->err == SP_OK && !atomic_load(&rd->quit)) {
         size_t got = 0, off = 0, total;
         rd->err = source_read(rd->src, buf, block, &got, &rd->ei);
         if (rd->err != SP_OK || got == 0)
             break;
         total = got * (size_t)rd->channels;
+        if (rd->paced) {
+            sleep_s(t0 + (double)sent / rd->rate - progress_now());
+            sent += got;
+            off = ring_write(rd->r, buf, total);
+            if (off < total)
+                atomic_fetch_add(&rd->dropped, (total - off) / (size_t)rd->channels);
+            continue;
+        }
         while (off < total) {
             size_t w = ring_write(rd->r, buf + off, total - off);
             off += w;
@@ -97,23 +128,25 @@ typedef struct {
     dump *dump;
     int peaks;
     FILE *out;
-    size_t n, bins;
+    size_t n, bins, kmin, kmax;
     double rate, t0, dt;
     int all;
+    stft_sink_fn extra;
+    void *extra_user;
     sp_errinfo *ei;
 } sinks;
 
 static int sink_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db)
 {
     sinks *s = user;
-    if (s->dump) {
-        int err = dump_write(s->dump, channel, first, nframes, db, s->ei);
-        if (err != SP_OK)
-            return err;
-    }
+    int err;
+    if (s->dump && (err = dump_write(s->dump, channel, first, nframes, db, s->ei)) != SP_OK)
+        return err;
+    if (s->extra && (err = s->extra(s->extra_user, channel, first, nframes, db)) != SP_OK)
+        return err;
     if (s->peaks) {
         for (size_t i = 0; i < nframes; i++) {
-            peak p = peaks_find(db + i * s->bins, s->n, s->rate);
+            peak p = peaks_find_range(db + i * s->bins, s->n, s->rate, s->kmin, s->kmax);
             double t = s->t0 + (double)(first + i) * s->dt;
             if (s->all)
                 fprintf(s->out, "%d\t%.6f\t%.3f\t%.2f\n", channel, t, p.freq_hz, p.db);
@@ -128,6 +161,23 @@ static int sink_frames(void *user, int channel, uint64_t first, size_t nframes, 
 
 /* ---- the run --------------------------------------------------------------------------- */
 
+static int open_source(const analyze_config *cfg, source **src, sp_errinfo *ei)
+{
+    if (cfg->input)
+        return source_open_file(cfg->input, src, ei);
+#ifndef SOURCE_MIC_API_TODO
+    return sp_fail(ei, SP_EINVAL, "no input file given (usage: spectro [options] FILE; see --help)");
+#else
+    {
+        source_mic_config mc = source_mic_config_default();
+        mc.device = cfg->device;
+        mc.rate = cfg->rate;
+        mc.channels = cfg->channels;
+        return source_open_mic(&mc, src, ei);
+    }
+#endif
+}
+
 int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
 {
     analyze_result local;
@@ -135,13 +185,14 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     fft_plan *plan = NULL;
     stft *st = NULL;
     dump *dp = NULL;
-    float *win = NULL, *buf = NULL;
-    float *ring_mem = NULL;
+    float *win = NULL, *buf = NULL, *ring_mem = NULL;
+    size_t ring_floats, whole, keep = 0, lag = 0;
     ring r;
     reader rd;
     pthread_t thread;
-    int started = 0, err;
+    int started = 0, pushing = 0, stalled = 0, err, ch;
     double wsum = 0.0, t_start = progress_now();
+    uint64_t limit = UINT64_MAX, consumed = 0;
     const source_info *info;
     stft_config sc;
     fft_config fc;
@@ -154,24 +205,30 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     memset(&rd, 0, sizeof rd);
     memset(&sk, 0, sizeof sk);
     memset(&pg, 0, sizeof pg);
-    if (!cfg || !cfg->input)
-        return sp_fail(ei, SP_EINVAL, "analyze_run: no input");
+    if (!cfg)
+        return sp_fail(ei, SP_EINVAL, "analyze_run: no config");
     if (cfg->dump_path && cfg->peaks && strcmp(cfg->dump_path, "-") == 0)
         return sp_fail(ei, SP_EINVAL, "--dump - and --peaks both write to standard output: pick one");
+    if (cfg->realtime && !cfg->input)
+        return sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
 
-    if ((err = source_open_file(cfg->input, &src, ei)) != SP_OK)
+    if ((err = open_source(cfg, &src, ei)) != SP_OK)
         goto done;
     info = source_get_info(src);
+    ch = info->channels;
     res->info = *info;
+    res->live = !cfg->input || cfg->realtime;
     res->n = cfg->n;
     res->hop = cfg->hop ? cfg->hop : cfg->n / 4;
     window_format(&cfg->window, res->window, sizeof res->window);
-    if (cfg->channel >= info->channels) {
+    if (cfg->channel >= ch) {
         err = sp_fail(ei, SP_EINVAL, "--channel %d: out of range: %s has %d channel%s (0 to %d)", cfg->channel,
-                      info->name, info->channels, info->channels == 1 ? "" : "s", info->channels - 1);
+                      info->name, ch, ch == 1 ? "" : "s", ch - 1);
         goto done;
     }
-    res->out_channels = cfg->channel == STFT_CHANNEL_ALL ? info->channels : 1;
+    res->out_channels = cfg->channel == STFT_CHANNEL_ALL ? ch : 1;
+    if (cfg->duration > 0)
+        limit = (uint64_t)(cfg->duration * info->rate + 0.5);
 
     if (!(win = malloc(cfg->n * sizeof *win))) {
         err = sp_fail(ei, SP_ENOMEM, "out of memory for a window of %zu samples", cfg->n);
@@ -187,9 +244,11 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     fc.n = cfg->n;
     fc.hop = res->hop;
     fc.window = win;
-    fc.max_batch = cfg->batch ? cfg->batch
-                              : analyze_auto_batch(cfg->n, res->hop, res->out_channels,
-                                                   cfg->backend != FFT_BACKEND_CPU);
+    fc.live = res->live;
+    fc.max_batch = cfg->batch      ? cfg->batch
+                   : res->live     ? LIVE_BATCH
+                                   : analyze_auto_batch(cfg->n, res->hop, res->out_channels,
+                                                        cfg->backend != FFT_BACKEND_CPU);
     if ((err = fft_plan_create(&fc, &plan, ei)) != SP_OK)
         goto done;
     res->batch = fc.max_batch;
@@ -199,7 +258,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     sc = stft_config_default();
     sc.n = cfg->n;
     sc.hop = res->hop;
-    sc.in_channels = info->channels;
+    sc.in_channels = ch;
     sc.channel = cfg->channel;
     sc.batch = fc.max_batch;
     sk.peaks = cfg->peaks;
@@ -210,7 +269,21 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     sk.t0 = (double)(cfg->n / 2) / info->rate;
     sk.dt = (double)res->hop / info->rate;
     sk.all = cfg->channel == STFT_CHANNEL_ALL;
+    sk.extra = cfg->sink;
+    sk.extra_user = cfg->sink_user;
     sk.ei = ei;
+    {
+        double bin_hz = (double)info->rate / (double)cfg->n;
+        double lo = cfg->peak_fmin > 0 ? cfg->peak_fmin / bin_hz : 1.0;
+        double hi = cfg->peak_fmax > 0 ? cfg->peak_fmax / bin_hz : (double)(cfg->n / 2 - 1);
+        sk.kmin = lo < 1.0 ? 1 : (size_t)(lo + 0.5);
+        sk.kmax = hi > (double)(cfg->n / 2 - 1) ? cfg->n / 2 - 1 : (size_t)(hi + 0.5);
+        if (sk.kmax < sk.kmin) {
+            err = sp_fail(ei, SP_EINVAL, "--fmin/--fmax: the range %.1f..%.1f Hz holds no bin", cfg->peak_fmin,
+                          cfg->peak_fmax);
+            goto done;
+        }
+    }
     if ((err = stft_create(&sc, plan, sink_frames, &sk, &st, ei)) != SP_OK)
         goto done;
 
@@ -218,6 +291,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         dump_config dc;
         dc.path = cfg->dump_path;
         dc.channels = res->out_channels;
+        dc.stacked = cfg->channel == STFT_CHANNEL_ALL;
         dc.bins = sk.bins;
         dc.bin_hz = (double)info->rate / (double)cfg->n;
         dc.time_first = sk.t0;
@@ -226,54 +300,112 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             goto done;
         sk.dump = dp;
     }
+    if (cfg->on_start && (err = cfg->on_start(cfg->sink_user, res, ei)) != SP_OK)
+        goto done;
 
-    ring_mem = malloc(RING_FLOATS * sizeof *ring_mem);
-    buf = malloc(READ_BLOCK_FLOATS * sizeof *buf);
+    /* Live: at most ~half a second (or 4 frames) behind before skipping ahead to the
+     * newest n samples; the ring holds twice that. Files: a fixed 8 MB. */
+    if (res->live) {
+        lag = (size_t)info->rate / 2 > 4 * cfg->n ? (size_t)info->rate / 2 : 4 * cfg->n;
+        keep = cfg->n;
+        ring_floats = pow2_at_least(2 * lag * (size_t)ch);
+    } else {
+        ring_floats = FILE_RING_FLOATS;
+    }
+    whole = READ_BLOCK_FLOATS / (size_t)ch;
+    ring_mem = malloc(ring_floats * sizeof *ring_mem);
+    buf = malloc(whole * (size_t)ch * sizeof *buf);
     if (!ring_mem || !buf) {
         err = sp_fail(ei, SP_ENOMEM, "out of memory for the sample ring");
         goto done;
     }
-    ring_init(&r, ring_mem, RING_FLOATS);
-    rd.src = src;
-    rd.r = &r;
-    rd.channels = info->channels;
-    rd.stop = cfg->stop;
-    if (pthread_create(&thread, NULL, reader_main, &rd) != 0) {
-        err = sp_fail(ei, SP_ENOMEM, "cannot start the reader thread");
-        goto done;
-    }
-    started = 1;
+    ring_init(&r, ring_mem, ring_floats);
 
-    progress_begin(&pg, stderr, cfg->progress, info->rate, info->frames_hint);
-    for (;;) {
-        size_t avail = ring_readable(&r), whole = (READ_BLOCK_FLOATS / (size_t)info->channels);
-        int finished = atomic_load_explicit(&rd.done, memory_order_acquire);
+    if (source_is_push(src)) {
+        if ((err = source_start(src, &r, ei)) != SP_OK)
+            goto done;
+        pushing = 1;
+    } else {
+        rd.src = src;
+        rd.r = &r;
+        rd.channels = ch;
+        rd.paced = cfg->realtime;
+        rd.rate = info->rate;
+        rd.stop = cfg->stop;
+        if (pthread_create(&thread, NULL, reader_main, &rd) != 0) {
+            err = sp_fail(ei, SP_ENOMEM, "cannot start the reader thread");
+            goto done;
+        }
+        started = 1;
+    }
+
+    progress_begin(&pg, stderr, cfg->progress && !res->live, info->rate, info->frames_hint);
+    while (consumed < limit) {
+        size_t avail;
+        int finished = pushing ? 0 : atomic_load_explicit(&rd.done, memory_order_acquire);
         if (cfg->stop && *cfg->stop) {
+            if (res->live) {
+                res->interrupted = 1; /* Ctrl-C ends a live run normally */
+                break;
+            }
             err = sp_fail(ei, SP_EINTERRUPTED, "interrupted");
             goto done;
         }
-        avail /= (size_t)info->channels;
+        if (pushing && (err = source_status(src, ei)) != SP_OK)
+            goto done;
+        avail = ring_readable(&r) / (size_t)ch;
+        if (res->live && avail > lag) {
+            /* fallen behind: drop all but the newest `keep` frames */
+            size_t gap = avail - keep;
+            ring_skip(&r, gap * (size_t)ch);
+            stft_discard(st, gap);
+            res->dropped += gap;
+            consumed += gap;
+            avail = keep;
+        }
         if (avail == 0) {
             /* `done` was read before `avail`: a finished reader has nothing more to give */
-            if (finished && ring_readable(&r) < (size_t)info->channels)
+            if (finished && ring_readable(&r) < (size_t)ch)
                 break;
             nap();
             continue;
         }
         if (avail > whole)
             avail = whole;
-        if (avail == 0)
-            avail = 1; /* more channels than READ_BLOCK_FLOATS: cannot happen (<= 1024) */
-        ring_read(&r, buf, avail * (size_t)info->channels);
+        if ((uint64_t)avail > limit - consumed)
+            avail = (size_t)(limit - consumed);
+        ring_read(&r, buf, avail * (size_t)ch);
         if ((err = stft_push(st, buf, avail, ei)) != SP_OK)
             goto done;
-        progress_update(&pg, (int64_t)stft_samples(st));
+        consumed += avail;
+        if (res->live) {
+            if ((err = stft_flush(st, ei)) != SP_OK)
+                goto done;
+            if (cfg->peaks)
+                fflush(sk.out);
+        }
+        if (!stalled && cfg->stall_for > 0 && (double)consumed >= cfg->stall_at * info->rate) {
+            stalled = 1;
+            sleep_s(cfg->stall_for);
+        }
+        progress_update(&pg, (int64_t)consumed);
     }
     progress_end(&pg);
-    pthread_join(thread, NULL);
-    started = 0;
-    if ((err = rd.err) != SP_OK) {
-        *ei = rd.ei;
+    if (pushing) {
+        source_stop(src);
+        pushing = 0;
+    }
+    if (started) {
+        atomic_store(&rd.quit, 1);
+        pthread_join(thread, NULL);
+        started = 0;
+        if ((err = rd.err) != SP_OK) {
+            *ei = rd.ei;
+            goto done;
+        }
+    }
+    if (!res->live && stft_samples(st) == 0) {
+        err = sp_fail(ei, SP_EINPUT, "%s: holds no audio samples", info->name);
         goto done;
     }
     if ((err = stft_finish(st, ei)) != SP_OK)
@@ -283,11 +415,12 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     res->samples = stft_samples(st);
     res->nonfinite = source_nonfinite(src);
     res->truncated = source_truncated(src);
+    res->dropped += source_dropped(src) + atomic_load(&rd.dropped);
     if (dp) {
         dump_meta m;
         m.source = info->name;
         m.sample_rate = info->rate;
-        m.source_channels = info->channels;
+        m.source_channels = ch;
         m.channel = cfg->channel;
         m.channels = res->out_channels;
         m.fft_size = cfg->n;
@@ -301,10 +434,13 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         m.backend = res->backend;
         m.nonfinite_samples = res->nonfinite;
         m.truncated = res->truncated;
+        m.dropped_samples = res->dropped;
         err = dump_commit(dp, &m, ei);
     }
 
 done:
+    if (pushing)
+        source_stop(src);
     if (started) {
         atomic_store(&rd.quit, 1);
         pthread_join(thread, NULL);

@@ -1,9 +1,15 @@
 /* analyze: one analysis run from a source to the sinks.
  *
- *   reader thread: source_read -> ring (blocks while the ring is full: files lose nothing)
- *   calling thread: ring -> stft (frames, window, FFT backend, dB) -> dump / peaks
+ *   file:       reader thread: source_read -> ring (blocks while the ring is full: files
+ *               never lose a sample)
+ *   microphone: PortAudio's callback -> ring (never blocks; what does not fit is counted)
+ *   --realtime: reader thread paced at the file's own rate -> ring (like a microphone)
+ *   then, on the calling thread: ring -> stft (frames, window, FFT backend, dB) -> sinks
+ *   (dump, peaks, PNG renderer, and a caller's sink such as the window).
  *
- * Memory is bounded by the ring and the batch, whatever the input's length.
+ * Live runs (microphone, --realtime) use small batches and analyse every complete frame at
+ * once; when the analysis falls behind it skips to fresh audio and counts what it skipped,
+ * so the display stays live. Memory is bounded by the ring and the batch.
  */
 #ifndef SPECTRO_ANALYZE_H
 #define SPECTRO_ANALYZE_H
@@ -15,10 +21,17 @@
 #include "err.h"
 #include "fft.h"
 #include "source.h"
+#include "stft.h"
 #include "window.h"
 
+struct analyze_result_s;
+
 typedef struct {
-    const char *input;     /* audio file */
+    const char *input;     /* audio file; NULL = the microphone */
+    const char *device;    /* microphone: index or name substring, NULL = default */
+    int rate, channels;    /* microphone: 0 = the device's defaults */
+    int realtime;          /* stream the file through the live path at its own rate */
+    double duration;       /* seconds of audio to analyse; 0 = all of it / until stopped */
     size_t n;              /* FFT size */
     size_t hop;            /* 0 = n/4 */
     window_spec window;
@@ -26,25 +39,38 @@ typedef struct {
     fft_backend_kind backend;
     const char *dump_path; /* NULL: no dump */
     int peaks;             /* print one peak line per frame to `out` */
+    double peak_fmin, peak_fmax; /* Hz range searched for peaks; 0 = whole spectrum */
     FILE *out;             /* peaks (and CSV on stdout) */
     int progress;          /* draw a progress bar on stderr */
     size_t batch;          /* frames per FFT call, 0 = chosen from n and the channels */
     volatile sig_atomic_t *stop; /* non-zero stops the run (SIGINT); may be NULL */
+    /* A further sink (the window, the PNG renderer), and a call made once the source is
+     * open and the plan made, before the first frame (res has info, n, hop, backend ...).
+     * on_start may return an error to abandon the run. */
+    stft_sink_fn sink;
+    void *sink_user;
+    int (*on_start)(void *user, const struct analyze_result_s *res, sp_errinfo *ei);
+    /* Test hook: after `stall_at` seconds of audio, the analysis sleeps `stall_for`
+     * seconds once (a stalled consumer: the live path must count drops and catch up). */
+    double stall_at, stall_for;
 } analyze_config;
 
 analyze_config analyze_config_default(void);
 
-typedef struct {
+typedef struct analyze_result_s {
     source_info info;
     char backend[16];
     char fallback[256];    /* why auto did not use the GPU ("" if it did or was not asked) */
     char window[64];
     size_t n, hop, batch;
     int out_channels;
-    uint64_t frames;       /* per output channel */
+    int live;
+    uint64_t frames;       /* per output channel (frame index reached, skips included) */
     uint64_t samples;      /* per channel, as read */
     uint64_t nonfinite;
+    uint64_t dropped;      /* live: samples per channel lost (device overflow + skipped) */
     int truncated;
+    int interrupted;       /* a live run stopped by a signal (a normal end) */
     double seconds;        /* wall time of the run */
 } analyze_result;
 

@@ -100,7 +100,7 @@ static int write_npy_header(FILE *f, const dump *d)
     char hdr[NPY_HEADER_BYTES];
     char dict[NPY_HEADER_BYTES];
     int len;
-    if (d->cfg.channels > 1)
+    if (d->cfg.stacked)
         len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %llu, %zu), }",
                        d->cfg.channels, (unsigned long long)d->frames[0], d->cfg.bins);
     else
@@ -119,7 +119,7 @@ static int write_npy_header(FILE *f, const dump *d)
 
 static int write_csv_header(FILE *f, const dump *d)
 {
-    if (d->cfg.channels > 1)
+    if (d->cfg.stacked)
         fputs("channel,", f);
     fputs("time_s", f);
     for (size_t k = 0; k < d->cfg.bins; k++)
@@ -185,7 +185,7 @@ static int write_csv_rows(dump *d, FILE *f, int channel, uint64_t first, size_t 
     for (size_t i = 0; i < nframes; i++) {
         const float *row = db + i * d->cfg.bins;
         size_t pos = 0;
-        if (d->cfg.channels > 1)
+        if (d->cfg.stacked)
             pos += (size_t)snprintf(d->line, d->line_cap, "%d,", channel);
         pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, "%.9g",
                                 d->cfg.time_first + (double)(first + i) * d->cfg.time_step);
@@ -250,8 +250,9 @@ static void write_json(FILE *f, const dump_meta *m)
             "\n  \"bin_hz\": %.17g,\n  \"backend\": ",
             (unsigned long long)m->frames, m->bins, m->time_first_s, m->time_step_s, m->bin_hz);
     json_string(f, m->backend);
-    fprintf(f, ",\n  \"nonfinite_samples\": %llu,\n  \"truncated\": %s\n}\n",
-            (unsigned long long)m->nonfinite_samples, m->truncated ? "true" : "false");
+    fprintf(f, ",\n  \"nonfinite_samples\": %llu,\n  \"dropped_samples\": %llu,\n  \"truncated\": %s\n}\n",
+            (unsigned long long)m->nonfinite_samples, (unsigned long long)m->dropped_samples,
+            m->truncated ? "true" : "false");
 }
 
 /* Appends the spooled channels to the main file, in channel order. */

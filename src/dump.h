@@ -1,8 +1,8 @@
 /* dump: headless output of spectra for scripts and tests.
  *
- *   OUT.npy  NumPy format 1.0, '<f4', C order, shape (frames, bins) or, with several
- *            output channels, (channels, frames, bins)
- *   OUT.csv  header "time_s,<Hz of each bin>", one row per frame; with several channels
+ *   OUT.npy  NumPy format 1.0, '<f4', C order, shape (frames, bins) or, stacked (every
+ *            channel kept: --channel all), (channels, frames, bins)
+ *   OUT.csv  header "time_s,<Hz of each bin>", one row per frame; stacked,
  *            "channel,time_s,..." and rows in channel-major order
  *   -        the CSV on stdout
  * Beside a file goes OUT.json (out.npy -> out.npy.json) with the analysis metadata.
@@ -28,6 +28,7 @@ int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei);
 typedef struct {
     const char *path;
     int channels;      /* output channels */
+    int stacked;       /* keep a channel axis even for one channel (--channel all) */
     size_t bins;
     double bin_hz;     /* CSV header */
     double time_first; /* CSV time column: time_first + f * time_step */
@@ -47,6 +48,7 @@ typedef struct {
     double time_first_s, time_step_s, bin_hz;
     const char *backend;
     uint64_t nonfinite_samples;
+    uint64_t dropped_samples; /* live input lost per channel */
     int truncated;
 } dump_meta;
 

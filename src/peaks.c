@@ -2,9 +2,20 @@
 
 peak peaks_find(const float *db, size_t n, double rate)
 {
-    peak p = {0.0, (double)db[1], 1};
-    size_t half = n / 2;
-    for (size_t k = 2; k < half; k++)
+    return peaks_find_range(db, n, rate, 1, n / 2 - 1);
+}
+
+peak peaks_find_range(const float *db, size_t n, double rate, size_t kmin, size_t kmax)
+{
+    peak p;
+    if (kmin < 1)
+        kmin = 1;
+    if (kmax > n / 2 - 1)
+        kmax = n / 2 - 1;
+    if (kmax < kmin)
+        kmax = kmin;
+    p.bin = kmin;
+    for (size_t k = kmin + 1; k <= kmax; k++)
         if (db[k] > db[p.bin])
             p.bin = k;
     {

@@ -16,4 +16,7 @@ typedef struct {
  * k-1, k, k+1: d = 0.5(l-r)/(l-2c+r), freq = (k+d)*rate/n, level = c - 0.25(l-r)d. */
 peak peaks_find(const float *db, size_t n, double rate);
 
+/* The same, searching bins kmin .. kmax only (clamped to 1 .. n/2-1), for --fmin/--fmax. */
+peak peaks_find_range(const float *db, size_t n, double rate, size_t kmin, size_t kmax);
+
 #endif

@@ -196,6 +196,17 @@ int stft_push(stft *s, const float *in, size_t nframes, sp_errinfo *ei)
     return SP_OK;
 }
 
+void stft_discard(stft *s, uint64_t gap)
+{
+    /* stream position just after the missing samples */
+    uint64_t pos = s->frames * s->cfg.hop + s->len - s->skip + gap;
+    uint64_t next = (pos + s->cfg.hop - 1) / s->cfg.hop;
+    s->frames = next;
+    s->len = 0;
+    s->skip = (size_t)(next * s->cfg.hop - pos);
+    s->samples += gap;
+}
+
 int stft_flush(stft *s, sp_errinfo *ei)
 {
     size_t ready;
@@ -212,7 +223,7 @@ int stft_finish(stft *s, sp_errinfo *ei)
     int err = stft_flush(s, ei);
     if (err != SP_OK)
         return err;
-    if (s->frames == 0) {
+    if (s->samples < s->cfg.n) {
         /* shorter than one frame: one frame, zero-padded */
         for (int c = 0; c < s->outs; c++)
             memset(s->sig[c] + s->len, 0, (s->cfg.n - s->len) * sizeof **s->sig);

@@ -58,7 +58,14 @@ int stft_flush(stft *s, sp_errinfo *ei);
  * of a stream shorter than n. */
 int stft_finish(stft *s, sp_errinfo *ei);
 
-/* Frames emitted so far (per output channel); samples consumed per channel. */
+/* Live mode: `gap` samples per channel went missing after those already pushed (dropped
+ * by a consumer that fell behind). The buffered partial frame is dropped too and framing
+ * resumes on the next multiple of hop, so frame f still starts at sample f*hop of the
+ * original stream and frame times stay exact. */
+void stft_discard(stft *s, uint64_t gap);
+
+/* Index of the next frame (frames emitted so far per output channel, plus frames skipped
+ * by stft_discard); samples consumed per channel. */
 uint64_t stft_frames(const stft *s);
 uint64_t stft_samples(const stft *s);
 

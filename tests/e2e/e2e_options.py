@@ -1,0 +1,56 @@
+#!/usr/bin/python3
+"""Non-default --fft-size, --hop and --window against the reference, with the JSON."""
+import unittest
+
+import spectro_e2e as E
+
+
+class Options(unittest.TestCase):
+    def check(self, name, n, hop, win, extra=()):
+        path = E.asset(name)
+        x, rate, _ = E.read_audio(path)
+        args = [path, "-n", n] + (["--hop", hop] if hop else []) + (["-w", win] if win else [])
+        a, meta, _ = E.dump(self, args + list(extra))
+        E.check_meta(self, meta, path, rate, x.shape[1], x.shape[0], n=n, hop=hop,
+                     win=win or "hann")
+        E.assert_db_close(self, a, E.reference(x, n, hop, win or "hann"),
+                          "%s %s" % (name, " ".join(map(str, args[1:]))))
+
+    def test_every_window_on_chirp(self):
+        for win in E.WINDOWS + ["kaiser:3.5", "gauss:0.25"]:
+            with self.subTest(window=win):
+                self.check("chirp_100_20k_48k_s16.wav", 512, None, win)
+
+    def test_long_options_and_short_options_agree(self):
+        path = E.asset("two_tone_48k_s16.wav")
+        a1, m1, _ = E.dump(self, [path, "-n", "2048", "-w", "blackman"])
+        a2, m2, _ = E.dump(self, [path, "--fft-size", "2048", "--window", "blackman"])
+        self.assertEqual(m1, m2)
+        self.assertTrue((a1 == a2).all())
+
+    def test_sizes_and_hops(self):
+        cases = [
+            ("chirp_100_20k_48k_s16.wav", 16, 1, "rect"),        # smallest N, hop 1
+            ("chirp_100_20k_48k_s16.wav", 1024, 333, "kaiser:5"),  # hop not dividing N
+            ("two_tone_48k_s16.wav", 8192, 8192, "flattop"),      # hop == N
+            ("two_tone_48k_s16.wav", 256, 1000, "hamming"),       # hop > N: gaps
+            ("demo.flac", 65536, None, "blackman-harris"),
+            ("sine_1000hz_48k_f32.wav", 2048, 7, "gauss"),        # small odd hop
+        ]
+        for name, n, hop, win in cases:
+            with self.subTest(asset=name, n=n, hop=hop, window=win):
+                self.check(name, n, hop, win)
+
+    def test_fft_size_bigger_than_file(self):
+        # 24000 samples < 2^20: one zero-padded frame of a million points.
+        self.check("two_tone_48k_s16.wav", 1 << 20, None, None)
+        self.check("sine_513hz_8k_u8.wav", 1 << 22, None, "blackman")  # the largest N
+
+    def test_explicit_cpu_backend(self):
+        path = E.asset("two_tone_48k_s16.wav")
+        _, meta, _ = E.dump(self, [path, "-b", "cpu"])
+        self.assertEqual(meta["backend"], "cpu")
+
+
+if __name__ == "__main__":
+    E.main()

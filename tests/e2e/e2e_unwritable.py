@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""An output path that cannot be written: exit 1, one line, nothing left behind."""
+import os
+import unittest
+
+import spectro_e2e as E
+
+
+class Unwritable(unittest.TestCase):
+    def check(self, out, cwd):
+        p = E.run([E.asset("two_tone_48k_s16.wav"), "-o", out], cwd=cwd)
+        self.assertEqual(p.returncode, 1, "exit %d, stderr %r" % (p.returncode, p.stderr))
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, repr(p.stderr))
+        self.assertTrue(lines[0].startswith("spectro: "), lines[0])
+        self.assertIn(os.path.basename(os.path.dirname(out)) or out, lines[0],
+                      "error names the output path")
+
+    def test_missing_directory(self):
+        with E.TempDir() as d:
+            self.check("/nonexistent-dir-spectro-e2e/out.npy", d)
+            self.check(os.path.join(d, "missing", "out.csv"), d)
+            self.assertEqual(E.listing(d), set())
+
+    def test_output_is_a_directory(self):
+        with E.TempDir() as d:
+            os.mkdir(os.path.join(d, "x.npy"))
+            p = E.run([E.asset("two_tone_48k_s16.wav"), "-o", os.path.join(d, "x.npy")])
+            self.assertIn(p.returncode, (1, 2), p.stderr)
+            self.assertEqual(len(p.stderr.splitlines()), 1, repr(p.stderr))
+            self.assertEqual(E.listing(d), {"x.npy"})
+
+    @unittest.skipIf(os.geteuid() == 0, "root ignores directory permissions")
+    def test_read_only_directory(self):
+        with E.TempDir() as d:
+            ro = os.path.join(d, "ro")
+            os.mkdir(ro)
+            os.chmod(ro, 0o555)
+            try:
+                self.check(os.path.join(ro, "out.npy"), d)
+                self.assertEqual(E.listing(ro), set())
+            finally:
+                os.chmod(ro, 0o755)
+
+
+if __name__ == "__main__":
+    E.main()
