@@ -60,7 +60,7 @@ analyze_config analyze_config_default(void);
 typedef struct analyze_result_s {
     source_info info;
     char backend[16];
-    char fallback[256];    /* why auto did not use the GPU ("" if it did or was not asked) */
+    char fallback[512];    /* why auto did not use the GPU ("" if it did or was not asked) */
     char window[64];
     size_t n, hop, batch;
     int out_channels;

@@ -139,6 +139,8 @@ int dump_open(const dump_config *cfg, dump **out, sp_errinfo *ei)
     if (!d)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     d->cfg = *cfg;
+    if (cfg->channels > 1)
+        d->cfg.stacked = 1; /* several channels always need the channel axis */
     if ((err = dump_format_from_path(cfg->path, &d->fmt, ei)) != SP_OK)
         goto fail;
     err = SP_ENOMEM;

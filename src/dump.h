@@ -28,7 +28,8 @@ int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei);
 typedef struct {
     const char *path;
     int channels;      /* output channels */
-    int stacked;       /* keep a channel axis even for one channel (--channel all) */
+    int stacked;       /* keep a channel axis even for one channel (--channel all); implied
+                        * by channels > 1 */
     size_t bins;
     double bin_hz;     /* CSV header */
     double time_first; /* CSV time column: time_first + f * time_step */

@@ -1,7 +1,6 @@
 #include "fft.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,7 @@ struct fft_plan {
     const fft_backend *be;
     void *state;
     size_t n, max_batch;
-    char fallback[256];
+    char fallback[sizeof(sp_errinfo)];
     sp_errinfo err;
 };
 
@@ -51,50 +50,6 @@ float fft_amp_to_db(float a)
     return 20.0f * log10f(a);
 }
 
-/* log2(x) for positive normal floats: split off the exponent, bring the mantissa into
- * [sqrt(1/2), sqrt(2)), then log2(m) = (2/ln 2) atanh(t) with t = (m-1)/(m+1), |t| < 0.172,
- * as an odd series to t^9 (truncation < 2e-9). Written with GCC/Clang vector extensions,
- * 4 lanes at a time (one SSE/NEON register), since the compiler does not vectorise the
- * bit manipulation on its own. */
-typedef float v4f __attribute__((vector_size(16)));
-typedef int32_t v4i __attribute__((vector_size(16)));
-
-static inline v4f log2_poly4(v4f x)
-{
-    v4i u = (v4i)x;
-    v4i mant = u & 0x007fffff;
-    v4i hi = -(mant >= 0x003504f3); /* 1 where m >= sqrt(2): count one more in the exponent */
-    v4f e = __builtin_convertvector(((u >> 23) & 0xff) - 127 + hi, v4f);
-    v4f m = (v4f)(mant | ((127 - hi) << 23));
-    v4f t = (m - 1.0f) / (m + 1.0f);
-    v4f t2 = t * t;
-    return e + t * (2.8853900817779268f +
-                    t2 * (0.96179669392597560f +
-                          t2 * (0.57707801635558536f + t2 * (0.41219858311113240f + t2 * 0.32059889797532520f))));
-}
-
-void fft_power_to_db(const float *power, float *db, size_t n)
-{
-    /* 10*log10(p) = 10*log10(2) * log2(p) */
-    const float k = 3.0102999566398120f;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        v4f p, one = {1, 1, 1, 1}, fl, v;
-        v4i ok;
-        memcpy(&p, power + i, sizeof p);
-        ok = p > 1e-20f; /* false for NaN too */
-        v = k * log2_poly4((v4f)((ok & (v4i)p) | (~ok & (v4i)one)));
-        fl = (v4f)(ok & 0) + FFT_DB_FLOOR;
-        v = (v4f)((ok & (v4i)v) | (~ok & (v4i)fl));
-        memcpy(db + i, &v, sizeof v);
-    }
-    for (; i < n; i++) {
-        float p = power[i];
-        v4f x = {p > 1e-20f ? p : 1.0f, 1, 1, 1};
-        db[i] = p > 1e-20f ? k * log2_poly4(x)[0] : FFT_DB_FLOOR;
-    }
-}
-
 int fft_backend_parse(const char *text, fft_backend_kind *out)
 {
     static const struct {
@@ -124,6 +79,7 @@ static const fft_backend *backend_for(fft_backend_kind kind, sp_errinfo *ei, int
     case FFT_BACKEND_CUDA:
     case FFT_BACKEND_CUFFT:
 #ifdef SPECTRO_HAVE_CUDA
+        (void)ei;
         return kind == FFT_BACKEND_CUDA ? &fft_backend_cuda : &fft_backend_cufft;
 #else
         *err = sp_fail(ei, SP_EUNSUPPORTED,

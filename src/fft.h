@@ -88,10 +88,6 @@ int fft_is_pow2(size_t n);
 float fft_level_scale(size_t n, size_t k, double window_sum);
 /* 20*log10(max(a, 1e-10)) with NaN mapped to the floor. */
 float fft_amp_to_db(float a);
-/* db[i] = 10*log10(max(power[i], 1e-20)), the level of amplitude sqrt(power[i]): the same
- * contract as fft_amp_to_db on squared amplitudes, NaN mapped to the floor, vectorisable
- * (a polynomial log2, within 1e-5 dB of log10f). n may be 0. */
-void fft_power_to_db(const float *power, float *db, size_t n);
 /* Backend name -> kind ("auto", "cpu", "cuda", "cufft"); SP_EINVAL otherwise. */
 int fft_backend_parse(const char *text, fft_backend_kind *out);
 

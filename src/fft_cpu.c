@@ -16,9 +16,16 @@
  * transform, and each level's slice is contiguous. All twiddles are computed in double
  * and stored as float; the inverse uses its own conjugated imaginary table.
  *
+ * Vectors. 4-wide GCC/Clang generic vectors (SSE2 on x86-64, NEON), a scalar fallback
+ * elsewhere; on x86-64 GCC builds the levels with h >= 16 also have 8-wide AVX versions
+ * picked at run time when the CPU has AVX (SPECTRO_CPU_SIMD=sse2 keeps the 4-wide path).
+ * No FMA and no -ffast-math: both paths give the same bits.
+ *
  * Threads. stft_db splits its frames over a pool made in create(): the caller takes the
- * first share, nthreads-1 workers the others, each with its own scratch. Calls with
- * nframes*n < 65536 run on the caller alone (waking the pool costs more than it saves).
+ * first share, nthreads-1 workers the others, each with its own scratch. nthreads is
+ * min(online CPUs, 8), SPECTRO_CPU_THREADS overrides (1 = no threads), never above
+ * max_batch. Calls with nframes*n < 65536 run on the caller alone (waking the pool costs
+ * more than it saves).
  * Nothing is allocated after create(). */
 #include "fft_backend.h"
 
@@ -42,6 +49,9 @@ typedef float vf_u __attribute__((vector_size(16), may_alias, aligned(4)));
 typedef int32_t vi __attribute__((vector_size(16)));
 #define VW 4
 #define CPU_VECTOR_DB 1
+#if defined(__x86_64__) && !defined(__clang__)
+#define CPU_AVX_DISPATCH 1
+#endif
 static inline vf vld(const float *p)
 {
     return *(const vf_u *)p;
@@ -81,6 +91,7 @@ typedef struct {
 struct cpu_state {
     size_t n, half, hop;
     unsigned log2n;
+    int avx;                    /* levels with h >= 16 run 8-wide (AVX present, not disabled) */
     float *twr, *twi, *twi_inv; /* n floats each: w_h[j] at [h + j] */
     float *rtwr, *rtwi;         /* e^{-2 pi i k/n}, k = 0 .. n/4 (real post-processing) */
     uint32_t *rev4_full;        /* bit reversal of 4q in log2(n) bits, q < n/4 */
@@ -133,80 +144,109 @@ static uint32_t bit_reverse(uint32_t v, unsigned bits)
 
 /* ---- the radix-2 levels on split data ------------------------------------------------ */
 
-/* One level: butterflies (base+j, base+j+h) with w_h[j]. h >= VW. */
-static void level_single(float *restrict re, float *restrict im, size_t m, size_t h,
-                         const float *restrict twr, const float *restrict twi)
-{
-    const float *wr = twr + h, *wi = twi + h;
-    for (size_t base = 0; base < m; base += 2 * h) {
-        float *ar = re + base, *ai = im + base, *br = ar + h, *bi = ai + h;
-        for (size_t j = 0; j < h; j += VW) {
-            vf c = vld(wr + j), s = vld(wi + j);
-            vf xr = vld(br + j), xi = vld(bi + j);
-            vf tr = xr * c - xi * s, ti = xr * s + xi * c;
-            vf ur = vld(ar + j), ui = vld(ai + j);
-            vst(ar + j, ur + tr);
-            vst(ai + j, ui + ti);
-            vst(br + j, ur - tr);
-            vst(bi + j, ui - ti);
-        }
+/* The level bodies are macros so that one text serves each vector width: V the vector
+ * type, W its width (h >= W), LD/ST its unaligned load and store. */
+
+/* One level: butterflies (base+j, base+j+h) with w_h[j]. */
+#define LEVEL_SINGLE_BODY(V, W, LD, ST)                                                     \
+    const float *wr = twr + h, *wi = twi + h;                                             \
+    for (size_t base = 0; base < m; base += 2 * h) {                                      \
+        float *ar = re + base, *ai = im + base, *br = ar + h, *bi = ai + h;               \
+        for (size_t j = 0; j < h; j += W) {                                               \
+            V c = LD(wr + j), s = LD(wi + j);                                             \
+            V xr = LD(br + j), xi = LD(bi + j);                                           \
+            V tr = xr * c - xi * s, ti = xr * s + xi * c;                                 \
+            V ur = LD(ar + j), ui = LD(ai + j);                                           \
+            ST(ar + j, ur + tr);                                                          \
+            ST(ai + j, ui + ti);                                                          \
+            ST(br + j, ur - tr);                                                          \
+            ST(bi + j, ui - ti);                                                          \
+        }                                                                                 \
     }
-}
 
 /* Two levels, h and 2h, in one pass over blocks of 4h: quarter k of a block holds the
  * points base + k*h + j. Level h pairs quarters (0,1) and (2,3) with w_h[j]; level 2h
- * pairs (0,2) with w_2h[j] and (1,3) with w_2h[j+h]. Still radix-2 DIT, just fewer
- * loads and stores. h >= VW. */
-static void level_pair(float *restrict re, float *restrict im, size_t m, size_t h,
-                       const float *restrict twr, const float *restrict twi)
-{
-    const float *w1r = twr + h, *w1i = twi + h;
-    const float *w2r = twr + 2 * h, *w2i = twi + 2 * h;
-    const float *w3r = w2r + h, *w3i = w2i + h;
-    for (size_t base = 0; base < m; base += 4 * h) {
-        float *r0 = re + base, *r1 = r0 + h, *r2 = r1 + h, *r3 = r2 + h;
-        float *i0 = im + base, *i1 = i0 + h, *i2 = i1 + h, *i3 = i2 + h;
-        for (size_t j = 0; j < h; j += VW) {
-            vf c1 = vld(w1r + j), s1 = vld(w1i + j);
-            vf ar = vld(r0 + j), ai = vld(i0 + j);
-            vf br = vld(r1 + j), bi = vld(i1 + j);
-            vf cr = vld(r2 + j), ci = vld(i2 + j);
-            vf dr = vld(r3 + j), di = vld(i3 + j);
-
-            vf tr = br * c1 - bi * s1, ti = br * s1 + bi * c1;
-            br = ar - tr;
-            bi = ai - ti;
-            ar = ar + tr;
-            ai = ai + ti;
-            tr = dr * c1 - di * s1;
-            ti = dr * s1 + di * c1;
-            dr = cr - tr;
-            di = ci - ti;
-            cr = cr + tr;
-            ci = ci + ti;
-
-            vf c2 = vld(w2r + j), s2 = vld(w2i + j);
-            tr = cr * c2 - ci * s2;
-            ti = cr * s2 + ci * c2;
-            vst(r0 + j, ar + tr);
-            vst(i0 + j, ai + ti);
-            vst(r2 + j, ar - tr);
-            vst(i2 + j, ai - ti);
-
-            vf c3 = vld(w3r + j), s3 = vld(w3i + j);
-            tr = dr * c3 - di * s3;
-            ti = dr * s3 + di * c3;
-            vst(r1 + j, br + tr);
-            vst(i1 + j, bi + ti);
-            vst(r3 + j, br - tr);
-            vst(i3 + j, bi - ti);
-        }
+ * pairs (0,2) with w_2h[j] and (1,3) with w_2h[j+h]. Still radix-2 DIT, just half the
+ * loads and stores. */
+#define LEVEL_PAIR_BODY(V, W, LD, ST)                                                       \
+    const float *w1r = twr + h, *w1i = twi + h;                                           \
+    const float *w2r = twr + 2 * h, *w2i = twi + 2 * h;                                   \
+    const float *w3r = w2r + h, *w3i = w2i + h;                                           \
+    for (size_t base = 0; base < m; base += 4 * h) {                                      \
+        float *r0 = re + base, *r1 = r0 + h, *r2 = r1 + h, *r3 = r2 + h;                  \
+        float *i0 = im + base, *i1 = i0 + h, *i2 = i1 + h, *i3 = i2 + h;                  \
+        for (size_t j = 0; j < h; j += W) {                                               \
+            V c1 = LD(w1r + j), s1 = LD(w1i + j);                                         \
+            V ar = LD(r0 + j), ai = LD(i0 + j);                                           \
+            V br = LD(r1 + j), bi = LD(i1 + j);                                           \
+            V cr = LD(r2 + j), ci = LD(i2 + j);                                           \
+            V dr = LD(r3 + j), di = LD(i3 + j);                                           \
+            V tr = br * c1 - bi * s1, ti = br * s1 + bi * c1;                             \
+            br = ar - tr;                                                                 \
+            bi = ai - ti;                                                                 \
+            ar = ar + tr;                                                                 \
+            ai = ai + ti;                                                                 \
+            tr = dr * c1 - di * s1;                                                       \
+            ti = dr * s1 + di * c1;                                                       \
+            dr = cr - tr;                                                                 \
+            di = ci - ti;                                                                 \
+            cr = cr + tr;                                                                 \
+            ci = ci + ti;                                                                 \
+            V c2 = LD(w2r + j), s2 = LD(w2i + j);                                         \
+            tr = cr * c2 - ci * s2;                                                       \
+            ti = cr * s2 + ci * c2;                                                       \
+            ST(r0 + j, ar + tr);                                                          \
+            ST(i0 + j, ai + ti);                                                          \
+            ST(r2 + j, ar - tr);                                                          \
+            ST(i2 + j, ai - ti);                                                          \
+            V c3 = LD(w3r + j), s3 = LD(w3i + j);                                         \
+            tr = dr * c3 - di * s3;                                                       \
+            ti = dr * s3 + di * c3;                                                       \
+            ST(r1 + j, br + tr);                                                          \
+            ST(i1 + j, bi + ti);                                                          \
+            ST(r3 + j, br - tr);                                                          \
+            ST(i3 + j, bi - ti);                                                          \
+        }                                                                                 \
     }
+
+#define LEVEL_ARGS                                                                          \
+    float *restrict re, float *restrict im, size_t m, size_t h, const float *restrict twr, \
+        const float *restrict twi
+
+static void level_single(LEVEL_ARGS)
+{
+    LEVEL_SINGLE_BODY(vf, VW, vld, vst)
 }
 
-/* Levels h = 4 .. m/2 of an m-point transform whose first two levels are done. */
+static void level_pair(LEVEL_ARGS)
+{
+    LEVEL_PAIR_BODY(vf, VW, vld, vst)
+}
+
+#ifdef CPU_AVX_DISPATCH
+/* 8-wide AVX versions for levels with h >= 8, chosen at run time (the build targets plain
+ * x86-64; FFTW does the same). AVX alone adds no FMA, so results match the SSE path. */
+typedef float vf8 __attribute__((vector_size(32)));
+typedef float vf8_u __attribute__((vector_size(32), may_alias, aligned(4)));
+#define AVX_FN __attribute__((target("avx")))
+AVX_FN static inline vf8 vld8(const float *p)
+{
+    return *(const vf8_u *)p;
+}
+AVX_FN static inline void vst8(float *p, vf8 v)
+{
+    *(vf8_u *)p = v;
+}
+AVX_FN static void level_pair_avx(LEVEL_ARGS)
+{
+    LEVEL_PAIR_BODY(vf8, 8, vld8, vst8)
+}
+#endif
+
+/* Levels h = 4 .. m/2 of an m-point transform whose first two levels are done: the first
+ * pass at h = 4 (one level or two, so that the rest pair up), then pairs. */
 static void levels_rest(float *re, float *im, size_t m, unsigned log2m, const float *twr,
-                        const float *twi)
+                        const float *twi, int avx)
 {
     unsigned left = log2m - 2;
     size_t h = 4;
@@ -214,7 +254,20 @@ static void levels_rest(float *re, float *im, size_t m, unsigned log2m, const fl
         level_single(re, im, m, h, twr, twi);
         h *= 2;
         left--;
+    } else if (left) {
+        level_pair(re, im, m, h, twr, twi);
+        h *= 4;
+        left -= 2;
     }
+#ifdef CPU_AVX_DISPATCH
+    if (avx) {
+        for (; left; left -= 2, h *= 4)
+            level_pair_avx(re, im, m, h, twr, twi);
+        return;
+    }
+#else
+    (void)avx;
+#endif
     for (; left; left -= 2, h *= 4)
         level_pair(re, im, m, h, twr, twi);
 }
@@ -237,13 +290,76 @@ static void levels_rest(float *re, float *im, size_t m, unsigned log2m, const fl
         di[k + 3] = y1i - ti;                                                             \
     } while (0)
 
+#ifdef __SSE2__
+/* The gather + radix-2x2 step four groups at a time, on interleaved (re, im) float pairs x
+ * (times the pairs of w when w is not NULL), the offsets of points 1..3 of a group in
+ * floats being m, m/2 and 3m/2. Each point is one 64-bit load; four of them make a re and
+ * an im vector across the groups, the 4-point step runs on those, and a 4x4 transpose puts
+ * each group's results back in a row. Same operations as RADIX2X2, so the same results.
+ * Returns how many groups it did (a multiple of 4). */
+static size_t gather_sse(const float *restrict x, const float *restrict w, float *restrict re,
+                         float *restrict im, size_t m, const uint32_t *restrict rev4, float sgn)
+{
+    const size_t off[4] = {0, m, m / 2, 3 * (m / 2)};
+    const __m128 sg = _mm_set1_ps(sgn), nsg = _mm_set1_ps(-sgn);
+    size_t q = 0;
+    for (; q + 4 <= m / 4; q += 4) {
+        const size_t r0 = 2 * (size_t)rev4[q], r1 = 2 * (size_t)rev4[q + 1];
+        const size_t r2 = 2 * (size_t)rev4[q + 2], r3 = 2 * (size_t)rev4[q + 3];
+        __m128 xr[4], xi[4];
+        for (int t = 0; t < 4; t++) {
+            const size_t o = off[t];
+            __m128 lo = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(x + r0 + o));
+            __m128 hi = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(x + r2 + o));
+            lo = _mm_loadh_pi(lo, (const __m64 *)(x + r1 + o));
+            hi = _mm_loadh_pi(hi, (const __m64 *)(x + r3 + o));
+            if (w) {
+                __m128 wlo = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(w + r0 + o));
+                __m128 whi = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(w + r2 + o));
+                wlo = _mm_loadh_pi(wlo, (const __m64 *)(w + r1 + o));
+                whi = _mm_loadh_pi(whi, (const __m64 *)(w + r3 + o));
+                lo = _mm_mul_ps(lo, wlo);
+                hi = _mm_mul_ps(hi, whi);
+            }
+            xr[t] = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+            xi[t] = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+        }
+        __m128 y0r = _mm_add_ps(xr[0], xr[1]), y0i = _mm_add_ps(xi[0], xi[1]);
+        __m128 y1r = _mm_sub_ps(xr[0], xr[1]), y1i = _mm_sub_ps(xi[0], xi[1]);
+        __m128 y2r = _mm_add_ps(xr[2], xr[3]), y2i = _mm_add_ps(xi[2], xi[3]);
+        __m128 y3r = _mm_sub_ps(xr[2], xr[3]), y3i = _mm_sub_ps(xi[2], xi[3]);
+        __m128 tr = _mm_mul_ps(sg, y3i), ti = _mm_mul_ps(nsg, y3r);
+        __m128 a0 = _mm_add_ps(y0r, y2r), a1 = _mm_add_ps(y1r, tr);
+        __m128 a2 = _mm_sub_ps(y0r, y2r), a3 = _mm_sub_ps(y1r, tr);
+        __m128 b0 = _mm_add_ps(y0i, y2i), b1 = _mm_add_ps(y1i, ti);
+        __m128 b2 = _mm_sub_ps(y0i, y2i), b3 = _mm_sub_ps(y1i, ti);
+        _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
+        _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
+        float *dr = re + 4 * q, *di = im + 4 * q;
+        _mm_storeu_ps(dr, a0);
+        _mm_storeu_ps(dr + 4, a1);
+        _mm_storeu_ps(dr + 8, a2);
+        _mm_storeu_ps(dr + 12, a3);
+        _mm_storeu_ps(di, b0);
+        _mm_storeu_ps(di + 4, b1);
+        _mm_storeu_ps(di + 8, b2);
+        _mm_storeu_ps(di + 12, b3);
+    }
+    return q;
+}
+#endif
+
 /* Gather interleaved complex x in bit-reversed order into re/im and do levels 1-2.
  * rev4[q] = bitrev(4q); bitrev(4q + 1, 2, 3) = rev4[q] + m/2, + m/4, + 3m/4. */
 static void gather_complex(const cpx *restrict x, float *restrict re, float *restrict im,
                            size_t m, const uint32_t *restrict rev4, float sgn)
 {
     const size_t o1 = m / 2, o2 = m / 4, o3 = 3 * (m / 4);
-    for (size_t q = 0; q < m / 4; q++) {
+    size_t q = 0;
+#ifdef __SSE2__
+    q = gather_sse(&x[0].re, NULL, re, im, m, rev4, sgn);
+#endif
+    for (; q < m / 4; q++) {
         const cpx *p = x + rev4[q];
         RADIX2X2(p[0].re, p[0].im, p[o1].re, p[o1].im, p[o2].re, p[o2].im, p[o3].re, p[o3].im,
                  sgn, re, im, 4 * q);
@@ -256,8 +372,12 @@ static void gather_real(const float *restrict x, const float *restrict w, float 
                         float *restrict im, size_t m, const uint32_t *restrict rev4)
 {
     const size_t o1 = m, o2 = m / 2, o3 = 3 * (m / 2); /* offsets in floats */
+    size_t q = 0;
+#ifdef __SSE2__
+    q = gather_sse(x, w, re, im, m, rev4, 1.0f);
+#endif
     if (w) {
-        for (size_t q = 0; q < m / 4; q++) {
+        for (; q < m / 4; q++) {
             size_t r = 2 * (size_t)rev4[q];
             const float *p = x + r, *v = w + r;
             RADIX2X2(p[0] * v[0], p[1] * v[1], p[o1] * v[o1], p[o1 + 1] * v[o1 + 1],
@@ -265,7 +385,7 @@ static void gather_real(const float *restrict x, const float *restrict w, float 
                      1.0f, re, im, 4 * q);
         }
     } else {
-        for (size_t q = 0; q < m / 4; q++) {
+        for (; q < m / 4; q++) {
             const float *p = x + 2 * (size_t)rev4[q];
             RADIX2X2(p[0], p[1], p[o1], p[o1 + 1], p[o2], p[o2 + 1], p[o3], p[o3 + 1], 1.0f, re,
                      im, 4 * q);
@@ -372,7 +492,7 @@ static void stft_range(const cpu_state *st, float *re, float *im, const float *s
     const size_t bins = st->half + 1;
     for (size_t f = f0; f < f1; f++) {
         gather_real(signal + f * st->hop, st->win, re, im, st->half, st->rev4_half);
-        levels_rest(re, im, st->half, st->log2n - 1, st->twr, st->twi);
+        levels_rest(re, im, st->half, st->log2n - 1, st->twr, st->twi, st->avx);
         real_post_db(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
     }
 }
@@ -508,6 +628,14 @@ static int cpu_create(const fft_config *cfg, const float *window, double window_
     st->half = half;
     st->hop = cfg->hop;
     st->log2n = ilog2(n);
+#ifdef CPU_AVX_DISPATCH
+    {
+        /* SPECTRO_CPU_SIMD=sse2 keeps the 4-wide path (tests cover both) */
+        const char *simd = getenv("SPECTRO_CPU_SIMD");
+        __builtin_cpu_init();
+        st->avx = __builtin_cpu_supports("avx") && !(simd && strcmp(simd, "sse2") == 0);
+    }
+#endif
     if ((err = thread_count(cfg->max_batch, &st->nthreads, ei)) != SP_OK)
         goto fail;
 
@@ -639,7 +767,7 @@ static int cpu_c2c(void *state, const cpx *in, cpx *out, size_t batch, int inver
     float *restrict re = st->re, *restrict im = st->im;
     for (size_t b = 0; b < batch; b++) {
         gather_complex(in + b * n, re, im, n, st->rev4_full, sgn);
-        levels_rest(re, im, n, st->log2n, st->twr, twi);
+        levels_rest(re, im, n, st->log2n, st->twr, twi, st->avx);
         interleave(re, im, out + b * n, n, s);
     }
     return SP_OK;
@@ -654,7 +782,7 @@ static int cpu_r2c(void *state, const float *in, cpx *out, size_t batch, sp_erri
     const size_t n = st->n, m = st->half;
     for (size_t b = 0; b < batch; b++) {
         gather_real(in + b * n, NULL, st->re, st->im, m, st->rev4_half);
-        levels_rest(st->re, st->im, m, st->log2n - 1, st->twr, st->twi);
+        levels_rest(st->re, st->im, m, st->log2n - 1, st->twr, st->twi, st->avx);
         real_post(st->re, st->im, m, st->rtwr, st->rtwi, out + b * (m + 1));
     }
     return SP_OK;

@@ -94,6 +94,50 @@ uint64_t source_nonfinite(const source *s);
 int source_truncated(const source *s);
 void source_close(source *s); /* NULL is a no-op */
 
+/* ---- microphone (PortAudio): a push source --------------------------------------------
+ * PortAudio is initialised only when the microphone is used (open or list), never for file
+ * analysis. Before that, the audio stack's stderr chatter is silenced for the whole process:
+ * ALSA's error handler is replaced by a no-op, JACK_NO_START_SERVER=1 is set (unless already
+ * set) and libjack's error/info functions are replaced by no-ops when libjack is loaded.
+ * A missing or device-less ALSA configuration (which makes PortAudio 19.6 abort on an
+ * assertion) is reported as an error instead. Builds without PortAudio return
+ * SP_EUNSUPPORTED. */
+typedef struct {
+    const char *device; /* NULL = default input; an index ("3") or a case-insensitive name
+                           substring (an exact name wins over a substring) */
+    int rate;           /* Hz; 0 = the device's default rate */
+    int channels;       /* 0 = 1 (mono) */
+    double latency_s;   /* 0 = the device's default low input latency */
+} source_mic_config;
+
+source_mic_config source_mic_config_default(void); /* default device, its rate, mono */
+
+/* Opens (but does not start) an input stream: float32 interleaved frames.
+ * SP_ENODEV: no input device / no device matches cfg->device (the message lists them).
+ * SP_EINVAL: unsupported rate (the message lists the standard rates the device takes) or
+ * too many channels. SP_EAUDIO: device busy or another PortAudio failure.
+ * source_start() then delivers into the ring; source_dropped() counts samples lost: those
+ * the ring had no room for (whole frames are kept together) plus, for every callback that
+ * PortAudio flagged paInputOverflow, that callback's size in samples (an estimate of the
+ * gap). source_status() returns SP_EAUDIO ("audio device lost ...") when the stream stopped
+ * without source_stop() or no audio arrived for 2 s. */
+int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei);
+
+typedef struct {
+    int index;             /* PortAudio device index, usable as source_mic_config.device */
+    char name[128];
+    char host_api[32];
+    int max_input_channels;
+    double default_rate;
+    int is_default;        /* the default input device */
+} source_device_info;
+
+/* Lists input devices into out[0..max) (out may be NULL when max is 0); *count = how many
+ * exist (may exceed max). SP_OK with *count == 0 when PortAudio finds none; SP_ENODEV when
+ * the ALSA configuration is missing or names no device (PortAudio would abort). */
+int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo *ei);
+/* ---- end of microphone ----------------------------------------------------------------- */
+
 #ifdef __cplusplus
 }
 #endif

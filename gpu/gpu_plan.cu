@@ -1,0 +1,534 @@
+/* gpu_plan: buffers, streams, the sub-batch pipeline and the framing / dB kernels shared by
+ * the cuda and cufft backends (see gpu_plan.h). */
+#include "gpu_plan.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+static_assert(sizeof(cpx) == sizeof(float2), "cpx must have the layout of float2");
+
+#define GPU_BLOCK 256
+
+/* Returns from the enclosing function (which has an `sp_errinfo *ei`) on a CUDA error. */
+#define GPU_CK(call)                                                                       \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess)                                                             \
+            return gpu_fail_cuda(ei, (int)e_, #call);                                      \
+    } while (0)
+
+struct gpu_plan {
+    size_t n, hop, max_batch, chunk;
+    size_t work_bytes; /* n complex a frame: c2c data, r2c input, dB output */
+    size_t spec_bytes; /* n/2+1 complex a frame */
+    size_t sig_bytes;  /* signal for `chunk` frames: (chunk-1)*hop + n floats */
+    size_t hin_bytes, hout_bytes;
+    float scale_mid, scale_edge;
+    float *d_window;
+    cudaStream_t stream[GPU_NSLOTS];
+    void *d_work[GPU_NSLOTS];
+    cpx *d_spec[GPU_NSLOTS];
+    float *d_sig[GPU_NSLOTS];
+    unsigned char *h_in[GPU_NSLOTS], *h_out[GPU_NSLOTS]; /* pinned staging */
+    const gpu_xform *xf;
+    void *ctx;
+    int broken;
+    char why[sizeof(((sp_errinfo *)0)->msg)];
+};
+
+/* ---- error helpers ------------------------------------------------------------------- */
+
+int gpu_fail_cuda(sp_errinfo *ei, int cuda_err, const char *what)
+{
+    cudaError_t e = (cudaError_t)cuda_err;
+    int code = e == cudaErrorMemoryAllocation ? SP_ENOMEM : SP_EGPU;
+    return sp_fail(ei, code, "CUDA error in %s: %s (%s)", what, cudaGetErrorString(e),
+                   cudaGetErrorName(e));
+}
+
+int gpu_check_launch(sp_errinfo *ei, const char *kernel)
+{
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        return sp_fail(ei, SP_EGPU, "CUDA error launching %s: %s (%s)", kernel,
+                       cudaGetErrorString(e), cudaGetErrorName(e));
+    return SP_OK;
+}
+
+int gpu_malloc(void **d_ptr, size_t bytes, const char *what, sp_errinfo *ei)
+{
+    *d_ptr = NULL;
+    cudaError_t e = cudaMalloc(d_ptr, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError(); /* not sticky: clear it so later calls work */
+        size_t free_b = 0, total_b = 0;
+        (void)cudaMemGetInfo(&free_b, &total_b);
+        *d_ptr = NULL;
+        return sp_fail(ei, SP_ENOMEM,
+                       "out of GPU memory: %zu bytes asked for %s, %zu of %zu bytes free", bytes,
+                       what, free_b, total_b);
+    }
+    if (e != cudaSuccess) {
+        *d_ptr = NULL;
+        return gpu_fail_cuda(ei, (int)e, "cudaMalloc");
+    }
+    return SP_OK;
+}
+
+static int host_alloc(unsigned char **h_ptr, size_t bytes, const char *what, sp_errinfo *ei)
+{
+    *h_ptr = NULL;
+    cudaError_t e = cudaHostAlloc((void **)h_ptr, bytes, cudaHostAllocDefault);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *h_ptr = NULL;
+        return sp_fail(ei, e == cudaErrorMemoryAllocation ? SP_ENOMEM : SP_EGPU,
+                       "cudaHostAlloc of %zu bytes of pinned memory for %s failed: %s", bytes,
+                       what, cudaGetErrorString(e));
+    }
+    return SP_OK;
+}
+
+/* ---- probe ---------------------------------------------------------------------------- */
+
+int gpu_probe(sp_errinfo *ei)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
+        return sp_fail(ei, SP_ENODEV, "no CUDA device found");
+    if (e == cudaErrorInsufficientDriver)
+        return sp_fail(ei, SP_ENODEV, "no usable CUDA device: %s (no NVIDIA driver, or one too "
+                       "old for CUDA runtime %d.%d)", cudaGetErrorString(e), CUDART_VERSION / 1000,
+                       (CUDART_VERSION % 1000) / 10);
+    if (e != cudaSuccess)
+        return sp_fail(ei, SP_ENODEV, "no usable CUDA device: %s", cudaGetErrorString(e));
+    e = cudaFree(0);
+    if (e != cudaSuccess)
+        return sp_fail(ei, SP_ENODEV, "CUDA device found but unusable: %s", cudaGetErrorString(e));
+    return SP_OK;
+}
+
+/* ---- kernels -------------------------------------------------------------------------- */
+
+/* d_frames[f*n + i] = d_sig[f*hop + i] * d_win[i]: cuts nframes overlapping frames. */
+__global__ void frame_window_kernel(const float *__restrict__ d_sig, const float *__restrict__ d_win,
+                                    float *__restrict__ d_frames, unsigned log2n, size_t hop,
+                                    size_t total)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total)
+        return;
+    size_t f = t >> log2n;
+    size_t i = t & (((size_t)1 << log2n) - 1);
+    d_frames[t] = d_sig[f * hop + i] * d_win[i];
+}
+
+/* Level in dBFS of each bin: a = |X| * (2/S inside, 1/S at 0 and n/2);
+ * 20*log10(max(a, 1e-10)), NaN -> floor (the comparison is false for NaN). */
+__global__ void amp_db_kernel(const float2 *__restrict__ d_spec, float *__restrict__ d_db,
+                              size_t bins, size_t total, float scale_mid, float scale_edge)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total)
+        return;
+    size_t k = t % bins;
+    float2 x = d_spec[t];
+    float a = sqrtf(x.x * x.x + x.y * x.y) * ((k == 0 || k == bins - 1) ? scale_edge : scale_mid);
+    d_db[t] = (a > 1e-10f) ? 20.0f * log10f(a) : FFT_DB_FLOOR;
+}
+
+__global__ void scale_kernel(float2 *d_data, size_t count, float s)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count)
+        return;
+    float2 v = d_data[t];
+    d_data[t] = make_float2(v.x * s, v.y * s);
+}
+
+/* Fills d_out with values in [-1, 1) from a per-element hash (for timing runs only). */
+__global__ void fill_random_kernel(float *d_out, size_t count, uint32_t seed)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count)
+        return;
+    uint32_t h = (uint32_t)t * 2654435761u ^ seed ^ (uint32_t)(t >> 32);
+    h ^= h >> 16;
+    h *= 0x7feb352dU;
+    h ^= h >> 15;
+    h *= 0x846ca68bU;
+    h ^= h >> 16;
+    d_out[t] = (float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+static unsigned ilog2(size_t n)
+{
+    unsigned l = 0;
+    while (((size_t)1 << l) < n)
+        l++;
+    return l;
+}
+
+static unsigned blocks_for(size_t total)
+{
+    return (unsigned)((total + GPU_BLOCK - 1) / GPU_BLOCK);
+}
+
+int gpu_scale(void *stream, cpx *d_data, size_t count, float s, sp_errinfo *ei)
+{
+    scale_kernel<<<blocks_for(count), GPU_BLOCK, 0, (cudaStream_t)stream>>>((float2 *)d_data,
+                                                                             count, s);
+    return gpu_check_launch(ei, "scale_kernel");
+}
+
+/* ---- create / destroy ----------------------------------------------------------------- */
+
+/* a*b with overflow detection */
+static int mul_ok(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a)
+        return 0;
+    *out = a * b;
+    return 1;
+}
+
+int gpu_plan_create(const fft_config *cfg, const float *window, double window_sum,
+                    gpu_plan **out, sp_errinfo *ei)
+{
+    gpu_plan *gp = NULL;
+    int err = SP_OK;
+    size_t n, chunk, t1, t2;
+
+    if (!cfg || !window || !out)
+        return sp_fail(ei, SP_EINVAL, "gpu plan: NULL argument");
+    *out = NULL;
+    n = cfg->n;
+    chunk = cfg->max_batch / 2 + cfg->max_batch % 2;
+    if (chunk == 0)
+        return sp_fail(ei, SP_EINVAL, "gpu plan: max_batch must be at least 1");
+    /* sizes: overflow means the request cannot be met at all */
+    if (!mul_ok(n * sizeof(cpx), chunk, &t1) || !mul_ok(chunk - 1, cfg->hop, &t2) ||
+        t2 > SIZE_MAX / sizeof(float) - n)
+        return sp_fail(ei, SP_ENOMEM,
+                       "out of GPU memory: an FFT plan of size %zu for %zu frames (hop %zu) is "
+                       "larger than the address space", n, cfg->max_batch, cfg->hop);
+
+    gp = (gpu_plan *)calloc(1, sizeof *gp);
+    if (!gp)
+        return sp_fail(ei, SP_ENOMEM, "out of memory for a GPU FFT plan");
+    gp->n = n;
+    gp->hop = cfg->hop;
+    gp->max_batch = cfg->max_batch;
+    gp->chunk = chunk;
+    gp->work_bytes = n * sizeof(cpx);
+    gp->spec_bytes = (n / 2 + 1) * sizeof(cpx);
+    gp->sig_bytes = ((chunk - 1) * cfg->hop + n) * sizeof(float);
+    gp->hin_bytes = std::max(chunk * gp->work_bytes, gp->sig_bytes);
+    gp->hout_bytes = chunk * gp->work_bytes;
+    /* the same float expressions as fft_level_scale() in src/fft.c */
+    gp->scale_mid = (float)(2.0 / window_sum);
+    gp->scale_edge = (float)(1.0 / window_sum);
+
+    if ((err = gpu_malloc((void **)&gp->d_window, n * sizeof(float), "the window", ei)) != SP_OK)
+        goto fail;
+    {
+        cudaError_t e = cudaMemcpy(gp->d_window, window, n * sizeof(float), cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) {
+            err = gpu_fail_cuda(ei, (int)e, "cudaMemcpy(window)");
+            goto fail;
+        }
+    }
+    for (int s = 0; s < GPU_NSLOTS; s++) {
+        cudaError_t e = cudaStreamCreateWithFlags(&gp->stream[s], cudaStreamNonBlocking);
+        if (e != cudaSuccess) {
+            gp->stream[s] = NULL;
+            err = gpu_fail_cuda(ei, (int)e, "cudaStreamCreate");
+            goto fail;
+        }
+        if ((err = gpu_malloc(&gp->d_work[s], chunk * gp->work_bytes, "FFT work buffers", ei)) ||
+            (err = gpu_malloc((void **)&gp->d_spec[s], chunk * gp->spec_bytes, "spectra", ei)) ||
+            (err = gpu_malloc((void **)&gp->d_sig[s], gp->sig_bytes, "the signal", ei)) ||
+            (err = host_alloc(&gp->h_in[s], gp->hin_bytes, "input staging", ei)) ||
+            (err = host_alloc(&gp->h_out[s], gp->hout_bytes, "output staging", ei)))
+            goto fail;
+    }
+    *out = gp;
+    return SP_OK;
+
+fail:
+    gpu_plan_destroy(gp);
+    return err;
+}
+
+void gpu_plan_set_xform(gpu_plan *gp, const gpu_xform *xf, void *ctx)
+{
+    gp->xf = xf;
+    gp->ctx = ctx;
+}
+
+size_t gpu_plan_n(const gpu_plan *gp)
+{
+    return gp->n;
+}
+
+size_t gpu_plan_chunk(const gpu_plan *gp)
+{
+    return gp->chunk;
+}
+
+void *gpu_plan_stream(const gpu_plan *gp, int slot)
+{
+    return (void *)gp->stream[slot];
+}
+
+void gpu_plan_destroy(void *state)
+{
+    gpu_plan *gp = (gpu_plan *)state;
+    if (!gp)
+        return;
+    /* queued work may still use the buffers (a call that failed half way) */
+    for (int s = 0; s < GPU_NSLOTS; s++)
+        if (gp->stream[s])
+            (void)cudaStreamSynchronize(gp->stream[s]);
+    if (gp->xf && gp->xf->destroy)
+        gp->xf->destroy(gp->ctx);
+    for (int s = 0; s < GPU_NSLOTS; s++) {
+        cudaFree(gp->d_work[s]);
+        cudaFree(gp->d_spec[s]);
+        cudaFree(gp->d_sig[s]);
+        cudaFreeHost(gp->h_in[s]);
+        cudaFreeHost(gp->h_out[s]);
+        if (gp->stream[s])
+            cudaStreamDestroy(gp->stream[s]);
+    }
+    cudaFree(gp->d_window);
+    free(gp);
+}
+
+/* ---- the pipeline --------------------------------------------------------------------- */
+
+enum { OP_C2C, OP_R2C, OP_STFT };
+
+typedef struct {
+    int op, inverse;
+    const unsigned char *h_in; /* user input */
+    unsigned char *h_out;      /* user output */
+    size_t batch;
+} job;
+
+/* Bytes of user input/output for frames [f0, f0+cnt). */
+static void job_extent(const gpu_plan *gp, const job *j, size_t f0, size_t cnt, size_t *in_off,
+                       size_t *in_bytes, size_t *out_off, size_t *out_bytes)
+{
+    size_t bins = gp->n / 2 + 1;
+    switch (j->op) {
+    case OP_C2C:
+        *in_off = f0 * gp->work_bytes;
+        *in_bytes = cnt * gp->work_bytes;
+        *out_off = *in_off;
+        *out_bytes = *in_bytes;
+        break;
+    case OP_R2C:
+        *in_off = f0 * gp->n * sizeof(float);
+        *in_bytes = cnt * gp->n * sizeof(float);
+        *out_off = f0 * gp->spec_bytes;
+        *out_bytes = cnt * gp->spec_bytes;
+        break;
+    default: /* OP_STFT */
+        *in_off = f0 * gp->hop * sizeof(float);
+        *in_bytes = ((cnt - 1) * gp->hop + gp->n) * sizeof(float);
+        *out_off = f0 * bins * sizeof(float);
+        *out_bytes = cnt * bins * sizeof(float);
+        break;
+    }
+}
+
+/* Queues H2D, the kernels and D2H of one sub-batch on slot s. */
+static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_errinfo *ei)
+{
+    size_t in_off, in_bytes, out_off, out_bytes;
+    cudaStream_t st = gp->stream[s];
+    size_t bins = gp->n / 2 + 1;
+    int err;
+    (void)out_off;
+
+    job_extent(gp, j, f0, cnt, &in_off, &in_bytes, &out_off, &out_bytes);
+    /* host staging: the slot's pinned buffer is idle (its last sub-batch was finished) */
+    memcpy(gp->h_in[s], j->h_in + in_off, in_bytes);
+    void *d_dst = j->op == OP_STFT ? (void *)gp->d_sig[s] : gp->d_work[s];
+    GPU_CK(cudaMemcpyAsync(d_dst, gp->h_in[s], in_bytes, cudaMemcpyHostToDevice, st));
+
+    const void *d_res;
+    if (j->op == OP_C2C) {
+        cpx *d = (cpx *)gp->d_work[s];
+        if ((err = gp->xf->c2c(gp->ctx, s, d, d, cnt, j->inverse, ei)) != SP_OK)
+            return err;
+        d_res = d;
+    } else if (j->op == OP_R2C) {
+        if ((err = gp->xf->r2c(gp->ctx, s, (float *)gp->d_work[s], gp->d_spec[s], cnt, ei)) != SP_OK)
+            return err;
+        d_res = gp->d_spec[s];
+    } else {
+        size_t total = cnt * gp->n;
+        frame_window_kernel<<<blocks_for(total), GPU_BLOCK, 0, st>>>(
+            gp->d_sig[s], gp->d_window, (float *)gp->d_work[s], ilog2(gp->n), gp->hop, total);
+        if ((err = gpu_check_launch(ei, "frame_window_kernel")) != SP_OK)
+            return err;
+        if ((err = gp->xf->r2c(gp->ctx, s, (float *)gp->d_work[s], gp->d_spec[s], cnt, ei)) != SP_OK)
+            return err;
+        /* the work buffer is free again after r2c: the levels land there */
+        total = cnt * bins;
+        amp_db_kernel<<<blocks_for(total), GPU_BLOCK, 0, st>>>(
+            (const float2 *)gp->d_spec[s], (float *)gp->d_work[s], bins, total, gp->scale_mid,
+            gp->scale_edge);
+        if ((err = gpu_check_launch(ei, "amp_db_kernel")) != SP_OK)
+            return err;
+        d_res = gp->d_work[s];
+    }
+    GPU_CK(cudaMemcpyAsync(gp->h_out[s], d_res, out_bytes, cudaMemcpyDeviceToHost, st));
+    return SP_OK;
+}
+
+/* Waits for slot s's sub-batch and copies its result out of the pinned buffer. */
+static int finish(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_errinfo *ei)
+{
+    size_t in_off, in_bytes, out_off, out_bytes;
+    job_extent(gp, j, f0, cnt, &in_off, &in_bytes, &out_off, &out_bytes);
+    GPU_CK(cudaStreamSynchronize(gp->stream[s]));
+    memcpy(j->h_out + out_off, gp->h_out[s], out_bytes);
+    return SP_OK;
+}
+
+/* Sub-batch c runs on slot c%2. Order: enqueue c (stage in, async copies and kernels), then
+ * finish c-1 (wait, stage out): the GPU works on c while the host copies c-1 out and, in
+ * the next turn, c+1 in. */
+static int run_job(gpu_plan *gp, const job *j, sp_errinfo *ei)
+{
+    size_t chunk = gp->chunk;
+    size_t nsub = (j->batch + chunk - 1) / chunk;
+    int err = SP_OK;
+    for (size_t c = 0; c < nsub && err == SP_OK; c++) {
+        size_t f0 = c * chunk, cnt = std::min(chunk, j->batch - f0);
+        err = enqueue(gp, j, (int)(c % GPU_NSLOTS), f0, cnt, ei);
+        if (err == SP_OK && c > 0)
+            err = finish(gp, j, (int)((c - 1) % GPU_NSLOTS), f0 - chunk, chunk, ei);
+    }
+    if (err == SP_OK && nsub > 0) {
+        size_t c = nsub - 1, f0 = c * chunk;
+        err = finish(gp, j, (int)(c % GPU_NSLOTS), f0, j->batch - f0, ei);
+    }
+    return err;
+}
+
+/* Entry guard and error latch shared by the three calls. */
+static int run_checked(gpu_plan *gp, const job *j, sp_errinfo *ei)
+{
+    sp_errinfo local;
+    int err;
+    if (!gp || !j->h_in || !j->h_out)
+        return sp_fail(ei, SP_EINVAL, "gpu plan: NULL argument");
+    if (gp->broken)
+        return sp_fail(ei, SP_EGPU, "GPU plan unusable after an earlier error: %s", gp->why);
+    if (j->batch > gp->max_batch)
+        return sp_fail(ei, SP_EINVAL, "batch of %zu frames exceeds the plan's max_batch %zu",
+                       j->batch, gp->max_batch);
+    if (j->batch == 0)
+        return SP_OK;
+    local.msg[0] = 0;
+    err = run_job(gp, j, &local);
+    if (err != SP_OK) {
+        gp->broken = 1;
+        memcpy(gp->why, local.msg, sizeof gp->why);
+        if (ei)
+            *ei = local;
+    }
+    return err;
+}
+
+int gpu_plan_c2c(void *state, const cpx *in, cpx *out, size_t batch, int inverse, sp_errinfo *ei)
+{
+    job j = {OP_C2C, inverse, (const unsigned char *)in, (unsigned char *)out, batch};
+    return run_checked((gpu_plan *)state, &j, ei);
+}
+
+int gpu_plan_r2c(void *state, const float *in, cpx *out, size_t batch, sp_errinfo *ei)
+{
+    job j = {OP_R2C, 0, (const unsigned char *)in, (unsigned char *)out, batch};
+    return run_checked((gpu_plan *)state, &j, ei);
+}
+
+int gpu_plan_stft_db(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei)
+{
+    job j = {OP_STFT, 0, (const unsigned char *)signal, (unsigned char *)db, nframes};
+    return run_checked((gpu_plan *)state, &j, ei);
+}
+
+/* ---- timing --------------------------------------------------------------------------- */
+
+static int time_c2c(gpu_plan *gp, size_t batch, int reps, double *median_ms, cudaEvent_t ev[2],
+                    sp_errinfo *ei)
+{
+    cudaStream_t st = gp->stream[0];
+    const cpx *d_in = (const cpx *)gp->d_work[0];
+    cpx *d_out = (cpx *)gp->d_work[1];
+    size_t floats = batch * gp->n * 2;
+    std::vector<float> ms;
+    int err;
+
+    fill_random_kernel<<<blocks_for(floats), GPU_BLOCK, 0, st>>>((float *)gp->d_work[0], floats,
+                                                                 0x5eed1234u);
+    if ((err = gpu_check_launch(ei, "fill_random_kernel")) != SP_OK)
+        return err;
+    for (int w = 0; w < 3; w++)
+        if ((err = gp->xf->c2c(gp->ctx, 0, d_in, d_out, batch, 0, ei)) != SP_OK)
+            return err;
+    GPU_CK(cudaStreamSynchronize(st));
+    for (int r = 0; r < reps; r++) {
+        float t = 0;
+        GPU_CK(cudaEventRecord(ev[0], st));
+        if ((err = gp->xf->c2c(gp->ctx, 0, d_in, d_out, batch, 0, ei)) != SP_OK)
+            return err;
+        GPU_CK(cudaEventRecord(ev[1], st));
+        GPU_CK(cudaEventSynchronize(ev[1]));
+        GPU_CK(cudaEventElapsedTime(&t, ev[0], ev[1]));
+        ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    *median_ms = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+    return SP_OK;
+}
+
+int gpu_plan_time_c2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei)
+{
+    gpu_plan *gp = (gpu_plan *)state;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    int err;
+    if (!gp || !median_ms || reps < 1 || batch < 1 || batch > gp->chunk)
+        return sp_fail(ei, SP_EINVAL, "gpu_plan_time_c2c: bad argument (batch %zu, chunk %zu)",
+                       batch, gp ? gp->chunk : 0);
+    if (gp->broken)
+        return sp_fail(ei, SP_EGPU, "GPU plan unusable after an earlier error: %s", gp->why);
+    GPU_CK(cudaEventCreate(&ev[0]));
+    if (cudaEventCreate(&ev[1]) != cudaSuccess) {
+        cudaEventDestroy(ev[0]);
+        return sp_fail(ei, SP_EGPU, "cudaEventCreate failed");
+    }
+    sp_errinfo local;
+    local.msg[0] = 0;
+    err = time_c2c(gp, batch, reps, median_ms, ev, &local);
+    if (err != SP_OK) {
+        gp->broken = 1;
+        memcpy(gp->why, local.msg, sizeof gp->why);
+        if (ei)
+            *ei = local;
+    }
+    cudaEventDestroy(ev[0]);
+    cudaEventDestroy(ev[1]);
+    return err;
+}

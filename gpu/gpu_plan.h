@@ -1,0 +1,89 @@
+/* gpu_plan: what the two GPU backends (cuda, cufft) share, behind a plain C interface.
+ *
+ * A gpu_plan owns, for one transform size n, hop and window:
+ *   - two slots, each with a CUDA stream, device buffers for `chunk` frames and pinned host
+ *     staging buffers (chunk = ceil(max_batch / 2)), all allocated once in create();
+ *   - the device copy of the window and the level scales (2/S inside, 1/S at 0 and n/2);
+ *   - the pipeline that splits a call into sub-batches of at most `chunk` frames and runs
+ *     them on alternating slots, so that the copies and host staging of one sub-batch
+ *     overlap the kernels of the other;
+ *   - the framing+window, magnitude->dBFS and scaling kernels.
+ * The backend supplies the transforms themselves (gpu_xform), queued on a slot's stream.
+ *
+ * Device pointers (d_) and streams cross this header as void* / cpx* / float*: no CUDA
+ * type appears here. The functions with a void *state first argument fit the fft_backend
+ * table directly (state is the gpu_plan*).
+ *
+ * Errors: every CUDA call is checked; a failure returns SP_EGPU (SP_ENOMEM when device or
+ * pinned memory runs out, naming the bytes asked for) with cudaGetErrorString's text in ei.
+ * After any GPU error during a call the plan is marked broken and every later call on it
+ * fails with SP_EGPU (a sticky error such as an illegal address leaves the context unusable
+ * anyway). Thread safety: one thread at a time per plan. */
+#ifndef SPECTRO_GPU_PLAN_H
+#define SPECTRO_GPU_PLAN_H
+
+#include <stddef.h>
+
+#include "fft_backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPU_NSLOTS 2
+
+/* The transforms a GPU backend provides. Each call queues work on the stream of `slot`
+ * (gpu_plan_stream) and returns without waiting; device pointers point into that slot's
+ * buffers (or, for timing, into the other slot's). */
+typedef struct gpu_xform {
+    /* batch complex n-point transforms d_in -> d_out (d_in == d_out allowed); the inverse
+     * is scaled by 1/n. */
+    int (*c2c)(void *ctx, int slot, const cpx *d_in, cpx *d_out, size_t batch, int inverse,
+               sp_errinfo *ei);
+    /* batch real n-point transforms: d_in (n floats a frame, may be overwritten) ->
+     * d_out (n/2+1 bins a frame). d_in and d_out do not overlap. */
+    int (*r2c)(void *ctx, int slot, float *d_in, cpx *d_out, size_t batch, sp_errinfo *ei);
+    void (*destroy)(void *ctx); /* frees ctx; the streams are still alive when it runs */
+} gpu_xform;
+
+typedef struct gpu_plan gpu_plan;
+
+/* SP_OK when a CUDA device is present and usable (cudaFree(0) succeeds), else SP_ENODEV
+ * with the reason (no device, driver too old ...). */
+int gpu_probe(sp_errinfo *ei);
+
+/* Allocates everything for cfg (validated by fft.c: n a power of two in range, hop >= 1,
+ * max_batch >= 1) with the window (n floats) and its sum. */
+int gpu_plan_create(const fft_config *cfg, const float *window, double window_sum,
+                    gpu_plan **out, sp_errinfo *ei);
+/* Hands the backend's transforms to the plan; ctx is then owned by the plan (xf->destroy
+ * runs in gpu_plan_destroy). */
+void gpu_plan_set_xform(gpu_plan *gp, const gpu_xform *xf, void *ctx);
+size_t gpu_plan_n(const gpu_plan *gp);
+size_t gpu_plan_chunk(const gpu_plan *gp); /* frames per slot */
+void *gpu_plan_stream(const gpu_plan *gp, int slot); /* the slot's cudaStream_t */
+
+/* fft_backend entry points; state is a gpu_plan*. destroy(NULL) is a no-op. */
+void gpu_plan_destroy(void *state);
+int gpu_plan_c2c(void *state, const cpx *in, cpx *out, size_t batch, int inverse, sp_errinfo *ei);
+int gpu_plan_r2c(void *state, const float *in, cpx *out, size_t batch, sp_errinfo *ei);
+int gpu_plan_stft_db(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei);
+
+/* Device-side time of one forward c2c transform of `batch` frames (batch <= chunk), out of
+ * place from slot 0's buffer (random data) into slot 1's: the median over `reps` timed runs
+ * after warm-up, in milliseconds, measured with CUDA events. For the benchmarks. */
+int gpu_plan_time_c2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei);
+
+/* Helpers for the gpu/ .cu files. cuda_err carries a cudaError_t. */
+int gpu_fail_cuda(sp_errinfo *ei, int cuda_err, const char *what);
+/* cudaGetLastError() after a launch; SP_OK or SP_EGPU naming the kernel. */
+int gpu_check_launch(sp_errinfo *ei, const char *kernel);
+/* cudaMalloc with the out-of-memory message (bytes asked for, what for). */
+int gpu_malloc(void **d_ptr, size_t bytes, const char *what, sp_errinfo *ei);
+/* d_data[i] *= s for i < count, on stream. */
+int gpu_scale(void *stream, cpx *d_data, size_t count, float s, sp_errinfo *ei);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,115 @@
+/* render: draws the spectrogram picture offscreen, for --png and for the SDL2 window
+ * (the same drawing code).
+ *
+ *   +--------------------------------------------------------------+
+ *   | title (file name and settings)                          dBFS |
+ *   |  F  20 kHz -+--------------------------------------+    +--+ 0 |
+ *   |  r         |  spectrogram, one panel per channel,   |    |  | -20
+ *   |  e  10 kHz -|  stacked top to bottom (top = fmax)    |    |  | ...
+ *   |  q         +--------------------------------------+    +--+ -120
+ *   |             0:00     0:30     1:00     1:30                  |
+ *   |                      Time (m:ss)                             |
+ *   +--------------------------------------------------------------+
+ *
+ * Every frame counts: a pixel column shows the MAXIMUM of the frames that fall in it
+ * (nothing is dropped), and frames are stretched when there are fewer than pixels.
+ * Memory is bounded whatever the input's length: each channel keeps at most a few times
+ * the plot width of accumulated columns (per-pixel-row maxima, 8-bit levels); when they
+ * are full, neighbouring columns merge pairwise (max) and the frames per column double.
+ * A pixel row shows the maximum of the bins that fall in it, or the value interpolated
+ * between the two nearest bins when the row is narrower than a bin (the bottom of a log
+ * scale); the bin -> row mapping is computed once at create.
+ *
+ * Labels are drawn with SDL2_ttf (no display or SDL video needed) in DejaVu Sans, looked
+ * for at cfg.font, $SPECTRO_FONT, the usual system paths and SPECTRO_FONT_DIR (set at
+ * build time); anti-aliased, sized from the picture.
+ *
+ * Thread safety: one thread uses a render at a time. render_create and render_destroy
+ * (SDL2_ttf's init count) must not run concurrently with each other.
+ */
+#ifndef SPECTRO_RENDER_H
+#define SPECTRO_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "scale.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RENDER_MIN_WIDTH 200
+#define RENDER_MIN_HEIGHT 150
+#define RENDER_MAX_SIZE 16384
+
+typedef struct {
+    int width, height;   /* whole picture in pixels (default 1920x1080) */
+    freq_scale scale;    /* default linear */
+    int colormap;        /* colormap.h id, default viridis */
+    float db_lo, db_hi;  /* colour range in dBFS, default -120, 0 */
+    double fmin, fmax;   /* Hz; fmin 0 = 0 Hz (log: scale_log_default_fmin), fmax 0 = Nyquist */
+    const char *title;   /* top line, UTF-8, copied; NULL or "" = none */
+    const char *font;    /* a TTF file; NULL = look for DejaVu Sans */
+} render_config;
+
+render_config render_config_default(void);
+
+typedef struct render render;
+
+/* rate: sample rate (Hz); n: FFT size (spectra hold n/2+1 bins); t0, dt: the first
+ * frame's time and the frame step (s), for the time axis; channels: stacked
+ * spectrograms, one per channel, top to bottom; frames_hint: expected frames per
+ * channel (-1 unknown), only a hint for the accumulator's first layout.
+ * SP_EINVAL (message names the option: --size, --fmin, --fmax, --db-range, --colormap)
+ * for a bad config; SP_EIO when no font can be loaded; SP_ENOMEM. */
+int render_create(const render_config *cfg, double rate, size_t n, double t0, double dt, int channels,
+                  int64_t frames_hint, render **out, sp_errinfo *ei);
+
+/* Adds nframes spectra (n/2+1 dB values each, row-major) of channel `channel`, frame
+ * indices first .. first+nframes-1. Frames normally come in order; any order is accepted.
+ * Cost: O(bins + plot rows) per frame. SP_EINVAL for bad arguments. Matches
+ * stft_sink_fn's shape, so it can sit behind a sink directly. */
+int render_add(render *r, int channel, uint64_t first, size_t nframes, const float *db);
+
+/* Draws the whole picture into a caller-owned RGBA8888 buffer (width*height*4 bytes,
+ * rows top-down, bytes R G B A, opaque). Does not change the render: it can be drawn
+ * again after more render_add calls. */
+int render_draw(render *r, uint8_t *rgba, sp_errinfo *ei);
+
+/* render_draw into a temporary buffer, then png_write_rgba (temporary file + rename;
+ * SP_EIO naming the path, nothing left behind on failure). */
+int render_write_png(render *r, const char *path, sp_errinfo *ei);
+
+void render_destroy(render *r); /* NULL is a no-op */
+
+/* ---- layout (for the window's mouse read-out, and the tests) ---- */
+
+typedef struct {
+    int x, y, w, h;
+} render_rect;
+
+/* The spectrogram panel of a channel (pixel rows y .. y+h-1, top = fmax). */
+render_rect render_plot_rect(const render *r, int channel);
+/* The colour bar (top row = the colour map at 1.0 = db_hi, bottom row at 0.0 = db_lo). */
+render_rect render_colorbar_rect(const render *r);
+/* The frequency scale the panels use (fmin/fmax resolved). */
+const scale_map *render_scale(const render *r);
+
+/* Accumulator state of a channel: columns in use, frames per column, frames seen. */
+int render_accum_info(const render *r, int channel, size_t *columns, size_t *capacity, uint64_t *frames_per_column,
+                      uint64_t *frames);
+
+/* ---- option parsing helpers for the CLI ---- */
+
+/* "1920x1080" -> 1920, 1080; RENDER_MIN_WIDTH x RENDER_MIN_HEIGHT .. RENDER_MAX_SIZE.
+ * SP_EINVAL: "--size 10x: expected WxH, e.g. 1920x1080". */
+int render_parse_size(const char *text, int *w, int *h, sp_errinfo *ei);
+/* "-120:0" -> -120, 0 (lo < hi, finite). SP_EINVAL: "--db-range 0:-10: ...". */
+int render_parse_db_range(const char *text, float *lo, float *hi, sp_errinfo *ei);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,611 @@
+/* Microphone source: PortAudio capture, float32 interleaved, pushed into the caller's ring.
+ *
+ * The stream is opened in source_open_mic() (so a busy device or a refused rate is reported
+ * there) and started/stopped by source_start()/source_stop(). The audio callback copies
+ * whole frames into the ring with ring_write() and counts, with relaxed atomics, what did
+ * not fit and the overflows PortAudio flags: no malloc, lock, printf or I/O in it.
+ *
+ * PortAudio is initialised on first use (open or list) and terminated when the last user
+ * goes away; file analysis never touches it. Before the first Pa_Initialize the chatter of
+ * the audio stack is silenced (see quiet_audio_stack()) and, on ALSA systems, the ALSA
+ * configuration is checked first: PortAudio 19.6 aborts on `devIdx < numDeviceNames` when
+ * ALSA has no configuration or one that names no device at all. */
+#include "source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SPECTRO_HAVE_PORTAUDIO
+
+source_mic_config source_mic_config_default(void)
+{
+    source_mic_config c;
+    memset(&c, 0, sizeof c);
+    return c;
+}
+
+int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei)
+{
+    (void)cfg;
+    if (out)
+        *out = NULL;
+    return sp_fail(ei, SP_EUNSUPPORTED,
+                   "microphone input is not built in (PortAudio was not found at configure "
+                   "time: apt-get install portaudio19-dev and rebuild)");
+}
+
+int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo *ei)
+{
+    (void)out;
+    (void)max;
+    if (count)
+        *count = 0;
+    return sp_fail(ei, SP_EUNSUPPORTED,
+                   "microphone input is not built in (PortAudio was not found at configure "
+                   "time: apt-get install portaudio19-dev and rebuild)");
+}
+
+#else /* SPECTRO_HAVE_PORTAUDIO */
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <portaudio.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef SPECTRO_HAVE_ALSA
+#include <alsa/asoundlib.h>
+#endif
+
+#include "ring.h"
+
+#define MIC_STALL_NS 2000000000ull /* no callback for this long while running: device lost */
+
+/* ---- PortAudio lifetime ----------------------------------------------------------------- */
+
+static pthread_mutex_t pa_lock = PTHREAD_MUTEX_INITIALIZER;
+static int pa_users;
+static pthread_once_t quiet_once = PTHREAD_ONCE_INIT;
+
+#ifdef SPECTRO_HAVE_ALSA
+static void alsa_silent(const char *file, int line, const char *function, int err, const char *fmt,
+                        ...)
+{
+    (void)file;
+    (void)line;
+    (void)function;
+    (void)err;
+    (void)fmt;
+}
+#endif
+
+static void jack_silent(const char *msg)
+{
+    (void)msg;
+}
+
+/* Replaces the audio libraries' stderr printing by no-ops, once per process. libjack is not
+ * linked: when PortAudio was built with JACK it is already loaded and we find it by name. */
+static void quiet_audio_stack(void)
+{
+    typedef void (*jack_msg_fn)(void (*)(const char *));
+    static const char *const names[] = {"jack_set_error_function", "jack_set_info_function"};
+    void *jack;
+
+#ifdef SPECTRO_HAVE_ALSA
+    snd_lib_error_set_handler(alsa_silent);
+#endif
+    setenv("JACK_NO_START_SERVER", "1", 0);
+    jack = dlopen("libjack.so.0", RTLD_LAZY | RTLD_LOCAL);
+    if (!jack)
+        return;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *sym = dlsym(jack, names[i]);
+        jack_msg_fn fn;
+        if (!sym)
+            continue;
+        memcpy(&fn, &sym, sizeof fn); /* object pointer -> function pointer (POSIX) */
+        fn(jack_silent);
+    }
+    /* the handle stays open: libjack keeps pointers to our functions */
+}
+
+#ifdef SPECTRO_HAVE_ALSA
+/* The names PortAudio 19.6 skips when it walks the "pcm" section (IgnorePlugin). */
+static int pa_ignores_pcm(const char *id)
+{
+    static const char *const ignored[] = {"hw",   "plughw", "plug", "dsnoop", "tee",
+                                          "file", "null",   "shm",  "cards",  "rate_convert"};
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+        if (strcmp(id, ignored[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* What PortAudio's ALSA host API would need not to abort: a readable configuration and at
+ * least one sound card or PCM definition. */
+static int alsa_preflight(sp_errinfo *ei)
+{
+    const char *env = getenv("ALSA_CONFIG_PATH");
+    char path[1024];
+    snd_config_t *pcms;
+    snd_config_iterator_t it, next;
+    int card = -1, names = 0, rc;
+
+    if (env && *env) {
+        const char *p = env;
+        while (*p) {
+            size_t len = strcspn(p, ": ");
+            if (len > 0) {
+                snprintf(path, sizeof path, "%.*s", (int)len, p);
+                if (access(path, R_OK) != 0)
+                    return sp_fail(ei, SP_ENODEV,
+                                   "no audio input: ALSA configuration %s (ALSA_CONFIG_PATH) "
+                                   "cannot be read",
+                                   path);
+            }
+            p += len;
+            while (*p == ':' || *p == ' ')
+                p++;
+        }
+    } else {
+        const char *dir = getenv("ALSA_CONFIG_DIR");
+        snprintf(path, sizeof path, "%s/alsa.conf", dir && *dir ? dir : "/usr/share/alsa");
+        if (access(path, R_OK) != 0)
+            return sp_fail(ei, SP_ENODEV,
+                           "no audio input: ALSA configuration %s is missing (apt-get install "
+                           "libasound2-data, or set ALSA_CONFIG_PATH)",
+                           path);
+    }
+    if ((rc = snd_config_update()) < 0)
+        return sp_fail(ei, SP_ENODEV, "no audio input: the ALSA configuration cannot be loaded (%s)",
+                       snd_strerror(rc));
+    if (snd_card_next(&card) == 0 && card >= 0)
+        return SP_OK;
+    if (snd_config && snd_config_search(snd_config, "pcm", &pcms) >= 0) {
+        snd_config_for_each(it, next, pcms)
+        {
+            const char *id;
+            if (snd_config_get_id(snd_config_iterator_entry(it), &id) >= 0 && !pa_ignores_pcm(id))
+                names++;
+        }
+    }
+    if (names == 0)
+        return sp_fail(ei, SP_ENODEV,
+                       "no audio input device found (no sound card, and the ALSA configuration "
+                       "defines no PCM device)");
+    return SP_OK;
+}
+#endif
+
+static int pa_acquire(sp_errinfo *ei)
+{
+    int err = SP_OK;
+    PaError pe;
+    pthread_once(&quiet_once, quiet_audio_stack);
+    pthread_mutex_lock(&pa_lock);
+    if (pa_users == 0) {
+#ifdef SPECTRO_HAVE_ALSA
+        if ((err = alsa_preflight(ei)) != SP_OK)
+            goto out;
+#endif
+        if ((pe = Pa_Initialize()) != paNoError) {
+            err = sp_fail(ei, SP_EAUDIO, "cannot initialise PortAudio: %s", Pa_GetErrorText(pe));
+            goto out;
+        }
+    }
+    pa_users++;
+out:
+    pthread_mutex_unlock(&pa_lock);
+    return err;
+}
+
+static void pa_release(void)
+{
+    pthread_mutex_lock(&pa_lock);
+    if (pa_users > 0 && --pa_users == 0)
+        Pa_Terminate();
+    pthread_mutex_unlock(&pa_lock);
+}
+
+/* ---- the stream ------------------------------------------------------------------------- */
+
+typedef struct {
+    PaStream *stream;
+    ring *ring;            /* set while stopped, read by the callback while running */
+    int channels;
+    double latency_s;
+    int started;           /* by source_start(), cleared by source_stop() */
+    _Atomic uint64_t dropped;   /* samples: ring full + overflow estimates */
+    _Atomic uint64_t overflows; /* callbacks flagged paInputOverflow */
+    _Atomic uint64_t callbacks;
+    _Atomic uint64_t last_cb_ns; /* CLOCK_MONOTONIC of the latest callback */
+    _Atomic int finished;        /* PortAudio's stream-finished notification */
+    char name[128];
+} mic_state;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Real-time: copy, count, return. clock_gettime(CLOCK_MONOTONIC) is a vDSO read. */
+static int mic_callback(const void *input, void *output, unsigned long frames,
+                        const PaStreamCallbackTimeInfo *time_info, PaStreamCallbackFlags flags,
+                        void *user)
+{
+    mic_state *st = user;
+    size_t want = (size_t)frames * (size_t)st->channels, fit = 0;
+    (void)output;
+    (void)time_info;
+    atomic_store_explicit(&st->last_cb_ns, now_ns(), memory_order_relaxed);
+    atomic_fetch_add_explicit(&st->callbacks, 1, memory_order_relaxed);
+    if (flags & paInputOverflow) {
+        atomic_fetch_add_explicit(&st->overflows, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&st->dropped, want, memory_order_relaxed);
+    }
+    if (input && st->ring) {
+        size_t room = ring_writable(st->ring);
+        room -= room % (size_t)st->channels; /* whole frames only: channels stay aligned */
+        fit = ring_write(st->ring, input, want < room ? want : room);
+    }
+    if (fit < want)
+        atomic_fetch_add_explicit(&st->dropped, want - fit, memory_order_relaxed);
+    return paContinue;
+}
+
+static void mic_finished(void *user)
+{
+    mic_state *st = user;
+    atomic_store_explicit(&st->finished, 1, memory_order_release);
+}
+
+static int mic_start(void *state, struct ring_s *r, sp_errinfo *ei)
+{
+    mic_state *st = state;
+    PaError pe;
+    if (st->started)
+        return sp_fail(ei, SP_EINVAL, "%s: already started", st->name);
+    st->ring = r; /* the callback does not run while the stream is stopped */
+    atomic_store(&st->finished, 0);
+    atomic_store(&st->last_cb_ns, now_ns());
+    if ((pe = Pa_StartStream(st->stream)) != paNoError) {
+        if (pe == paUnanticipatedHostError && Pa_GetLastHostErrorInfo()->errorText)
+            return sp_fail(ei, SP_EAUDIO, "cannot start audio input %s: %s", st->name,
+                           Pa_GetLastHostErrorInfo()->errorText);
+        return sp_fail(ei, SP_EAUDIO, "cannot start audio input %s: %s", st->name,
+                       Pa_GetErrorText(pe));
+    }
+    st->started = 1;
+    return SP_OK;
+}
+
+static int mic_stop(void *state)
+{
+    mic_state *st = state;
+    PaError pe = paNoError;
+    if (!st->started)
+        return SP_OK;
+    st->started = 0;
+    if (Pa_IsStreamStopped(st->stream) == 0)
+        pe = Pa_StopStream(st->stream);
+    return pe == paNoError ? SP_OK : SP_EAUDIO;
+}
+
+static uint64_t mic_dropped(const void *state)
+{
+    const mic_state *st = state;
+    return atomic_load_explicit(&((mic_state *)st)->dropped, memory_order_relaxed);
+}
+
+static int mic_status(const void *state, sp_errinfo *ei)
+{
+    mic_state *st = (mic_state *)state; /* only atomics are read */
+    uint64_t last, now;
+    PaError active;
+    if (!st->started)
+        return SP_OK;
+    active = Pa_IsStreamActive(st->stream);
+    if (atomic_load_explicit(&st->finished, memory_order_acquire) || active == 0)
+        return sp_fail(ei, SP_EAUDIO, "audio device lost: %s stopped delivering audio", st->name);
+    if (active < 0)
+        return sp_fail(ei, SP_EAUDIO, "audio device lost: %s: %s", st->name,
+                       Pa_GetErrorText(active));
+    last = atomic_load_explicit(&st->last_cb_ns, memory_order_relaxed);
+    now = now_ns();
+    if (now > last && now - last > MIC_STALL_NS && (double)(now - last) > 20e9 * st->latency_s)
+        return sp_fail(ei, SP_EAUDIO, "audio device lost: no audio from %s for %.1f s", st->name,
+                       (double)(now - last) / 1e9);
+    return SP_OK;
+}
+
+static void mic_close(void *state)
+{
+    mic_state *st = state;
+    if (!st)
+        return;
+    if (st->stream) {
+        mic_stop(st);
+        Pa_CloseStream(st->stream);
+        pa_release();
+    }
+    free(st);
+}
+
+static const source_ops mic_ops = {"mic",   NULL,     NULL,        mic_close,
+                                   mic_start, mic_stop, mic_dropped, mic_status};
+
+/* ---- device choice ---------------------------------------------------------------------- */
+
+static int ci_contains(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+static int ci_equal(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return 0;
+    return *a == *b;
+}
+
+/* "0 name, 1 name, ..." of the input devices, cut to fit. */
+static void describe_inputs(char *buf, size_t len)
+{
+    int n = Pa_GetDeviceCount(), shown = 0;
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n && at + 1 < len; i++) {
+        const PaDeviceInfo *d = Pa_GetDeviceInfo(i);
+        int w;
+        if (!d || d->maxInputChannels < 1)
+            continue;
+        w = snprintf(buf + at, len - at, "%s%d \"%s\"", shown ? ", " : "", i, d->name);
+        if (w < 0 || (size_t)w >= len - at) {
+            if (len > 4)
+                memcpy(buf + len - 4, "...", 4);
+            return;
+        }
+        at += (size_t)w;
+        shown++;
+    }
+    if (!shown)
+        snprintf(buf, len, "none");
+}
+
+static int is_index(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+static int find_device(const char *want, PaDeviceIndex *out, sp_errinfo *ei)
+{
+    char list[300];
+    int n = Pa_GetDeviceCount();
+    PaDeviceIndex sub = paNoDevice;
+
+    if (!want) {
+        *out = Pa_GetDefaultInputDevice();
+        if (*out == paNoDevice)
+            return sp_fail(ei, SP_ENODEV, "no audio input device found (try --list-devices)");
+        return SP_OK;
+    }
+    if (is_index(want)) {
+        long idx = strtol(want, NULL, 10);
+        const PaDeviceInfo *d = idx < n ? Pa_GetDeviceInfo((PaDeviceIndex)idx) : NULL;
+        if (d && d->maxInputChannels > 0) {
+            *out = (PaDeviceIndex)idx;
+            return SP_OK;
+        }
+        describe_inputs(list, sizeof list);
+        return sp_fail(ei, SP_ENODEV, "audio input device %s not found (inputs: %s)", want, list);
+    }
+    for (int i = 0; i < n; i++) {
+        const PaDeviceInfo *d = Pa_GetDeviceInfo(i);
+        if (!d || d->maxInputChannels < 1)
+            continue;
+        if (ci_equal(d->name, want)) {
+            *out = i;
+            return SP_OK;
+        }
+        if (sub == paNoDevice && ci_contains(d->name, want))
+            sub = i;
+    }
+    if (sub != paNoDevice) {
+        *out = sub;
+        return SP_OK;
+    }
+    describe_inputs(list, sizeof list);
+    return sp_fail(ei, SP_ENODEV, "no audio input device matches \"%s\" (inputs: %s)", want, list);
+}
+
+static void supported_rates(const PaStreamParameters *in, char *buf, size_t len)
+{
+    static const int rates[] = {8000,  16000, 22050, 32000,  44100,
+                                48000, 88200, 96000, 176400, 192000};
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        if (Pa_IsFormatSupported(in, NULL, rates[i]) != paFormatIsSupported)
+            continue;
+        int w = snprintf(buf + at, len - at, "%s%d", at ? ", " : "", rates[i]);
+        if (w < 0 || (size_t)w >= len - at)
+            break;
+        at += (size_t)w;
+    }
+    if (!at)
+        snprintf(buf, len, "none of the standard rates");
+}
+
+/* One line for a PortAudio failure about device d. */
+static int pa_open_error(PaError pe, const PaStreamParameters *in, const char *name, int rate,
+                         sp_errinfo *ei)
+{
+    char rates[160];
+    switch (pe) {
+    case paInvalidSampleRate:
+        supported_rates(in, rates, sizeof rates);
+        return sp_fail(ei, SP_EINVAL, "audio input %s does not support %d Hz (supported: %s)",
+                       name, rate, rates);
+    case paInvalidChannelCount:
+        return sp_fail(ei, SP_EINVAL, "audio input %s cannot record %d channels (it has %d)",
+                       name, in->channelCount, Pa_GetDeviceInfo(in->device)->maxInputChannels);
+    case paDeviceUnavailable:
+        return sp_fail(ei, SP_EAUDIO, "audio input %s is busy (in use by another program?)", name);
+    case paUnanticipatedHostError: {
+        const PaHostErrorInfo *h = Pa_GetLastHostErrorInfo();
+        if (h && h->errorText && h->errorText[0])
+            return sp_fail(ei, SP_EAUDIO, "cannot open audio input %s: %s", name, h->errorText);
+    } /* fall through */
+    default:
+        return sp_fail(ei, SP_EAUDIO, "cannot open audio input %s: %s", name, Pa_GetErrorText(pe));
+    }
+}
+
+/* ---- public ----------------------------------------------------------------------------- */
+
+source_mic_config source_mic_config_default(void)
+{
+    source_mic_config c;
+    memset(&c, 0, sizeof c);
+    return c;
+}
+
+int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei)
+{
+    source_mic_config c = cfg ? *cfg : source_mic_config_default();
+    const PaDeviceInfo *d;
+    const PaHostApiInfo *api;
+    PaStreamParameters in;
+    PaDeviceIndex dev;
+    PaError pe;
+    mic_state *st;
+    source_info info;
+    int err, rate;
+
+    if (!out)
+        return sp_fail(ei, SP_EINVAL, "source_open_mic: NULL argument");
+    *out = NULL;
+    if (c.rate < 0 || c.rate > SOURCE_MAX_RATE)
+        return sp_fail(ei, SP_EINVAL, "audio input rate %d Hz is not usable", c.rate);
+    if (c.channels < 0 || c.channels > SOURCE_MAX_CHANNELS)
+        return sp_fail(ei, SP_EINVAL, "audio input: %d channels (spectro reads 1 to %d)",
+                       c.channels, SOURCE_MAX_CHANNELS);
+    if (!(c.latency_s >= 0 && c.latency_s <= 10))
+        return sp_fail(ei, SP_EINVAL, "audio input latency %g s is not usable (0 to 10 s)",
+                       c.latency_s);
+
+    if ((err = pa_acquire(ei)) != SP_OK)
+        return err;
+    if ((err = find_device(c.device, &dev, ei)) != SP_OK)
+        goto fail_pa;
+    d = Pa_GetDeviceInfo(dev);
+    api = Pa_GetHostApiInfo(d->hostApi);
+
+    memset(&in, 0, sizeof in);
+    in.device = dev;
+    in.channelCount = c.channels ? c.channels : 1;
+    in.sampleFormat = paFloat32;
+    in.suggestedLatency = c.latency_s > 0 ? c.latency_s : d->defaultLowInputLatency;
+    rate = c.rate ? c.rate : (int)(d->defaultSampleRate + 0.5);
+    if (in.channelCount > d->maxInputChannels) {
+        err = sp_fail(ei, SP_EINVAL, "audio input %s cannot record %d channels (it has %d)",
+                      d->name, in.channelCount, d->maxInputChannels);
+        goto fail_pa;
+    }
+    if (rate < 1) {
+        err = sp_fail(ei, SP_EINVAL, "audio input %s reports no default rate: give one", d->name);
+        goto fail_pa;
+    }
+    if ((pe = Pa_IsFormatSupported(&in, NULL, rate)) != paFormatIsSupported) {
+        err = pa_open_error(pe, &in, d->name, rate, ei);
+        goto fail_pa;
+    }
+
+    if (!(st = calloc(1, sizeof *st))) {
+        err = sp_fail(ei, SP_ENOMEM, "out of memory opening audio input %s", d->name);
+        goto fail_pa;
+    }
+    st->channels = in.channelCount;
+    snprintf(st->name, sizeof st->name, "%s", d->name);
+    pe = Pa_OpenStream(&st->stream, &in, NULL, rate, paFramesPerBufferUnspecified, paNoFlag,
+                       mic_callback, st);
+    if (pe != paNoError) {
+        st->stream = NULL;
+        err = pa_open_error(pe, &in, d->name, rate, ei);
+        free(st);
+        goto fail_pa;
+    }
+    st->latency_s = Pa_GetStreamInfo(st->stream) ? Pa_GetStreamInfo(st->stream)->inputLatency
+                                                   : in.suggestedLatency;
+    Pa_SetStreamFinishedCallback(st->stream, mic_finished);
+
+    memset(&info, 0, sizeof info);
+    info.rate = rate;
+    info.channels = in.channelCount;
+    info.frames_hint = -1;
+    snprintf(info.name, sizeof info.name, "%s", d->name);
+    snprintf(info.format, sizeof info.format, "PortAudio %s", api ? api->name : "?");
+    return source_create(&mic_ops, st, &info, out, ei); /* closes st (and releases) on failure */
+
+fail_pa:
+    pa_release();
+    return err;
+}
+
+int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo *ei)
+{
+    int n, found = 0, err;
+    PaDeviceIndex def;
+    if (!count || max < 0 || (max > 0 && !out))
+        return sp_fail(ei, SP_EINVAL, "source_list_devices: bad argument");
+    *count = 0;
+    if ((err = pa_acquire(ei)) != SP_OK)
+        return err;
+    n = Pa_GetDeviceCount();
+    def = Pa_GetDefaultInputDevice();
+    for (int i = 0; i < n; i++) {
+        const PaDeviceInfo *d = Pa_GetDeviceInfo(i);
+        const PaHostApiInfo *api;
+        source_device_info *o;
+        if (!d || d->maxInputChannels < 1)
+            continue;
+        if (found < max) {
+            o = &out[found];
+            memset(o, 0, sizeof *o);
+            api = Pa_GetHostApiInfo(d->hostApi);
+            o->index = i;
+            snprintf(o->name, sizeof o->name, "%s", d->name);
+            snprintf(o->host_api, sizeof o->host_api, "%s", api ? api->name : "?");
+            o->max_input_channels = d->maxInputChannels;
+            o->default_rate = d->defaultSampleRate;
+            o->is_default = i == def;
+        }
+        found++;
+    }
+    *count = found;
+    pa_release();
+    return SP_OK;
+}
+
+#endif /* SPECTRO_HAVE_PORTAUDIO */

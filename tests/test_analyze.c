@@ -1,0 +1,432 @@
+/* test_analyze: analyze_run end to end on WAV files written here (two tones, on bins):
+ * frames, samples, backend, the .npy (shape, tone levels) and its sidecar, peaks lines,
+ * --channel all; failures leave nothing behind (bad channel: SP_EINVAL, dump into a
+ * missing directory: SP_EIO); analyze_auto_batch stays >= 1 and bounded.
+ * The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze.h"
+#include "check.h"
+#include "stft.h"
+
+#define TEST_PI 3.14159265358979323846
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static size_t rng_range(size_t lo, size_t hi)
+{
+    return lo + (size_t)(rng_next() % (uint64_t)(hi - lo + 1));
+}
+
+static double rng_unit(void)
+{
+    return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* ---- scratch directory ---------------------------------------------------------------- */
+
+static char tmpdir[256];
+
+static void path_in_tmp(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+/* Entries in tmpdir other than `keep` (hidden ones included); their names go to `names`. */
+static int count_others(const char *keep, char *names, size_t len)
+{
+    DIR *d = opendir(tmpdir);
+    struct dirent *e;
+    int n = 0;
+    names[0] = 0;
+    if (!d)
+        return -1;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || (keep && strcmp(e->d_name, keep) == 0))
+            continue;
+        n++;
+        if (strlen(names) + strlen(e->d_name) + 2 < len) {
+            strcat(names, e->d_name);
+            strcat(names, " ");
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static void remove_in_tmp(const char *name)
+{
+    char p[512];
+    path_in_tmp(p, sizeof p, name);
+    unlink(p);
+}
+
+static int exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+/* ---- a float WAV, written by hand ------------------------------------------------------ */
+
+static void put_u16(unsigned char *p, unsigned v)
+{
+    p[0] = (unsigned char)(v & 0xff);
+    p[1] = (unsigned char)(v >> 8);
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static int write_float_wav(const char *path, int channels, int rate, const float *data, size_t frames)
+{
+    unsigned char h[44];
+    size_t bytes = frames * (size_t)channels * 4;
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    memcpy(h, "RIFF", 4);
+    put_u32(h + 4, (uint32_t)(36 + bytes));
+    memcpy(h + 8, "WAVEfmt ", 8);
+    put_u32(h + 16, 16);
+    put_u16(h + 20, 3); /* IEEE float */
+    put_u16(h + 22, (unsigned)channels);
+    put_u32(h + 24, (uint32_t)rate);
+    put_u32(h + 28, (uint32_t)(rate * channels * 4));
+    put_u16(h + 32, (unsigned)(channels * 4));
+    put_u16(h + 34, 32);
+    memcpy(h + 36, "data", 4);
+    put_u32(h + 40, (uint32_t)bytes);
+    if (fwrite(h, 1, 44, f) != 44 || fwrite(data, 4, frames * (size_t)channels, f) != frames * (size_t)channels) {
+        fclose(f);
+        return -1;
+    }
+    return fclose(f);
+}
+
+/* Reads an .npy written by spectro: returns the data and its shape (ndim 2 or 3). */
+static float *read_npy(const char *path, size_t shape[3], int *ndim)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char pre[10];
+    char hdr[1024];
+    size_t hlen, count = 1;
+    float *data = NULL;
+    const char *p;
+    *ndim = 0;
+    if (!f)
+        return NULL;
+    if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY\x01\x00", 8) != 0)
+        goto out;
+    hlen = (size_t)pre[8] | ((size_t)pre[9] << 8);
+    if (hlen >= sizeof hdr || fread(hdr, 1, hlen, f) != hlen)
+        goto out;
+    hdr[hlen] = 0;
+    if (!strstr(hdr, "'descr': '<f4'") || !(p = strstr(hdr, "'shape': (")))
+        goto out;
+    p += 10;
+    while (*ndim < 3 && *p >= '0' && *p <= '9') {
+        char *end;
+        shape[*ndim] = strtoull(p, &end, 10);
+        count *= shape[*ndim];
+        (*ndim)++;
+        p = end;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    data = malloc(count * sizeof *data + 1);
+    if (data && fread(data, sizeof *data, count, f) != count) {
+        free(data);
+        data = NULL;
+    }
+out:
+    fclose(f);
+    return data;
+}
+
+/* ---- the runs ------------------------------------------------------------------------------- */
+
+/* Two tones on bins 32 and 128 (n 1024 at 48 kHz: 1500 Hz and 6000 Hz), amplitudes 0.25 and
+ * 0.5: -12.04 dBFS and -6.02 dBFS with any window. Stereo: the right channel carries only
+ * the first tone. */
+#define RATE 48000
+#define N 1024
+
+static void test_run(void)
+{
+    char wav[512], npy[512], json[560], names[512];
+    const size_t frames_in = 40000 + rng_range(0, 20000);
+    const size_t hop = rng_range(100, 700);
+    const double a1 = 0.25, a2 = 0.5, f1 = 32.0 * RATE / N, f2 = 128.0 * RATE / N;
+    const double ph1 = 2 * TEST_PI * rng_unit(), ph2 = 2 * TEST_PI * rng_unit();
+    float *pcm = malloc(frames_in * 2 * sizeof *pcm);
+    analyze_config cfg = analyze_config_default();
+    analyze_result res;
+    sp_errinfo ei = {{0}};
+    const size_t want_frames = (frames_in - N) / hop + 1, bins = N / 2 + 1;
+    int err;
+
+    for (size_t i = 0; i < frames_in; i++) {
+        double t = (double)i / RATE;
+        double s1 = a1 * sin(2 * TEST_PI * f1 * t + ph1), s2 = a2 * sin(2 * TEST_PI * f2 * t + ph2);
+        pcm[2 * i] = (float)(s1 + s2);
+        pcm[2 * i + 1] = (float)s1;
+    }
+    path_in_tmp(wav, sizeof wav, "tones.wav");
+    CHECK(write_float_wav(wav, 2, RATE, pcm, frames_in) == 0);
+    path_in_tmp(npy, sizeof npy, "out.npy");
+    snprintf(json, sizeof json, "%s.json", npy);
+
+    /* channel 0, dump */
+    cfg.input = wav;
+    cfg.n = N;
+    cfg.hop = hop;
+    cfg.channel = 0;
+    cfg.backend = FFT_BACKEND_CPU;
+    cfg.dump_path = npy;
+    memset(&res, 0, sizeof res);
+    err = analyze_run(&cfg, &res, &ei);
+    CHECK_MSG(err == SP_OK, "analyze_run: %d %s", err, ei.msg);
+    CHECK_MSG(res.frames == want_frames, "frames %llu, expected %zu", (unsigned long long)res.frames, want_frames);
+    CHECK_MSG(res.samples == frames_in, "samples %llu, expected %zu", (unsigned long long)res.samples, frames_in);
+    CHECK_MSG(strcmp(res.backend, "cpu") == 0, "backend \"%s\"", res.backend);
+    CHECK(res.info.rate == RATE && res.info.channels == 2);
+    CHECK(res.n == N && res.hop == hop && res.out_channels == 1 && res.batch >= 1);
+    CHECK(res.nonfinite == 0 && res.truncated == 0);
+    CHECK_MSG(exists(npy) && exists(json), "missing %s or %s", npy, json);
+    CHECK_MSG(count_others("tones.wav", names, sizeof names) == 2, "the directory holds: %s", names);
+    {
+        size_t shape[3] = {0, 0, 0};
+        int ndim;
+        float *db = read_npy(npy, shape, &ndim);
+        CHECK_MSG(db && ndim == 2 && shape[0] == want_frames && shape[1] == bins, "npy shape (%zu, %zu) ndim %d",
+                  shape[0], shape[1], ndim);
+        if (db && ndim == 2 && shape[0] == want_frames && shape[1] == bins) {
+            int bad = 0;
+            for (size_t f = 0; f < want_frames; f++) {
+                const float *row = db + f * bins;
+                int ok = fabs(row[128] - 20 * log10(a2)) <= 0.05 && fabs(row[32] - 20 * log10(a1)) <= 0.05;
+                /* on-bin tones through hann touch only their bin and its two neighbours */
+                for (size_t k = 0; k < bins; k++)
+                    if ((k < 31 || k > 33) && (k < 127 || k > 129) && row[k] > -80.0f)
+                        ok = 0;
+                if (!ok)
+                    bad++;
+            }
+            CHECK_MSG(bad == 0, "%d frames: not the tones at bins 128 (%.2f dB) and 32 (%.2f dB) alone", bad,
+                      20 * log10(a2), 20 * log10(a1));
+        }
+        free(db);
+    }
+    remove_in_tmp("out.npy");
+    remove_in_tmp("out.npy.json");
+
+    /* --channel all, peaks on a stream */
+    {
+        FILE *out = tmpfile();
+        char line[256];
+        size_t lines = 0, bad = 0;
+        path_in_tmp(npy, sizeof npy, "all.npy");
+        cfg.channel = STFT_CHANNEL_ALL;
+        cfg.dump_path = npy;
+        cfg.peaks = 1;
+        cfg.out = out;
+        cfg.batch = 3;
+        err = analyze_run(&cfg, &res, &ei);
+        CHECK_MSG(err == SP_OK, "analyze_run (all): %d %s", err, ei.msg);
+        CHECK(res.out_channels == 2 && res.frames == want_frames && res.batch == 3);
+        {
+            size_t shape[3] = {0, 0, 0};
+            int ndim;
+            float *db = read_npy(npy, shape, &ndim);
+            CHECK_MSG(db && ndim == 3 && shape[0] == 2 && shape[1] == want_frames && shape[2] == bins,
+                      "all: npy shape (%zu, %zu, %zu) ndim %d", shape[0], shape[1], shape[2], ndim);
+            if (db && ndim == 3 && shape[1] == want_frames && shape[2] == bins) {
+                /* channel 1 holds the first tone only */
+                const float *ch1 = db + want_frames * bins;
+                CHECK(fabs(ch1[32] - 20 * log10(a1)) < 0.05 && ch1[128] < -60.0f);
+            }
+            free(db);
+        }
+        /* peaks: "channel\ttime\tfreq\tdB" per frame and channel, the stronger tone */
+        rewind(out);
+        while (out && fgets(line, sizeof line, out)) {
+            int ch;
+            double t, hz, level;
+            lines++;
+            if (sscanf(line, "%d %lf %lf %lf", &ch, &t, &hz, &level) != 4 || fabs(hz - (ch == 0 ? f2 : f1)) > 1.0)
+                bad++;
+        }
+        CHECK_MSG(lines == 2 * want_frames, "%zu peak lines, expected %zu", lines, 2 * want_frames);
+        CHECK_MSG(bad == 0, "%zu peak lines wrong", bad);
+        if (out)
+            fclose(out);
+        remove_in_tmp("all.npy");
+        remove_in_tmp("all.npy.json");
+        cfg.peaks = 0;
+        cfg.out = stdout;
+        cfg.batch = 0;
+    }
+
+    /* a bad channel index: SP_EINVAL, no output */
+    path_in_tmp(npy, sizeof npy, "bad.npy");
+    cfg.dump_path = npy;
+    cfg.channel = 2;
+    err = analyze_run(&cfg, &res, &ei);
+    CHECK_MSG(err == SP_EINVAL, "channel 2 of a stereo file: %d, expected SP_EINVAL", err);
+    CHECK_MSG(strstr(ei.msg, "channel") != NULL, "message \"%s\"", ei.msg);
+    CHECK_MSG(count_others("tones.wav", names, sizeof names) == 0, "bad channel left: %s", names);
+
+    /* dump into a missing directory: SP_EIO, nothing left */
+    path_in_tmp(npy, sizeof npy, "missing-dir/out.npy");
+    cfg.channel = STFT_CHANNEL_MIX;
+    ei.msg[0] = 0;
+    err = analyze_run(&cfg, &res, &ei);
+    CHECK_MSG(err == SP_EIO, "dump into a missing directory: %d, expected SP_EIO", err);
+    CHECK_MSG(strstr(ei.msg, npy) != NULL, "message \"%s\" does not name %s", ei.msg, npy);
+    CHECK_MSG(count_others("tones.wav", names, sizeof names) == 0, "missing dir left: %s", names);
+
+    /* stopped (SIGINT) part-way, after the dump was opened: SP_EINTERRUPTED, nothing left */
+    {
+        volatile sig_atomic_t stop = 1;
+        path_in_tmp(npy, sizeof npy, "stopped.npy");
+        cfg.dump_path = npy;
+        cfg.stop = &stop;
+        err = analyze_run(&cfg, &res, &ei);
+        CHECK_MSG(err == SP_EINTERRUPTED, "stopped file run: %d, expected SP_EINTERRUPTED", err);
+        CHECK_MSG(count_others("tones.wav", names, sizeof names) == 0, "stopped run left: %s", names);
+        cfg.stop = NULL;
+    }
+
+    /* a missing input: SP_EINPUT, nothing left */
+    {
+        char missing[512];
+        path_in_tmp(missing, sizeof missing, "nope.wav");
+        path_in_tmp(npy, sizeof npy, "nope.npy");
+        cfg.input = missing;
+        err = analyze_run(&cfg, &res, &ei);
+        CHECK_MSG(err == SP_EINPUT, "missing input: %d", err);
+        CHECK_MSG(count_others("tones.wav", names, sizeof names) == 0, "missing input left: %s", names);
+    }
+    remove_in_tmp("tones.wav");
+    free(pcm);
+}
+
+/* A file shorter than one frame: one zero-padded frame. */
+static void test_short(void)
+{
+    char wav[512], npy[512], names[512];
+    float pcm[300];
+    analyze_config cfg = analyze_config_default();
+    analyze_result res;
+    sp_errinfo ei = {{0}};
+    int err;
+    for (size_t i = 0; i < 300; i++)
+        pcm[i] = (float)(0.5 * sin(2 * TEST_PI * 0.05 * (double)i));
+    path_in_tmp(wav, sizeof wav, "short.wav");
+    path_in_tmp(npy, sizeof npy, "short.npy");
+    CHECK(write_float_wav(wav, 1, 8000, pcm, 300) == 0);
+    cfg.input = wav;
+    cfg.n = N;
+    cfg.backend = FFT_BACKEND_CPU;
+    cfg.dump_path = npy;
+    err = analyze_run(&cfg, &res, &ei);
+    CHECK_MSG(err == SP_OK, "short: %d %s", err, ei.msg);
+    CHECK_MSG(res.frames == 1 && res.samples == 300, "short: %llu frames, %llu samples",
+              (unsigned long long)res.frames, (unsigned long long)res.samples);
+    CHECK(res.hop == N / 4);
+    remove_in_tmp("short.npy");
+    remove_in_tmp("short.npy.json");
+
+    /* --channel all on a mono file keeps the channel axis: (1, 1, bins) */
+    cfg.channel = STFT_CHANNEL_ALL;
+    err = analyze_run(&cfg, &res, &ei);
+    CHECK_MSG(err == SP_OK, "short, all: %d %s", err, ei.msg);
+    {
+        size_t shape[3] = {0, 0, 0};
+        int ndim;
+        float *db = read_npy(npy, shape, &ndim);
+        CHECK_MSG(db && ndim == 3 && shape[0] == 1 && shape[1] == 1 && shape[2] == N / 2 + 1,
+                  "mono, --channel all: shape (%zu, %zu, %zu) ndim %d", shape[0], shape[1], shape[2], ndim);
+        free(db);
+    }
+    remove_in_tmp("short.wav");
+    remove_in_tmp("short.npy");
+    remove_in_tmp("short.npy.json");
+    CHECK_MSG(count_others(NULL, names, sizeof names) == 0, "left: %s", names);
+
+    /* a WAV without a single sample: bad input, nothing left */
+    CHECK(write_float_wav(wav, 1, 8000, pcm, 0) == 0);
+    cfg.channel = STFT_CHANNEL_MIX;
+    err = analyze_run(&cfg, &res, &ei);
+    CHECK_MSG(err == SP_EINPUT, "no samples: %d, expected SP_EINPUT", err);
+    CHECK_MSG(strstr(ei.msg, wav) != NULL, "message \"%s\" does not name %s", ei.msg, wav);
+    remove_in_tmp("short.wav");
+    CHECK_MSG(count_others(NULL, names, sizeof names) == 0, "no samples: left %s", names);
+}
+
+static void test_auto_batch(void)
+{
+    int bad = 0;
+    for (size_t n = FFT_MIN_SIZE; n <= FFT_MAX_SIZE; n *= 2) {
+        const size_t hops[] = {1, n / 8 ? n / 8 : 1, n / 4, n, 10 * n, (size_t)1 << 40};
+        const int chans[] = {1, 2, 7, 64, SOURCE_MAX_CHANNELS};
+        for (size_t h = 0; h < sizeof hops / sizeof hops[0]; h++)
+            for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++)
+                for (int gpu = 0; gpu < 2; gpu++) {
+                    size_t b = analyze_auto_batch(n, hops[h], chans[c], gpu);
+                    /* output values and signal samples held per call, across channels */
+                    double out_values = (double)b * (double)(n / 2 + 1) * chans[c];
+                    double span = ((double)(b - 1) * (double)hops[h] + (double)n) * chans[c];
+                    if (b < 1 || b > 65536 ||
+                        (b > 1 && (out_values > 64.0 * 1024 * 1024 || span > 64.0 * 1024 * 1024))) {
+                        if (bad++ < 5)
+                            fprintf(stderr, "analyze_auto_batch(%zu, %zu, %d, %d) = %zu\n", n, hops[h], chans[c],
+                                    gpu, b);
+                    }
+                }
+    }
+    CHECK_MSG(bad == 0, "%d auto batch sizes out of bounds (>= 1, <= 64M floats per call)", bad);
+    CHECK(analyze_auto_batch(4096, 1024, 1, 0) > 1); /* a file analysis does batch */
+}
+
+int main(void)
+{
+    const char *e = getenv("SPECTRO_TEST_SEED");
+    uint64_t seed = e && *e ? strtoull(e, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+    uint16_t one = 1;
+    rng_state = seed ? seed : 1;
+    printf("test_analyze: seed %llu (SPECTRO_TEST_SEED to repeat)\n", (unsigned long long)seed);
+    if (*(unsigned char *)&one != 1) {
+        printf("test_analyze: the hand-made WAV is little-endian; this host is not: skipped\n");
+        return 77;
+    }
+    snprintf(tmpdir, sizeof tmpdir, "%s/spectro-test-analyze-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_run();
+    test_short();
+    test_auto_batch();
+    CHECK_MSG(rmdir(tmpdir) == 0, "cannot remove %s (not empty?)", tmpdir);
+    return check_done("test_analyze");
+}

@@ -1,0 +1,484 @@
+/* test_dump: the .npy writer parsed back in C (magic, version 1.0, '<f4', fortran_order,
+ * shape 2-D and 3-D, 64-byte aligned data, the bytes written, channel-major), the JSON
+ * sidecar, the CSV header and rows, atomic commit (nothing at the final path before
+ * dump_commit, no temporary left after dump_destroy), SP_EIO for a missing directory and
+ * dump_format_from_path. The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "dump.h"
+#include "stft.h"
+
+/* ---- random numbers ------------------------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static size_t rng_range(size_t lo, size_t hi)
+{
+    return lo + (size_t)(rng_next() % (uint64_t)(hi - lo + 1));
+}
+
+static float rng_db(void) /* a dB-like value in [-200, 0) */
+{
+    return (float)((double)(rng_next() >> 11) * (-200.0 / 9007199254740992.0));
+}
+
+/* ---- scratch directory -------------------------------------------------------------------- */
+
+static char tmpdir[256];
+
+static void path_in_tmp(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+/* Number of entries in tmpdir (hidden ones included); the first few names go to `names`. */
+static int count_entries(char *names, size_t len)
+{
+    DIR *d = opendir(tmpdir);
+    struct dirent *e;
+    int n = 0;
+    if (names && len)
+        names[0] = 0;
+    if (!d)
+        return -1;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        n++;
+        if (names && strlen(names) + strlen(e->d_name) + 2 < len) {
+            strcat(names, e->d_name);
+            strcat(names, " ");
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static void empty_tmpdir(void)
+{
+    DIR *d = opendir(tmpdir);
+    struct dirent *e;
+    char p[512];
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
+        unlink(p);
+    }
+    closedir(d);
+}
+
+static int exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    long size;
+    *len = 0;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        buf = malloc((size_t)size + 1);
+        if (buf && fread(buf, 1, (size_t)size, f) == (size_t)size) {
+            buf[size] = 0;
+            *len = (size_t)size;
+        } else {
+            free(buf);
+            buf = NULL;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+static dump_meta make_meta(int channels, size_t bins, uint64_t frames)
+{
+    dump_meta m;
+    memset(&m, 0, sizeof m);
+    m.source = "in \"quoted\".wav";
+    m.sample_rate = 48000;
+    m.source_channels = channels > 1 ? channels : 2;
+    m.channel = channels > 1 ? STFT_CHANNEL_ALL : STFT_CHANNEL_MIX;
+    m.channels = channels;
+    m.fft_size = (bins - 1) * 2;
+    m.hop = m.fft_size / 4;
+    m.bins = bins;
+    m.window = "hann";
+    m.frames = frames;
+    m.time_first_s = (double)(m.fft_size / 2) / 48000.0;
+    m.time_step_s = (double)m.hop / 48000.0;
+    m.bin_hz = 48000.0 / (double)m.fft_size;
+    m.backend = "cpu";
+    return m;
+}
+
+/* ---- npy --------------------------------------------------------------------------------- */
+
+/* Writes `channels` x frames x bins random values in several calls per channel (the way
+ * the framer does: for each batch, every channel in turn), commits and parses the file. */
+static void test_npy(int channels, int stacked)
+{
+    char path[512], json[560], shape[128], names[512];
+    const size_t bins = rng_range(5, 70), frames = rng_range(20, 300);
+    float *data = malloc((size_t)channels * frames * bins * sizeof *data);
+    dump_config dc;
+    dump *d = NULL;
+    sp_errinfo ei = {{0}};
+    dump_meta meta = make_meta(channels, bins, frames);
+    unsigned char *file = NULL;
+    size_t len = 0;
+    int err;
+
+    for (size_t i = 0; i < (size_t)channels * frames * bins; i++)
+        data[i] = rng_db();
+    const int axis = stacked || channels > 1; /* a channel axis */
+    path_in_tmp(path, sizeof path, axis ? "out3.npy" : "out.npy");
+    snprintf(json, sizeof json, "%s.json", path);
+    memset(&dc, 0, sizeof dc);
+    dc.path = path;
+    dc.channels = channels;
+    dc.stacked = stacked;
+    dc.bins = bins;
+    dc.bin_hz = meta.bin_hz;
+    dc.time_first = meta.time_first_s;
+    dc.time_step = meta.time_step_s;
+    err = dump_open(&dc, &d, &ei);
+    if (channels > 1 && !stacked && err == SP_EINVAL)
+        goto out; /* refusing several channels without a channel axis is fine too */
+    CHECK_MSG(err == SP_OK, "dump_open %s: %d %s", path, err, ei.msg);
+    if (!d)
+        goto out;
+    for (size_t f = 0; f < frames;) {
+        size_t take = rng_range(1, 37);
+        if (take > frames - f)
+            take = frames - f;
+        for (int c = 0; c < channels; c++) {
+            err = dump_write(d, c, f, take, data + ((size_t)c * frames + f) * bins, &ei);
+            CHECK_MSG(err == SP_OK, "dump_write: %d %s", err, ei.msg);
+        }
+        f += take;
+    }
+    CHECK_MSG(!exists(path), "%s exists before dump_commit", path);
+    CHECK_MSG(!exists(json), "%s exists before dump_commit", json);
+    err = dump_commit(d, &meta, &ei);
+    CHECK_MSG(err == SP_OK, "dump_commit: %d %s", err, ei.msg);
+    dump_destroy(d);
+    CHECK_MSG(exists(path) && exists(json), "after commit: %s %s", exists(path) ? "" : path, exists(json) ? "" : json);
+    CHECK_MSG(count_entries(names, sizeof names) == 2, "after commit the directory holds: %s", names);
+
+    file = slurp(path, &len);
+    CHECK(file != NULL);
+    if (!file)
+        goto out;
+    CHECK_MSG(len >= 10 && memcmp(file, "\x93NUMPY", 6) == 0, "bad magic");
+    if (len < 10)
+        goto out;
+    CHECK_MSG(file[6] == 1 && file[7] == 0, "version %d.%d, expected 1.0", file[6], file[7]);
+    {
+        size_t hlen = (size_t)file[8] | ((size_t)file[9] << 8), data_at = 10 + hlen;
+        size_t data_bytes = (size_t)channels * frames * bins * sizeof(float);
+        char *hdr;
+        CHECK_MSG(data_at % 64 == 0, "data starts at %zu, not a multiple of 64", data_at);
+        CHECK_MSG(data_at <= len, "header length %zu past the end", hlen);
+        if (data_at > len)
+            goto out;
+        hdr = malloc(hlen + 1);
+        memcpy(hdr, file + 10, hlen);
+        hdr[hlen] = 0;
+        CHECK_MSG(hlen > 0 && hdr[hlen - 1] == '\n', "header does not end with a newline");
+        CHECK_MSG(hdr[0] == '{', "header \"%s\" is not a dict", hdr);
+        CHECK_MSG(strstr(hdr, "'descr': '<f4'") != NULL, "header \"%s\"", hdr);
+        CHECK_MSG(strstr(hdr, "'fortran_order': False") != NULL, "header \"%s\"", hdr);
+        if (axis)
+            snprintf(shape, sizeof shape, "'shape': (%d, %zu, %zu)", channels, frames, bins);
+        else
+            snprintf(shape, sizeof shape, "'shape': (%zu, %zu)", frames, bins);
+        CHECK_MSG(strstr(hdr, shape) != NULL, "channels %d stacked %d: header \"%s\" lacks %s", channels, stacked,
+                  hdr, shape);
+        for (size_t i = 0; i + 1 < hlen; i++)
+            if (hdr[i] == '\n' || (unsigned char)hdr[i] < 0x20) {
+                CHECK_MSG(0, "control character in the header at %zu", i);
+                break;
+            }
+        free(hdr);
+        CHECK_MSG(len == data_at + data_bytes, "file holds %zu bytes, expected %zu", len, data_at + data_bytes);
+        if (len == data_at + data_bytes)
+            CHECK_MSG(memcmp(file + data_at, data, data_bytes) == 0, "data bytes differ from what was written%s",
+                      channels > 1 ? " (channel-major)" : "");
+    }
+    free(file);
+
+    /* the sidecar */
+    file = slurp(json, &len);
+    CHECK(file != NULL);
+    if (file) {
+        const char *keys[] = {"\"source\"", "\"sample_rate\"", "\"fft_size\"", "\"hop\"", "\"window\"",
+                              "\"channels\"", "\"frames\"", "\"bins\"", "\"time_first_s\"", "\"time_step_s\"",
+                              "\"bin_hz\"", "\"backend\""};
+        char want[128];
+        const char *t = (const char *)file;
+        CHECK_MSG(t[0] == '{' && strrchr(t, '}') != NULL, "sidecar is not an object: %s", t);
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            CHECK_MSG(strstr(t, keys[k]) != NULL, "sidecar lacks %s", keys[k]);
+        snprintf(want, sizeof want, "\"frames\": %zu", frames);
+        CHECK_MSG(strstr(t, want) != NULL, "sidecar lacks %s", want);
+        snprintf(want, sizeof want, "\"bins\": %zu", bins);
+        CHECK_MSG(strstr(t, want) != NULL, "sidecar lacks %s", want);
+        snprintf(want, sizeof want, "\"channels\": %d", channels);
+        CHECK_MSG(strstr(t, want) != NULL, "sidecar lacks %s", want);
+        snprintf(want, sizeof want, "\"fft_size\": %zu", meta.fft_size);
+        CHECK_MSG(strstr(t, want) != NULL, "sidecar lacks %s", want);
+        CHECK(strstr(t, "\"sample_rate\": 48000") != NULL);
+        CHECK(strstr(t, "\"backend\": \"cpu\"") != NULL);
+        CHECK(strstr(t, "\"window\": \"hann\"") != NULL);
+        CHECK_MSG(strstr(t, "\"in \\\"quoted\\\".wav\"") != NULL, "source not escaped: %s", t);
+        {
+            const char *p = strstr(t, "\"bin_hz\":");
+            CHECK(p && fabs(strtod(p + 9, NULL) - meta.bin_hz) <= 1e-12 * meta.bin_hz);
+            p = strstr(t, "\"time_step_s\":");
+            CHECK(p && fabs(strtod(p + 14, NULL) - meta.time_step_s) <= 1e-12 * meta.time_step_s);
+        }
+        free(file);
+    }
+out:
+    free(data);
+    empty_tmpdir();
+}
+
+/* ---- csv --------------------------------------------------------------------------------- */
+
+/* Several channels are written stacked ("channel,time_s,..."), as --channel all does. */
+static void test_csv(int channels)
+{
+    char path[512];
+    const size_t bins = rng_range(3, 40), frames = rng_range(5, 120);
+    const double bin_hz = 5.0 + (double)rng_range(0, 1000) / 7.0, t0 = 0.01 * (double)rng_range(1, 100),
+                 dt = 0.001 * (double)rng_range(1, 100);
+    float *data = malloc((size_t)channels * frames * bins * sizeof *data);
+    dump_config dc;
+    dump *d = NULL;
+    sp_errinfo ei = {{0}};
+    dump_meta meta = make_meta(channels, bins, frames);
+    unsigned char *file;
+    size_t len;
+    int err;
+
+    for (size_t i = 0; i < (size_t)channels * frames * bins; i++)
+        data[i] = rng_db();
+    path_in_tmp(path, sizeof path, "out.csv");
+    memset(&dc, 0, sizeof dc);
+    dc.path = path;
+    dc.channels = channels;
+    dc.stacked = channels > 1;
+    dc.bins = bins;
+    dc.bin_hz = bin_hz;
+    dc.time_first = t0;
+    dc.time_step = dt;
+    CHECK(dump_open(&dc, &d, &ei) == SP_OK);
+    if (!d)
+        goto out;
+    for (size_t f = 0; f < frames;) {
+        size_t take = rng_range(1, 11);
+        if (take > frames - f)
+            take = frames - f;
+        for (int c = 0; c < channels; c++)
+            CHECK(dump_write(d, c, f, take, data + ((size_t)c * frames + f) * bins, &ei) == SP_OK);
+        f += take;
+    }
+    CHECK_MSG(!exists(path), "%s exists before dump_commit", path);
+    err = dump_commit(d, &meta, &ei);
+    CHECK_MSG(err == SP_OK, "dump_commit: %d %s", err, ei.msg);
+    dump_destroy(d);
+
+    file = slurp(path, &len);
+    CHECK(file != NULL);
+    if (file) {
+        char *save = NULL, *line = strtok_r((char *)file, "\n", &save);
+        size_t rows = 0, bad_fields = 0, bad_time = 0, bad_value = 0, bad_channel = 0;
+        const char *prefix = channels > 1 ? "channel,time_s," : "time_s,";
+        CHECK_MSG(line && strncmp(line, prefix, strlen(prefix)) == 0, "header row \"%s\"", line ? line : "");
+        if (line && strncmp(line, prefix, strlen(prefix)) == 0) {
+            char *p = line + strlen(prefix), *end;
+            size_t k = 0;
+            for (;;) {
+                double hz = strtod(p, &end);
+                if (end == p)
+                    break;
+                CHECK_MSG(fabs(hz - (double)k * bin_hz) <= 1e-8 * (1.0 + (double)k * bin_hz),
+                          "header bin %zu reads %.10g, expected %.10g", k, hz, (double)k * bin_hz);
+                k++;
+                if (*end != ',')
+                    break;
+                p = end + 1;
+            }
+            CHECK_MSG(*end == 0, "header row has trailing text \"%s\"", end);
+            CHECK_MSG(k == bins, "header has %zu bin columns, expected %zu", k, bins);
+        }
+        while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+            size_t c = rows / frames, f = rows % frames, k = 0;
+            char *p = line, *end;
+            double v;
+            if (channels > 1) {
+                if (strtol(p, &end, 10) != (long)c || *end != ',')
+                    bad_channel++;
+                p = end + 1;
+            }
+            v = strtod(p, &end);
+            if (fabs(v - (t0 + (double)f * dt)) > 1e-6)
+                bad_time++;
+            p = end;
+            while (*p == ',') {
+                v = strtod(p + 1, &end);
+                if (k < bins && c < (size_t)channels && f < frames &&
+                    fabs(v - (double)data[(c * frames + f) * bins + k]) > 0.6e-4)
+                    bad_value++;
+                k++;
+                p = end;
+            }
+            if (k != bins || *p)
+                bad_fields++;
+            rows++;
+        }
+        CHECK_MSG(rows == (size_t)channels * frames, "%zu rows, expected %zu", rows, (size_t)channels * frames);
+        CHECK_MSG(bad_fields == 0, "%zu rows with the wrong number of fields", bad_fields);
+        CHECK_MSG(bad_time == 0, "%zu rows with the wrong time", bad_time);
+        CHECK_MSG(bad_value == 0, "%zu values differ", bad_value);
+        CHECK_MSG(bad_channel == 0, "%zu rows with the wrong channel (channel-major order)", bad_channel);
+        free(file);
+    }
+    {
+        char json[560];
+        snprintf(json, sizeof json, "%s.json", path);
+        CHECK_MSG(exists(json), "no sidecar %s", json);
+    }
+out:
+    free(data);
+    empty_tmpdir();
+}
+
+/* ---- failures ------------------------------------------------------------------------------ */
+
+static void test_abandon(const char *name, int channels)
+{
+    char path[512], names[512];
+    dump_config dc;
+    dump *d = NULL;
+    sp_errinfo ei = {{0}};
+    float row[40];
+    for (size_t k = 0; k < 40; k++)
+        row[k] = rng_db();
+    path_in_tmp(path, sizeof path, name);
+    memset(&dc, 0, sizeof dc);
+    dc.path = path;
+    dc.channels = channels;
+    dc.stacked = channels > 1;
+    dc.bins = 40;
+    dc.bin_hz = 10.0;
+    dc.time_step = 0.1;
+    CHECK(dump_open(&dc, &d, &ei) == SP_OK);
+    if (!d)
+        return;
+    CHECK_MSG(count_entries(NULL, 0) >= 1, "dump_open made no temporary file beside %s", path);
+    for (int c = 0; c < channels; c++)
+        CHECK(dump_write(d, c, 0, 1, row, &ei) == SP_OK);
+    CHECK(!exists(path));
+    dump_destroy(d);
+    CHECK_MSG(count_entries(names, sizeof names) == 0, "%s: left behind after dump_destroy: %s", name, names);
+    empty_tmpdir();
+}
+
+static void test_unwritable(void)
+{
+    char path[512];
+    dump_config dc;
+    dump *d = (dump *)0x1;
+    sp_errinfo ei = {{0}};
+    int err;
+    path_in_tmp(path, sizeof path, "missing-dir/out.npy");
+    memset(&dc, 0, sizeof dc);
+    dc.path = path;
+    dc.channels = 1;
+    dc.bins = 9;
+    err = dump_open(&dc, &d, &ei);
+    CHECK_MSG(err == SP_EIO, "dump_open into a missing directory: %d, expected SP_EIO", err);
+    CHECK_MSG(strstr(ei.msg, path) != NULL, "message \"%s\" does not name %s", ei.msg, path);
+    CHECK(d == NULL);
+    CHECK(count_entries(NULL, 0) == 0);
+}
+
+static void test_format(void)
+{
+    dump_format f = DUMP_CSV_STDOUT;
+    sp_errinfo ei = {{0}};
+    const char *bad[] = {".wav", "x.wav", "", "x.np", "x.npyy", "x.NPZ", "out", "x.cs"};
+    CHECK(dump_format_from_path("a/b.npy", &f, &ei) == SP_OK && f == DUMP_NPY);
+    CHECK(dump_format_from_path("x.csv", &f, &ei) == SP_OK && f == DUMP_CSV);
+    CHECK(dump_format_from_path("-", &f, &ei) == SP_OK && f == DUMP_CSV_STDOUT);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ei.msg[0] = 0;
+        CHECK_MSG(dump_format_from_path(bad[i], &f, &ei) == SP_EINVAL, "\"%s\" accepted", bad[i]);
+        CHECK_MSG(ei.msg[0] != 0, "\"%s\": no message", bad[i]);
+        if (bad[i][0])
+            CHECK_MSG(strstr(ei.msg, bad[i]) != NULL, "message \"%s\" does not name %s", ei.msg, bad[i]);
+    }
+    CHECK(dump_format_from_path(NULL, &f, &ei) == SP_EINVAL);
+}
+
+int main(void)
+{
+    const char *e = getenv("SPECTRO_TEST_SEED");
+    uint64_t seed = e && *e ? strtoull(e, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+    uint16_t one = 1;
+    rng_state = seed ? seed : 1;
+    printf("test_dump: seed %llu (SPECTRO_TEST_SEED to repeat)\n", (unsigned long long)seed);
+    if (*(unsigned char *)&one != 1) {
+        printf("test_dump: '<f4' data is little-endian; this host is not: skipped\n");
+        return 77;
+    }
+    snprintf(tmpdir, sizeof tmpdir, "%s/spectro-test-dump-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    for (int i = 0; i < 3; i++) {
+        test_npy(1, 0);
+        test_npy(3, 1);
+        test_npy(1, 1); /* --channel all on a mono input: shape (1, frames, bins) */
+        test_csv(1);
+        test_csv(3);
+    }
+    /* several channels without `stacked`: a channel axis anyway, or refused; never a 2-D
+     * header over 3 channels of data */
+    test_npy(3, 0);
+    test_abandon("gone.npy", 1);
+    test_abandon("gone3.npy", 3);
+    test_abandon("gone.csv", 2);
+    test_unwritable();
+    test_format();
+    empty_tmpdir();
+    CHECK_MSG(rmdir(tmpdir) == 0, "cannot remove %s", tmpdir);
+    return check_done("test_dump");
+}

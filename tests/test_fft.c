@@ -1,0 +1,668 @@
+/* test_fft: the cpu FFT backend against a double-precision brute-force DFT (the O(N^2)
+ * "brute force" transform of the seed paper), on fresh random inputs with the output
+ * poisoned with NaN first; plus the algebra an FFT must satisfy (inverse, Parseval, the
+ * convolution theorem), batches, the dBFS contract of stft_db, threads and errors.
+ *
+ * The seed comes from the clock and is printed; SPECTRO_TEST_SEED=<n> replays a run. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "fft.h"
+#include "window.h"
+
+#define TEST_PI 3.14159265358979323846
+#define REL_TOL 1e-5
+#define ORACLE_FULL_MAX 4096 /* above this the oracle checks a subset of bins */
+#define ORACLE_SUBSET 64
+
+typedef struct {
+    double re, im;
+} dcpx;
+
+/* ---- random numbers (xorshift64*) ---------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ull;
+}
+
+/* uniform in [-1, 1) */
+static float rng_float(void)
+{
+    return (float)((double)(rng_next() >> 40) / (double)(1ull << 23) - 1.0);
+}
+
+static size_t rng_below(size_t n)
+{
+    return (size_t)(rng_next() % n);
+}
+
+/* ---- the oracle ---------------------------------------------------------------------- */
+
+/* e^{-2 pi i t/n} for t < n, in double. */
+static dcpx *oracle_table(size_t n)
+{
+    dcpx *t = malloc(n * sizeof *t);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        double a = 2.0 * TEST_PI * (double)i / (double)n;
+        t[i].re = cos(a);
+        t[i].im = -sin(a);
+    }
+    return t;
+}
+
+/* Brute-force DFT bin k of complex x (real x when xi == NULL): sum_i x_i e^{-+2 pi i ik/n},
+ * the inverse (inverse = 1) with +, scaled by 1/n. */
+static dcpx oracle_bin(const float *xr, const float *xi, size_t stride, size_t n, size_t k,
+                       const dcpx *tab, int inverse)
+{
+    double sr = 0.0, si = 0.0;
+    size_t t = 0;
+    for (size_t i = 0; i < n; i++) {
+        double ar = xr[i * stride], ai = xi ? xi[i * stride] : 0.0;
+        double wr = tab[t].re, wi = inverse ? -tab[t].im : tab[t].im;
+        sr += ar * wr - ai * wi;
+        si += ar * wi + ai * wr;
+        t = (t + k) & (n - 1);
+    }
+    dcpx r = {sr, si};
+    if (inverse) {
+        r.re /= (double)n;
+        r.im /= (double)n;
+    }
+    return r;
+}
+
+/* Relative L2 error of got (complex, nbins) against the oracle over the bins listed (all
+ * bins when bins == NULL). */
+static double rel_err_vs_oracle(const cpx *x, size_t n, const cpx *got, size_t nbins,
+                                const size_t *bins, size_t nlist, const dcpx *tab, int inverse)
+{
+    double num = 0.0, den = 0.0;
+    size_t count = bins ? nlist : nbins;
+    for (size_t b = 0; b < count; b++) {
+        size_t k = bins ? bins[b] : b;
+        dcpx r = oracle_bin(&x[0].re, &x[0].im, 2, n, k, tab, inverse);
+        double dr = (double)got[k].re - r.re, di = (double)got[k].im - r.im;
+        num += dr * dr + di * di;
+        den += r.re * r.re + r.im * r.im;
+    }
+    return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}
+
+static double rel_err_real_vs_oracle(const float *x, size_t n, const cpx *got, const size_t *bins,
+                                     size_t nlist, const dcpx *tab)
+{
+    double num = 0.0, den = 0.0;
+    size_t count = bins ? nlist : n / 2 + 1;
+    for (size_t b = 0; b < count; b++) {
+        size_t k = bins ? bins[b] : b;
+        dcpx r = oracle_bin(x, NULL, 1, n, k, tab, 0);
+        double dr = (double)got[k].re - r.re, di = (double)got[k].im - r.im;
+        num += dr * dr + di * di;
+        den += r.re * r.re + r.im * r.im;
+    }
+    return sqrt(num / den);
+}
+
+static double rel_err_cpx(const cpx *a, const cpx *ref, size_t n)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double dr = (double)a[i].re - ref[i].re, di = (double)a[i].im - ref[i].im;
+        num += dr * dr + di * di;
+        den += (double)ref[i].re * ref[i].re + (double)ref[i].im * ref[i].im;
+    }
+    return sqrt(num / den);
+}
+
+static void poison(void *p, size_t floats)
+{
+    float *f = p;
+    for (size_t i = 0; i < floats; i++)
+        f[i] = NAN;
+}
+
+static int any_nan(const float *f, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (isnan(f[i]))
+            return 1;
+    return 0;
+}
+
+static fft_plan *make_plan(size_t n, size_t hop, const float *window, size_t max_batch)
+{
+    fft_config cfg = fft_config_default();
+    fft_plan *p = NULL;
+    sp_errinfo ei = {{0}};
+    cfg.backend = FFT_BACKEND_CPU;
+    cfg.n = n;
+    cfg.hop = hop;
+    cfg.window = window;
+    cfg.max_batch = max_batch;
+    int err = fft_plan_create(&cfg, &p, &ei);
+    CHECK_MSG(err == SP_OK && p, "plan n=%zu: %s", n, ei.msg);
+    return err == SP_OK ? p : NULL;
+}
+
+/* ---- c2c / r2c against the oracle, every size 2^4 .. 2^16 ---------------------------- */
+
+static void test_sizes(void)
+{
+    for (unsigned l = 4; l <= 16; l++) {
+        const size_t n = (size_t)1 << l;
+        const int full = n <= ORACLE_FULL_MAX;
+        size_t bins[ORACLE_SUBSET];
+        cpx *x = malloc(n * sizeof *x), *X = malloc(n * sizeof *X), *y = malloc(n * sizeof *y);
+        cpx *Xr = malloc((n / 2 + 1) * sizeof *Xr);
+        float *xr = malloc(n * sizeof *xr);
+        dcpx *tab = oracle_table(n);
+        fft_plan *p = make_plan(n, 1, NULL, 1);
+        CHECK(x && X && y && Xr && xr && tab);
+        if (!x || !X || !y || !Xr || !xr || !tab || !p)
+            goto next;
+
+        bins[0] = 0;
+        bins[1] = n / 2;
+        bins[2] = n - 1;
+        for (size_t b = 3; b < ORACLE_SUBSET; b++)
+            bins[b] = rng_below(n);
+        for (size_t i = 0; i < n; i++) {
+            x[i].re = rng_float();
+            x[i].im = rng_float();
+            xr[i] = rng_float();
+        }
+
+        /* forward */
+        poison(X, 2 * n);
+        CHECK(fft_c2c(p, x, X, 1, 0) == SP_OK);
+        CHECK_MSG(!any_nan(&X[0].re, 2 * n), "n=%zu: forward left NaN", n);
+        double e = rel_err_vs_oracle(x, n, X, n, full ? NULL : bins, ORACLE_SUBSET, tab, 0);
+        CHECK_MSG(e < REL_TOL, "n=%zu: forward rel L2 err %.3g", n, e);
+
+        /* Parseval: sum |x|^2 = sum |X|^2 / n */
+        double ex = 0.0, eX = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            ex += (double)x[i].re * x[i].re + (double)x[i].im * x[i].im;
+            eX += (double)X[i].re * X[i].re + (double)X[i].im * X[i].im;
+        }
+        CHECK_MSG(fabs(eX / (double)n - ex) < REL_TOL * ex, "n=%zu: Parseval %.9g vs %.9g", n,
+                  eX / (double)n, ex);
+
+        /* inverse of random data against the oracle inverse */
+        poison(y, 2 * n);
+        CHECK(fft_c2c(p, x, y, 1, 1) == SP_OK);
+        CHECK_MSG(!any_nan(&y[0].re, 2 * n), "n=%zu: inverse left NaN", n);
+        e = rel_err_vs_oracle(x, n, y, n, full ? NULL : bins, ORACLE_SUBSET, tab, 1);
+        CHECK_MSG(e < REL_TOL, "n=%zu: inverse rel L2 err %.3g", n, e);
+
+        /* inverse(forward(x)) == x, in place (in == out) */
+        memcpy(y, X, n * sizeof *y);
+        CHECK(fft_c2c(p, y, y, 1, 1) == SP_OK);
+        e = rel_err_cpx(y, x, n);
+        CHECK_MSG(e < REL_TOL, "n=%zu: inverse(forward(x)) rel err %.3g", n, e);
+
+        /* in place gives what out of place gives, bit for bit */
+        memcpy(y, x, n * sizeof *y);
+        CHECK(fft_c2c(p, y, y, 1, 0) == SP_OK);
+        CHECK_MSG(memcmp(y, X, n * sizeof *y) == 0, "n=%zu: in-place forward differs", n);
+
+        /* real input */
+        poison(Xr, 2 * (n / 2 + 1));
+        CHECK(fft_r2c(p, xr, Xr, 1) == SP_OK);
+        CHECK_MSG(!any_nan(&Xr[0].re, 2 * (n / 2 + 1)), "n=%zu: r2c left NaN", n);
+        for (size_t b = 0; b < ORACLE_SUBSET; b++)
+            bins[b] = b < 2 ? b * (n / 2) : rng_below(n / 2 + 1);
+        e = rel_err_real_vs_oracle(xr, n, Xr, full ? NULL : bins, ORACLE_SUBSET, tab);
+        CHECK_MSG(e < REL_TOL, "n=%zu: r2c rel L2 err %.3g", n, e);
+        CHECK_MSG(Xr[0].im == 0.0f && Xr[n / 2].im == 0.0f, "n=%zu: DC/Nyquist not real", n);
+
+        /* the 4-wide path (SPECTRO_CPU_SIMD=sse2) agrees with the default (8-wide where the
+         * CPU has AVX), which was just checked against the oracle */
+        setenv("SPECTRO_CPU_SIMD", "sse2", 1);
+        fft_plan *p4 = make_plan(n, 1, NULL, 1);
+        unsetenv("SPECTRO_CPU_SIMD");
+        if (p4) {
+            poison(y, 2 * n);
+            CHECK(fft_c2c(p4, x, y, 1, 0) == SP_OK);
+            e = rel_err_cpx(y, X, n);
+            CHECK_MSG(e < 1e-6, "n=%zu: sse2 path differs from the default by %.3g", n, e);
+            poison(y, 2 * n);
+            CHECK(fft_r2c(p4, xr, y, 1) == SP_OK);
+            e = rel_err_cpx(y, Xr, n / 2 + 1);
+            CHECK_MSG(e < 1e-6, "n=%zu: sse2 r2c differs from the default by %.3g", n, e);
+            fft_plan_destroy(p4);
+        }
+
+    next:
+        fft_plan_destroy(p);
+        free(x);
+        free(X);
+        free(y);
+        free(Xr);
+        free(xr);
+        free(tab);
+    }
+}
+
+/* The largest plan works: a round trip and a few oracle bins at n = 2^22. */
+static void test_largest(void)
+{
+    const size_t n = FFT_MAX_SIZE;
+    cpx *x = malloc(n * sizeof *x), *X = malloc(n * sizeof *X);
+    dcpx *tab = oracle_table(n);
+    fft_plan *p = make_plan(n, n, NULL, 2);
+    size_t bins[4] = {0, 1, n / 2 + 7, n - 1};
+
+    CHECK(x && X && tab);
+    if (x && X && tab && p) {
+        for (size_t i = 0; i < n; i++) {
+            x[i].re = rng_float();
+            x[i].im = rng_float();
+        }
+        poison(X, 2 * n);
+        CHECK(fft_c2c(p, x, X, 1, 0) == SP_OK);
+        double e = rel_err_vs_oracle(x, n, X, n, bins, 4, tab, 0);
+        CHECK_MSG(e < REL_TOL, "n=2^22: forward rel L2 err %.3g on 4 bins", e);
+        CHECK(fft_c2c(p, X, X, 1, 1) == SP_OK);
+        e = rel_err_cpx(X, x, n);
+        CHECK_MSG(e < REL_TOL, "n=2^22: round trip rel err %.3g", e);
+    }
+    fft_plan_destroy(p);
+    free(x);
+    free(X);
+    free(tab);
+}
+
+/* ---- the convolution theorem: FFT polynomial multiplication is exact ----------------- */
+
+static void test_convolution(void)
+{
+    for (size_t n = 16; n <= 2048; n *= 8) {
+        const size_t len = n / 2; /* two polys of len coefficients: product fits in n */
+        cpx *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+        long long *pa = calloc(len, sizeof *pa), *pb = calloc(len, sizeof *pb);
+        long long *direct = calloc(n, sizeof *direct);
+        fft_plan *p = make_plan(n, 1, NULL, 1);
+        CHECK(a && b && pa && pb && direct);
+        if (!a || !b || !pa || !pb || !direct || !p)
+            goto next;
+
+        for (size_t i = 0; i < len; i++) {
+            pa[i] = (long long)rng_below(10);
+            pb[i] = (long long)rng_below(10);
+            a[i].re = (float)pa[i];
+            b[i].re = (float)pb[i];
+        }
+        for (size_t i = 0; i < len; i++)
+            for (size_t j = 0; j < len; j++)
+                direct[i + j] += pa[i] * pb[j];
+
+        CHECK(fft_c2c(p, a, a, 1, 0) == SP_OK);
+        CHECK(fft_c2c(p, b, b, 1, 0) == SP_OK);
+        for (size_t k = 0; k < n; k++) {
+            float re = a[k].re * b[k].re - a[k].im * b[k].im;
+            float im = a[k].re * b[k].im + a[k].im * b[k].re;
+            a[k].re = re;
+            a[k].im = im;
+        }
+        CHECK(fft_c2c(p, a, a, 1, 1) == SP_OK);
+        size_t wrong = 0;
+        double worst = 0.0;
+        for (size_t k = 0; k < n; k++) {
+            double r = (double)a[k].re;
+            worst = fmax(worst, fabs(r - (double)direct[k]));
+            if (llround(r) != direct[k])
+                wrong++;
+        }
+        CHECK_MSG(wrong == 0, "n=%zu: %zu coefficients of the product differ (worst %.3g)", n,
+                  wrong, worst);
+    next:
+        fft_plan_destroy(p);
+        free(a);
+        free(b);
+        free(pa);
+        free(pb);
+        free(direct);
+    }
+}
+
+/* ---- batches: 1, 3, 37 transforms with different data -------------------------------- */
+
+static void test_batches(void)
+{
+    static const size_t sizes[] = {16, 256, 1024};
+    static const size_t batches[] = {1, 3, 37};
+    for (size_t si = 0; si < 3; si++) {
+        const size_t n = sizes[si], bins = n / 2 + 1;
+        fft_plan *p = make_plan(n, 1, NULL, 37);
+        cpx *x = malloc(37 * n * sizeof *x), *X = malloc(37 * n * sizeof *X);
+        float *xr = malloc(37 * n * sizeof *xr);
+        cpx *Xr = malloc(37 * bins * sizeof *Xr);
+        dcpx *tab = oracle_table(n);
+        CHECK(x && X && xr && Xr && tab);
+        if (!p || !x || !X || !xr || !Xr || !tab)
+            goto next;
+        for (size_t bi = 0; bi < 3; bi++) {
+            const size_t batch = batches[bi];
+            for (size_t i = 0; i < batch * n; i++) {
+                x[i].re = rng_float();
+                x[i].im = rng_float();
+                xr[i] = rng_float();
+            }
+            poison(X, 2 * 37 * n);
+            poison(Xr, 2 * 37 * bins);
+            CHECK(fft_c2c(p, x, X, batch, 0) == SP_OK);
+            CHECK(fft_r2c(p, xr, Xr, batch) == SP_OK);
+            for (size_t b = 0; b < batch; b++) {
+                double e = rel_err_vs_oracle(x + b * n, n, X + b * n, n, NULL, 0, tab, 0);
+                CHECK_MSG(e < REL_TOL, "n=%zu batch=%zu: transform %zu rel err %.3g", n, batch, b, e);
+                e = rel_err_real_vs_oracle(xr + b * n, n, Xr + b * bins, NULL, 0, tab);
+                CHECK_MSG(e < REL_TOL, "n=%zu batch=%zu: r2c %zu rel err %.3g", n, batch, b, e);
+            }
+            /* nothing written past the batch */
+            CHECK_MSG(batch == 37 || isnan(X[batch * n].re), "n=%zu: c2c wrote past batch %zu", n,
+                      batch);
+            CHECK_MSG(batch == 37 || isnan(Xr[batch * bins].re), "n=%zu: r2c wrote past batch %zu",
+                      n, batch);
+        }
+        CHECK(fft_c2c(p, x, X, 38, 0) == SP_EINVAL); /* more than max_batch */
+        CHECK(fft_c2c(p, x, X, 0, 0) == SP_OK);
+    next:
+        fft_plan_destroy(p);
+        free(x);
+        free(X);
+        free(xr);
+        free(Xr);
+        free(tab);
+    }
+}
+
+/* ---- stft_db ------------------------------------------------------------------------- */
+
+/* A full-scale sine centred on bin k reads 0.00 +- 0.01 dBFS at bin k in every frame,
+ * whatever the window; silence reads exactly the floor. */
+static void test_stft_levels(void)
+{
+    static const char *windows[] = {"hann", "hamming", "blackman", "blackman-harris",
+                                    "flattop", "rect", "kaiser", "gauss"};
+    const size_t n = 1024, hop = 300, frames = 9, bins = n / 2 + 1;
+    const size_t len = (frames - 1) * hop + n;
+    float *w = malloc(n * sizeof *w), *sig = malloc(len * sizeof *sig);
+    float *db = malloc(frames * bins * sizeof *db);
+    CHECK(w && sig && db);
+    if (!w || !sig || !db)
+        goto out;
+
+    for (size_t wi = 0; wi < sizeof windows / sizeof windows[0]; wi++) {
+        window_spec spec;
+        CHECK(window_parse(windows[wi], &spec, NULL) == SP_OK);
+        CHECK(window_fill(&spec, n, w, NULL) == SP_OK);
+        fft_plan *p = make_plan(n, hop, w, frames);
+        if (!p)
+            continue;
+        for (size_t t = 0; t < 3; t++) {
+            const size_t k = t == 0 ? 1 + rng_below(n / 2 - 1) : t == 1 ? 37 : n / 2 - 5;
+            const double phase = 2.0 * TEST_PI * (double)rng_below(1000) / 1000.0;
+            for (size_t i = 0; i < len; i++)
+                sig[i] = (float)sin(2.0 * TEST_PI * (double)k * (double)i / (double)n + phase);
+            poison(db, frames * bins);
+            CHECK(fft_stft_db(p, sig, frames, db) == SP_OK);
+            CHECK_MSG(!any_nan(db, frames * bins), "%s: NaN in the output", windows[wi]);
+            for (size_t f = 0; f < frames; f++) {
+                float v = db[f * bins + k];
+                CHECK_MSG(fabsf(v) <= 0.01f, "%s: sine on bin %zu reads %.4f dBFS in frame %zu",
+                          windows[wi], k, (double)v, f);
+            }
+        }
+        memset(sig, 0, len * sizeof *sig);
+        poison(db, frames * bins);
+        CHECK(fft_stft_db(p, sig, frames, db) == SP_OK);
+        size_t off = 0;
+        for (size_t i = 0; i < frames * bins; i++)
+            off += db[i] != FFT_DB_FLOOR;
+        CHECK_MSG(off == 0, "%s: silence: %zu values are not exactly %g dB", windows[wi], off,
+                  (double)FFT_DB_FLOOR);
+        fft_plan_destroy(p);
+    }
+out:
+    free(w);
+    free(sig);
+    free(db);
+}
+
+/* Levels over the whole range: a bin-centred sine of amplitude 10^(L/20) reads L dBFS for
+ * L from -190 to +150 (the dB conversion is the plan's own, not log10f), and below the
+ * floor it reads exactly the floor. */
+static void test_stft_range(void)
+{
+    const size_t n = 256, k = 19, bins = n / 2 + 1;
+    float sig[256], db[129];
+    fft_plan *p = make_plan(n, 1, NULL, 1);
+    if (!p)
+        return;
+    double worst = 0.0, worst_level = 0.0;
+    for (double level = -190.0; level <= 150.0; level += 0.37) {
+        double amp = pow(10.0, level / 20.0);
+        for (size_t i = 0; i < n; i++)
+            sig[i] = (float)(amp * cos(2.0 * TEST_PI * (double)(k * i) / (double)n));
+        poison(db, bins);
+        CHECK(fft_stft_db(p, sig, 1, db) == SP_OK);
+        double ref = fft_amp_to_db((float)amp);
+        if (!(fabs(db[k] - ref) <= worst)) {
+            worst = isnan(db[k]) ? INFINITY : fabs(db[k] - ref);
+            worst_level = level;
+        }
+    }
+    CHECK_MSG(worst < 1e-3, "level %.2f dBFS reads %.4g dB off", worst_level, worst);
+    for (size_t i = 0; i < n; i++)
+        sig[i] = (float)(1e-11 * cos(2.0 * TEST_PI * (double)(k * i) / (double)n));
+    CHECK(fft_stft_db(p, sig, 1, db) == SP_OK);
+    CHECK_MSG(db[k] == FFT_DB_FLOOR, "a sine at -220 dBFS reads %g", (double)db[k]);
+    fft_plan_destroy(p);
+}
+
+/* stft_db is the r2c of the windowed frame, scaled and converted as fft.h says. Also: NaN
+ * and infinite samples never give NaN. */
+static void test_stft_manual(void)
+{
+    const size_t n = 512, hop = 128, frames = 11, bins = n / 2 + 1;
+    const size_t len = (frames - 1) * hop + n;
+    float *w = malloc(n * sizeof *w), *sig = malloc(len * sizeof *sig);
+    float *frame = malloc(n * sizeof *frame), *db = malloc(frames * bins * sizeof *db);
+    cpx *X = malloc(bins * sizeof *X);
+    window_spec spec = {WINDOW_BLACKMAN_HARRIS, 0.0};
+    double wsum = 0.0;
+    fft_plan *p = NULL, *pr = NULL;
+    CHECK(w && sig && frame && db && X);
+    if (!w || !sig || !frame || !db || !X)
+        goto out;
+    CHECK(window_fill(&spec, n, w, &wsum) == SP_OK);
+    p = make_plan(n, hop, w, frames);
+    pr = make_plan(n, 1, NULL, 1);
+    if (!p || !pr)
+        goto out;
+    for (size_t i = 0; i < len; i++)
+        sig[i] = rng_float() * (i % 97 == 0 ? 1e-6f : 1.0f);
+    for (size_t i = 0; i < 40; i++) /* some bins near or at the floor */
+        sig[i] = 0.0f;
+    poison(db, frames * bins);
+    CHECK(fft_stft_db(p, sig, frames, db) == SP_OK);
+    double worst = 0.0;
+    for (size_t f = 0; f < frames; f++) {
+        for (size_t i = 0; i < n; i++)
+            frame[i] = sig[f * hop + i] * w[i];
+        CHECK(fft_r2c(pr, frame, X, 1) == SP_OK);
+        for (size_t k = 0; k < bins; k++) {
+            float a = sqrtf(X[k].re * X[k].re + X[k].im * X[k].im) * fft_level_scale(n, k, wsum);
+            float ref = fft_amp_to_db(a);
+            worst = fmax(worst, fabs((double)db[f * bins + k] - (double)ref));
+        }
+    }
+    CHECK_MSG(worst < 1e-4, "stft_db differs from r2c + level scale + dB by %.3g dB", worst);
+
+    sig[hop + 3] = NAN;
+    sig[5 * hop + 100] = INFINITY;
+    sig[9 * hop + 1] = -INFINITY;
+    poison(db, frames * bins);
+    CHECK(fft_stft_db(p, sig, frames, db) == SP_OK);
+    CHECK_MSG(!any_nan(db, frames * bins), "NaN/Inf input gave NaN output");
+    CHECK(fft_stft_db(p, sig, frames + 1, db) == SP_EINVAL); /* more than max_batch */
+out:
+    fft_plan_destroy(p);
+    fft_plan_destroy(pr);
+    free(w);
+    free(sig);
+    free(frame);
+    free(db);
+    free(X);
+}
+
+/* The thread pool gives the same numbers as one thread, for frame counts that split
+ * evenly and not, and for calls too small to be split. */
+static void test_stft_threads(void)
+{
+    const size_t n = 2048, hop = 512, maxf = 67, bins = n / 2 + 1;
+    const size_t len = (maxf - 1) * hop + n;
+    float *sig = malloc(len * sizeof *sig), *w = malloc(n * sizeof *w);
+    float *db1 = malloc(maxf * bins * sizeof *db1), *dbt = malloc(maxf * bins * sizeof *dbt);
+    window_spec spec = {WINDOW_HANN, 0.0};
+    fft_plan *p1 = NULL, *pt = NULL;
+    fft_config cfg = fft_config_default();
+    sp_errinfo ei = {{0}};
+
+    CHECK(sig && w && db1 && dbt);
+    if (!sig || !w || !db1 || !dbt)
+        goto out;
+    CHECK(window_fill(&spec, n, w, NULL) == SP_OK);
+    for (size_t i = 0; i < len; i++)
+        sig[i] = rng_float();
+
+    setenv("SPECTRO_CPU_THREADS", "1", 1);
+    p1 = make_plan(n, hop, w, maxf);
+    setenv("SPECTRO_CPU_THREADS", "5", 1);
+    pt = make_plan(n, hop, w, maxf);
+    if (!p1 || !pt)
+        goto out;
+    static const size_t counts[] = {67, 64, 33, 7, 2, 1};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        for (int rep = 0; rep < 2; rep++) { /* the pool is reused call after call */
+            poison(db1, maxf * bins);
+            poison(dbt, maxf * bins);
+            CHECK(fft_stft_db(p1, sig, counts[c], db1) == SP_OK);
+            CHECK(fft_stft_db(pt, sig, counts[c], dbt) == SP_OK);
+            CHECK_MSG(memcmp(db1, dbt, counts[c] * bins * sizeof *db1) == 0,
+                      "%zu frames: threaded output differs from one thread", counts[c]);
+            CHECK_MSG(counts[c] == maxf || isnan(dbt[counts[c] * bins]),
+                      "%zu frames: wrote past the last frame", counts[c]);
+        }
+    }
+
+    /* a bad override is an error that names the variable */
+    setenv("SPECTRO_CPU_THREADS", "many", 1);
+    cfg.backend = FFT_BACKEND_CPU;
+    fft_plan *bad = NULL;
+    CHECK(fft_plan_create(&cfg, &bad, &ei) == SP_EINVAL && bad == NULL);
+    CHECK_MSG(strstr(ei.msg, "SPECTRO_CPU_THREADS") != NULL, "message '%s'", ei.msg);
+out:
+    unsetenv("SPECTRO_CPU_THREADS");
+    fft_plan_destroy(p1);
+    fft_plan_destroy(pt);
+    free(sig);
+    free(w);
+    free(db1);
+    free(dbt);
+}
+
+/* ---- errors -------------------------------------------------------------------------- */
+
+static void test_errors(void)
+{
+    static const size_t bad_sizes[] = {0, 24, 8, (size_t)1 << 23, 1000, 1};
+    fft_config cfg = fft_config_default();
+    fft_plan *p = (fft_plan *)&cfg; /* must be reset to NULL on failure */
+    sp_errinfo ei;
+
+    cfg.backend = FFT_BACKEND_CPU;
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++) {
+        cfg.n = bad_sizes[i];
+        ei.msg[0] = 0;
+        p = (fft_plan *)&cfg;
+        CHECK_MSG(fft_plan_create(&cfg, &p, &ei) == SP_EINVAL, "n=%zu accepted", bad_sizes[i]);
+        CHECK(p == NULL);
+        CHECK_MSG(strstr(ei.msg, "--fft-size") != NULL, "n=%zu: message '%s'", bad_sizes[i], ei.msg);
+    }
+    cfg.n = 64;
+    cfg.hop = 0;
+    CHECK(fft_plan_create(&cfg, &p, &ei) == SP_EINVAL);
+    cfg.hop = 16;
+    cfg.max_batch = 0;
+    CHECK(fft_plan_create(&cfg, &p, &ei) == SP_EINVAL);
+    cfg.max_batch = 4;
+
+#ifndef SPECTRO_HAVE_CUDA
+    cfg.backend = FFT_BACKEND_CUDA;
+    ei.msg[0] = 0;
+    CHECK(fft_plan_create(&cfg, &p, &ei) == SP_EUNSUPPORTED);
+    CHECK_MSG(strstr(ei.msg, "--backend cuda") != NULL, "message '%s'", ei.msg);
+    cfg.backend = FFT_BACKEND_CUFFT;
+    CHECK(fft_plan_create(&cfg, &p, &ei) == SP_EUNSUPPORTED);
+    /* auto falls back to cpu and says why */
+    cfg.backend = FFT_BACKEND_AUTO;
+    CHECK(fft_plan_create(&cfg, &p, &ei) == SP_OK);
+    if (p) {
+        CHECK(strcmp(fft_plan_backend_name(p), "cpu") == 0);
+        CHECK(fft_plan_fallback_reason(p)[0] != 0);
+        fft_plan_destroy(p);
+    }
+#endif
+    cfg.backend = FFT_BACKEND_CPU;
+    p = NULL;
+    CHECK(fft_plan_create(&cfg, &p, &ei) == SP_OK);
+    if (p) {
+        CHECK(strcmp(fft_plan_backend_name(p), "cpu") == 0);
+        CHECK(fft_plan_size(p) == 64);
+        CHECK(fft_plan_max_batch(p) == 4);
+        CHECK(fft_plan_fallback_reason(p)[0] == 0);
+    }
+    fft_plan_destroy(p);
+    fft_plan_destroy(NULL);
+
+    /* a window that sums to zero cannot be levelled */
+    float zeros[64] = {0};
+    cfg.window = zeros;
+    p = NULL;
+    CHECK(fft_plan_create(&cfg, &p, &ei) == SP_EINVAL && p == NULL);
+}
+
+int main(void)
+{
+    const char *env = getenv("SPECTRO_TEST_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    rng_state = seed ? seed : 1;
+    printf("test_fft: seed %llu (SPECTRO_TEST_SEED=%llu replays it)\n", (unsigned long long)seed,
+           (unsigned long long)seed);
+    test_errors();
+    test_sizes();
+    test_largest();
+    test_convolution();
+    test_batches();
+    test_stft_levels();
+    test_stft_range();
+    test_stft_manual();
+    test_stft_threads();
+    return check_done("test_fft");
+}

@@ -1,0 +1,647 @@
+/* test_gpu_fft: the GPU backends (cuda: the project's kernels, cufft: cuFFT) against a
+ * double-precision brute-force DFT, against each other and against the CPU backend.
+ *
+ * Fresh random inputs every run (the seed is printed; SPECTRO_TEST_SEED=... repeats one),
+ * outputs poisoned with NaN before each call. Exits 77 when no CUDA device is usable.
+ * SPECTRO_GPU_TEST_QUICK=1 runs smaller sizes (for compute-sanitizer). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fft.h"
+#include "fft_backend.h"
+#include "fft_gpu.h"
+#include "window.h"
+
+static int quick;
+static uint64_t rng;
+
+static double urand(void) /* [-1, 1) */
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "test_gpu_fft: out of host memory (%zu bytes)\n", bytes);
+        exit(1);
+    }
+    return p;
+}
+
+static void fill_cpx(cpx *x, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        x[i].re = (float)urand();
+        x[i].im = (float)urand();
+    }
+}
+
+static void fill_real(float *x, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        x[i] = (float)urand();
+}
+
+static void poison(float *x, size_t floats)
+{
+    for (size_t i = 0; i < floats; i++)
+        x[i] = NAN;
+}
+
+static int all_finite(const float *x, size_t floats)
+{
+    for (size_t i = 0; i < floats; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
+/* Relative L2 error, accumulated in double. */
+typedef struct {
+    double err2, ref2;
+} l2acc;
+
+static void l2_add(l2acc *a, double gr, double gi, double rr, double ri)
+{
+    a->err2 += (gr - rr) * (gr - rr) + (gi - ri) * (gi - ri);
+    a->ref2 += rr * rr + ri * ri;
+}
+
+static double l2_rel(const l2acc *a)
+{
+    if (isnan(a->err2))
+        return INFINITY;
+    return a->ref2 > 0 ? sqrt(a->err2 / a->ref2) : sqrt(a->err2);
+}
+
+static double rel_l2_cpx(const cpx *got, const cpx *ref, size_t count)
+{
+    l2acc a = {0, 0};
+    for (size_t i = 0; i < count; i++)
+        l2_add(&a, got[i].re, got[i].im, ref[i].re, ref[i].im);
+    return l2_rel(&a);
+}
+
+/* Brute-force DFT bin k of one frame in double; cs/sn hold cos/sin(2 pi i/n). */
+static void dft_bin(const cpx *x, size_t n, size_t k, int inverse, const double *cs,
+                    const double *sn, double *re, double *im)
+{
+    double sr = 0, si = 0, sg = inverse ? 1.0 : -1.0;
+    for (size_t i = 0; i < n; i++) {
+        size_t idx = (i * k) & (n - 1);
+        double c = cs[idx], s = sg * sn[idx];
+        sr += x[i].re * c - x[i].im * s;
+        si += x[i].re * s + x[i].im * c;
+    }
+    if (inverse) {
+        sr /= (double)n;
+        si /= (double)n;
+    }
+    *re = sr;
+    *im = si;
+}
+
+static void trig_table(size_t n, double **cs, double **sn)
+{
+    *cs = xmalloc(n * sizeof **cs);
+    *sn = xmalloc(n * sizeof **sn);
+    for (size_t i = 0; i < n; i++) {
+        double a = 2.0 * 3.14159265358979323846 * (double)i / (double)n;
+        (*cs)[i] = cos(a);
+        (*sn)[i] = sin(a);
+    }
+}
+
+/* Bins checked for frame size n: all up to 1024, else 0, 1, n/2, n-1 and 44 random ones. */
+static size_t pick_bins(size_t n, size_t limit, size_t *bins)
+{
+    size_t c = 0;
+    if (limit <= 1024) {
+        for (size_t k = 0; k < limit; k++)
+            bins[c++] = k;
+        return c;
+    }
+    bins[c++] = 0;
+    bins[c++] = 1;
+    bins[c++] = n / 2 < limit ? n / 2 : limit - 1;
+    bins[c++] = limit - 1;
+    while (c < 48)
+        bins[c++] = (size_t)((urand() + 1.0) * 0.5 * (double)limit) % limit;
+    return c;
+}
+
+/* Frames checked against the DFT: all of a small batch, else first, last and 4 random. */
+static size_t pick_frames(size_t batch, size_t *frames)
+{
+    size_t c = 0;
+    if (batch <= 8) {
+        for (size_t f = 0; f < batch; f++)
+            frames[c++] = f;
+        return c;
+    }
+    frames[c++] = 0;
+    frames[c++] = batch - 1;
+    while (c < 6)
+        frames[c++] = (size_t)((urand() + 1.0) * 0.5 * (double)batch) % batch;
+    return c;
+}
+
+static fft_plan *make_plan(fft_backend_kind kind, size_t n, size_t hop, const float *window,
+                           size_t max_batch)
+{
+    fft_config cfg = fft_config_default();
+    fft_plan *p = NULL;
+    sp_errinfo ei = {{0}};
+    cfg.backend = kind;
+    cfg.n = n;
+    cfg.hop = hop;
+    cfg.window = window;
+    cfg.max_batch = max_batch;
+    int err = fft_plan_create(&cfg, &p, &ei);
+    CHECK_MSG(err == SP_OK, "plan %d n=%zu max_batch=%zu: %s (%s)", (int)kind, n, max_batch,
+              sp_strerror(err), ei.msg);
+    return err == SP_OK ? p : NULL;
+}
+
+static const char *kind_name(fft_backend_kind k)
+{
+    return k == FFT_BACKEND_CUDA ? "cuda" : k == FFT_BACKEND_CUFFT ? "cufft" : "cpu";
+}
+
+/* c2c forward against the DFT, inverse(forward) against x, in == out. Returns the forward
+ * output (caller frees) for the cross-backend comparison. */
+static cpx *check_c2c(fft_backend_kind kind, size_t n, size_t batch, size_t max_batch,
+                      const cpx *x, const double *cs, const double *sn)
+{
+    fft_plan *p = make_plan(kind, n, n, NULL, max_batch);
+    cpx *y = xmalloc(n * batch * sizeof *y);
+    cpx *z = xmalloc(n * batch * sizeof *z);
+    size_t *bins = xmalloc((n < 1024 ? n : 1024) * sizeof *bins);
+    size_t frames[8];
+    poison((float *)y, 2 * n * batch);
+    if (!p) {
+        free(z);
+        free(bins);
+        return y;
+    }
+    CHECK(strcmp(fft_plan_backend_name(p), kind_name(kind)) == 0);
+    int err = fft_c2c(p, x, y, batch, 0);
+    CHECK_MSG(err == SP_OK, "%s c2c n=%zu batch=%zu: %s", kind_name(kind), n, batch,
+              fft_plan_last_error(p));
+    CHECK_MSG(all_finite((const float *)y, 2 * n * batch), "%s c2c n=%zu batch=%zu: output not all written",
+              kind_name(kind), n, batch);
+
+    /* forward vs DFT */
+    l2acc fwd = {0, 0};
+    size_t nf = pick_frames(batch, frames);
+    for (size_t a = 0; a < nf; a++) {
+        size_t f = frames[a];
+        size_t nb = pick_bins(n, n, bins);
+        for (size_t b = 0; b < nb; b++) {
+            double rr, ri;
+            dft_bin(x + f * n, n, bins[b], 0, cs, sn, &rr, &ri);
+            l2_add(&fwd, y[f * n + bins[b]].re, y[f * n + bins[b]].im, rr, ri);
+        }
+    }
+    double e = l2_rel(&fwd);
+    CHECK_MSG(e < 1e-5, "%s c2c forward n=%zu batch=%zu: rel L2 vs DFT %.3g", kind_name(kind), n,
+              batch, e);
+
+    /* inverse vs DFT (a few bins) and inverse(forward(x)) == x */
+    poison((float *)z, 2 * n * batch);
+    err = fft_c2c(p, y, z, batch, 1);
+    CHECK_MSG(err == SP_OK, "%s inverse: %s", kind_name(kind), fft_plan_last_error(p));
+    e = rel_l2_cpx(z, x, n * batch);
+    CHECK_MSG(e < 1e-5, "%s inverse(forward(x)) n=%zu batch=%zu: rel L2 %.3g", kind_name(kind), n,
+              batch, e);
+    /* inverse of x itself against the inverse DFT (frame 0, a few bins) */
+    poison((float *)z, 2 * n * batch);
+    CHECK(fft_c2c(p, x, z, batch, 1) == SP_OK);
+    l2acc inv = {0, 0};
+    for (int b = 0; b < 8; b++) {
+        size_t k = b == 0 ? 0 : (size_t)((urand() + 1.0) * 0.5 * (double)n) % n;
+        double rr, ri;
+        dft_bin(x, n, k, 1, cs, sn, &rr, &ri);
+        l2_add(&inv, z[k].re, z[k].im, rr, ri);
+    }
+    e = l2_rel(&inv);
+    CHECK_MSG(e < 1e-5, "%s c2c inverse n=%zu batch=%zu: rel L2 vs inverse DFT %.3g", kind_name(kind),
+              n, batch, e);
+
+    /* in == out: forward in place must equal the out-of-place result */
+    memcpy(z, x, n * batch * sizeof *z);
+    err = fft_c2c(p, z, z, batch, 0);
+    CHECK(err == SP_OK);
+    e = rel_l2_cpx(z, y, n * batch);
+    CHECK_MSG(e < 1e-6, "%s c2c in place n=%zu batch=%zu differs: %.3g", kind_name(kind), n, batch, e);
+
+    fft_plan_destroy(p);
+    free(z);
+    free(bins);
+    return y;
+}
+
+/* r2c against the DFT of the real frames (bins 0..n/2). */
+static cpx *check_r2c(fft_backend_kind kind, size_t n, size_t batch, size_t max_batch,
+                      const float *xr, const double *cs, const double *sn)
+{
+    size_t nb = n / 2 + 1;
+    fft_plan *p = make_plan(kind, n, n, NULL, max_batch);
+    cpx *y = xmalloc(nb * batch * sizeof *y);
+    cpx *frame = xmalloc(n * sizeof *frame);
+    size_t *bins = xmalloc((nb < 1024 ? nb : 1024) * sizeof *bins);
+    size_t frames[8];
+    poison((float *)y, 2 * nb * batch);
+    if (!p)
+        goto done;
+    int err = fft_r2c(p, xr, y, batch);
+    CHECK_MSG(err == SP_OK, "%s r2c n=%zu batch=%zu: %s", kind_name(kind), n, batch,
+              fft_plan_last_error(p));
+    CHECK_MSG(all_finite((const float *)y, 2 * nb * batch), "%s r2c n=%zu batch=%zu: output not all written",
+              kind_name(kind), n, batch);
+    l2acc acc = {0, 0};
+    size_t nf = pick_frames(batch, frames);
+    for (size_t a = 0; a < nf; a++) {
+        size_t f = frames[a];
+        for (size_t i = 0; i < n; i++) {
+            frame[i].re = xr[f * n + i];
+            frame[i].im = 0;
+        }
+        size_t cnt = pick_bins(n, nb, bins);
+        for (size_t b = 0; b < cnt; b++) {
+            double rr, ri;
+            dft_bin(frame, n, bins[b], 0, cs, sn, &rr, &ri);
+            l2_add(&acc, y[f * nb + bins[b]].re, y[f * nb + bins[b]].im, rr, ri);
+        }
+        /* bins 0 and n/2 of a real signal are real */
+        CHECK(y[f * nb].im == 0.0f && y[f * nb + n / 2].im == 0.0f);
+    }
+    double e = l2_rel(&acc);
+    CHECK_MSG(e < 1e-5, "%s r2c n=%zu batch=%zu: rel L2 vs DFT %.3g", kind_name(kind), n, batch, e);
+    fft_plan_destroy(p);
+done:
+    free(frame);
+    free(bins);
+    return y;
+}
+
+/* Both GPU backends for one size and batch: against the DFT, and against each other. */
+static void check_size(size_t n, size_t batch, size_t max_batch)
+{
+    double *cs, *sn;
+    trig_table(n, &cs, &sn);
+    cpx *x = xmalloc(n * batch * sizeof *x);
+    float *xr = xmalloc(n * batch * sizeof *xr);
+    fill_cpx(x, n * batch);
+    fill_real(xr, n * batch);
+
+    cpx *a = check_c2c(FFT_BACKEND_CUDA, n, batch, max_batch, x, cs, sn);
+    cpx *b = check_c2c(FFT_BACKEND_CUFFT, n, batch, max_batch, x, cs, sn);
+    double e = rel_l2_cpx(a, b, n * batch);
+    CHECK_MSG(e < 1e-5, "c2c cuda vs cufft n=%zu batch=%zu: rel L2 %.3g", n, batch, e);
+    free(a);
+    free(b);
+    a = check_r2c(FFT_BACKEND_CUDA, n, batch, max_batch, xr, cs, sn);
+    b = check_r2c(FFT_BACKEND_CUFFT, n, batch, max_batch, xr, cs, sn);
+    e = rel_l2_cpx(a, b, (n / 2 + 1) * batch);
+    CHECK_MSG(e < 1e-5, "r2c cuda vs cufft n=%zu batch=%zu: rel L2 %.3g", n, batch, e);
+    free(a);
+    free(b);
+    free(x);
+    free(xr);
+    free(cs);
+    free(sn);
+}
+
+/* Large sizes: the GPU backends against the CPU backend (and a few bins of the DFT). */
+static void check_large(size_t n, size_t batch)
+{
+    size_t nb = n / 2 + 1;
+    cpx *x = xmalloc(n * batch * sizeof *x);
+    float *xr = xmalloc(n * batch * sizeof *xr);
+    cpx *ref = xmalloc(n * batch * sizeof *ref);
+    cpx *rref = xmalloc(nb * batch * sizeof *rref);
+    cpx *y = xmalloc(n * batch * sizeof *y);
+    double *cs, *sn;
+    trig_table(n, &cs, &sn);
+    fill_cpx(x, n * batch);
+    fill_real(xr, n * batch);
+
+    fft_plan *cpu = make_plan(FFT_BACKEND_CPU, n, n, NULL, batch);
+    if (cpu) {
+        CHECK(fft_c2c(cpu, x, ref, batch, 0) == SP_OK);
+        CHECK(fft_r2c(cpu, xr, rref, batch) == SP_OK);
+        fft_plan_destroy(cpu);
+    }
+    fft_backend_kind kinds[2] = {FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT};
+    for (int k = 0; k < 2; k++) {
+        fft_plan *p = make_plan(kinds[k], n, n, NULL, batch);
+        if (!p)
+            continue;
+        poison((float *)y, 2 * n * batch);
+        CHECK(fft_c2c(p, x, y, batch, 0) == SP_OK);
+        double e = rel_l2_cpx(y, ref, n * batch);
+        CHECK_MSG(e < 1e-5, "%s c2c n=%zu: rel L2 vs cpu %.3g", kind_name(kinds[k]), n, e);
+        l2acc acc = {0, 0};
+        for (int b = 0; b < 6; b++) {
+            size_t bin = b == 0 ? 0 : (size_t)((urand() + 1.0) * 0.5 * (double)n) % n;
+            double rr, ri;
+            dft_bin(x, n, bin, 0, cs, sn, &rr, &ri);
+            l2_add(&acc, y[bin].re, y[bin].im, rr, ri);
+        }
+        e = l2_rel(&acc);
+        CHECK_MSG(e < 1e-5, "%s c2c n=%zu: rel L2 vs DFT (6 bins) %.3g", kind_name(kinds[k]), n, e);
+        poison((float *)y, 2 * nb * batch);
+        CHECK(fft_r2c(p, xr, y, batch) == SP_OK);
+        e = rel_l2_cpx(y, rref, nb * batch);
+        CHECK_MSG(e < 1e-5, "%s r2c n=%zu: rel L2 vs cpu %.3g", kind_name(kinds[k]), n, e);
+        printf("  n=%zu batch=%zu %s: c2c and r2c vs cpu ok\n", n, batch, kind_name(kinds[k]));
+        fft_plan_destroy(p);
+    }
+    free(x);
+    free(xr);
+    free(ref);
+    free(rref);
+    free(y);
+    free(cs);
+    free(sn);
+}
+
+/* stft_db against the CPU backend: dB within 0.01 where the CPU level is above -100 dBFS. */
+static void check_stft(size_t n, size_t hop, size_t max_batch, size_t total_frames)
+{
+    size_t nb = n / 2 + 1;
+    size_t len = (total_frames - 1) * hop + n;
+    float *sig = xmalloc(len * sizeof *sig);
+    float *win = xmalloc(n * sizeof *win);
+    float *ref = xmalloc(total_frames * nb * sizeof *ref);
+    float *got = xmalloc(total_frames * nb * sizeof *got);
+    window_spec ws = window_spec_default(); /* hann */
+    double wsum = 0;
+    CHECK(window_fill(&ws, n, win, &wsum) == SP_OK);
+    /* a sine centred on bin n/8 at -6 dBFS plus white noise (uniform, +-0.2), whose floor
+     * sits within 60 dB of the peak for most bins */
+    for (size_t i = 0; i < len; i++)
+        sig[i] = (float)(0.5 * sin(2.0 * 3.14159265358979323846 * (double)(n / 8) * (double)i / (double)n) +
+                         0.2 * urand());
+
+    fft_backend_kind kinds[3] = {FFT_BACKEND_CPU, FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT};
+    for (int k = 0; k < 3; k++) {
+        fft_plan *p = make_plan(kinds[k], n, hop, win, max_batch);
+        if (!p)
+            continue;
+        float *out = k == 0 ? ref : got;
+        poison(out, total_frames * nb);
+        /* calls of up to max_batch frames, like the pipeline; one odd-sized call in between */
+        size_t f = 0, call = 0;
+        while (f < total_frames) {
+            size_t cnt = call++ == 1 ? 1 : max_batch;
+            if (cnt > total_frames - f)
+                cnt = total_frames - f;
+            int err = fft_stft_db(p, sig + f * hop, cnt, out + f * nb);
+            CHECK_MSG(err == SP_OK, "%s stft_db: %s", kind_name(kinds[k]), fft_plan_last_error(p));
+            f += cnt;
+        }
+        fft_plan_destroy(p);
+        CHECK_MSG(all_finite(out, total_frames * nb), "%s stft_db n=%zu: output not all written / NaN",
+                  kind_name(kinds[k]), n);
+        if (k == 0)
+            continue;
+        /* dB within 0.01 where the CPU level is above -100 dBFS and within 60 dB of the
+         * frame's peak. Deeper bins (the Rayleigh dips of the noise) carry float32 round-off
+         * of the whole frame, about 1e-7 of its energy, whatever the backend: there the
+         * amplitudes must agree within 1e-5 of the frame's peak amplitude (-100 dB). */
+        size_t bad = 0, compared = 0, deep = 0;
+        double worst = 0;
+        for (size_t fr = 0; fr < total_frames; fr++) {
+            const float *r = ref + fr * nb, *g = got + fr * nb;
+            float peak = FFT_DB_FLOOR;
+            for (size_t i = 0; i < nb; i++)
+                if (r[i] > peak)
+                    peak = r[i];
+            double apeak = pow(10.0, peak / 20.0);
+            for (size_t i = 0; i < nb; i++) {
+                if (!(r[i] > -100.0f))
+                    continue;
+                compared++;
+                if (r[i] >= peak - 60.0f) {
+                    double d = fabs((double)g[i] - (double)r[i]);
+                    if (d > worst)
+                        worst = d;
+                    if (d > 0.01)
+                        bad++;
+                } else {
+                    deep++;
+                    double da = fabs(pow(10.0, g[i] / 20.0) - pow(10.0, r[i] / 20.0));
+                    if (da > 1e-5 * apeak)
+                        bad++;
+                }
+            }
+        }
+        CHECK_MSG(bad == 0 && compared > 0, "%s stft_db n=%zu hop=%zu: %zu of %zu bins off (worst %.4f dB)",
+                  kind_name(kinds[k]), n, hop, bad, compared, worst);
+        printf("  stft_db %s n=%zu hop=%zu frames=%zu: %zu bins compared (%zu > 60 dB under the "
+               "frame peak), worst %.5f dB\n", kind_name(kinds[k]), n, hop, total_frames, compared,
+               deep, worst);
+    }
+    free(sig);
+    free(win);
+    free(ref);
+    free(got);
+}
+
+/* A full-scale sine centred on a bin reads 0 dBFS there (Hann window), in every frame. */
+static void check_full_scale(fft_backend_kind kind)
+{
+    size_t n = 1024, hop = 300, nf = 10, nb = n / 2 + 1, len = (nf - 1) * hop + n;
+    float win[1024], *sig = xmalloc(len * sizeof *sig), *db = xmalloc(nf * nb * sizeof *db);
+    window_spec ws = window_spec_default();
+    CHECK(window_fill(&ws, n, win, NULL) == SP_OK);
+    for (size_t i = 0; i < len; i++)
+        sig[i] = (float)cos(2.0 * 3.14159265358979323846 * 100.0 * (double)i / (double)n + 0.3);
+    fft_plan *p = make_plan(kind, n, hop, win, nf);
+    if (p) {
+        poison(db, nf * nb);
+        CHECK(fft_stft_db(p, sig, nf, db) == SP_OK);
+        for (size_t f = 0; f < nf; f++)
+            CHECK_CLOSE(db[f * nb + 100], 0.0, 0.001);
+        fft_plan_destroy(p);
+    }
+    free(sig);
+    free(db);
+}
+
+/* NaN in the signal never gives NaN out: the bins read the floor. */
+static void check_nan_input(fft_backend_kind kind)
+{
+    size_t n = 256, nb = n / 2 + 1;
+    float sig[256], db[129];
+    fft_plan *p = make_plan(kind, n, 64, NULL, 4);
+    if (!p)
+        return;
+    fill_real(sig, n);
+    sig[17] = NAN;
+    poison(db, nb);
+    CHECK(fft_stft_db(p, sig, 1, db) == SP_OK);
+    int ok = 1;
+    for (size_t k = 0; k < nb; k++)
+        ok &= db[k] == FFT_DB_FLOOR;
+    CHECK_MSG(ok, "%s: NaN input must read %g dB everywhere", kind_name(kind), FFT_DB_FLOOR);
+    /* silence reads the floor too */
+    memset(sig, 0, sizeof sig);
+    CHECK(fft_stft_db(p, sig, 1, db) == SP_OK);
+    CHECK(db[0] == FFT_DB_FLOOR && db[nb - 1] == FFT_DB_FLOOR);
+    fft_plan_destroy(p);
+}
+
+static void check_errors(const fft_backend *be)
+{
+    sp_errinfo ei = {{0}};
+    fft_config cfg = fft_config_default();
+    float *win = xmalloc(4194304 * sizeof *win);
+    void *st = NULL;
+    cpx buf[64 * 16];
+    for (size_t i = 0; i < 4194304; i++)
+        win[i] = 1.0f;
+
+    /* more frames than max_batch: refused by the backend itself, and through fft.h */
+    cfg.n = 16;
+    cfg.hop = 16;
+    cfg.max_batch = 4;
+    int err = be->create(&cfg, win, 16.0, &st, &ei);
+    CHECK_MSG(err == SP_OK, "%s create: %s", be->name, ei.msg);
+    if (err == SP_OK) {
+        fill_cpx(buf, 64);
+        ei.msg[0] = 0;
+        CHECK(be->c2c(st, buf, buf, 5, 0, &ei) == SP_EINVAL);
+        CHECK(strstr(ei.msg, "max_batch") != NULL);
+        CHECK(be->stft_db(st, (float *)buf, 5, (float *)buf, &ei) == SP_EINVAL);
+        /* the plan still works after a refused call */
+        CHECK(be->c2c(st, buf, buf, 4, 0, &ei) == SP_OK);
+        be->destroy(st);
+    }
+    be->destroy(NULL);
+    fft_plan *p = make_plan(be == &fft_backend_cuda ? FFT_BACKEND_CUDA : FFT_BACKEND_CUFFT, 16, 16,
+                            NULL, 2);
+    if (p) {
+        CHECK(fft_c2c(p, buf, buf, 3, 0) == SP_EINVAL);
+        fft_plan_destroy(p);
+    }
+
+    /* far more device memory than any GPU has: SP_ENOMEM naming the bytes, and nothing sticky.
+     * Not in quick mode: compute-sanitizer counts the (expected) cudaMalloc failure. */
+    if (quick)
+        goto after_oom;
+    cfg.n = 4194304;
+    cfg.hop = 4194304;
+    cfg.max_batch = (size_t)1 << 20;
+    st = NULL;
+    ei.msg[0] = 0;
+    err = be->create(&cfg, win, 4194304.0, &st, &ei);
+    CHECK_MSG(err == SP_ENOMEM || err == SP_EGPU, "%s huge plan: %d", be->name, err);
+    CHECK_MSG(strstr(ei.msg, "bytes") != NULL, "%s huge plan message: %s", be->name, ei.msg);
+    CHECK(st == NULL);
+    printf("  %s huge plan: %s: %s\n", be->name, sp_strerror(err), ei.msg);
+    /* sizes that overflow */
+    cfg.max_batch = SIZE_MAX / 2;
+    ei.msg[0] = 0;
+    err = be->create(&cfg, win, 4194304.0, &st, &ei);
+    CHECK(err == SP_ENOMEM || err == SP_EGPU || err == SP_EINVAL);
+    CHECK(ei.msg[0] != 0);
+after_oom:
+    /* a normal plan afterwards */
+    cfg.n = 1024;
+    cfg.hop = 256;
+    cfg.max_batch = 8;
+    st = NULL;
+    err = be->create(&cfg, win, 1024.0, &st, &ei);
+    CHECK_MSG(err == SP_OK, "%s create after out-of-memory: %s", be->name, ei.msg);
+    if (err == SP_OK) {
+        float *sig = xmalloc((7 * 256 + 1024) * sizeof *sig), *db = xmalloc(8 * 513 * sizeof *db);
+        fill_real(sig, 7 * 256 + 1024);
+        CHECK(be->stft_db(st, sig, 8, db, &ei) == SP_OK);
+        free(sig);
+        free(db);
+        be->destroy(st);
+    }
+    free(win);
+}
+
+int main(void)
+{
+    sp_errinfo ei = {{0}};
+    const char *q = getenv("SPECTRO_GPU_TEST_QUICK");
+    const char *seed = getenv("SPECTRO_TEST_SEED");
+    quick = q && *q && strcmp(q, "0") != 0;
+    rng = seed ? strtoull(seed, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+    if (rng == 0)
+        rng = 1;
+    printf("test_gpu_fft: seed %llu%s\n", (unsigned long long)rng, quick ? " (quick)" : "");
+
+    if (fft_backend_cuda.probe(&ei) != SP_OK) {
+        printf("test_gpu_fft: skipped: %s\n", ei.msg);
+        return 77;
+    }
+    CHECK(fft_backend_cufft.probe(NULL) == SP_OK);
+
+    /* auto picks the GPU when one is usable */
+    fft_plan *p = make_plan(FFT_BACKEND_AUTO, 64, 16, NULL, 1);
+    if (p) {
+        CHECK(strcmp(fft_plan_backend_name(p), "cuda") == 0);
+        CHECK(fft_plan_fallback_reason(p)[0] == 0);
+        fft_plan_destroy(p);
+    }
+
+    /* every size 2^4 .. 2^16 (2^12 when quick) against the DFT, batches 1 and 3; batch 1000
+     * (two sub-batches of 500; 8000 threads a level, not a multiple of the 256-thread block),
+     * 37 and a call smaller than max_batch at some sizes */
+    unsigned top = quick ? 12 : 16;
+    for (unsigned l = 4; l <= top; l++) {
+        size_t n = (size_t)1 << l;
+        check_size(n, 1, 1);
+        check_size(n, 3, 3);
+        if (l == 4 || (!quick && l == 10))
+            check_size(n, 1000, 1000);
+        if (l == 5 || l == 11)
+            check_size(n, 37, 64);
+        if (l == 7)
+            check_size(n, 999, 1000);
+        printf("  n=%zu: c2c/r2c vs DFT, inverse, in place, cuda vs cufft done\n", n);
+    }
+
+    /* big sizes against the CPU backend */
+    if (quick) {
+        check_large((size_t)1 << 17, 2);
+    } else {
+        check_large((size_t)1 << 17, 3);
+        check_large((size_t)1 << 19, 2);
+        check_large((size_t)1 << 20, 2);
+        check_large((size_t)1 << 22, 2);
+    }
+
+    check_stft(1024, 256, 64, 200);
+    check_stft(16, 5, 7, 50);
+    if (!quick) {
+        check_stft(4096, 1024, 64, 300);
+        check_stft(512, 700, 33, 100); /* hop > n */
+        check_stft(65536, 16384, 16, 40);
+    }
+    check_full_scale(FFT_BACKEND_CUDA);
+    check_full_scale(FFT_BACKEND_CUFFT);
+    check_nan_input(FFT_BACKEND_CUDA);
+    check_nan_input(FFT_BACKEND_CUFFT);
+    check_errors(&fft_backend_cuda);
+    check_errors(&fft_backend_cufft);
+    return check_done("test_gpu_fft");
+}

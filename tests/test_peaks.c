@@ -1,0 +1,184 @@
+/* test_peaks: parabolic interpolation on exact parabolas (vertex frequency and level),
+ * DC and Nyquist never chosen, and real windowed off-bin sines (hann, N = 4096) located
+ * within 0.05 bin through fft_stft_db. The random seed is printed;
+ * SPECTRO_TEST_SEED=... repeats a run. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fft.h"
+#include "peaks.h"
+#include "window.h"
+
+#define TEST_PI 3.14159265358979323846
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static size_t rng_range(size_t lo, size_t hi)
+{
+    return lo + (size_t)(rng_next() % (uint64_t)(hi - lo + 1));
+}
+
+static double rng_unit(void)
+{
+    return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* A parabola y(x) = A + c (x - (k + d))^2 sampled at k-1, k, k+1. With d = m/64,
+ * c = -j/4 and an integer A the three samples are exact in float, so the interpolation
+ * must give k + d and A exactly (up to the last bits of double). Other bins get lower
+ * random values. */
+static void test_parabola(void)
+{
+    int bad_freq = 0, bad_level = 0, bad_bin = 0;
+    double worst_f = 0.0, worst_l = 0.0;
+    for (int trial = 0; trial < 2000; trial++) {
+        const size_t n = (size_t)16 << rng_range(0, 10);
+        const size_t half = n / 2;
+        const size_t k = rng_range(1, half - 1);
+        const double rate = trial % 2 ? (double)rng_range(8000, 192000) : 1000.0 + 1e5 * rng_unit();
+        const double d = ((double)rng_range(0, 62) - 31.0) / 64.0; /* (-0.5, 0.5) */
+        const double c = -(double)rng_range(2, 48) / 4.0;
+        const double A = -(double)rng_range(0, 100);
+        float *db = malloc((half + 1) * sizeof *db);
+        const double floor_level = A + c * 2.25 - 1.0; /* below every parabola sample */
+        peak p;
+        for (size_t i = 0; i <= half; i++)
+            db[i] = (float)(floor_level - 100.0 * rng_unit());
+        for (int j = -1; j <= 1; j++) {
+            double x = (double)j - d;
+            db[(size_t)((ptrdiff_t)k + j)] = (float)(A + c * x * x); /* exact in float */
+        }
+        /* DC and Nyquist larger than the peak must not matter */
+        if (trial % 3 == 0) {
+            db[0] = (float)(A + 30.0);
+            db[half] = (float)(A + 20.0);
+            /* ... unless the peak bin's neighbour is DC / Nyquist: its value is used then */
+            if (k == 1 || k == half - 1) {
+                free(db);
+                continue;
+            }
+        }
+        p = peaks_find(db, n, rate);
+        if (p.bin != k)
+            bad_bin++;
+        {
+            double want = ((double)k + d) * rate / (double)n;
+            double ef = fabs(p.freq_hz - want) / want, el = fabs(p.db - A);
+            if (ef > worst_f)
+                worst_f = ef;
+            if (el > worst_l)
+                worst_l = el;
+            if (ef > 1e-9)
+                bad_freq++;
+            if (el > 1e-9 * (1.0 + fabs(A)))
+                bad_level++;
+        }
+        free(db);
+    }
+    CHECK_MSG(bad_bin == 0, "%d parabolas: wrong bin", bad_bin);
+    CHECK_MSG(bad_freq == 0, "%d parabolas: vertex frequency off (worst relative %.3g)", bad_freq, worst_f);
+    CHECK_MSG(bad_level == 0, "%d parabolas: vertex level off (worst %.3g dB)", bad_level, worst_l);
+}
+
+/* DC and Nyquist are excluded even when they are the largest. */
+static void test_edges(void)
+{
+    for (int trial = 0; trial < 200; trial++) {
+        const size_t n = (size_t)16 << rng_range(0, 8), half = n / 2;
+        float *db = malloc((half + 1) * sizeof *db);
+        size_t k = rng_range(1, half - 1);
+        peak p;
+        for (size_t i = 0; i <= half; i++)
+            db[i] = (float)(-150.0 + 50.0 * rng_unit());
+        db[k] = -10.0f;
+        db[0] = 0.0f;
+        db[half] = (float)(5.0 * rng_unit());
+        p = peaks_find(db, n, 48000.0);
+        CHECK_MSG(p.bin == k, "n %zu: bin %zu chosen, the strongest inside is %zu", n, p.bin, k);
+        CHECK(p.freq_hz > 0.0 && p.freq_hz < 24000.0);
+        /* everything flat: a bin inside, never 0 or n/2 */
+        for (size_t i = 0; i <= half; i++)
+            db[i] = -200.0f;
+        p = peaks_find(db, n, 48000.0);
+        CHECK_MSG(p.bin >= 1 && p.bin <= half - 1, "flat spectrum: bin %zu", p.bin);
+        CHECK(isfinite(p.freq_hz) && isfinite(p.db));
+        free(db);
+    }
+}
+
+/* Real off-bin sines, hann window, N = 4096, through the cpu FFT. */
+static void test_sines(void)
+{
+    const size_t n = 4096, bins = n / 2 + 1;
+    float *w = malloc(n * sizeof *w), *sig = malloc(n * sizeof *sig), *db = malloc(bins * sizeof *db);
+    window_spec ws = window_spec_default(); /* hann */
+    fft_config fc = fft_config_default();
+    fft_plan *plan = NULL;
+    sp_errinfo ei = {{0}};
+    double worst = 0.0, worst_db = 0.0;
+    int bad = 0, bad_db = 0;
+    CHECK(window_fill(&ws, n, w, NULL) == SP_OK);
+    fc.backend = FFT_BACKEND_CPU;
+    fc.n = n;
+    fc.hop = n;
+    fc.window = w;
+    fc.max_batch = 1;
+    CHECK(fft_plan_create(&fc, &plan, &ei) == SP_OK);
+    for (int trial = 0; plan && trial < 200; trial++) {
+        const double rate = trial % 2 ? 48000.0 : 44100.0;
+        const double bin = 4.0 + rng_unit() * ((double)(n / 2) - 8.0); /* fractional bin position */
+        const double a = 0.05 + 0.95 * rng_unit(), phase = 2.0 * TEST_PI * rng_unit();
+        peak p;
+        for (size_t i = 0; i < n; i++)
+            sig[i] = (float)(a * sin(2.0 * TEST_PI * bin * (double)i / (double)n + phase));
+        CHECK(fft_stft_db(plan, sig, 1, db) == SP_OK);
+        p = peaks_find(db, n, rate);
+        {
+            double err = fabs(p.freq_hz * (double)n / rate - bin);
+            /* a log-parabola through hann bins: worst 0.324 dB at half-bin offsets (scalloping
+             * alone is 1.42 dB), so 0.35 dB bounds it */
+            double err_db = fabs(p.db - 20.0 * log10(a));
+            if (err > worst)
+                worst = err;
+            if (err_db > worst_db)
+                worst_db = err_db;
+            if (err > 0.05)
+                bad++;
+            if (err_db > 0.35)
+                bad_db++;
+        }
+    }
+    CHECK_MSG(bad == 0, "%d sines located more than 0.05 bin off (worst %.4f bin)", bad, worst);
+    CHECK_MSG(bad_db == 0, "%d sines' levels more than 0.35 dB off (worst %.4f dB)", bad_db, worst_db);
+    printf("sines: worst %.4f bin, %.4f dB\n", worst, worst_db);
+    fft_plan_destroy(plan);
+    free(w);
+    free(sig);
+    free(db);
+}
+
+int main(void)
+{
+    const char *e = getenv("SPECTRO_TEST_SEED");
+    uint64_t seed = e && *e ? strtoull(e, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+    rng_state = seed ? seed : 1;
+    printf("test_peaks: seed %llu (SPECTRO_TEST_SEED to repeat)\n", (unsigned long long)seed);
+    test_parabola();
+    test_edges();
+    test_sines();
+    return check_done("test_peaks");
+}

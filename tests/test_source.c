@@ -1,0 +1,452 @@
+/* test_source: the synthetic source against sin() in double, the file source on WAV files
+ * written here by hand (PCM16 mono, float stereo, NaN/Inf, truncated), and the errors
+ * (missing path, a directory, an empty file, a text file) with their codes and messages.
+ * The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "source.h"
+
+#define TEST_PI 3.14159265358979323846
+
+/* ---- random numbers ------------------------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static double rng_unit(void) /* [0, 1) */
+{
+    return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static size_t rng_range(size_t lo, size_t hi)
+{
+    return lo + (size_t)(rng_next() % (uint64_t)(hi - lo + 1));
+}
+
+/* ---- a scratch directory ---------------------------------------------------------------- */
+
+static char tmpdir[256];
+
+static void path_in_tmp(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+/* Removes every file in tmpdir (flat), then the directory. */
+static void remove_tmpdir(void)
+{
+    DIR *d = opendir(tmpdir);
+    struct dirent *e;
+    char p[512];
+    if (d) {
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
+            if (unlink(p) != 0)
+                rmdir(p);
+        }
+        closedir(d);
+    }
+    CHECK_MSG(rmdir(tmpdir) == 0, "cannot remove %s", tmpdir);
+}
+
+/* ---- hand-made WAV files: a 44-byte header and the data -------------------------------- */
+
+static void put_u16(unsigned char *p, unsigned v)
+{
+    p[0] = (unsigned char)(v & 0xff);
+    p[1] = (unsigned char)(v >> 8);
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* format 1 (PCM, 16 bit) or 3 (IEEE float, 32 bit). data_bytes_declared is what the header
+ * promises; data_len bytes are actually written. */
+static int write_wav(const char *path, int fmt, int channels, int rate, const void *data, size_t data_len,
+                     size_t data_bytes_declared)
+{
+    unsigned char h[44];
+    int bits = fmt == 1 ? 16 : 32, block = channels * bits / 8;
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    memcpy(h, "RIFF", 4);
+    put_u32(h + 4, (uint32_t)(36 + data_bytes_declared));
+    memcpy(h + 8, "WAVEfmt ", 8);
+    put_u32(h + 16, 16);
+    put_u16(h + 20, (unsigned)fmt);
+    put_u16(h + 22, (unsigned)channels);
+    put_u32(h + 24, (uint32_t)rate);
+    put_u32(h + 28, (uint32_t)(rate * block));
+    put_u16(h + 32, (unsigned)block);
+    put_u16(h + 34, (unsigned)bits);
+    memcpy(h + 36, "data", 4);
+    put_u32(h + 40, (uint32_t)data_bytes_declared);
+    if (fwrite(h, 1, 44, f) != 44 || fwrite(data, 1, data_len, f) != data_len) {
+        fclose(f);
+        return -1;
+    }
+    return fclose(f);
+}
+
+/* Samples are stored little-endian: this test assumes a little-endian host (x86, ARM). */
+static int host_is_little_endian(void)
+{
+    uint16_t one = 1;
+    return *(unsigned char *)&one == 1;
+}
+
+/* Reads the whole source in random block sizes; returns frames read (buffer of cap frames). */
+static size_t read_all(source *s, float *dst, size_t cap_frames, int *err_out)
+{
+    int ch = source_get_info(s)->channels;
+    size_t total = 0, got;
+    sp_errinfo ei = {{0}};
+    float *tmp = malloc(sizeof(float) * (size_t)ch * 1000);
+    *err_out = SP_OK;
+    for (;;) {
+        size_t want = rng_range(1, 1000);
+        int err = source_read(s, tmp, want, &got, &ei);
+        if (err != SP_OK) {
+            *err_out = err;
+            break;
+        }
+        if (got == 0)
+            break;
+        if (got > want) {
+            *err_out = -100;
+            break;
+        }
+        if (total + got <= cap_frames)
+            memcpy(dst + total * (size_t)ch, tmp, got * (size_t)ch * sizeof *tmp);
+        total += got;
+    }
+    free(tmp);
+    return total;
+}
+
+/* ---- synth ------------------------------------------------------------------------------ */
+
+static void test_synth(void)
+{
+    source_synth_config c = source_synth_config_default();
+    source *s = NULL;
+    sp_errinfo ei = {{0}};
+    const size_t frames = 20000 + rng_range(0, 5000);
+    float *buf;
+    int err;
+    size_t got;
+    double maxerr = 0.0;
+
+    c.rate = 8000 + (int)rng_range(0, 88000);
+    c.channels = (int)rng_range(1, 3);
+    c.frames = (int64_t)frames;
+    c.ntones = 3;
+    for (int k = 0; k < c.ntones; k++) {
+        c.freq[k] = 20.0 + rng_unit() * 0.4 * c.rate;
+        c.amp[k] = 0.05 + 0.25 * rng_unit();
+    }
+    c.channel_step_hz = 10.0 + 100.0 * rng_unit();
+    c.noise = 0.0;
+    CHECK(source_open_synth(&c, &s, &ei) == SP_OK);
+    if (!s)
+        return;
+    CHECK(source_get_info(s)->rate == c.rate);
+    CHECK(source_get_info(s)->channels == c.channels);
+    CHECK(source_get_info(s)->frames_hint == (int64_t)frames);
+    buf = malloc(sizeof(float) * (size_t)c.channels * (frames + 1000));
+    got = read_all(s, buf, frames + 1000, &err);
+    CHECK(err == SP_OK);
+    CHECK_MSG(got == frames, "synth gave %zu frames, configured %zu", got, frames);
+    for (size_t i = 0; i < got && i < frames; i++) {
+        for (int ch = 0; ch < c.channels; ch++) {
+            double v = 0.0;
+            for (int k = 0; k < c.ntones; k++)
+                v += c.amp[k] * sin(2.0 * TEST_PI * (c.freq[k] + ch * c.channel_step_hz) * (double)i / c.rate);
+            double e = fabs(v - (double)buf[i * (size_t)c.channels + (size_t)ch]);
+            if (e > maxerr)
+                maxerr = e;
+        }
+    }
+    /* float rounding of a sum below 1.0 is < 6e-8; the phase reduction adds ~1e-12 */
+    CHECK_MSG(maxerr < 1e-6, "synth differs from sin() by %.3g", maxerr);
+    CHECK(source_read(s, buf, 10, &got, &ei) == SP_OK && got == 0);
+    CHECK(source_nonfinite(s) == 0);
+    CHECK(source_truncated(s) == 0);
+    source_close(s);
+    free(buf);
+
+    /* noise: bounded by its amplitude around the tone, repeatable for a seed */
+    {
+        source *a = NULL, *b = NULL;
+        float x[4096], y[4096];
+        int differ = 0, out_of_range = 0, same = 1;
+        c = source_synth_config_default();
+        c.frames = 4096;
+        c.noise = 0.25;
+        c.seed = (uint32_t)(rng_next() | 1);
+        CHECK(source_open_synth(&c, &a, &ei) == SP_OK);
+        CHECK(source_open_synth(&c, &b, &ei) == SP_OK);
+        if (a && b) {
+            CHECK(read_all(a, x, 4096, &err) == 4096);
+            CHECK(read_all(b, y, 4096, &err) == 4096);
+            for (size_t i = 0; i < 4096; i++) {
+                double tone = c.amp[0] * sin(2.0 * TEST_PI * c.freq[0] * (double)i / c.rate);
+                if (x[i] != y[i])
+                    same = 0;
+                if (fabs(x[i] - tone) > c.noise + 1e-6)
+                    out_of_range++;
+                if (fabs(x[i] - tone) > 1e-3)
+                    differ++;
+            }
+            CHECK_MSG(same, "two synth sources with one seed differ");
+            CHECK_MSG(out_of_range == 0, "%d noisy samples beyond the noise amplitude", out_of_range);
+            CHECK_MSG(differ > 3000, "noise missing: only %d of 4096 samples differ from the tone", differ);
+        }
+        source_close(a);
+        source_close(b);
+    }
+
+    /* bad configurations */
+    c = source_synth_config_default();
+    c.channels = 0;
+    s = NULL;
+    CHECK(source_open_synth(&c, &s, &ei) == SP_EINVAL && s == NULL);
+    c = source_synth_config_default();
+    c.rate = 0;
+    CHECK(source_open_synth(&c, &s, &ei) == SP_EINVAL);
+    c = source_synth_config_default();
+    c.ntones = SOURCE_SYNTH_MAX_TONES + 1;
+    CHECK(source_open_synth(&c, &s, &ei) == SP_EINVAL);
+}
+
+/* ---- files ------------------------------------------------------------------------------ */
+
+static void test_pcm16_mono(void)
+{
+    char path[512];
+    const size_t frames = 3000 + rng_range(0, 4000);
+    const int rate = 8000 + (int)rng_range(0, 40000);
+    int16_t *pcm = malloc(frames * sizeof *pcm);
+    float *got = malloc((frames + 16) * sizeof *got);
+    source *s = NULL;
+    sp_errinfo ei = {{0}};
+    size_t n, bad = 0;
+    int err;
+
+    path_in_tmp(path, sizeof path, "mono16.wav");
+    for (size_t i = 0; i < frames; i++)
+        pcm[i] = (int16_t)((int)rng_range(0, 65535) - 32768);
+    pcm[0] = -32768;
+    pcm[1] = 32767;
+    CHECK(write_wav(path, 1, 1, rate, pcm, frames * 2, frames * 2) == 0);
+    err = source_open_file(path, &s, &ei);
+    CHECK_MSG(err == SP_OK, "%s: %d %s", path, err, ei.msg);
+    if (!s)
+        goto out;
+    {
+        const source_info *in = source_get_info(s);
+        CHECK(in->rate == rate);
+        CHECK(in->channels == 1);
+        CHECK_MSG(in->frames_hint == (int64_t)frames, "frames_hint %lld, wrote %zu", (long long)in->frames_hint,
+                  frames);
+        CHECK_MSG(strstr(in->format, "WAV") != NULL && strstr(in->format, "16") != NULL, "format \"%s\"",
+                  in->format);
+        CHECK_MSG(strcmp(in->name, path) == 0, "name \"%s\"", in->name);
+    }
+    n = read_all(s, got, frames + 16, &err);
+    CHECK(err == SP_OK);
+    CHECK_MSG(n == frames, "read %zu of %zu frames", n, frames);
+    for (size_t i = 0; i < n && i < frames; i++)
+        if (got[i] != (float)pcm[i] / 32768.0f)
+            bad++;
+    CHECK_MSG(bad == 0, "%zu PCM16 samples differ from value/32768", bad);
+    CHECK(source_nonfinite(s) == 0);
+    CHECK_MSG(source_truncated(s) == 0, "an intact file reported truncated");
+out:
+    source_close(s);
+    free(pcm);
+    free(got);
+}
+
+static void test_float_stereo(void)
+{
+    char path[512];
+    const size_t frames = 2000 + rng_range(0, 3000);
+    const int rate = 44100;
+    float *data = malloc(frames * 2 * sizeof *data);
+    float *got = malloc((frames + 16) * 2 * sizeof *got);
+    source *s = NULL;
+    sp_errinfo ei = {{0}};
+    size_t n, bad = 0, nonfinite_written = 0;
+    int err;
+
+    path_in_tmp(path, sizeof path, "stereo_float.wav");
+    for (size_t i = 0; i < frames * 2; i++)
+        data[i] = (float)(2.0 * rng_unit() - 1.0);
+    /* some NaN and infinities at random places, counted */
+    for (int k = 0; k < 25; k++) {
+        size_t at = rng_range(0, frames * 2 - 1);
+        if (!isfinite(data[at]))
+            continue;
+        data[at] = k % 3 == 0 ? NAN : (k % 3 == 1 ? INFINITY : -INFINITY);
+        nonfinite_written++;
+    }
+    CHECK(write_wav(path, 3, 2, rate, data, frames * 8, frames * 8) == 0);
+    err = source_open_file(path, &s, &ei);
+    CHECK_MSG(err == SP_OK, "%s: %d %s", path, err, ei.msg);
+    if (!s)
+        goto out;
+    {
+        const source_info *in = source_get_info(s);
+        CHECK(in->rate == rate);
+        CHECK(in->channels == 2);
+        CHECK(in->frames_hint == (int64_t)frames);
+        CHECK_MSG(strstr(in->format, "WAV") != NULL && strstr(in->format, "float") != NULL, "format \"%s\"",
+                  in->format);
+    }
+    n = read_all(s, got, frames + 16, &err);
+    CHECK(err == SP_OK);
+    CHECK_MSG(n == frames, "read %zu of %zu frames", n, frames);
+    for (size_t i = 0; i < 2 * n && i < 2 * frames; i++) {
+        float want = isfinite(data[i]) ? data[i] : 0.0f;
+        if (memcmp(&got[i], &want, sizeof want) != 0) /* -0.0 vs 0.0 counts */
+            bad++;
+    }
+    CHECK_MSG(bad == 0, "%zu float samples differ (non-finite must read as 0)", bad);
+    CHECK_MSG(source_nonfinite(s) == nonfinite_written, "source_nonfinite %llu, wrote %zu",
+              (unsigned long long)source_nonfinite(s), nonfinite_written);
+    CHECK(source_truncated(s) == 0);
+out:
+    source_close(s);
+    free(data);
+    free(got);
+}
+
+static void test_truncated(void)
+{
+    char path[512];
+    const size_t frames = 4000 + rng_range(0, 4000), present = frames / 2 + rng_range(0, frames / 4);
+    int16_t *pcm = malloc(frames * 2 * sizeof *pcm);
+    float *got = malloc((frames + 16) * 2 * sizeof *got);
+    source *s = NULL;
+    sp_errinfo ei = {{0}};
+    size_t n, bad = 0;
+    int err;
+
+    path_in_tmp(path, sizeof path, "truncated.wav");
+    for (size_t i = 0; i < frames * 2; i++)
+        pcm[i] = (int16_t)((int)rng_range(0, 65535) - 32768);
+    /* stereo PCM16; the header promises `frames`, only `present` are there */
+    CHECK(write_wav(path, 1, 2, 22050, pcm, present * 4, frames * 4) == 0);
+    err = source_open_file(path, &s, &ei);
+    CHECK_MSG(err == SP_OK, "%s: %d %s", path, err, ei.msg);
+    if (!s)
+        goto out;
+    n = read_all(s, got, frames + 16, &err);
+    CHECK(err == SP_OK);
+    CHECK_MSG(n == present, "read %zu frames of a file holding %zu", n, present);
+    for (size_t i = 0; i < 2 * n && i < 2 * present; i++)
+        if (got[i] != (float)pcm[i] / 32768.0f)
+            bad++;
+    CHECK_MSG(bad == 0, "%zu samples of the truncated file differ", bad);
+    CHECK_MSG(source_truncated(s) == 1, "source_truncated() = %d for a cut file", source_truncated(s));
+out:
+    source_close(s);
+    free(pcm);
+    free(got);
+}
+
+static void expect_input_error(const char *path, const char *what)
+{
+    source *s = (source *)0x1;
+    sp_errinfo ei;
+    int err;
+    memset(&ei, 0, sizeof ei);
+    err = source_open_file(path, &s, &ei);
+    CHECK_MSG(err == SP_EINPUT, "%s: got %d, expected SP_EINPUT (%s)", what, err, ei.msg);
+    CHECK_MSG(strstr(ei.msg, path) != NULL, "%s: message \"%s\" does not name %s", what, ei.msg, path);
+    CHECK_MSG(s == NULL, "%s: *out not cleared", what);
+    if (err == SP_OK && s && s != (source *)0x1)
+        source_close(s);
+}
+
+static void test_errors(void)
+{
+    char path[512];
+    FILE *f;
+
+    path_in_tmp(path, sizeof path, "does-not-exist.wav");
+    expect_input_error(path, "missing file");
+    path_in_tmp(path, sizeof path, "no-such-dir/x.wav");
+    expect_input_error(path, "missing directory");
+
+    path_in_tmp(path, sizeof path, "a-directory.wav");
+    CHECK(mkdir(path, 0700) == 0);
+    expect_input_error(path, "directory");
+
+    path_in_tmp(path, sizeof path, "empty.wav");
+    f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    expect_input_error(path, "empty file");
+
+    path_in_tmp(path, sizeof path, "text.wav");
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        for (int i = 0; i < 50; i++)
+            fprintf(f, "this is a text file, line %d, not audio at all\n", i);
+        fclose(f);
+    }
+    expect_input_error(path, "text file");
+
+    path_in_tmp(path, sizeof path, "header-only.wav");
+    CHECK(write_wav(path, 1, 0, 44100, "", 0, 0) == 0); /* zero channels */
+    expect_input_error(path, "zero channels");
+}
+
+int main(void)
+{
+    const char *e = getenv("SPECTRO_TEST_SEED");
+    uint64_t seed = e && *e ? strtoull(e, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+    rng_state = seed ? seed : 1;
+    printf("test_source: seed %llu (SPECTRO_TEST_SEED to repeat)\n", (unsigned long long)seed);
+    if (!host_is_little_endian()) {
+        printf("test_source: big-endian host, WAV writer assumes little-endian: skipped\n");
+        return 77;
+    }
+    snprintf(tmpdir, sizeof tmpdir, "%s/spectro-test-source-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_synth();
+    test_pcm16_mono();
+    test_float_stereo();
+    test_truncated();
+    test_errors();
+    remove_tmpdir();
+    return check_done("test_source");
+}
