@@ -21,6 +21,9 @@
 #include <cstdlib>
 #include <vector>
 
+#include <cstring>
+
+#include "fft_fused.h"
 #include "fft_gpu.h"
 #include "gpu_plan.h"
 
@@ -32,6 +35,8 @@ typedef struct {
     float2 *d_tw; /* n/2 twiddles */
     unsigned log2n;
     void *stream[GPU_NSLOTS];
+    int fused;                /* SPECTRO_CUDA_PATH: 1 fused (default), 0 perlevel */
+    cpx *d_tmp[GPU_NSLOTS];   /* fused four-step scratch (chunk*n points), n > 2^14 only */
 } cuda_ctx;
 
 /* ---- kernels -------------------------------------------------------------------------- */
@@ -152,6 +157,9 @@ static int cuda_c2c(void *ctx, int slot, const cpx *d_in, cpx *d_out, size_t bat
 {
     const cuda_ctx *c = (const cuda_ctx *)ctx;
     float s = inverse ? (float)(1.0 / (double)((size_t)1 << c->log2n)) : 1.0f;
+    if (c->fused)
+        return fused_c2c(c->stream[slot], (const cpx *)c->d_tw, c->log2n, d_in, d_out, c->d_tmp[slot],
+                         c->log2n, batch, inverse, s, ei);
     return radix2(c, (cudaStream_t)c->stream[slot], (const float2 *)d_in, (float2 *)d_out,
                   c->log2n, batch, inverse, s, ei);
 }
@@ -162,7 +170,15 @@ static int cuda_r2c(void *ctx, int slot, float *d_in, cpx *d_out, size_t batch, 
     cudaStream_t st = (cudaStream_t)c->stream[slot];
     float2 *d_z = (float2 *)d_in; /* n reals = n/2 complex, transformed in place */
     unsigned log2M = c->log2n - 1;
-    int err = radix2(c, st, d_z, d_z, log2M, batch, 0, 1.0f, ei);
+    int err;
+    if (c->fused && c->log2n <= FUSED_MAX_ONEPASS_LOG2 + 1) /* one kernel, untangled on chip */
+        return fused_r2c(c->stream[slot], (const cpx *)c->d_tw, c->log2n, d_in, d_out, c->log2n,
+                         batch, ei);
+    if (c->fused) /* n/2 > 2^14: four-step complex FFT of the packing, then the post kernel */
+        err = fused_c2c(c->stream[slot], (const cpx *)c->d_tw, c->log2n, (const cpx *)d_z,
+                        (cpx *)d_z, c->d_tmp[slot], log2M, batch, 0, 1.0f, ei);
+    else
+        err = radix2(c, st, d_z, d_z, log2M, batch, 0, 1.0f, ei);
     if (err != SP_OK)
         return err;
     size_t total = batch * (((size_t)1 << log2M) + 1);
@@ -171,16 +187,30 @@ static int cuda_r2c(void *ctx, int slot, float *d_in, cpx *d_out, size_t batch, 
     return gpu_check_launch(ei, "r2c_post_kernel");
 }
 
+/* The fused short-time kernel (n <= 2^15); SP_EUNSUPPORTED sends gpu_plan to its framing +
+ * r2c + dB kernels (the per-level path, and n > 2^15). */
+static int cuda_stft_db(void *ctx, int slot, const float *d_sig, size_t hop, const float *d_win,
+                        float scale_mid, float scale_edge, size_t nframes, float *d_db, sp_errinfo *ei)
+{
+    const cuda_ctx *c = (const cuda_ctx *)ctx;
+    if (!c->fused || c->log2n > FUSED_MAX_ONEPASS_LOG2 + 1)
+        return SP_EUNSUPPORTED;
+    return fused_stft_db(c->stream[slot], (const cpx *)c->d_tw, c->log2n, d_sig, hop, d_win,
+                         scale_mid, scale_edge, c->log2n, nframes, d_db, ei);
+}
+
 static void cuda_ctx_destroy(void *ctx)
 {
     cuda_ctx *c = (cuda_ctx *)ctx;
     if (!c)
         return;
+    for (int s = 0; s < GPU_NSLOTS; s++)
+        cudaFree(c->d_tmp[s]);
     cudaFree(c->d_tw);
     free(c);
 }
 
-static const gpu_xform cuda_xform = {cuda_c2c, cuda_r2c, cuda_ctx_destroy};
+static const gpu_xform cuda_xform = {cuda_c2c, cuda_r2c, cuda_ctx_destroy, cuda_stft_db};
 
 /* ---- backend -------------------------------------------------------------------------- */
 
@@ -193,6 +223,15 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
     int err;
 
     *state = NULL;
+    /* SPECTRO_CUDA_PATH=perlevel keeps the reference kernels (one launch per level) */
+    const char *path = getenv("SPECTRO_CUDA_PATH");
+    int fused = 1;
+    if (path && *path) {
+        if (strcmp(path, "perlevel") == 0)
+            fused = 0;
+        else if (strcmp(path, "fused") != 0)
+            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_PATH=%s: must be fused or perlevel", path);
+    }
     if ((err = gpu_plan_create(cfg, window, window_sum, &gp, ei)) != SP_OK)
         return err;
     c = (cuda_ctx *)calloc(1, sizeof *c);
@@ -200,6 +239,7 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         err = sp_fail(ei, SP_ENOMEM, "out of memory for a CUDA FFT plan");
         goto fail;
     }
+    c->fused = fused;
     gpu_plan_set_xform(gp, &cuda_xform, c); /* gp owns c from here */
     while (((size_t)1 << c->log2n) < n)
         c->log2n++;
@@ -207,6 +247,11 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         c->stream[s] = gpu_plan_stream(gp, s);
     if ((err = gpu_malloc((void **)&c->d_tw, half * sizeof(float2), "twiddles", ei)) != SP_OK)
         goto fail;
+    if (fused && c->log2n > FUSED_MAX_ONEPASS_LOG2)
+        for (int s = 0; s < GPU_NSLOTS; s++)
+            if ((err = gpu_malloc((void **)&c->d_tmp[s], gpu_plan_chunk(gp) * n * sizeof(cpx),
+                                  "four-step FFT scratch", ei)) != SP_OK)
+                goto fail;
     {
         /* sincos of 2 pi k/n in double: exact at k = 0, n/4 */
         std::vector<float2> h_tw(half);

@@ -154,7 +154,7 @@ static void cufft_ctx_destroy(void *ctx)
     free(c);
 }
 
-static const gpu_xform cufft_xform = {cufft_c2c, cufft_r2c, cufft_ctx_destroy};
+static const gpu_xform cufft_xform = {cufft_c2c, cufft_r2c, cufft_ctx_destroy, NULL};
 
 static int cufft_create(const fft_config *cfg, const float *window, double window_sum,
                         void **state, sp_errinfo *ei)

@@ -39,6 +39,17 @@ int gpu_bench_c2c(void *state, size_t batch, int reps, double *median_ms, sp_err
     return gpu_plan_time_c2c(state, batch, reps, median_ms, ei);
 }
 
+int gpu_bench_r2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei)
+{
+    return gpu_plan_time_r2c(state, batch, reps, median_ms, ei);
+}
+
+int gpu_bench_stft(void *state, size_t nsamples, int reps, double *median_ms, size_t *nframes,
+                   sp_errinfo *ei)
+{
+    return gpu_plan_time_stft(state, nsamples, reps, median_ms, nframes, ei);
+}
+
 int gpu_bench_d2d(size_t bytes, int reps, double *median_ms, sp_errinfo *ei)
 {
     void *d_a = NULL, *d_b = NULL;

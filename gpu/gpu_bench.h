@@ -20,6 +20,15 @@ int gpu_bench_device(char *name, size_t len, int *sm_count, size_t *mem_bytes, s
  * called with max_batch >= 2*batch - 1 (each of the plan's two slots holds the batch). */
 int gpu_bench_c2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei);
 
+/* The same for one real forward transform (n floats -> n/2+1 bins a frame). */
+int gpu_bench_r2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei);
+
+/* Median time in ms of the short-time levels of a device-resident signal of nsamples
+ * samples with the plan's n, hop and window (the cuda backend's fused kernel, or the
+ * framing + r2c + dB kernels of the cufft backend); *nframes gets the frame count. */
+int gpu_bench_stft(void *state, size_t nsamples, int reps, double *median_ms, size_t *nframes,
+                   sp_errinfo *ei);
+
 /* Median time in ms of a device-to-device cudaMemcpy of `bytes` (reads + writes 2*bytes). */
 int gpu_bench_d2d(size_t bytes, int reps, double *median_ms, sp_errinfo *ei);
 

@@ -13,6 +13,7 @@
 static_assert(sizeof(cpx) == sizeof(float2), "cpx must have the layout of float2");
 
 #define GPU_BLOCK 256
+#define GPU_NGRAPHS 16
 
 /* Returns from the enclosing function (which has an `sp_errinfo *ei`) on a CUDA error. */
 #define GPU_CK(call)                                                                       \
@@ -37,6 +38,15 @@ struct gpu_plan {
     unsigned char *h_in[GPU_NSLOTS], *h_out[GPU_NSLOTS]; /* pinned staging */
     const gpu_xform *xf;
     void *ctx;
+    /* live plans: graphs of whole one-sub-batch calls (slot 0), keyed by op, direction and
+     * frame count; `seen` marks a shape met once (captured the second time) */
+    int live;
+    struct {
+        int op, inverse, state; /* state 0 empty, 1 seen, 2 graph ready */
+        size_t cnt;
+        cudaGraphExec_t exec;
+    } graph[GPU_NGRAPHS];
+    int graphs_off; /* a capture failed: run live calls without graphs */
     int broken;
     char why[sizeof(((sp_errinfo *)0)->msg)];
 };
@@ -226,6 +236,7 @@ int gpu_plan_create(const fft_config *cfg, const float *window, double window_su
     gp->hop = cfg->hop;
     gp->max_batch = cfg->max_batch;
     gp->chunk = chunk;
+    gp->live = cfg->live;
     gp->work_bytes = n * sizeof(cpx);
     gp->spec_bytes = (n / 2 + 1) * sizeof(cpx);
     gp->sig_bytes = ((chunk - 1) * cfg->hop + n) * sizeof(float);
@@ -298,6 +309,9 @@ void gpu_plan_destroy(void *state)
             (void)cudaStreamSynchronize(gp->stream[s]);
     if (gp->xf && gp->xf->destroy)
         gp->xf->destroy(gp->ctx);
+    for (int g = 0; g < GPU_NGRAPHS; g++)
+        if (gp->graph[g].state == 2)
+            cudaGraphExecDestroy(gp->graph[g].exec);
     for (int s = 0; s < GPU_NSLOTS; s++) {
         cudaFree(gp->d_work[s]);
         cudaFree(gp->d_spec[s]);
@@ -349,8 +363,9 @@ static void job_extent(const gpu_plan *gp, const job *j, size_t f0, size_t cnt, 
     }
 }
 
-/* Queues H2D, the kernels and D2H of one sub-batch on slot s. */
-static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_errinfo *ei)
+/* Queues H2D, the kernels and D2H of one sub-batch on slot s (its input already staged
+ * in h_in[s]). Nothing here touches the host data: a live plan captures it as a graph. */
+static int queue_device(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_errinfo *ei)
 {
     size_t in_off, in_bytes, out_off, out_bytes;
     cudaStream_t st = gp->stream[s];
@@ -359,8 +374,6 @@ static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_
     (void)out_off;
 
     job_extent(gp, j, f0, cnt, &in_off, &in_bytes, &out_off, &out_bytes);
-    /* host staging: the slot's pinned buffer is idle (its last sub-batch was finished) */
-    memcpy(gp->h_in[s], j->h_in + in_off, in_bytes);
     void *d_dst = j->op == OP_STFT ? (void *)gp->d_sig[s] : gp->d_work[s];
     GPU_CK(cudaMemcpyAsync(d_dst, gp->h_in[s], in_bytes, cudaMemcpyHostToDevice, st));
 
@@ -374,6 +387,13 @@ static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_
         if ((err = gp->xf->r2c(gp->ctx, s, (float *)gp->d_work[s], gp->d_spec[s], cnt, ei)) != SP_OK)
             return err;
         d_res = gp->d_spec[s];
+    } else if (gp->xf->stft_db &&
+               (err = gp->xf->stft_db(gp->ctx, s, gp->d_sig[s], gp->hop, gp->d_window, gp->scale_mid,
+                                      gp->scale_edge, cnt, (float *)gp->d_work[s], ei)) != SP_EUNSUPPORTED) {
+        /* the backend's fused kernel: signal in, levels out */
+        if (err != SP_OK)
+            return err;
+        d_res = gp->d_work[s];
     } else {
         size_t total = cnt * gp->n;
         frame_window_kernel<<<blocks_for(total), GPU_BLOCK, 0, st>>>(
@@ -393,6 +413,75 @@ static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_
     }
     GPU_CK(cudaMemcpyAsync(gp->h_out[s], d_res, out_bytes, cudaMemcpyDeviceToHost, st));
     return SP_OK;
+}
+
+/* Live plans: the whole sub-batch as one graph launch once its shape was seen before
+ * (the first call also makes any per-shape state, e.g. cuFFT's plan for that batch, so
+ * that nothing synchronises during the capture). Returns 1 when it did not apply. */
+static int queue_graph(gpu_plan *gp, const job *j, size_t cnt, sp_errinfo *ei)
+{
+    cudaStream_t st = gp->stream[0];
+    int g, free_g = -1;
+    /* the cuda backend only (the one with stft_db): cuFFT may remake a plan, and synchronise,
+     * when the batch changes, which a capture does not allow */
+    if (!gp->live || gp->graphs_off || !gp->xf->stft_db)
+        return 1;
+    for (g = 0; g < GPU_NGRAPHS; g++) {
+        if (gp->graph[g].state && gp->graph[g].op == j->op && gp->graph[g].inverse == j->inverse &&
+            gp->graph[g].cnt == cnt)
+            break;
+        if (!gp->graph[g].state && free_g < 0)
+            free_g = g;
+    }
+    if (g == GPU_NGRAPHS) { /* first time: remember the shape, run it plainly */
+        if (free_g >= 0) {
+            gp->graph[free_g].op = j->op;
+            gp->graph[free_g].inverse = j->inverse;
+            gp->graph[free_g].cnt = cnt;
+            gp->graph[free_g].state = 1;
+        }
+        return 1;
+    }
+    if (gp->graph[g].state == 1) {
+        cudaGraph_t graph = NULL;
+        GPU_CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        int err = queue_device(gp, j, 0, 0, cnt, ei);
+        cudaError_t e = cudaStreamEndCapture(st, &graph);
+        if (err != SP_OK) {
+            if (graph)
+                cudaGraphDestroy(graph);
+            return err;
+        }
+        if (e != cudaSuccess) { /* not capturable here: no graphs for this plan */
+            (void)cudaGetLastError();
+            gp->graphs_off = 1;
+            return 1;
+        }
+        e = cudaGraphInstantiate(&gp->graph[g].exec, graph, 0);
+        cudaGraphDestroy(graph);
+        if (e != cudaSuccess)
+            return gpu_fail_cuda(ei, (int)e, "cudaGraphInstantiate");
+        gp->graph[g].state = 2;
+    }
+    GPU_CK(cudaGraphLaunch(gp->graph[g].exec, st));
+    return SP_OK;
+}
+
+/* Stages sub-batch [f0, f0+cnt) of the user's input into slot s's pinned buffer and queues
+ * it (as a graph for a live single sub-batch). */
+static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, int single,
+                   sp_errinfo *ei)
+{
+    size_t in_off, in_bytes, out_off, out_bytes;
+    job_extent(gp, j, f0, cnt, &in_off, &in_bytes, &out_off, &out_bytes);
+    /* host staging: the slot's pinned buffer is idle (its last sub-batch was finished) */
+    memcpy(gp->h_in[s], j->h_in + in_off, in_bytes);
+    if (single && s == 0) {
+        int r = queue_graph(gp, j, cnt, ei);
+        if (r <= 0)
+            return r;
+    }
+    return queue_device(gp, j, s, f0, cnt, ei);
 }
 
 /* Waits for slot s's sub-batch and copies its result out of the pinned buffer. */
@@ -415,7 +504,7 @@ static int run_job(gpu_plan *gp, const job *j, sp_errinfo *ei)
     int err = SP_OK;
     for (size_t c = 0; c < nsub && err == SP_OK; c++) {
         size_t f0 = c * chunk, cnt = std::min(chunk, j->batch - f0);
-        err = enqueue(gp, j, (int)(c % GPU_NSLOTS), f0, cnt, ei);
+        err = enqueue(gp, j, (int)(c % GPU_NSLOTS), f0, cnt, nsub == 1, ei);
         if (err == SP_OK && c > 0)
             err = finish(gp, j, (int)((c - 1) % GPU_NSLOTS), f0 - chunk, chunk, ei);
     }
@@ -471,12 +560,24 @@ int gpu_plan_stft_db(void *state, const float *signal, size_t nframes, float *db
 
 /* ---- timing --------------------------------------------------------------------------- */
 
-static int time_c2c(gpu_plan *gp, size_t batch, int reps, double *median_ms, cudaEvent_t ev[2],
-                    sp_errinfo *ei)
+static double median_of(std::vector<float> &ms)
+{
+    std::sort(ms.begin(), ms.end());
+    return ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+}
+
+/* One forward transform of `batch` frames from slot 0's buffer into slot 1's. */
+static int run_xform(gpu_plan *gp, int real, size_t batch, sp_errinfo *ei)
+{
+    if (real)
+        return gp->xf->r2c(gp->ctx, 0, (float *)gp->d_work[0], gp->d_spec[1], batch, ei);
+    return gp->xf->c2c(gp->ctx, 0, (const cpx *)gp->d_work[0], (cpx *)gp->d_work[1], batch, 0, ei);
+}
+
+static int time_xform(gpu_plan *gp, int real, size_t batch, int reps, double *median_ms,
+                      cudaEvent_t ev[2], sp_errinfo *ei)
 {
     cudaStream_t st = gp->stream[0];
-    const cpx *d_in = (const cpx *)gp->d_work[0];
-    cpx *d_out = (cpx *)gp->d_work[1];
     size_t floats = batch * gp->n * 2;
     std::vector<float> ms;
     int err;
@@ -486,32 +587,115 @@ static int time_c2c(gpu_plan *gp, size_t batch, int reps, double *median_ms, cud
     if ((err = gpu_check_launch(ei, "fill_random_kernel")) != SP_OK)
         return err;
     for (int w = 0; w < 3; w++)
-        if ((err = gp->xf->c2c(gp->ctx, 0, d_in, d_out, batch, 0, ei)) != SP_OK)
+        if ((err = run_xform(gp, real, batch, ei)) != SP_OK)
             return err;
     GPU_CK(cudaStreamSynchronize(st));
     for (int r = 0; r < reps; r++) {
         float t = 0;
+        /* the per-level r2c transforms its input in place: refresh it (untimed) so that
+         * every run sees the same finite data */
+        if (real) {
+            fill_random_kernel<<<blocks_for(floats), GPU_BLOCK, 0, st>>>((float *)gp->d_work[0],
+                                                                         floats, 0x5eed1234u);
+            if ((err = gpu_check_launch(ei, "fill_random_kernel")) != SP_OK)
+                return err;
+        }
         GPU_CK(cudaEventRecord(ev[0], st));
-        if ((err = gp->xf->c2c(gp->ctx, 0, d_in, d_out, batch, 0, ei)) != SP_OK)
+        if ((err = run_xform(gp, real, batch, ei)) != SP_OK)
             return err;
         GPU_CK(cudaEventRecord(ev[1], st));
         GPU_CK(cudaEventSynchronize(ev[1]));
         GPU_CK(cudaEventElapsedTime(&t, ev[0], ev[1]));
         ms.push_back(t);
     }
-    std::sort(ms.begin(), ms.end());
-    *median_ms = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+    *median_ms = median_of(ms);
     return SP_OK;
 }
 
-int gpu_plan_time_c2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei)
+/* The short-time levels of d_sig (nframes frames) into d_db on slot 0's stream. */
+static int run_stft_device(gpu_plan *gp, const float *d_sig, size_t nframes, float *d_db,
+                           sp_errinfo *ei)
 {
-    gpu_plan *gp = (gpu_plan *)state;
+    cudaStream_t st = gp->stream[0];
+    size_t bins = gp->n / 2 + 1;
+    int err;
+    if (gp->xf->stft_db) {
+        err = gp->xf->stft_db(gp->ctx, 0, d_sig, gp->hop, gp->d_window, gp->scale_mid,
+                              gp->scale_edge, nframes, d_db, ei);
+        if (err != SP_EUNSUPPORTED)
+            return err;
+    }
+    for (size_t f0 = 0; f0 < nframes; f0 += gp->chunk) {
+        size_t cnt = std::min(gp->chunk, nframes - f0), total = cnt * gp->n;
+        frame_window_kernel<<<blocks_for(total), GPU_BLOCK, 0, st>>>(
+            d_sig + f0 * gp->hop, gp->d_window, (float *)gp->d_work[0], ilog2(gp->n), gp->hop, total);
+        if ((err = gpu_check_launch(ei, "frame_window_kernel")) != SP_OK)
+            return err;
+        if ((err = gp->xf->r2c(gp->ctx, 0, (float *)gp->d_work[0], gp->d_spec[0], cnt, ei)) != SP_OK)
+            return err;
+        total = cnt * bins;
+        amp_db_kernel<<<blocks_for(total), GPU_BLOCK, 0, st>>>(
+            (const float2 *)gp->d_spec[0], d_db + f0 * bins, bins, total, gp->scale_mid,
+            gp->scale_edge);
+        if ((err = gpu_check_launch(ei, "amp_db_kernel")) != SP_OK)
+            return err;
+    }
+    return SP_OK;
+}
+
+static int time_stft(gpu_plan *gp, size_t nsamples, int reps, double *median_ms, size_t nframes,
+                     cudaEvent_t ev[2], sp_errinfo *ei)
+{
+    cudaStream_t st = gp->stream[0];
+    float *d_sig = NULL, *d_db = NULL;
+    std::vector<float> ms;
+    int err;
+    size_t bins = gp->n / 2 + 1;
+    if ((err = gpu_malloc((void **)&d_sig, nsamples * sizeof(float), "the benchmark signal", ei)) ||
+        (err = gpu_malloc((void **)&d_db, nframes * bins * sizeof(float), "the benchmark levels", ei)))
+        goto done;
+    fill_random_kernel<<<blocks_for(nsamples), GPU_BLOCK, 0, st>>>(d_sig, nsamples, 0x5eed4321u);
+    if ((err = gpu_check_launch(ei, "fill_random_kernel")) != SP_OK)
+        goto done;
+    if ((err = run_stft_device(gp, d_sig, nframes, d_db, ei)) != SP_OK)
+        goto done;
+    for (int r = 0; r < reps && err == SP_OK; r++) {
+        float t = 0;
+        cudaError_t e = cudaEventRecord(ev[0], st);
+        if (e == cudaSuccess && (err = run_stft_device(gp, d_sig, nframes, d_db, ei)) != SP_OK)
+            break;
+        if (e == cudaSuccess)
+            e = cudaEventRecord(ev[1], st);
+        if (e == cudaSuccess)
+            e = cudaEventSynchronize(ev[1]);
+        if (e == cudaSuccess)
+            e = cudaEventElapsedTime(&t, ev[0], ev[1]);
+        if (e != cudaSuccess)
+            err = gpu_fail_cuda(ei, (int)e, "timing the short-time transform");
+        ms.push_back(t);
+    }
+    if (err == SP_OK)
+        *median_ms = median_of(ms);
+done:
+    if (d_sig || d_db)
+        (void)cudaStreamSynchronize(st);
+    cudaFree(d_sig);
+    cudaFree(d_db);
+    return err;
+}
+
+/* Event pair, argument checks and the error latch around one timing function. */
+static int timed(gpu_plan *gp, int what, size_t arg, int reps, double *median_ms, size_t *nframes,
+                 sp_errinfo *ei)
+{
     cudaEvent_t ev[2] = {NULL, NULL};
     int err;
-    if (!gp || !median_ms || reps < 1 || batch < 1 || batch > gp->chunk)
-        return sp_fail(ei, SP_EINVAL, "gpu_plan_time_c2c: bad argument (batch %zu, chunk %zu)",
-                       batch, gp ? gp->chunk : 0);
+    if (!gp || !median_ms || reps < 1)
+        return sp_fail(ei, SP_EINVAL, "gpu plan timing: bad argument");
+    if (what != OP_STFT && (arg < 1 || arg > gp->chunk))
+        return sp_fail(ei, SP_EINVAL, "gpu plan timing: batch %zu not in 1..%zu", arg, gp->chunk);
+    if (what == OP_STFT && arg < gp->n)
+        return sp_fail(ei, SP_EINVAL, "gpu plan timing: %zu samples, fewer than n", arg);
     if (gp->broken)
         return sp_fail(ei, SP_EGPU, "GPU plan unusable after an earlier error: %s", gp->why);
     GPU_CK(cudaEventCreate(&ev[0]));
@@ -521,7 +705,14 @@ int gpu_plan_time_c2c(void *state, size_t batch, int reps, double *median_ms, sp
     }
     sp_errinfo local;
     local.msg[0] = 0;
-    err = time_c2c(gp, batch, reps, median_ms, ev, &local);
+    if (what == OP_STFT) {
+        size_t nf = (arg - gp->n) / gp->hop + 1;
+        if (nframes)
+            *nframes = nf;
+        err = time_stft(gp, arg, reps, median_ms, nf, ev, &local);
+    } else {
+        err = time_xform(gp, what == OP_R2C, arg, reps, median_ms, ev, &local);
+    }
     if (err != SP_OK) {
         gp->broken = 1;
         memcpy(gp->why, local.msg, sizeof gp->why);
@@ -531,4 +722,20 @@ int gpu_plan_time_c2c(void *state, size_t batch, int reps, double *median_ms, sp
     cudaEventDestroy(ev[0]);
     cudaEventDestroy(ev[1]);
     return err;
+}
+
+int gpu_plan_time_c2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei)
+{
+    return timed((gpu_plan *)state, OP_C2C, batch, reps, median_ms, NULL, ei);
+}
+
+int gpu_plan_time_r2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei)
+{
+    return timed((gpu_plan *)state, OP_R2C, batch, reps, median_ms, NULL, ei);
+}
+
+int gpu_plan_time_stft(void *state, size_t nsamples, int reps, double *median_ms, size_t *nframes,
+                       sp_errinfo *ei)
+{
+    return timed((gpu_plan *)state, OP_STFT, nsamples, reps, median_ms, nframes, ei);
 }

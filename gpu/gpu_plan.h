@@ -16,6 +16,9 @@
  *
  * Errors: every CUDA call is checked; a failure returns SP_EGPU (SP_ENOMEM when device or
  * pinned memory runs out, naming the bytes asked for) with cudaGetErrorString's text in ei.
+ * Live plans (fft_config.live) run a call that fits one sub-batch as a CUDA graph (copy in,
+ * kernels, copy out: one launch), captured on the second call with the same shape.
+ *
  * After any GPU error during a call the plan is marked broken and every later call on it
  * fails with SP_EGPU (a sticky error such as an illegal address leaves the context unusable
  * anyway). Thread safety: one thread at a time per plan. */
@@ -44,6 +47,12 @@ typedef struct gpu_xform {
      * d_out (n/2+1 bins a frame). d_in and d_out do not overlap. */
     int (*r2c)(void *ctx, int slot, float *d_in, cpx *d_out, size_t batch, sp_errinfo *ei);
     void (*destroy)(void *ctx); /* frees ctx; the streams are still alive when it runs */
+    /* Optional (NULL: not offered): short-time levels in one go from a device signal,
+     * frame f = d_sig[f*hop ...] * d_win -> d_db[f*(n/2+1) ...] (the contract of
+     * fft_stft_db); any nframes. SP_EUNSUPPORTED: not for this plan, and the plan uses its
+     * framing + r2c + dB kernels instead. */
+    int (*stft_db)(void *ctx, int slot, const float *d_sig, size_t hop, const float *d_win,
+                   float scale_mid, float scale_edge, size_t nframes, float *d_db, sp_errinfo *ei);
 } gpu_xform;
 
 typedef struct gpu_plan gpu_plan;
@@ -73,6 +82,15 @@ int gpu_plan_stft_db(void *state, const float *signal, size_t nframes, float *db
  * place from slot 0's buffer (random data) into slot 1's: the median over `reps` timed runs
  * after warm-up, in milliseconds, measured with CUDA events. For the benchmarks. */
 int gpu_plan_time_c2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei);
+/* The same for one real forward transform of `batch` frames (slot 0's buffer -> slot 1's
+ * spectra). */
+int gpu_plan_time_r2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei);
+/* Device time of the short-time levels of a device-resident signal of `nsamples` random
+ * samples (floor((nsamples-n)/hop)+1 frames, written to a device buffer): the backend's
+ * fused kernel when it has one for this plan, else the plan's framing + r2c + dB kernels
+ * over sub-batches of `chunk` frames. Median of `reps` runs; *nframes gets the count. */
+int gpu_plan_time_stft(void *state, size_t nsamples, int reps, double *median_ms, size_t *nframes,
+                       sp_errinfo *ei);
 
 /* Helpers for the gpu/ .cu files. cuda_err carries a cudaError_t. */
 int gpu_fail_cuda(sp_errinfo *ei, int cuda_err, const char *what);

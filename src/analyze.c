@@ -24,13 +24,15 @@ analyze_config analyze_config_default(void)
     c.channel = STFT_CHANNEL_MIX;
     c.backend = FFT_BACKEND_AUTO;
     c.out = stdout;
+    c.render = render_config_default();
     return c;
 }
 
 size_t analyze_auto_batch(size_t n, size_t hop, int out_channels, int gpu)
 {
-    /* output budget: 4M dB values on the CPU, 16M on a GPU (bigger launches pay off) */
-    size_t budget = (gpu ? (size_t)1 << 24 : (size_t)1 << 22) / (size_t)out_channels;
+    /* output budget per call: 512K dB values (2 MB) on the CPU, so that reading, the FFT
+     * and writing overlap from the start; 4M on a GPU, where bigger launches pay off */
+    size_t budget = (gpu ? (size_t)1 << 22 : (size_t)1 << 19) / (size_t)out_channels;
     size_t b = budget / (n / 2 + 1);
     size_t span_cap = ((size_t)1 << 24) / (size_t)out_channels; /* signal samples held */
     if (b > 8192)
@@ -126,6 +128,7 @@ out:
 
 typedef struct {
     dump *dump;
+    render *png;
     int peaks;
     FILE *out;
     size_t n, bins, kmin, kmax;
@@ -133,15 +136,36 @@ typedef struct {
     int all;
     stft_sink_fn extra;
     void *extra_user;
+    uint64_t *next;      /* per output channel: the next frame index the dump expects */
+    float *floor_row;    /* one spectrum at the floor, for gaps in the dump */
     sp_errinfo *ei;
 } sinks;
+
+/* A live run that skipped ahead leaves frame indices out; the dump gets floor rows in
+ * their place, so row f is still the frame at time t0 + f*dt. */
+static int dump_gap(sinks *s, int channel, uint64_t first)
+{
+    while (s->next[channel] < first) {
+        int err = dump_write(s->dump, channel, s->next[channel], 1, s->floor_row, s->ei);
+        if (err != SP_OK)
+            return err;
+        s->next[channel]++;
+    }
+    return SP_OK;
+}
 
 static int sink_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db)
 {
     sinks *s = user;
     int err;
-    if (s->dump && (err = dump_write(s->dump, channel, first, nframes, db, s->ei)) != SP_OK)
-        return err;
+    if (s->dump) {
+        if ((err = dump_gap(s, channel, first)) != SP_OK ||
+            (err = dump_write(s->dump, channel, first, nframes, db, s->ei)) != SP_OK)
+            return err;
+        s->next[channel] = first + nframes;
+    }
+    if (s->png && (err = render_add(s->png, channel, first, nframes, db)) != SP_OK)
+        return sp_fail(s->ei, err, "drawing the picture failed");
     if (s->extra && (err = s->extra(s->extra_user, channel, first, nframes, db)) != SP_OK)
         return err;
     if (s->peaks) {
@@ -161,13 +185,39 @@ static int sink_frames(void *user, int channel, uint64_t first, size_t nframes, 
 
 /* ---- the run --------------------------------------------------------------------------- */
 
+/* Frames a source of `frames` samples gives (DESIGN.md), -1 when unknown. */
+static int64_t expected_frames(int64_t frames, size_t n, size_t hop)
+{
+    if (frames < 0)
+        return -1;
+    if ((uint64_t)frames < n)
+        return 1;
+    return (int64_t)(((uint64_t)frames - n) / hop + 1);
+}
+
+static int open_png(const analyze_config *cfg, const analyze_result *res, uint64_t limit, render **out,
+                    sp_errinfo *ei)
+{
+    render_config rc = cfg->render;
+    char title[512];
+    const char *name = res->info.name, *slash = strrchr(name, '/');
+    int64_t frames = res->info.frames_hint;
+    if (limit != UINT64_MAX && (frames < 0 || (uint64_t)frames > limit))
+        frames = (int64_t)limit;
+    if (!rc.title) {
+        snprintf(title, sizeof title, "%s  \xe2\x80\x94  %d Hz, N=%zu, hop=%zu, %s, %s", slash ? slash + 1 : name,
+                 res->info.rate, res->n, res->hop, res->window, res->backend);
+        rc.title = title;
+    }
+    return render_create(&rc, res->info.rate, res->n, (double)(res->n / 2) / res->info.rate,
+                         (double)res->hop / res->info.rate, res->out_channels,
+                         expected_frames(frames, res->n, res->hop), out, ei);
+}
+
 static int open_source(const analyze_config *cfg, source **src, sp_errinfo *ei)
 {
     if (cfg->input)
         return source_open_file(cfg->input, src, ei);
-#ifndef SOURCE_MIC_API_TODO
-    return sp_fail(ei, SP_EINVAL, "no input file given (usage: spectro [options] FILE; see --help)");
-#else
     {
         source_mic_config mc = source_mic_config_default();
         mc.device = cfg->device;
@@ -175,7 +225,6 @@ static int open_source(const analyze_config *cfg, source **src, sp_errinfo *ei)
         mc.channels = cfg->channels;
         return source_open_mic(&mc, src, ei);
     }
-#endif
 }
 
 int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
@@ -185,6 +234,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     fft_plan *plan = NULL;
     stft *st = NULL;
     dump *dp = NULL;
+    render *png = NULL;
     float *win = NULL, *buf = NULL, *ring_mem = NULL;
     size_t ring_floats, whole, keep = 0, lag = 0;
     ring r;
@@ -248,7 +298,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     fc.max_batch = cfg->batch      ? cfg->batch
                    : res->live     ? LIVE_BATCH
                                    : analyze_auto_batch(cfg->n, res->hop, res->out_channels,
-                                                        cfg->backend != FFT_BACKEND_CPU);
+                                                        fft_backend_resolve(cfg->backend) != FFT_BACKEND_CPU);
     if ((err = fft_plan_create(&fc, &plan, ei)) != SP_OK)
         goto done;
     res->batch = fc.max_batch;
@@ -299,7 +349,18 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         if ((err = dump_open(&dc, &dp, ei)) != SP_OK)
             goto done;
         sk.dump = dp;
+        sk.next = calloc((size_t)res->out_channels, sizeof *sk.next);
+        sk.floor_row = malloc(sk.bins * sizeof *sk.floor_row);
+        if (!sk.next || !sk.floor_row) {
+            err = sp_fail(ei, SP_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (size_t k = 0; k < sk.bins; k++)
+            sk.floor_row[k] = FFT_DB_FLOOR;
     }
+    if (cfg->png_path && (err = open_png(cfg, res, limit, &png, ei)) != SP_OK)
+        goto done;
+    sk.png = png;
     if (cfg->on_start && (err = cfg->on_start(cfg->sink_user, res, ei)) != SP_OK)
         goto done;
 
@@ -374,6 +435,9 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             avail = whole;
         if ((uint64_t)avail > limit - consumed)
             avail = (size_t)(limit - consumed);
+        if (cfg->capture_anchor && res->live && consumed == 0)
+            /* the newest sample in the ring was captured about now */
+            *cfg->capture_anchor = progress_now() - (double)(ring_readable(&r) / (size_t)ch) / info->rate;
         ring_read(&r, buf, avail * (size_t)ch);
         if ((err = stft_push(st, buf, avail, ei)) != SP_OK)
             goto done;
@@ -418,6 +482,9 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     res->dropped += source_dropped(src) + atomic_load(&rd.dropped);
     if (dp) {
         dump_meta m;
+        for (int c = 0; c < res->out_channels; c++)
+            if ((err = dump_gap(&sk, c, res->frames)) != SP_OK)
+                goto done;
         m.source = info->name;
         m.sample_rate = info->rate;
         m.source_channels = ch;
@@ -435,8 +502,11 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         m.nonfinite_samples = res->nonfinite;
         m.truncated = res->truncated;
         m.dropped_samples = res->dropped;
-        err = dump_commit(dp, &m, ei);
+        if ((err = dump_commit(dp, &m, ei)) != SP_OK)
+            goto done;
     }
+    if (png)
+        err = render_write_png(png, cfg->png_path, ei);
 
 done:
     if (pushing)
@@ -449,11 +519,14 @@ done:
         progress_end(&pg);
     res->seconds = progress_now() - t_start;
     dump_destroy(dp);
+    render_destroy(png);
     stft_destroy(st);
     fft_plan_destroy(plan);
     source_close(src);
     free(ring_mem);
     free(buf);
     free(win);
+    free(sk.next);
+    free(sk.floor_row);
     return err;
 }

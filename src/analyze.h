@@ -20,6 +20,7 @@
 
 #include "err.h"
 #include "fft.h"
+#include "render.h"
 #include "source.h"
 #include "stft.h"
 #include "window.h"
@@ -40,6 +41,8 @@ typedef struct {
     const char *dump_path; /* NULL: no dump */
     int peaks;             /* print one peak line per frame to `out` */
     double peak_fmin, peak_fmax; /* Hz range searched for peaks; 0 = whole spectrum */
+    const char *png_path;  /* NULL: no picture; else drawn with `render` at the end */
+    render_config render;  /* title NULL = made from the source and the settings */
     FILE *out;             /* peaks (and CSV on stdout) */
     int progress;          /* draw a progress bar on stderr */
     size_t batch;          /* frames per FFT call, 0 = chosen from n and the channels */
@@ -50,6 +53,11 @@ typedef struct {
     stft_sink_fn sink;
     void *sink_user;
     int (*on_start)(void *user, const struct analyze_result_s *res, sp_errinfo *ei);
+    /* When not NULL, receives (before the first sink call) the monotonic time, in
+     * progress_now() seconds, at which sample 0 was captured: sample i was captured at
+     * *capture_anchor + i/rate. Live runs only; the window measures capture-to-pixel
+     * latency with it. Written and read on the analysis thread (in the sink). */
+    double *capture_anchor;
     /* Test hook: after `stall_at` seconds of audio, the analysis sleeps `stall_for`
      * seconds once (a stalled consumer: the live path must count drops and catch up). */
     double stall_at, stall_for;

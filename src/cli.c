@@ -4,14 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "colormap.h"
 #include "dump.h"
+#include "scale.h"
 #include "stft.h"
 
 void cli_usage(FILE *f)
 {
-    fputs("usage: spectro [options] FILE\n"
+    fputs("usage: spectro [options] [FILE]\n"
           "\n"
-          "Analyse an audio file (WAV, FLAC, Ogg, AIFF, MP3, ... anything libsndfile reads).\n"
+          "A spectrum analyzer. With FILE (WAV, FLAC, Ogg, AIFF, MP3, ... anything libsndfile\n"
+          "reads) it analyses the file; without, the microphone. With no output option it opens\n"
+          "a window: a scrolling spectrogram (microphone, --realtime) or the whole file.\n"
           "\n"
           "analysis:\n"
           "  -n, --fft-size N       FFT size, a power of two from 16 to 4194304 (default 4096)\n"
@@ -26,6 +30,24 @@ void cli_usage(FILE *f)
           "                         metadata in OUT.json beside it; - writes CSV to standard output\n"
           "      --peaks            print one line per frame: time_s<TAB>freq_hz<TAB>db\n"
           "                         (with --channel all: channel<TAB>time_s<TAB>freq_hz<TAB>db)\n"
+          "\n"
+          "      --png OUT          draw the spectrogram picture to OUT (PNG), no window\n"
+          "\n"
+          "picture and window:\n"
+          "      --size WxH         picture size in pixels (default 1920x1080)\n"
+          "      --scale S          frequency axis: linear (default), log, mel\n"
+          "      --colormap C       viridis (default), magma, inferno, plasma, cividis, gray\n"
+          "      --db-range LO:HI   colour range in dBFS (default -120:0)\n"
+          "      --fmin HZ          lowest frequency shown (and searched by --peaks)\n"
+          "      --fmax HZ          highest frequency shown (and searched by --peaks)\n"
+          "\n"
+          "input:\n"
+          "      --realtime         stream FILE through the live path at its own rate\n"
+          "      --duration S       stop after S seconds of audio (microphone, file)\n"
+          "      --list-devices     list the audio input devices and exit\n"
+          "      --device D         microphone: an index or part of a name from --list-devices\n"
+          "      --rate R           microphone: sample rate in Hz (default: the device's)\n"
+          "      --channels C       microphone: channels to capture (default 1)\n"
           "\n"
           "  -q, --quiet            no progress bar, notes or warnings\n"
           "  -v, --verbose          say what was chosen and how fast it ran\n"
@@ -65,7 +87,20 @@ typedef enum {
     OPT_QUIET,
     OPT_VERBOSE,
     OPT_HELP,
-    OPT_VERSION
+    OPT_VERSION,
+    OPT_PNG,
+    OPT_SIZE,
+    OPT_SCALE,
+    OPT_COLORMAP,
+    OPT_DB_RANGE,
+    OPT_FMIN,
+    OPT_FMAX,
+    OPT_REALTIME,
+    OPT_DURATION,
+    OPT_LIST_DEVICES,
+    OPT_DEVICE,
+    OPT_RATE,
+    OPT_CHANNELS
 } opt_id;
 
 static const struct {
@@ -77,8 +112,27 @@ static const struct {
     {"fft-size", 'n', 1, OPT_FFT_SIZE}, {"hop", 0, 1, OPT_HOP},        {"window", 'w', 1, OPT_WINDOW},
     {"channel", 'c', 1, OPT_CHANNEL},   {"backend", 'b', 1, OPT_BACKEND}, {"dump", 'o', 1, OPT_DUMP},
     {"peaks", 0, 0, OPT_PEAKS},         {"quiet", 'q', 0, OPT_QUIET},   {"verbose", 'v', 0, OPT_VERBOSE},
-    {"help", 'h', 0, OPT_HELP},         {"version", 'V', 0, OPT_VERSION},
+    {"help", 'h', 0, OPT_HELP},         {"version", 'V', 0, OPT_VERSION}, {"png", 0, 1, OPT_PNG},
+    {"size", 0, 1, OPT_SIZE},           {"scale", 0, 1, OPT_SCALE},     {"colormap", 0, 1, OPT_COLORMAP},
+    {"db-range", 0, 1, OPT_DB_RANGE},   {"fmin", 0, 1, OPT_FMIN},       {"fmax", 0, 1, OPT_FMAX},
+    {"realtime", 0, 0, OPT_REALTIME},   {"duration", 0, 1, OPT_DURATION}, {"list-devices", 0, 0, OPT_LIST_DEVICES},
+    {"device", 0, 1, OPT_DEVICE},       {"rate", 0, 1, OPT_RATE},       {"channels", 0, 1, OPT_CHANNELS},
 };
+
+/* Whole-string finite decimal >= lo (and > lo when strict). */
+static int parse_real(const char *opt, const char *text, double lo, int strict, double *out, sp_errinfo *ei)
+{
+    char *end;
+    double v;
+    errno = 0;
+    v = strtod(text, &end);
+    if (errno || end == text || *end || !(v == v) || v > 1e300 || v < -1e300)
+        return sp_fail(ei, SP_EINVAL, "%s %s: expected a number", opt, text);
+    if (v < lo || (strict && v == lo))
+        return sp_fail(ei, SP_EINVAL, "%s %s: must be %s %g", opt, text, strict ? "above" : "at least", lo);
+    *out = v;
+    return SP_OK;
+}
 
 static int apply(cli_options *o, opt_id id, const char *name, const char *val, sp_errinfo *ei)
 {
@@ -133,6 +187,56 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_VERSION:
         o->version = 1;
         return SP_OK;
+    case OPT_PNG:
+        if (!*val)
+            return sp_fail(ei, SP_EINVAL, "--png: missing output path");
+        a->png_path = val;
+        return SP_OK;
+    case OPT_SIZE:
+        return render_parse_size(val, &a->render.width, &a->render.height, ei);
+    case OPT_SCALE:
+        return scale_parse(val, &a->render.scale, ei);
+    case OPT_COLORMAP:
+        return colormap_parse(val, &a->render.colormap, ei);
+    case OPT_DB_RANGE:
+        return render_parse_db_range(val, &a->render.db_lo, &a->render.db_hi, ei);
+    case OPT_FMIN:
+        if ((err = parse_real(name, val, 0.0, 0, &a->render.fmin, ei)) != SP_OK)
+            return err;
+        a->peak_fmin = a->render.fmin;
+        return SP_OK;
+    case OPT_FMAX:
+        if ((err = parse_real(name, val, 0.0, 1, &a->render.fmax, ei)) != SP_OK)
+            return err;
+        a->peak_fmax = a->render.fmax;
+        return SP_OK;
+    case OPT_REALTIME:
+        a->realtime = 1;
+        return SP_OK;
+    case OPT_DURATION:
+        return parse_real(name, val, 0.0, 1, &a->duration, ei);
+    case OPT_LIST_DEVICES:
+        o->list_devices = 1;
+        return SP_OK;
+    case OPT_DEVICE:
+        if (!*val)
+            return sp_fail(ei, SP_EINVAL, "--device: empty device name");
+        a->device = val;
+        return SP_OK;
+    case OPT_RATE: {
+        size_t v;
+        if ((err = parse_size(name, val, 1, SOURCE_MAX_RATE, &v, ei)) != SP_OK)
+            return err;
+        a->rate = (int)v;
+        return SP_OK;
+    }
+    case OPT_CHANNELS: {
+        size_t v;
+        if ((err = parse_size(name, val, 1, SOURCE_MAX_CHANNELS, &v, ei)) != SP_OK)
+            return err;
+        a->channels = (int)v;
+        return SP_OK;
+    }
     }
     return SP_EINVAL;
 }
@@ -190,10 +294,16 @@ int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)
                 return err;
         }
     }
-    if (o->help || o->version)
+    if (o->help || o->version || o->list_devices)
         return SP_OK;
-    if (!o->an.input)
-        return sp_fail(ei, SP_EINVAL, "no input file given (usage: spectro [options] FILE; see --help)");
+    if (o->an.render.fmax > 0 && o->an.render.fmin >= o->an.render.fmax)
+        return sp_fail(ei, SP_EINVAL, "--fmin %g: must be below --fmax %g", o->an.render.fmin, o->an.render.fmax);
+    if (o->an.realtime && !o->an.input)
+        return sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
+    if (o->an.input && (o->an.device || o->an.rate || o->an.channels))
+        return sp_fail(ei, SP_EINVAL, "%s: --device, --rate and --channels are for the microphone, not a file",
+                       o->an.device ? "--device" : o->an.rate ? "--rate" : "--channels");
+    o->headless = o->an.dump_path || o->an.peaks || o->an.png_path;
     if (o->an.hop == 0)
         o->an.hop = o->an.n / 4;
     return SP_OK;

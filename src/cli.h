@@ -11,6 +11,8 @@
 typedef struct {
     analyze_config an;
     int help, version, verbose, quiet;
+    int list_devices;
+    int headless; /* an output was asked for (--dump, --peaks, --png): no window */
 } cli_options;
 
 /* SP_EINVAL with one line naming the option for anything it does not accept. */

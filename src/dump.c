@@ -1,6 +1,7 @@
 #include "dump.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,31 @@
  * as NumPy itself does. */
 #define NPY_HEADER_BYTES 128
 
+/* .npy data goes out through a writer thread, so that the kernel's copy of a large dump
+ * (hundreds of MB for a long file) overlaps the next FFT batch instead of stalling it.
+ * A bounded queue of WRITE_SLOTS buffers: the caller fills the slot after the last
+ * filled one, the writer empties them in order. */
+#define WRITE_SLOTS 3
+
+typedef struct {
+    FILE *f;
+    char *data;
+    size_t len, cap;
+} write_job;
+
+typedef struct {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    write_job slot[WRITE_SLOTS];
+    int head, count; /* filled slots: head .. head+count-1 (mod WRITE_SLOTS) */
+    int closing;
+    int err;         /* errno of the first failed write, 0 if none */
+} writer;
+
 struct dump {
     dump_config cfg;
+    writer *w;                       /* .npy only */
     dump_format fmt;
     char *final_path, *tmp_path;     /* data file */
     char *json_path, *json_tmp_path; /* sidecar */
@@ -128,6 +152,102 @@ static int write_csv_header(FILE *f, const dump *d)
     return ferror(f) ? SP_EIO : SP_OK;
 }
 
+static void *writer_main(void *arg)
+{
+    writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        write_job *j;
+        int failed = 0;
+        while (w->count == 0 && !w->closing)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->count == 0)
+            break;
+        j = &w->slot[w->head];
+        pthread_mutex_unlock(&w->mu);
+        if (!w->err && fwrite(j->data, 1, j->len, j->f) != j->len)
+            failed = errno ? errno : EIO;
+        pthread_mutex_lock(&w->mu);
+        if (failed && !w->err)
+            w->err = failed;
+        w->head = (w->head + 1) % WRITE_SLOTS;
+        w->count--;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static int writer_start(dump *d)
+{
+    writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return SP_ENOMEM;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        free(w);
+        return SP_ENOMEM;
+    }
+    d->w = w;
+    return SP_OK;
+}
+
+/* Queues len bytes for f; waits while every slot is full. Returns the writer's errno. */
+static int writer_put(writer *w, FILE *f, const void *data, size_t len)
+{
+    write_job *j;
+    int err;
+    pthread_mutex_lock(&w->mu);
+    while (w->count == WRITE_SLOTS)
+        pthread_cond_wait(&w->cv, &w->mu);
+    j = &w->slot[(w->head + w->count) % WRITE_SLOTS];
+    err = w->err;
+    pthread_mutex_unlock(&w->mu);
+    if (err)
+        return err;
+    /* the slot is ours until count says otherwise */
+    if (j->cap < len) {
+        char *p = realloc(j->data, len);
+        if (!p)
+            return ENOMEM;
+        j->data = p;
+        j->cap = len;
+    }
+    memcpy(j->data, data, len);
+    j->f = f;
+    j->len = len;
+    pthread_mutex_lock(&w->mu);
+    w->count++;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    return 0;
+}
+
+/* Writes out everything queued, stops the thread, frees it; returns the first errno. */
+static int writer_stop(dump *d)
+{
+    writer *w = d->w;
+    int err;
+    if (!w)
+        return 0;
+    pthread_mutex_lock(&w->mu);
+    w->closing = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    err = w->err;
+    for (int i = 0; i < WRITE_SLOTS; i++)
+        free(w->slot[i].data);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+    d->w = NULL;
+    return err;
+}
+
 int dump_open(const dump_config *cfg, dump **out, sp_errinfo *ei)
 {
     dump *d;
@@ -172,6 +292,8 @@ int dump_open(const dump_config *cfg, dump **out, sp_errinfo *ei)
         err = sp_fail(ei, SP_EIO, "%s: write failed: %s", cfg->path, strerror(errno));
         goto fail;
     }
+    if (d->fmt == DUMP_NPY && writer_start(d) != SP_OK)
+        goto fail_msg;
     *out = d;
     return SP_OK;
 
@@ -207,12 +329,14 @@ int dump_write(dump *d, int channel, uint64_t first, size_t nframes, const float
     if (!d || channel < 0 || channel >= d->cfg.channels || !db)
         return sp_fail(ei, SP_EINVAL, "dump_write: bad arguments");
     f = channel == 0 ? d->main : d->spool[channel];
-    if (d->fmt == DUMP_NPY)
-        err = fwrite(db, sizeof *db, nframes * d->cfg.bins, f) == nframes * d->cfg.bins ? SP_OK : SP_EIO;
-    else
-        err = write_csv_rows(d, f, channel, first, nframes, db);
-    if (err != SP_OK)
+    if (d->fmt == DUMP_NPY) {
+        int e = writer_put(d->w, f, db, nframes * d->cfg.bins * sizeof *db);
+        if (e)
+            return sp_fail(ei, e == ENOMEM ? SP_ENOMEM : SP_EIO, "%s: write failed: %s", d->cfg.path,
+                           strerror(e));
+    } else if ((err = write_csv_rows(d, f, channel, first, nframes, db)) != SP_OK) {
         return sp_fail(ei, SP_EIO, "%s: write failed: %s", d->cfg.path, strerror(errno));
+    }
     d->frames[channel] += nframes;
     return SP_OK;
 }
@@ -278,6 +402,8 @@ int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei)
     FILE *jf = NULL;
     if (!d || !meta)
         return sp_fail(ei, SP_EINVAL, "dump_commit: bad arguments");
+    if ((errno = writer_stop(d)) != 0)
+        goto io_fail;
     if (append_spools(d) != SP_OK)
         goto io_fail;
     if (d->fmt == DUMP_CSV_STDOUT) {
@@ -315,6 +441,7 @@ void dump_destroy(dump *d)
 {
     if (!d)
         return;
+    writer_stop(d);
     if (d->main && d->main != stdout)
         fclose(d->main);
     if (d->spool)

@@ -50,6 +50,17 @@ float fft_amp_to_db(float a)
     return 20.0f * log10f(a);
 }
 
+fft_backend_kind fft_backend_resolve(fft_backend_kind kind)
+{
+    if (kind != FFT_BACKEND_AUTO)
+        return kind;
+#ifdef SPECTRO_HAVE_CUDA
+    if (fft_backend_cuda.probe(NULL) == SP_OK)
+        return FFT_BACKEND_CUDA;
+#endif
+    return FFT_BACKEND_CPU;
+}
+
 int fft_backend_parse(const char *text, fft_backend_kind *out)
 {
     static const struct {

@@ -88,6 +88,10 @@ int fft_is_pow2(size_t n);
 float fft_level_scale(size_t n, size_t k, double window_sum);
 /* 20*log10(max(a, 1e-10)) with NaN mapped to the floor. */
 float fft_amp_to_db(float a);
+/* What FFT_BACKEND_AUTO would pick here: FFT_BACKEND_CUDA when the build has CUDA and a
+ * device is usable, else FFT_BACKEND_CPU. Other kinds are returned unchanged. */
+fft_backend_kind fft_backend_resolve(fft_backend_kind kind);
+
 /* Backend name -> kind ("auto", "cpu", "cuda", "cufft"); SP_EINVAL otherwise. */
 int fft_backend_parse(const char *text, fft_backend_kind *out);
 

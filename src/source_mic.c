@@ -457,29 +457,39 @@ static void supported_rates(const PaStreamParameters *in, char *buf, size_t len)
         snprintf(buf, len, "none of the standard rates");
 }
 
-/* One line for a PortAudio failure about device d. */
+/* 1 when rate is among the standard rates listed in buf by supported_rates(). */
+static int rate_listed(const char *buf, int rate)
+{
+    char want[16];
+    size_t n = (size_t)snprintf(want, sizeof want, "%d", rate);
+    for (const char *p = buf; (p = strstr(p, want)) != NULL; p += n)
+        if ((p == buf || p[-1] == ' ') && (p[n] == ',' || p[n] == 0))
+            return 1;
+    return 0;
+}
+
+/* One line for a PortAudio failure opening input `in` of the device called name.
+ * PortAudio's ALSA host API reports some refused rates as paBadIODeviceCombination, not
+ * paInvalidSampleRate, so any other failure at a rate outside the device's standard rates
+ * is reported as a rate problem too. */
 static int pa_open_error(PaError pe, const PaStreamParameters *in, const char *name, int rate,
                          sp_errinfo *ei)
 {
     char rates[160];
-    switch (pe) {
-    case paInvalidSampleRate:
-        supported_rates(in, rates, sizeof rates);
-        return sp_fail(ei, SP_EINVAL, "audio input %s does not support %d Hz (supported: %s)",
-                       name, rate, rates);
-    case paInvalidChannelCount:
+    const PaHostErrorInfo *h;
+    if (pe == paDeviceUnavailable)
+        return sp_fail(ei, SP_EAUDIO, "audio input %s is busy (in use by another program?)", name);
+    if (pe == paInvalidChannelCount)
         return sp_fail(ei, SP_EINVAL, "audio input %s cannot record %d channels (it has %d)",
                        name, in->channelCount, Pa_GetDeviceInfo(in->device)->maxInputChannels);
-    case paDeviceUnavailable:
-        return sp_fail(ei, SP_EAUDIO, "audio input %s is busy (in use by another program?)", name);
-    case paUnanticipatedHostError: {
-        const PaHostErrorInfo *h = Pa_GetLastHostErrorInfo();
-        if (h && h->errorText && h->errorText[0])
-            return sp_fail(ei, SP_EAUDIO, "cannot open audio input %s: %s", name, h->errorText);
-    } /* fall through */
-    default:
-        return sp_fail(ei, SP_EAUDIO, "cannot open audio input %s: %s", name, Pa_GetErrorText(pe));
-    }
+    supported_rates(in, rates, sizeof rates);
+    if (pe == paInvalidSampleRate || (isdigit((unsigned char)rates[0]) && !rate_listed(rates, rate)))
+        return sp_fail(ei, SP_EINVAL, "audio input %s does not support %d Hz (supported: %s)",
+                       name, rate, rates);
+    h = Pa_GetLastHostErrorInfo();
+    if (pe == paUnanticipatedHostError && h && h->errorText && h->errorText[0])
+        return sp_fail(ei, SP_EAUDIO, "cannot open audio input %s: %s", name, h->errorText);
+    return sp_fail(ei, SP_EAUDIO, "cannot open audio input %s: %s", name, Pa_GetErrorText(pe));
 }
 
 /* ---- public ----------------------------------------------------------------------------- */

@@ -1,6 +1,9 @@
 /* test_gpu_fft: the GPU backends (cuda: the project's kernels, cufft: cuFFT) against a
  * double-precision brute-force DFT, against each other and against the CPU backend.
  *
+ * The cuda backend is checked on both of its paths (SPECTRO_CUDA_PATH=fused, the default,
+ * and perlevel): the path is read when a plan is created, so set_path() before make_plan().
+ *
  * Fresh random inputs every run (the seed is printed; SPECTRO_TEST_SEED=... repeats one),
  * outputs poisoned with NaN before each call. Exits 77 when no CUDA device is usable.
  * SPECTRO_GPU_TEST_QUICK=1 runs smaller sizes (for compute-sanitizer). */
@@ -174,9 +177,19 @@ static fft_plan *make_plan(fft_backend_kind kind, size_t n, size_t hop, const fl
     return err == SP_OK ? p : NULL;
 }
 
+static int cuda_path; /* 0 fused, 1 perlevel */
+static const char *path_names[2] = {"fused", "perlevel"};
+
+static void set_path(int p)
+{
+    cuda_path = p;
+    setenv("SPECTRO_CUDA_PATH", path_names[p], 1);
+}
+
 static const char *kind_name(fft_backend_kind k)
 {
-    return k == FFT_BACKEND_CUDA ? "cuda" : k == FFT_BACKEND_CUFFT ? "cufft" : "cpu";
+    return k == FFT_BACKEND_CUDA ? (cuda_path ? "cuda/perlevel" : "cuda/fused")
+           : k == FFT_BACKEND_CUFFT ? "cufft" : "cpu";
 }
 
 /* c2c forward against the DFT, inverse(forward) against x, in == out. Returns the forward
@@ -195,7 +208,7 @@ static cpx *check_c2c(fft_backend_kind kind, size_t n, size_t batch, size_t max_
         free(bins);
         return y;
     }
-    CHECK(strcmp(fft_plan_backend_name(p), kind_name(kind)) == 0);
+    CHECK(strncmp(kind_name(kind), fft_plan_backend_name(p), strlen(fft_plan_backend_name(p))) == 0);
     int err = fft_c2c(p, x, y, batch, 0);
     CHECK_MSG(err == SP_OK, "%s c2c n=%zu batch=%zu: %s", kind_name(kind), n, batch,
               fft_plan_last_error(p));
@@ -296,7 +309,8 @@ done:
     return y;
 }
 
-/* Both GPU backends for one size and batch: against the DFT, and against each other. */
+/* Both GPU backends (both cuda paths) for one size and batch: against the DFT, and
+ * against each other. */
 static void check_size(size_t n, size_t batch, size_t max_batch)
 {
     double *cs, *sn;
@@ -306,18 +320,24 @@ static void check_size(size_t n, size_t batch, size_t max_batch)
     fill_cpx(x, n * batch);
     fill_real(xr, n * batch);
 
-    cpx *a = check_c2c(FFT_BACKEND_CUDA, n, batch, max_batch, x, cs, sn);
     cpx *b = check_c2c(FFT_BACKEND_CUFFT, n, batch, max_batch, x, cs, sn);
-    double e = rel_l2_cpx(a, b, n * batch);
-    CHECK_MSG(e < 1e-5, "c2c cuda vs cufft n=%zu batch=%zu: rel L2 %.3g", n, batch, e);
-    free(a);
+    cpx *br = check_r2c(FFT_BACKEND_CUFFT, n, batch, max_batch, xr, cs, sn);
+    for (int path = 0; path < 2; path++) {
+        set_path(path);
+        cpx *a = check_c2c(FFT_BACKEND_CUDA, n, batch, max_batch, x, cs, sn);
+        double e = rel_l2_cpx(a, b, n * batch);
+        CHECK_MSG(e < 1e-5, "c2c %s vs cufft n=%zu batch=%zu: rel L2 %.3g", kind_name(FFT_BACKEND_CUDA),
+                  n, batch, e);
+        free(a);
+        a = check_r2c(FFT_BACKEND_CUDA, n, batch, max_batch, xr, cs, sn);
+        e = rel_l2_cpx(a, br, (n / 2 + 1) * batch);
+        CHECK_MSG(e < 1e-5, "r2c %s vs cufft n=%zu batch=%zu: rel L2 %.3g", kind_name(FFT_BACKEND_CUDA),
+                  n, batch, e);
+        free(a);
+    }
+    set_path(0);
     free(b);
-    a = check_r2c(FFT_BACKEND_CUDA, n, batch, max_batch, xr, cs, sn);
-    b = check_r2c(FFT_BACKEND_CUFFT, n, batch, max_batch, xr, cs, sn);
-    e = rel_l2_cpx(a, b, (n / 2 + 1) * batch);
-    CHECK_MSG(e < 1e-5, "r2c cuda vs cufft n=%zu batch=%zu: rel L2 %.3g", n, batch, e);
-    free(a);
-    free(b);
+    free(br);
     free(x);
     free(xr);
     free(cs);
@@ -344,8 +364,9 @@ static void check_large(size_t n, size_t batch)
         CHECK(fft_r2c(cpu, xr, rref, batch) == SP_OK);
         fft_plan_destroy(cpu);
     }
-    fft_backend_kind kinds[2] = {FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT};
-    for (int k = 0; k < 2; k++) {
+    fft_backend_kind kinds[3] = {FFT_BACKEND_CUDA, FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT};
+    for (int k = 0; k < 3; k++) {
+        set_path(k == 1);
         fft_plan *p = make_plan(kinds[k], n, n, NULL, batch);
         if (!p)
             continue;
@@ -369,6 +390,7 @@ static void check_large(size_t n, size_t batch)
         printf("  n=%zu batch=%zu %s: c2c and r2c vs cpu ok\n", n, batch, kind_name(kinds[k]));
         fft_plan_destroy(p);
     }
+    set_path(0);
     free(x);
     free(xr);
     free(ref);
@@ -396,8 +418,9 @@ static void check_stft(size_t n, size_t hop, size_t max_batch, size_t total_fram
         sig[i] = (float)(0.5 * sin(2.0 * 3.14159265358979323846 * (double)(n / 8) * (double)i / (double)n) +
                          0.2 * urand());
 
-    fft_backend_kind kinds[3] = {FFT_BACKEND_CPU, FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT};
-    for (int k = 0; k < 3; k++) {
+    fft_backend_kind kinds[4] = {FFT_BACKEND_CPU, FFT_BACKEND_CUDA, FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT};
+    for (int k = 0; k < 4; k++) {
+        set_path(k == 2);
         fft_plan *p = make_plan(kinds[k], n, hop, win, max_batch);
         if (!p)
             continue;
@@ -455,6 +478,7 @@ static void check_stft(size_t n, size_t hop, size_t max_batch, size_t total_fram
                "frame peak), worst %.5f dB\n", kind_name(kinds[k]), n, hop, total_frames, compared,
                deep, worst);
     }
+    set_path(0);
     free(sig);
     free(win);
     free(ref);
@@ -617,6 +641,8 @@ int main(void)
             check_size(n, 37, 64);
         if (l == 7)
             check_size(n, 999, 1000);
+        if (!quick && (l == 12 || l == 14 || l == 15))
+            check_size(n, 1000, 1000);
         printf("  n=%zu: c2c/r2c vs DFT, inverse, in place, cuda vs cufft done\n", n);
     }
 
@@ -625,23 +651,31 @@ int main(void)
         check_large((size_t)1 << 17, 2);
     } else {
         check_large((size_t)1 << 17, 3);
+        check_large((size_t)1 << 18, 5);
         check_large((size_t)1 << 19, 2);
         check_large((size_t)1 << 20, 2);
         check_large((size_t)1 << 22, 2);
     }
 
     check_stft(1024, 256, 64, 200);
-    check_stft(16, 5, 7, 50);
+    check_stft(16, 5, 7, 50);     /* odd hop: unaligned frame starts */
+    check_stft(2048, 2048, 16, 40); /* hop = n */
+    check_stft(512, 700, 33, 100); /* hop > n */
     if (!quick) {
         check_stft(4096, 1024, 64, 300);
-        check_stft(512, 700, 33, 100); /* hop > n */
-        check_stft(65536, 16384, 16, 40);
+        check_stft(1024, 333, 1000, 1500); /* odd hop, big batch */
+        check_stft(32768, 8192, 8, 20);    /* the largest fused short-time kernel */
+        check_stft(65536, 16384, 16, 40);  /* past it: framing + four-step r2c + dB */
     }
-    check_full_scale(FFT_BACKEND_CUDA);
+    for (int path = 0; path < 2; path++) {
+        set_path(path);
+        check_full_scale(FFT_BACKEND_CUDA);
+        check_nan_input(FFT_BACKEND_CUDA);
+        check_errors(&fft_backend_cuda);
+    }
+    set_path(0);
     check_full_scale(FFT_BACKEND_CUFFT);
-    check_nan_input(FFT_BACKEND_CUDA);
     check_nan_input(FFT_BACKEND_CUFFT);
-    check_errors(&fft_backend_cuda);
     check_errors(&fft_backend_cufft);
     return check_done("test_gpu_fft");
 }

@@ -1,0 +1,58 @@
+/* fft_fused: the fast path of the cuda backend (plain C header, no CUDA types).
+ *
+ * The same radix-2 decimation-in-time algorithm as the per-level kernels (bit reversal, then
+ * levels of span 2, 4, ..., N with the twiddles W_N^j of one table), but several levels per
+ * kernel: each thread keeps R = 2^r points in registers and runs r levels there; threads
+ * exchange through shared memory between such passes; the bit-reverse permutation is folded
+ * into the first load. See fft_fused.cu for the data layout.
+ *
+ *   N <= 16384          one kernel, one pass over device memory (several frames a block for
+ *                       small N);
+ *   N >= 32768          four-step in two kernels: N = N1 * N2, N1-point column FFTs with the
+ *                       W_N twiddle multiply fused into their store, then N2-point row FFTs
+ *                       whose store transposes into natural order (needs a scratch buffer).
+ *
+ * Twiddles: d_tw is one table W_M^k = exp(-2 pi i k / M), k < M/2, M = 2^log2tw >= N, made on
+ * the host in double; every twiddle of a size-N transform is W_N^j = d_tw[j * M/N].
+ *
+ * All functions queue work on `stream` (a cudaStream_t) and return without waiting; errors
+ * (launch failures) are SP_EGPU with cudaGetErrorString's text, SP_EUNSUPPORTED where the
+ * fused kernel does not cover the size (the caller then takes another path). */
+#ifndef SPECTRO_FFT_FUSED_H
+#define SPECTRO_FFT_FUSED_H
+
+#include <stddef.h>
+
+#include "fft.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest log2 N done in one pass (shared memory holds the frame). */
+#define FUSED_MAX_ONEPASS_LOG2 14u
+
+/* batch N-point complex transforms, N = 2^log2N, 4 <= log2N <= 22; out = scale * FFT(in)
+ * (inverse: conjugate twiddles). d_in == d_out is allowed. d_tmp (batch*N points) is used
+ * when log2N > FUSED_MAX_ONEPASS_LOG2 and may be NULL otherwise. */
+int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const cpx *d_in, cpx *d_out,
+              cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale, sp_errinfo *ei);
+
+/* batch real n-point transforms (n = 2^log2n, 16 <= n <= 2^(FUSED_MAX_ONEPASS_LOG2+1)):
+ * frame f is d_in[f*n ...]; bins 0..n/2 land at d_out[f*(n/2+1) ...]. One kernel: n/2-point
+ * complex FFT of the even/odd packing, untangled in shared memory. SP_EUNSUPPORTED above. */
+int fused_r2c(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_in, cpx *d_out,
+              unsigned log2n, size_t batch, sp_errinfo *ei);
+
+/* Short-time levels in one kernel: frame f = d_sig[f*hop .. f*hop+n-1] * d_win, real FFT,
+ * a_k = |X_k| * (scale_edge at k = 0, n/2, else scale_mid), d_db[f*(n/2+1) + k] =
+ * 20 log10(max(a_k, 1e-10)) (NaN -> floor). The signal is read once per frame, the levels
+ * written once. Same sizes as fused_r2c. */
+int fused_stft_db(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_sig, size_t hop,
+                  const float *d_win, float scale_mid, float scale_edge, unsigned log2n,
+                  size_t nframes, float *d_db, sp_errinfo *ei);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

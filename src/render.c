@@ -1,0 +1,863 @@
+#include "render.h"
+
+#include <SDL_ttf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "colormap.h"
+#include "png_write.h"
+
+#ifndef SPECTRO_FONT_DIR
+#define SPECTRO_FONT_DIR "assets/fonts"
+#endif
+
+#define FONT_FILE "DejaVuSans.ttf"
+#define FONT_BOLD_FILE "DejaVuSans-Bold.ttf"
+#define MAX_FREQ_TICKS 512
+#define MAX_AXIS_TICKS 128
+/* Accumulated columns per channel: ACCUM_MIN_RATIO .. ACCUM_MAX_RATIO times the plot
+ * width, as the budget allows. After a merge a pixel gathers between ratio/2 and ratio
+ * columns, so a larger ratio evens out how many frames each pixel's maximum sees (noise
+ * would otherwise show faint vertical stripes). */
+#define ACCUM_MIN_RATIO 2
+#define ACCUM_MAX_RATIO 8
+#define ACCUM_BUDGET_BYTES ((size_t)256 << 20)
+
+typedef struct {
+    uint8_t r, g, b;
+} rgb8;
+
+static const rgb8 COL_BG = {0x12, 0x14, 0x19};
+static const rgb8 COL_FRAME = {0x4d, 0x53, 0x60};
+static const rgb8 COL_TICK = {0x8f, 0x95, 0xa1};
+static const rgb8 COL_LABEL = {0xcc, 0xd0, 0xd8};
+static const rgb8 COL_TITLE = {0xf0, 0xf1, 0xf4};
+static const rgb8 COL_SHADOW = {0x00, 0x00, 0x00};
+
+/* How one pixel row of a panel reads a spectrum: k1 >= k0: the maximum of bins k0..k1;
+ * k1 < 0: db[k0] + (db[k0+1] - db[k0]) * frac (the row is narrower than a bin). */
+typedef struct {
+    int32_t k0, k1;
+    float frac;
+} row_map;
+
+/* One channel's columns: cols[j * panel_h + row] is the 8-bit level (0 = db_lo .. 255 =
+ * db_hi) of the loudest of frames j*fpc .. (j+1)*fpc-1 in that row. Levels are quantised
+ * before the maximum, which commutes with it, so nothing is lost against the 256-entry
+ * colour map. */
+typedef struct {
+    uint8_t *cols;
+    uint64_t fpc;    /* frames per column, doubles at each merge */
+    uint64_t frames; /* highest frame index added + 1 */
+} accum;
+
+struct render {
+    render_config cfg;
+    char *title;
+    double rate, t0, dt;
+    size_t n, bins;
+    int channels;
+    scale_map map;
+    float qscale; /* 255 / (db_hi - db_lo) */
+
+    TTF_Font *font, *font_title;
+    int ttf_init;
+    int fs, line_h, title_h, tick_len, tick_gap, pad;
+
+    render_rect plot; /* all panels together */
+    int panel_h, panel_gap;
+    render_rect bar;
+    scale_tick ticks[MAX_FREQ_TICKS];
+    int nticks;
+
+    row_map *rows; /* panel_h entries, top row first */
+    size_t cap;    /* columns per channel, even */
+    accum *acc;    /* channels entries */
+};
+
+render_config render_config_default(void)
+{
+    render_config c;
+    memset(&c, 0, sizeof c);
+    c.width = 1920;
+    c.height = 1080;
+    c.scale = FREQ_SCALE_LINEAR;
+    c.colormap = COLORMAP_VIRIDIS;
+    c.db_lo = -120.0f;
+    c.db_hi = 0.0f;
+    c.fmin = 0.0;
+    c.fmax = 0.0;
+    c.title = NULL;
+    c.font = NULL;
+    return c;
+}
+
+/* ---- option parsing ------------------------------------------------------------------ */
+
+int render_parse_size(const char *text, int *w, int *h, sp_errinfo *ei)
+{
+    char *end;
+    long a, b;
+    if (!w || !h)
+        return sp_fail(ei, SP_EINVAL, "render_parse_size: bad arguments");
+    if (!text || !*text)
+        return sp_fail(ei, SP_EINVAL, "--size: expected WxH, e.g. 1920x1080");
+    a = strtol(text, &end, 10);
+    if (end == text || (*end != 'x' && *end != 'X') || end[1] < '0' || end[1] > '9')
+        return sp_fail(ei, SP_EINVAL, "--size %s: expected WxH, e.g. 1920x1080", text);
+    b = strtol(end + 1, &end, 10);
+    if (*end)
+        return sp_fail(ei, SP_EINVAL, "--size %s: expected WxH, e.g. 1920x1080", text);
+    if (a < RENDER_MIN_WIDTH || a > RENDER_MAX_SIZE || b < RENDER_MIN_HEIGHT || b > RENDER_MAX_SIZE)
+        return sp_fail(ei, SP_EINVAL, "--size %s: width must be %d .. %d and height %d .. %d pixels", text,
+                       RENDER_MIN_WIDTH, RENDER_MAX_SIZE, RENDER_MIN_HEIGHT, RENDER_MAX_SIZE);
+    *w = (int)a;
+    *h = (int)b;
+    return SP_OK;
+}
+
+int render_parse_db_range(const char *text, float *lo, float *hi, sp_errinfo *ei)
+{
+    char *end;
+    double a, b;
+    if (!lo || !hi)
+        return sp_fail(ei, SP_EINVAL, "render_parse_db_range: bad arguments");
+    if (!text || !*text)
+        return sp_fail(ei, SP_EINVAL, "--db-range: expected LO:HI in dB, e.g. -120:0");
+    a = strtod(text, &end);
+    if (end == text || *end != ':')
+        return sp_fail(ei, SP_EINVAL, "--db-range %s: expected LO:HI in dB, e.g. -120:0", text);
+    b = strtod(end + 1, &end);
+    if (end == text || *end || !isfinite(a) || !isfinite(b) || fabs(a) > 1e4 || fabs(b) > 1e4)
+        return sp_fail(ei, SP_EINVAL, "--db-range %s: expected LO:HI in dB, e.g. -120:0", text);
+    if (!(a < b))
+        return sp_fail(ei, SP_EINVAL, "--db-range %s: LO must be below HI", text);
+    *lo = (float)a;
+    *hi = (float)b;
+    return SP_OK;
+}
+
+/* ---- fonts and text ------------------------------------------------------------------ */
+
+/* Finds DejaVu Sans; `found` receives the path. */
+static int find_font(const render_config *cfg, char *found, size_t len, sp_errinfo *ei)
+{
+    const char *env = getenv("SPECTRO_FONT");
+    const char *dirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu",
+                          "/usr/share/fonts/dejavu-sans-fonts", "/usr/local/share/fonts", SPECTRO_FONT_DIR};
+    if (cfg->font) {
+        if (access(cfg->font, R_OK) != 0)
+            return sp_fail(ei, SP_EIO, "%s: cannot read the font file", cfg->font);
+        snprintf(found, len, "%s", cfg->font);
+        return SP_OK;
+    }
+    if (env && *env && access(env, R_OK) == 0) {
+        snprintf(found, len, "%s", env);
+        return SP_OK;
+    }
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(found, len, "%s/%s", dirs[i], FONT_FILE);
+        if (access(found, R_OK) == 0)
+            return SP_OK;
+    }
+    return sp_fail(ei, SP_EIO,
+                   "font " FONT_FILE " not found in /usr/share/fonts/... or " SPECTRO_FONT_DIR
+                   ": install fonts-dejavu-core (or set SPECTRO_FONT to a .ttf file)");
+}
+
+static int text_width(TTF_Font *font, const char *s)
+{
+    int w = 0, h = 0;
+    if (!s || !*s || TTF_SizeUTF8(font, s, &w, &h) != 0)
+        return 0;
+    return w;
+}
+
+/* Blends text (anti-aliased, SDL2_ttf's "blended" mode: one colour, coverage in alpha)
+ * with its box's top-left at x, y. rotate: turned 90 degrees counter-clockwise, reading
+ * bottom to top. Clipped to the picture. */
+static void draw_text(const render *r, uint8_t *img, TTF_Font *font, const char *s, int x, int y, rgb8 c,
+                      int rotate)
+{
+    SDL_Color fg = {c.r, c.g, c.b, 255};
+    SDL_Surface *sf;
+    int W = r->cfg.width, H = r->cfg.height;
+    if (!s || !*s || !(sf = TTF_RenderUTF8_Blended(font, s, fg)))
+        return;
+    for (int sy = 0; sy < sf->h; sy++) {
+        const uint32_t *src = (const uint32_t *)((const uint8_t *)sf->pixels + (size_t)sy * (size_t)sf->pitch);
+        for (int sx = 0; sx < sf->w; sx++) {
+            unsigned a = src[sx] >> 24; /* ARGB8888 */
+            int dx = rotate ? x + sy : x + sx, dy = rotate ? y + (sf->w - 1 - sx) : y + sy;
+            uint8_t *p;
+            if (!a || dx < 0 || dy < 0 || dx >= W || dy >= H)
+                continue;
+            p = img + ((size_t)dy * (size_t)W + (size_t)dx) * 4;
+            p[0] = (uint8_t)((p[0] * (255 - a) + c.r * a + 127) / 255);
+            p[1] = (uint8_t)((p[1] * (255 - a) + c.g * a + 127) / 255);
+            p[2] = (uint8_t)((p[2] * (255 - a) + c.b * a + 127) / 255);
+        }
+    }
+    SDL_FreeSurface(sf);
+}
+
+/* Cuts s (UTF-8, in place) until it fits max_w pixels, ending it with an ellipsis. */
+static void fit_text(TTF_Font *font, char *s, int max_w)
+{
+    size_t n = strlen(s);
+    if (text_width(font, s) <= max_w)
+        return;
+    while (n > 0) {
+        do
+            n--;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80);
+        strcpy(s + n, "\xe2\x80\xa6"); /* U+2026 */
+        if (text_width(font, s) <= max_w)
+            return;
+    }
+    s[0] = 0;
+}
+
+/* ---- pixels ---------------------------------------------------------------------------- */
+
+static void fill_rect(const render *r, uint8_t *img, int x, int y, int w, int h, rgb8 c)
+{
+    int W = r->cfg.width, H = r->cfg.height;
+    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y, x1 = x + w > W ? W : x + w, y1 = y + h > H ? H : y + h;
+    for (int yy = y0; yy < y1; yy++) {
+        uint8_t *p = img + ((size_t)yy * (size_t)W + (size_t)x0) * 4;
+        for (int xx = x0; xx < x1; xx++, p += 4) {
+            p[0] = c.r;
+            p[1] = c.g;
+            p[2] = c.b;
+            p[3] = 255;
+        }
+    }
+}
+
+/* A one-pixel frame just outside rect a (the data itself is never covered). */
+static void frame_rect(const render *r, uint8_t *img, render_rect a, rgb8 c)
+{
+    fill_rect(r, img, a.x - 1, a.y - 1, a.w + 2, 1, c);
+    fill_rect(r, img, a.x - 1, a.y + a.h, a.w + 2, 1, c);
+    fill_rect(r, img, a.x - 1, a.y, 1, a.h, c);
+    fill_rect(r, img, a.x + a.w, a.y, 1, a.h, c);
+}
+
+/* ---- axes ------------------------------------------------------------------------------ */
+
+/* Smallest of 1, 2, 5 x 10^k at least min_step. */
+static double nice_125(double min_step)
+{
+    double mag = pow(10.0, floor(log10(min_step)));
+    if (mag >= min_step)
+        return mag;
+    if (2 * mag >= min_step)
+        return 2 * mag;
+    if (5 * mag >= min_step)
+        return 5 * mag;
+    return 10 * mag;
+}
+
+/* Time steps that read well on a clock: 1-2-5 below 10 s, then 15 s, 30 s, minutes... */
+static double nice_time_step(double min_step)
+{
+    static const double clock[] = {10,  15,   20,   30,   60,   120,  180,   300,   600,   900,
+                                   1200, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
+    if (min_step <= 10)
+        return nice_125(min_step);
+    for (size_t i = 0; i < sizeof clock / sizeof clock[0]; i++)
+        if (clock[i] >= min_step)
+            return clock[i];
+    return 86400.0 * ceil(min_step / 86400.0);
+}
+
+/* Label text with a real minus sign (U+2212). */
+static void format_signed(double v, int decimals, char *buf, size_t len)
+{
+    char num[48];
+    snprintf(num, sizeof num, "%.*f", decimals, fabs(v));
+    if (v < 0 && strspn(num, "0.") != strlen(num))
+        snprintf(buf, len, "\xe2\x88\x92%s", num);
+    else
+        snprintf(buf, len, "%s", num);
+}
+
+static int step_decimals(double step)
+{
+    int d = 0;
+    while (d < 6 && fabs(step * pow(10.0, d) - floor(step * pow(10.0, d) + 0.5)) > 1e-6)
+        d++;
+    return d;
+}
+
+/* style 0: seconds ("12.5"), 1: m:ss, 2: h:mm:ss (fractions of a second when step < 1). */
+static void format_time(double t, int style, int decimals, char *buf, size_t len)
+{
+    double scale = pow(10.0, decimals), a;
+    long long whole;
+    char frac[16] = "";
+    if (style == 0) {
+        format_signed(t, decimals, buf, len);
+        return;
+    }
+    a = floor(fabs(t) * scale + 0.5) / scale;
+    whole = (long long)floor(a);
+    if (decimals > 0)
+        snprintf(frac, sizeof frac, ".%0*lld", decimals, (long long)floor((a - (double)whole) * scale + 0.5));
+    if (style == 1)
+        snprintf(buf, len, "%s%lld:%02lld%s", t < 0 ? "\xe2\x88\x92" : "", whole / 60, whole % 60, frac);
+    else
+        snprintf(buf, len, "%s%lld:%02lld:%02lld%s", t < 0 ? "\xe2\x88\x92" : "", whole / 3600, whole / 60 % 60,
+                 whole % 60, frac);
+}
+
+/* dB ticks of the colour bar, at 1-2-5 steps at least gap_px apart. */
+static int db_ticks(const render *r, double length_px, double gap_px, double *out, int max)
+{
+    double lo = r->cfg.db_lo, hi = r->cfg.db_hi, step = nice_125((hi - lo) * gap_px / length_px);
+    int count = 0;
+    for (double k = ceil(lo / step - 1e-9); k * step <= hi + 1e-9 * step && count < max; k++)
+        out[count++] = k * step;
+    return count;
+}
+
+static int db_decimals(const render *r, double length_px)
+{
+    double v[MAX_AXIS_TICKS];
+    int n = db_ticks(r, length_px, 1.6 * r->line_h, v, MAX_AXIS_TICKS);
+    return n > 1 ? step_decimals(v[1] - v[0]) : 0;
+}
+
+/* ---- create ---------------------------------------------------------------------------- */
+
+/* Bin -> row mapping of one panel (top row = fmax). Row y spans u in [1-(y+1)/h, 1-y/h]. */
+static void build_rows(render *r)
+{
+    double binhz = r->rate / (double)r->n, h = r->panel_h;
+    int32_t last = (int32_t)r->bins - 1;
+    for (int y = 0; y < r->panel_h; y++) {
+        double p_hi = scale_from_unit(&r->map, 1.0 - y / h) / binhz;
+        double p_lo = scale_from_unit(&r->map, 1.0 - (y + 1) / h) / binhz;
+        double p_c = scale_from_unit(&r->map, 1.0 - (y + 0.5) / h) / binhz;
+        double k0 = ceil(p_lo - 1e-9), k1 = y == 0 ? floor(p_hi + 1e-9) : ceil(p_hi - 1e-9) - 1;
+        row_map *m = &r->rows[y];
+        if (k0 < 0)
+            k0 = 0;
+        if (k1 > last)
+            k1 = last;
+        if (k0 <= k1) {
+            m->k0 = (int32_t)k0;
+            m->k1 = (int32_t)k1;
+            m->frac = 0;
+        } else {
+            double k = floor(p_c);
+            if (k < 0)
+                k = 0;
+            if (k > last - 1)
+                k = last - 1;
+            m->k0 = (int32_t)k;
+            m->k1 = -1;
+            m->frac = (float)fmin(1.0, fmax(0.0, p_c - k));
+        }
+    }
+}
+
+static int resolve_scale(render *r, sp_errinfo *ei)
+{
+    double nyq = r->rate / 2, fmin = r->cfg.fmin, fmax = r->cfg.fmax;
+    if (!isfinite(fmax) || fmax < 0)
+        return sp_fail(ei, SP_EINVAL, "--fmax %g: must be above 0 Hz", fmax);
+    if (fmax == 0)
+        fmax = nyq;
+    if (fmax > nyq * (1 + 1e-9))
+        return sp_fail(ei, SP_EINVAL, "--fmax %g: above the Nyquist frequency (%g Hz)", fmax, nyq);
+    if (!isfinite(fmin) || fmin < 0)
+        return sp_fail(ei, SP_EINVAL, "--fmin %g: must be 0 Hz or more", fmin);
+    if (r->cfg.scale == FREQ_SCALE_LOG && fmin == 0) {
+        fmin = scale_log_default_fmin(r->rate, r->n);
+        if (fmin >= fmax)
+            return sp_fail(ei, SP_EINVAL, "--fmax %g: a log scale needs --fmax above %g Hz (or give --fmin)", fmax,
+                           fmin);
+    }
+    if (fmin >= fmax)
+        return sp_fail(ei, SP_EINVAL, "--fmin %g: must be below --fmax (%g Hz)", fmin, fmax);
+    return scale_map_init(&r->map, r->cfg.scale, fmin, fmax, ei);
+}
+
+static int open_fonts(render *r, sp_errinfo *ei)
+{
+    char path[1024], bold[1024];
+    const char *slash;
+    int err;
+    double W = r->cfg.width, H = r->cfg.height;
+    if ((err = find_font(&r->cfg, path, sizeof path, ei)) != SP_OK)
+        return err;
+    if (TTF_Init() != 0)
+        return sp_fail(ei, SP_EIO, "cannot start SDL2_ttf: %s", TTF_GetError());
+    r->ttf_init = 1;
+    /* about 19 px at 1920x1080, never below 10 */
+    r->fs = (int)lround(fmin(H * 0.018, W * 0.0105));
+    r->fs = r->fs < 10 ? 10 : r->fs > 96 ? 96 : r->fs;
+    if (!(r->font = TTF_OpenFont(path, r->fs)))
+        return sp_fail(ei, SP_EIO, "%s: cannot load the font: %s", path, TTF_GetError());
+    /* the title in the bold cut beside it, when there is one */
+    slash = strrchr(path, '/');
+    snprintf(bold, sizeof bold, "%.*s" FONT_BOLD_FILE, slash ? (int)(slash - path + 1) : 0, path);
+    if (r->cfg.font || access(bold, R_OK) != 0)
+        snprintf(bold, sizeof bold, "%s", path);
+    if (!(r->font_title = TTF_OpenFont(bold, (int)lround(r->fs * 1.2))))
+        return sp_fail(ei, SP_EIO, "%s: cannot load the font: %s", bold, TTF_GetError());
+    TTF_SetFontHinting(r->font, TTF_HINTING_LIGHT);
+    TTF_SetFontHinting(r->font_title, TTF_HINTING_LIGHT);
+    r->line_h = TTF_FontHeight(r->font);
+    r->title_h = TTF_FontHeight(r->font_title);
+    return SP_OK;
+}
+
+/* Margins from the font size and the widest labels; then panels, ticks and the bar. */
+static int layout(render *r, sp_errinfo *ei)
+{
+    int W = r->cfg.width, H = r->cfg.height, C = r->channels, fs = r->fs;
+    int top, bottom, left, right, ph, maxw = 0, dbw = 0, kept = 0;
+    double dbv[MAX_AXIS_TICKS];
+    int ndb, dbdec;
+    char buf[64];
+
+    r->pad = (int)lround(0.8 * fs);
+    r->tick_len = (int)lround(0.4 * fs);
+    r->tick_gap = (int)lround(0.3 * fs);
+    r->panel_gap = C > 1 ? (int)lround(0.8 * fs) : 0;
+    top = r->pad / 2 + r->title_h + r->pad;
+    bottom = r->tick_len + r->tick_gap + r->line_h + fs / 4 + r->line_h + r->pad / 2;
+    ph = H - top - bottom;
+    r->panel_h = (ph - (C - 1) * r->panel_gap) / C;
+    if (r->panel_h < 16)
+        return sp_fail(ei, SP_EINVAL, "--size %dx%d: too small for %d channel%s", W, H, C, C > 1 ? "s" : "");
+
+    /* frequency ticks, shared by every panel; with several panels a label must stay
+     * within its panel (and half the gap) */
+    r->nticks = scale_ticks(&r->map, r->panel_h, 1.5 * r->line_h, r->ticks, MAX_FREQ_TICKS);
+    for (int i = 0; i < r->nticks; i++) {
+        double y = (1.0 - r->ticks[i].u) * r->panel_h;
+        if (C > 1 && r->ticks[i].labeled &&
+            (y - r->line_h / 2.0 < -r->panel_gap / 2.0 || y + r->line_h / 2.0 > r->panel_h + r->panel_gap / 2.0))
+            r->ticks[i].labeled = 0;
+        if (r->ticks[i].labeled) {
+            int w = text_width(r->font, r->ticks[i].label);
+            maxw = w > maxw ? w : maxw;
+        }
+        r->ticks[kept++] = r->ticks[i];
+    }
+    r->nticks = kept;
+
+    r->plot.y = top;
+    r->plot.h = C * r->panel_h + (C - 1) * r->panel_gap;
+    ndb = db_ticks(r, r->plot.h, 1.6 * r->line_h, dbv, MAX_AXIS_TICKS);
+    dbdec = db_decimals(r, r->plot.h);
+    for (int i = 0; i < ndb; i++) {
+        int w;
+        format_signed(dbv[i], dbdec, buf, sizeof buf);
+        w = text_width(r->font, buf);
+        dbw = w > dbw ? w : dbw;
+    }
+    left = r->pad / 2 + r->line_h + fs / 2 + maxw + r->tick_gap + r->tick_len;
+    right = fs + fs + r->tick_len + r->tick_gap + dbw + r->pad;
+    r->plot.x = left;
+    r->plot.w = W - left - right;
+    if (r->plot.w < 16)
+        return sp_fail(ei, SP_EINVAL, "--size %dx%d: too narrow for the axes", W, H);
+    r->bar.x = r->plot.x + r->plot.w + fs;
+    r->bar.y = r->plot.y;
+    r->bar.w = fs;
+    r->bar.h = r->plot.h;
+    return SP_OK;
+}
+
+int render_create(const render_config *cfg, double rate, size_t n, double t0, double dt, int channels,
+                  int64_t frames_hint, render **out, sp_errinfo *ei)
+{
+    render *r;
+    int err;
+    size_t budget_cols;
+    if (!cfg || !out)
+        return sp_fail(ei, SP_EINVAL, "render_create: bad arguments");
+    *out = NULL;
+    if (cfg->width < RENDER_MIN_WIDTH || cfg->width > RENDER_MAX_SIZE || cfg->height < RENDER_MIN_HEIGHT ||
+        cfg->height > RENDER_MAX_SIZE)
+        return sp_fail(ei, SP_EINVAL, "--size %dx%d: width must be %d .. %d and height %d .. %d pixels", cfg->width,
+                       cfg->height, RENDER_MIN_WIDTH, RENDER_MAX_SIZE, RENDER_MIN_HEIGHT, RENDER_MAX_SIZE);
+    if (!colormap_name(cfg->colormap))
+        return sp_fail(ei, SP_EINVAL, "--colormap: unknown colour map id %d", cfg->colormap);
+    if ((unsigned)cfg->scale > FREQ_SCALE_MEL)
+        return sp_fail(ei, SP_EINVAL, "--scale: unknown frequency scale id %d", (int)cfg->scale);
+    if (!isfinite(cfg->db_lo) || !isfinite(cfg->db_hi) || !(cfg->db_lo < cfg->db_hi))
+        return sp_fail(ei, SP_EINVAL, "--db-range %g:%g: LO must be below HI", (double)cfg->db_lo,
+                       (double)cfg->db_hi);
+    if (!(rate > 0) || !isfinite(rate) || n < 2 || n % 2 || channels < 1 || channels > 256 || !isfinite(t0) ||
+        !(dt > 0) || !isfinite(dt))
+        return sp_fail(ei, SP_EINVAL, "render_create: bad stream parameters (rate %g, n %zu, dt %g, %d channels)",
+                       rate, n, dt, channels);
+
+    if (!(r = calloc(1, sizeof *r)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    r->cfg = *cfg;
+    r->cfg.title = NULL;
+    r->rate = rate;
+    r->n = n;
+    r->bins = n / 2 + 1;
+    r->t0 = t0;
+    r->dt = dt;
+    r->channels = channels;
+    r->qscale = 255.0f / (cfg->db_hi - cfg->db_lo);
+    err = SP_ENOMEM;
+    if (cfg->title && !(r->title = strdup(cfg->title)))
+        goto fail_msg;
+    if ((err = resolve_scale(r, ei)) != SP_OK || (err = open_fonts(r, ei)) != SP_OK ||
+        (err = layout(r, ei)) != SP_OK)
+        goto fail;
+
+    budget_cols = ACCUM_BUDGET_BYTES / ((size_t)r->panel_h * (size_t)channels);
+    r->cap = (size_t)r->plot.w * ACCUM_MAX_RATIO;
+    if (r->cap > budget_cols)
+        r->cap = budget_cols;
+    if (r->cap < (size_t)r->plot.w * ACCUM_MIN_RATIO)
+        r->cap = (size_t)r->plot.w * ACCUM_MIN_RATIO;
+    r->cap &= ~(size_t)1;
+    err = SP_ENOMEM;
+    r->rows = malloc((size_t)r->panel_h * sizeof *r->rows);
+    r->acc = calloc((size_t)channels, sizeof *r->acc);
+    if (!r->rows || !r->acc)
+        goto fail_msg;
+    for (int c = 0; c < channels; c++) {
+        /* calloc: pages are only committed as columns fill */
+        if (!(r->acc[c].cols = calloc(r->cap, (size_t)r->panel_h)))
+            goto fail_msg;
+        /* a known length starts at the frames per column it will end with, saving merges */
+        r->acc[c].fpc = frames_hint > 0 && (uint64_t)frames_hint > r->cap ? (uint64_t)frames_hint / r->cap : 1;
+    }
+    build_rows(r);
+    *out = r;
+    return SP_OK;
+
+fail_msg:
+    err = sp_fail(ei, SP_ENOMEM, "out of memory (a %dx%d picture of %d channels)", cfg->width, cfg->height, channels);
+fail:
+    render_destroy(r);
+    return err;
+}
+
+void render_destroy(render *r)
+{
+    if (!r)
+        return;
+    if (r->font)
+        TTF_CloseFont(r->font);
+    if (r->font_title)
+        TTF_CloseFont(r->font_title);
+    if (r->ttf_init)
+        TTF_Quit();
+    if (r->acc)
+        for (int c = 0; c < r->channels; c++)
+            free(r->acc[c].cols);
+    free(r->acc);
+    free(r->rows);
+    free(r->title);
+    free(r);
+}
+
+/* ---- accumulate ------------------------------------------------------------------------ */
+
+/* Halves the columns in use: column i becomes max(2i, 2i+1); O(cap * panel_h). */
+static void accum_merge(accum *a, size_t cap, size_t rows)
+{
+    for (size_t i = 0; i < cap / 2; i++) {
+        uint8_t *d = a->cols + i * rows;
+        const uint8_t *s0 = a->cols + 2 * i * rows, *s1 = s0 + rows;
+        for (size_t y = 0; y < rows; y++)
+            d[y] = s0[y] > s1[y] ? s0[y] : s1[y];
+    }
+    memset(a->cols + cap / 2 * rows, 0, cap / 2 * rows);
+    a->fpc *= 2;
+}
+
+int render_add(render *r, int channel, uint64_t first, size_t nframes, const float *db)
+{
+    accum *a;
+    size_t rows;
+    float lo, qs;
+    if (!r || channel < 0 || channel >= r->channels || (!db && nframes))
+        return SP_EINVAL;
+    a = &r->acc[channel];
+    rows = (size_t)r->panel_h;
+    lo = r->cfg.db_lo;
+    qs = r->qscale;
+    for (size_t i = 0; i < nframes; i++) {
+        const float *s = db + i * r->bins;
+        uint64_t f = first + i;
+        uint8_t *col;
+        while (f / a->fpc >= r->cap)
+            accum_merge(a, r->cap, rows);
+        col = a->cols + (size_t)(f / a->fpc) * rows;
+        for (size_t y = 0; y < rows; y++) {
+            const row_map *m = &r->rows[y];
+            float v, t;
+            uint8_t q;
+            if (m->k1 >= 0) {
+                v = s[m->k0];
+                for (int32_t k = m->k0 + 1; k <= m->k1; k++)
+                    v = s[k] > v ? s[k] : v;
+            } else {
+                v = s[m->k0] + (s[m->k0 + 1] - s[m->k0]) * m->frac;
+            }
+            t = (v - lo) * qs;
+            /* !(t > 0) also catches NaN */
+            q = !(t > 0.0f) ? 0 : t >= 255.0f ? 255 : (uint8_t)(t + 0.5f);
+            if (q > col[y])
+                col[y] = q;
+        }
+        if (f + 1 > a->frames)
+            a->frames = f + 1;
+    }
+    return SP_OK;
+}
+
+/* ---- draw ------------------------------------------------------------------------------ */
+
+static uint64_t total_frames(const render *r)
+{
+    uint64_t f = 0;
+    for (int c = 0; c < r->channels; c++)
+        f = r->acc[c].frames > f ? r->acc[c].frames : f;
+    return f;
+}
+
+/* One panel. Pixel column x covers frames [x*F/W, (x+1)*F/W) and shows the maximum of the
+ * columns whose centre falls there, so each accumulated column lands in exactly one
+ * pixel; a pixel with none (fewer frames than pixels) shows the column under its centre. */
+static void draw_panel(const render *r, uint8_t *img, int channel, uint8_t *tmp)
+{
+    const accum *a = &r->acc[channel];
+    const uint8_t(*lut)[3] = colormap_lut(r->cfg.colormap);
+    size_t rows = (size_t)r->panel_h, W = (size_t)r->cfg.width;
+    int pw = r->plot.w, py = r->plot.y + channel * (r->panel_h + r->panel_gap);
+    uint64_t F = total_frames(r), fpc = a->fpc;
+    uint64_t ncols = a->frames ? (a->frames + fpc - 1) / fpc : 0;
+    size_t j = 0;
+    for (int x = 0; x < pw; x++) {
+        double fa = (double)x * (double)F / pw, fb = (double)(x + 1) * (double)F / pw;
+        size_t j0, j1;
+        if (ncols == 0) {
+            memset(tmp, 0, rows);
+        } else {
+#define COL_CENTRE(jj) (0.5 * (double)((jj) * fpc + ((jj) + 1 == ncols ? a->frames : ((jj) + 1) * fpc)))
+            while (j < ncols && COL_CENTRE(j) < fa)
+                j++;
+            j0 = j1 = j;
+            while (j1 < ncols && COL_CENTRE(j1) < fb)
+                j1++;
+            if (j1 == j0) { /* no column centre in this pixel: the one under its centre */
+                uint64_t fc = (uint64_t)(0.5 * (fa + fb)) / fpc;
+                j0 = fc < ncols ? fc : ncols - 1;
+                j1 = j0 + 1;
+            }
+#undef COL_CENTRE
+            memcpy(tmp, a->cols + j0 * rows, rows);
+            for (size_t jj = j0 + 1; jj < j1; jj++) {
+                const uint8_t *c = a->cols + jj * rows;
+                for (size_t y = 0; y < rows; y++)
+                    tmp[y] = c[y] > tmp[y] ? c[y] : tmp[y];
+            }
+        }
+        for (size_t y = 0; y < rows; y++) {
+            uint8_t *p = img + (((size_t)py + y) * W + (size_t)(r->plot.x + x)) * 4;
+            p[0] = lut[tmp[y]][0];
+            p[1] = lut[tmp[y]][1];
+            p[2] = lut[tmp[y]][2];
+            p[3] = 255;
+        }
+    }
+}
+
+static void draw_freq_axis(const render *r, uint8_t *img, int channel)
+{
+    int py = r->plot.y + channel * (r->panel_h + r->panel_gap);
+    for (int i = 0; i < r->nticks; i++) {
+        const scale_tick *t = &r->ticks[i];
+        int y = py + (int)floor((1.0 - t->u) * r->panel_h);
+        int len = t->labeled ? r->tick_len : (r->tick_len + 1) / 2;
+        if (y >= py + r->panel_h)
+            y = py + r->panel_h - 1;
+        if (y < py)
+            y = py;
+        fill_rect(r, img, r->plot.x - 1 - len, y, len, 1, t->labeled ? COL_TICK : COL_FRAME);
+        if (t->labeled) {
+            int w = text_width(r->font, t->label);
+            draw_text(r, img, r->font, t->label, r->plot.x - 1 - r->tick_len - r->tick_gap - w, y - r->line_h / 2,
+                      COL_LABEL, 0);
+        }
+    }
+}
+
+static void draw_time_axis(const render *r, uint8_t *img)
+{
+    uint64_t F = total_frames(r);
+    double tmin = r->t0 - 0.5 * r->dt, tmax = r->t0 + ((double)F - 0.5) * r->dt, span = tmax - tmin, step;
+    int style = tmax >= 3600 ? 2 : tmax >= 60 ? 1 : 0, decimals, y = r->plot.y + r->plot.h + 1;
+    char buf[64];
+    const char *caption = style == 2 ? "Time (h:mm:ss)" : style == 1 ? "Time (m:ss)" : "Time (s)";
+    int cw = text_width(r->font, caption);
+    draw_text(r, img, r->font, caption, r->plot.x + (r->plot.w - cw) / 2,
+              y + r->tick_len + r->tick_gap + r->line_h + r->fs / 4, COL_LABEL, 0);
+    if (F == 0)
+        return;
+    /* label width from the longest label, with a decimal guess refined once */
+    format_time(tmax, style, 1, buf, sizeof buf);
+    step = nice_time_step((text_width(r->font, buf) + 2.0 * r->fs) * span / r->plot.w);
+    decimals = step_decimals(step);
+    for (double k = ceil(tmin / step - 1e-9); k * step <= tmax + 1e-9 * step; k++) {
+        double t = k * step;
+        int x = r->plot.x + (int)floor((t - tmin) / span * r->plot.w), w;
+        if (x > r->plot.x + r->plot.w - 1)
+            x = r->plot.x + r->plot.w - 1;
+        fill_rect(r, img, x, y, 1, r->tick_len, COL_TICK);
+        format_time(fabs(t) < 1e-9 * step ? 0.0 : t, style, decimals, buf, sizeof buf);
+        w = text_width(r->font, buf);
+        draw_text(r, img, r->font, buf, x - w / 2, y + r->tick_len + r->tick_gap, COL_LABEL, 0);
+    }
+}
+
+static void draw_colorbar(const render *r, uint8_t *img)
+{
+    const uint8_t(*lut)[3] = colormap_lut(r->cfg.colormap);
+    double v[MAX_AXIS_TICKS];
+    int n = db_ticks(r, r->bar.h, 1.6 * r->line_h, v, MAX_AXIS_TICKS), dec = db_decimals(r, r->bar.h);
+    char buf[64];
+    for (int y = 0; y < r->bar.h; y++) {
+        double t = r->bar.h > 1 ? 1.0 - (double)y / (r->bar.h - 1) : 1.0;
+        int i = (int)lround(t * 255);
+        rgb8 c = {lut[i][0], lut[i][1], lut[i][2]};
+        fill_rect(r, img, r->bar.x, r->bar.y + y, r->bar.w, 1, c);
+    }
+    frame_rect(r, img, r->bar, COL_FRAME);
+    for (int i = 0; i < n; i++) {
+        int y = r->bar.y +
+                (int)lround((r->cfg.db_hi - v[i]) / (r->cfg.db_hi - r->cfg.db_lo) * (r->bar.h - 1));
+        int x = r->bar.x + r->bar.w + 1;
+        fill_rect(r, img, x, y, r->tick_len, 1, COL_TICK);
+        format_signed(fabs(v[i]) < 1e-9 ? 0.0 : v[i], dec, buf, sizeof buf);
+        draw_text(r, img, r->font, buf, x + r->tick_len + r->tick_gap, y - r->line_h / 2, COL_LABEL, 0);
+    }
+}
+
+int render_draw(render *r, uint8_t *rgba, sp_errinfo *ei)
+{
+    uint8_t *tmp;
+    int W, capw, capx;
+    const char *cap = "dBFS";
+    if (!r || !rgba)
+        return sp_fail(ei, SP_EINVAL, "render_draw: bad arguments");
+    W = r->cfg.width;
+    if (!(tmp = malloc((size_t)r->panel_h)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    fill_rect(r, rgba, 0, 0, W, r->cfg.height, COL_BG);
+    for (int c = 0; c < r->channels; c++) {
+        render_rect p = render_plot_rect(r, c);
+        draw_panel(r, rgba, c, tmp);
+        frame_rect(r, rgba, p, COL_FRAME);
+        draw_freq_axis(r, rgba, c);
+        if (r->channels > 1) {
+            char label[32];
+            snprintf(label, sizeof label, "ch %d", c);
+            draw_text(r, rgba, r->font, label, p.x + r->fs / 2 + 1, p.y + r->fs / 4 + 1, COL_SHADOW, 0);
+            draw_text(r, rgba, r->font, label, p.x + r->fs / 2, p.y + r->fs / 4, COL_TITLE, 0);
+        }
+    }
+    free(tmp);
+    draw_time_axis(r, rgba);
+    {
+        const char *fc = "Frequency";
+        int fw = text_width(r->font, fc);
+        draw_text(r, rgba, r->font, fc, r->pad / 2, r->plot.y + (r->plot.h - fw) / 2, COL_LABEL, 1);
+    }
+    draw_colorbar(r, rgba);
+
+    /* the caption of the bar at the right end of the title row, the title before it */
+    capw = text_width(r->font, cap);
+    capx = W - r->pad - capw;
+    if (capx > r->bar.x)
+        capx = r->bar.x;
+    draw_text(r, rgba, r->font, cap, capx, r->pad / 2 + (r->title_h - r->line_h) / 2, COL_LABEL, 0);
+    if (r->title && *r->title) {
+        size_t len = strlen(r->title) + 4;
+        char *t = malloc(len);
+        if (t) {
+            snprintf(t, len, "%s", r->title);
+            fit_text(r->font_title, t, capx - r->fs - r->plot.x);
+            draw_text(r, rgba, r->font_title, t, r->plot.x, r->pad / 2, COL_TITLE, 0);
+            free(t);
+        }
+    }
+    return SP_OK;
+}
+
+int render_write_png(render *r, const char *path, sp_errinfo *ei)
+{
+    uint8_t *img;
+    int err;
+    if (!r || !path || !*path)
+        return sp_fail(ei, SP_EINVAL, "--png: missing output path");
+    if (!(img = malloc((size_t)r->cfg.width * (size_t)r->cfg.height * 4)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory (a %dx%d picture)", r->cfg.width, r->cfg.height);
+    err = render_draw(r, img, ei);
+    if (err == SP_OK)
+        err = png_write_rgba(path, img, r->cfg.width, r->cfg.height, ei);
+    free(img);
+    return err;
+}
+
+/* ---- layout queries -------------------------------------------------------------------- */
+
+render_rect render_plot_rect(const render *r, int channel)
+{
+    render_rect p = {0, 0, 0, 0};
+    if (!r || channel < 0 || channel >= r->channels)
+        return p;
+    p.x = r->plot.x;
+    p.w = r->plot.w;
+    p.y = r->plot.y + channel * (r->panel_h + r->panel_gap);
+    p.h = r->panel_h;
+    return p;
+}
+
+render_rect render_colorbar_rect(const render *r)
+{
+    render_rect p = {0, 0, 0, 0};
+    return r ? r->bar : p;
+}
+
+const scale_map *render_scale(const render *r)
+{
+    return r ? &r->map : NULL;
+}
+
+int render_accum_info(const render *r, int channel, size_t *columns, size_t *capacity, uint64_t *frames_per_column,
+                      uint64_t *frames)
+{
+    const accum *a;
+    if (!r || channel < 0 || channel >= r->channels)
+        return SP_EINVAL;
+    a = &r->acc[channel];
+    if (columns)
+        *columns = (size_t)((a->frames + a->fpc - 1) / a->fpc);
+    if (capacity)
+        *capacity = r->cap;
+    if (frames_per_column)
+        *frames_per_column = a->fpc;
+    if (frames)
+        *frames = a->frames;
+    return SP_OK;
+}

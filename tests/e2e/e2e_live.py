@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""The live path of the real binary, without sound hardware.
+
+- Microphone: PortAudio's real ALSA capture path, with ALSA's default capture device made
+  the `file` plugin reading a 1 kHz sine from a FIFO (tests/alsa/asound.conf, selected with
+  ALSA_CONFIG_PATH). `spectro --duration 2 --peaks` must report 1000 Hz within 1 Hz, and
+  no ALSA/JACK chatter may reach stderr.
+- --realtime: a file streamed at its own rate through the live path; with the consumer
+  stalled by the test hook (SPECTRO_TEST_STALL=AT:FOR), samples are dropped and counted,
+  and the analysis catches up: the frames after the stall show the sine again, and the
+  dump keeps one row per frame time (floor rows where audio was skipped).
+"""
+import os
+import subprocess
+import sys
+import threading
+import unittest
+
+import numpy as np
+
+import spectro_e2e as E
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ASOUND = os.path.join(os.path.dirname(HERE), "alsa", "asound.conf")
+
+
+class SineFeeder:
+    """Writes a phase-continuous float32 sine into a FIFO, from phase 0 each time a reader
+    opens it (ALSA opens the device more than once while PortAudio probes)."""
+
+    def __init__(self, path, freq=1000.0, rate=48000, amp=0.5):
+        self.path, self.stop = path, False
+        t = np.arange(rate) / rate
+        self.block = (amp * np.sin(2 * np.pi * freq * t)).astype("<f4").tobytes()
+        os.mkfifo(path)
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop:
+            try:
+                fd = os.open(self.path, os.O_WRONLY)
+            except OSError:
+                return
+            try:
+                while not self.stop:
+                    os.write(fd, self.block)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+
+    def close(self):
+        self.stop = True
+        try:  # unblock a writer waiting in open()
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+            os.close(fd)
+        except OSError:
+            pass
+        self.thread.join(timeout=5)
+
+
+def mic_env(fifo):
+    env = dict(os.environ)
+    env.update(ALSA_CONFIG_PATH=ASOUND, SPECTRO_TEST_SINE=fifo,
+               JACK_DEFAULT_SERVER="spectro-test-no-server")
+    return env
+
+
+class Live(unittest.TestCase):
+    def test_microphone_peaks(self):
+        with E.TempDir() as d:
+            fifo = os.path.join(d, "sine.fifo")
+            feeder = SineFeeder(fifo)
+            try:
+                p = subprocess.run([E.BIN, "--duration", "2", "--peaks", "--rate", "48000", "-b", "cpu"],
+                                   capture_output=True, text=True, timeout=60, env=mic_env(fifo),
+                                   stdin=subprocess.DEVNULL)
+            finally:
+                feeder.close()
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertNotIn("ALSA lib", p.stderr)
+            self.assertNotIn("jack", p.stderr.lower())
+            rows = [l.split("\t") for l in p.stdout.splitlines()]
+            # 2 s at 48 kHz, N 4096, hop 1024: 90 frame times (skipped ones print nothing)
+            self.assertGreater(len(rows), 20, p.stdout[:500])
+            self.assertTrue(all(len(r) == 3 for r in rows))
+            freqs = np.array([float(r[1]) for r in rows])
+            times = np.array([float(r[0]) for r in rows])
+            self.assertTrue((np.diff(times) > 0).all(), "frame times must increase")
+            self.assertLess(times[-1], 2.0 + 1e-9)
+            self.assertLess(abs(np.median(freqs) - 1000.0), 1.0, freqs)
+            self.assertGreaterEqual((np.abs(freqs - 1000.0) < 1.0).mean(), 0.9, freqs)
+
+    def test_list_devices_quiet(self):
+        with E.TempDir() as d:
+            fifo = os.path.join(d, "sine.fifo")
+            feeder = SineFeeder(fifo)
+            try:
+                p = subprocess.run([E.BIN, "--list-devices"], capture_output=True, text=True,
+                                   timeout=30, env=mic_env(fifo), stdin=subprocess.DEVNULL)
+            finally:
+                feeder.close()
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stderr, "")
+            self.assertIn("(default)", p.stdout)
+
+    def test_no_alsa_config_is_one_clear_line(self):
+        env = dict(os.environ, ALSA_CONFIG_PATH="/nonexistent/alsa.conf")
+        p = subprocess.run([E.BIN, "--duration", "1", "--peaks"], capture_output=True, text=True,
+                           timeout=30, env=env, stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(len(E.stderr_lines(p)), 1, p.stderr)
+        self.assertTrue(p.stderr.startswith("spectro: "), p.stderr)
+
+    def test_realtime_stall_drops_and_catches_up(self):
+        rate, secs, f0 = 48000, 3.0, 1125.0  # 1125 Hz = bin 96 of N 4096
+        with E.TempDir() as d:
+            wav = os.path.join(d, "sine.wav")
+            t = np.arange(int(rate * secs)) / rate
+            E.write_float_wav(wav, np.sin(2 * np.pi * f0 * t).astype(np.float32), rate)
+            env = dict(os.environ, SPECTRO_TEST_STALL="1.0:1.2")
+            out = os.path.join(d, "o.npy")
+            p = subprocess.run([E.BIN, "--realtime", "-b", "cpu", "-o", out, wav],
+                               capture_output=True, text=True, timeout=60, env=env,
+                               stdin=subprocess.DEVNULL)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("dropped", p.stderr)
+            meta = E.load_json(self, out + ".json")
+            a = np.load(out)
+            self.assertGreater(meta["dropped_samples"], rate * 0.3)
+            # one row per frame time, as for a file analysed without loss
+            self.assertEqual(a.shape, (meta["frames"], 2049))
+            self.assertEqual(meta["frames"], E.frame_count(len(t), 4096, 1024))
+            live = a[:, 96] > -1.0
+            gap = a.max(axis=1) <= -200.0
+            self.assertTrue(gap.any(), "the stall left no gap")
+            last_gap = np.nonzero(gap)[0].max()
+            # caught up: the frames after the gap show the sine at 0 dBFS again
+            self.assertTrue(live[last_gap + 1:].all())
+            self.assertGreater(len(live) - last_gap - 1, 20)
+            self.assertTrue(live[:30].all(), "frames before the stall")
+
+
+if __name__ == "__main__":
+    E.main()

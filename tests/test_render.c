@@ -1,0 +1,463 @@
+/* test_render: draws synthetic spectrograms (sines through the real window + CPU FFT),
+ * writes them as PNG, decodes the files with libpng and checks the picture: the sine's
+ * row on every scale, axes and labels present, the colour bar against the colour map,
+ * the maximum over frames when frames outnumber pixels, bounded accumulation, errors. */
+#include <dirent.h>
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "colormap.h"
+#include "fft.h"
+#include "png_write.h"
+#include "render.h"
+#include "window.h"
+
+#define RATE 48000.0
+#define N 4096
+#define HOP 1024
+#define BINS (N / 2 + 1)
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static char dir[] = "/tmp/test_render.XXXXXX";
+
+/* dB spectra of nframes frames of a sine (amplitude amp, frequency hz) through a hann
+ * window and the CPU FFT, as the analysis makes them. */
+static float *sine_db(double hz, double amp, size_t nframes)
+{
+    size_t len = (nframes - 1) * HOP + N;
+    float *sig = malloc(len * sizeof *sig), *win = malloc(N * sizeof *win);
+    float *db = malloc(nframes * BINS * sizeof *db);
+    window_spec ws = window_spec_default();
+    fft_config fc = fft_config_default();
+    fft_plan *plan = NULL;
+    sp_errinfo ei;
+    for (size_t i = 0; i < len; i++)
+        sig[i] = (float)(amp * sin(2 * M_PI * hz * (double)i / RATE));
+    window_fill(&ws, N, win, NULL);
+    fc.backend = FFT_BACKEND_CPU;
+    fc.n = N;
+    fc.hop = HOP;
+    fc.window = win;
+    fc.max_batch = 64;
+    CHECK(fft_plan_create(&fc, &plan, &ei) == SP_OK);
+    for (size_t f = 0; plan && f < nframes; f += 64) {
+        size_t nb = nframes - f < 64 ? nframes - f : 64;
+        CHECK(fft_stft_db(plan, sig + f * HOP, nb, db + f * BINS) == SP_OK);
+    }
+    fft_plan_destroy(plan);
+    free(sig);
+    free(win);
+    return db;
+}
+
+/* Decodes a PNG file to RGBA with libpng; NULL when it cannot. */
+static uint8_t *read_png(const char *path, int *w, int *h)
+{
+    png_image img;
+    uint8_t *buf;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&img, path))
+        return NULL;
+    img.format = PNG_FORMAT_RGBA;
+    buf = malloc(PNG_IMAGE_SIZE(img));
+    if (!buf || !png_image_finish_read(&img, NULL, buf, 0, NULL)) {
+        free(buf);
+        png_image_free(&img);
+        return NULL;
+    }
+    *w = (int)img.width;
+    *h = (int)img.height;
+    return buf;
+}
+
+static const uint8_t *px(const uint8_t *img, int w, int x, int y)
+{
+    return img + ((size_t)y * (size_t)w + (size_t)x) * 4;
+}
+
+/* The colour map level (0..255) whose colour is nearest to the pixel. */
+static int level_of(const uint8_t *p, int cmap)
+{
+    const uint8_t(*lut)[3] = colormap_lut(cmap);
+    int best = 0, bestd = 1 << 30;
+    for (int i = 0; i < 256; i++) {
+        int d = (p[0] - lut[i][0]) * (p[0] - lut[i][0]) + (p[1] - lut[i][1]) * (p[1] - lut[i][1]) +
+                (p[2] - lut[i][2]) * (p[2] - lut[i][2]);
+        if (d < bestd) {
+            bestd = d;
+            best = i;
+        }
+    }
+    return best;
+}
+
+static void path_in_dir(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", dir, name);
+}
+
+/* Pixels differing from the background in a rectangle. */
+static int ink(const uint8_t *img, int w, int x0, int y0, int x1, int y1)
+{
+    const uint8_t *bg = px(img, w, 0, 0);
+    int count = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            const uint8_t *p = px(img, w, x, y);
+            count += p[0] != bg[0] || p[1] != bg[1] || p[2] != bg[2];
+        }
+    return count;
+}
+
+/* The sine's row: on each scale the brightest row of the plot is the one holding hz. */
+static void test_sine_row(freq_scale scale, double hz, const char *name)
+{
+    render_config cfg = render_config_default();
+    render *r = NULL;
+    sp_errinfo ei;
+    char path[256];
+    float *db = sine_db(hz, 0.5, 120);
+    uint8_t *img;
+    int w, h;
+    cfg.width = 800;
+    cfg.height = 500;
+    cfg.scale = scale;
+    cfg.title = name;
+    CHECK(render_create(&cfg, RATE, N, N / 2 / RATE, HOP / RATE, 1, 120, &r, &ei) == SP_OK);
+    if (!r) {
+        fprintf(stderr, "render_create: %s\n", ei.msg);
+        free(db);
+        return;
+    }
+    CHECK(render_add(r, 0, 0, 120, db) == SP_OK);
+    path_in_dir(path, sizeof path, "sine.png");
+    CHECK_MSG(render_write_png(r, path, &ei) == SP_OK, "%s", ei.msg);
+    img = read_png(path, &w, &h);
+    CHECK(img && w == 800 && h == 500);
+    if (img) {
+        render_rect p = render_plot_rect(r, 0);
+        double u = scale_to_unit(render_scale(r), hz);
+        int expect = p.y + (int)floor((1 - u) * p.h), best = -1, sum = 0, nbest = 0;
+        /* each row's level, summed over the middle columns */
+        for (int y = p.y; y < p.y + p.h; y++) {
+            int s = 0;
+            for (int x = p.x + p.w / 4; x < p.x + 3 * p.w / 4; x++)
+                s += level_of(px(img, w, x, y), cfg.colormap);
+            if (s > best) {
+                best = s;
+                sum = y;
+                nbest = 1;
+            } else if (s == best) {
+                sum += y;
+                nbest++;
+            }
+        }
+        CHECK_MSG(abs(sum / nbest - expect) <= 1, "%s: brightest row %d, expected %d (%g Hz)", name, sum / nbest,
+                  expect, hz);
+        /* a -6 dBFS sine reads about (120-6)/120 of the colour range */
+        CHECK_MSG(best / (p.w / 2) >= 235 && best / (p.w / 2) <= 250, "%s: peak level %d", name, best / (p.w / 2));
+        /* axes and labels: ink in the left margin, under the plot and in the title row */
+        CHECK(ink(img, w, 0, p.y, p.x - 2, p.y + p.h) > 200);
+        CHECK(ink(img, w, p.x, p.y + p.h + 2, p.x + p.w, h) > 200);
+        CHECK(ink(img, w, 0, 0, w, p.y - 2) > 200);
+        /* the background stays dark */
+        CHECK(px(img, w, 0, 0)[0] < 40 && px(img, w, w - 1, h - 1)[1] < 40);
+        free(img);
+    }
+    render_destroy(r);
+    free(db);
+}
+
+static void test_colorbar(const char *cmap_name)
+{
+    render_config cfg = render_config_default();
+    render *r = NULL;
+    sp_errinfo ei;
+    uint8_t *rgba;
+    char path[256];
+    int w, h;
+    cfg.width = 640;
+    cfg.height = 400;
+    CHECK(colormap_parse(cmap_name, &cfg.colormap, &ei) == SP_OK);
+    CHECK(render_create(&cfg, RATE, N, 0.0, HOP / RATE, 1, -1, &r, &ei) == SP_OK);
+    if (!r)
+        return;
+    path_in_dir(path, sizeof path, "bar.png");
+    CHECK(render_write_png(r, path, &ei) == SP_OK);
+    rgba = read_png(path, &w, &h);
+    CHECK(rgba != NULL);
+    if (rgba) {
+        render_rect b = render_colorbar_rect(r);
+        const uint8_t(*lut)[3] = colormap_lut(cfg.colormap);
+        int bad = 0, x = b.x + b.w / 2;
+        CHECK(b.h > 100 && b.x + b.w < w);
+        for (int y = 0; y < b.h; y++) {
+            const uint8_t *p = px(rgba, w, x, b.y + y);
+            int i = (int)lround((1.0 - (double)y / (b.h - 1)) * 255);
+            bad += p[0] != lut[i][0] || p[1] != lut[i][1] || p[2] != lut[i][2];
+        }
+        CHECK_MSG(bad == 0, "%s: %d colour bar rows off the map", cmap_name, bad);
+        CHECK(memcmp(px(rgba, w, x, b.y), lut[255], 3) == 0);
+        CHECK(memcmp(px(rgba, w, x, b.y + b.h - 1), lut[0], 3) == 0);
+        /* dB labels to the right of the bar */
+        CHECK(ink(rgba, w, b.x + b.w + 2, b.y, w, b.y + b.h) > 100);
+        free(rgba);
+    }
+    render_destroy(r);
+}
+
+/* One loud frame among `total` quiet ones must show: each column is the max of its frames. */
+static void test_max_of_frames(int64_t hint, size_t total, size_t loud_at)
+{
+    render_config cfg = render_config_default();
+    render *r = NULL;
+    sp_errinfo ei;
+    float *quiet = sine_db(3000, 0.5e-4, 1), *loud = sine_db(3000, 0.5, 1);
+    float *block = malloc(256 * BINS * sizeof *block);
+    uint8_t *rgba;
+    size_t cols = 0, cap = 0;
+    uint64_t fpc = 0, frames = 0;
+    cfg.width = 800;
+    cfg.height = 500;
+    CHECK(render_create(&cfg, RATE, N, N / 2 / RATE, HOP / RATE, 1, hint, &r, &ei) == SP_OK);
+    if (!r)
+        goto done;
+    for (size_t f = 0; f < total; f += 256) {
+        size_t nb = total - f < 256 ? total - f : 256;
+        for (size_t i = 0; i < nb; i++)
+            memcpy(block + i * BINS, f + i == loud_at ? loud : quiet, BINS * sizeof *block);
+        CHECK(render_add(r, 0, f, nb, block) == SP_OK);
+    }
+    CHECK(render_accum_info(r, 0, &cols, &cap, &fpc, &frames) == SP_OK);
+    CHECK(frames == total);
+    CHECK_MSG(cols <= cap && cap <= (size_t)8 * (size_t)render_plot_rect(r, 0).w + 1, "%zu columns of %zu", cols, cap);
+    CHECK(fpc > 1);
+    rgba = malloc((size_t)cfg.width * cfg.height * 4);
+    CHECK(render_draw(r, rgba, &ei) == SP_OK);
+    {
+        render_rect p = render_plot_rect(r, 0);
+        int y = p.y + (int)floor((1 - scale_to_unit(render_scale(r), 3000)) * p.h), bright = 0, where = -1;
+        int expect_x = p.x + (int)((double)loud_at * p.w / (double)total);
+        for (int x = p.x; x < p.x + p.w; x++) {
+            int lv = level_of(px(rgba, cfg.width, x, y), cfg.colormap);
+            if (lv > 200) {
+                bright++;
+                where = x;
+            }
+        }
+        /* the loud frame lights exactly one pixel column, where it belongs; the quiet
+         * frames (-92 dB) stay dark */
+        CHECK_MSG(bright == 1 && abs(where - expect_x) <= 1, "%d bright columns, at %d, expected %d", bright, where,
+                  expect_x);
+        CHECK(level_of(px(rgba, cfg.width, p.x + 2, y), cfg.colormap) < 80);
+    }
+    free(rgba);
+done:
+    render_destroy(r);
+    free(block);
+    free(quiet);
+    free(loud);
+}
+
+/* Fewer frames than pixels: frames are stretched, each over about w/frames columns. */
+static void test_stretch(void)
+{
+    render_config cfg = render_config_default();
+    render *r = NULL;
+    sp_errinfo ei;
+    float *quiet = sine_db(3000, 0.5e-4, 1), *loud = sine_db(3000, 0.5, 1);
+    uint8_t *rgba = malloc(800 * 500 * 4);
+    cfg.width = 800;
+    cfg.height = 500;
+    CHECK(render_create(&cfg, RATE, N, N / 2 / RATE, HOP / RATE, 1, 10, &r, &ei) == SP_OK);
+    for (int f = 0; r && f < 10; f++)
+        CHECK(render_add(r, 0, (uint64_t)f, 1, f == 4 ? loud : quiet) == SP_OK);
+    if (r && render_draw(r, rgba, &ei) == SP_OK) {
+        render_rect p = render_plot_rect(r, 0);
+        int y = p.y + (int)floor((1 - scale_to_unit(render_scale(r), 3000)) * p.h), bright = 0, first = -1;
+        for (int x = p.x; x < p.x + p.w; x++)
+            if (level_of(px(rgba, 800, x, y), cfg.colormap) > 200) {
+                bright++;
+                if (first < 0)
+                    first = x;
+            }
+        CHECK_MSG(abs(bright - p.w / 10) <= 1 && abs(first - (p.x + 4 * p.w / 10)) <= 1, "%d bright from %d",
+                  bright, first);
+    }
+    render_destroy(r);
+    free(rgba);
+    free(quiet);
+    free(loud);
+}
+
+static void test_stereo(void)
+{
+    render_config cfg = render_config_default();
+    render *r = NULL;
+    sp_errinfo ei;
+    float *a = sine_db(1000, 0.5, 64), *b = sine_db(6000, 0.25, 64);
+    char path[256];
+    cfg.width = 900;
+    cfg.height = 600;
+    cfg.scale = FREQ_SCALE_LOG;
+    cfg.title = "stereo \xe2\x80\x94 48000 Hz, N=4096, hop=1024, hann, cpu";
+    CHECK(render_create(&cfg, RATE, N, N / 2 / RATE, HOP / RATE, 2, 64, &r, &ei) == SP_OK);
+    if (!r)
+        goto done;
+    CHECK(render_add(r, 0, 0, 64, a) == SP_OK);
+    CHECK(render_add(r, 1, 0, 64, b) == SP_OK);
+    CHECK(render_add(r, 2, 0, 1, b) == SP_EINVAL);
+    {
+        render_rect p0 = render_plot_rect(r, 0), p1 = render_plot_rect(r, 1);
+        CHECK(p0.h == p1.h && p1.y > p0.y + p0.h && p1.y + p1.h <= render_colorbar_rect(r).y + render_colorbar_rect(r).h);
+    }
+    path_in_dir(path, sizeof path, "stereo.png");
+    CHECK_MSG(render_write_png(r, path, &ei) == SP_OK, "%s", ei.msg);
+    {
+        int w, h;
+        uint8_t *img = read_png(path, &w, &h);
+        CHECK(img != NULL);
+        if (img) {
+            for (int c = 0; c < 2; c++) {
+                render_rect p = render_plot_rect(r, c);
+                double hz = c ? 6000 : 1000;
+                int y = p.y + (int)floor((1 - scale_to_unit(render_scale(r), hz)) * p.h);
+                CHECK(level_of(px(img, w, p.x + p.w / 2, y), cfg.colormap) > 220);
+            }
+            free(img);
+        }
+    }
+done:
+    render_destroy(r);
+    free(a);
+    free(b);
+}
+
+static int temp_left(const char *parent, const char *base)
+{
+    char prefix[256];
+    DIR *d = opendir(parent);
+    struct dirent *e;
+    int found = 0;
+    snprintf(prefix, sizeof prefix, ".%s.", base);
+    while (d && (e = readdir(d)))
+        found += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static void test_errors(void)
+{
+    render_config cfg = render_config_default();
+    render *r = NULL;
+    sp_errinfo ei;
+    char path[256], sub[256];
+    int w, h, id;
+    float lo, hi;
+    freq_scale s;
+
+    CHECK(colormap_parse("rainbow", &id, &ei) == SP_EINVAL && strstr(ei.msg, "viridis"));
+    CHECK(scale_parse("cubic", &s, &ei) == SP_EINVAL && strstr(ei.msg, "linear"));
+    CHECK(render_parse_size("10x", &w, &h, &ei) == SP_EINVAL);
+    CHECK(strcmp(ei.msg, "--size 10x: expected WxH, e.g. 1920x1080") == 0);
+    CHECK(render_parse_size("1920x1080", &w, &h, &ei) == SP_OK && w == 1920 && h == 1080);
+    CHECK(render_parse_size("100x100", &w, &h, &ei) == SP_EINVAL && strstr(ei.msg, "200"));
+    CHECK(render_parse_size("20000x500", &w, &h, &ei) == SP_EINVAL);
+    CHECK(render_parse_size("800x600x2", &w, &h, &ei) == SP_EINVAL);
+    CHECK(render_parse_db_range("-100:-20", &lo, &hi, &ei) == SP_OK && lo == -100 && hi == -20);
+    CHECK(render_parse_db_range("0:-10", &lo, &hi, &ei) == SP_EINVAL && strstr(ei.msg, "--db-range 0:-10"));
+    CHECK(render_parse_db_range("-120", &lo, &hi, &ei) == SP_EINVAL);
+    CHECK(render_parse_db_range("a:b", &lo, &hi, &ei) == SP_EINVAL);
+
+    cfg.width = 640;
+    cfg.height = 400;
+    cfg.colormap = 42;
+    CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_EINVAL && !r);
+    cfg.colormap = 0;
+    cfg.fmax = 30000;
+    CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_EINVAL && strstr(ei.msg, "--fmax"));
+    cfg.fmax = 0;
+    cfg.fmin = 5000;
+    cfg.fmax = 4000;
+    CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_EINVAL && strstr(ei.msg, "--fmin"));
+    cfg.fmin = cfg.fmax = 0;
+    cfg.db_lo = 0;
+    cfg.db_hi = -10;
+    CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_EINVAL);
+    cfg.db_lo = -120;
+    cfg.db_hi = 0;
+    cfg.width = 50;
+    CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_EINVAL && strstr(ei.msg, "--size"));
+    cfg.width = 640;
+    cfg.font = "/nonexistent/font.ttf";
+    CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_EIO && strstr(ei.msg, "/nonexistent/font.ttf"));
+    cfg.font = NULL;
+    CHECK(render_add(NULL, 0, 0, 1, NULL) == SP_EINVAL);
+    render_destroy(NULL);
+
+    CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_OK);
+    if (!r)
+        return;
+    /* a directory that does not exist */
+    CHECK(render_write_png(r, "/nonexistent-spectro-dir/out.png", &ei) == SP_EIO);
+    CHECK(strstr(ei.msg, "/nonexistent-spectro-dir/out.png") != NULL);
+    /* the target is a directory: the temporary is written, the rename fails, the
+     * temporary must go */
+    path_in_dir(sub, sizeof sub, "adir");
+    CHECK(mkdir(sub, 0755) == 0);
+    CHECK(render_write_png(r, sub, &ei) == SP_EIO && strstr(ei.msg, sub));
+    CHECK(temp_left(dir, "adir") == 0);
+    CHECK(rmdir(sub) == 0);
+    /* a good write leaves the file and no temporary */
+    path_in_dir(path, sizeof path, "ok.png");
+    CHECK(render_write_png(r, path, &ei) == SP_OK && access(path, F_OK) == 0);
+    CHECK(temp_left(dir, "ok.png") == 0);
+    unlink(path);
+    CHECK(png_write_rgba(path, NULL, 10, 10, &ei) == SP_EINVAL);
+    render_destroy(r);
+}
+
+static void cleanup(void)
+{
+    const char *names[] = {"sine.png", "bar.png", "stereo.png", "ok.png"};
+    char path[256];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        path_in_dir(path, sizeof path, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_sine_row(FREQ_SCALE_LINEAR, 3000, "linear 3 kHz");
+    test_sine_row(FREQ_SCALE_LOG, 3000, "log 3 kHz");
+    test_sine_row(FREQ_SCALE_MEL, 3000, "mel 3 kHz");
+    test_sine_row(FREQ_SCALE_LOG, 8 * RATE / N, "log 93.75 Hz (rows narrower than bins)");
+    test_sine_row(FREQ_SCALE_MEL, 20 * RATE / N, "mel 234.375 Hz");
+    test_sine_row(FREQ_SCALE_LINEAR, 1500 * RATE / N, "linear 17578 Hz");
+    test_colorbar("viridis");
+    test_colorbar("magma");
+    test_colorbar("gray");
+    test_max_of_frames(10000, 10000, 6789);  /* hint known */
+    test_max_of_frames(-1, 10000, 1234);     /* unknown length */
+    test_max_of_frames(-1, 300000, 299000);  /* bounded memory: many merges */
+    test_max_of_frames(1000, 100000, 50000); /* hint far too small */
+    test_stretch();
+    test_stereo();
+    test_errors();
+    cleanup();
+    return check_done("test_render");
+}
