@@ -112,6 +112,12 @@ template <int L, int RL, int FPB, int KIND> struct Cfg {
     static constexpr int FS = N + PADF;
     static constexpr int THREADS = T * FPB;
     static constexpr size_t SMEM = 2u * (size_t)FPB * FS * sizeof(float);
+    /* blocks an SM should hold. ncu on N = 4096: 79 registers allow 3 blocks (37%
+     * occupancy); capping at 64 registers (SPECTRO_FUSED_REG_CAP=1, measured against the
+     * default) spills 40-300 bytes a thread to local memory. */
+#if defined(SPECTRO_FUSED_REG_CAP) && SPECTRO_FUSED_REG_CAP
+    static constexpr int MINB = RL >= 5 ? 1 : THREADS <= 256 ? 4 : THREADS <= 512 ? 2 : 1;
+#endif
     /* lanes across frames (F) or across points (I) in pass q */
     __host__ __device__ static constexpr bool modeF(int q)
     {
@@ -174,16 +180,29 @@ __device__ __forceinline__ void levels(float2 (&v)[1 << RL], unsigned ti, const 
         for (int k = 1; k <= G::w; k++) {
             const int half = 1 << (k - 1);
             const unsigned sh = (unsigned)(L - (G::lo + k)) + tws;
+            /* twiddle of j = pg + e' 2^lo at level s = lo + k: W_{2^s}^pg * W_{2^k}^e'. One
+             * load a level at a thread-dependent address (W^pg); the W_{2^k}^e' are the same
+             * for every lane (broadcast loads, L1 hits). */
+            float2 wb = make_float2(1.0f, 0.0f);
+            if (G::lo > 0) {
+                wb = __ldg(tw + (pg << sh));
+                if (inv)
+                    wb.y = -wb.y;
+            }
 #pragma unroll
             for (int e = 0; e < W; e++) {
                 if (e & half)
                     continue;
+                const int ep = e & (half - 1);
                 float2 x0 = v[h * W + e], x1 = v[h * W + e + half];
-                if (!(G::lo == 0 && (e & (half - 1)) == 0)) { /* else W^0 = 1 */
-                    unsigned j = pg | ((unsigned)(e & (half - 1)) << G::lo);
-                    float2 wv = __ldg(tw + (j << sh));
-                    if (inv)
-                        wv.y = -wv.y;
+                if (!(G::lo == 0 && ep == 0)) { /* else W^0 = 1 */
+                    float2 wv = wb;
+                    if (ep != 0) {
+                        float2 c = __ldg(tw + ((unsigned)ep << ((unsigned)(L - k) + tws)));
+                        if (inv)
+                            c.y = -c.y;
+                        wv = G::lo > 0 ? cmul(wb, c) : c;
+                    }
                     x1 = cmul(x1, wv);
                 }
                 v[h * W + e] = make_float2(x0.x + x1.x, x0.y + x1.y);
@@ -205,11 +224,13 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             thread_ft<C::T, FPB, C::modeF(Q - 1)>(tid, f, t);
             const unsigned ti = scatter<L, RL, Q - 1>(t);
             float *pr = s_re + f * C::FS, *pi = s_im + f * C::FS;
+            /* swz is linear over XOR and ti, elem(e) have disjoint bits: one LOP a point */
+            const unsigned sti = swz<L>(ti);
             if (Q > 1)
                 __syncthreads(); /* everyone has read pass Q-1's input */
 #pragma unroll
             for (int e = 0; e < C::R; e++) {
-                unsigned a = swz<L>(ti | PG<L, RL, Q - 1>::elem(e));
+                unsigned a = sti ^ swz<L>(PG<L, RL, Q - 1>::elem(e));
                 pr[a] = v[e].x;
                 pi[a] = v[e].y;
             }
@@ -220,9 +241,10 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             thread_ft<C::T, FPB, C::modeF(Q)>(tid, f, t);
             const unsigned ti = scatter<L, RL, Q>(t);
             const float *pr = s_re + f * C::FS, *pi = s_im + f * C::FS;
+            const unsigned sti = swz<L>(ti);
 #pragma unroll
             for (int e = 0; e < C::R; e++) {
-                unsigned a = swz<L>(ti | PG<L, RL, Q>::elem(e));
+                unsigned a = sti ^ swz<L>(PG<L, RL, Q>::elem(e));
                 v[e] = make_float2(pr[a], pi[a]);
             }
             levels<L, RL, Q>(v, ti, A.tw, A.tws, A.inverse);
@@ -249,7 +271,13 @@ __device__ __forceinline__ float2 twiddle_full(const FArgs &A, unsigned m)
 }
 
 template <int L, int RL, int FPB, int KIND, int OP>
-__global__ void __launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
+__global__ void
+#if defined(SPECTRO_FUSED_REG_CAP) && SPECTRO_FUSED_REG_CAP
+__launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS, Cfg<L, RL, FPB, KIND>::MINB)
+#else
+/* (with a second argument, even 1, ptxas allocated 114 instead of 79 registers at N=4096) */
+__launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
+#endif
     fused_fft_kernel(const FArgs A)
 {
     using C = Cfg<L, RL, FPB, KIND>;
@@ -270,10 +298,11 @@ __global__ void __launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
             const size_t g = (size_t)blockIdx.x * FPB + f;
             const bool ok = g < A.batch;
             if constexpr (OP == O_C2C) {
-                const float2 *src = A.in + (g << L);
+                /* disjoint bits: base + constant, the constant an immediate offset */
+                const float2 *src = A.in + (g << L) + ti;
 #pragma unroll
                 for (int e = 0; e < R; e++)
-                    v[e] = ok ? src[ti | PG<L, RL, 0>::elem(e)] : make_float2(0.f, 0.f);
+                    v[e] = ok ? src[PG<L, RL, 0>::elem(e)] : make_float2(0.f, 0.f);
             } else {
                 /* real frame: z_i = x_2i + i x_2i+1 (times the window) */
                 const size_t off = g * A.hop;
@@ -283,9 +312,10 @@ __global__ void __launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
                     for (int e = 0; e < R; e++)
                         v[e] = make_float2(0.f, 0.f);
                 } else if ((off & 1) == 0) { /* 8-byte aligned pairs */
+                    const float2 *src2 = reinterpret_cast<const float2 *>(src) + ti;
 #pragma unroll
                     for (int e = 0; e < R; e++)
-                        v[e] = __ldg(reinterpret_cast<const float2 *>(src) + (ti | PG<L, RL, 0>::elem(e)));
+                        v[e] = __ldg(src2 + PG<L, RL, 0>::elem(e));
                 } else {
 #pragma unroll
                     for (int e = 0; e < R; e++) {
@@ -294,9 +324,10 @@ __global__ void __launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
                     }
                 }
                 if constexpr (OP == O_STFT) {
+                    const float2 *win2 = reinterpret_cast<const float2 *>(A.win) + ti;
 #pragma unroll
                     for (int e = 0; e < R; e++) {
-                        float2 wv = __ldg(reinterpret_cast<const float2 *>(A.win) + (ti | PG<L, RL, 0>::elem(e)));
+                        float2 wv = __ldg(win2 + PG<L, RL, 0>::elem(e));
                         v[e].x *= wv.x;
                         v[e].y *= wv.y;
                     }
@@ -314,10 +345,10 @@ __global__ void __launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
             const unsigned pl = A.log2_other - LOGFPB;
             const size_t b = blockIdx.x >> pl;
             const size_t k1 = ((size_t)(blockIdx.x & ((1u << pl) - 1u)) << LOGFPB) + f;
-            const float2 *src = A.in + (b << A.log2_full) + (k1 << L);
+            const float2 *src = A.in + (b << A.log2_full) + (k1 << L) + ti;
 #pragma unroll
             for (int e = 0; e < R; e++)
-                v[e] = src[ti | PG<L, RL, 0>::elem(e)];
+                v[e] = src[PG<L, RL, 0>::elem(e)];
         }
         levels<L, RL, 0>(v, ti, A.tw, A.tws, A.inverse);
     }
@@ -334,10 +365,10 @@ __global__ void __launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
     if constexpr (KIND == K_ROW && OP == O_C2C) {
         const size_t g = (size_t)blockIdx.x * FPB + f;
         if (g < A.batch) {
-            float2 *dst = A.out + (g << L);
+            float2 *dst = A.out + (g << L) + pt;
 #pragma unroll
             for (int e = 0; e < R; e++)
-                dst[pt | crev(GL::elem(e), L)] = make_float2(v[e].x * A.scale, v[e].y * A.scale);
+                dst[crev(GL::elem(e), L)] = make_float2(v[e].x * A.scale, v[e].y * A.scale);
         }
     } else if constexpr (KIND == K_ROW) {
         /* real input: Z_k to shared memory in natural order, then bins k and N-k together:
@@ -346,11 +377,11 @@ __global__ void __launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
         float *pr = s_re + f * C::FS, *pi = s_im + f * C::FS;
         if (NP > 1)
             __syncthreads();
+        float *pr0 = pr + pt, *pi0 = pi + pt;
 #pragma unroll
         for (int e = 0; e < R; e++) {
-            unsigned p = pt | crev(GL::elem(e), L);
-            pr[p] = v[e].x;
-            pi[p] = v[e].y;
+            pr0[crev(GL::elem(e), L)] = v[e].x;
+            pi0[crev(GL::elem(e), L)] = v[e].y;
         }
         __syncthreads();
         const size_t g = (size_t)blockIdx.x * FPB + f;
@@ -422,7 +453,8 @@ int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
     using C = Cfg<L, RL, FPB, KIND>;
     auto kern = fused_fft_kernel<L, RL, FPB, KIND, OP>;
     if (C::SMEM > 48 * 1024) {
-        /* per kernel, once (one device per process) */
+        /* per kernel, once (one device per process). The shared-memory carveout is left to
+         * the driver: forcing the largest one cost 10-30% (less L1 for the twiddle table). */
         static bool raised = false;
         if (!raised) {
             cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -462,7 +494,7 @@ template <int OP> int launch_row(unsigned L, const FArgs &A, cudaStream_t st, sp
         SP_ROW(11, 4)
         SP_ROW(12, 4)
         SP_ROW(13, 4)
-        SP_ROW(14, 4)
+        SP_ROW(14, 5)
     default:
         break;
     }
