@@ -28,9 +28,9 @@ best() {
 
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 echo "input:   ${minutes} min, 48 kHz, mono, 16-bit WAV -> 1920x1080 PNG"
-ts=$(best "$bin" --quiet --png "$tmp/spectro.png" --size 1920x1080 -n 4096 --hop 512 "$@" "$tmp/in.wav")
+ts=$(best "$bin" --quiet --png "$tmp/spectro.png" --size 1920x1080 "$@" "$tmp/in.wav")
 tx=$(best sox "$tmp/in.wav" -n spectrogram -x 1920 -y 1025 -o "$tmp/sox.png")
-printf '%-44s %8s s\n' "spectro --png (N=4096, hop=512, all frames)" "$ts"
+printf '%-44s %8s s\n' "spectro --png (N=4096, hop=1024, all frames)" "$ts"
 printf '%-44s %8s s   spectro is %.1fx faster\n' "sox spectrogram -x 1920 -y 1025" "$tx" "$(echo "$tx / $ts" | bc -l)"
 if command -v ffmpeg >/dev/null 2>&1; then
     tf=$(best ffmpeg -v error -y -i "$tmp/in.wav" -lavfi showspectrumpic=s=1920x1080 "$tmp/ffmpeg.png")

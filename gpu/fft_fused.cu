@@ -13,9 +13,16 @@
  *   - pass 0 reads i = t + T*rev(e): the bit-reverse permutation is the load itself,
  *     coalesced (lanes on consecutive i);
  *   - the last pass writes p = rev(i) with lanes on the low bits of p: coalesced;
- *   - between passes the points go through shared memory, re and im in separate float
- *     arrays at index i, XOR-swizzled (low 5 bits ^= top 5 bits, N >= 1024) so that both
- *     lane patterns hit 32 different banks; frames of a block are padded apart.
+ *   - between passes the points go through shared memory. Row kernels with a warp inside
+ *     one frame (T >= 32, N >= 256): float2 at index i, low 4 bits ^= bits [L-4, L) (swz2),
+ *     so each half warp's 64-bit accesses hit 16 different bank pairs. Otherwise re and im
+ *     in separate float arrays at index i, XOR-swizzled (low 5 bits ^= top 5 bits,
+ *     N >= 1024) so that both lane patterns hit 32 different banks; frames of a block are
+ *     padded apart.
+ * Twiddles of the first 5 levels of a pass, W_{2^k}^e (k <= 5), are immediates (w32_re/im,
+ * the same floats as the table); a pass with lo > 0 loads one W_{2^s}^pg a level and
+ * multiplies. The stft store computes levels from q = |2 X_k|^2 with log2f (the 0.5 of the
+ * untangle, the sqrt and the window scale folded into per-launch constants).
  *
  * Kinds of kernel (template KIND):
  *   K_ROW     frames contiguous in memory (c2c; r2c / stft read reals and untangle in shared
@@ -31,6 +38,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdint>
 
 #include "gpu_plan.h"
@@ -53,6 +61,8 @@ struct FArgs {
     size_t batch;     /* frames (K_ROW) or transforms (four-step) */
     size_t hop;       /* real input: frame step in samples */
     float scale, scale_mid, scale_edge;
+    /* stft: level of bin k from q = |2 X_k|^2: q > thr ? 10 log10(2) log2(q) + off : floor */
+    float thr_mid, thr_edge, off_mid, off_edge;
     int inverse;
     unsigned tws;        /* log2 M - L: W_{2^s}^j = tw[j << (L - s + tws)] */
     unsigned log2_other; /* four-step: log2 of the other factor */
@@ -104,20 +114,18 @@ template <int L, int RL, int Q> struct PG {
     }
 };
 
-template <int L, int RL, int FPB, int KIND> struct Cfg {
+template <int L, int RL, int FPB, int KIND, bool S2 = false> struct Cfg {
     static constexpr int N = 1 << L, R = 1 << RL, T = N / R, NP = (L + RL - 1) / RL;
+    /* S2: shared memory holds float2 points (one 64-bit access a point instead of two
+     * 32-bit ones); K_ROW with a warp inside one frame (T >= 32) and L >= 8 only */
+    static_assert(!S2 || (KIND == K_ROW && T >= 32 && L >= 8), "S2 layout not for this shape");
     /* frame stride in shared memory: pads frames apart so that lanes of different frames
      * fall in different banks */
     static constexpr int PADF = KIND == K_ROW ? (T < 32 ? T : 0) : (FPB >= 32 ? 1 : 32 / FPB);
     static constexpr int FS = N + PADF;
     static constexpr int THREADS = T * FPB;
-    static constexpr size_t SMEM = 2u * (size_t)FPB * FS * sizeof(float);
-    /* blocks an SM should hold. ncu on N = 4096: 79 registers allow 3 blocks (37%
-     * occupancy); capping at 64 registers (SPECTRO_FUSED_REG_CAP=1, measured against the
-     * default) spills 40-300 bytes a thread to local memory. */
-#if defined(SPECTRO_FUSED_REG_CAP) && SPECTRO_FUSED_REG_CAP
-    static constexpr int MINB = RL >= 5 ? 1 : THREADS <= 256 ? 4 : THREADS <= 512 ? 2 : 1;
-#endif
+    static constexpr size_t SMEM = S2 ? (size_t)FPB * N * sizeof(float2)
+                                      : 2u * (size_t)FPB * FS * sizeof(float);
     /* lanes across frames (F) or across points (I) in pass q */
     __host__ __device__ static constexpr bool modeF(int q)
     {
@@ -153,6 +161,14 @@ template <int L> __device__ __forceinline__ unsigned swz(unsigned i)
         return i;
 }
 
+/* S2 layout: 64-bit accesses go by half warps; the lanes of a half warp vary l4 <= 4 low
+ * bits of i and 4 - l4 top bits (L-1, L-2, ...); XOR-ing bit L-4+c into bit c (c < 4) puts
+ * top bit L-1-j on bit 3-j >= l4, so the 16 lanes hit 16 different 8-byte bank pairs. */
+template <int L> __device__ __forceinline__ unsigned swz2(unsigned i)
+{
+    return i ^ ((i >> (L - 4)) & 15u);
+}
+
 template <int L> __device__ __forceinline__ unsigned rev_var(unsigned x)
 {
     return __brev(x) >> (32 - L);
@@ -161,6 +177,65 @@ template <int L> __device__ __forceinline__ unsigned rev_var(unsigned x)
 __device__ __forceinline__ float2 cmul(float2 a, float2 b)
 {
     return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+/* W_32^j = exp(-2 pi i j / 32), j < 16: the same floats as the table (float of the double
+ * sincos, exact at j = 0, 8), as immediates instead of loads */
+__host__ __device__ constexpr float w32_re(int j)
+{
+    /* a switch, not an array: a local array can end up on the stack */
+    switch (j) {
+    case 0: return 1.0f;
+    case 1: return 0.980785251f;
+    case 2: return 0.923879504f;
+    case 3: return 0.831469595f;
+    case 4: return 0.707106769f;
+    case 5: return 0.555570245f;
+    case 6: return 0.382683426f;
+    case 7: return 0.195090324f;
+    case 8: return 0.0f;
+    case 9: return -0.195090324f;
+    case 10: return -0.382683426f;
+    case 11: return -0.555570245f;
+    case 12: return -0.707106769f;
+    case 13: return -0.831469595f;
+    case 14: return -0.923879504f;
+    default: return -0.980785251f;
+    }
+}
+__host__ __device__ constexpr float w32_im(int j)
+{
+    /* a switch, not an array: a local array can end up on the stack */
+    switch (j) {
+    case 0: return -0.0f;
+    case 1: return -0.195090324f;
+    case 2: return -0.382683426f;
+    case 3: return -0.555570245f;
+    case 4: return -0.707106769f;
+    case 5: return -0.831469595f;
+    case 6: return -0.923879504f;
+    case 7: return -0.980785251f;
+    case 8: return -1.0f;
+    case 9: return -0.980785251f;
+    case 10: return -0.923879504f;
+    case 11: return -0.831469595f;
+    case 12: return -0.707106769f;
+    case 13: return -0.555570245f;
+    case 14: return -0.382683426f;
+    default: return -0.195090324f;
+    }
+}
+
+/* x * W_{2^k}^ep (conjugate twiddle when inv), k <= 5; k, ep constants after unrolling */
+__device__ __forceinline__ float2 mul_wconst(float2 x, int k, int ep, int inv)
+{
+    const int j = ep << (5 - k);
+    if (j == 0)
+        return x;
+    if (j == 8) /* -i (inverse: +i) */
+        return inv ? make_float2(-x.y, x.x) : make_float2(x.y, -x.x);
+    const float c = w32_re(j), sn = w32_im(j);
+    return cmul(x, make_float2(c, inv ? -sn : sn));
 }
 
 /* Levels lo+1 .. lo+w of pass Q on the thread's points; ti = the thread's i bits. */
@@ -183,6 +258,7 @@ __device__ __forceinline__ void levels(float2 (&v)[1 << RL], unsigned ti, const 
             /* twiddle of j = pg + e' 2^lo at level s = lo + k: W_{2^s}^pg * W_{2^k}^e'. One
              * load a level at a thread-dependent address (W^pg); the W_{2^k}^e' are the same
              * for every lane (broadcast loads, L1 hits). */
+            /* (no local array of the products: it stayed on the stack) */
             float2 wb = make_float2(1.0f, 0.0f);
             if (G::lo > 0) {
                 wb = __ldg(tw + (pg << sh));
@@ -195,16 +271,10 @@ __device__ __forceinline__ void levels(float2 (&v)[1 << RL], unsigned ti, const 
                     continue;
                 const int ep = e & (half - 1);
                 float2 x0 = v[h * W + e], x1 = v[h * W + e + half];
-                if (!(G::lo == 0 && ep == 0)) { /* else W^0 = 1 */
-                    float2 wv = wb;
-                    if (ep != 0) {
-                        float2 c = __ldg(tw + ((unsigned)ep << ((unsigned)(L - k) + tws)));
-                        if (inv)
-                            c.y = -c.y;
-                        wv = G::lo > 0 ? cmul(wb, c) : c;
-                    }
-                    x1 = cmul(x1, wv);
-                }
+                if (G::lo == 0)
+                    x1 = mul_wconst(x1, k, ep, inv); /* W_{2^k}^ep, an immediate */
+                else
+                    x1 = cmul(x1, mul_wconst(wb, k, ep, inv)); /* same ep: CSE */
                 v[h * W + e] = make_float2(x0.x + x1.x, x0.y + x1.y);
                 v[h * W + e + half] = make_float2(x0.x - x1.x, x0.y - x1.y);
             }
@@ -213,12 +283,39 @@ __device__ __forceinline__ void levels(float2 (&v)[1 << RL], unsigned ti, const 
 }
 
 /* Pass Q >= 1: pass Q-1's points to shared memory, pass Q's points back, its levels. */
-template <int L, int RL, int FPB, int KIND, int Q>
+template <int L, int RL, int FPB, int KIND, bool S2, int OP, int Q>
 __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_re, float *s_im,
                                                 unsigned tid, const FArgs &A)
 {
-    using C = Cfg<L, RL, FPB, KIND>;
-    if constexpr (Q < C::NP) {
+    using C = Cfg<L, RL, FPB, KIND, S2>;
+    constexpr bool CINV = OP == O_C2C; /* inverse only for c2c: else a constant 0 */
+    if constexpr (Q < C::NP && S2) {
+        float2 *s_c = reinterpret_cast<float2 *>(s_re);
+        {
+            unsigned f, t;
+            thread_ft<C::T, FPB, false>(tid, f, t);
+            const unsigned sti = swz2<L>(scatter<L, RL, Q - 1>(t));
+            float2 *pc = s_c + f * C::N;
+            if (Q > 1)
+                __syncthreads();
+#pragma unroll
+            for (int e = 0; e < C::R; e++)
+                pc[sti ^ swz2<L>(PG<L, RL, Q - 1>::elem(e))] = v[e];
+        }
+        __syncthreads();
+        {
+            unsigned f, t;
+            thread_ft<C::T, FPB, false>(tid, f, t);
+            const unsigned ti = scatter<L, RL, Q>(t);
+            const unsigned sti = swz2<L>(ti);
+            const float2 *pc = s_c + f * C::N;
+#pragma unroll
+            for (int e = 0; e < C::R; e++)
+                v[e] = pc[sti ^ swz2<L>(PG<L, RL, Q>::elem(e))];
+            levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
+        }
+        exchange_passes<L, RL, FPB, KIND, S2, OP, Q + 1>(v, s_re, s_im, tid, A);
+    } else if constexpr (Q < C::NP) {
         {
             unsigned f, t;
             thread_ft<C::T, FPB, C::modeF(Q - 1)>(tid, f, t);
@@ -247,9 +344,9 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
                 unsigned a = sti ^ swz<L>(PG<L, RL, Q>::elem(e));
                 v[e] = make_float2(pr[a], pi[a]);
             }
-            levels<L, RL, Q>(v, ti, A.tw, A.tws, A.inverse);
+            levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
         }
-        exchange_passes<L, RL, FPB, KIND, Q + 1>(v, s_re, s_im, tid, A);
+        exchange_passes<L, RL, FPB, KIND, S2, OP, Q + 1>(v, s_re, s_im, tid, A);
     }
 }
 
@@ -270,22 +367,27 @@ __device__ __forceinline__ float2 twiddle_full(const FArgs &A, unsigned m)
     return w;
 }
 
-template <int L, int RL, int FPB, int KIND, int OP>
-__global__ void
-#if defined(SPECTRO_FUSED_REG_CAP) && SPECTRO_FUSED_REG_CAP
-__launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS, Cfg<L, RL, FPB, KIND>::MINB)
-#else
-/* (with a second argument, even 1, ptxas allocated 114 instead of 79 registers at N=4096) */
-__launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
-#endif
-    fused_fft_kernel(const FArgs A)
+/* level in dB of a bin from q = |2X|^2 (see FArgs); exact fallback where q nears overflow */
+__device__ __forceinline__ float level_db(float2 x2, float q, float thr, float off, float s)
 {
-    using C = Cfg<L, RL, FPB, KIND>;
+    float r = q > thr ? fmaf(3.01029995663981195f, log2f(q), off) : FFT_DB_FLOOR;
+    if (q >= 1e37f) { /* never for audio; the plain formula without the squares */
+        float a = hypotf(x2.x, x2.y) * (0.5f * s);
+        r = (a > 1e-10f) ? 20.0f * log10f(a) : FFT_DB_FLOOR;
+    }
+    return r;
+}
+
+template <int L, int RL, int FPB, int KIND, int OP, bool S2>
+__device__ __forceinline__ void fused_fft_body(const FArgs &A)
+{
+    using C = Cfg<L, RL, FPB, KIND, S2>;
+    constexpr bool CINV = OP == O_C2C;
     constexpr int R = C::R, T = C::T, NP = C::NP, N = C::N;
     constexpr int LOGFPB = FPB >= 256 ? 8 : FPB >= 128 ? 7 : FPB >= 64 ? 6 : FPB >= 32 ? 5
                            : FPB >= 16 ? 4 : FPB >= 8 ? 3 : FPB >= 4 ? 2 : FPB >= 2 ? 1 : 0;
     extern __shared__ float smem[];
-    float *s_re = smem, *s_im = smem + FPB * C::FS;
+    float *s_re = smem, *s_im = smem + FPB * C::FS; /* (S2: s_re is the float2 array) */
     const unsigned tid = threadIdx.x;
     float2 v[R];
 
@@ -350,11 +452,11 @@ __launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
             for (int e = 0; e < R; e++)
                 v[e] = src[PG<L, RL, 0>::elem(e)];
         }
-        levels<L, RL, 0>(v, ti, A.tw, A.tws, A.inverse);
+        levels<L, RL, 0>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
     }
 
     /* ---- passes 1 .. NP-1 through shared memory ---- */
-    exchange_passes<L, RL, FPB, KIND, 1>(v, s_re, s_im, tid, A);
+    exchange_passes<L, RL, FPB, KIND, S2, OP, 1>(v, s_re, s_im, tid, A);
 
     /* ---- store (positions p = rev(i) are the output bins) ---- */
     using GL = PG<L, RL, NP - 1>;
@@ -375,53 +477,81 @@ __launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
          * E = (Z_k + conj Z_{N-k})/2, O = (Z_k - conj Z_{N-k})/2i, X_k = E + W_2N^k O,
          * X_{N-k} = conj(E - W_2N^k O) */
         float *pr = s_re + f * C::FS, *pi = s_im + f * C::FS;
+        float2 *pc = reinterpret_cast<float2 *>(s_re) + f * N;
         if (NP > 1)
             __syncthreads();
-        float *pr0 = pr + pt, *pi0 = pi + pt;
 #pragma unroll
         for (int e = 0; e < R; e++) {
-            pr0[crev(GL::elem(e), L)] = v[e].x;
-            pi0[crev(GL::elem(e), L)] = v[e].y;
+            const unsigned p = pt + crev(GL::elem(e), L); /* lanes on low bits of p */
+            if constexpr (S2) {
+                pc[p] = v[e];
+            } else {
+                pr[p] = v[e].x;
+                pi[p] = v[e].y;
+            }
         }
         __syncthreads();
         const size_t g = (size_t)blockIdx.x * FPB + f;
         if (g >= A.batch)
             return; /* no barrier follows */
         const size_t ostride = (size_t)N + 1;
-#pragma unroll 2
-        for (unsigned k = t; k <= (unsigned)N / 2; k += T) {
+        auto pair = [&](unsigned k) {
             const unsigned km = (N - k) & (N - 1);
-            float2 a = make_float2(pr[k], pi[k]), b = make_float2(pr[km], pi[km]);
-            float2 x0, x1;
-            if (k == 0) {
-                x0 = make_float2(a.x + a.y, 0.0f);
-                x1 = make_float2(a.x - a.y, 0.0f);
+            float2 a, b;
+            if constexpr (S2) {
+                a = pc[k];
+                b = pc[km];
             } else {
-                float2 ev = make_float2(0.5f * (a.x + b.x), 0.5f * (a.y - b.y));
-                float2 od = make_float2(0.5f * (a.y + b.y), -0.5f * (a.x - b.x));
-                float2 w = __ldg(A.tw + ((size_t)k << (A.tws - 1)));
-                float2 wo = cmul(w, od);
-                x0 = make_float2(ev.x + wo.x, ev.y + wo.y);
-                x1 = make_float2(ev.x - wo.x, -(ev.y - wo.y));
+                a = make_float2(pr[k], pi[k]);
+                b = make_float2(pr[km], pi[km]);
             }
             const unsigned k1 = N - k; /* k = 0 -> bin N; k = N/2 -> the same bin */
+            const float2 w = __ldg(A.tw + ((size_t)k << (A.tws - 1)));
             if constexpr (OP == O_R2C) {
+                float2 x0, x1;
+                if (k == 0) {
+                    x0 = make_float2(a.x + a.y, 0.0f);
+                    x1 = make_float2(a.x - a.y, 0.0f);
+                } else {
+                    float2 ev = make_float2(0.5f * (a.x + b.x), 0.5f * (a.y - b.y));
+                    float2 od = make_float2(0.5f * (a.y + b.y), -0.5f * (a.x - b.x));
+                    float2 wo = cmul(w, od);
+                    x0 = make_float2(ev.x + wo.x, ev.y + wo.y);
+                    x1 = make_float2(ev.x - wo.x, -(ev.y - wo.y));
+                }
                 float2 *dst = A.spec + g * ostride;
                 dst[k] = x0;
                 if (k1 != k)
                     dst[k1] = x1;
             } else {
-                float *dst = A.db + g * ostride;
-                float s0 = (k == 0) ? A.scale_edge : A.scale_mid;
-                float s1 = (k == 0) ? A.scale_edge : A.scale_mid; /* bin N when k == 0 */
-                float a0 = sqrtf(x0.x * x0.x + x0.y * x0.y) * s0;
-                dst[k] = (a0 > 1e-10f) ? 20.0f * log10f(a0) : FFT_DB_FLOOR;
-                if (k1 != k) {
-                    float a1 = sqrtf(x1.x * x1.x + x1.y * x1.y) * s1;
-                    dst[k1] = (a1 > 1e-10f) ? 20.0f * log10f(a1) : FFT_DB_FLOOR;
+                /* 2 X_k = E' + W O', E' = a + conj b, O' = (a - conj b)/i; the level only
+                 * needs |2 X_k|^2 (the factor 4 is in thr and off) */
+                float2 x0, x1;
+                if (k == 0) {
+                    x0 = make_float2(2.0f * (a.x + a.y), 0.0f);
+                    x1 = make_float2(2.0f * (a.x - a.y), 0.0f);
+                } else {
+                    float2 ev = make_float2(a.x + b.x, a.y - b.y);
+                    float2 od = make_float2(a.y + b.y, b.x - a.x);
+                    float2 wo = cmul(w, od);
+                    x0 = make_float2(ev.x + wo.x, ev.y + wo.y);
+                    x1 = make_float2(ev.x - wo.x, ev.y - wo.y);
                 }
+                const bool edge = k == 0; /* bins 0 and N */
+                const float thr = edge ? A.thr_edge : A.thr_mid, off = edge ? A.off_edge : A.off_mid;
+                const float sc = edge ? A.scale_edge : A.scale_mid;
+                float *dst = A.db + g * ostride;
+                dst[k] = level_db(x0, x0.x * x0.x + x0.y * x0.y, thr, off, sc);
+                if (k1 != k)
+                    dst[k1] = level_db(x1, x1.x * x1.x + x1.y * x1.y, thr, off, sc);
             }
-        }
+        };
+        constexpr int NFULL = (N / 2) / T; /* k = t + j T < N/2 */
+#pragma unroll 4
+        for (int j = 0; j < NFULL; j++)
+            pair(t + (unsigned)j * T);
+        if (t + (unsigned)NFULL * T <= (unsigned)N / 2)
+            pair(t + (unsigned)NFULL * T);
     } else if constexpr (KIND == K_COL1) {
         /* Y[k1][n2] * W_N^(n2 k1), same layout as the input */
         const unsigned pl = A.log2_other - LOGFPB;
@@ -447,11 +577,30 @@ __launch_bounds__(Cfg<L, RL, FPB, KIND>::THREADS)
     }
 }
 
-template <int L, int RL, int FPB, int KIND, int OP>
+/* (with a second __launch_bounds__ argument, even 1, ptxas allocated 114 instead of 79
+ * registers at N=4096: hence two kernels) */
+template <int L, int RL, int FPB, int KIND, int OP, bool S2>
+__global__ void __launch_bounds__(Cfg<L, RL, FPB, KIND, S2>::THREADS) fused_fft_kernel(const FArgs A)
+{
+    fused_fft_body<L, RL, FPB, KIND, OP, S2>(A);
+}
+
+template <int L, int RL, int FPB, int KIND, int OP, bool S2, int MINB>
+__global__ void __launch_bounds__(Cfg<L, RL, FPB, KIND, S2>::THREADS, MINB)
+    fused_fft_kernel_mb(const FArgs A)
+{
+    fused_fft_body<L, RL, FPB, KIND, OP, S2>(A);
+}
+
+template <int L, int RL, int FPB, int KIND, int OP, bool S2 = false, int MINB = 0>
 int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
 {
-    using C = Cfg<L, RL, FPB, KIND>;
-    auto kern = fused_fft_kernel<L, RL, FPB, KIND, OP>;
+    using C = Cfg<L, RL, FPB, KIND, S2>;
+    void (*kern)(const FArgs);
+    if constexpr (MINB > 0)
+        kern = fused_fft_kernel_mb<L, RL, FPB, KIND, OP, S2, MINB>;
+    else
+        kern = fused_fft_kernel<L, RL, FPB, KIND, OP, S2>;
     if (C::SMEM > 48 * 1024) {
         /* per kernel, once (one device per process). The shared-memory carveout is left to
          * the driver: forcing the largest one cost 10-30% (less L1 for the twiddle table). */
@@ -474,31 +623,54 @@ int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
 
 /* points a thread (log2) for the row kernels: 16 (r = 4), 8 where that splits the levels
  * into fewer or even passes */
+constexpr int row_rl(int L)
+{
+    return L == 3 ? 3 : L == 4 ? 4 : L <= 6 ? 3 : L <= 8 ? 4 : L == 9 ? 3 : L <= 13 ? 4 : 5;
+}
+
+template <int OP, int L, int RL, int THR, int MINB>
+int launch_row_cfg(const FArgs &A, cudaStream_t st, sp_errinfo *ei)
+{
+    constexpr int T = (1 << L) >> RL;
+    constexpr int FPB = T >= THR ? 1 : THR / T;
+    constexpr bool S2 = T >= 32 && L >= 8;
+    return launch<L, RL, FPB, K_ROW, OP, S2, MINB>(A, (A.batch + FPB - 1) / FPB, st, ei);
+}
+
+/* Block shape, measured on an H100 (variants swept in one binary): real input (r2c, stft)
+ * at 2^7..2^13 complex points and c2c at 2^13 do best with 128-thread blocks (or one frame
+ * of T > 128 threads) and registers capped at 64 (no spills); other c2c sizes with 256
+ * threads uncapped. 8 points a thread or 512-thread blocks were slower or no better. */
+template <int OP, int L> int launch_row_L(const FArgs &A, cudaStream_t st, sp_errinfo *ei)
+{
+    constexpr int RL = row_rl(L);
+    constexpr int T = (1 << L) >> RL;
+    constexpr int TH = T >= 128 ? T : 128;
+    constexpr int MINB = 65536 / (TH * 64) > 0 ? 65536 / (TH * 64) : 1;
+    if constexpr (L >= 7 && L <= 13 && (OP != O_C2C || L == 13))
+        return launch_row_cfg<OP, L, RL, 128, MINB>(A, st, ei);
+    else
+        return launch_row_cfg<OP, L, RL, 256, 0>(A, st, ei);
+}
+
 template <int OP> int launch_row(unsigned L, const FArgs &A, cudaStream_t st, sp_errinfo *ei)
 {
-#define SP_ROW(LL, RLL)                                                                        \
-    case LL: {                                                                                 \
-        constexpr int T_ = (1 << LL) >> RLL;                                                   \
-        constexpr int FPB_ = T_ >= 256 ? 1 : 256 / T_;                                         \
-        return launch<LL, RLL, FPB_, K_ROW, OP>(A, (A.batch + FPB_ - 1) / FPB_, st, ei);       \
-    }
     switch (L) {
-        SP_ROW(3, 3)
-        SP_ROW(4, 4)
-        SP_ROW(5, 3)
-        SP_ROW(6, 3)
-        SP_ROW(7, 4)
-        SP_ROW(8, 4)
-        SP_ROW(9, 3)
-        SP_ROW(10, 4)
-        SP_ROW(11, 4)
-        SP_ROW(12, 4)
-        SP_ROW(13, 4)
-        SP_ROW(14, 5)
+    case 3: return launch_row_L<OP, 3>(A, st, ei);
+    case 4: return launch_row_L<OP, 4>(A, st, ei);
+    case 5: return launch_row_L<OP, 5>(A, st, ei);
+    case 6: return launch_row_L<OP, 6>(A, st, ei);
+    case 7: return launch_row_L<OP, 7>(A, st, ei);
+    case 8: return launch_row_L<OP, 8>(A, st, ei);
+    case 9: return launch_row_L<OP, 9>(A, st, ei);
+    case 10: return launch_row_L<OP, 10>(A, st, ei);
+    case 11: return launch_row_L<OP, 11>(A, st, ei);
+    case 12: return launch_row_L<OP, 12>(A, st, ei);
+    case 13: return launch_row_L<OP, 13>(A, st, ei);
+    case 14: return launch_row_L<OP, 14>(A, st, ei);
     default:
         break;
     }
-#undef SP_ROW
     return sp_fail(ei, SP_EUNSUPPORTED, "fused FFT: no one-pass kernel for 2^%u points", L);
 }
 
@@ -560,6 +732,20 @@ int launch_fourstep(unsigned L, const FArgs &base, const float2 *d_in, float2 *d
     return err;
 }
 
+/* a = |X| s > 1e-10 <=> q = |2X|^2 > 4e-20 / s^2; 20 log10 a = 10 log10 q + 20 log10(s/2).
+ * s <= 0 or NaN: every level is the floor, as with a = |X| s. */
+void db_consts(float s, float *thr, float *off)
+{
+    if (!(s > 0.0f)) {
+        *thr = INFINITY;
+        *off = 0.0f;
+        return;
+    }
+    double sd = s;
+    *thr = (float)(4e-20 / (sd * sd));
+    *off = (float)(20.0 * log10(sd / 2.0));
+}
+
 FArgs args_base(const cpx *d_tw, unsigned log2tw, unsigned L, size_t batch)
 {
     FArgs A = {};
@@ -617,5 +803,7 @@ extern "C" int fused_stft_db(void *stream, const cpx *d_tw, unsigned log2tw, con
     A.db = d_db;
     A.scale_mid = scale_mid;
     A.scale_edge = scale_edge;
+    db_consts(scale_mid, &A.thr_mid, &A.off_mid);
+    db_consts(scale_edge, &A.thr_edge, &A.off_edge);
     return launch_row<O_STFT>(log2n - 1, A, (cudaStream_t)stream, ei);
 }
