@@ -18,6 +18,9 @@
 #define FONT_BOLD_FILE "DejaVuSans-Bold.ttf"
 #define MAX_FREQ_TICKS 512
 #define MAX_AXIS_TICKS 128
+/* labelled ticks at least this many text lines apart: airy, as in print */
+#define FREQ_LABEL_GAP 2.4
+#define DB_LABEL_GAP 2.4
 /* Accumulated columns per channel: ACCUM_MIN_RATIO .. ACCUM_MAX_RATIO times the plot
  * width, as the budget allows. After a merge a pixel gathers between ratio/2 and ratio
  * columns, so a larger ratio evens out how many frames each pixel's maximum sees (noise
@@ -47,11 +50,18 @@ typedef struct {
 /* One channel's columns: cols[j * panel_h + row] is the 8-bit level (0 = db_lo .. 255 =
  * db_hi) of the loudest of frames j*fpc .. (j+1)*fpc-1 in that row. Levels are quantised
  * before the maximum, which commutes with it, so nothing is lost against the 256-entry
- * colour map. */
+ * colour map.
+ * The column being filled is first kept per bin (pending, the maximum of its frames so
+ * far, a vectorised max over the bins per frame) and mapped to rows once, when frames
+ * move on to another column or the picture is drawn: the bin -> row step then costs once
+ * per column, not once per frame. Row maxima commute with it; interpolated rows (narrower
+ * than a bin) interpolate the per-bin maxima. */
 typedef struct {
     uint8_t *cols;
     uint64_t fpc;    /* frames per column, doubles at each merge */
     uint64_t frames; /* highest frame index added + 1 */
+    float *pending;  /* bins values */
+    int64_t pending_col; /* column index of pending, -1 = none */
 } accum;
 
 struct render {
@@ -328,7 +338,7 @@ static int db_ticks(const render *r, double length_px, double gap_px, double *ou
 static int db_decimals(const render *r, double length_px)
 {
     double v[MAX_AXIS_TICKS];
-    int n = db_ticks(r, length_px, 1.6 * r->line_h, v, MAX_AXIS_TICKS);
+    int n = db_ticks(r, length_px, DB_LABEL_GAP * r->line_h, v, MAX_AXIS_TICKS);
     return n > 1 ? step_decimals(v[1] - v[0]) : 0;
 }
 
@@ -440,7 +450,7 @@ static int layout(render *r, sp_errinfo *ei)
 
     /* frequency ticks, shared by every panel; with several panels a label must stay
      * within its panel (and half the gap) */
-    r->nticks = scale_ticks(&r->map, r->panel_h, 1.5 * r->line_h, r->ticks, MAX_FREQ_TICKS);
+    r->nticks = scale_ticks(&r->map, r->panel_h, FREQ_LABEL_GAP * r->line_h, r->ticks, MAX_FREQ_TICKS);
     for (int i = 0; i < r->nticks; i++) {
         double y = (1.0 - r->ticks[i].u) * r->panel_h;
         if (C > 1 && r->ticks[i].labeled &&
@@ -456,7 +466,7 @@ static int layout(render *r, sp_errinfo *ei)
 
     r->plot.y = top;
     r->plot.h = C * r->panel_h + (C - 1) * r->panel_gap;
-    ndb = db_ticks(r, r->plot.h, 1.6 * r->line_h, dbv, MAX_AXIS_TICKS);
+    ndb = db_ticks(r, r->plot.h, DB_LABEL_GAP * r->line_h, dbv, MAX_AXIS_TICKS);
     dbdec = db_decimals(r, r->plot.h);
     for (int i = 0; i < ndb; i++) {
         int w;
@@ -534,8 +544,10 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
         goto fail_msg;
     for (int c = 0; c < channels; c++) {
         /* calloc: pages are only committed as columns fill */
-        if (!(r->acc[c].cols = calloc(r->cap, (size_t)r->panel_h)))
+        if (!(r->acc[c].cols = calloc(r->cap, (size_t)r->panel_h)) ||
+            !(r->acc[c].pending = malloc(r->bins * sizeof *r->acc[c].pending)))
             goto fail_msg;
+        r->acc[c].pending_col = -1;
         /* a known length starts at the frames per column it will end with, saving merges */
         r->acc[c].fpc = frames_hint > 0 && (uint64_t)frames_hint > r->cap ? (uint64_t)frames_hint / r->cap : 1;
     }
@@ -561,8 +573,10 @@ void render_destroy(render *r)
     if (r->ttf_init)
         TTF_Quit();
     if (r->acc)
-        for (int c = 0; c < r->channels; c++)
+        for (int c = 0; c < r->channels; c++) {
             free(r->acc[c].cols);
+            free(r->acc[c].pending);
+        }
     free(r->acc);
     free(r->rows);
     free(r->title);
@@ -584,40 +598,65 @@ static void accum_merge(accum *a, size_t cap, size_t rows)
     a->fpc *= 2;
 }
 
+/* Maps the pending per-bin column to rows and folds it into its column:
+ * O(bins + panel_h), once per column. */
+static void accum_flush(render *r, accum *a)
+{
+    const float *s = a->pending, lo = r->cfg.db_lo, qs = r->qscale;
+    size_t rows = (size_t)r->panel_h;
+    uint8_t *col;
+    if (a->pending_col < 0)
+        return;
+    col = a->cols + (size_t)a->pending_col * rows;
+    for (size_t y = 0; y < rows; y++) {
+        const row_map *m = &r->rows[y];
+        float v, t;
+        uint8_t q;
+        if (m->k1 >= 0) {
+            v = s[m->k0];
+            for (int32_t k = m->k0 + 1; k <= m->k1; k++)
+                v = s[k] > v ? s[k] : v;
+        } else {
+            v = s[m->k0] + (s[m->k0 + 1] - s[m->k0]) * m->frac;
+        }
+        t = (v - lo) * qs;
+        /* !(t > 0) also catches NaN */
+        q = !(t > 0.0f) ? 0 : t >= 255.0f ? 255 : (uint8_t)(t + 0.5f);
+        if (q > col[y])
+            col[y] = q;
+    }
+    a->pending_col = -1;
+}
+
+/* p = max(p, s) per bin; restrict lets the compiler use packed max instructions. */
+static void bins_max(float *restrict p, const float *restrict s, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        p[k] = s[k] > p[k] ? s[k] : p[k];
+}
+
 int render_add(render *r, int channel, uint64_t first, size_t nframes, const float *db)
 {
     accum *a;
-    size_t rows;
-    float lo, qs;
     if (!r || channel < 0 || channel >= r->channels || (!db && nframes))
         return SP_EINVAL;
     a = &r->acc[channel];
-    rows = (size_t)r->panel_h;
-    lo = r->cfg.db_lo;
-    qs = r->qscale;
     for (size_t i = 0; i < nframes; i++) {
         const float *s = db + i * r->bins;
         uint64_t f = first + i;
-        uint8_t *col;
-        while (f / a->fpc >= r->cap)
-            accum_merge(a, r->cap, rows);
-        col = a->cols + (size_t)(f / a->fpc) * rows;
-        for (size_t y = 0; y < rows; y++) {
-            const row_map *m = &r->rows[y];
-            float v, t;
-            uint8_t q;
-            if (m->k1 >= 0) {
-                v = s[m->k0];
-                for (int32_t k = m->k0 + 1; k <= m->k1; k++)
-                    v = s[k] > v ? s[k] : v;
-            } else {
-                v = s[m->k0] + (s[m->k0 + 1] - s[m->k0]) * m->frac;
-            }
-            t = (v - lo) * qs;
-            /* !(t > 0) also catches NaN */
-            q = !(t > 0.0f) ? 0 : t >= 255.0f ? 255 : (uint8_t)(t + 0.5f);
-            if (q > col[y])
-                col[y] = q;
+        int64_t j;
+        if (f / a->fpc >= r->cap) {
+            accum_flush(r, a);
+            while (f / a->fpc >= r->cap)
+                accum_merge(a, r->cap, (size_t)r->panel_h);
+        }
+        j = (int64_t)(f / a->fpc);
+        if (j != a->pending_col) {
+            accum_flush(r, a);
+            memcpy(a->pending, s, r->bins * sizeof *s);
+            a->pending_col = j;
+        } else {
+            bins_max(a->pending, s, r->bins);
         }
         if (f + 1 > a->frames)
             a->frames = f + 1;
@@ -734,7 +773,7 @@ static void draw_colorbar(const render *r, uint8_t *img)
 {
     const uint8_t(*lut)[3] = colormap_lut(r->cfg.colormap);
     double v[MAX_AXIS_TICKS];
-    int n = db_ticks(r, r->bar.h, 1.6 * r->line_h, v, MAX_AXIS_TICKS), dec = db_decimals(r, r->bar.h);
+    int n = db_ticks(r, r->bar.h, DB_LABEL_GAP * r->line_h, v, MAX_AXIS_TICKS), dec = db_decimals(r, r->bar.h);
     char buf[64];
     for (int y = 0; y < r->bar.h; y++) {
         double t = r->bar.h > 1 ? 1.0 - (double)y / (r->bar.h - 1) : 1.0;
@@ -763,6 +802,8 @@ int render_draw(render *r, uint8_t *rgba, sp_errinfo *ei)
     W = r->cfg.width;
     if (!(tmp = malloc((size_t)r->panel_h)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
+    for (int c = 0; c < r->channels; c++)
+        accum_flush(r, &r->acc[c]);
     fill_rect(r, rgba, 0, 0, W, r->cfg.height, COL_BG);
     for (int c = 0; c < r->channels; c++) {
         render_rect p = render_plot_rect(r, c);

@@ -69,13 +69,14 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
 
 /* Adds nframes spectra (n/2+1 dB values each, row-major) of channel `channel`, frame
  * indices first .. first+nframes-1. Frames normally come in order; any order is accepted.
- * Cost: O(bins + plot rows) per frame. SP_EINVAL for bad arguments. Matches
+ * Cost: a vectorised max over the bins per frame, plus O(bins + plot rows) once per
+ * accumulated column (in order is cheapest). SP_EINVAL for bad arguments. Matches
  * stft_sink_fn's shape, so it can sit behind a sink directly. */
 int render_add(render *r, int channel, uint64_t first, size_t nframes, const float *db);
 
 /* Draws the whole picture into a caller-owned RGBA8888 buffer (width*height*4 bytes,
- * rows top-down, bytes R G B A, opaque). Does not change the render: it can be drawn
- * again after more render_add calls. */
+ * rows top-down, bytes R G B A, opaque). It can be drawn again after more render_add
+ * calls (drawing only folds the column being filled into the accumulator). */
 int render_draw(render *r, uint8_t *rgba, sp_errinfo *ei);
 
 /* render_draw into a temporary buffer, then png_write_rgba (temporary file + rename;

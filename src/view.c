@@ -1,9 +1,1761 @@
-/* Placeholder until the window lands: says so clearly. */
+/* view: the SDL2 window (see view.h).
+ *
+ *   analysis thread                          window thread (the caller's)
+ *   analyze_run -> sink: dB -> view_store    events, then at most 60 times a second:
+ *               (under `mu`, O(bins)/frame)    snapshot of the visible spectra (under mu)
+ *                                              -> render (the --png code) -> picture
+ *                                              + live spectrum, status line, overlays
+ *                                              -> one streaming texture -> present
+ *
+ * The window's picture is composed in one RGBA buffer of the drawable size:
+ *
+ *   +---------------------------------------------+-----------------+
+ *   | render_draw: title, axes, panels, colour bar| spectrum curve  |
+ *   |                                             | per channel     |
+ *   +---------------------------------------------+-----------------+
+ *   | status line                                                   |
+ *   +---------------------------------------------------------------+
+ */
 #include "view.h"
+
+#include <SDL.h>
+#include <SDL_ttf.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "colormap.h"
+#include "png_write.h"
+#include "progress.h"
+#include "render.h"
+#include "scale.h"
+#include "view_store.h"
+#include "window.h"
+
+#define STORE_BUDGET_LIVE ((size_t)128 << 20)
+#define STORE_BUDGET_FILE ((size_t)512 << 20)
+#define FRAME_PERIOD (1.0 / 60.0)
+#define MIN_WIN_W 560
+#define MIN_WIN_H 360
+#define MAX_LAT_SAMPLES 65536
+#define HOLD_DECAY_DB_S 20.0 /* peak hold falls this fast after HOLD_TIME_S */
+#define HOLD_TIME_S 1.0
+#define TOAST_S 3.0
+
+typedef struct {
+    uint8_t r, g, b;
+} rgb8;
+
+/* the renderer's palette (render.c), so the window's parts read as one picture */
+static const rgb8 COL_BG = {0x12, 0x14, 0x19};
+static const rgb8 COL_FRAME = {0x4d, 0x53, 0x60};
+static const rgb8 COL_TICK = {0x8f, 0x95, 0xa1};
+static const rgb8 COL_LABEL = {0xcc, 0xd0, 0xd8};
+static const rgb8 COL_TITLE = {0xf0, 0xf1, 0xf4};
+static const rgb8 COL_STATUS_BG = {0x0b, 0x0c, 0x10};
+static const rgb8 COL_PANEL_BG = {0x0d, 0x0f, 0x13};
+static const rgb8 COL_GRID = {0x23, 0x27, 0x30};
+static const rgb8 COL_CURVE = {0xf2, 0xf4, 0xf8};
+static const rgb8 COL_HOLD = {0xff, 0xa0, 0x3c};
+static const rgb8 COL_LIVE = {0xff, 0x4d, 0x4d};
+static const rgb8 COL_PAUSED = {0xff, 0xc8, 0x3c};
+static const rgb8 COL_BLACK = {0, 0, 0};
+static const rgb8 COL_WHITE = {0xff, 0xff, 0xff};
+
+/* ---- state shared with the analysis thread (guarded by mu) ----------------------------- */
+
+typedef struct {
+    pthread_mutex_t mu;
+    int started;          /* on_start ran: info valid, store made */
+    analyze_result info;  /* what on_start saw */
+    view_store *store;
+    double anchor;        /* capture time of sample 0 (live), copied from anchor_src */
+    int have_anchor;
+    uint64_t version;     /* bumped by every sink call */
+    uint64_t next0;       /* channel 0's next frame index */
+    uint64_t skipped;     /* frames the live analysis skipped (it fell behind) */
+    int finished;         /* the worker returned */
+    int err;              /* its result */
+    sp_errinfo ei;
+    analyze_result res;
+    double anchor_src;    /* written by analyze_run on its thread (cfg.capture_anchor) */
+} shared;
+
+typedef struct {
+    analyze_config cfg;   /* the run's config: sink, on_start, stop belong to the view */
+    shared *sh;
+    volatile sig_atomic_t stop;
+    pthread_t thread;
+    int running;
+} worker;
+
+static int on_start(void *user, const struct analyze_result_s *res, sp_errinfo *ei)
+{
+    shared *sh = user;
+    view_store *st = NULL;
+    int err = view_store_create(res->out_channels, res->n / 2 + 1, res->live,
+                                res->live ? STORE_BUDGET_LIVE : STORE_BUDGET_FILE, &st, ei);
+    if (err != SP_OK)
+        return err;
+    pthread_mutex_lock(&sh->mu);
+    view_store_destroy(sh->store);
+    sh->store = st;
+    sh->info = *res;
+    sh->started = 1;
+    sh->have_anchor = 0;
+    sh->version++;
+    pthread_mutex_unlock(&sh->mu);
+    return SP_OK;
+}
+
+/* Runs on the analysis thread: a copy into the store, nothing that waits long. */
+static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db)
+{
+    shared *sh = user;
+    int err;
+    pthread_mutex_lock(&sh->mu);
+    err = view_store_add(sh->store, channel, first, nframes, db);
+    if (channel == 0) {
+        if (first > sh->next0)
+            sh->skipped += first - sh->next0;
+        sh->next0 = first + nframes;
+    }
+    if (sh->info.live && !sh->have_anchor && sh->anchor_src > 0) {
+        sh->anchor = sh->anchor_src;
+        sh->have_anchor = 1;
+    }
+    sh->version++;
+    pthread_mutex_unlock(&sh->mu);
+    return err;
+}
+
+static Uint32 wake_event;
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    analyze_result res;
+    sp_errinfo ei = {{0}};
+    int err = analyze_run(&w->cfg, &res, &ei);
+    SDL_Event ev;
+    pthread_mutex_lock(&w->sh->mu);
+    w->sh->finished = 1;
+    w->sh->err = err;
+    w->sh->ei = ei;
+    w->sh->res = res;
+    pthread_mutex_unlock(&w->sh->mu);
+    memset(&ev, 0, sizeof ev);
+    ev.type = wake_event;
+    SDL_PushEvent(&ev); /* thread-safe: wakes the window's loop */
+    return NULL;
+}
+
+static int worker_start(worker *w, sp_errinfo *ei)
+{
+    shared *sh = w->sh;
+    pthread_mutex_lock(&sh->mu);
+    sh->started = sh->finished = 0;
+    sh->err = SP_OK;
+    sh->next0 = sh->skipped = 0;
+    sh->anchor_src = 0;
+    sh->have_anchor = 0;
+    view_store_destroy(sh->store);
+    sh->store = NULL;
+    sh->version++;
+    pthread_mutex_unlock(&sh->mu);
+    w->stop = 0;
+    w->cfg.sink = on_frames;
+    w->cfg.sink_user = sh;
+    w->cfg.on_start = on_start;
+    w->cfg.capture_anchor = &sh->anchor_src;
+    w->cfg.stop = &w->stop;
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+        return sp_fail(ei, SP_ENOMEM, "cannot start the analysis thread");
+    w->running = 1;
+    return SP_OK;
+}
+
+static void worker_stop(worker *w)
+{
+    if (!w->running)
+        return;
+    w->stop = 1;
+    pthread_join(w->thread, NULL);
+    w->running = 0;
+}
+
+/* ---- drawing into an RGBA buffer -------------------------------------------------------- */
+
+typedef struct {
+    uint8_t *px;
+    int w, h;
+} canvas;
+
+static void fill(canvas *c, int x, int y, int w, int h, rgb8 col)
+{
+    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y, x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
+    for (int yy = y0; yy < y1; yy++) {
+        uint8_t *p = c->px + ((size_t)yy * (size_t)c->w + (size_t)x0) * 4;
+        for (int xx = x0; xx < x1; xx++, p += 4) {
+            p[0] = col.r;
+            p[1] = col.g;
+            p[2] = col.b;
+            p[3] = 255;
+        }
+    }
+}
+
+/* alpha 0..255 */
+static void blend(canvas *c, int x, int y, int w, int h, rgb8 col, unsigned a)
+{
+    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y, x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
+    for (int yy = y0; yy < y1; yy++) {
+        uint8_t *p = c->px + ((size_t)yy * (size_t)c->w + (size_t)x0) * 4;
+        for (int xx = x0; xx < x1; xx++, p += 4) {
+            p[0] = (uint8_t)((p[0] * (255 - a) + col.r * a + 127) / 255);
+            p[1] = (uint8_t)((p[1] * (255 - a) + col.g * a + 127) / 255);
+            p[2] = (uint8_t)((p[2] * (255 - a) + col.b * a + 127) / 255);
+        }
+    }
+}
+
+static void outline(canvas *c, int x, int y, int w, int h, rgb8 col)
+{
+    fill(c, x, y, w, 1, col);
+    fill(c, x, y + h - 1, w, 1, col);
+    fill(c, x, y, 1, h, col);
+    fill(c, x + w - 1, y, 1, h, col);
+}
+
+static int text_w(TTF_Font *f, const char *s)
+{
+    int w = 0, h = 0;
+    if (!f || !s || !*s || TTF_SizeUTF8(f, s, &w, &h) != 0)
+        return 0;
+    return w;
+}
+
+/* Anti-aliased text (SDL2_ttf blended: coverage in alpha) with its box's top-left at x, y;
+ * returns the x after it. */
+static int text(canvas *c, TTF_Font *f, const char *s, int x, int y, rgb8 col)
+{
+    SDL_Color fg = {col.r, col.g, col.b, 255};
+    SDL_Surface *sf;
+    int adv;
+    if (!f || !s || !*s || !(sf = TTF_RenderUTF8_Blended(f, s, fg)))
+        return x;
+    for (int sy = 0; sy < sf->h; sy++) {
+        const uint32_t *src = (const uint32_t *)((const uint8_t *)sf->pixels + (size_t)sy * (size_t)sf->pitch);
+        int dy = y + sy;
+        if (dy < 0 || dy >= c->h)
+            continue;
+        for (int sx = 0; sx < sf->w; sx++) {
+            unsigned a = src[sx] >> 24; /* ARGB8888 */
+            int dx = x + sx;
+            uint8_t *p;
+            if (!a || dx < 0 || dx >= c->w)
+                continue;
+            p = c->px + ((size_t)dy * (size_t)c->w + (size_t)dx) * 4;
+            p[0] = (uint8_t)((p[0] * (255 - a) + col.r * a + 127) / 255);
+            p[1] = (uint8_t)((p[1] * (255 - a) + col.g * a + 127) / 255);
+            p[2] = (uint8_t)((p[2] * (255 - a) + col.b * a + 127) / 255);
+        }
+    }
+    adv = sf->w;
+    SDL_FreeSurface(sf);
+    return x + adv;
+}
+
+/* ---- fonts ------------------------------------------------------------------------------ */
+
+static int find_font(const render_config *rc, char *path, size_t len)
+{
+    const char *env = getenv("SPECTRO_FONT");
+    const char *dirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu",
+                          "/usr/share/fonts/dejavu-sans-fonts", "/usr/local/share/fonts", "assets/fonts"};
+    if (rc->font && access(rc->font, R_OK) == 0) {
+        snprintf(path, len, "%s", rc->font);
+        return 1;
+    }
+    if (env && *env && access(env, R_OK) == 0) {
+        snprintf(path, len, "%s", env);
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(path, len, "%s/DejaVuSans.ttf", dirs[i]);
+        if (access(path, R_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- notes ------------------------------------------------------------------------------ */
+
+/* "A4 +3 ct" for 441 Hz (A4 = 440 Hz, equal temperament). */
+static void note_name(double hz, char *buf, size_t len)
+{
+    static const char *names[12] = {"C", "C\xe2\x99\xaf", "D", "D\xe2\x99\xaf", "E", "F",
+                                    "F\xe2\x99\xaf", "G", "G\xe2\x99\xaf", "A", "A\xe2\x99\xaf", "B"};
+    double midi;
+    long n;
+    int ct;
+    if (!(hz >= 8.0) || !isfinite(hz)) {
+        snprintf(buf, len, "\xe2\x80\x94");
+        return;
+    }
+    midi = 69.0 + 12.0 * log2(hz / 440.0);
+    n = lround(midi);
+    ct = (int)lround((midi - (double)n) * 100.0);
+    snprintf(buf, len, "%s%ld %s%d ct", names[((n % 12) + 12) % 12], n / 12 - 1, ct < 0 ? "\xe2\x88\x92" : "+",
+             abs(ct));
+}
+
+/* ---- the window's own state -------------------------------------------------------------- */
+
+static const char *const WINDOWS[] = {"hann", "hamming", "blackman", "blackman-harris",
+                                      "flattop", "rect", "kaiser", "gauss"};
+
+typedef struct {
+    /* settings the keys change */
+    freq_scale scale;
+    int cmap;
+    float db_lo, db_hi, gain;
+    double zf_lo, zf_hi; /* frequency zoom in Hz; 0 = the configured range */
+    int paused;
+    uint64_t paused_frames;
+    int help;
+    /* time: live = frames per column (power of two); file = visible frames [v0, v1) */
+    uint64_t live_zoom;
+    double v0, v1;
+    int file_view_set;
+    /* mouse, in drawable pixels */
+    int mx, my, mouse_in;
+    int dragging;
+    double drag_x, drag_v0;
+    /* messages */
+    char toast[640];
+    double toast_until;
+    int shot_pending;
+} ui_state;
+
+/* What the last picture was drawn from, for the read-out and the mouse. */
+typedef struct {
+    render *r;
+    int ok;
+    int64_t a0;        /* first frame of entry 0 */
+    uint64_t span;     /* frames per entry */
+    size_t count;      /* entries */
+    int channels;
+    size_t bins, n, hop;
+    double rate;
+    int16_t *snap;     /* channels * count * bins */
+    size_t snap_cap;
+    float *hold;       /* channels * bins: live peak hold (dB) */
+    double *hold_t;    /* channels * bins: when each hold was set */
+    size_t hold_cap, hold_t_cap;
+    double hold_last;     /* when the hold last fell */
+    uint64_t hold_frames; /* frames already folded into the hold */
+    render_config key; /* the config plot_w was measured with (title, font aside) */
+    double key_rate;
+    size_t key_n;
+    int key_channels, plot_w;
+    float *fbuf;       /* bins floats */
+    size_t fbuf_cap;
+    char render_err[512];
+} picture;
+
+typedef struct {
+    uint64_t drawn;
+    double first, last;
+    double *lat;
+    size_t nlat;
+    uint64_t newest_shown;
+    double draw_s;      /* time spent composing pictures (draw_frame), in all */
+} stats;
+
+typedef struct {
+    const analyze_config *user; /* the caller's config */
+    worker w;
+    shared sh;
+    ui_state ui;
+    picture pic;
+    stats st;
+    SDL_Window *win;
+    SDL_Renderer *ren;
+    SDL_Texture *tex;
+    int vsync, software;
+    char renderer_name[64];
+    int dw, dh;       /* drawable size */
+    canvas cv;
+    uint8_t *pic_px;  /* the renderer's picture */
+    size_t pic_cap;
+    TTF_Font *font;
+    int font_px;
+    char font_path[1024];
+    int ttf;
+    size_t n0, hop0;  /* the FFT size and hop asked for, for `n` */
+    int window_idx;
+    double fps_t0;
+    uint64_t fps_n;
+    double fps;
+    double last_latency;
+    int live, finished; /* copies made under mu once per loop, for the window's thread */
+    int line_h;
+} view;
+
+/* ---- layout ------------------------------------------------------------------------------ */
+
+typedef struct {
+    int pic_w, pic_h;   /* the renderer's part, top-left */
+    int side_x, side_w; /* the spectrum strip */
+    int status_y, status_h;
+    int fs;
+} layout;
+
+static int font_size_for(int w, int h)
+{
+    /* render.c's rule: about 19 px at 1920x1080, never below 10 */
+    int fs = (int)lround(fmin(h * 0.018, w * 0.0105));
+    return fs < 10 ? 10 : fs > 96 ? 96 : fs;
+}
+
+static layout make_layout(int W, int H)
+{
+    layout L;
+    int fs = font_size_for(W, H);
+    L.fs = fs;
+    L.status_h = (int)lround(fs * 2.0);
+    L.side_w = (int)lround(W * 0.17);
+    if (L.side_w < 8 * fs)
+        L.side_w = 8 * fs;
+    if (L.side_w > 24 * fs)
+        L.side_w = 24 * fs;
+    L.pic_w = W - L.side_w;
+    L.pic_h = H - L.status_h;
+    if (L.pic_w < RENDER_MIN_WIDTH)
+        L.pic_w = RENDER_MIN_WIDTH;
+    if (L.pic_h < RENDER_MIN_HEIGHT)
+        L.pic_h = RENDER_MIN_HEIGHT;
+    L.side_x = L.pic_w;
+    L.side_w = W - L.pic_w;
+    L.status_y = L.pic_h;
+    L.status_h = H - L.pic_h;
+    /* the renderer sizes its labels from its own picture: the same rule, the same size */
+    L.fs = font_size_for(L.pic_w, L.pic_h);
+    return L;
+}
+
+static int ensure_font(view *v, int px)
+{
+    if (v->font && v->font_px == px)
+        return 1;
+    if (v->font)
+        TTF_CloseFont(v->font);
+    v->font = TTF_OpenFont(v->font_path, px);
+    v->font_px = px;
+    if (v->font) {
+        TTF_SetFontHinting(v->font, TTF_HINTING_LIGHT);
+        v->line_h = TTF_FontHeight(v->font);
+    }
+    return v->font != NULL;
+}
+
+/* ---- the picture ------------------------------------------------------------------------- */
+
+static uint64_t expected_frames(const analyze_result *info)
+{
+    int64_t hint = info->info.frames_hint;
+    if (hint < 0)
+        return 0;
+    if ((uint64_t)hint < info->n)
+        return 1;
+    return ((uint64_t)hint - info->n) / info->hop + 1;
+}
+
+static int grow(void **p, size_t *cap, size_t want, size_t elem)
+{
+    void *q;
+    if (want <= *cap)
+        return 1;
+    if (!(q = realloc(*p, want * elem)))
+        return 0;
+    *p = q;
+    *cap = want;
+    return 1;
+}
+
+/* Frame time (centre) and the time at the left edge of frame f's slot. */
+static double frame_time(const picture *p, double f)
+{
+    return (f * (double)p->hop + (double)(p->n / 2)) / p->rate;
+}
+
+/* Resolves the frequency range of the base scale (before zoom). */
+static void base_range(const view *v, double rate, size_t n, double *lo, double *hi)
+{
+    double fmin = v->user->render.fmin, fmax = v->user->render.fmax;
+    if (fmax <= 0 || fmax > rate / 2)
+        fmax = rate / 2;
+    if (v->ui.scale == FREQ_SCALE_LOG && fmin <= 0)
+        fmin = scale_log_default_fmin(rate, n);
+    if (fmin >= fmax)
+        fmin = 0;
+    *lo = fmin;
+    *hi = fmax;
+}
+
+static void make_title(const view *v, const analyze_result *info, char *buf, size_t len)
+{
+    const char *name = info->info.name, *slash = strrchr(name, '/');
+    if (!v->user->input)
+        snprintf(buf, len, "Live \xe2\x80\x94 %s", name);
+    else if (v->user->realtime)
+        snprintf(buf, len, "%s  (real time)", slash ? slash + 1 : name);
+    else
+        snprintf(buf, len, "%s", slash ? slash + 1 : name);
+}
+
+/* Builds pic->r and draws it into v->pic_px (L.pic_w x L.pic_h). Returns 1 when drawn. */
+static int draw_spectrogram(view *v, const layout *L, const analyze_result *info, uint64_t *newest_out)
+{
+    picture *p = &v->pic;
+    render_config rc = v->user->render;
+    char title[600];
+    sp_errinfo ei = {{0}};
+    int C = info->out_channels, err;
+    size_t bins = info->n / 2 + 1, plot_w, need;
+    uint64_t frames, total;
+    double lo, hi, t0, dt;
+    render *probe = NULL;
+
+    p->channels = C;
+    p->bins = bins;
+    p->n = info->n;
+    p->hop = info->hop;
+    p->rate = info->info.rate;
+    base_range(v, p->rate, p->n, &lo, &hi);
+    rc.width = L->pic_w;
+    rc.height = L->pic_h;
+    rc.scale = v->ui.scale;
+    rc.colormap = v->ui.cmap;
+    rc.db_lo = v->ui.db_lo;
+    rc.db_hi = v->ui.db_hi;
+    rc.fmin = v->ui.zf_lo > 0 ? v->ui.zf_lo : lo;
+    rc.fmax = v->ui.zf_hi > 0 ? v->ui.zf_hi : hi;
+    if (rc.scale != FREQ_SCALE_LOG && rc.fmin == 0 && lo == 0)
+        rc.fmin = 0;
+    make_title(v, info, title, sizeof title);
+    rc.title = title;
+
+    /* the plot's width comes from the layout, which does not depend on the time range:
+     * measured once per layout (a probe), then the real picture with its time origin */
+    if (p->plot_w > 0 && p->key.width == rc.width && p->key.height == rc.height && p->key.scale == rc.scale &&
+        p->key.db_lo == rc.db_lo && p->key.db_hi == rc.db_hi && p->key.fmin == rc.fmin && p->key.fmax == rc.fmax &&
+        p->key_rate == p->rate && p->key_n == p->n && p->key_channels == C) {
+        plot_w = (size_t)p->plot_w;
+    } else {
+        if ((err = render_create(&rc, p->rate, p->n, 0.0, 1.0, C, 1, &probe, &ei)) != SP_OK) {
+            snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
+            p->plot_w = 0;
+            return 0;
+        }
+        plot_w = (size_t)render_plot_rect(probe, 0).w;
+        render_destroy(probe);
+        p->key = rc;
+        p->key_rate = p->rate;
+        p->key_n = p->n;
+        p->key_channels = C;
+        p->plot_w = (int)plot_w;
+    }
+
+    pthread_mutex_lock(&v->sh.mu);
+    frames = view_store_frames(v->sh.store);
+    if (info->live) {
+        uint64_t end = v->ui.paused ? v->ui.paused_frames : frames;
+        uint64_t cap = view_store_capacity(v->sh.store), zmax = 1;
+        while (zmax * 2 * plot_w <= cap)
+            zmax *= 2;
+        if (v->ui.live_zoom > zmax)
+            v->ui.live_zoom = zmax;
+        p->span = v->ui.live_zoom;
+        p->count = plot_w;
+        p->a0 = (int64_t)end - (int64_t)(p->span * plot_w);
+        /* columns stay put as the picture scrolls: entry edges on multiples of span */
+        p->a0 = p->a0 >= 0 ? p->a0 / (int64_t)p->span * (int64_t)p->span
+                           : -((-p->a0 + (int64_t)p->span - 1) / (int64_t)p->span) * (int64_t)p->span;
+        *newest_out = end;
+    } else {
+        double a, b;
+        total = expected_frames(info);
+        if (total < frames)
+            total = frames;
+        if (total == 0)
+            total = 1;
+        if (!v->ui.file_view_set) {
+            v->ui.v0 = 0;
+            v->ui.v1 = (double)total;
+        }
+        if (v->ui.v1 > (double)total && v->ui.file_view_set) {
+            double span = v->ui.v1 - v->ui.v0;
+            v->ui.v1 = (double)total;
+            v->ui.v0 = fmax(0.0, v->ui.v1 - span);
+        }
+        a = v->ui.v0;
+        b = v->ui.v1;
+        p->span = view_store_span(v->sh.store, (uint64_t)ceil(b - a), plot_w);
+        p->a0 = (int64_t)(floor(a / (double)p->span) * (double)p->span);
+        p->count = (size_t)ceil((b - (double)p->a0) / (double)p->span);
+        if (p->count < 1)
+            p->count = 1;
+        *newest_out = frames;
+    }
+    need = (size_t)C * p->count * bins;
+    if (!grow((void **)&p->snap, &p->snap_cap, need, sizeof *p->snap)) {
+        pthread_mutex_unlock(&v->sh.mu);
+        snprintf(p->render_err, sizeof p->render_err, "out of memory");
+        return 0;
+    }
+    for (int c = 0; c < C; c++)
+        view_store_get(v->sh.store, c, p->a0, p->span, p->count, p->snap + (size_t)c * p->count * bins);
+    pthread_mutex_unlock(&v->sh.mu);
+
+    /* entry i is drawn as the renderer's frame i: its time is that of its middle frame */
+    t0 = frame_time(p, (double)p->a0 + 0.5 * (double)(p->span - 1));
+    dt = (double)p->span * (double)p->hop / p->rate;
+    render_destroy(p->r);
+    p->r = NULL;
+    if ((err = render_create(&rc, p->rate, p->n, t0, dt, C, (int64_t)p->count, &p->r, &ei)) != SP_OK) {
+        snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
+        return 0;
+    }
+    if (!grow((void **)&p->fbuf, &p->fbuf_cap, bins, sizeof *p->fbuf))
+        return 0;
+    for (int c = 0; c < C; c++)
+        for (size_t i = 0; i < p->count; i++) {
+            const int16_t *s = p->snap + ((size_t)c * p->count + i) * bins;
+            for (size_t k = 0; k < bins; k++)
+                p->fbuf[k] = (float)s[k] * 0.01f + v->ui.gain;
+            render_add(p->r, c, i, 1, p->fbuf);
+        }
+    if (!grow((void **)&v->pic_px, &v->pic_cap, (size_t)L->pic_w * (size_t)L->pic_h * 4, 1))
+        return 0;
+    if (render_draw(p->r, v->pic_px, &ei) != SP_OK) {
+        snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
+        return 0;
+    }
+    p->render_err[0] = 0;
+    return 1;
+}
+
+/* dB of bin range [k0, k1] (max), or interpolated at fractional bin kc when k0 > k1. */
+static float band_db(const int16_t *s, size_t bins, double f_lo, double f_hi, double bin_hz)
+{
+    double k0 = ceil(f_lo / bin_hz - 1e-9), k1 = floor(f_hi / bin_hz + 1e-9);
+    if (k0 < 0)
+        k0 = 0;
+    if (k1 > (double)(bins - 1))
+        k1 = (double)(bins - 1);
+    if (k0 <= k1) {
+        int16_t m = s[(size_t)k0];
+        for (size_t k = (size_t)k0 + 1; k <= (size_t)k1; k++)
+            m = s[k] > m ? s[k] : m;
+        return (float)m * 0.01f;
+    } else {
+        double kc = 0.5 * (f_lo + f_hi) / bin_hz, kf = floor(kc), fr;
+        size_t a;
+        if (kf < 0)
+            kf = 0;
+        if (kf > (double)(bins - 2))
+            kf = (double)(bins - 2);
+        a = (size_t)kf;
+        fr = fmin(1.0, fmax(0.0, kc - kf));
+        return (float)((s[a] + (s[a + 1] - s[a]) * fr) * 0.01);
+    }
+}
+
+/* The live spectrum strip: one curve per channel panel, level on x (dB range of the
+ * colour bar), frequency on y shared with the spectrogram beside it. */
+static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, const float *hold_db, int have_hold,
+                          const char *caption)
+{
+    picture *p = &v->pic;
+    canvas *cv = &v->cv;
+    const scale_map *map = render_scale(p->r);
+    const uint8_t(*lut)[3] = colormap_lut(v->ui.cmap);
+    int fs = L->fs, x0 = L->side_x + fs / 2, x1 = cv->w - (int)lround(fs * 1.4), pw = x1 - x0;
+    double lo = v->ui.db_lo, hi = v->ui.db_hi, bin_hz = p->rate / (double)p->n, step;
+    int16_t *hold16 = NULL;
+    char buf[64];
+    render_rect bottom = render_plot_rect(p->r, p->channels - 1);
+    if (pw < 20 || !map)
+        return;
+    ensure_font(v, fs);
+    /* dB grid: 1-2-5 steps at least ~3 label widths apart */
+    step = 10;
+    {
+        double min_step = (hi - lo) * (text_w(v->font, "\xe2\x88\x92" "120") * 1.8) / pw;
+        static const double steps[] = {1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000};
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+            if (steps[i] >= min_step) {
+                step = steps[i];
+                break;
+            }
+    }
+    if (have_hold && (hold16 = malloc(p->bins * sizeof *hold16)) == NULL)
+        have_hold = 0;
+    text(cv, v->font, caption, x0, (int)lround(0.8 * fs) / 2 + (int)lround(0.1 * fs), COL_LABEL);
+    for (int c = 0; c < p->channels; c++) {
+        render_rect pr = render_plot_rect(p->r, c);
+        int prev_x = -1, prev_hx = -1;
+        fill(cv, x0, pr.y, pw, pr.h, COL_PANEL_BG);
+        for (double d = ceil(lo / step) * step; d <= hi + 1e-9; d += step) {
+            int gx = x0 + (int)lround((d - lo) / (hi - lo) * (pw - 1));
+            fill(cv, gx, pr.y, 1, pr.h, COL_GRID);
+        }
+        if (have_hold)
+            for (size_t k = 0; k < p->bins; k++) {
+                float h = hold_db[(size_t)c * p->bins + k] * 100.0f;
+                hold16[k] = (int16_t)(h < -32768.0f ? -32768 : h > 32767.0f ? 32767 : h);
+            }
+        for (int y = 0; y < pr.h; y++) {
+            double f_hi = scale_from_unit(map, 1.0 - (double)y / pr.h);
+            double f_lo = scale_from_unit(map, 1.0 - (double)(y + 1) / pr.h);
+            int yy = pr.y + y;
+            if (cur && cur[c]) {
+                double db = band_db(cur[c], p->bins, f_lo, f_hi, bin_hz) + v->ui.gain;
+                double t = (db - lo) / (hi - lo);
+                int x = x0 + (int)lround(fmin(1.0, fmax(0.0, t)) * (pw - 1));
+                int li = (int)lround(fmin(1.0, fmax(0.0, t)) * 255);
+                rgb8 col = {lut[li][0], lut[li][1], lut[li][2]};
+                int a = prev_x < 0 ? x : prev_x, lo_x = a < x ? a : x, hi_x = a < x ? x : a;
+                blend(cv, x0, yy, x - x0, 1, col, 150);
+                fill(cv, lo_x, yy, hi_x - lo_x + 1, 1, COL_CURVE);
+                prev_x = x;
+            }
+            if (have_hold) {
+                double db = band_db(hold16, p->bins, f_lo, f_hi, bin_hz) + v->ui.gain;
+                int x = x0 + (int)lround(fmin(1.0, fmax(0.0, (db - lo) / (hi - lo))) * (pw - 1));
+                int a = prev_hx < 0 ? x : prev_hx, lo_x = a < x ? a : x, hi_x = a < x ? x : a;
+                if (db > lo || prev_hx > x0) /* nothing to hold at the floor */
+                    fill(cv, lo_x, yy, hi_x - lo_x + 1, 1, COL_HOLD);
+                prev_hx = db > lo ? x : x0;
+            }
+        }
+        outline(cv, x0 - 1, pr.y - 1, pw + 2, pr.h + 2, COL_FRAME);
+    }
+    free(hold16);
+    /* the dB axis under the last panel */
+    {
+        int ty = bottom.y + bottom.h + 1, tick = (int)lround(0.4 * fs), gap = (int)lround(0.3 * fs);
+        const char *cap = "Level (dBFS)";
+        for (double d = ceil(lo / step) * step; d <= hi + 1e-9; d += step) {
+            int gx = x0 + (int)lround((d - lo) / (hi - lo) * (pw - 1)), w;
+            double dv = fabs(d) < 1e-9 ? 0.0 : d;
+            fill(cv, gx, ty, 1, tick, COL_TICK);
+            snprintf(buf, sizeof buf, "%s%.0f", dv < 0 ? "\xe2\x88\x92" : "", fabs(dv));
+            w = text_w(v->font, buf);
+            text(cv, v->font, buf, gx - w / 2, ty + tick + gap, COL_LABEL);
+        }
+        text(cv, v->font, cap, x0 + (pw - text_w(v->font, cap)) / 2, ty + tick + gap + v->line_h + fs / 4, COL_LABEL);
+    }
+    /* legend */
+    if (have_hold) {
+        int ly = bottom.y + (int)lround(0.4 * fs), lx = x0 + (int)lround(0.5 * fs);
+        const char *hl = v->live ? "peak hold" : "max of view";
+        blend(cv, lx - fs / 3, ly - fs / 6, fs + fs / 3 + text_w(v->font, hl) + fs * 2 / 3, v->line_h + fs / 3, COL_BLACK,
+              190);
+        fill(cv, lx, ly + v->line_h / 2, fs, 2, COL_HOLD);
+        text(cv, v->font, hl, lx + fs + fs / 3, ly, COL_LABEL);
+    }
+}
+
+/* ---- status line, read-out, help ------------------------------------------------------- */
+
+static void draw_status(view *v, const layout *L, const analyze_result *info, double latency)
+{
+    canvas *cv = &v->cv;
+    char left[512], right[256], lat[48], wname[64];
+    int fs = L->fs, y, x = fs;
+    const char *name = info->info.name, *slash = strrchr(name, '/');
+    shared *sh = &v->sh;
+    uint64_t dropped;
+    ensure_font(v, fs);
+    fill(cv, 0, L->status_y, cv->w, L->status_h, COL_STATUS_BG);
+    fill(cv, 0, L->status_y, cv->w, 1, COL_GRID);
+    y = L->status_y + (L->status_h - v->line_h) / 2;
+    if (info->live) {
+        if (v->ui.paused)
+            x = text(cv, v->font, "\xe2\x9d\x9a\xe2\x9d\x9a PAUSED   ", x, y, COL_PAUSED);
+        else if (v->finished)
+            x = text(cv, v->font, "\xe2\x96\xa0 ENDED   ", x, y, COL_TICK);
+        else
+            x = text(cv, v->font, "\xe2\x97\x8f LIVE   ", x, y, COL_LIVE);
+    } else {
+        char st[64];
+        uint64_t total = expected_frames(info), have;
+        pthread_mutex_lock(&sh->mu);
+        have = view_store_frames(sh->store);
+        pthread_mutex_unlock(&sh->mu);
+        if (v->finished)
+            snprintf(st, sizeof st, "%s", v->ui.paused ? "\xe2\x9d\x9a\xe2\x9d\x9a PAUSED   " : "");
+        else
+            snprintf(st, sizeof st, "analysing %.0f%%   ", total ? 100.0 * (double)have / (double)total : 0.0);
+        x = text(cv, v->font, st, x, y, v->ui.paused ? COL_PAUSED : COL_HOLD);
+    }
+    snprintf(wname, sizeof wname, "%s", info->window);
+    pthread_mutex_lock(&sh->mu);
+    dropped = sh->finished ? sh->res.dropped : sh->skipped * info->hop;
+    pthread_mutex_unlock(&sh->mu);
+    snprintf(left, sizeof left,
+             "%s  \xc2\xb7  %d Hz  \xc2\xb7  N=%zu  hop=%zu  %s  \xc2\xb7  %s  \xc2\xb7  %s  %s  %s%g \xe2\x80\xa6 %s%g dB  "
+             "gain %s%g dB",
+             slash ? slash + 1 : name, info->info.rate, info->n, info->hop, wname, info->backend,
+             colormap_name(v->ui.cmap), scale_name(v->ui.scale), v->ui.db_lo < 0 ? "\xe2\x88\x92" : "",
+             fabs((double)v->ui.db_lo), v->ui.db_hi < 0 ? "\xe2\x88\x92" : "", fabs((double)v->ui.db_hi),
+             v->ui.gain < 0 ? "\xe2\x88\x92" : "+", fabs((double)v->ui.gain));
+    if (info->live) {
+        if (latency > 0)
+            snprintf(lat, sizeof lat, "%.0f ms", latency * 1e3);
+        else
+            snprintf(lat, sizeof lat, "\xe2\x80\x94");
+        snprintf(right, sizeof right, "latency %s  \xc2\xb7  dropped %llu  \xc2\xb7  %.0f fps   h: help", lat,
+                 (unsigned long long)dropped, v->fps);
+    } else {
+        if (v->finished) /* a still picture: redrawn on demand only */
+            snprintf(right, sizeof right, "h: help");
+        else
+            snprintf(right, sizeof right, "%.0f fps   h: help", v->fps);
+    }
+    {
+        int rw = text_w(v->font, right), rx = cv->w - fs - rw;
+        text(cv, v->font, left, x, y, COL_LABEL);
+        fill(cv, rx - fs, L->status_y + 1, rw + 2 * fs, L->status_h - 1, COL_STATUS_BG);
+        text(cv, v->font, right, rx, y, COL_TICK);
+    }
+}
+
+/* A short message above the status line (not in screenshots). */
+static void draw_toast(view *v, const layout *L)
+{
+    canvas *cv = &v->cv;
+    int fs = L->fs;
+    ensure_font(v, fs);
+    if (v->ui.toast[0] && progress_now() < v->ui.toast_until) {
+        int tw = text_w(v->font, v->ui.toast), bx = (cv->w - tw) / 2 - fs, by = L->status_y - v->line_h * 2 - fs;
+        blend(cv, bx, by, tw + 2 * fs, v->line_h + fs, COL_BLACK, 210);
+        outline(cv, bx, by, tw + 2 * fs, v->line_h + fs, COL_FRAME);
+        text(cv, v->font, v->ui.toast, bx + fs, by + fs / 2, COL_TITLE);
+    }
+}
+
+/* Cross-hair and a read-out box: time, frequency (and note), level. */
+static void draw_readout(view *v, const layout *L)
+{
+    picture *p = &v->pic;
+    canvas *cv = &v->cv;
+    int mx = v->ui.mx, my = v->ui.my, fs = L->fs;
+    if (!v->ui.mouse_in || !p->r || !p->ok)
+        return;
+    for (int c = 0; c < p->channels; c++) {
+        render_rect pr = render_plot_rect(p->r, c);
+        const scale_map *map = render_scale(p->r);
+        char l1[96], l2[96], l3[96], note[48], hz[32];
+        double u, hzv, t;
+        size_t i, k;
+        float db;
+        int bw, bh, bx, by;
+        if (mx < pr.x || mx >= pr.x + pr.w || my < pr.y || my >= pr.y + pr.h)
+            continue;
+        i = (size_t)(((double)(mx - pr.x) + 0.5) / pr.w * (double)p->count);
+        if (i >= p->count)
+            i = p->count - 1;
+        u = 1.0 - ((double)(my - pr.y) + 0.5) / pr.h;
+        hzv = scale_from_unit(map, u);
+        k = (size_t)lround(hzv * (double)p->n / p->rate);
+        if (k >= p->bins)
+            k = p->bins - 1;
+        db = (float)p->snap[((size_t)c * p->count + i) * p->bins + k] * 0.01f;
+        t = frame_time(p, (double)p->a0 + (double)i * (double)p->span + 0.5 * (double)(p->span - 1));
+        blend(cv, pr.x, my, pr.w, 1, COL_WHITE, 70);
+        blend(cv, mx, pr.y, 1, pr.h, COL_WHITE, 70);
+        if (hzv >= 1000)
+            snprintf(hz, sizeof hz, "%.3f kHz", hzv / 1000);
+        else
+            snprintf(hz, sizeof hz, "%.1f Hz", hzv);
+        note_name(hzv, note, sizeof note);
+        snprintf(l1, sizeof l1, "%s%.3f s", t < 0 ? "\xe2\x88\x92" : "", fabs(t));
+        snprintf(l2, sizeof l2, "%s   %s", hz, note);
+        {
+            char ch[24] = "";
+            if (p->channels > 1)
+                snprintf(ch, sizeof ch, "   ch %d", c);
+            if (db <= -199.99f)
+                snprintf(l3, sizeof l3, "\xe2\x89\xa4 \xe2\x88\x92" "200 dBFS%s", ch);
+            else
+                snprintf(l3, sizeof l3, "%s%.1f dBFS%s", db < 0 ? "\xe2\x88\x92" : "", fabs((double)db), ch);
+        }
+        ensure_font(v, fs);
+        bw = text_w(v->font, l2);
+        bw = text_w(v->font, l1) > bw ? text_w(v->font, l1) : bw;
+        bw = text_w(v->font, l3) > bw ? text_w(v->font, l3) : bw;
+        bw += fs;
+        bh = 3 * v->line_h + fs / 2;
+        bx = mx + fs;
+        by = my + fs;
+        if (bx + bw > pr.x + pr.w)
+            bx = mx - fs - bw;
+        if (by + bh > pr.y + pr.h)
+            by = my - fs - bh;
+        blend(cv, bx, by, bw, bh, COL_BLACK, 200);
+        outline(cv, bx, by, bw, bh, COL_FRAME);
+        text(cv, v->font, l1, bx + fs / 2, by + fs / 4, COL_TITLE);
+        text(cv, v->font, l2, bx + fs / 2, by + fs / 4 + v->line_h, COL_TITLE);
+        text(cv, v->font, l3, bx + fs / 2, by + fs / 4 + 2 * v->line_h, COL_TITLE);
+    }
+}
+
+static void draw_help(view *v, const layout *L)
+{
+    static const char *const keys[][2] = {
+        {"space", "pause / resume the display"},
+        {"s", "screenshot (spectro-YYYYmmdd-HHMMSS.png)"},
+        {"c", "next colour map"},
+        {"l", "next frequency scale (linear, log, mel)"},
+        {"w", "next window (restarts the analysis)"},
+        {"n", "next FFT size (restarts the analysis)"},
+        {"\xe2\x86\x91 / \xe2\x86\x93", "dB range up / down (5 dB)"},
+        {"+ / \xe2\x88\x92", "gain up / down (3 dB)"},
+        {"wheel", "time zoom (file: around the cursor)"},
+        {"\xe2\x86\x90 / \xe2\x86\x92, drag", "scroll in time (file)"},
+        {"Home / End", "start / end of the file"},
+        {"shift+wheel, PgUp / PgDn", "frequency zoom"},
+        {"0", "reset the zoom"},
+        {"h / ?", "this help"},
+        {"q / Esc", "quit"},
+    };
+    canvas *cv = &v->cv;
+    int fs = L->fs, n = (int)(sizeof keys / sizeof keys[0]), kw = 0, dw = 0, bw, bh, bx, by, lh;
+    ensure_font(v, fs);
+    lh = v->line_h + fs / 3;
+    for (int i = 0; i < n; i++) {
+        int a = text_w(v->font, keys[i][0]), b = text_w(v->font, keys[i][1]);
+        kw = a > kw ? a : kw;
+        dw = b > dw ? b : dw;
+    }
+    bw = kw + dw + 4 * fs;
+    bh = (n + 2) * lh + fs;
+    bx = (cv->w - bw) / 2;
+    by = (cv->h - bh) / 2;
+    blend(cv, bx, by, bw, bh, COL_BLACK, 225);
+    outline(cv, bx, by, bw, bh, COL_FRAME);
+    text(cv, v->font, "Keys", bx + fs, by + fs / 2, COL_TITLE);
+    for (int i = 0; i < n; i++) {
+        int y = by + fs / 2 + (i + 1) * lh + lh / 2;
+        text(cv, v->font, keys[i][0], bx + fs + kw - text_w(v->font, keys[i][0]), y, COL_HOLD);
+        text(cv, v->font, keys[i][1], bx + 3 * fs + kw, y, COL_LABEL);
+    }
+}
+
+/* ---- one frame --------------------------------------------------------------------------- */
+
+static void screenshot(view *v)
+{
+    char name[64], path[80];
+    time_t now = time(NULL);
+    struct tm tmv;
+    sp_errinfo ei = {{0}};
+    localtime_r(&now, &tmv);
+    strftime(name, sizeof name, "spectro-%Y%m%d-%H%M%S", &tmv);
+    snprintf(path, sizeof path, "%s.png", name);
+    for (int i = 2; access(path, F_OK) == 0 && i < 100; i++)
+        snprintf(path, sizeof path, "%s-%d.png", name, i);
+    if (png_write_rgba(path, v->cv.px, v->cv.w, v->cv.h, &ei) == SP_OK)
+        snprintf(v->ui.toast, sizeof v->ui.toast, "saved %s", path);
+    else
+        snprintf(v->ui.toast, sizeof v->ui.toast, "screenshot failed: %s", ei.msg);
+    v->ui.toast_until = progress_now() + TOAST_S;
+}
+
+/* Live peak hold: folds the frames new since the last picture into the hold, and lets
+ * the rest fall. */
+static void update_hold(view *v, uint64_t newest, double now)
+{
+    picture *p = &v->pic;
+    size_t n = (size_t)p->channels * p->bins;
+    uint64_t from;
+    if (!grow((void **)&p->hold, &p->hold_cap, n, sizeof *p->hold) ||
+        !grow((void **)&p->hold_t, &p->hold_t_cap, n, sizeof *p->hold_t))
+        return;
+    if (p->hold_frames == 0 || p->hold_frames > newest) {
+        for (size_t i = 0; i < n; i++) {
+            p->hold[i] = -200.0f;
+            p->hold_t[i] = now;
+        }
+        p->hold_frames = newest > p->count ? newest - p->count : 0;
+        p->hold_last = now;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double age = now - p->hold_t[i];
+        if (age > HOLD_TIME_S)
+            p->hold[i] = (float)fmax(-200.0, p->hold[i] - HOLD_DECAY_DB_S * (now - p->hold_last));
+    }
+    p->hold_last = now;
+    from = p->hold_frames;
+    for (int c = 0; c < p->channels; c++)
+        for (size_t i = 0; i < p->count; i++) {
+            int64_t f_end = p->a0 + (int64_t)((i + 1) * p->span);
+            const int16_t *s;
+            if (f_end <= (int64_t)from || f_end > (int64_t)newest + (int64_t)p->span)
+                continue;
+            s = p->snap + ((size_t)c * p->count + i) * p->bins;
+            for (size_t k = 0; k < p->bins; k++) {
+                float d = (float)s[k] * 0.01f;
+                size_t j = (size_t)c * p->bins + k;
+                if (d >= p->hold[j]) {
+                    p->hold[j] = d;
+                    p->hold_t[j] = now;
+                }
+            }
+        }
+    p->hold_frames = newest;
+}
+
+static uint64_t draw_frame(view *v, const analyze_result *info, int started)
+{
+    layout L = make_layout(v->dw, v->dh);
+    canvas *cv = &v->cv;
+    picture *p = &v->pic;
+    uint64_t newest = 0;
+    int ok;
+
+    fill(cv, 0, 0, cv->w, cv->h, COL_BG);
+    ok = started && draw_spectrogram(v, &L, info, &newest);
+    p->ok = ok;
+    if (ok) {
+        for (int y = 0; y < L.pic_h && y < cv->h; y++)
+            memcpy(cv->px + (size_t)y * (size_t)cv->w * 4, v->pic_px + (size_t)y * (size_t)L.pic_w * 4,
+                   (size_t)(L.pic_w < cv->w ? L.pic_w : cv->w) * 4);
+        if (info->live) {
+            const int16_t *cur[256] = {0};
+            int C = p->channels < 256 ? p->channels : 256;
+            if (!v->ui.paused)
+                update_hold(v, newest, progress_now());
+            /* the newest entry is the last one */
+            for (int c = 0; c < C; c++)
+                cur[c] = p->snap + ((size_t)c * p->count + (p->count - 1)) * p->bins;
+            draw_spectrum(v, &L, cur, p->hold, p->hold != NULL, "Spectrum (newest)");
+        } else {
+            /* file: the spectrum under the cursor, and the maximum over the view */
+            const int16_t *cur[256] = {0};
+            int C = p->channels < 256 ? p->channels : 256, have_cur = 0;
+            size_t n = (size_t)p->channels * p->bins;
+            if (grow((void **)&p->hold, &p->hold_cap, n, sizeof *p->hold) &&
+                grow((void **)&p->hold_t, &p->hold_t_cap, n, sizeof *p->hold_t)) {
+                for (int c = 0; c < p->channels; c++) {
+                    float *h = p->hold + (size_t)c * p->bins;
+                    for (size_t k = 0; k < p->bins; k++)
+                        h[k] = -200.0f;
+                    for (size_t i = 0; i < p->count; i++) {
+                        const int16_t *s = p->snap + ((size_t)c * p->count + i) * p->bins;
+                        for (size_t k = 0; k < p->bins; k++)
+                            h[k] = (float)s[k] * 0.01f > h[k] ? (float)s[k] * 0.01f : h[k];
+                    }
+                }
+            }
+            if (v->ui.mouse_in)
+                for (int c = 0; c < C; c++) {
+                    render_rect pr = render_plot_rect(p->r, c);
+                    if (v->ui.mx >= pr.x && v->ui.mx < pr.x + pr.w) {
+                        size_t i = (size_t)(((double)(v->ui.mx - pr.x) + 0.5) / pr.w * (double)p->count);
+                        if (i >= p->count)
+                            i = p->count - 1;
+                        cur[c] = p->snap + ((size_t)c * p->count + i) * p->bins;
+                        have_cur = 1;
+                    }
+                }
+            draw_spectrum(v, &L, have_cur ? cur : NULL, p->hold, p->hold != NULL,
+                          have_cur ? "Spectrum (cursor)" : "Spectrum");
+        }
+    } else {
+        const char *msg = !started ? "starting\xe2\x80\xa6" : p->render_err[0] ? p->render_err : "cannot draw";
+        ensure_font(v, L.fs);
+        text(cv, v->font, msg, L.fs * 2, L.fs * 2, COL_LABEL);
+    }
+    if (started)
+        draw_status(v, &L, info, v->last_latency);
+    if (v->ui.shot_pending) {
+        v->ui.shot_pending = 0;
+        screenshot(v);
+    }
+    draw_toast(v, &L);
+    draw_readout(v, &L);
+    if (v->ui.help)
+        draw_help(v, &L);
+    return newest;
+}
+
+/* ---- events ------------------------------------------------------------------------------ */
+
+/* Frequency zoom by `k` (> 1 in) around unit position u of the current map. */
+static void zoom_freq(view *v, double u, double k)
+{
+    picture *p = &v->pic;
+    const scale_map *m;
+    double u0, u1, lo, hi, f0, f1, min_span;
+    scale_map base;
+    if (!p->r || !(m = render_scale(p->r)))
+        return;
+    base_range(v, p->rate, p->n, &lo, &hi);
+    if (scale_map_init(&base, v->ui.scale, lo, hi, NULL) != SP_OK)
+        return;
+    u0 = u - u / k;
+    u1 = u + (1.0 - u) / k;
+    f0 = scale_from_unit(m, u0);
+    f1 = scale_from_unit(m, u1);
+    /* zooming out stops at the whole range; a view keeps at least 4 bins */
+    if (f0 < lo)
+        f0 = lo;
+    if (f1 > hi)
+        f1 = hi;
+    min_span = 4.0 * p->rate / (double)p->n;
+    if (f1 - f0 < min_span)
+        return;
+    if (f0 <= lo * (1 + 1e-9) && f1 >= hi * (1 - 1e-9)) {
+        v->ui.zf_lo = v->ui.zf_hi = 0;
+        return;
+    }
+    v->ui.zf_lo = f0 > 0 ? f0 : 0;
+    if (v->ui.zf_lo == 0 && v->ui.scale != FREQ_SCALE_LOG)
+        v->ui.zf_lo = 1e-9; /* 0 reads as "not zoomed" */
+    v->ui.zf_hi = f1;
+}
+
+static double total_frames(view *v)
+{
+    uint64_t total, have;
+    pthread_mutex_lock(&v->sh.mu);
+    total = v->sh.started ? expected_frames(&v->sh.info) : 0;
+    have = view_store_frames(v->sh.store);
+    pthread_mutex_unlock(&v->sh.mu);
+    return (double)(total > have ? total : have > 0 ? have : 1);
+}
+
+/* File view: zoom by k (> 1 in) around frame position a (frames). */
+static void zoom_time(view *v, double a, double k)
+{
+    double total = total_frames(v), span = (v->ui.v1 - v->ui.v0) / k;
+    if (span < 8)
+        span = 8;
+    if (span > total)
+        span = total;
+    v->ui.v0 = a - (a - v->ui.v0) * span / (v->ui.v1 - v->ui.v0);
+    v->ui.v1 = v->ui.v0 + span;
+    if (v->ui.v0 < 0) {
+        v->ui.v1 -= v->ui.v0;
+        v->ui.v0 = 0;
+    }
+    if (v->ui.v1 > total) {
+        v->ui.v0 -= v->ui.v1 - total;
+        v->ui.v1 = total;
+    }
+    v->ui.file_view_set = 1;
+}
+
+static void scroll_time(view *v, double frames)
+{
+    double total = total_frames(v), span = v->ui.v1 - v->ui.v0;
+    v->ui.v0 += frames;
+    if (v->ui.v0 < 0)
+        v->ui.v0 = 0;
+    if (v->ui.v0 + span > total)
+        v->ui.v0 = total - span;
+    v->ui.v1 = v->ui.v0 + span;
+    v->ui.file_view_set = 1;
+}
+
+/* Frame position under drawable x (file view). */
+static double frame_at_x(view *v, int x)
+{
+    picture *p = &v->pic;
+    render_rect pr;
+    if (!p->r)
+        return 0.5 * (v->ui.v0 + v->ui.v1);
+    pr = render_plot_rect(p->r, 0);
+    return (double)p->a0 + ((double)(x - pr.x) / pr.w) * (double)(p->count * p->span);
+}
+
+/* Which unit position of the frequency axis the mouse is on (0.5 when not on a panel). */
+static double unit_at_mouse(view *v)
+{
+    picture *p = &v->pic;
+    if (p->r && v->ui.mouse_in)
+        for (int c = 0; c < p->channels; c++) {
+            render_rect pr = render_plot_rect(p->r, c);
+            if (v->ui.my >= pr.y && v->ui.my < pr.y + pr.h)
+                return 1.0 - ((double)(v->ui.my - pr.y) + 0.5) / pr.h;
+        }
+    return 0.5;
+}
+
+static int restart(view *v, sp_errinfo *ei)
+{
+    worker_stop(&v->w);
+    v->pic.hold_frames = 0;
+    return worker_start(&v->w, ei);
+}
+
+static void set_toast(view *v, const char *msg)
+{
+    snprintf(v->ui.toast, sizeof v->ui.toast, "%s", msg);
+    v->ui.toast_until = progress_now() + TOAST_S;
+}
+
+/* Returns 1 to quit; *err for a failed restart. */
+static int handle_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *ei)
+{
+    char msg[128];
+    int shift = (ks->mod & KMOD_SHIFT) != 0;
+    switch (ks->sym) {
+    case SDLK_q:
+    case SDLK_ESCAPE:
+        return 1;
+    case SDLK_SPACE:
+        v->ui.paused = !v->ui.paused;
+        if (v->ui.paused) {
+            pthread_mutex_lock(&v->sh.mu);
+            v->ui.paused_frames = view_store_frames(v->sh.store);
+            pthread_mutex_unlock(&v->sh.mu);
+        }
+        break;
+    case SDLK_s:
+        v->ui.shot_pending = 1;
+        break;
+    case SDLK_c:
+        v->ui.cmap = (v->ui.cmap + 1) % colormap_count();
+        snprintf(msg, sizeof msg, "colour map: %s", colormap_name(v->ui.cmap));
+        set_toast(v, msg);
+        break;
+    case SDLK_l:
+        v->ui.scale = (freq_scale)((v->ui.scale + 1) % 3);
+        v->ui.zf_lo = v->ui.zf_hi = 0;
+        snprintf(msg, sizeof msg, "frequency scale: %s", scale_name(v->ui.scale));
+        set_toast(v, msg);
+        break;
+    case SDLK_w: {
+        window_spec ws;
+        v->window_idx = (v->window_idx + 1) % (int)(sizeof WINDOWS / sizeof WINDOWS[0]);
+        if (window_parse(WINDOWS[v->window_idx], &ws, NULL) == SP_OK) {
+            v->w.cfg.window = ws;
+            snprintf(msg, sizeof msg, "window: %s", WINDOWS[v->window_idx]);
+            set_toast(v, msg);
+            if ((*err = restart(v, ei)) != SP_OK)
+                return 1;
+        }
+        break;
+    }
+    case SDLK_n: {
+        size_t n = v->w.cfg.n * 2;
+        if (n > 32768)
+            n = 256;
+        v->w.cfg.n = n;
+        v->w.cfg.hop = (size_t)((double)v->hop0 * (double)n / (double)v->n0 + 0.5);
+        if (v->w.cfg.hop < 1)
+            v->w.cfg.hop = 1;
+        snprintf(msg, sizeof msg, "FFT size %zu, hop %zu", n, v->w.cfg.hop);
+        set_toast(v, msg);
+        v->ui.zf_lo = v->ui.zf_hi = 0;
+        v->ui.file_view_set = 0;
+        if ((*err = restart(v, ei)) != SP_OK)
+            return 1;
+        break;
+    }
+    case SDLK_UP:
+    case SDLK_DOWN: {
+        float d = ks->sym == SDLK_UP ? 5.0f : -5.0f;
+        if (v->ui.db_hi + d <= 60.0f && v->ui.db_lo + d >= -300.0f) {
+            v->ui.db_lo += d;
+            v->ui.db_hi += d;
+        }
+        break;
+    }
+    case SDLK_PLUS:
+    case SDLK_EQUALS:
+    case SDLK_KP_PLUS:
+        v->ui.gain = fminf(v->ui.gain + 3.0f, 60.0f);
+        break;
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS:
+        v->ui.gain = fmaxf(v->ui.gain - 3.0f, -60.0f);
+        break;
+    case SDLK_h:
+    case SDLK_QUESTION:
+    case SDLK_F1:
+        v->ui.help = !v->ui.help;
+        break;
+    case SDLK_SLASH:
+        if (shift)
+            v->ui.help = !v->ui.help;
+        break;
+    case SDLK_LEFT:
+    case SDLK_RIGHT:
+        if (!live)
+            scroll_time(v, (ks->sym == SDLK_LEFT ? -1 : 1) * (shift ? 0.5 : 0.1) * (v->ui.v1 - v->ui.v0));
+        break;
+    case SDLK_HOME:
+        if (!live)
+            scroll_time(v, -2.0 * total_frames(v));
+        break;
+    case SDLK_END:
+        if (!live)
+            scroll_time(v, total_frames(v));
+        break;
+    case SDLK_PAGEUP:
+        zoom_freq(v, unit_at_mouse(v), 1.5);
+        break;
+    case SDLK_PAGEDOWN:
+        zoom_freq(v, unit_at_mouse(v), 1 / 1.5);
+        break;
+    case SDLK_0:
+    case SDLK_KP_0:
+        v->ui.zf_lo = v->ui.zf_hi = 0;
+        v->ui.file_view_set = 0;
+        v->ui.live_zoom = 1;
+        break;
+    default:
+        return 0;
+    }
+    return 0;
+}
+
+static void mouse_to_drawable(view *v, int x, int y)
+{
+    int ww = 1, wh = 1;
+    SDL_GetWindowSize(v->win, &ww, &wh);
+    v->ui.mx = (int)((double)x * v->dw / (ww > 0 ? ww : 1));
+    v->ui.my = (int)((double)y * v->dh / (wh > 0 ? wh : 1));
+}
+
+static void handle_wheel(view *v, const SDL_MouseWheelEvent *e, int live)
+{
+    int dy = e->y, dx = e->x;
+    int shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
+    if (e->direction == SDL_MOUSEWHEEL_FLIPPED) {
+        dy = -dy;
+        dx = -dx;
+    }
+    if (shift && dy) {
+        zoom_freq(v, unit_at_mouse(v), dy > 0 ? 1.25 : 1 / 1.25);
+        return;
+    }
+    if (live) {
+        if (dy > 0 && v->ui.live_zoom > 1)
+            v->ui.live_zoom /= 2;
+        else if (dy < 0)
+            v->ui.live_zoom *= 2; /* clamped to what the ring holds when drawn */
+        return;
+    }
+    if (dx)
+        scroll_time(v, dx * 0.1 * (v->ui.v1 - v->ui.v0));
+    if (dy)
+        zoom_time(v, frame_at_x(v, v->ui.mx), dy > 0 ? 1.25 : 1 / 1.25);
+}
+
+/* ---- statistics (SPECTRO_VIEW_STATS) ----------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void write_stats(view *v, const char *path)
+{
+    stats *s = &v->st;
+    FILE *f = fopen(path, "w");
+    double fps = s->drawn > 1 && s->last > s->first ? (double)(s->drawn - 1) / (s->last - s->first) : 0;
+    double p50 = -1, p95 = -1;
+    size_t n = s->nlat < MAX_LAT_SAMPLES ? s->nlat : MAX_LAT_SAMPLES;
+    if (!f)
+        return;
+    if (n > 0) {
+        qsort(s->lat, n, sizeof *s->lat, cmp_double);
+        p50 = s->lat[(n - 1) / 2];
+        p95 = s->lat[(size_t)((double)(n - 1) * 0.95)];
+    }
+    fprintf(f,
+            "{\"frames_drawn\": %llu, \"mean_fps\": %.2f, \"latency_p50_ms\": %.2f, \"latency_p95_ms\": %.2f, "
+            "\"latency_samples\": %zu, \"draw_ms_mean\": %.2f, \"renderer\": \"%s\", \"vsync\": %d, "
+            "\"width\": %d, \"height\": %d}\n",
+            (unsigned long long)s->drawn, fps, p50 >= 0 ? p50 * 1e3 : -1.0, p95 >= 0 ? p95 * 1e3 : -1.0, n,
+            s->drawn ? s->draw_s * 1e3 / (double)s->drawn : 0.0, v->renderer_name, v->vsync, v->dw, v->dh);
+    fclose(f);
+}
+
+/* ---- the window -------------------------------------------------------------------------- */
+
+static int open_window(view *v, sp_errinfo *ei)
+{
+    const analyze_config *cfg = v->user;
+    int w = cfg->render.width, h = cfg->render.height;
+    SDL_Rect usable;
+    SDL_RendererInfo ri;
+    char title[300];
+    const char *in = cfg->input ? cfg->input : "microphone", *slash = strrchr(in, '/');
+    if (SDL_GetDisplayUsableBounds(0, &usable) == 0) {
+        /* a default 1920x1080 on a smaller screen: fit it */
+        if (w > usable.w)
+            w = usable.w;
+        if (h > usable.h)
+            h = usable.h;
+    }
+    if (w < MIN_WIN_W)
+        w = MIN_WIN_W;
+    if (h < MIN_WIN_H)
+        h = MIN_WIN_H;
+    snprintf(title, sizeof title, "spectro \xe2\x80\x94 %s", slash ? slash + 1 : in);
+    v->win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
+                              SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (!v->win)
+        return sp_fail(ei, SP_ENODEV, "cannot open a window: %s: use --png OUT, --dump OUT or --peaks for headless output",
+                       SDL_GetError());
+    SDL_SetWindowMinimumSize(v->win, MIN_WIN_W, MIN_WIN_H);
+    v->ren = SDL_CreateRenderer(v->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+    if (!v->ren)
+        v->ren = SDL_CreateRenderer(v->win, -1, SDL_RENDERER_SOFTWARE);
+    if (!v->ren)
+        return sp_fail(ei, SP_ENODEV, "cannot make a renderer for the window: %s", SDL_GetError());
+    if (SDL_GetRendererInfo(v->ren, &ri) == 0) {
+        snprintf(v->renderer_name, sizeof v->renderer_name, "%s", ri.name);
+        v->software = (ri.flags & SDL_RENDERER_SOFTWARE) != 0;
+        /* SDL's software renderer says vsync but does not wait: the loop paces it */
+        v->vsync = (ri.flags & SDL_RENDERER_PRESENTVSYNC) != 0 && !v->software;
+    }
+    return SP_OK;
+}
+
+/* Matches the texture and the canvas to the drawable size. */
+static int fit_drawable(view *v, sp_errinfo *ei)
+{
+    int w = 0, h = 0;
+    if (SDL_GetRendererOutputSize(v->ren, &w, &h) != 0 || w < 1 || h < 1)
+        SDL_GetWindowSize(v->win, &w, &h);
+    if (w < RENDER_MIN_WIDTH + 100)
+        w = RENDER_MIN_WIDTH + 100;
+    if (h < RENDER_MIN_HEIGHT + 40)
+        h = RENDER_MIN_HEIGHT + 40;
+    if (v->tex && w == v->dw && h == v->dh)
+        return SP_OK;
+    if (v->tex)
+        SDL_DestroyTexture(v->tex);
+    v->tex = SDL_CreateTexture(v->ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, w, h);
+    if (!v->tex)
+        return sp_fail(ei, SP_ENODEV, "cannot make a %dx%d texture: %s", w, h, SDL_GetError());
+    free(v->cv.px);
+    if (!(v->cv.px = malloc((size_t)w * (size_t)h * 4)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory for a %dx%d window", w, h);
+    v->cv.w = v->dw = w;
+    v->cv.h = v->dh = h;
+    return SP_OK;
+}
+
+static int no_display(sp_errinfo *ei)
+{
+    const char *d = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+    if ((!d || !*d) && (!wl || !*wl))
+        return sp_fail(ei, SP_ENODEV, "no display to open a window on (DISPLAY is not set): use --png OUT, "
+                                      "--dump OUT or --peaks for headless output");
+    return sp_fail(ei, SP_ENODEV, "no display to open a window on (%s: %s): use --png OUT, --dump OUT or --peaks "
+                                  "for headless output", d && *d ? d : wl, SDL_GetError());
+}
+
+static void destroy_view(view *v)
+{
+    worker_stop(&v->w);
+    render_destroy(v->pic.r);
+    free(v->pic.snap);
+    free(v->pic.hold);
+    free(v->pic.hold_t);
+    free(v->pic.fbuf);
+    free(v->pic_px);
+    free(v->cv.px);
+    free(v->st.lat);
+    view_store_destroy(v->sh.store);
+    if (v->font)
+        TTF_CloseFont(v->font);
+    if (v->ttf)
+        TTF_Quit();
+    if (v->tex)
+        SDL_DestroyTexture(v->tex);
+    if (v->ren)
+        SDL_DestroyRenderer(v->ren);
+    if (v->win)
+        SDL_DestroyWindow(v->win);
+    pthread_mutex_destroy(&v->sh.mu);
+}
 
 int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
 {
-    (void)cfg;
-    (void)res;
-    return sp_fail(ei, SP_EUNSUPPORTED, "the window is not built yet: use --png OUT, --dump OUT or --peaks");
+    view *v;
+    int err = SP_OK, quit = 0, started = 0, live = 0, dirty = 1;
+    uint64_t seen_version = 0;
+    double next_frame = 0;
+    const char *stats_path = getenv("SPECTRO_VIEW_STATS");
+    analyze_result info;
+
+    if (!cfg)
+        return sp_fail(ei, SP_EINVAL, "view_run: no config");
+    if (res)
+        memset(res, 0, sizeof *res);
+    if (!(v = calloc(1, sizeof *v)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    memset(&info, 0, sizeof info);
+    pthread_mutex_init(&v->sh.mu, NULL);
+    v->user = cfg;
+    v->w.cfg = *cfg;
+    v->w.cfg.progress = 0;
+    v->w.cfg.png_path = NULL;
+    v->w.sh = &v->sh;
+    v->n0 = cfg->n;
+    v->hop0 = cfg->hop ? cfg->hop : cfg->n / 4;
+    v->w.cfg.hop = v->hop0;
+    v->ui.scale = cfg->render.scale;
+    v->ui.cmap = cfg->render.colormap;
+    v->ui.db_lo = cfg->render.db_lo;
+    v->ui.db_hi = cfg->render.db_hi;
+    v->ui.live_zoom = 1;
+    for (int i = 0; i < (int)(sizeof WINDOWS / sizeof WINDOWS[0]); i++) {
+        window_spec ws;
+        if (window_parse(WINDOWS[i], &ws, NULL) == SP_OK && ws.kind == cfg->window.kind)
+            v->window_idx = i;
+    }
+    if (!(v->st.lat = malloc(MAX_LAT_SAMPLES * sizeof *v->st.lat))) {
+        err = sp_fail(ei, SP_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (!find_font(&cfg->render, v->font_path, sizeof v->font_path)) {
+        err = sp_fail(ei, SP_EIO, "font DejaVuSans.ttf not found: install fonts-dejavu-core (or set SPECTRO_FONT)");
+        goto done;
+    }
+
+    /* SIGINT stays with main (cfg->stop); SDL would otherwise turn it into SDL_QUIT */
+    SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1");
+    {
+        const char *d = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+        if ((!d || !*d) && (!wl || !*wl) && !getenv("SDL_VIDEODRIVER")) {
+            err = no_display(ei);
+            free(v->st.lat);
+            pthread_mutex_destroy(&v->sh.mu);
+            free(v);
+            return err;
+        }
+    }
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        err = no_display(ei);
+        free(v->st.lat);
+        pthread_mutex_destroy(&v->sh.mu);
+        free(v);
+        return err;
+    }
+    wake_event = SDL_RegisterEvents(1);
+    if (TTF_Init() != 0) {
+        err = sp_fail(ei, SP_EIO, "cannot start SDL2_ttf: %s", TTF_GetError());
+        goto done;
+    }
+    v->ttf = 1; /* held for the window's life: the renders made per picture reuse it */
+
+    /* the source opens first: a bad file or a missing microphone fails without a window */
+    if ((err = worker_start(&v->w, ei)) != SP_OK)
+        goto done;
+    for (;;) {
+        int st, fin;
+        pthread_mutex_lock(&v->sh.mu);
+        st = v->sh.started;
+        fin = v->sh.finished;
+        pthread_mutex_unlock(&v->sh.mu);
+        if (st || fin || (cfg->stop && *cfg->stop))
+            break;
+        SDL_Delay(2);
+    }
+    pthread_mutex_lock(&v->sh.mu);
+    if (v->sh.finished && v->sh.err != SP_OK && !v->sh.started) {
+        err = v->sh.err;
+        *ei = v->sh.ei;
+    }
+    pthread_mutex_unlock(&v->sh.mu);
+    if (err != SP_OK)
+        goto done;
+    {
+        /* options the picture cannot honour (--fmax above Nyquist ...) fail here, as
+         * --png would, rather than inside the window */
+        render *probe = NULL;
+        render_config rc = cfg->render;
+        pthread_mutex_lock(&v->sh.mu);
+        info = v->sh.info;
+        pthread_mutex_unlock(&v->sh.mu);
+        if (info.info.rate > 0) {
+            err = render_create(&rc, info.info.rate, info.n, 0.0, 1.0, info.out_channels > 0 ? info.out_channels : 1,
+                                1, &probe, ei);
+            render_destroy(probe);
+            if (err != SP_OK)
+                goto done;
+        }
+    }
+    if ((err = open_window(v, ei)) != SP_OK || (err = fit_drawable(v, ei)) != SP_OK)
+        goto done;
+    v->fps_t0 = progress_now();
+
+    while (!quit) {
+        SDL_Event e;
+        double now = progress_now();
+        int timeout = dirty ? (int)fmax(0.0, (next_frame - now) * 1000.0) : 100, got;
+        if (live && started && !v->ui.paused && !v->finished)
+            timeout = (int)fmax(0.0, (next_frame - now) * 1000.0);
+        got = SDL_WaitEventTimeout(&e, timeout);
+        while (got) {
+            switch (e.type) {
+            case SDL_QUIT:
+                quit = 1;
+                break;
+            case SDL_KEYDOWN:
+                if (handle_key(v, &e.key.keysym, live, &err, ei))
+                    quit = 1;
+                dirty = 1;
+                break;
+            case SDL_WINDOWEVENT:
+                if (e.window.event == SDL_WINDOWEVENT_LEAVE)
+                    v->ui.mouse_in = 0;
+                if (e.window.event == SDL_WINDOWEVENT_CLOSE)
+                    quit = 1;
+                dirty = 1;
+                break;
+            case SDL_MOUSEMOTION:
+                mouse_to_drawable(v, e.motion.x, e.motion.y);
+                v->ui.mouse_in = 1;
+                if (v->ui.dragging && !live && v->pic.r) {
+                    render_rect pr = render_plot_rect(v->pic.r, 0);
+                    double fpp = (v->ui.v1 - v->ui.v0) / pr.w;
+                    double target = v->ui.drag_v0 - ((double)v->ui.mx - v->ui.drag_x) * fpp;
+                    scroll_time(v, target - v->ui.v0);
+                }
+                dirty = 1;
+                break;
+            case SDL_MOUSEBUTTONDOWN:
+                if (e.button.button == SDL_BUTTON_LEFT) {
+                    mouse_to_drawable(v, e.button.x, e.button.y);
+                    v->ui.dragging = 1;
+                    v->ui.drag_x = v->ui.mx;
+                    v->ui.drag_v0 = v->ui.v0;
+                }
+                break;
+            case SDL_MOUSEBUTTONUP:
+                v->ui.dragging = 0;
+                break;
+            case SDL_MOUSEWHEEL:
+                handle_wheel(v, &e.wheel, live);
+                dirty = 1;
+                break;
+            default:
+                break;
+            }
+            got = SDL_PollEvent(&e);
+        }
+        if (cfg->stop && *cfg->stop)
+            quit = 1; /* Ctrl-C */
+        pthread_mutex_lock(&v->sh.mu);
+        if (v->sh.finished && v->sh.err != SP_OK && !v->w.stop) {
+            /* the analysis failed: the window ends with its error */
+            err = v->sh.err;
+            *ei = v->sh.ei;
+            quit = 1;
+        }
+        v->finished = v->sh.finished;
+        if (v->sh.started) {
+            info = v->sh.info;
+            started = 1;
+            live = info.live;
+            v->live = live;
+        } else {
+            started = 0;
+        }
+        if (v->sh.version != seen_version) {
+            seen_version = v->sh.version;
+            if (!v->ui.paused)
+                dirty = 1;
+        }
+        pthread_mutex_unlock(&v->sh.mu);
+        if (v->ui.toast[0] && progress_now() > v->ui.toast_until) {
+            v->ui.toast[0] = 0;
+            dirty = 1;
+        }
+        if (v->ui.toast[0])
+            dirty = 1; /* keep it up to date; it expires by itself */
+        if (quit || !dirty)
+            continue;
+        now = progress_now();
+        if (now < next_frame)
+            continue;
+        {
+            uint64_t newest;
+            double t_present;
+            if ((err = fit_drawable(v, ei)) != SP_OK)
+                break;
+            t_present = progress_now();
+            newest = draw_frame(v, &info, started);
+            v->st.draw_s += progress_now() - t_present;
+            SDL_UpdateTexture(v->tex, NULL, v->cv.px, v->cv.w * 4);
+            SDL_RenderClear(v->ren);
+            SDL_RenderCopy(v->ren, v->tex, NULL, NULL);
+            SDL_RenderPresent(v->ren);
+            t_present = progress_now();
+            dirty = 0;
+            /* vsync: the present waited for the refresh; else pace to 60 Hz ourselves */
+            next_frame = v->vsync ? t_present + 0.25 * FRAME_PERIOD
+                                  : fmax(next_frame + FRAME_PERIOD, t_present - 0.5 * FRAME_PERIOD);
+            v->st.drawn++;
+            if (v->st.drawn == 1)
+                v->st.first = t_present;
+            v->st.last = t_present;
+            v->fps_n++;
+            if (t_present - v->fps_t0 >= 1.0) {
+                v->fps = (double)v->fps_n / (t_present - v->fps_t0);
+                v->fps_n = 0;
+                v->fps_t0 = t_present;
+            }
+            /* capture-to-pixel: the newest frame's last sample, captured at anchor +
+             * (f*hop + n)/rate, is on the screen now */
+            if (started && live && !v->ui.paused && newest > v->st.newest_shown) {
+                pthread_mutex_lock(&v->sh.mu);
+                if (v->sh.have_anchor) {
+                    double cap = v->sh.anchor + (double)((newest - 1) * info.hop + info.n) / info.info.rate;
+                    double lat = t_present - cap;
+                    v->last_latency = lat;
+                    v->st.lat[v->st.nlat++ % MAX_LAT_SAMPLES] = lat;
+                }
+                pthread_mutex_unlock(&v->sh.mu);
+                v->st.newest_shown = newest;
+            }
+        }
+    }
+
+done:
+    if (v->w.running)
+        worker_stop(&v->w);
+    if (stats_path && *stats_path)
+        write_stats(v, stats_path);
+    pthread_mutex_lock(&v->sh.mu);
+    if (res && (v->sh.finished || v->sh.started)) {
+        *res = v->sh.finished ? v->sh.res : v->sh.info;
+        if (v->w.stop)
+            res->truncated = 0; /* the window stopped the reading, the file did not end */
+    }
+    pthread_mutex_unlock(&v->sh.mu);
+    destroy_view(v);
+    free(v);
+    SDL_Quit();
+    return err;
 }

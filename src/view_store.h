@@ -1,0 +1,57 @@
+/* view_store: the window's memory of spectra, in dBFS quantised to 0.01 dB (int16).
+ *
+ *   live  a ring of the newest `cap` frames per channel (one frame per entry); frames
+ *         skipped by the analysis (it fell behind) read as the floor.
+ *   file  every frame, in a pyramid of maxima for drawing any zoom quickly:
+ *           level 0: entry j = max of frames [j*fpc, (j+1)*fpc)     (fpc = 1 at first)
+ *           level k: entry j = max of level k-1 entries 2j, 2j+1
+ *         When level 0 is full (a memory budget), the levels shift down by one: the old
+ *         level 1 becomes level 0 and fpc doubles, so nothing is dropped, only merged.
+ *
+ * Maxima (never samples) keep every transient visible at any zoom. Memory: about twice
+ * level 0, at most the budget given at create; levels grow as frames arrive.
+ *
+ * Thread safety: none; the view guards a store with its mutex (the analysis thread adds,
+ * the window's thread reads).
+ */
+#ifndef SPECTRO_VIEW_STORE_H
+#define SPECTRO_VIEW_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define VIEW_STORE_FLOOR (-20000) /* -200 dBFS in 0.01 dB */
+
+typedef struct view_store view_store;
+
+/* channels >= 1 output channels of bins values each; live selects the ring; budget:
+ * bytes the store may use in all. SP_ENOMEM. */
+int view_store_create(int channels, size_t bins, int live, size_t budget, view_store **out, sp_errinfo *ei);
+void view_store_destroy(view_store *s); /* NULL is a no-op */
+
+/* Adds nframes spectra (bins float dB each) of `channel`, frame indices first ..
+ * first+nframes-1, in increasing order across calls (gaps allowed in live mode).
+ * O(bins) per frame (amortised, levels included). SP_EINVAL / SP_ENOMEM. */
+int view_store_add(view_store *s, int channel, uint64_t first, size_t nframes, const float *db);
+
+/* Frames seen: the highest frame index added (any channel) + 1. */
+uint64_t view_store_frames(const view_store *s);
+/* Oldest frame still held (live: newest+1-cap; file: 0). */
+uint64_t view_store_oldest(const view_store *s);
+/* Live: frames the ring holds. File: frames per level-0 entry. */
+uint64_t view_store_capacity(const view_store *s);
+
+/* Spectra covering frames [f0, f0 + count*span) of `channel`, `span` frames per entry:
+ * out[i*bins + k] = max over frames f0+i*span .. f0+(i+1)*span-1 of bin k; frames not
+ * held (negative, not yet seen, overwritten) read as VIEW_STORE_FLOOR. f0 may be
+ * negative. Cost: O(count*bins) when span is a power of two times the level-0 step,
+ * which view_store_span() gives; O(span*count*bins / level step) otherwise. */
+void view_store_get(const view_store *s, int channel, int64_t f0, uint64_t span, size_t count, int16_t *out);
+
+/* The span (frames per entry) that shows `frames` frames in at most max_entries entries
+ * and reads from one level: fpc * 2^k (file) or a power of two (live). */
+uint64_t view_store_span(const view_store *s, uint64_t frames, size_t max_entries);
+
+#endif

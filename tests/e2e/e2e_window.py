@@ -1,0 +1,439 @@
+"""End-to-end tests of the window (view.c) under a virtual X server.
+
+    python3 tests/e2e/e2e_window.py SPECTRO_BINARY ASSETS_DIR [unittest args]
+
+Runs the real program on Xvfb, drives it with xdotool (keys, resize), and reads back two
+pictures: the program's own screenshot (the `s` key: a PNG through png_write) and the X
+server's view of the window (xwd). Both are decoded here (zlib / the XWD layout, no imaging
+library) and checked: the plot is found by its frame, the brightest row of the plot is at
+the sine's frequency, the margins hold labels, the colour bar is the colour map.
+
+Needs Xvfb and xdotool (and xwd from x11-apps); exits 77 (skipped) when one is missing.
+"""
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import zlib
+
+import numpy as np
+
+BIN = None
+ASSETS = None
+DISPLAY = None
+XVFB = None
+
+FRAME = (0x4d, 0x53, 0x60)   # render.c's frame colour around the panels
+BG = (0x12, 0x14, 0x19)
+VIRIDIS_TOP = (253, 231, 37)  # viridis(1.0)
+VIRIDIS_BOTTOM = (68, 1, 84)  # viridis(0.0)
+MAGMA_TOP = (252, 253, 191)   # magma(1.0)
+
+
+# ---- pictures ------------------------------------------------------------------------------
+
+def read_png(path):
+    """8-bit RGB/RGBA, non-interlaced PNG -> (h, w, 3) uint8 (what png_write makes)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, w = 8, [], None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and interlace == 0, (depth, ctype, interlace)
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat.append(body)
+        pos += 12 + n
+    raw = zlib.decompress(b"".join(idat))
+    stride = w * bpp
+    out = np.zeros((h, stride), np.uint8)
+    prev = np.zeros(stride, np.int32)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = np.frombuffer(raw, np.uint8, stride, y * (stride + 1) + 1).astype(np.int32)
+        if f == 0:
+            cur = line
+        elif f == 2:
+            cur = (line + prev) & 255
+        elif f == 1:  # Sub: a running sum per channel
+            cur = (np.cumsum(line.reshape(w, bpp), axis=0) & 255).reshape(stride)
+        else:  # Average, Paeth: sequential along the row
+            cur = line.copy()
+            pl = prev.tolist()
+            c = cur.tolist()
+            for i in range(stride):
+                a = c[i - bpp] if i >= bpp else 0
+                b = pl[i]
+                if f == 3:
+                    c[i] = (c[i] + ((a + b) >> 1)) & 255
+                else:
+                    cc = pl[i - bpp] if i >= bpp else 0
+                    p = a + b - cc
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - cc)
+                    pred = a if pa <= pb and pa <= pc else (b if pb <= pc else cc)
+                    c[i] = (c[i] + pred) & 255
+            cur = np.array(c, np.int32)
+        out[y] = cur
+        prev = cur
+    return out.reshape(h, w, bpp)[:, :, :3]
+
+
+def read_xwd(path):
+    """xwd's ZPixmap of a TrueColor 24/32-bit window -> (h, w, 3) uint8."""
+    with open(path, "rb") as f:
+        data = f.read()
+    hdr = struct.unpack(">25I", data[:100])
+    hsize, fmt, depth, w, h = hdr[0], hdr[2], hdr[3], hdr[4], hdr[5]
+    byte_order, bpp, bpl = hdr[7], hdr[11], hdr[12]
+    rmask, gmask, bmask, ncolors = hdr[14], hdr[15], hdr[16], hdr[19]
+    assert fmt == 2 and bpp == 32, (fmt, bpp)
+    off = hsize + ncolors * 12
+    px = np.frombuffer(data, np.uint8, bpl * h, off).reshape(h, bpl)[:, :w * 4]
+    words = px.reshape(h, w, 4).astype(np.uint32)
+    v = (words[..., 0] | words[..., 1] << 8 | words[..., 2] << 16 | words[..., 3] << 24) if byte_order == 0 else \
+        (words[..., 3] | words[..., 2] << 8 | words[..., 1] << 16 | words[..., 0] << 24)
+
+    def chan(mask):
+        shift = (mask & -mask).bit_length() - 1
+        return ((v & mask) >> shift).astype(np.uint8)
+    return np.dstack([chan(rmask), chan(gmask), chan(bmask)])
+
+
+def find_plot(img):
+    """The spectrogram panel inside its frame: (x, y, w, h) of the data, from the longest
+    horizontal runs of the frame colour (the panel is the widest framed thing)."""
+    h, w, _ = img.shape
+    is_frame = np.all(img == np.array(FRAME, np.uint8), axis=2)
+    rows = []
+    for y in range(h):
+        r = is_frame[y].astype(np.int8)
+        if r.sum() < w * 0.4:
+            continue
+        # longest run
+        d = np.diff(np.concatenate([[0], r, [0]]))
+        starts, ends = np.where(d == 1)[0], np.where(d == -1)[0]
+        k = np.argmax(ends - starts)
+        if ends[k] - starts[k] >= w * 0.4:
+            rows.append((y, starts[k], ends[k]))
+    assert len(rows) >= 2, "no plot frame found"
+    top, bottom = rows[0], rows[-1]
+    x0, x1 = top[1] + 1, top[2] - 1
+    return x0, top[0] + 1, x1 - x0, bottom[0] - top[0] - 1
+
+
+def brightest_hz(img, plot, fmax, cols=None):
+    """Frequency of the brightest row of the plot (linear scale 0 .. fmax)."""
+    x, y, w, h = plot
+    area = img[y:y + h, x:x + w].astype(np.float64)
+    if cols is not None:
+        area = area[:, cols]
+    lum = (0.2126 * area[..., 0] + 0.7152 * area[..., 1] + 0.0722 * area[..., 2]).mean(axis=1)
+    row = int(np.argmax(lum))
+    return fmax * (1.0 - (row + 0.5) / h), fmax / h
+
+
+def close(a, b, tol=4):
+    return all(abs(int(p) - int(q)) <= tol for p, q in zip(a, b))
+
+
+# ---- the program on the X server -------------------------------------------------------------
+
+def xdo(*args, timeout=10):
+    return subprocess.run(["xdotool"] + [str(a) for a in args], env=xenv(), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def xenv(extra=None):
+    env = dict(os.environ)
+    env.pop("WAYLAND_DISPLAY", None)
+    env["DISPLAY"] = DISPLAY
+    env.setdefault("SDL_AUDIODRIVER", "dummy")
+    # only system libraries (libX11, libdbus) leak on exit under LeakSanitizer
+    env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+    if extra:
+        env.update(extra)
+    return env
+
+
+class Window:
+    """spectro with a window, in its own temporary directory."""
+
+    def __init__(self, args, env=None):
+        self.dir = tempfile.mkdtemp(prefix="spectro_win_")
+        self.err = open(os.path.join(self.dir, "stderr.txt"), "w+")
+        self.proc = subprocess.Popen([BIN] + [str(a) for a in args], cwd=self.dir, env=xenv(env),
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.err)
+        self.wid = None
+        deadline = time.time() + 25
+        while time.time() < deadline and self.proc.poll() is None:
+            r = xdo("search", "--onlyvisible", "--pid", self.proc.pid, "--name", "spectro")
+            ids = r.stdout.split()
+            if ids:
+                self.wid = ids[-1]
+                break
+            time.sleep(0.2)
+        if not self.wid:
+            raise AssertionError("no window appeared (exit %s): %s" % (self.proc.poll(), self.stderr()))
+
+    def stderr(self):
+        self.err.flush()
+        self.err.seek(0)
+        return self.err.read()
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def key(self, *keys):
+        xdo("windowfocus", "--sync", self.wid)
+        for k in keys:
+            xdo("key", "--clearmodifiers", k)
+            time.sleep(0.15)
+
+    def screenshot_png(self, timeout=5):
+        """Presses s and returns the decoded PNG the program wrote."""
+        before = set(f for f in os.listdir(self.dir) if f.endswith(".png"))
+        self.key("s")
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            new = [f for f in os.listdir(self.dir) if f.endswith(".png") and not f.startswith(".")
+                   and f not in before]
+            if new:
+                assert new[0].startswith("spectro-") and len(new[0]) >= len("spectro-YYYYmmdd-HHMMSS.png"), new[0]
+                time.sleep(0.1)
+                return read_png(os.path.join(self.dir, new[0]))
+            time.sleep(0.1)
+        raise AssertionError("no screenshot written: " + self.stderr())
+
+    def screenshot_x(self):
+        path = os.path.join(self.dir, "window.xwd")
+        subprocess.run(["xwd", "-silent", "-id", self.wid, "-out", path], env=xenv(), check=True, timeout=10)
+        return read_xwd(path)
+
+    def quit(self, timeout=10):
+        self.key("q")
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError("q did not close the window")
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.err.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def write_wav(path, x, rate=48000):
+    """Mono float32 WAV."""
+    x = np.asarray(x, np.float32)
+    with open(path, "wb") as f:
+        data = x.tobytes()
+        f.write(b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVE")
+        f.write(b"fmt " + struct.pack("<IHHIIHH", 16, 3, 1, rate, rate * 4, 4, 32))
+        f.write(b"data" + struct.pack("<I", len(data)) + data)
+
+
+# ---- tests ------------------------------------------------------------------------------------
+
+class TestWindow(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="spectro_wtest_")
+        self.windows = []
+
+    def tearDown(self):
+        for w in self.windows:
+            w.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def settled(self, w, check, timeout=10.0):
+        """Screenshots (the `s` key) until check(img) passes: the analysis and the first
+        pictures take a moment, longer under a sanitizer. Returns the last picture."""
+        deadline = time.time() + timeout
+        while True:
+            img = w.screenshot_png()
+            try:
+                check(img)
+                return img
+            except AssertionError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.5)
+
+    def open(self, args, env=None):
+        w = Window(args, env)
+        self.windows.append(w)
+        return w
+
+    def check_picture(self, img, hz, fmax=24000.0, top=VIRIDIS_TOP, cols=None):
+        plot = find_plot(img)
+        x, y, w, h = plot
+        self.assertGreater(w, img.shape[1] * 0.4)
+        self.assertGreater(h, img.shape[0] * 0.4)
+        got, row_hz = brightest_hz(img, plot, fmax, cols)
+        self.assertLess(abs(got - hz), 2.5 * row_hz + 24.0, "brightest row at %.0f Hz, not %.0f Hz" % (got, hz))
+        # labels: light pixels left of the plot (frequencies) and under it (times)
+        lum = img.astype(np.int32).sum(axis=2)
+        self.assertGreater((lum[y:y + h, :x - 2] > 450).sum(), 200, "no frequency labels")
+        self.assertGreater((lum[y + h + 2:, x:x + w] > 450).sum(), 200, "no time labels")
+        # the colour bar: right of the plot, same rows, top = the map at 1.0, bottom at 0.0
+        right = img[y + 1, x + w + 2:]
+        cand = [i for i in range(right.shape[0]) if close(right[i], top)]
+        self.assertTrue(cand, "no colour bar with the colour map's top colour")
+        bx = x + w + 2 + cand[0] + 1
+        bottom = VIRIDIS_BOTTOM if top == VIRIDIS_TOP else None
+        if bottom:
+            self.assertTrue(close(img[y + h - 2, bx], bottom), "colour bar bottom %s" % (img[y + h - 2, bx],))
+        # monotonic luminance up the bar (perceptual maps)
+        col = img[y:y + h, bx].astype(np.float64)
+        lumbar = 0.2126 * col[:, 0] + 0.7152 * col[:, 1] + 0.0722 * col[:, 2]
+        self.assertGreater(lumbar[1], lumbar[-2] + 100)
+        return plot
+
+    def test_file_view_keys_resize_quit(self):
+        """Whole-file view: picture, keys, resize, screenshot after, q exits 0."""
+        w = self.open(["-q", "--size", "960x600", os.path.join(ASSETS, "sine_1125hz_48k_f32.wav")])
+        img = self.settled(w, lambda im: self.check_picture(im, 1125.0))
+        self.assertEqual(img.shape[:2], (600, 960))
+        ximg = w.screenshot_x()
+        self.assertEqual(ximg.shape[:2], (600, 960))
+        self.check_picture(ximg, 1125.0)
+        # keys: colour map, scale, dB range, pause, help; then back to linear (l l)
+        w.key("c", "l", "Up", "space", "h", "h", "space", "Down", "l", "l", "plus", "minus", "Right", "Home")
+        self.assertTrue(w.alive(), w.stderr())
+        xdo("windowsize", w.wid, 800, 500)
+        time.sleep(1.0)
+        self.assertTrue(w.alive(), w.stderr())
+        img2 = w.screenshot_png()
+        self.assertEqual(img2.shape[:2], (500, 800))
+        self.check_picture(img2, 1125.0, top=MAGMA_TOP)
+        ximg2 = w.screenshot_x()
+        self.assertEqual(ximg2.shape[:2], (500, 800))
+        self.assertGreater((np.abs(ximg2.astype(int) - np.array(BG)).sum(axis=2) > 30).mean(), 0.3)
+        self.assertEqual(w.quit(), 0, w.stderr())
+        self.assertEqual(w.stderr().strip(), "")
+
+    def test_realtime_scrolling_stats(self):
+        """--realtime: live scrolling; SPECTRO_VIEW_STATS reports fps and latency."""
+        path = os.path.join(self.tmp, "sine3k.wav")
+        t = np.arange(48000 * 8) / 48000.0
+        write_wav(path, 0.5 * np.sin(2 * np.pi * 3000.0 * t))
+        stats = os.path.join(self.tmp, "stats.json")
+        w = self.open(["-q", "--realtime", "-b", "cpu", "-n", "4096", "--hop", "512", "--size", "960x600", path],
+                      env={"SPECTRO_VIEW_STATS": stats})
+        time.sleep(1.5)
+
+        def check(img):
+            x, y, pw, ph = find_plot(img)
+            # newest at the right: the right quarter holds the tone
+            self.check_picture(img, 3000.0, cols=slice(pw * 3 // 4, pw))
+        self.settled(w, check)
+        time.sleep(1.0)
+        self.assertTrue(w.alive())
+        self.assertEqual(w.quit(), 0, w.stderr())
+        with open(stats) as f:
+            s = json.load(f)
+        self.assertGreater(s["frames_drawn"], 10)
+        self.assertGreater(s["mean_fps"], 0)
+        self.assertGreater(s["latency_samples"], 0)
+        self.assertGreater(s["latency_p50_ms"], 0)
+        self.assertLess(s["latency_p95_ms"], 1000)
+        sys.stderr.write("\n  realtime window: %s\n" % json.dumps(s))
+
+    def test_channel_all_stacks(self):
+        """--channel all: one panel per channel, each at its own tone."""
+        w = self.open(["-q", "--channel", "all", "--size", "960x700",
+                       os.path.join(ASSETS, "stereo_1500l_3000r_48k_s16.wav")])
+
+        def check(img):
+            is_frame = np.all(img == np.array(FRAME, np.uint8), axis=2)
+            rows = [y for y in range(img.shape[0]) if is_frame[y].sum() > img.shape[1] * 0.4]
+            # two panels: two pairs of long frame rows (top and bottom of each)
+            groups = [rows[0]] + [b for a, b in zip(rows, rows[1:]) if b - a > 2]
+            self.assertEqual(len(groups), 4, "frame rows %s" % groups)
+            x, _, pw, _ = find_plot(img)
+            for (top, bottom), hz in (((groups[0], groups[1]), 1500.0), ((groups[2], groups[3]), 3000.0)):
+                got, row_hz = brightest_hz(img, (x, top + 1, pw, bottom - top - 1), 24000.0)
+                self.assertLess(abs(got - hz), 2.5 * row_hz + 24.0, "panel tone %.0f Hz, not %.0f" % (got, hz))
+        self.settled(w, check)
+        self.assertEqual(w.quit(), 0, w.stderr())
+
+    def test_bad_file_no_window(self):
+        """A file that cannot be read fails before any window: exit 2, one line."""
+        p = subprocess.run([BIN, os.path.join(self.tmp, "missing.wav")], env=xenv(), capture_output=True,
+                           text=True, timeout=20)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
+    def test_no_display(self):
+        """No display: exit 1 with one line that points to the headless outputs."""
+        env = dict(os.environ)
+        env.pop("DISPLAY", None)
+        env.pop("WAYLAND_DISPLAY", None)
+        env.pop("SDL_VIDEODRIVER", None)
+        p = subprocess.run([BIN, os.path.join(ASSETS, "sine_1125hz_48k_f32.wav")], env=env, capture_output=True,
+                           text=True, timeout=20)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        lines = p.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("--png", lines[0])
+
+
+def start_xvfb():
+    """Xvfb on a free display number (-displayfd); returns (process, ':N')."""
+    r, w = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                            pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(w)
+    num = b""
+    deadline = time.time() + 10
+    while time.time() < deadline and not num.endswith(b"\n"):
+        chunk = os.read(r, 16)
+        if not chunk:
+            break
+        num += chunk
+    os.close(r)
+    if not num.strip():
+        proc.kill()
+        raise RuntimeError("Xvfb did not start")
+    return proc, ":" + num.decode().strip()
+
+
+def main():
+    global BIN, ASSETS, DISPLAY, XVFB
+    if len(sys.argv) < 3:
+        sys.exit("usage: %s SPECTRO_BINARY ASSETS_DIR" % sys.argv[0])
+    BIN = os.path.abspath(sys.argv[1])
+    ASSETS = os.path.abspath(sys.argv[2])
+    for tool in ("Xvfb", "xdotool", "xwd"):
+        if not shutil.which(tool):
+            print("skipped: %s is not installed (apt-get install xvfb xdotool x11-apps)" % tool)
+            sys.exit(77)
+    XVFB, DISPLAY = start_xvfb()
+    try:
+        prog = unittest.main(argv=[sys.argv[0]] + sys.argv[3:], verbosity=2, exit=False)
+        ok = prog.result.wasSuccessful()
+    finally:
+        XVFB.send_signal(signal.SIGTERM)
+        try:
+            XVFB.wait(5)
+        except subprocess.TimeoutExpired:
+            XVFB.kill()
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

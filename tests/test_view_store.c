@@ -1,0 +1,168 @@
+/* view_store: the window's memory of spectra. Every read is compared with the maximum
+ * computed here by brute force over the frames themselves (quantised to 0.01 dB, as the
+ * store keeps them). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "view_store.h"
+
+#define BINS 9
+#define NFRAMES 1000
+
+static float frames_db[NFRAMES][BINS];
+
+static int16_t q(float db)
+{
+    float v = db * 100.0f;
+    if (!(v > -32768.0f))
+        return VIEW_STORE_FLOOR;
+    return v > 32767.0f ? 32767 : (int16_t)lrintf(v);
+}
+
+/* Brute-force maximum of frames [a, b) (clipped to [lo, hi)), floor when empty. */
+static void brute(int64_t a, int64_t b, int64_t lo, int64_t hi, int16_t *out)
+{
+    for (int k = 0; k < BINS; k++)
+        out[k] = VIEW_STORE_FLOOR;
+    for (int64_t f = a < lo ? lo : a; f < b && f < hi; f++)
+        for (int k = 0; k < BINS; k++)
+            if (q(frames_db[f][k]) > out[k])
+                out[k] = q(frames_db[f][k]);
+}
+
+static int same(const int16_t *x, const int16_t *y, size_t n)
+{
+    return memcmp(x, y, n * sizeof *x) == 0;
+}
+
+static void test_file_pyramid(void)
+{
+    view_store *s = NULL;
+    sp_errinfo ei = {{0}};
+    int16_t got[64 * BINS], want[BINS];
+    /* 2 channels, a budget for 16 level-0 entries: 1000 frames force six shifts */
+    size_t budget = 2 * 16 * BINS * sizeof(int16_t) * 2;
+    CHECK(view_store_create(2, BINS, 0, budget, &s, &ei) == SP_OK);
+    if (!s)
+        return;
+    /* frames arrive in uneven blocks, both channels (channel 1 = channel 0 + 1 dB) */
+    for (int f = 0; f < NFRAMES;) {
+        int nb = 1 + (f * 7) % 23;
+        float blk[23][BINS];
+        if (f + nb > NFRAMES)
+            nb = NFRAMES - f;
+        for (int i = 0; i < nb; i++)
+            for (int k = 0; k < BINS; k++)
+                blk[i][k] = frames_db[f + i][k] + 1.0f;
+        CHECK(view_store_add(s, 0, (uint64_t)f, (size_t)nb, &frames_db[f][0]) == SP_OK);
+        CHECK(view_store_add(s, 1, (uint64_t)f, (size_t)nb, &blk[0][0]) == SP_OK);
+        f += nb;
+    }
+    CHECK(view_store_frames(s) == NFRAMES);
+    CHECK(view_store_oldest(s) == 0);
+    /* channel 1 (one block behind channel 0 through every shift) lost nothing */
+    {
+        uint64_t fpc = view_store_capacity(s);
+        for (size_t i = 0; i * fpc < NFRAMES; i++) {
+            int16_t w1[BINS];
+            view_store_get(s, 1, (int64_t)(i * fpc), fpc, 1, got);
+            brute((int64_t)(i * fpc), (int64_t)((i + 1) * fpc), 0, NFRAMES, w1);
+            for (int k = 0; k < BINS; k++)
+                CHECK_MSG(abs(got[k] - (w1[k] >= 32667 ? 32767 : w1[k] == VIEW_STORE_FLOOR ? VIEW_STORE_FLOOR : w1[k] + 100)) <= 1,
+                          "channel 1 entry %zu bin %d: %d vs %d", i, k, got[k], w1[k]);
+        }
+    }
+    {
+        uint64_t fpc = view_store_capacity(s);
+        CHECK_MSG(fpc >= (NFRAMES + 15) / 16 && fpc <= 128, "fpc %llu", (unsigned long long)fpc);
+        /* aligned spans of fpc * 2^k read exact maxima, whatever the level */
+        for (uint64_t span = fpc; span <= 8 * fpc; span *= 2) {
+            size_t count = (NFRAMES + span - 1) / span;
+            if (count > 64)
+                count = 64;
+            view_store_get(s, 0, 0, span, count, got);
+            for (size_t i = 0; i < count; i++) {
+                brute((int64_t)(i * span), (int64_t)((i + 1) * span), 0, NFRAMES, want);
+                CHECK_MSG(same(got + i * BINS, want, BINS), "span %llu entry %zu", (unsigned long long)span, i);
+            }
+        }
+        /* span chosen for 10 entries covers everything in at most 10 */
+        {
+            uint64_t span = view_store_span(s, NFRAMES, 10);
+            CHECK(span * 10 >= NFRAMES && span % fpc == 0);
+        }
+        /* entries before 0 and after the end read as the floor */
+        view_store_get(s, 0, -(int64_t)fpc, fpc, 1, got);
+        brute(0, 0, 0, 0, want);
+        CHECK(same(got, want, BINS));
+        view_store_get(s, 0, (int64_t)(2 * NFRAMES), fpc, 1, got);
+        CHECK(same(got, want, BINS));
+        /* channel 1 is channel 0 + 1 dB */
+        view_store_get(s, 1, 0, 4 * fpc, 1, got);
+        brute(0, (int64_t)(4 * fpc), 0, NFRAMES, want);
+        for (int k = 0; k < BINS; k++)
+            CHECK(abs(got[k] - (want[k] >= 32667 ? 32767 : want[k] + 100)) <= 1); /* float rounding */
+    }
+    view_store_destroy(s);
+}
+
+static void test_live_ring(void)
+{
+    view_store *s = NULL;
+    sp_errinfo ei = {{0}};
+    int16_t got[8 * BINS], want[BINS];
+    size_t budget = 100 * BINS * sizeof(int16_t); /* 100 frames */
+    CHECK(view_store_create(1, BINS, 1, budget, &s, &ei) == SP_OK);
+    if (!s)
+        return;
+    CHECK(view_store_capacity(s) == 100);
+    CHECK(view_store_add(s, 0, 0, 50, &frames_db[0][0]) == SP_OK);
+    /* frames 50 .. 59 skipped (the analysis fell behind): they read as the floor */
+    CHECK(view_store_add(s, 0, 60, 30, &frames_db[60][0]) == SP_OK);
+    CHECK(view_store_frames(s) == 90);
+    view_store_get(s, 0, 50, 10, 1, got);
+    brute(0, 0, 0, 0, want);
+    CHECK(same(got, want, BINS));
+    view_store_get(s, 0, 40, 30, 1, got);
+    {
+        int16_t a[BINS], b[BINS];
+        brute(40, 50, 0, 90, a);
+        brute(60, 70, 0, 90, b);
+        for (int k = 0; k < BINS; k++)
+            want[k] = a[k] > b[k] ? a[k] : b[k];
+        CHECK(same(got, want, BINS));
+    }
+    /* 400 more frames: only the newest 100 are held */
+    CHECK(view_store_add(s, 0, 90, 400, &frames_db[90][0]) == SP_OK);
+    CHECK(view_store_frames(s) == 490);
+    CHECK(view_store_oldest(s) == 390);
+    view_store_get(s, 0, 380, 20, 1, got);
+    brute(380, 400, 390, 490, want);
+    CHECK(same(got, want, BINS));
+    for (int64_t f = 390; f < 490; f += 7) {
+        view_store_get(s, 0, f, 1, 1, got);
+        brute(f, f + 1, 0, 490, want);
+        CHECK(same(got, want, BINS));
+    }
+    /* a jump larger than the ring: everything before reads as the floor */
+    CHECK(view_store_add(s, 0, 900, 1, &frames_db[0][0]) == SP_OK);
+    view_store_get(s, 0, 801, 99, 1, got);
+    brute(0, 0, 0, 0, want);
+    CHECK(same(got, want, BINS));
+    view_store_destroy(s);
+}
+
+int main(void)
+{
+    srand(12345);
+    for (int f = 0; f < NFRAMES; f++)
+        for (int k = 0; k < BINS; k++)
+            frames_db[f][k] = -150.0f + 150.0f * (float)rand() / (float)RAND_MAX;
+    frames_db[3][0] = NAN;            /* NaN reads as the floor */
+    frames_db[3][1] = 1e30f;        /* clamps */
+    test_file_pyramid();
+    test_live_ring();
+    view_store_destroy(NULL);
+    return check_done("test_view_store");
+}
