@@ -1,13 +1,126 @@
 #include "render.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "colormap.h"
+
+render_config render_config_default(void)
+{
+    render_config c;
+    memset(&c, 0, sizeof c);
+    c.width = 1920;
+    c.height = 1080;
+    c.scale = FREQ_SCALE_LINEAR;
+    c.colormap = COLORMAP_VIRIDIS;
+    c.db_lo = -120.0f;
+    c.db_hi = 0.0f;
+    c.fmin = 0.0;
+    c.fmax = 0.0;
+    c.title = NULL;
+    c.font = NULL;
+    return c;
+}
+
+/* ---- option parsing ------------------------------------------------------------------ */
+
+int render_parse_size(const char *text, int *w, int *h, sp_errinfo *ei)
+{
+    char *end;
+    long a, b;
+    if (!w || !h)
+        return sp_fail(ei, SP_EINVAL, "render_parse_size: bad arguments");
+    if (!text || !*text)
+        return sp_fail(ei, SP_EINVAL, "--size: expected WxH, e.g. 1920x1080");
+    a = strtol(text, &end, 10);
+    if (end == text || (*end != 'x' && *end != 'X') || end[1] < '0' || end[1] > '9')
+        return sp_fail(ei, SP_EINVAL, "--size %s: expected WxH, e.g. 1920x1080", text);
+    b = strtol(end + 1, &end, 10);
+    if (*end)
+        return sp_fail(ei, SP_EINVAL, "--size %s: expected WxH, e.g. 1920x1080", text);
+    if (a < RENDER_MIN_WIDTH || a > RENDER_MAX_SIZE || b < RENDER_MIN_HEIGHT || b > RENDER_MAX_SIZE)
+        return sp_fail(ei, SP_EINVAL, "--size %s: width must be %d .. %d and height %d .. %d pixels", text,
+                       RENDER_MIN_WIDTH, RENDER_MAX_SIZE, RENDER_MIN_HEIGHT, RENDER_MAX_SIZE);
+    *w = (int)a;
+    *h = (int)b;
+    return SP_OK;
+}
+
+int render_parse_db_range(const char *text, float *lo, float *hi, sp_errinfo *ei)
+{
+    char *end;
+    double a, b;
+    if (!lo || !hi)
+        return sp_fail(ei, SP_EINVAL, "render_parse_db_range: bad arguments");
+    if (!text || !*text)
+        return sp_fail(ei, SP_EINVAL, "--db-range: expected LO:HI in dB, e.g. -120:0");
+    a = strtod(text, &end);
+    if (end == text || *end != ':')
+        return sp_fail(ei, SP_EINVAL, "--db-range %s: expected LO:HI in dB, e.g. -120:0", text);
+    b = strtod(end + 1, &end);
+    if (end == text || *end || !isfinite(a) || !isfinite(b) || fabs(a) > 1e4 || fabs(b) > 1e4)
+        return sp_fail(ei, SP_EINVAL, "--db-range %s: expected LO:HI in dB, e.g. -120:0", text);
+    if (!(a < b))
+        return sp_fail(ei, SP_EINVAL, "--db-range %s: LO must be below HI", text);
+    *lo = (float)a;
+    *hi = (float)b;
+    return SP_OK;
+}
+
+#ifndef SPECTRO_HAVE_RENDER
+
+/* Built without SDL2, SDL2_ttf or libpng: options still parse, pictures are refused. */
+
+#define NO_RENDER "PNG images and the window are not built in (SDL2, SDL2_ttf or libpng was not found " \
+                  "at configure time: apt-get install libsdl2-dev libsdl2-ttf-dev libpng-dev and rebuild)"
+
+int render_find_font(const render_config *cfg, char *found, size_t len, sp_errinfo *ei)
+{
+    (void)cfg;
+    if (found && len)
+        found[0] = 0;
+    return sp_fail(ei, SP_EUNSUPPORTED, NO_RENDER);
+}
+
+int render_create(const render_config *cfg, double rate, size_t n, double t0, double dt, int channels,
+                  int64_t frames_hint, render **out, sp_errinfo *ei)
+{
+    (void)cfg, (void)rate, (void)n, (void)t0, (void)dt, (void)channels, (void)frames_hint;
+    if (out)
+        *out = NULL;
+    return sp_fail(ei, SP_EUNSUPPORTED, NO_RENDER);
+}
+
+int render_add(render *r, int channel, uint64_t first, size_t nframes, const float *db)
+{
+    (void)r, (void)channel, (void)first, (void)nframes, (void)db;
+    return SP_EUNSUPPORTED;
+}
+
+int render_write_png(render *r, const char *path, sp_errinfo *ei)
+{
+    (void)r, (void)path;
+    return sp_fail(ei, SP_EUNSUPPORTED, NO_RENDER);
+}
+
+void render_destroy(render *r)
+{
+    (void)r;
+}
+
+#else /* SPECTRO_HAVE_RENDER */
+
 #include <SDL_ttf.h>
+#include <unistd.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "colormap.h"
 #include "png_write.h"
 
 #ifndef SPECTRO_FONT_DIR
@@ -88,72 +201,9 @@ struct render {
     accum *acc;    /* channels entries */
 };
 
-render_config render_config_default(void)
-{
-    render_config c;
-    memset(&c, 0, sizeof c);
-    c.width = 1920;
-    c.height = 1080;
-    c.scale = FREQ_SCALE_LINEAR;
-    c.colormap = COLORMAP_VIRIDIS;
-    c.db_lo = -120.0f;
-    c.db_hi = 0.0f;
-    c.fmin = 0.0;
-    c.fmax = 0.0;
-    c.title = NULL;
-    c.font = NULL;
-    return c;
-}
-
-/* ---- option parsing ------------------------------------------------------------------ */
-
-int render_parse_size(const char *text, int *w, int *h, sp_errinfo *ei)
-{
-    char *end;
-    long a, b;
-    if (!w || !h)
-        return sp_fail(ei, SP_EINVAL, "render_parse_size: bad arguments");
-    if (!text || !*text)
-        return sp_fail(ei, SP_EINVAL, "--size: expected WxH, e.g. 1920x1080");
-    a = strtol(text, &end, 10);
-    if (end == text || (*end != 'x' && *end != 'X') || end[1] < '0' || end[1] > '9')
-        return sp_fail(ei, SP_EINVAL, "--size %s: expected WxH, e.g. 1920x1080", text);
-    b = strtol(end + 1, &end, 10);
-    if (*end)
-        return sp_fail(ei, SP_EINVAL, "--size %s: expected WxH, e.g. 1920x1080", text);
-    if (a < RENDER_MIN_WIDTH || a > RENDER_MAX_SIZE || b < RENDER_MIN_HEIGHT || b > RENDER_MAX_SIZE)
-        return sp_fail(ei, SP_EINVAL, "--size %s: width must be %d .. %d and height %d .. %d pixels", text,
-                       RENDER_MIN_WIDTH, RENDER_MAX_SIZE, RENDER_MIN_HEIGHT, RENDER_MAX_SIZE);
-    *w = (int)a;
-    *h = (int)b;
-    return SP_OK;
-}
-
-int render_parse_db_range(const char *text, float *lo, float *hi, sp_errinfo *ei)
-{
-    char *end;
-    double a, b;
-    if (!lo || !hi)
-        return sp_fail(ei, SP_EINVAL, "render_parse_db_range: bad arguments");
-    if (!text || !*text)
-        return sp_fail(ei, SP_EINVAL, "--db-range: expected LO:HI in dB, e.g. -120:0");
-    a = strtod(text, &end);
-    if (end == text || *end != ':')
-        return sp_fail(ei, SP_EINVAL, "--db-range %s: expected LO:HI in dB, e.g. -120:0", text);
-    b = strtod(end + 1, &end);
-    if (end == text || *end || !isfinite(a) || !isfinite(b) || fabs(a) > 1e4 || fabs(b) > 1e4)
-        return sp_fail(ei, SP_EINVAL, "--db-range %s: expected LO:HI in dB, e.g. -120:0", text);
-    if (!(a < b))
-        return sp_fail(ei, SP_EINVAL, "--db-range %s: LO must be below HI", text);
-    *lo = (float)a;
-    *hi = (float)b;
-    return SP_OK;
-}
-
 /* ---- fonts and text ------------------------------------------------------------------ */
 
-/* Finds DejaVu Sans; `found` receives the path. */
-static int find_font(const render_config *cfg, char *found, size_t len, sp_errinfo *ei)
+int render_find_font(const render_config *cfg, char *found, size_t len, sp_errinfo *ei)
 {
     const char *env = getenv("SPECTRO_FONT");
     const char *dirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu",
@@ -404,7 +454,7 @@ static int open_fonts(render *r, sp_errinfo *ei)
     const char *slash;
     int err;
     double W = r->cfg.width, H = r->cfg.height;
-    if ((err = find_font(&r->cfg, path, sizeof path, ei)) != SP_OK)
+    if ((err = render_find_font(&r->cfg, path, sizeof path, ei)) != SP_OK)
         return err;
     if (TTF_Init() != 0)
         return sp_fail(ei, SP_EIO, "cannot start SDL2_ttf: %s", TTF_GetError());
@@ -902,3 +952,5 @@ int render_accum_info(const render *r, int channel, size_t *columns, size_t *cap
         *frames = a->frames;
     return SP_OK;
 }
+
+#endif /* SPECTRO_HAVE_RENDER */

@@ -110,6 +110,10 @@ int render_parse_size(const char *text, int *w, int *h, sp_errinfo *ei);
 /* "-120:0" -> -120, 0 (lo < hi, finite). SP_EINVAL: "--db-range 0:-10: ...". */
 int render_parse_db_range(const char *text, float *lo, float *hi, sp_errinfo *ei);
 
+/* The label font: cfg->font, $SPECTRO_FONT, the system's DejaVu Sans, SPECTRO_FONT_DIR.
+ * `found` receives the path; SP_EIO with advice when there is none. */
+int render_find_font(const render_config *cfg, char *found, size_t len, sp_errinfo *ei);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,18 @@
  */
 #include "view.h"
 
+#ifndef SPECTRO_HAVE_RENDER
+
+int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+{
+    (void)cfg, (void)res;
+    return sp_fail(ei, SP_EUNSUPPORTED,
+                   "the window is not built in (SDL2, SDL2_ttf or libpng was not found at configure time: "
+                   "apt-get install libsdl2-dev libsdl2-ttf-dev libpng-dev and rebuild); use --dump or --peaks");
+}
+
+#else /* SPECTRO_HAVE_RENDER */
+
 #include <SDL.h>
 #include <SDL_ttf.h>
 #include <errno.h>
@@ -269,29 +281,6 @@ static int text(canvas *c, TTF_Font *f, const char *s, int x, int y, rgb8 col)
     adv = sf->w;
     SDL_FreeSurface(sf);
     return x + adv;
-}
-
-/* ---- fonts ------------------------------------------------------------------------------ */
-
-static int find_font(const render_config *rc, char *path, size_t len)
-{
-    const char *env = getenv("SPECTRO_FONT");
-    const char *dirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu",
-                          "/usr/share/fonts/dejavu-sans-fonts", "/usr/local/share/fonts", "assets/fonts"};
-    if (rc->font && access(rc->font, R_OK) == 0) {
-        snprintf(path, len, "%s", rc->font);
-        return 1;
-    }
-    if (env && *env && access(env, R_OK) == 0) {
-        snprintf(path, len, "%s", env);
-        return 1;
-    }
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        snprintf(path, len, "%s/DejaVuSans.ttf", dirs[i]);
-        if (access(path, R_OK) == 0)
-            return 1;
-    }
-    return 0;
 }
 
 /* ---- notes ------------------------------------------------------------------------------ */
@@ -1537,10 +1526,8 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         err = sp_fail(ei, SP_ENOMEM, "out of memory");
         goto done;
     }
-    if (!find_font(&cfg->render, v->font_path, sizeof v->font_path)) {
-        err = sp_fail(ei, SP_EIO, "font DejaVuSans.ttf not found: install fonts-dejavu-core (or set SPECTRO_FONT)");
+    if ((err = render_find_font(&cfg->render, v->font_path, sizeof v->font_path, ei)) != SP_OK)
         goto done;
-    }
 
     /* SIGINT stays with main (cfg->stop); SDL would otherwise turn it into SDL_QUIT */
     SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1");
@@ -1759,3 +1746,5 @@ done:
     SDL_Quit();
     return err;
 }
+
+#endif /* SPECTRO_HAVE_RENDER */
