@@ -8,9 +8,16 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build/spectro}
 shift || true
-py=${SPECTRO_PYTHON:-/usr/bin/python3}
+py=${SPECTRO_PYTHON:-}
+if [ -z "$py" ]; then # the first Python with NumPy and SciPy (pyenv or venv shims may lack them)
+    for c in /usr/bin/python3 python3; do
+        if "$c" -c 'import numpy, scipy' 2>/dev/null; then py=$c; break; fi
+    done
+fi
+[ -n "$py" ] || { echo "bench_e2e: needs a Python 3 with numpy and scipy" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/common.sh"
 minutes=${BENCH_MINUTES:-10}
 secs=$((minutes * 60))
 
@@ -29,16 +36,6 @@ with wave.open(path, "wb") as w:
         w.writeframes((np.clip(x, -1, 1) * 32767).astype("<i2").tobytes())
 PY
 
-best() { # best wall time of 3 runs of "$@"
-    local b=""
-    for _ in 1 2 3; do
-        local t0 t1 dt
-        t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
-        dt=$(echo "$t1 - $t0" | bc -l)
-        if [ -z "$b" ] || [ "$(echo "$dt < $b" | bc -l)" = 1 ]; then b=$dt; fi
-    done
-    printf '%.3f' "$b"
-}
 
 cat > "$tmp/ref.py" <<'PY'
 import sys, numpy as np, scipy.signal, scipy.io.wavfile
@@ -55,7 +52,7 @@ for i in range(0, len(frames), 2048):       # batched, as a careful script would
 np.save(sys.argv[2], np.concatenate(out))
 PY
 
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+machine_line
 echo "input:   ${minutes} min, 48 kHz, mono, 16-bit WAV; N=4096 hop=1024 hann -> .npy"
 ts=$(best "$bin" --quiet --dump "$tmp/out.npy" -n 4096 --hop 1024 "$@" "$tmp/in.wav")
 backend=$("$py" -c "import json,sys; print(json.load(open(sys.argv[1]))['backend'])" "$tmp/out.npy.json")
@@ -67,6 +64,6 @@ assert a.shape == b.shape, (a.shape, b.shape)
 m = b > -100
 print(f"check:   spectro vs numpy max |diff| {np.abs(a[m] - b[m]).max():.4f} dB over {m.sum()} values")
 PY
-printf '%-28s %8s s  %8.0fx real time\n' "spectro ($backend)" "$ts" "$(echo "$secs / $ts" | bc -l)"
-printf '%-28s %8s s  %8.0fx real time\n' "numpy/scipy script" "$tp" "$(echo "$secs / $tp" | bc -l)"
-printf 'ratio: spectro is %.1fx faster than the numpy script\n' "$(echo "$tp / $ts" | bc -l)"
+printf '%-28s %8s s  %8.0fx real time\n' "spectro ($backend)" "$ts" "$(ratio "$secs" "$ts")"
+printf '%-28s %8s s  %8.0fx real time\n' "numpy/scipy script" "$tp" "$(ratio "$secs" "$tp")"
+printf 'ratio: spectro is %.1fx faster than the numpy script\n' "$(ratio "$tp" "$ts")"

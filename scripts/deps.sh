@@ -5,7 +5,7 @@
 #   SPECTRO_DEPS=test    also what the tests need
 spectro_deps() {
     local want=(build-essential cmake pkg-config libsndfile1-dev portaudio19-dev libsdl2-dev
-                libsdl2-ttf-dev libpng-dev libfftw3-dev libasound2-dev fonts-dejavu-core bc)
+                libsdl2-ttf-dev libpng-dev libfftw3-dev libasound2-dev fonts-dejavu-core)
     if [ "${SPECTRO_DEPS:-build}" = test ]; then
         want+=(python3 python3-numpy python3-scipy sox libsox-fmt-all xvfb xdotool x11-apps alsa-utils)
     fi

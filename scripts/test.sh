@@ -3,7 +3,7 @@
 #   1. the release build (with the CUDA backends when nvcc is present), all tests; GPU tests
 #      are skipped (exit 77) on machines without a GPU
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build, all CPU tests
-#   3. a ThreadSanitizer build of the ring buffer and pipeline tests
+#   3. a ThreadSanitizer build of the ring buffer and pipeline tests and of the binary
 # SPECTRO_TEST_QUICK=1 runs step 1 only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,5 +31,11 @@ cmake --build "$root/build-asan" -j"$jobs"
 
 step "ThreadSanitizer build (ring buffer, pipeline)"
 cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_TSAN=ON -DSPECTRO_CUDA=OFF >/dev/null
-cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze
+cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze spectro
 (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze)$')
+# the binary's threads together: reader, FFT pool, dump writer, picture drawer
+tsan_out=$(mktemp -d)
+TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/spectro" --quiet --channel all --png "$tsan_out/t.png" \
+    --dump "$tsan_out/t.npy" "$root/assets/stereo_1500l_3000r_48k_s16.wav"
+rm -rf "$tsan_out"
+echo "ThreadSanitizer: spectro --png --dump --channel all: clean"

@@ -124,11 +124,121 @@ out:
     return NULL;
 }
 
+/* ---- the picture's own thread ------------------------------------------------------------ */
+
+/* render_add runs on a thread of its own, so that drawing overlaps the next batch's FFT:
+ * the sink copies each block of spectra into one of two slots and goes on. */
+#define DRAW_SLOTS 2
+
+typedef struct {
+    render *r;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t cap; /* floats a slot holds */
+    struct {
+        float *db;
+        int channel, full;
+        uint64_t first;
+        size_t nframes;
+    } slot[DRAW_SLOTS];
+    unsigned head, tail; /* next slot to fill, next slot to draw */
+    int quit, err, started;
+} drawer;
+
+static void *drawer_main(void *arg)
+{
+    drawer *d = arg;
+    pthread_mutex_lock(&d->mu);
+    for (;;) {
+        while (!d->slot[d->tail].full && !d->quit)
+            pthread_cond_wait(&d->cv, &d->mu);
+        if (!d->slot[d->tail].full)
+            break; /* quit with nothing left */
+        unsigned i = d->tail;
+        int skip = d->err != SP_OK; /* after an error the rest is only drained */
+        pthread_mutex_unlock(&d->mu);
+        int err = skip ? SP_OK
+                       : render_add(d->r, d->slot[i].channel, d->slot[i].first, d->slot[i].nframes, d->slot[i].db);
+        pthread_mutex_lock(&d->mu);
+        if (err != SP_OK && !d->err)
+            d->err = err;
+        d->slot[i].full = 0;
+        d->tail = (i + 1) % DRAW_SLOTS;
+        pthread_cond_broadcast(&d->cv);
+    }
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+}
+
+static int drawer_start(drawer *d, render *r, size_t floats, sp_errinfo *ei)
+{
+    memset(d, 0, sizeof *d);
+    d->r = r;
+    d->cap = floats;
+    for (int i = 0; i < DRAW_SLOTS; i++)
+        if (!(d->slot[i].db = malloc(floats * sizeof(float))))
+            return sp_fail(ei, SP_ENOMEM, "out of memory for the picture's buffers");
+    pthread_mutex_init(&d->mu, NULL);
+    pthread_cond_init(&d->cv, NULL);
+    if (pthread_create(&d->thread, NULL, drawer_main, d) != 0) {
+        pthread_cond_destroy(&d->cv);
+        pthread_mutex_destroy(&d->mu);
+        return sp_fail(ei, SP_ENOMEM, "cannot start the drawing thread");
+    }
+    d->started = 1;
+    return SP_OK;
+}
+
+/* Queues a copy of nframes spectra (at most cap floats) for render_add. */
+static int drawer_add(drawer *d, int channel, uint64_t first, size_t nframes, size_t bins, const float *db)
+{
+    int err;
+    pthread_mutex_lock(&d->mu);
+    while (d->slot[d->head].full && !d->err)
+        pthread_cond_wait(&d->cv, &d->mu);
+    err = d->err;
+    pthread_mutex_unlock(&d->mu);
+    if (err != SP_OK)
+        return err;
+    unsigned i = d->head; /* free, and only this thread fills slots */
+    memcpy(d->slot[i].db, db, nframes * bins * sizeof *db);
+    d->slot[i].channel = channel;
+    d->slot[i].first = first;
+    d->slot[i].nframes = nframes;
+    pthread_mutex_lock(&d->mu);
+    d->slot[i].full = 1;
+    d->head = (i + 1) % DRAW_SLOTS;
+    pthread_cond_broadcast(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    return SP_OK;
+}
+
+/* Draws what is queued, stops the thread and frees the slots; the first render_add error. */
+static int drawer_finish(drawer *d)
+{
+    if (d->started) {
+        pthread_mutex_lock(&d->mu);
+        d->quit = 1;
+        pthread_cond_broadcast(&d->cv);
+        pthread_mutex_unlock(&d->mu);
+        pthread_join(d->thread, NULL);
+        pthread_cond_destroy(&d->cv);
+        pthread_mutex_destroy(&d->mu);
+        d->started = 0;
+    }
+    for (int i = 0; i < DRAW_SLOTS; i++) {
+        free(d->slot[i].db);
+        d->slot[i].db = NULL;
+    }
+    return d->err;
+}
+
 /* ---- sinks ----------------------------------------------------------------------------- */
 
 typedef struct {
     dump *dump;
-    render *png;
+    drawer *png;
     int peaks;
     FILE *out;
     size_t n, bins, kmin, kmax;
@@ -164,7 +274,7 @@ static int sink_frames(void *user, int channel, uint64_t first, size_t nframes, 
             return err;
         s->next[channel] = first + nframes;
     }
-    if (s->png && (err = render_add(s->png, channel, first, nframes, db)) != SP_OK)
+    if (s->png && (err = drawer_add(s->png, channel, first, nframes, s->bins, db)) != SP_OK)
         return sp_fail(s->ei, err, "drawing the picture failed");
     if (s->extra && (err = s->extra(s->extra_user, channel, first, nframes, db)) != SP_OK)
         return err;
@@ -235,6 +345,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     stft *st = NULL;
     dump *dp = NULL;
     render *png = NULL;
+    drawer draw;
     float *win = NULL, *buf = NULL, *ring_mem = NULL;
     size_t ring_floats, whole, keep = 0, lag = 0;
     ring r;
@@ -254,6 +365,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     memset(res, 0, sizeof *res);
     memset(&rd, 0, sizeof rd);
     memset(&sk, 0, sizeof sk);
+    memset(&draw, 0, sizeof draw);
     memset(&pg, 0, sizeof pg);
     if (!cfg)
         return sp_fail(ei, SP_EINVAL, "analyze_run: no config");
@@ -358,9 +470,12 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         for (size_t k = 0; k < sk.bins; k++)
             sk.floor_row[k] = FFT_DB_FLOOR;
     }
-    if (cfg->png_path && (err = open_png(cfg, res, limit, &png, ei)) != SP_OK)
-        goto done;
-    sk.png = png;
+    if (cfg->png_path) {
+        if ((err = open_png(cfg, res, limit, &png, ei)) != SP_OK ||
+            (err = drawer_start(&draw, png, fc.max_batch * sk.bins, ei)) != SP_OK)
+            goto done;
+        sk.png = &draw;
+    }
     if (cfg->on_start && (err = cfg->on_start(cfg->sink_user, res, ei)) != SP_OK)
         goto done;
 
@@ -505,8 +620,12 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         if ((err = dump_commit(dp, &m, ei)) != SP_OK)
             goto done;
     }
-    if (png)
-        err = render_write_png(png, cfg->png_path, ei);
+    if (png) {
+        if ((err = drawer_finish(&draw)) != SP_OK)
+            err = sp_fail(ei, err, "drawing the picture failed");
+        else
+            err = render_write_png(png, cfg->png_path, ei);
+    }
 
 done:
     if (pushing)
@@ -519,6 +638,7 @@ done:
         progress_end(&pg);
     res->seconds = progress_now() - t_start;
     dump_destroy(dp);
+    drawer_finish(&draw);
     render_destroy(png);
     stft_destroy(st);
     fft_plan_destroy(plan);

@@ -149,11 +149,18 @@ static void append(stft *s, const float *in, size_t count)
     if (s->cfg.channel == STFT_CHANNEL_MIX) {
         float *dst = s->sig[0] + s->len;
         const float inv = 1.0f / (float)ch;
-        for (size_t i = 0; i < count; i++) {
-            float acc = 0.0f;
-            for (int c = 0; c < ch; c++)
-                acc += in[i * (size_t)ch + (size_t)c];
-            dst[i] = ch == 1 ? acc : acc * inv;
+        /* channel by channel (the same sums, in the same order, as sample by sample):
+         * each pass is a plain loop the compiler vectorises */
+        if (ch == 1) {
+            memcpy(dst, in, count * sizeof *dst);
+        } else {
+            for (size_t i = 0; i < count; i++)
+                dst[i] = in[i * (size_t)ch];
+            for (int c = 1; c < ch; c++)
+                for (size_t i = 0; i < count; i++)
+                    dst[i] += in[i * (size_t)ch + (size_t)c];
+            for (size_t i = 0; i < count; i++)
+                dst[i] *= inv;
         }
     } else if (s->cfg.channel == STFT_CHANNEL_ALL) {
         for (int c = 0; c < ch; c++) {

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: build for it, run the whole test suite (the GPU tests must
+# run, not skip; every other test then runs with --backend auto = cuda), compute-sanitizer
+# (memcheck, racecheck, synccheck) on the GPU test program and on the binary, and the GPU
+# benchmarks. Each step logs to $LOGS/<step>.log; the summary says which steps failed.
+#
+#   scripts/gpu.sh                       # everything
+#   SPECTRO_GPU_STEPS="test sanitize" scripts/gpu.sh
+#   SPECTRO_CUDA_ARCH=90 LOGS=/tmp/logs scripts/gpu.sh
+# Steps: build test sanitize bench e2e (bench: bench_gpu_fft; e2e: bench_e2e.sh per backend).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+build=${SPECTRO_GPU_BUILD:-$root/build-gpu}
+logs=${LOGS:-$build/logs}
+steps=${SPECTRO_GPU_STEPS:-build test sanitize bench e2e}
+jobs=$(nproc)
+mkdir -p "$logs"
+failed=()
+
+want() { [[ " $steps " == *" $1 "* ]]; }
+# run STEP CMD...: output to $logs/STEP.log, and its last lines here
+run() {
+    local name=$1 t0=$SECONDS
+    shift
+    printf '== %s: %s\n' "$name" "$*"
+    if "$@" >"$logs/$name.log" 2>&1; then
+        printf '   ok (%ds)\n' $((SECONDS - t0))
+    else
+        printf '   FAILED (%ds), last lines of %s:\n' $((SECONDS - t0)) "$logs/$name.log"
+        tail -n 15 "$logs/$name.log" | sed 's/^/   | /'
+        failed+=("$name")
+    fi
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
+
+if want build; then
+    run configure cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+        -DSPECTRO_CUDA_ARCH="${SPECTRO_CUDA_ARCH:-90}"
+    run build cmake --build "$build" -j"$jobs"
+fi
+
+if want test; then
+    # the GPU tests must pass here, not skip (77)
+    run gpu-tests bash -c "cd '$build' && ctest -L gpu --output-on-failure > gpu-ctest.out 2>&1;
+                           rc=\$?; cat gpu-ctest.out; [ \$rc = 0 ] && ! grep -q 'Skipped' gpu-ctest.out"
+    run all-tests bash -c "cd '$build' && ctest -j$((jobs / 2)) --output-on-failure -LE gpu"
+fi
+
+if want sanitize; then
+    cs=compute-sanitizer
+    command -v $cs >/dev/null 2>&1 || cs=/usr/local/cuda/bin/compute-sanitizer
+    for tool in memcheck racecheck synccheck; do
+        run "sanitize-$tool" env SPECTRO_GPU_TEST_QUICK=1 \
+            $cs --tool $tool --error-exitcode 9 "$build/tests/test_gpu_fft"
+    done
+    # the binary end to end: file analysis through the fused STFT and the per-level path
+    run sanitize-memcheck-cli $cs --tool memcheck --error-exitcode 9 --leak-check full \
+        "$build/spectro" --quiet --backend cuda --dump "$logs/cs.npy" "$root/assets/chirp_100_20k_48k_s16.wav"
+    run sanitize-memcheck-cli-perlevel env SPECTRO_CUDA_PATH=perlevel $cs --tool memcheck --error-exitcode 9 \
+        "$build/spectro" --quiet --backend cuda -n 65536 --dump "$logs/cs.npy" "$root/assets/chirp_100_20k_48k_s16.wav"
+    rm -f "$logs/cs.npy" "$logs/cs.npy.json"
+fi
+
+if want bench; then
+    run bench_gpu_fft "$build/bench/bench_gpu_fft" 15
+    cat "$logs/bench_gpu_fft.log"
+fi
+
+if want e2e; then
+    for be in cuda cufft cpu; do
+        run "bench_e2e-$be" bash "$root/bench/bench_e2e.sh" "$build/spectro" --backend $be
+        grep -E '^(machine|spectro|numpy|ratio|check)' "$logs/bench_e2e-$be.log"
+    done
+fi
+
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "gpu.sh: failed: ${failed[*]} (logs in $logs)"
+    exit 1
+fi
+echo "gpu.sh: all steps passed (logs in $logs)"
