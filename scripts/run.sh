@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Set up, build, and run spectro.
-#   scripts/run.sh                 analyse the bundled demo recording (assets/demo.flac):
-#                                  writes out/demo.npy (+ .json) and prints a peak summary
+#   scripts/run.sh                 the bundled demo recording (assets/demo.flac): in a window
+#                                  when a display exists; otherwise (or when the window cannot
+#                                  open) writes out/demo.png, out/demo.npy (+ .json) and
+#                                  prints a peak summary
 #   scripts/run.sh ARGS...         run spectro with your arguments
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,10 +25,18 @@ if [ $# -gt 0 ]; then
 fi
 
 demo="$root/assets/demo.flac"
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+    echo "spectro: opening $demo in a window (h for help, q to quit)"
+    if "$bin" "$demo"; then
+        exit 0
+    fi
+    echo "spectro: the window did not open; writing the picture and the spectra instead" >&2
+fi
 mkdir -p "$root/out"
 out="$root/out/demo.npy"
+png="$root/out/demo.png"
 peaks="$root/out/demo-peaks.tsv"
-"$bin" --dump "$out" "$demo"
+"$bin" --dump "$out" --png "$png" --scale log --colormap magma "$demo"
 "$bin" --quiet --peaks "$demo" >"$peaks"
 echo "spectro: analysed $demo"
 awk -F'\t' '
@@ -37,5 +47,6 @@ awk -F'\t' '
         m = 0; for (f in hz) if (hz[f] > m) { m = hz[f]; mf = f }
         printf "  most frequent peak frequency: %s Hz (%d frames)\n", mf, m
     }' "$peaks"
+echo "  picture:         $png"
 echo "  spectra (dBFS):  $out  (metadata: $out.json)"
 echo "  peak per frame:  $peaks"
