@@ -197,6 +197,7 @@ struct render {
     int nticks;
 
     row_map *rows; /* panel_h entries, top row first */
+    float *rowv;   /* panel_h: a column's row values in dB, before quantising */
     size_t cap;    /* columns per channel, even */
     accum *acc;    /* channels entries */
 };
@@ -589,8 +590,9 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
     r->cap &= ~(size_t)1;
     err = SP_ENOMEM;
     r->rows = malloc((size_t)r->panel_h * sizeof *r->rows);
+    r->rowv = malloc((size_t)r->panel_h * sizeof *r->rowv);
     r->acc = calloc((size_t)channels, sizeof *r->acc);
-    if (!r->rows || !r->acc)
+    if (!r->rows || !r->rowv || !r->acc)
         goto fail_msg;
     for (int c = 0; c < channels; c++) {
         /* calloc: pages are only committed as columns fill */
@@ -629,6 +631,7 @@ void render_destroy(render *r)
         }
     free(r->acc);
     free(r->rows);
+    free(r->rowv);
     free(r->title);
     free(r);
 }
@@ -653,15 +656,15 @@ static void accum_merge(accum *a, size_t cap, size_t rows)
 static void accum_flush(render *r, accum *a)
 {
     const float *s = a->pending, lo = r->cfg.db_lo, qs = r->qscale;
-    size_t rows = (size_t)r->panel_h;
-    uint8_t *col;
+    const size_t rows = (size_t)r->panel_h;
+    float *restrict rv = r->rowv;
+    uint8_t *restrict col;
     if (a->pending_col < 0)
         return;
     col = a->cols + (size_t)a->pending_col * rows;
     for (size_t y = 0; y < rows; y++) {
         const row_map *m = &r->rows[y];
-        float v, t;
-        uint8_t q;
+        float v;
         if (m->k1 >= 0) {
             v = s[m->k0];
             for (int32_t k = m->k0 + 1; k <= m->k1; k++)
@@ -669,11 +672,15 @@ static void accum_flush(render *r, accum *a)
         } else {
             v = s[m->k0] + (s[m->k0 + 1] - s[m->k0]) * m->frac;
         }
-        t = (v - lo) * qs;
-        /* !(t > 0) also catches NaN */
-        q = !(t > 0.0f) ? 0 : t >= 255.0f ? 255 : (uint8_t)(t + 0.5f);
-        if (q > col[y])
-            col[y] = q;
+        rv[y] = v;
+    }
+    /* quantise and fold in: a plain loop the compiler vectorises */
+    for (size_t y = 0; y < rows; y++) {
+        float t = (rv[y] - lo) * qs;
+        t = t > 0.0f ? t : 0.0f; /* also NaN -> 0 */
+        t = t < 255.0f ? t : 255.0f;
+        uint8_t q = (uint8_t)(int)(t + 0.5f);
+        col[y] = q > col[y] ? q : col[y];
     }
     a->pending_col = -1;
 }

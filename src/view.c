@@ -1541,8 +1541,19 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             return err;
         }
     }
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    /* Only drivers that show a window, and only the one the environment names: left to
+     * itself SDL tries Wayland after a failed X connection (its library prints to stderr)
+     * and then falls back to an offscreen driver, a window nobody can see. */
+    if (!getenv("SDL_VIDEODRIVER")) {
+        const char *wl = getenv("WAYLAND_DISPLAY");
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, wl && *wl ? "wayland,x11" : "x11");
+    }
+    if (SDL_Init(SDL_INIT_VIDEO) != 0 ||
+        (!getenv("SDL_VIDEODRIVER") && (!SDL_GetCurrentVideoDriver() ||
+                                        strcmp(SDL_GetCurrentVideoDriver(), "offscreen") == 0 ||
+                                        strcmp(SDL_GetCurrentVideoDriver(), "dummy") == 0))) {
         err = no_display(ei);
+        SDL_Quit();
         free(v->st.lat);
         pthread_mutex_destroy(&v->sh.mu);
         free(v);

@@ -174,7 +174,7 @@ class Window:
         self.proc = subprocess.Popen([BIN] + [str(a) for a in args], cwd=self.dir, env=xenv(env),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.err)
         self.wid = None
-        deadline = time.time() + 25
+        deadline = time.time() + 60  # sanitizer builds under load start slowly
         while time.time() < deadline and self.proc.poll() is None:
             r = xdo("search", "--onlyvisible", "--pid", self.proc.pid, "--name", "spectro")
             ids = r.stdout.split()
@@ -183,7 +183,11 @@ class Window:
                 break
             time.sleep(0.2)
         if not self.wid:
-            raise AssertionError("no window appeared (exit %s): %s" % (self.proc.poll(), self.stderr()))
+            code = self.proc.poll()
+            if code is None:
+                self.proc.kill()
+                self.proc.wait()
+            raise AssertionError("no window appeared (exit %s): %s" % (code, self.stderr()))
 
     def stderr(self):
         self.err.flush()
@@ -377,6 +381,20 @@ class TestWindow(unittest.TestCase):
                            text=True, timeout=20)
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
+    def test_display_unreachable(self):
+        """DISPLAY names no X server: exit 1 with one line, no invisible window left running."""
+        env = dict(os.environ)
+        env["DISPLAY"] = ":%d" % (os.getpid() % 1000 + 5000)
+        env.pop("WAYLAND_DISPLAY", None)
+        env.pop("SDL_VIDEODRIVER", None)
+        p = subprocess.run([BIN, "-q", os.path.join(ASSETS, "sine_1125hz_48k_f32.wav")], env=env,
+                           capture_output=True, text=True, timeout=20)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        lines = p.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn(env["DISPLAY"], lines[0])
+        self.assertIn("--png", lines[0])
 
     def test_no_display(self):
         """No display: exit 1 with one line that points to the headless outputs."""

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Window benchmark: frame rate and capture-to-pixel latency of the scrolling spectrogram,
+# 48 kHz, N=4096, hop=512, as spectro measures them itself (SPECTRO_VIEW_STATS): a file
+# streams through the live path (--realtime, the microphone's code path after the capture
+# callback) into a window on a virtual X server (Xvfb, software rendering).
+# Latency = time the picture is presented - time the newest frame's last sample was
+# captured. Target: <= one hop + one display frame (10.7 + 16.7 = 27.3 ms).
+#
+#   bench/bench_window.sh [path/to/spectro] [extra spectro args, e.g. --backend cuda]
+#   BENCH_SECONDS=20 BENCH_SIZE=1280x720
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$root/build/spectro}
+shift || true
+secs=${BENCH_SECONDS:-20}
+size=${BENCH_SIZE:-1280x720}
+for tool in Xvfb sox; do
+    command -v $tool >/dev/null 2>&1 || { echo "bench_window: needs $tool (apt-get install xvfb sox)" >&2; exit 1; }
+done
+tmp=$(mktemp -d)
+xpid=""
+cleanup() {
+    [ -n "$xpid" ] && kill "$xpid" 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+. "$root/bench/common.sh"
+
+sox -n -r 48000 -c 1 -b 16 "$tmp/in.wav" synth $((secs + 10)) sine 440 sine 1320 vol 0.5 2>/dev/null
+
+# a virtual screen on the first free display number
+for d in $(seq 90 140); do
+    [ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ] && continue
+    Xvfb ":$d" -screen 0 1920x1080x24 -nolisten tcp >/dev/null 2>&1 &
+    xpid=$!
+    sleep 1
+    if kill -0 "$xpid" 2>/dev/null; then
+        export DISPLAY=":$d"
+        break
+    fi
+    xpid=""
+done
+[ -n "$xpid" ] || { echo "bench_window: Xvfb did not start" >&2; exit 1; }
+
+machine_line
+echo "input:   48 kHz mono through --realtime, N=4096, hop=512, window $size on Xvfb, ${secs} s"
+SPECTRO_VIEW_STATS="$tmp/stats.json" "$bin" --quiet --realtime -n 4096 --hop 512 --size "$size" "$@" \
+    "$tmp/in.wav" &
+pid=$!
+sleep "$secs"
+kill -INT "$pid"
+wait "$pid" || { echo "bench_window: spectro failed" >&2; exit 1; }
+cat "$tmp/stats.json"
+awk -v budget=27.33 'match($0, /"latency_p50_ms": [0-9.]+/) {
+        p50 = substr($0, RSTART + 18, RLENGTH - 18)
+        match($0, /"latency_p95_ms": [0-9.]+/); p95 = substr($0, RSTART + 18, RLENGTH - 18)
+        match($0, /"mean_fps": [0-9.]+/); fps = substr($0, RSTART + 12, RLENGTH - 12)
+        printf "frame rate %.1f fps; capture-to-pixel latency p50 %.1f ms, p95 %.1f ms ", fps, p50, p95
+        printf "(target <= %.1f ms: p50 %s, p95 %s)\n", budget, p50 <= budget ? "met" : "NOT met", p95 <= budget ? "met" : "NOT met"
+    }' "$tmp/stats.json"
