@@ -45,7 +45,13 @@ if want test; then
     # the GPU tests must pass here, not skip (77)
     run gpu-tests bash -c "cd '$build' && ctest -L gpu --output-on-failure > gpu-ctest.out 2>&1;
                            rc=\$?; cat gpu-ctest.out; [ \$rc = 0 ] && ! grep -q 'Skipped' gpu-ctest.out"
-    run all-tests bash -c "cd '$build' && ctest -j$((jobs / 2)) --output-on-failure -LE gpu"
+    # the FLAC/Ogg references of e2e_assets and e2e_options are decoded by sox
+    skip=""
+    if ! command -v sox >/dev/null 2>&1; then
+        skip="-E ^(e2e_assets|e2e_options)$"
+        echo "   (no sox here: e2e_assets and e2e_options, which need it for their references, are left out)"
+    fi
+    run all-tests bash -c "cd '$build' && ctest -j$((jobs / 2)) --output-on-failure -LE gpu $skip"
 fi
 
 if want sanitize; then
