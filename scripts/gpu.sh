@@ -48,7 +48,7 @@ if want test; then
     # the FLAC/Ogg references of e2e_assets and e2e_options are decoded by sox
     skip=""
     if ! command -v sox >/dev/null 2>&1; then
-        skip="-E ^(e2e_assets|e2e_options)$"
+        skip="-E '^(e2e_assets|e2e_options)$'"
         echo "   (no sox here: e2e_assets and e2e_options, which need it for their references, are left out)"
     fi
     run all-tests bash -c "cd '$build' && ctest -j$((jobs / 2)) --output-on-failure -LE gpu $skip"
