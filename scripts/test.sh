@@ -27,6 +27,7 @@ step "ASan + UBSan build (CPU backend)"
 cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_SANITIZE=ON -DSPECTRO_CUDA=OFF >/dev/null
 cmake --build "$root/build-asan" -j"$jobs"
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
     ctest --output-on-failure -j"$jobs" -LE gpu)
 
 step "ThreadSanitizer build (ring buffer, pipeline)"

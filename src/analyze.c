@@ -126,23 +126,18 @@ out:
 
 /* ---- the picture's own thread ------------------------------------------------------------ */
 
-/* render_add runs on a thread of its own, so that drawing overlaps the next batch's FFT:
- * the sink copies each block of spectra into one of two slots and goes on. */
-#define DRAW_SLOTS 2
-
+/* render_add runs on a thread of its own, so that drawing one block of spectra overlaps
+ * the FFT of the next. No copy: the stft keeps a block unchanged until the sink's next call
+ * returns (stft_sink_fn), and drawer_add waits there until the previous block is drawn. */
 typedef struct {
     render *r;
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    size_t cap; /* floats a slot holds */
-    struct {
-        float *db;
-        int channel, full;
-        uint64_t first;
-        size_t nframes;
-    } slot[DRAW_SLOTS];
-    unsigned head, tail; /* next slot to fill, next slot to draw */
+    const float *db; /* the block being handed over or drawn; NULL = idle */
+    int channel;
+    uint64_t first;
+    size_t nframes;
     int quit, err, started;
 } drawer;
 
@@ -151,34 +146,27 @@ static void *drawer_main(void *arg)
     drawer *d = arg;
     pthread_mutex_lock(&d->mu);
     for (;;) {
-        while (!d->slot[d->tail].full && !d->quit)
+        while (!d->db && !d->quit)
             pthread_cond_wait(&d->cv, &d->mu);
-        if (!d->slot[d->tail].full)
+        if (!d->db)
             break; /* quit with nothing left */
-        unsigned i = d->tail;
         int skip = d->err != SP_OK; /* after an error the rest is only drained */
         pthread_mutex_unlock(&d->mu);
-        int err = skip ? SP_OK
-                       : render_add(d->r, d->slot[i].channel, d->slot[i].first, d->slot[i].nframes, d->slot[i].db);
+        int err = skip ? SP_OK : render_add(d->r, d->channel, d->first, d->nframes, d->db);
         pthread_mutex_lock(&d->mu);
         if (err != SP_OK && !d->err)
             d->err = err;
-        d->slot[i].full = 0;
-        d->tail = (i + 1) % DRAW_SLOTS;
+        d->db = NULL;
         pthread_cond_broadcast(&d->cv);
     }
     pthread_mutex_unlock(&d->mu);
     return NULL;
 }
 
-static int drawer_start(drawer *d, render *r, size_t floats, sp_errinfo *ei)
+static int drawer_start(drawer *d, render *r, sp_errinfo *ei)
 {
     memset(d, 0, sizeof *d);
     d->r = r;
-    d->cap = floats;
-    for (int i = 0; i < DRAW_SLOTS; i++)
-        if (!(d->slot[i].db = malloc(floats * sizeof(float))))
-            return sp_fail(ei, SP_ENOMEM, "out of memory for the picture's buffers");
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
     if (pthread_create(&d->thread, NULL, drawer_main, d) != 0) {
@@ -190,31 +178,26 @@ static int drawer_start(drawer *d, render *r, size_t floats, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* Queues a copy of nframes spectra (at most cap floats) for render_add. */
-static int drawer_add(drawer *d, int channel, uint64_t first, size_t nframes, size_t bins, const float *db)
+/* Waits until the previous block is drawn, then hands this one over. */
+static int drawer_add(drawer *d, int channel, uint64_t first, size_t nframes, const float *db)
 {
     int err;
     pthread_mutex_lock(&d->mu);
-    while (d->slot[d->head].full && !d->err)
+    while (d->db)
         pthread_cond_wait(&d->cv, &d->mu);
     err = d->err;
+    if (err == SP_OK) {
+        d->db = db;
+        d->channel = channel;
+        d->first = first;
+        d->nframes = nframes;
+        pthread_cond_broadcast(&d->cv);
+    }
     pthread_mutex_unlock(&d->mu);
-    if (err != SP_OK)
-        return err;
-    unsigned i = d->head; /* free, and only this thread fills slots */
-    memcpy(d->slot[i].db, db, nframes * bins * sizeof *db);
-    d->slot[i].channel = channel;
-    d->slot[i].first = first;
-    d->slot[i].nframes = nframes;
-    pthread_mutex_lock(&d->mu);
-    d->slot[i].full = 1;
-    d->head = (i + 1) % DRAW_SLOTS;
-    pthread_cond_broadcast(&d->cv);
-    pthread_mutex_unlock(&d->mu);
-    return SP_OK;
+    return err;
 }
 
-/* Draws what is queued, stops the thread and frees the slots; the first render_add error. */
+/* Draws what was handed over and stops the thread (idempotent); the first render_add error. */
 static int drawer_finish(drawer *d)
 {
     if (d->started) {
@@ -226,10 +209,6 @@ static int drawer_finish(drawer *d)
         pthread_cond_destroy(&d->cv);
         pthread_mutex_destroy(&d->mu);
         d->started = 0;
-    }
-    for (int i = 0; i < DRAW_SLOTS; i++) {
-        free(d->slot[i].db);
-        d->slot[i].db = NULL;
     }
     return d->err;
 }
@@ -274,7 +253,7 @@ static int sink_frames(void *user, int channel, uint64_t first, size_t nframes, 
             return err;
         s->next[channel] = first + nframes;
     }
-    if (s->png && (err = drawer_add(s->png, channel, first, nframes, s->bins, db)) != SP_OK)
+    if (s->png && (err = drawer_add(s->png, channel, first, nframes, db)) != SP_OK)
         return sp_fail(s->ei, err, "drawing the picture failed");
     if (s->extra && (err = s->extra(s->extra_user, channel, first, nframes, db)) != SP_OK)
         return err;
@@ -472,7 +451,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     }
     if (cfg->png_path) {
         if ((err = open_png(cfg, res, limit, &png, ei)) != SP_OK ||
-            (err = drawer_start(&draw, png, fc.max_batch * sk.bins, ei)) != SP_OK)
+            (err = drawer_start(&draw, png, ei)) != SP_OK)
             goto done;
         sk.png = &draw;
     }

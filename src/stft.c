@@ -18,7 +18,8 @@ struct stft {
     size_t len;    /* valid samples in each channel buffer (the same for all) */
     size_t skip;   /* incoming samples still to drop before buffering resumes */
     float **sig;
-    float *db;     /* batch * bins */
+    float *db[2];  /* batch * bins each, used in turn (see stft_sink_fn) */
+    int cur;       /* the one the next FFT call writes */
     uint64_t frames, samples;
 };
 
@@ -71,8 +72,9 @@ int stft_create(const stft_config *cfg, fft_plan *plan, stft_sink_fn sink, void 
     s->bins = cfg->n / 2 + 1;
     s->cap = span(s, cfg->batch) + PUSH_PIECE;
     s->sig = calloc((size_t)s->outs, sizeof *s->sig);
-    s->db = malloc(cfg->batch * s->bins * sizeof *s->db);
-    if (!s->sig || !s->db)
+    s->db[0] = malloc(cfg->batch * s->bins * sizeof *s->db[0]);
+    s->db[1] = malloc(cfg->batch * s->bins * sizeof *s->db[1]);
+    if (!s->sig || !s->db[0] || !s->db[1])
         goto fail;
     for (int c = 0; c < s->outs; c++)
         if (!(s->sig[c] = malloc(s->cap * sizeof **s->sig)))
@@ -93,7 +95,8 @@ void stft_destroy(stft *s)
         for (int c = 0; c < s->outs; c++)
             free(s->sig[c]);
     free(s->sig);
-    free(s->db);
+    free(s->db[0]);
+    free(s->db[1]);
     free(s);
 }
 
@@ -117,12 +120,14 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
 {
     size_t drop = nframes * s->cfg.hop;
     for (int c = 0; c < s->outs; c++) {
-        int err = fft_stft_db(s->plan, s->sig[c], nframes, s->db);
+        float *db = s->db[s->cur];
+        int err = fft_stft_db(s->plan, s->sig[c], nframes, db);
+        s->cur ^= 1;
         if (err != SP_OK)
             return sp_fail(ei, err, "FFT (%s backend) failed: %s", fft_plan_backend_name(s->plan),
                            fft_plan_last_error(s->plan)[0] ? fft_plan_last_error(s->plan)
                                                            : sp_strerror(err));
-        if ((err = s->sink(s->user, c, s->frames, nframes, s->db)) != SP_OK)
+        if ((err = s->sink(s->user, c, s->frames, nframes, db)) != SP_OK)
             return err;
     }
     s->frames += nframes;

@@ -25,7 +25,10 @@ extern "C" {
 #define STFT_CHANNEL_ALL (-2) /* every input channel separately */
 
 /* Receives nframes spectra of one output channel, frame indices first .. first+nframes-1,
- * row-major: db[f*bins + k]. Returns SP_OK or an error that stops the analysis. */
+ * row-major: db[f*bins + k]. Returns SP_OK or an error that stops the analysis.
+ * The stft fills two buffers in turn, so db stays unchanged until the sink's next call
+ * returns: a sink may hand it to another thread if it waits, in its next call, until that
+ * thread is done with it. */
 typedef int (*stft_sink_fn)(void *user, int channel, uint64_t first, size_t nframes, const float *db);
 
 typedef struct {

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import unittest
 
 import numpy as np
@@ -26,12 +27,15 @@ ASOUND = os.path.join(os.path.dirname(HERE), "alsa", "asound.conf")
 
 class SineFeeder:
     """Writes a phase-continuous float32 sine into a FIFO, from phase 0 each time a reader
-    opens it (ALSA opens the device more than once while PortAudio probes)."""
+    opens it (ALSA opens the device more than once while PortAudio probes), at the pace of
+    a real microphone (the file plugin has no clock of its own): 10 ms pieces, at most
+    50 ms ahead of real time."""
 
     def __init__(self, path, freq=1000.0, rate=48000, amp=0.5):
-        self.path, self.stop = path, False
+        self.path, self.stop, self.rate = path, False, rate
         t = np.arange(rate) / rate
         self.block = (amp * np.sin(2 * np.pi * freq * t)).astype("<f4").tobytes()
+        self.piece = 4 * rate // 100  # bytes of 10 ms; 1000 Hz: whole cycles, phase-continuous
         os.mkfifo(path)
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
@@ -43,8 +47,14 @@ class SineFeeder:
             except OSError:
                 return
             try:
+                t0, sent = time.monotonic(), 0
                 while not self.stop:
-                    os.write(fd, self.block)
+                    ahead = sent / (4.0 * self.rate) - (time.monotonic() - t0)
+                    if ahead > 0.05:
+                        time.sleep(ahead - 0.05)
+                    off = sent % len(self.block)
+                    os.write(fd, self.block[off:off + self.piece])
+                    sent += self.piece
             except OSError:
                 pass
             finally:

@@ -427,7 +427,16 @@ def start_xvfb():
     if not num.strip():
         proc.kill()
         raise RuntimeError("Xvfb did not start")
-    return proc, ":" + num.decode().strip()
+    display = ":" + num.decode().strip()
+    # ready when a client gets an answer (under load the first connections can fail)
+    env = dict(os.environ, DISPLAY=display)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        if subprocess.run(["xdotool", "getdisplaygeometry"], env=env, capture_output=True).returncode == 0:
+            return proc, display
+        time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("Xvfb on %s does not answer" % display)
 
 
 def main():
