@@ -31,7 +31,7 @@ sox -n -r 48000 -c 1 -b 16 "$tmp/in.wav" synth $((secs + 10)) sine 440 sine 1320
 # a virtual screen on the first free display number
 for d in $(seq 90 140); do
     [ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ] && continue
-    Xvfb ":$d" -screen 0 1920x1080x24 -nolisten tcp >/dev/null 2>&1 &
+    Xvfb ":$d" -screen 0 1920x1080x24 -nolisten tcp -noreset >/dev/null 2>&1 &
     xpid=$!
     sleep 1
     if kill -0 "$xpid" 2>/dev/null; then

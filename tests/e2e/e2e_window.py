@@ -413,7 +413,8 @@ class TestWindow(unittest.TestCase):
 def start_xvfb():
     """Xvfb on a free display number (-displayfd); returns (process, ':N')."""
     r, w = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
+                             "-noreset"],  # no server reset when a client (xdotool) leaves
                             pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(w)
     num = b""
