@@ -14,6 +14,7 @@ static_assert(sizeof(cpx) == sizeof(float2), "cpx must have the layout of float2
 
 #define GPU_BLOCK 256
 #define GPU_NGRAPHS 16
+#define GPU_NPINNED 8
 
 /* Returns from the enclosing function (which has an `sp_errinfo *ei`) on a CUDA error. */
 #define GPU_CK(call)                                                                       \
@@ -35,7 +36,13 @@ struct gpu_plan {
     void *d_work[GPU_NSLOTS];
     cpx *d_spec[GPU_NSLOTS];
     float *d_sig[GPU_NSLOTS];
-    unsigned char *h_in[GPU_NSLOTS], *h_out[GPU_NSLOTS]; /* pinned staging */
+    unsigned char *h_in[GPU_NSLOTS], *h_out[GPU_NSLOTS]; /* pinned staging, made when first needed */
+    /* pinned memory handed out by gpu_plan_host_alloc: copies to and from it go straight
+     * to the device, without staging */
+    struct {
+        unsigned char *p;
+        size_t bytes;
+    } pinned[GPU_NPINNED];
     const gpu_xform *xf;
     void *ctx;
     /* live plans: graphs of whole one-sub-batch calls (slot 0), keyed by op, direction and
@@ -47,6 +54,7 @@ struct gpu_plan {
         cudaGraphExec_t exec;
     } graph[GPU_NGRAPHS];
     int graphs_off; /* a capture failed: run live calls without graphs */
+    int direct_out[GPU_NSLOTS]; /* the slot's sub-batch lands in the caller's memory */
     int broken;
     char why[sizeof(((sp_errinfo *)0)->msg)];
 };
@@ -264,9 +272,7 @@ int gpu_plan_create(const fft_config *cfg, const float *window, double window_su
         }
         if ((err = gpu_malloc(&gp->d_work[s], chunk * gp->work_bytes, "FFT work buffers", ei)) ||
             (err = gpu_malloc((void **)&gp->d_spec[s], chunk * gp->spec_bytes, "spectra", ei)) ||
-            (err = gpu_malloc((void **)&gp->d_sig[s], gp->sig_bytes, "the signal", ei)) ||
-            (err = host_alloc(&gp->h_in[s], gp->hin_bytes, "input staging", ei)) ||
-            (err = host_alloc(&gp->h_out[s], gp->hout_bytes, "output staging", ei)))
+            (err = gpu_malloc((void **)&gp->d_sig[s], gp->sig_bytes, "the signal", ei)))
             goto fail;
     }
     *out = gp;
@@ -298,6 +304,49 @@ void *gpu_plan_stream(const gpu_plan *gp, int slot)
     return (void *)gp->stream[slot];
 }
 
+void *gpu_plan_host_alloc(void *state, size_t bytes)
+{
+    gpu_plan *gp = (gpu_plan *)state;
+    for (int i = 0; i < GPU_NPINNED; i++) {
+        if (gp->pinned[i].p)
+            continue;
+        void *p = NULL;
+        if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocDefault) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return malloc(bytes ? bytes : 1); /* pageable: slower copies, still correct */
+        }
+        gp->pinned[i].p = (unsigned char *)p;
+        gp->pinned[i].bytes = bytes;
+        return p;
+    }
+    return malloc(bytes ? bytes : 1);
+}
+
+void gpu_plan_host_free(void *state, void *p)
+{
+    gpu_plan *gp = (gpu_plan *)state;
+    if (!p)
+        return;
+    for (int i = 0; i < GPU_NPINNED; i++)
+        if (gp->pinned[i].p == p) {
+            cudaFreeHost(p);
+            gp->pinned[i].p = NULL;
+            return;
+        }
+    free(p);
+}
+
+/* The pinned block that holds [p, p+bytes), or NULL. */
+static const unsigned char *pinned_range(const gpu_plan *gp, const unsigned char *p, size_t bytes)
+{
+    for (int i = 0; i < GPU_NPINNED; i++) {
+        uintptr_t b = (uintptr_t)gp->pinned[i].p, a = (uintptr_t)p;
+        if (b && a >= b && bytes <= gp->pinned[i].bytes && a - b <= gp->pinned[i].bytes - bytes)
+            return gp->pinned[i].p;
+    }
+    return NULL;
+}
+
 void gpu_plan_destroy(void *state)
 {
     gpu_plan *gp = (gpu_plan *)state;
@@ -321,6 +370,8 @@ void gpu_plan_destroy(void *state)
         if (gp->stream[s])
             cudaStreamDestroy(gp->stream[s]);
     }
+    for (int i = 0; i < GPU_NPINNED; i++)
+        cudaFreeHost(gp->pinned[i].p);
     cudaFree(gp->d_window);
     free(gp);
 }
@@ -363,19 +414,20 @@ static void job_extent(const gpu_plan *gp, const job *j, size_t f0, size_t cnt, 
     }
 }
 
-/* Queues H2D, the kernels and D2H of one sub-batch on slot s (its input already staged
- * in h_in[s]). Nothing here touches the host data: a live plan captures it as a graph. */
-static int queue_device(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_errinfo *ei)
+/* Queues H2D from `src`, the kernels and D2H to `dst` of one sub-batch on slot s (pinned
+ * host memory: the slot's staging buffers or the caller's own pinned blocks). Nothing here
+ * reads or writes host data: a live plan captures it as a graph. */
+static int queue_device(gpu_plan *gp, const job *j, int s, size_t cnt, const void *src, void *dst,
+                        sp_errinfo *ei)
 {
     size_t in_off, in_bytes, out_off, out_bytes;
     cudaStream_t st = gp->stream[s];
     size_t bins = gp->n / 2 + 1;
     int err;
-    (void)out_off;
 
-    job_extent(gp, j, f0, cnt, &in_off, &in_bytes, &out_off, &out_bytes);
+    job_extent(gp, j, 0, cnt, &in_off, &in_bytes, &out_off, &out_bytes);
     void *d_dst = j->op == OP_STFT ? (void *)gp->d_sig[s] : gp->d_work[s];
-    GPU_CK(cudaMemcpyAsync(d_dst, gp->h_in[s], in_bytes, cudaMemcpyHostToDevice, st));
+    GPU_CK(cudaMemcpyAsync(d_dst, src, in_bytes, cudaMemcpyHostToDevice, st));
 
     const void *d_res;
     if (j->op == OP_C2C) {
@@ -411,7 +463,7 @@ static int queue_device(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt
             return err;
         d_res = gp->d_work[s];
     }
-    GPU_CK(cudaMemcpyAsync(gp->h_out[s], d_res, out_bytes, cudaMemcpyDeviceToHost, st));
+    GPU_CK(cudaMemcpyAsync(dst, d_res, out_bytes, cudaMemcpyDeviceToHost, st));
     return SP_OK;
 }
 
@@ -445,7 +497,7 @@ static int queue_graph(gpu_plan *gp, const job *j, size_t cnt, sp_errinfo *ei)
     if (gp->graph[g].state == 1) {
         cudaGraph_t graph = NULL;
         GPU_CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-        int err = queue_device(gp, j, 0, 0, cnt, ei);
+        int err = queue_device(gp, j, 0, cnt, gp->h_in[0], gp->h_out[0], ei);
         cudaError_t e = cudaStreamEndCapture(st, &graph);
         if (err != SP_OK) {
             if (graph)
@@ -467,30 +519,58 @@ static int queue_graph(gpu_plan *gp, const job *j, size_t cnt, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* Stages sub-batch [f0, f0+cnt) of the user's input into slot s's pinned buffer and queues
- * it (as a graph for a live single sub-batch). */
+/* The slot's pinned staging buffers, made on first use (callers whose data lives in
+ * gpu_plan_host_alloc memory never need them). */
+static int staging(gpu_plan *gp, int s, sp_errinfo *ei)
+{
+    int err = SP_OK;
+    if (!gp->h_in[s] && (err = host_alloc(&gp->h_in[s], gp->hin_bytes, "input staging", ei)) != SP_OK)
+        return err;
+    if (!gp->h_out[s])
+        err = host_alloc(&gp->h_out[s], gp->hout_bytes, "output staging", ei);
+    return err;
+}
+
+/* Queues sub-batch [f0, f0+cnt) of the job on slot s (as a graph for a live single
+ * sub-batch). Input in the caller's pinned memory goes to the device from there, else it
+ * is staged into the slot's buffer first; the same for the output (finish). */
 static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, int single,
                    sp_errinfo *ei)
 {
     size_t in_off, in_bytes, out_off, out_bytes;
+    const void *src;
+    void *dst;
+    int err, graph = single && s == 0 && gp->live;
     job_extent(gp, j, f0, cnt, &in_off, &in_bytes, &out_off, &out_bytes);
-    /* host staging: the slot's pinned buffer is idle (its last sub-batch was finished) */
-    memcpy(gp->h_in[s], j->h_in + in_off, in_bytes);
-    if (single && s == 0) {
+    /* graphs keep the pointers they were captured with: the staging buffers */
+    src = graph ? NULL : pinned_range(gp, j->h_in + in_off, in_bytes);
+    gp->direct_out[s] = !graph && pinned_range(gp, j->h_out + out_off, out_bytes);
+    if ((!src || !gp->direct_out[s]) && (err = staging(gp, s, ei)) != SP_OK)
+        return err;
+    if (src) {
+        src = j->h_in + in_off;
+    } else {
+        /* host staging: the slot's pinned buffer is idle (its last sub-batch was finished) */
+        memcpy(gp->h_in[s], j->h_in + in_off, in_bytes);
+        src = gp->h_in[s];
+    }
+    dst = gp->direct_out[s] ? (void *)(j->h_out + out_off) : (void *)gp->h_out[s];
+    if (graph) {
         int r = queue_graph(gp, j, cnt, ei);
         if (r <= 0)
             return r;
     }
-    return queue_device(gp, j, s, f0, cnt, ei);
+    return queue_device(gp, j, s, cnt, src, dst, ei);
 }
 
-/* Waits for slot s's sub-batch and copies its result out of the pinned buffer. */
+/* Waits for slot s's sub-batch and copies its result out of the staging buffer. */
 static int finish(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_errinfo *ei)
 {
     size_t in_off, in_bytes, out_off, out_bytes;
     job_extent(gp, j, f0, cnt, &in_off, &in_bytes, &out_off, &out_bytes);
     GPU_CK(cudaStreamSynchronize(gp->stream[s]));
-    memcpy(j->h_out + out_off, gp->h_out[s], out_bytes);
+    if (!gp->direct_out[s])
+        memcpy(j->h_out + out_off, gp->h_out[s], out_bytes);
     return SP_OK;
 }
 

@@ -77,6 +77,12 @@ void gpu_plan_destroy(void *state);
 int gpu_plan_c2c(void *state, const cpx *in, cpx *out, size_t batch, int inverse, sp_errinfo *ei);
 int gpu_plan_r2c(void *state, const float *in, cpx *out, size_t batch, sp_errinfo *ei);
 int gpu_plan_stft_db(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei);
+/* Host memory for the plan's callers: pinned (page-locked) while the plan has room for it
+ * (GPU_NPINNED blocks), so that calls whose input or output lies in it copy straight
+ * between it and the device, skipping the staging copy; plain malloc memory otherwise.
+ * Never NULL unless malloc fails. Free with gpu_plan_host_free on the same plan. */
+void *gpu_plan_host_alloc(void *state, size_t bytes);
+void gpu_plan_host_free(void *state, void *p);
 
 /* Device-side time of one forward c2c transform of `batch` frames (batch <= chunk), out of
  * place from slot 0's buffer (random data) into slot 1's: the median over `reps` timed runs

@@ -331,7 +331,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     reader rd;
     pthread_t thread;
     int started = 0, pushing = 0, stalled = 0, err, ch;
-    double wsum = 0.0, t_start = progress_now();
+    double wsum = 0.0, t_start = progress_now(), t_wait;
     uint64_t limit = UINT64_MAX, consumed = 0;
     const source_info *info;
     stft_config sc;
@@ -386,6 +386,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     fc.hop = res->hop;
     fc.window = win;
     fc.live = res->live;
+    res->plan_s = progress_now();
     fc.max_batch = cfg->batch      ? cfg->batch
                    : res->live     ? LIVE_BATCH
                                    : analyze_auto_batch(cfg->n, res->hop, res->out_channels,
@@ -393,6 +394,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     if ((err = fft_plan_create(&fc, &plan, ei)) != SP_OK)
         goto done;
     res->batch = fc.max_batch;
+    res->plan_s = progress_now() - res->plan_s;
     snprintf(res->backend, sizeof res->backend, "%s", fft_plan_backend_name(plan));
     snprintf(res->fallback, sizeof res->fallback, "%s", fft_plan_fallback_reason(plan));
 
@@ -522,7 +524,9 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             /* `done` was read before `avail`: a finished reader has nothing more to give */
             if (finished && ring_readable(&r) < (size_t)ch)
                 break;
+            t_wait = progress_now();
             nap();
+            res->wait_s += progress_now() - t_wait;
             continue;
         }
         if (avail > whole)
@@ -616,6 +620,8 @@ done:
     if (err != SP_OK)
         progress_end(&pg);
     res->seconds = progress_now() - t_start;
+    if (st)
+        stft_times(st, &res->fft_s, &res->sink_s);
     dump_destroy(dp);
     drawer_finish(&draw);
     render_destroy(png);

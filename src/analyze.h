@@ -80,6 +80,9 @@ typedef struct analyze_result_s {
     int truncated;
     int interrupted;       /* a live run stopped by a signal (a normal end) */
     double seconds;        /* wall time of the run */
+    /* where the analysis thread's time went (--verbose): making the FFT plan (a GPU's
+     * start-up included), FFT calls, the sinks (dump, peaks, picture), waiting for input */
+    double plan_s, fft_s, sink_s, wait_s;
 } analyze_result;
 
 /* Runs the analysis. On failure nothing is left at dump_path. res is filled as far as

@@ -207,6 +207,21 @@ const char *fft_plan_last_error(const fft_plan *p)
     return p ? p->err.msg : "";
 }
 
+void *fft_plan_host_alloc(fft_plan *p, size_t bytes)
+{
+    if (p && p->be->host_alloc)
+        return p->be->host_alloc(p->state, bytes);
+    return malloc(bytes ? bytes : 1);
+}
+
+void fft_plan_host_free(fft_plan *p, void *mem)
+{
+    if (p && p->be->host_alloc)
+        p->be->host_free(p->state, mem);
+    else
+        free(mem);
+}
+
 int fft_c2c(fft_plan *p, const cpx *in, cpx *out, size_t batch, int inverse)
 {
     if (!p || !in || !out || batch > p->max_batch)

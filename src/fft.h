@@ -81,6 +81,13 @@ int fft_r2c(fft_plan *plan, const float *in, cpx *out, size_t batch);
  * least (nframes-1)*hop + n samples. nframes <= max_batch. */
 int fft_stft_db(fft_plan *plan, const float *signal, size_t nframes, float *db);
 
+/* Host memory that the plan's backend moves fastest: pinned memory for the GPU backends
+ * (calls whose input or output lies in it skip a staging copy), plain malloc otherwise.
+ * NULL when out of memory. Free with fft_plan_host_free on the same plan, before the plan
+ * is destroyed; NULL is a no-op. */
+void *fft_plan_host_alloc(fft_plan *plan, size_t bytes);
+void fft_plan_host_free(fft_plan *plan, void *p);
+
 /* Helpers shared by every backend (and the tests). */
 int fft_is_pow2(size_t n);
 /* Level scale for bin k of an n-point transform with window sum S: 2/S inside, 1/S at

@@ -24,6 +24,9 @@ typedef struct fft_backend {
     int (*c2c)(void *state, const cpx *in, cpx *out, size_t batch, int inverse, sp_errinfo *ei);
     int (*r2c)(void *state, const float *in, cpx *out, size_t batch, sp_errinfo *ei);
     int (*stft_db)(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei);
+    /* Optional (NULL: malloc/free): host memory that this backend moves fastest. */
+    void *(*host_alloc)(void *state, size_t bytes);
+    void (*host_free)(void *state, void *p);
 } fft_backend;
 
 extern const fft_backend fft_backend_cpu; /* src/fft_cpu.c */

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "progress.h"
+
 /* Each output channel keeps a linear buffer `sig[c]` holding the samples from the start of
  * the next frame onwards: sig[c][0] is absolute sample `base`. After a batch of B frames
  * the first B*hop samples are dropped (with hop > n some of them have not arrived yet:
@@ -21,6 +23,7 @@ struct stft {
     float *db[2];  /* batch * bins each, used in turn (see stft_sink_fn) */
     int cur;       /* the one the next FFT call writes */
     uint64_t frames, samples;
+    double fft_s, sink_s; /* time spent in the FFT plan and in the sink */
 };
 
 stft_config stft_config_default(void)
@@ -71,13 +74,15 @@ int stft_create(const stft_config *cfg, fft_plan *plan, stft_sink_fn sink, void 
     s->outs = cfg->channel == STFT_CHANNEL_ALL ? cfg->in_channels : 1;
     s->bins = cfg->n / 2 + 1;
     s->cap = span(s, cfg->batch) + PUSH_PIECE;
+    /* the buffers the plan reads and writes come from the plan: pinned memory on a GPU,
+     * which the copies to and from the device use directly */
     s->sig = calloc((size_t)s->outs, sizeof *s->sig);
-    s->db[0] = malloc(cfg->batch * s->bins * sizeof *s->db[0]);
-    s->db[1] = malloc(cfg->batch * s->bins * sizeof *s->db[1]);
+    s->db[0] = fft_plan_host_alloc(plan, cfg->batch * s->bins * sizeof *s->db[0]);
+    s->db[1] = fft_plan_host_alloc(plan, cfg->batch * s->bins * sizeof *s->db[1]);
     if (!s->sig || !s->db[0] || !s->db[1])
         goto fail;
     for (int c = 0; c < s->outs; c++)
-        if (!(s->sig[c] = malloc(s->cap * sizeof **s->sig)))
+        if (!(s->sig[c] = fft_plan_host_alloc(plan, s->cap * sizeof **s->sig)))
             goto fail;
     *out = s;
     return SP_OK;
@@ -93,10 +98,10 @@ void stft_destroy(stft *s)
         return;
     if (s->sig)
         for (int c = 0; c < s->outs; c++)
-            free(s->sig[c]);
+            fft_plan_host_free(s->plan, s->sig[c]);
     free(s->sig);
-    free(s->db[0]);
-    free(s->db[1]);
+    fft_plan_host_free(s->plan, s->db[0]);
+    fft_plan_host_free(s->plan, s->db[1]);
     free(s);
 }
 
@@ -115,19 +120,30 @@ uint64_t stft_samples(const stft *s)
     return s->samples;
 }
 
+void stft_times(const stft *s, double *fft_s, double *sink_s)
+{
+    *fft_s = s->fft_s;
+    *sink_s = s->sink_s;
+}
+
 /* Runs nframes frames from the start of the buffers, emits them, drops nframes*hop. */
 static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
 {
     size_t drop = nframes * s->cfg.hop;
     for (int c = 0; c < s->outs; c++) {
         float *db = s->db[s->cur];
+        double t0 = progress_now(), t1;
         int err = fft_stft_db(s->plan, s->sig[c], nframes, db);
         s->cur ^= 1;
+        t1 = progress_now();
+        s->fft_s += t1 - t0;
         if (err != SP_OK)
             return sp_fail(ei, err, "FFT (%s backend) failed: %s", fft_plan_backend_name(s->plan),
                            fft_plan_last_error(s->plan)[0] ? fft_plan_last_error(s->plan)
                                                            : sp_strerror(err));
-        if ((err = s->sink(s->user, c, s->frames, nframes, db)) != SP_OK)
+        err = s->sink(s->user, c, s->frames, nframes, db);
+        s->sink_s += progress_now() - t1;
+        if (err != SP_OK)
             return err;
     }
     s->frames += nframes;
