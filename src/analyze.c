@@ -11,7 +11,8 @@
 #include "progress.h"
 #include "ring.h"
 
-#define FILE_RING_FLOATS (1u << 21) /* 8 MB of samples between reader and analysis */
+#define FILE_RING_FLOATS (1u << 23) /* 32 MB of samples between reader and analysis: room
+                                      * to read ahead while a GPU starts (0.2-0.3 s) */
 #define READ_BLOCK_FLOATS (1u << 16) /* one source_read / ring_read, all channels */
 #define LIVE_BATCH 16                /* frames per FFT call in live runs */
 
@@ -316,6 +317,31 @@ static int open_source(const analyze_config *cfg, source **src, sp_errinfo *ei)
     }
 }
 
+/* Starts the input: a push source (microphone) writes into the ring from its callback, a
+ * pull source gets a reader thread. */
+static int start_input(const analyze_config *cfg, source *src, ring *r, reader *rd, pthread_t *thread,
+                       int *started, int *pushing, sp_errinfo *ei)
+{
+    const source_info *info = source_get_info(src);
+    int err;
+    if (source_is_push(src)) {
+        if ((err = source_start(src, r, ei)) != SP_OK)
+            return err;
+        *pushing = 1;
+        return SP_OK;
+    }
+    rd->src = src;
+    rd->r = r;
+    rd->channels = info->channels;
+    rd->paced = cfg->realtime;
+    rd->rate = info->rate;
+    rd->stop = cfg->stop;
+    if (pthread_create(thread, NULL, reader_main, rd) != 0)
+        return sp_fail(ei, SP_ENOMEM, "cannot start the reader thread");
+    *started = 1;
+    return SP_OK;
+}
+
 int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
 {
     analyze_result local;
@@ -370,6 +396,28 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     res->out_channels = cfg->channel == STFT_CHANNEL_ALL ? ch : 1;
     if (cfg->duration > 0)
         limit = (uint64_t)(cfg->duration * info->rate + 0.5);
+
+    /* Live: at most ~half a second (or 4 frames) behind before skipping ahead to the
+     * newest n samples; the ring holds twice that. Files: a fixed FILE_RING_FLOATS. */
+    if (res->live) {
+        lag = (size_t)info->rate / 2 > 4 * cfg->n ? (size_t)info->rate / 2 : 4 * cfg->n;
+        keep = cfg->n;
+        ring_floats = pow2_at_least(2 * lag * (size_t)ch);
+    } else {
+        ring_floats = FILE_RING_FLOATS;
+    }
+    whole = READ_BLOCK_FLOATS / (size_t)ch;
+    ring_mem = malloc(ring_floats * sizeof *ring_mem);
+    buf = malloc(whole * (size_t)ch * sizeof *buf);
+    if (!ring_mem || !buf) {
+        err = sp_fail(ei, SP_ENOMEM, "out of memory for the sample ring");
+        goto done;
+    }
+    ring_init(&r, ring_mem, ring_floats);
+    /* a file is read and decoded from now on, while the FFT plan (a GPU's start) is made;
+     * live input starts once everything is ready, so that it does not begin behind */
+    if (!res->live && (err = start_input(cfg, src, &r, &rd, &thread, &started, &pushing, ei)) != SP_OK)
+        goto done;
 
     if (!(win = malloc(cfg->n * sizeof *win))) {
         err = sp_fail(ei, SP_ENOMEM, "out of memory for a window of %zu samples", cfg->n);
@@ -460,41 +508,8 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     if (cfg->on_start && (err = cfg->on_start(cfg->sink_user, res, ei)) != SP_OK)
         goto done;
 
-    /* Live: at most ~half a second (or 4 frames) behind before skipping ahead to the
-     * newest n samples; the ring holds twice that. Files: a fixed 8 MB. */
-    if (res->live) {
-        lag = (size_t)info->rate / 2 > 4 * cfg->n ? (size_t)info->rate / 2 : 4 * cfg->n;
-        keep = cfg->n;
-        ring_floats = pow2_at_least(2 * lag * (size_t)ch);
-    } else {
-        ring_floats = FILE_RING_FLOATS;
-    }
-    whole = READ_BLOCK_FLOATS / (size_t)ch;
-    ring_mem = malloc(ring_floats * sizeof *ring_mem);
-    buf = malloc(whole * (size_t)ch * sizeof *buf);
-    if (!ring_mem || !buf) {
-        err = sp_fail(ei, SP_ENOMEM, "out of memory for the sample ring");
+    if (!started && (err = start_input(cfg, src, &r, &rd, &thread, &started, &pushing, ei)) != SP_OK)
         goto done;
-    }
-    ring_init(&r, ring_mem, ring_floats);
-
-    if (source_is_push(src)) {
-        if ((err = source_start(src, &r, ei)) != SP_OK)
-            goto done;
-        pushing = 1;
-    } else {
-        rd.src = src;
-        rd.r = &r;
-        rd.channels = ch;
-        rd.paced = cfg->realtime;
-        rd.rate = info->rate;
-        rd.stop = cfg->stop;
-        if (pthread_create(&thread, NULL, reader_main, &rd) != 0) {
-            err = sp_fail(ei, SP_ENOMEM, "cannot start the reader thread");
-            goto done;
-        }
-        started = 1;
-    }
 
     progress_begin(&pg, stderr, cfg->progress && !res->live, info->rate, info->frames_hint);
     while (consumed < limit) {
