@@ -4,7 +4,8 @@
 - Microphone: PortAudio's real ALSA capture path, with ALSA's default capture device made
   the `file` plugin reading a 1 kHz sine from a FIFO (tests/alsa/asound.conf, selected with
   ALSA_CONFIG_PATH). `spectro --duration 2 --peaks` must report 1000 Hz within 1 Hz, and
-  no ALSA/JACK chatter may reach stderr.
+  no ALSA/JACK chatter may reach stderr. A device that stops delivering (the FIFO's writer
+  goes quiet) ends the run with one line and exit 1, keeping what was analysed.
 - --realtime: a file streamed at its own rate through the live path; with the consumer
   stalled by the test hook (SPECTRO_TEST_STALL=AT:FOR), samples are dropped and counted,
   and the analysis catches up: the frames after the stall show the sine again, and the
@@ -14,6 +15,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import unittest
 
 import numpy as np
@@ -60,6 +62,31 @@ class SineFeeder:
         self.thread.join(timeout=5)
 
 
+class StallingFeeder(SineFeeder):
+    """One second of sine a reader, then silence on an open FIFO: the capture blocks, as a
+    device that stopped delivering."""
+
+    def __init__(self, path, stall_s):
+        self.stall_s = stall_s
+        super().__init__(path)
+
+    def run(self):
+        while not self.stop:
+            try:
+                fd = os.open(self.path, os.O_WRONLY)
+            except OSError:
+                return
+            try:
+                os.write(fd, self.block)
+                t_end = time.monotonic() + self.stall_s
+                while not self.stop and time.monotonic() < t_end:
+                    time.sleep(0.05)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+
+
 def mic_env(fifo):
     env = dict(os.environ)
     env.update(ALSA_CONFIG_PATH=ASOUND, SPECTRO_TEST_SINE=fifo,
@@ -96,6 +123,24 @@ class Live(unittest.TestCase):
             self.assertLess(times[-1], 2.0 + 1e-9)
             self.assertLess(abs(np.median(freqs) - 1000.0), 1.0, freqs)
             self.assertGreaterEqual((np.abs(freqs - 1000.0) < 1.0).mean(), 0.9, freqs)
+
+    def test_microphone_lost(self):
+        with E.TempDir() as d:
+            fifo = os.path.join(d, "sine.fifo")
+            feeder = StallingFeeder(fifo, 3.0)
+            try:
+                p = subprocess.run([E.BIN, "--duration", "30", "--peaks", "--rate", "48000", "-b", "cpu"],
+                                   capture_output=True, text=True, timeout=60, env=mic_env(fifo),
+                                   stdin=subprocess.DEVNULL)
+            finally:
+                feeder.close()
+            self.assertEqual(p.returncode, 1, p.stderr)
+            lines = E.stderr_lines(p)
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertIn("audio device lost", lines[0])
+            rows = [l.split("\t") for l in p.stdout.splitlines()]
+            self.assertGreater(len(rows), 0, "the second of audio before the loss is analysed")
+            self.assertLess(abs(np.median([float(r[1]) for r in rows]) - 1000.0), 1.0, p.stdout[:300])
 
     def test_list_devices_quiet(self):
         with E.TempDir() as d:
