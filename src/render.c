@@ -200,6 +200,14 @@ struct render {
     float *rowv;   /* panel_h: a column's row values in dB, before quantising */
     size_t cap;    /* columns per channel, even */
     accum *acc;    /* channels entries */
+    int64_t axis_frames; /* frames the time axis spans; -1 = those added */
+
+    /* the drawing under way: the picture's rows are pitch bytes apart, and only pixels
+     * inside clip are written (render_draw: the whole picture) */
+    size_t pitch;
+    render_rect clip;
+    int clipped;     /* clip is smaller than the picture */
+    int keep_panels; /* the panels' pixels are the caller's: neither cleared nor drawn */
 };
 
 /* ---- fonts and text ------------------------------------------------------------------ */
@@ -245,8 +253,18 @@ static void draw_text(const render *r, uint8_t *img, TTF_Font *font, const char 
 {
     SDL_Color fg = {c.r, c.g, c.b, 255};
     SDL_Surface *sf;
-    int W = r->cfg.width, H = r->cfg.height;
-    if (!s || !*s || !(sf = TTF_RenderUTF8_Blended(font, s, fg)))
+    int x0 = r->clip.x, y0 = r->clip.y, x1 = r->clip.x + r->clip.w, y1 = r->clip.y + r->clip.h, tw = 0, th = 0;
+    size_t pitch = r->pitch; /* a local: the stores below may alias r */
+    if (!s || !*s)
+        return;
+    /* text wholly outside a clip smaller than the picture is not rendered at all (the
+     * window redraws small parts of its picture often) */
+    if (r->clipped && TTF_SizeUTF8(font, s, &tw, &th) == 0) {
+        int bw = rotate ? th : tw, bh = rotate ? tw : th;
+        if (x >= x1 || y >= y1 || x + bw <= x0 || y + bh <= y0)
+            return;
+    }
+    if (!(sf = TTF_RenderUTF8_Blended(font, s, fg)))
         return;
     for (int sy = 0; sy < sf->h; sy++) {
         const uint32_t *src = (const uint32_t *)((const uint8_t *)sf->pixels + (size_t)sy * (size_t)sf->pitch);
@@ -254,9 +272,9 @@ static void draw_text(const render *r, uint8_t *img, TTF_Font *font, const char 
             unsigned a = src[sx] >> 24; /* ARGB8888 */
             int dx = rotate ? x + sy : x + sx, dy = rotate ? y + (sf->w - 1 - sx) : y + sy;
             uint8_t *p;
-            if (!a || dx < 0 || dy < 0 || dx >= W || dy >= H)
+            if (!a || dx < x0 || dy < y0 || dx >= x1 || dy >= y1)
                 continue;
-            p = img + ((size_t)dy * (size_t)W + (size_t)dx) * 4;
+            p = img + (size_t)dy * pitch + (size_t)dx * 4;
             p[0] = (uint8_t)((p[0] * (255 - a) + c.r * a + 127) / 255);
             p[1] = (uint8_t)((p[1] * (255 - a) + c.g * a + 127) / 255);
             p[2] = (uint8_t)((p[2] * (255 - a) + c.b * a + 127) / 255);
@@ -286,10 +304,11 @@ static void fit_text(TTF_Font *font, char *s, int max_w)
 
 static void fill_rect(const render *r, uint8_t *img, int x, int y, int w, int h, rgb8 c)
 {
-    int W = r->cfg.width, H = r->cfg.height;
-    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y, x1 = x + w > W ? W : x + w, y1 = y + h > H ? H : y + h;
+    const render_rect *k = &r->clip;
+    int x0 = x < k->x ? k->x : x, y0 = y < k->y ? k->y : y;
+    int x1 = x + w > k->x + k->w ? k->x + k->w : x + w, y1 = y + h > k->y + k->h ? k->y + k->h : y + h;
     for (int yy = y0; yy < y1; yy++) {
-        uint8_t *p = img + ((size_t)yy * (size_t)W + (size_t)x0) * 4;
+        uint8_t *p = img + (size_t)yy * r->pitch + (size_t)x0 * 4;
         for (int xx = x0; xx < x1; xx++, p += 4) {
             p[0] = c.r;
             p[1] = c.g;
@@ -572,6 +591,7 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
     r->bins = n / 2 + 1;
     r->t0 = t0;
     r->dt = dt;
+    r->axis_frames = -1;
     r->channels = channels;
     r->qscale = 255.0f / (cfg->db_hi - cfg->db_lo);
     err = SP_ENOMEM;
@@ -651,17 +671,11 @@ static void accum_merge(accum *a, size_t cap, size_t rows)
     a->fpc *= 2;
 }
 
-/* Maps the pending per-bin column to rows and folds it into its column:
- * O(bins + panel_h), once per column. */
-static void accum_flush(render *r, accum *a)
+/* A spectrum's value in each pixel row (dB, into r->rowv): O(bins + panel_h). */
+static void column_rows(render *r, const float *s)
 {
-    const float *s = a->pending, lo = r->cfg.db_lo, qs = r->qscale;
     const size_t rows = (size_t)r->panel_h;
     float *restrict rv = r->rowv;
-    uint8_t *restrict col;
-    if (a->pending_col < 0)
-        return;
-    col = a->cols + (size_t)a->pending_col * rows;
     for (size_t y = 0; y < rows; y++) {
         const row_map *m = &r->rows[y];
         float v;
@@ -674,14 +688,35 @@ static void accum_flush(render *r, accum *a)
         }
         rv[y] = v;
     }
-    /* quantise and fold in: a plain loop the compiler vectorises */
+}
+
+/* dB -> colour map level 0 (db_lo) .. 255 (db_hi). */
+static inline uint8_t quantise(float v, float lo, float qs)
+{
+    float t = (v - lo) * qs;
+    t = t > 0.0f ? t : 0.0f; /* also NaN -> 0 */
+    t = t < 255.0f ? t : 255.0f;
+    return (uint8_t)(int)(t + 0.5f);
+}
+
+/* col = max(col, levels of rv): a plain loop the compiler vectorises. */
+static void fold_levels(uint8_t *restrict col, const float *restrict rv, size_t rows, float lo, float qs)
+{
     for (size_t y = 0; y < rows; y++) {
-        float t = (rv[y] - lo) * qs;
-        t = t > 0.0f ? t : 0.0f; /* also NaN -> 0 */
-        t = t < 255.0f ? t : 255.0f;
-        uint8_t q = (uint8_t)(int)(t + 0.5f);
+        uint8_t q = quantise(rv[y], lo, qs);
         col[y] = q > col[y] ? q : col[y];
     }
+}
+
+/* Maps the pending per-bin column to rows and folds it into its column:
+ * O(bins + panel_h), once per column. */
+static void accum_flush(render *r, accum *a)
+{
+    if (a->pending_col < 0)
+        return;
+    column_rows(r, a->pending);
+    fold_levels(a->cols + (size_t)a->pending_col * (size_t)r->panel_h, r->rowv, (size_t)r->panel_h,
+                r->cfg.db_lo, r->qscale);
     a->pending_col = -1;
 }
 
@@ -738,12 +773,20 @@ static void draw_panel(const render *r, uint8_t *img, int channel, uint8_t *tmp)
 {
     const accum *a = &r->acc[channel];
     const uint8_t(*lut)[3] = colormap_lut(r->cfg.colormap);
-    size_t rows = (size_t)r->panel_h, W = (size_t)r->cfg.width;
-    int pw = r->plot.w, py = r->plot.y + channel * (r->panel_h + r->panel_gap);
+    size_t rows = (size_t)r->panel_h, pitch = r->pitch; /* locals: the stores below may alias r */
+    int pw = r->plot.w, px = r->plot.x, py = r->plot.y + channel * (r->panel_h + r->panel_gap);
     uint64_t F = total_frames(r), fpc = a->fpc;
     uint64_t ncols = a->frames ? (a->frames + fpc - 1) / fpc : 0;
     size_t j = 0;
-    for (int x = 0; x < pw; x++) {
+    /* the panel's pixels inside the clip: x in [cx0, cx1), rows [y0, y1) */
+    int cx0 = r->clip.x - r->plot.x, cx1 = r->clip.x + r->clip.w - r->plot.x;
+    size_t y0 = r->clip.y > py ? (size_t)(r->clip.y - py) : 0;
+    size_t y1 = r->clip.y + r->clip.h < py + r->panel_h ? (size_t)(r->clip.y + r->clip.h - py) : rows;
+    if (cx1 > pw)
+        cx1 = pw;
+    if (cx0 >= cx1 || r->clip.y >= py + r->panel_h || r->clip.y + r->clip.h <= py)
+        return;
+    for (int x = 0; x < cx1; x++) {
         double fa = (double)x * (double)F / pw, fb = (double)(x + 1) * (double)F / pw;
         size_t j0, j1;
         if (ncols == 0) {
@@ -768,8 +811,10 @@ static void draw_panel(const render *r, uint8_t *img, int channel, uint8_t *tmp)
                     tmp[y] = c[y] > tmp[y] ? c[y] : tmp[y];
             }
         }
-        for (size_t y = 0; y < rows; y++) {
-            uint8_t *p = img + (((size_t)py + y) * W + (size_t)(r->plot.x + x)) * 4;
+        if (x < cx0)
+            continue;
+        for (size_t y = y0; y < y1; y++) {
+            uint8_t *p = img + ((size_t)py + y) * pitch + (size_t)(px + x) * 4;
             p[0] = lut[tmp[y]][0];
             p[1] = lut[tmp[y]][1];
             p[2] = lut[tmp[y]][2];
@@ -800,7 +845,7 @@ static void draw_freq_axis(const render *r, uint8_t *img, int channel)
 
 static void draw_time_axis(const render *r, uint8_t *img)
 {
-    uint64_t F = total_frames(r);
+    uint64_t F = r->axis_frames >= 0 ? (uint64_t)r->axis_frames : total_frames(r);
     double tmin = r->t0 - 0.5 * r->dt, tmax = r->t0 + ((double)F - 0.5) * r->dt, span = tmax - tmin, step;
     int style = tmax >= 3600 ? 2 : tmax >= 60 ? 1 : 0, decimals, y = r->plot.y + r->plot.h + 1;
     char buf[64];
@@ -849,29 +894,58 @@ static void draw_colorbar(const render *r, uint8_t *img)
     }
 }
 
-int render_draw(render *r, uint8_t *rgba, sp_errinfo *ei)
+/* The label of a panel when there are several ("ch 1"), and its top-left. */
+static void channel_label(const render *r, int channel, char *buf, size_t len, int *x, int *y)
 {
-    uint8_t *tmp;
-    int W, capw, capx;
-    const char *cap = "dBFS";
-    if (!r || !rgba)
-        return sp_fail(ei, SP_EINVAL, "render_draw: bad arguments");
-    W = r->cfg.width;
-    if (!(tmp = malloc((size_t)r->panel_h)))
-        return sp_fail(ei, SP_ENOMEM, "out of memory");
-    for (int c = 0; c < r->channels; c++)
-        accum_flush(r, &r->acc[c]);
-    fill_rect(r, rgba, 0, 0, W, r->cfg.height, COL_BG);
+    render_rect p = render_plot_rect(r, channel);
+    snprintf(buf, len, "ch %d", channel);
+    *x = p.x + r->fs / 2;
+    *y = p.y + r->fs / 4;
+}
+
+/* The background, around the panels when they are the caller's. */
+static void fill_background(const render *r, uint8_t *img)
+{
+    int W = r->cfg.width, y = 0;
+    if (!r->keep_panels) {
+        fill_rect(r, img, 0, 0, W, r->cfg.height, COL_BG);
+        return;
+    }
     for (int c = 0; c < r->channels; c++) {
         render_rect p = render_plot_rect(r, c);
-        draw_panel(r, rgba, c, tmp);
+        fill_rect(r, img, 0, y, W, p.y - y, COL_BG);
+        fill_rect(r, img, 0, p.y, p.x, p.h, COL_BG);
+        fill_rect(r, img, p.x + p.w, p.y, W - p.x - p.w, p.h, COL_BG);
+        y = p.y + p.h;
+    }
+    fill_rect(r, img, 0, y, W, r->cfg.height - y, COL_BG);
+}
+
+/* Everything, in this order (later parts cover earlier ones), written only inside
+ * r->clip: every pixel there comes out as in the whole picture. */
+static int draw_all(render *r, uint8_t *rgba, sp_errinfo *ei)
+{
+    uint8_t *tmp;
+    int W = r->cfg.width, capw, capx;
+    const char *cap = "dBFS";
+    if (!(tmp = malloc((size_t)r->panel_h)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    if (!r->keep_panels)
+        for (int c = 0; c < r->channels; c++)
+            accum_flush(r, &r->acc[c]);
+    fill_background(r, rgba);
+    for (int c = 0; c < r->channels; c++) {
+        render_rect p = render_plot_rect(r, c);
+        if (!r->keep_panels)
+            draw_panel(r, rgba, c, tmp);
         frame_rect(r, rgba, p, COL_FRAME);
         draw_freq_axis(r, rgba, c);
         if (r->channels > 1) {
             char label[32];
-            snprintf(label, sizeof label, "ch %d", c);
-            draw_text(r, rgba, r->font, label, p.x + r->fs / 2 + 1, p.y + r->fs / 4 + 1, COL_SHADOW, 0);
-            draw_text(r, rgba, r->font, label, p.x + r->fs / 2, p.y + r->fs / 4, COL_TITLE, 0);
+            int lx, ly;
+            channel_label(r, c, label, sizeof label, &lx, &ly);
+            draw_text(r, rgba, r->font, label, lx + 1, ly + 1, COL_SHADOW, 0);
+            draw_text(r, rgba, r->font, label, lx, ly, COL_TITLE, 0);
         }
     }
     free(tmp);
@@ -889,7 +963,7 @@ int render_draw(render *r, uint8_t *rgba, sp_errinfo *ei)
     if (capx > r->bar.x)
         capx = r->bar.x;
     draw_text(r, rgba, r->font, cap, capx, r->pad / 2 + (r->title_h - r->line_h) / 2, COL_LABEL, 0);
-    if (r->title && *r->title) {
+    if (r->title && *r->title && r->clip.y < r->pad / 2 + r->title_h) {
         size_t len = strlen(r->title) + 4;
         char *t = malloc(len);
         if (t) {
@@ -899,6 +973,65 @@ int render_draw(render *r, uint8_t *rgba, sp_errinfo *ei)
             free(t);
         }
     }
+    return SP_OK;
+}
+
+int render_draw(render *r, uint8_t *rgba, sp_errinfo *ei)
+{
+    if (!r || !rgba)
+        return sp_fail(ei, SP_EINVAL, "render_draw: bad arguments");
+    r->pitch = (size_t)r->cfg.width * 4;
+    r->clip.x = r->clip.y = 0;
+    r->clip.w = r->cfg.width;
+    r->clip.h = r->cfg.height;
+    r->clipped = 0;
+    r->keep_panels = 0;
+    return draw_all(r, rgba, ei);
+}
+
+int render_draw_area(render *r, uint8_t *rgba, size_t pitch, render_rect area, int keep_panels, sp_errinfo *ei)
+{
+    int x1, y1;
+    if (!r || !rgba || pitch < (size_t)r->cfg.width * 4)
+        return sp_fail(ei, SP_EINVAL, "render_draw_area: bad arguments");
+    x1 = area.x + area.w < r->cfg.width ? area.x + area.w : r->cfg.width;
+    y1 = area.y + area.h < r->cfg.height ? area.y + area.h : r->cfg.height;
+    r->clip.x = area.x > 0 ? area.x : 0;
+    r->clip.y = area.y > 0 ? area.y : 0;
+    r->clip.w = x1 - r->clip.x;
+    r->clip.h = y1 - r->clip.y;
+    if (r->clip.w <= 0 || r->clip.h <= 0)
+        return SP_OK;
+    r->clipped = r->clip.w < r->cfg.width || r->clip.h < r->cfg.height;
+    r->pitch = pitch;
+    r->keep_panels = keep_panels != 0;
+    return draw_all(r, rgba, ei);
+}
+
+void render_draw_column(render *r, const float *db, uint8_t *rgba, size_t pitch)
+{
+    const uint8_t(*lut)[3];
+    if (!r || !db || !rgba)
+        return;
+    lut = colormap_lut(r->cfg.colormap);
+    column_rows(r, db);
+    /* as accum_flush folds a lone spectrum into an empty column and draw_panel shows it */
+    for (int y = 0; y < r->panel_h; y++) {
+        uint8_t q = quantise(r->rowv[y], r->cfg.db_lo, r->qscale), *p = rgba + (size_t)y * pitch;
+        p[0] = lut[q][0];
+        p[1] = lut[q][1];
+        p[2] = lut[q][2];
+        p[3] = 255;
+    }
+}
+
+int render_set_time(render *r, double t0, double dt, int64_t frames)
+{
+    if (!r || !isfinite(t0) || !(dt > 0) || !isfinite(dt))
+        return SP_EINVAL;
+    r->t0 = t0;
+    r->dt = dt;
+    r->axis_frames = frames < 0 ? -1 : frames;
     return SP_OK;
 }
 
@@ -940,6 +1073,20 @@ render_rect render_colorbar_rect(const render *r)
 const scale_map *render_scale(const render *r)
 {
     return r ? &r->map : NULL;
+}
+
+render_rect render_label_rect(const render *r, int channel)
+{
+    render_rect b = {0, 0, 0, 0};
+    char label[32];
+    if (!r || channel < 0 || channel >= r->channels || r->channels < 2)
+        return b;
+    channel_label(r, channel, label, sizeof label, &b.x, &b.y);
+    if (TTF_SizeUTF8(r->font, label, &b.w, &b.h) != 0)
+        return render_plot_rect(r, channel); /* cannot tell: all of the panel */
+    b.w++; /* the shadow, one pixel right and down */
+    b.h++;
+    return b;
 }
 
 int render_accum_info(const render *r, int channel, size_t *columns, size_t *capacity, uint64_t *frames_per_column,

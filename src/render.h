@@ -95,12 +95,35 @@ typedef struct {
 render_rect render_plot_rect(const render *r, int channel);
 /* The colour bar (top row = the colour map at 1.0 = db_hi, bottom row at 0.0 = db_lo). */
 render_rect render_colorbar_rect(const render *r);
+/* The box of a panel's channel label, drawn over the panel when there are several
+ * channels (w = h = 0 otherwise). */
+render_rect render_label_rect(const render *r, int channel);
 /* The frequency scale the panels use (fmin/fmax resolved). */
 const scale_map *render_scale(const render *r);
 
 /* Accumulator state of a channel: columns in use, frames per column, frames seen. */
 int render_accum_info(const render *r, int channel, size_t *columns, size_t *capacity, uint64_t *frames_per_column,
                       uint64_t *frames);
+
+/* ---- drawing in parts (the window's scrolling picture) ---- */
+
+/* render_draw restricted to the pixels inside `area` (clipped to the picture): they come
+ * out exactly as render_draw makes them, the rest of rgba is left alone. rgba is the
+ * picture's top-left pixel, rows `pitch` bytes apart (>= width*4), so the picture may sit
+ * in a larger image. keep_panels: the panels' pixels are the caller's (drawn with
+ * render_draw_column): they are neither cleared nor drawn from the frames added, only
+ * what lies over them (channel labels) is drawn. Cost: the parts that meet `area`. */
+int render_draw_area(render *r, uint8_t *rgba, size_t pitch, render_rect area, int keep_panels, sp_errinfo *ei);
+
+/* One panel column, as render_draw draws a column that holds the single spectrum db
+ * (n/2+1 dB values): render_plot_rect().h RGBA pixels, top (fmax) first, `pitch` bytes
+ * apart. O(bins + rows). */
+void render_draw_column(render *r, const float *db, uint8_t *rgba, size_t pitch);
+
+/* Moves the time axis: the first frame's time t0 and the frame step dt (s), over
+ * `frames` frames (-1: the frames added, as after render_create). For a caller that
+ * draws the panels itself. SP_EINVAL for a bad t0 or dt. */
+int render_set_time(render *r, double t0, double dt, int64_t frames);
 
 /* ---- option parsing helpers for the CLI ---- */
 

@@ -2,10 +2,15 @@
  *
  *   analysis thread                          window thread (the caller's)
  *   analyze_run -> sink: dB -> view_store    events, then at most 60 times a second:
- *               (under `mu`, O(bins)/frame)    snapshot of the visible spectra (under mu)
- *                                              -> render (the --png code) -> picture
+ *               (under `mu`, O(bins)/frame)    file: snapshot of the visible spectra
+ *                                                (under mu) -> render (the --png code)
+ *                                                -> picture, all of it
+ *                                              live: the spectra new since the last
+ *                                                picture -> their pixel columns, the
+ *                                                rest kept (draw_live)
  *                                              + live spectrum, status line, overlays
- *                                              -> one streaming texture -> present
+ *                                              -> one streaming texture, updated where
+ *                                                the picture changed -> present
  *
  * The window's picture is composed in one RGBA buffer of the drawable size:
  *
@@ -58,6 +63,11 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
 #define HOLD_DECAY_DB_S 20.0 /* peak hold falls this fast after HOLD_TIME_S */
 #define HOLD_TIME_S 1.0
 #define TOAST_S 3.0
+/* live: a frame may start this much before it is due, or wait this much after, for new
+ * spectra (live_wait); together more than the usual time between two deliveries */
+#define ALIGN_EARLY_S (0.5 * FRAME_PERIOD)
+#define ALIGN_LATE_S (0.4 * FRAME_PERIOD)
+#define DIRECT_MAX_CHANNELS 16 /* more: the live panels go through the canvas (see upload) */
 
 typedef struct {
     uint8_t r, g, b;
@@ -96,6 +106,10 @@ typedef struct {
     sp_errinfo ei;
     analyze_result res;
     double anchor_src;    /* written by analyze_run on its thread (cfg.capture_anchor) */
+    uint64_t gen;         /* bumped when the store is replaced (a start or restart) */
+    int want_wake;        /* the window waits for new spectra: wake it when they are in */
+    double last_in;       /* when the last spectra came in (every channel) */
+    double in_gap;        /* the usual time between two deliveries (moving average) */
 } shared;
 
 typedef struct {
@@ -105,6 +119,8 @@ typedef struct {
     pthread_t thread;
     int running;
 } worker;
+
+static Uint32 wake_event;
 
 static int on_start(void *user, const struct analyze_result_s *res, sp_errinfo *ei)
 {
@@ -121,6 +137,7 @@ static int on_start(void *user, const struct analyze_result_s *res, sp_errinfo *
     sh->started = 1;
     sh->have_anchor = 0;
     sh->version++;
+    sh->gen++;
     pthread_mutex_unlock(&sh->mu);
     return SP_OK;
 }
@@ -129,7 +146,7 @@ static int on_start(void *user, const struct analyze_result_s *res, sp_errinfo *
 static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db)
 {
     shared *sh = user;
-    int err;
+    int err, wake = 0;
     pthread_mutex_lock(&sh->mu);
     err = view_store_add(sh->store, channel, first, nframes, db);
     if (channel == 0) {
@@ -142,11 +159,23 @@ static int on_frames(void *user, int channel, uint64_t first, size_t nframes, co
         sh->have_anchor = 1;
     }
     sh->version++;
+    if (channel == sh->info.out_channels - 1) { /* every channel is in */
+        double now = progress_now();
+        if (sh->last_in > 0)
+            sh->in_gap += 0.125 * (now - sh->last_in - sh->in_gap);
+        sh->last_in = now;
+        wake = sh->want_wake;
+        sh->want_wake = 0;
+    }
     pthread_mutex_unlock(&sh->mu);
+    if (wake) {
+        SDL_Event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.type = wake_event;
+        SDL_PushEvent(&ev); /* thread-safe */
+    }
     return err;
 }
-
-static Uint32 wake_event;
 
 static void *worker_main(void *arg)
 {
@@ -176,9 +205,11 @@ static int worker_start(worker *w, sp_errinfo *ei)
     sh->next0 = sh->skipped = 0;
     sh->anchor_src = 0;
     sh->have_anchor = 0;
+    sh->last_in = sh->in_gap = 0;
     view_store_destroy(sh->store);
     sh->store = NULL;
     sh->version++;
+    sh->gen++;
     pthread_mutex_unlock(&sh->mu);
     w->stop = 0;
     w->cfg.sink = on_frames;
@@ -342,8 +373,9 @@ typedef struct {
     int channels;
     size_t bins, n, hop;
     double rate;
-    int16_t *snap;     /* channels * count * bins */
+    int16_t *snap;     /* channels * count * bins: entry i of channel c in slot (i + rot) % count */
     size_t snap_cap;
+    size_t rot;        /* live: entries keep their slot as the picture scrolls; file: 0 */
     float *hold;       /* channels * bins: live peak hold (dB) */
     double *hold_t;    /* channels * bins: when each hold was set */
     size_t hold_cap, hold_t_cap;
@@ -357,6 +389,44 @@ typedef struct {
     size_t fbuf_cap;
     char render_err[512];
 } picture;
+
+/* The live picture, kept from one frame to the next (see draw_live). What it was made
+ * for is its key: any change there starts it over. */
+typedef struct {
+    int valid;
+    render_config rc;  /* p->r's config; rc.title points to title */
+    char title[600];
+    double rate;
+    size_t n;
+    int channels;
+    float gain;
+    uint64_t span, gen;
+    size_t count;
+    int chrome_ok;     /* chrome is p->r's picture */
+    int canvas_ok;     /* the canvas holds chrome around the panels: nothing drew there since */
+    uint8_t *chrome;   /* pic_w x pic_h: p->r's picture, panels left out (the time axis is redrawn) */
+    size_t chrome_cap;
+    int panel_h;
+    uint8_t *ring;     /* channels x panel_h rows x count RGBA: pixel column of slot j at x = j */
+    size_t ring_cap;
+    int64_t *slot_e;   /* channels x count: the entry a slot holds */
+    uint8_t *slot_st;  /* its view_store_entry_state when drawn (VIEW_STORE_OPEN: draw again) */
+    uint8_t *slot_new; /* fetched this frame, to draw */
+    size_t slot_e_cap, slot_st_cap, slot_new_cap;
+} scroll;
+
+/* SPECTRO_VIEW_VERIFY (tests): every live picture is also drawn whole, the old way, from
+ * the same snapshot, and compared. */
+typedef struct {
+    int on;
+    uint64_t frames, mismatched, shown, shown_mismatched; /* shown: the texture read back */
+    int16_t *snap;
+    size_t snap_cap;
+    uint8_t *px;
+    size_t px_cap;
+    char first[320];   /* the first difference, for the stats */
+    char pending[320]; /* a difference in the last frame shown (verify_commit) */
+} verify;
 
 typedef struct {
     uint64_t drawn;
@@ -373,6 +443,8 @@ typedef struct {
     shared sh;
     ui_state ui;
     picture pic;
+    scroll scr;
+    verify ver;
     stats st;
     SDL_Window *win;
     SDL_Renderer *ren;
@@ -395,6 +467,13 @@ typedef struct {
     double last_latency;
     int live, finished; /* copies made under mu once per loop, for the window's thread */
     int line_h;
+    /* what the texture must take from this frame: all of the canvas, or its parts that
+     * changed (dmg) and the live panels straight from the ring (ring_panels) */
+    int dmg_all, ring_panels, ndmg;
+    SDL_Rect dmg[64];
+    /* what the overlays (read-out, message, help) covered: put back at the next frame */
+    int ncovered;
+    SDL_Rect covered[8];
 } view;
 
 /* ---- layout ------------------------------------------------------------------------------ */
@@ -509,21 +588,16 @@ static void make_title(const view *v, const analyze_result *info, char *buf, siz
         snprintf(buf, len, "%s", slash ? slash + 1 : name);
 }
 
-/* Builds pic->r and draws it into v->pic_px (L.pic_w x L.pic_h). Returns 1 when drawn. */
-static int draw_spectrogram(view *v, const layout *L, const analyze_result *info, uint64_t *newest_out)
+/* The renderer's config for the picture as the settings are now (its title written into
+ * `title`), and the stream's fields of the picture. */
+static render_config picture_config(view *v, const layout *L, const analyze_result *info, char *title, size_t len)
 {
     picture *p = &v->pic;
     render_config rc = v->user->render;
-    char title[600];
-    sp_errinfo ei = {{0}};
-    int C = info->out_channels, err;
-    size_t bins = info->n / 2 + 1, plot_w, need;
-    uint64_t frames, total;
-    double lo, hi, t0, dt;
-    render *probe = NULL;
+    double lo, hi;
 
-    p->channels = C;
-    p->bins = bins;
+    p->channels = info->out_channels;
+    p->bins = info->n / 2 + 1;
     p->n = info->n;
     p->hop = info->hop;
     p->rate = info->info.rate;
@@ -538,32 +612,17 @@ static int draw_spectrogram(view *v, const layout *L, const analyze_result *info
     rc.fmax = v->ui.zf_hi > 0 ? v->ui.zf_hi : hi;
     if (rc.scale != FREQ_SCALE_LOG && rc.fmin == 0 && lo == 0)
         rc.fmin = 0;
-    make_title(v, info, title, sizeof title);
+    make_title(v, info, title, len);
     rc.title = title;
+    return rc;
+}
 
-    /* the plot's width comes from the layout, which does not depend on the time range:
-     * measured once per layout (a probe), then the real picture with its time origin */
-    if (p->plot_w > 0 && p->key.width == rc.width && p->key.height == rc.height && p->key.scale == rc.scale &&
-        p->key.db_lo == rc.db_lo && p->key.db_hi == rc.db_hi && p->key.fmin == rc.fmin && p->key.fmax == rc.fmax &&
-        p->key_rate == p->rate && p->key_n == p->n && p->key_channels == C) {
-        plot_w = (size_t)p->plot_w;
-    } else {
-        if ((err = render_create(&rc, p->rate, p->n, 0.0, 1.0, C, 1, &probe, &ei)) != SP_OK) {
-            snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
-            p->plot_w = 0;
-            return 0;
-        }
-        plot_w = (size_t)render_plot_rect(probe, 0).w;
-        render_destroy(probe);
-        p->key = rc;
-        p->key_rate = p->rate;
-        p->key_n = p->n;
-        p->key_channels = C;
-        p->plot_w = (int)plot_w;
-    }
-
-    pthread_mutex_lock(&v->sh.mu);
-    frames = view_store_frames(v->sh.store);
+/* The entries the picture shows with plot_w pixel columns (p->a0, span, count) and the
+ * newest frame it shows (*newest). Under mu. */
+static void picture_range(view *v, const analyze_result *info, size_t plot_w, uint64_t *newest)
+{
+    picture *p = &v->pic;
+    uint64_t frames = view_store_frames(v->sh.store), total;
     if (info->live) {
         uint64_t end = v->ui.paused ? v->ui.paused_frames : frames;
         uint64_t cap = view_store_capacity(v->sh.store), zmax = 1;
@@ -577,7 +636,7 @@ static int draw_spectrogram(view *v, const layout *L, const analyze_result *info
         /* columns stay put as the picture scrolls: entry edges on multiples of span */
         p->a0 = p->a0 >= 0 ? p->a0 / (int64_t)p->span * (int64_t)p->span
                            : -((-p->a0 + (int64_t)p->span - 1) / (int64_t)p->span) * (int64_t)p->span;
-        *newest_out = end;
+        *newest = end;
     } else {
         double a, b;
         total = expected_frames(info);
@@ -601,42 +660,509 @@ static int draw_spectrogram(view *v, const layout *L, const analyze_result *info
         p->count = (size_t)ceil((b - (double)p->a0) / (double)p->span);
         if (p->count < 1)
             p->count = 1;
-        *newest_out = frames;
+        *newest = frames;
     }
-    need = (size_t)C * p->count * bins;
+}
+
+/* Entry i of channel c in p->snap. */
+static const int16_t *snap_entry(const picture *p, int c, size_t i)
+{
+    return p->snap + ((size_t)c * p->count + (i + p->rot) % p->count) * p->bins;
+}
+
+/* One entry as the renderer's input: dB with the gain. */
+static void entry_db(const view *v, const int16_t *s, float *db)
+{
+    for (size_t k = 0; k < v->pic.bins; k++)
+        db[k] = (float)s[k] * 0.01f + v->ui.gain;
+}
+
+/* The whole picture from scratch: a render for the entries in snap (channels x count x
+ * bins, in order), every entry added as the renderer's frame i (its time that of its
+ * middle frame), drawn into rgba (the picture's size). *out receives the render. */
+static int full_picture(view *v, const render_config *rc, const int16_t *snap, uint8_t *rgba, render **out,
+                        sp_errinfo *ei)
+{
+    picture *p = &v->pic;
+    double t0 = frame_time(p, (double)p->a0 + 0.5 * (double)(p->span - 1));
+    double dt = (double)p->span * (double)p->hop / p->rate;
+    int err;
+    *out = NULL;
+    if ((err = render_create(rc, p->rate, p->n, t0, dt, p->channels, (int64_t)p->count, out, ei)) != SP_OK)
+        return err;
+    if (!grow((void **)&p->fbuf, &p->fbuf_cap, p->bins, sizeof *p->fbuf))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    for (int c = 0; c < p->channels; c++)
+        for (size_t i = 0; i < p->count; i++) {
+            entry_db(v, snap + ((size_t)c * p->count + i) * p->bins, p->fbuf);
+            render_add(*out, c, i, 1, p->fbuf);
+        }
+    return render_draw(*out, rgba, ei);
+}
+
+/* File view: builds pic->r and draws it into v->pic_px (L.pic_w x L.pic_h), all of it.
+ * Returns 1 when drawn. */
+static int draw_spectrogram(view *v, const layout *L, const analyze_result *info, uint64_t *newest_out)
+{
+    picture *p = &v->pic;
+    char title[600];
+    render_config rc = picture_config(v, L, info, title, sizeof title);
+    sp_errinfo ei = {{0}};
+    int C = p->channels, err;
+    size_t plot_w, need;
+    render *probe = NULL;
+
+    /* the plot's width comes from the layout, which does not depend on the time range:
+     * measured once per layout (a probe), then the real picture with its time origin */
+    if (p->plot_w > 0 && p->key.width == rc.width && p->key.height == rc.height && p->key.scale == rc.scale &&
+        p->key.db_lo == rc.db_lo && p->key.db_hi == rc.db_hi && p->key.fmin == rc.fmin && p->key.fmax == rc.fmax &&
+        p->key_rate == p->rate && p->key_n == p->n && p->key_channels == C) {
+        plot_w = (size_t)p->plot_w;
+    } else {
+        if ((err = render_create(&rc, p->rate, p->n, 0.0, 1.0, C, 1, &probe, &ei)) != SP_OK) {
+            snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
+            p->plot_w = 0;
+            return 0;
+        }
+        plot_w = (size_t)render_plot_rect(probe, 0).w;
+        render_destroy(probe);
+        p->key = rc;
+        p->key_rate = p->rate;
+        p->key_n = p->n;
+        p->key_channels = C;
+        p->plot_w = (int)plot_w;
+    }
+
+    pthread_mutex_lock(&v->sh.mu);
+    picture_range(v, info, plot_w, newest_out);
+    need = (size_t)C * p->count * p->bins;
     if (!grow((void **)&p->snap, &p->snap_cap, need, sizeof *p->snap)) {
         pthread_mutex_unlock(&v->sh.mu);
         snprintf(p->render_err, sizeof p->render_err, "out of memory");
         return 0;
     }
     for (int c = 0; c < C; c++)
-        view_store_get(v->sh.store, c, p->a0, p->span, p->count, p->snap + (size_t)c * p->count * bins);
+        view_store_get(v->sh.store, c, p->a0, p->span, p->count, p->snap + (size_t)c * p->count * p->bins);
     pthread_mutex_unlock(&v->sh.mu);
+    p->rot = 0;
 
-    /* entry i is drawn as the renderer's frame i: its time is that of its middle frame */
-    t0 = frame_time(p, (double)p->a0 + 0.5 * (double)(p->span - 1));
-    dt = (double)p->span * (double)p->hop / p->rate;
     render_destroy(p->r);
     p->r = NULL;
-    if ((err = render_create(&rc, p->rate, p->n, t0, dt, C, (int64_t)p->count, &p->r, &ei)) != SP_OK) {
-        snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
-        return 0;
-    }
-    if (!grow((void **)&p->fbuf, &p->fbuf_cap, bins, sizeof *p->fbuf))
-        return 0;
-    for (int c = 0; c < C; c++)
-        for (size_t i = 0; i < p->count; i++) {
-            const int16_t *s = p->snap + ((size_t)c * p->count + i) * bins;
-            for (size_t k = 0; k < bins; k++)
-                p->fbuf[k] = (float)s[k] * 0.01f + v->ui.gain;
-            render_add(p->r, c, i, 1, p->fbuf);
-        }
+    v->scr.valid = 0; /* the live picture's render is gone */
     if (!grow((void **)&v->pic_px, &v->pic_cap, (size_t)L->pic_w * (size_t)L->pic_h * 4, 1))
         return 0;
-    if (render_draw(p->r, v->pic_px, &ei) != SP_OK) {
+    if (full_picture(v, &rc, p->snap, v->pic_px, &p->r, &ei) != SP_OK) {
         snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
         return 0;
     }
+    p->render_err[0] = 0;
+    return 1;
+}
+
+/* ---- the live picture, drawn a little at a time ------------------------------------------ */
+
+static int same_config(const render_config *a, const render_config *b)
+{
+    return a->width == b->width && a->height == b->height && a->scale == b->scale && a->colormap == b->colormap &&
+           a->db_lo == b->db_lo && a->db_hi == b->db_hi && a->fmin == b->fmin && a->fmax == b->fmax &&
+           a->font == b->font && strcmp(a->title ? a->title : "", b->title ? b->title : "") == 0;
+}
+
+/* x, y, w, h clipped to the canvas; 0 when nothing is left. */
+static int clip_rect(const view *v, int x, int y, int w, int h, SDL_Rect *out)
+{
+    int x1 = x + w < v->cv.w ? x + w : v->cv.w, y1 = y + h < v->cv.h ? y + h : v->cv.h;
+    out->x = x > 0 ? x : 0;
+    out->y = y > 0 ? y : 0;
+    out->w = x1 - out->x;
+    out->h = y1 - out->y;
+    return out->w > 0 && out->h > 0;
+}
+
+/* Marks a part of the canvas for the texture; the canvas holds the whole picture there.
+ * A full list takes all of the canvas, which the live panels' frames (ring_panels) never
+ * need: they have at most DIRECT_MAX_CHANNELS labels and a few overlays. */
+static void damage(view *v, int x, int y, int w, int h)
+{
+    SDL_Rect r;
+    if (!clip_rect(v, x, y, w, h, &r))
+        return;
+    if (v->ndmg == (int)(sizeof v->dmg / sizeof v->dmg[0]))
+        v->dmg_all = 1;
+    else
+        v->dmg[v->ndmg++] = r;
+}
+
+/* The ring's columns into the canvas, for the panel pixels inside `area`: screen column
+ * i of a panel is slot (i + rot) % count, so a row is at most two copies. */
+static void compose_panels(view *v, render_rect area)
+{
+    picture *p = &v->pic;
+    scroll *sc = &v->scr;
+    size_t count = p->count, pitch = (size_t)v->cv.w * 4;
+    for (int c = 0; c < p->channels; c++) {
+        render_rect pr = render_plot_rect(p->r, c);
+        int x0 = area.x > pr.x ? area.x : pr.x, x1 = area.x + area.w < pr.x + pr.w ? area.x + area.w : pr.x + pr.w;
+        int y0 = area.y > pr.y ? area.y : pr.y, y1 = area.y + area.h < pr.y + pr.h ? area.y + area.h : pr.y + pr.h;
+        for (int y = y0; y < y1; y++) {
+            const uint8_t *ring = sc->ring + ((size_t)c * (size_t)sc->panel_h + (size_t)(y - pr.y)) * count * 4;
+            uint8_t *dst = v->cv.px + (size_t)y * pitch;
+            for (int x = x0; x < x1;) {
+                size_t j = ((size_t)(x - pr.x) + p->rot) % count;
+                int run = x1 - x < (int)(count - j) ? x1 - x : (int)(count - j);
+                memcpy(dst + (size_t)x * 4, ring + j * 4, (size_t)run * 4);
+                x += run;
+            }
+        }
+    }
+}
+
+/* The part of channel c's label (several channels) that lies on its panel. */
+static render_rect label_area(const view *v, int c)
+{
+    render_rect box = render_label_rect(v->pic.r, c), pc = render_plot_rect(v->pic.r, c), on;
+    int x1 = box.x + box.w < pc.x + pc.w ? box.x + box.w : pc.x + pc.w;
+    int y1 = box.y + box.h < pc.y + pc.h ? box.y + box.h : pc.y + pc.h;
+    on.x = box.x > pc.x ? box.x : pc.x;
+    on.y = box.y > pc.y ? box.y : pc.y;
+    on.w = x1 - on.x > 0 ? x1 - on.x : 0;
+    on.h = y1 - on.y > 0 ? y1 - on.y : 0;
+    return on;
+}
+
+/* The chrome into the canvas where an overlay was: its part around the panels. */
+static void restore_chrome(view *v, const layout *L, SDL_Rect a)
+{
+    picture *p = &v->pic;
+    render_rect p0 = render_plot_rect(p->r, 0), last = render_plot_rect(p->r, p->channels - 1);
+    int stride = p->channels > 1 ? render_plot_rect(p->r, 1).y - p0.y : p0.h; /* panel + gap */
+    int x1 = a.x + a.w < L->pic_w ? a.x + a.w : L->pic_w, y1 = a.y + a.h < L->pic_h ? a.y + a.h : L->pic_h;
+    for (int y = a.y; y < y1; y++) {
+        const uint8_t *src = v->scr.chrome + (size_t)y * (size_t)L->pic_w * 4;
+        uint8_t *dst = v->cv.px + (size_t)y * (size_t)v->cv.w * 4;
+        int in = y >= p0.y && y < last.y + last.h && (y - p0.y) % stride < p0.h;
+        int l1 = in && p0.x < x1 ? p0.x : x1, r0 = in && p0.x + p0.w > a.x ? p0.x + p0.w : a.x;
+        if (l1 > a.x)
+            memcpy(dst + (size_t)a.x * 4, src + (size_t)a.x * 4, (size_t)(l1 - a.x) * 4);
+        if (x1 > r0)
+            memcpy(dst + (size_t)r0 * 4, src + (size_t)r0 * 4, (size_t)(x1 - r0) * 4);
+    }
+}
+
+/* An overlay is about to be drawn over x, y, w, h: under it the canvas must hold the
+ * whole picture (the live panels too), the texture takes the area, and the next frame
+ * puts the picture back there. */
+static void overlay_area(view *v, int x, int y, int w, int h)
+{
+    SDL_Rect r;
+    render_rect a = {x, y, w, h};
+    if (!clip_rect(v, x, y, w, h, &r))
+        return;
+    if (v->ring_panels) {
+        /* the panels there, and the labels on them again */
+        compose_panels(v, a);
+        for (int c = 0; v->pic.channels > 1 && c < v->pic.channels; c++) {
+            render_rect on = label_area(v, c);
+            int x0 = on.x > a.x ? on.x : a.x, y0 = on.y > a.y ? on.y : a.y;
+            int x1 = on.x + on.w < a.x + a.w ? on.x + on.w : a.x + a.w;
+            int y1 = on.y + on.h < a.y + a.h ? on.y + on.h : a.y + a.h;
+            render_rect both = {x0, y0, x1 - x0, y1 - y0};
+            if (both.w > 0 && both.h > 0)
+                render_draw_area(v->pic.r, v->cv.px, (size_t)v->cv.w * 4, both, 1, NULL);
+        }
+    }
+    damage(v, r.x, r.y, r.w, r.h);
+    if (v->ncovered == (int)(sizeof v->covered / sizeof v->covered[0]))
+        v->scr.canvas_ok = 0;
+    else
+        v->covered[v->ncovered++] = r;
+}
+
+/* The chrome into the canvas, around the panels. */
+static void copy_chrome(view *v, const layout *L)
+{
+    picture *p = &v->pic;
+    render_rect p0 = render_plot_rect(p->r, 0), last = render_plot_rect(p->r, p->channels - 1);
+    int stride = p->channels > 1 ? render_plot_rect(p->r, 1).y - p0.y : p0.h; /* panel + gap */
+    size_t row = (size_t)L->pic_w * 4, right = (size_t)(p0.x + p0.w) * 4;
+    for (int y = 0; y < L->pic_h; y++) {
+        const uint8_t *src = v->scr.chrome + (size_t)y * row;
+        uint8_t *dst = v->cv.px + (size_t)y * (size_t)v->cv.w * 4;
+        if (y >= p0.y && y < last.y + last.h && (y - p0.y) % stride < p0.h) {
+            memcpy(dst, src, (size_t)p0.x * 4);
+            memcpy(dst + right, src + right, row - right);
+        } else {
+            memcpy(dst, src, row);
+        }
+    }
+}
+
+/* The frame's changes into the texture. */
+static void upload(view *v)
+{
+    picture *p = &v->pic;
+    size_t pitch = (size_t)v->cv.w * 4;
+    if (v->dmg_all) {
+        SDL_UpdateTexture(v->tex, NULL, v->cv.px, (int)pitch);
+        return;
+    }
+    if (v->ring_panels) {
+        size_t rp = p->count * 4; /* a ring row */
+        for (int c = 0; c < p->channels; c++) {
+            render_rect pr = render_plot_rect(p->r, c);
+            const uint8_t *ring = v->scr.ring + (size_t)c * (size_t)pr.h * rp;
+            SDL_Rect a = {pr.x, pr.y, (int)(p->count - p->rot), pr.h}, b = {pr.x + a.w, pr.y, (int)p->rot, pr.h};
+            SDL_UpdateTexture(v->tex, &a, ring + p->rot * 4, (int)rp);
+            if (b.w > 0)
+                SDL_UpdateTexture(v->tex, &b, ring, (int)rp);
+        }
+    }
+    for (int i = 0; i < v->ndmg; i++) /* after the panels: labels lie on them */
+        SDL_UpdateTexture(v->tex, &v->dmg[i], v->cv.px + (size_t)v->dmg[i].y * pitch + (size_t)v->dmg[i].x * 4,
+                          (int)pitch);
+}
+
+/* ---- checks (SPECTRO_VIEW_VERIFY, for the tests) ----------------------------------------- */
+
+/* SPECTRO_VIEW_VERIFY: the picture area of the canvas and the spectra kept against a
+ * whole picture drawn the old way from v->ver.snap (the same snapshot). */
+static void verify_live(view *v, const layout *L, const render_config *rc)
+{
+    picture *p = &v->pic;
+    verify *vf = &v->ver;
+    render *ref = NULL;
+    sp_errinfo ei = {{0}};
+    size_t row = (size_t)L->pic_w * 4;
+    char msg[256] = "";
+    vf->frames++;
+    if (!grow((void **)&vf->px, &vf->px_cap, row * (size_t)L->pic_h, 1) ||
+        full_picture(v, rc, vf->snap, vf->px, &ref, &ei) != SP_OK)
+        snprintf(msg, sizeof msg, "cannot draw the reference: %.200s", ei.msg);
+    for (int y = 0; !msg[0] && y < L->pic_h; y++) {
+        const uint8_t *a = v->cv.px + (size_t)y * (size_t)v->cv.w * 4, *b = vf->px + (size_t)y * row;
+        if (memcmp(a, b, row) != 0) {
+            size_t x = 0;
+            while (a[x] == b[x])
+                x++;
+            snprintf(msg, sizeof msg, "pixel (%zu, %d) differs from a whole redraw", x / 4, y);
+        }
+    }
+    for (int c = 0; !msg[0] && c < p->channels; c++)
+        for (size_t i = 0; !msg[0] && i < p->count; i++)
+            if (memcmp(snap_entry(p, c, i), vf->snap + ((size_t)c * p->count + i) * p->bins,
+                       p->bins * sizeof *vf->snap) != 0)
+                snprintf(msg, sizeof msg, "spectrum %zu of channel %d differs from the store's", i, c);
+    if (msg[0] && vf->mismatched++ == 0 && vf->shown_mismatched == 0)
+        snprintf(vf->first, sizeof vf->first, "frame %llu: %s", (unsigned long long)vf->frames, msg);
+    render_destroy(ref);
+}
+
+/* A difference seen in what was shown counts unless the window turned out to be in the
+ * middle of a resize then (fit_drawable drops it): the GL drawable changes size under
+ * that frame. */
+static void verify_commit(view *v)
+{
+    verify *vf = &v->ver;
+    if (!vf->pending[0])
+        return;
+    if (vf->shown_mismatched++ == 0 && vf->mismatched == 0)
+        snprintf(vf->first, sizeof vf->first, "%s", vf->pending);
+    vf->pending[0] = 0;
+}
+
+/* SPECTRO_VIEW_VERIFY: what the renderer is about to show, read back, against the canvas
+ * (which then holds the whole picture): the texture's updates in parts are checked. */
+static void verify_shown(view *v)
+{
+    verify *vf = &v->ver;
+    size_t row = (size_t)v->cv.w * 4;
+    char msg[256] = "";
+    verify_commit(v);
+    vf->shown++;
+    if (!grow((void **)&vf->px, &vf->px_cap, row * (size_t)v->cv.h, 1) ||
+        SDL_RenderReadPixels(v->ren, NULL, SDL_PIXELFORMAT_RGBA32, vf->px, (int)row) != 0)
+        snprintf(msg, sizeof msg, "cannot read the window back: %.160s", SDL_GetError());
+    for (int y = 0; !msg[0] && y < v->cv.h; y++)
+        for (int x = 0; x < v->cv.w; x++) {
+            size_t o = (size_t)y * row + (size_t)x * 4;
+            const uint8_t *a = v->cv.px + o, *b = vf->px + o;
+            if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2]) {
+                snprintf(msg, sizeof msg, "shown pixel (%d, %d) differs from the canvas", x, y);
+                break;
+            }
+        }
+    if (msg[0])
+        snprintf(vf->pending, sizeof vf->pending, "shown frame %llu: %s", (unsigned long long)vf->shown, msg);
+}
+
+/* Live: the picture scrolls by whole entries, and an entry's pixels do not change while
+ * it is HELD (view_store_entry_state), so most of a frame is the last one's. Kept in v->scr:
+ *   - the render (fonts, layout, axes) and its picture less the panels (chrome), made
+ *     again only when the layout or a setting changes;
+ *   - the panels as a ring of pixel columns, one per entry at slot entry % count, with
+ *     the spectra beside them (p->snap, same slots): an entry is fetched and drawn
+ *     (render_draw_column) when it first shows, and again while it may still change.
+ * A frame draws into the canvas only what moves: the time axis, the channel labels on
+ * the panels, and it puts back the chrome that last frame's overlays covered. With
+ * `direct` the panels stay out of the canvas: the texture takes them from the ring
+ * (upload), and the canvas only where something is drawn over them (overlay_area);
+ * without, the ring is copied into the canvas, all of which goes to the texture.
+ * Cost per frame: O(new entries x (bins + rows)) and the panels' pixels copied once,
+ * where a whole redraw costs O(entries x bins) and the renderer's every pixel and
+ * label. The pixels are draw_spectrogram's (SPECTRO_VIEW_VERIFY compares them).
+ * Returns 1 when drawn. */
+static int draw_live(view *v, const layout *L, const analyze_result *info, uint64_t *newest_out, int direct)
+{
+    picture *p = &v->pic;
+    scroll *sc = &v->scr;
+    canvas *cv = &v->cv;
+    char title[600];
+    render_config rc = picture_config(v, L, info, title, sizeof title);
+    sp_errinfo ei = {{0}};
+    int C = p->channels, ph;
+    size_t bins = p->bins, count, nslots, pitch = (size_t)cv->w * 4;
+    int64_t e0;
+    render_rect pr, last;
+
+    /* the render and the chrome: kept while the config is */
+    if (!sc->valid || !p->r || !same_config(&sc->rc, &rc) || sc->rate != p->rate || sc->n != p->n ||
+        sc->channels != C) {
+        render_destroy(p->r);
+        p->r = NULL;
+        sc->valid = 0;
+        if (render_create(&rc, p->rate, p->n, 0.0, 1.0, C, 1, &p->r, &ei) != SP_OK) {
+            snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
+            return 0;
+        }
+        sc->rc = rc;
+        snprintf(sc->title, sizeof sc->title, "%s", title);
+        sc->rc.title = sc->title;
+        sc->rate = p->rate;
+        sc->n = p->n;
+        sc->channels = C;
+        sc->count = 0; /* the slots start over */
+        sc->chrome_ok = 0;
+        sc->valid = 1;
+    }
+    pr = render_plot_rect(p->r, 0);
+    last = render_plot_rect(p->r, C - 1);
+    ph = pr.h;
+    count = (size_t)pr.w; /* one entry a pixel column (picture_range) */
+    nslots = (size_t)C * count;
+    if (!grow((void **)&p->snap, &p->snap_cap, nslots * bins, sizeof *p->snap) ||
+        !grow((void **)&sc->slot_e, &sc->slot_e_cap, nslots, sizeof *sc->slot_e) ||
+        !grow((void **)&sc->slot_st, &sc->slot_st_cap, nslots, 1) ||
+        !grow((void **)&sc->slot_new, &sc->slot_new_cap, nslots, 1) ||
+        !grow((void **)&sc->ring, &sc->ring_cap, nslots * (size_t)ph * 4, 1) ||
+        !grow((void **)&p->fbuf, &p->fbuf_cap, bins, sizeof *p->fbuf) ||
+        (v->ver.on && !grow((void **)&v->ver.snap, &v->ver.snap_cap, nslots * bins, sizeof *v->ver.snap))) {
+        snprintf(p->render_err, sizeof p->render_err, "out of memory");
+        return 0;
+    }
+
+    pthread_mutex_lock(&v->sh.mu);
+    picture_range(v, info, count, newest_out);
+    /* what every slot's pixels depend on besides their entry */
+    if (sc->count != count || sc->span != p->span || sc->gen != v->sh.gen || sc->gain != v->ui.gain ||
+        sc->panel_h != ph) {
+        memset(sc->slot_st, VIEW_STORE_OPEN, nslots);
+        sc->count = count;
+        sc->span = p->span;
+        sc->gen = v->sh.gen;
+        sc->gain = v->ui.gain;
+        sc->panel_h = ph;
+    }
+    e0 = p->a0 / (int64_t)p->span; /* a0 is a multiple of span */
+    p->rot = (size_t)(((e0 % (int64_t)count) + (int64_t)count) % (int64_t)count);
+    for (int c = 0; c < C; c++)
+        for (size_t i = 0; i < count; i++) {
+            size_t k = (size_t)c * count + (i + p->rot) % count;
+            int64_t e = e0 + (int64_t)i, a = e * (int64_t)p->span;
+            int st = view_store_entry_state(v->sh.store, c, a, p->span);
+            sc->slot_new[k] = 0;
+            if (sc->slot_e[k] == e && sc->slot_st[k] == st && st != VIEW_STORE_OPEN)
+                continue;
+            view_store_get(v->sh.store, c, a, p->span, 1, p->snap + k * bins);
+            sc->slot_e[k] = e;
+            sc->slot_st[k] = (uint8_t)st;
+            sc->slot_new[k] = 1;
+        }
+    if (v->ver.on)
+        for (int c = 0; c < C; c++)
+            view_store_get(v->sh.store, c, p->a0, p->span, count, v->ver.snap + (size_t)c * count * bins);
+    pthread_mutex_unlock(&v->sh.mu);
+
+    /* the new columns */
+    for (size_t k = 0; k < nslots; k++)
+        if (sc->slot_new[k]) {
+            size_t c = k / count, j = k % count;
+            entry_db(v, p->snap + k * bins, p->fbuf);
+            render_draw_column(p->r, p->fbuf, sc->ring + (c * (size_t)ph * count + j) * 4, count * 4);
+        }
+
+    if (!sc->chrome_ok) {
+        render_rect all = {0, 0, L->pic_w, L->pic_h};
+        if (!grow((void **)&sc->chrome, &sc->chrome_cap, (size_t)L->pic_w * (size_t)L->pic_h * 4, 1)) {
+            snprintf(p->render_err, sizeof p->render_err, "out of memory");
+            return 0;
+        }
+        memset(sc->chrome, 0, (size_t)L->pic_w * (size_t)L->pic_h * 4);
+        if (render_draw_area(p->r, sc->chrome, (size_t)L->pic_w * 4, all, 1, &ei) != SP_OK) {
+            snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
+            return 0;
+        }
+        sc->chrome_ok = 1;
+        sc->canvas_ok = 0;
+    }
+
+    /* the canvas: chrome around the panels (kept from the last frame when nothing drew
+     * over it), the ring in them unless the texture takes them from the ring itself */
+    v->ring_panels = direct;
+    if (!sc->canvas_ok) {
+        copy_chrome(v, L);
+        sc->canvas_ok = 1;
+        v->dmg_all = 1;
+    } else {
+        for (int i = 0; i < v->ncovered; i++) {
+            render_rect a = {v->covered[i].x, v->covered[i].y, v->covered[i].w, v->covered[i].h};
+            restore_chrome(v, L, v->covered[i]);
+            if (direct)
+                compose_panels(v, a);
+            damage(v, a.x, a.y, a.w, a.h);
+        }
+    }
+    v->ncovered = 0;
+    if (!direct || v->ver.on) { /* the check wants the whole picture in the canvas */
+        render_rect all = {0, 0, L->pic_w, L->pic_h};
+        compose_panels(v, all);
+        v->dmg_all |= !direct;
+    }
+    /* what moves or lies on the panels: the time axis (everything under the panels, as
+     * the renderer draws it there) and the channel labels */
+    {
+        render_rect band = {0, last.y + last.h + 1, L->pic_w, L->pic_h - (last.y + last.h + 1)};
+        double t0 = frame_time(p, (double)p->a0 + 0.5 * (double)(p->span - 1));
+        double dt = (double)p->span * (double)p->hop / p->rate;
+        int err = render_set_time(p->r, t0, dt, (int64_t)count);
+        if (err == SP_OK)
+            err = render_draw_area(p->r, cv->px, pitch, band, 1, &ei);
+        damage(v, band.x, band.y, band.w, band.h);
+        for (int c = 0; err == SP_OK && C > 1 && c < C; c++) {
+            render_rect on = label_area(v, c); /* its part off the panel is chrome */
+            if (on.w <= 0 || on.h <= 0)
+                continue;
+            if (direct)
+                compose_panels(v, on);
+            err = render_draw_area(p->r, cv->px, pitch, on, 1, &ei);
+            damage(v, on.x, on.y, on.w, on.h);
+        }
+        if (err != SP_OK) {
+            snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg[0] ? ei.msg : "cannot draw");
+            return 0;
+        }
+    }
+    if (v->ver.on)
+        verify_live(v, L, &rc);
     p->render_err[0] = 0;
     return 1;
 }
@@ -828,14 +1354,21 @@ static void draw_status(view *v, const layout *L, const analyze_result *info, do
     }
 }
 
+/* Overlays are drawn in two passes: `draw` 0 only claims the areas they will cover
+ * (overlay_area), so that no claim comes after another overlay's pixels. */
+
 /* A short message above the status line (not in screenshots). */
-static void draw_toast(view *v, const layout *L)
+static void draw_toast(view *v, const layout *L, int draw)
 {
     canvas *cv = &v->cv;
     int fs = L->fs;
     ensure_font(v, fs);
     if (v->ui.toast[0] && progress_now() < v->ui.toast_until) {
         int tw = text_w(v->font, v->ui.toast), bx = (cv->w - tw) / 2 - fs, by = L->status_y - v->line_h * 2 - fs;
+        if (!draw) {
+            overlay_area(v, bx, by, tw + 2 * fs, v->line_h + fs);
+            return;
+        }
         blend(cv, bx, by, tw + 2 * fs, v->line_h + fs, COL_BLACK, 210);
         outline(cv, bx, by, tw + 2 * fs, v->line_h + fs, COL_FRAME);
         text(cv, v->font, v->ui.toast, bx + fs, by + fs / 2, COL_TITLE);
@@ -843,7 +1376,7 @@ static void draw_toast(view *v, const layout *L)
 }
 
 /* Cross-hair and a read-out box: time, frequency (and note), level. */
-static void draw_readout(view *v, const layout *L)
+static void draw_readout(view *v, const layout *L, int draw)
 {
     picture *p = &v->pic;
     canvas *cv = &v->cv;
@@ -868,10 +1401,8 @@ static void draw_readout(view *v, const layout *L)
         k = (size_t)lround(hzv * (double)p->n / p->rate);
         if (k >= p->bins)
             k = p->bins - 1;
-        db = (float)p->snap[((size_t)c * p->count + i) * p->bins + k] * 0.01f;
+        db = (float)snap_entry(p, c, i)[k] * 0.01f;
         t = frame_time(p, (double)p->a0 + (double)i * (double)p->span + 0.5 * (double)(p->span - 1));
-        blend(cv, pr.x, my, pr.w, 1, COL_WHITE, 70);
-        blend(cv, mx, pr.y, 1, pr.h, COL_WHITE, 70);
         if (hzv >= 1000)
             snprintf(hz, sizeof hz, "%.3f kHz", hzv / 1000);
         else
@@ -900,6 +1431,14 @@ static void draw_readout(view *v, const layout *L)
             bx = mx - fs - bw;
         if (by + bh > pr.y + pr.h)
             by = my - fs - bh;
+        if (!draw) {
+            overlay_area(v, pr.x, my, pr.w, 1);
+            overlay_area(v, mx, pr.y, 1, pr.h);
+            overlay_area(v, bx, by, bw, bh);
+            continue;
+        }
+        blend(cv, pr.x, my, pr.w, 1, COL_WHITE, 70);
+        blend(cv, mx, pr.y, 1, pr.h, COL_WHITE, 70);
         blend(cv, bx, by, bw, bh, COL_BLACK, 200);
         outline(cv, bx, by, bw, bh, COL_FRAME);
         text(cv, v->font, l1, bx + fs / 2, by + fs / 4, COL_TITLE);
@@ -908,7 +1447,7 @@ static void draw_readout(view *v, const layout *L)
     }
 }
 
-static void draw_help(view *v, const layout *L)
+static void draw_help(view *v, const layout *L, int draw)
 {
     static const char *const keys[][2] = {
         {"space", "pause / resume the display"},
@@ -940,6 +1479,10 @@ static void draw_help(view *v, const layout *L)
     bh = (n + 2) * lh + fs;
     bx = (cv->w - bw) / 2;
     by = (cv->h - bh) / 2;
+    if (!draw) {
+        overlay_area(v, bx, by, bw, bh);
+        return;
+    }
     blend(cv, bx, by, bw, bh, COL_BLACK, 225);
     outline(cv, bx, by, bw, bh, COL_FRAME);
     text(cv, v->font, "Keys", bx + fs, by + fs / 2, COL_TITLE);
@@ -1001,7 +1544,7 @@ static void update_hold(view *v, uint64_t newest, double now)
             const int16_t *s;
             if (f_end <= (int64_t)from || f_end > (int64_t)newest + (int64_t)p->span)
                 continue;
-            s = p->snap + ((size_t)c * p->count + i) * p->bins;
+            s = snap_entry(p, c, i);
             for (size_t k = 0; k < p->bins; k++) {
                 float d = (float)s[k] * 0.01f;
                 size_t j = (size_t)c * p->bins + k;
@@ -1022,13 +1565,34 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
     uint64_t newest = 0;
     int ok;
 
-    fill(cv, 0, 0, cv->w, cv->h, COL_BG);
-    ok = started && draw_spectrogram(v, &L, info, &newest);
+    v->dmg_all = v->ring_panels = v->ndmg = 0;
+    if (started && info->live) {
+        /* the picture's part of the canvas is drawn in place, the strip beside it here;
+         * the texture takes the panels straight from the ring, except for a screenshot
+         * (the whole picture in the canvas) */
+        ok = draw_live(v, &L, info, &newest, !v->ui.shot_pending && info->out_channels <= DIRECT_MAX_CHANNELS);
+        if (ok) {
+            fill(cv, L.side_x, 0, cv->w - L.side_x, L.pic_h, COL_BG);
+            damage(v, L.side_x, 0, cv->w - L.side_x, L.pic_h);
+        } else {
+            fill(cv, 0, 0, cv->w, cv->h, COL_BG);
+            v->dmg_all = 1;
+            v->ring_panels = 0;
+            v->scr.canvas_ok = 0;
+        }
+    } else {
+        v->dmg_all = 1;
+        v->scr.canvas_ok = 0;
+        v->ncovered = 0;
+        fill(cv, 0, 0, cv->w, cv->h, COL_BG);
+        ok = started && draw_spectrogram(v, &L, info, &newest);
+        if (ok)
+            for (int y = 0; y < L.pic_h && y < cv->h; y++)
+                memcpy(cv->px + (size_t)y * (size_t)cv->w * 4, v->pic_px + (size_t)y * (size_t)L.pic_w * 4,
+                       (size_t)(L.pic_w < cv->w ? L.pic_w : cv->w) * 4);
+    }
     p->ok = ok;
     if (ok) {
-        for (int y = 0; y < L.pic_h && y < cv->h; y++)
-            memcpy(cv->px + (size_t)y * (size_t)cv->w * 4, v->pic_px + (size_t)y * (size_t)L.pic_w * 4,
-                   (size_t)(L.pic_w < cv->w ? L.pic_w : cv->w) * 4);
         if (info->live) {
             const int16_t *cur[256] = {0};
             int C = p->channels < 256 ? p->channels : 256;
@@ -1036,7 +1600,7 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
                 update_hold(v, newest, progress_now());
             /* the newest entry is the last one */
             for (int c = 0; c < C; c++)
-                cur[c] = p->snap + ((size_t)c * p->count + (p->count - 1)) * p->bins;
+                cur[c] = snap_entry(p, c, p->count - 1);
             draw_spectrum(v, &L, cur, p->hold, p->hold != NULL, "Spectrum (newest)");
         } else {
             /* file: the spectrum under the cursor, and the maximum over the view */
@@ -1050,7 +1614,7 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
                     for (size_t k = 0; k < p->bins; k++)
                         h[k] = -200.0f;
                     for (size_t i = 0; i < p->count; i++) {
-                        const int16_t *s = p->snap + ((size_t)c * p->count + i) * p->bins;
+                        const int16_t *s = snap_entry(p, c, i);
                         for (size_t k = 0; k < p->bins; k++)
                             h[k] = (float)s[k] * 0.01f > h[k] ? (float)s[k] * 0.01f : h[k];
                     }
@@ -1063,7 +1627,7 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
                         size_t i = (size_t)(((double)(v->ui.mx - pr.x) + 0.5) / pr.w * (double)p->count);
                         if (i >= p->count)
                             i = p->count - 1;
-                        cur[c] = p->snap + ((size_t)c * p->count + i) * p->bins;
+                        cur[c] = snap_entry(p, c, i);
                         have_cur = 1;
                     }
                 }
@@ -1075,16 +1639,20 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
         ensure_font(v, L.fs);
         text(cv, v->font, msg, L.fs * 2, L.fs * 2, COL_LABEL);
     }
-    if (started)
+    if (started) {
         draw_status(v, &L, info, v->last_latency);
+        damage(v, 0, L.status_y, cv->w, L.status_h);
+    }
     if (v->ui.shot_pending) {
         v->ui.shot_pending = 0;
         screenshot(v);
     }
-    draw_toast(v, &L);
-    draw_readout(v, &L);
-    if (v->ui.help)
-        draw_help(v, &L);
+    for (int pass = 0; pass < 2; pass++) {
+        draw_toast(v, &L, pass);
+        draw_readout(v, &L, pass);
+        if (v->ui.help)
+            draw_help(v, &L, pass);
+    }
     return newest;
 }
 
@@ -1356,6 +1924,9 @@ static void handle_wheel(view *v, const SDL_MouseWheelEvent *e, int live)
 
 /* ---- statistics (SPECTRO_VIEW_STATS) ----------------------------------------------------- */
 
+/* With SPECTRO_VIEW_VERIFY set (tests) they also hold the live pictures' checks
+ * (verify_live, verify_shown): frames checked, frames that differed, the first difference. */
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -1379,15 +1950,47 @@ static void write_stats(view *v, const char *path)
     fprintf(f,
             "{\"frames_drawn\": %llu, \"mean_fps\": %.2f, \"latency_p50_ms\": %.2f, \"latency_p95_ms\": %.2f, "
             "\"latency_samples\": %zu, \"draw_ms_mean\": %.2f, \"renderer\": \"%s\", \"vsync\": %d, "
-            "\"width\": %d, \"height\": %d}\n",
+            "\"width\": %d, \"height\": %d",
             (unsigned long long)s->drawn, fps, p50 >= 0 ? p50 * 1e3 : -1.0, p95 >= 0 ? p95 * 1e3 : -1.0, n,
             s->drawn ? s->draw_s * 1e3 / (double)s->drawn : 0.0, v->renderer_name, v->vsync, v->dw, v->dh);
+    verify_commit(v);
+    if (v->ver.on)
+        fprintf(f,
+                ", \"verify_frames\": %llu, \"verify_mismatches\": %llu, \"verify_shown\": %llu, "
+                "\"verify_shown_mismatches\": %llu, \"verify_first\": \"%s\"",
+                (unsigned long long)v->ver.frames, (unsigned long long)v->ver.mismatched,
+                (unsigned long long)v->ver.shown, (unsigned long long)v->ver.shown_mismatched, v->ver.first);
+    fprintf(f, "}\n");
     fclose(f);
 }
 
 /* ---- the window -------------------------------------------------------------------------- */
 
-static int open_window(view *v, sp_errinfo *ei)
+/* Live pacing without vsync: a frame is due every FRAME_PERIOD (next_frame). It starts
+ * as soon as new spectra come in from ALIGN_EARLY_S before that; with none yet, it waits
+ * for them up to ALIGN_LATE_S after when they are due by then, else until next_frame.
+ * Drawn as they come in, spectra are on the screen a frame's drawing later, rather than
+ * up to one delivery later again. Returns the seconds to wait (0: draw now); on_frames
+ * is asked to wake the window when spectra come in meanwhile. */
+static double live_wait(view *v, double next_frame, double now)
+{
+    double open = next_frame - ALIGN_EARLY_S, expect;
+    int fresh;
+    if (now < open)
+        return open - now;
+    pthread_mutex_lock(&v->sh.mu);
+    fresh = v->sh.last_in >= open;
+    expect = v->sh.last_in + v->sh.in_gap;
+    v->sh.want_wake = !fresh;
+    pthread_mutex_unlock(&v->sh.mu);
+    if (fresh)
+        return 0.0;
+    return fmax(0.0, (expect <= next_frame + ALIGN_LATE_S ? next_frame + ALIGN_LATE_S : next_frame) - now);
+}
+
+
+/* live: no vsync; the window paces itself to the spectra (live_wait). */
+static int open_window(view *v, int live, sp_errinfo *ei)
 {
     const analyze_config *cfg = v->user;
     int w = cfg->render.width, h = cfg->render.height;
@@ -1413,7 +2016,7 @@ static int open_window(view *v, sp_errinfo *ei)
         return sp_fail(ei, SP_ENODEV, "cannot open a window: %s: use --png OUT, --dump OUT or --peaks for headless output",
                        SDL_GetError());
     SDL_SetWindowMinimumSize(v->win, MIN_WIN_W, MIN_WIN_H);
-    v->ren = SDL_CreateRenderer(v->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+    v->ren = SDL_CreateRenderer(v->win, -1, SDL_RENDERER_ACCELERATED | (live ? 0 : SDL_RENDERER_PRESENTVSYNC));
     if (!v->ren)
         v->ren = SDL_CreateRenderer(v->win, -1, SDL_RENDERER_SOFTWARE);
     if (!v->ren)
@@ -1444,6 +2047,10 @@ static int fit_drawable(view *v, sp_errinfo *ei)
     v->tex = SDL_CreateTexture(v->ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, w, h);
     if (!v->tex)
         return sp_fail(ei, SP_ENODEV, "cannot make a %dx%d texture: %s", w, h, SDL_GetError());
+    /* the picture is opaque: copied, not blended (less work for a software GL) */
+    SDL_SetTextureBlendMode(v->tex, SDL_BLENDMODE_NONE);
+    v->scr.canvas_ok = 0;
+    v->ver.pending[0] = 0;
     free(v->cv.px);
     if (!(v->cv.px = malloc((size_t)w * (size_t)h * 4)))
         return sp_fail(ei, SP_ENOMEM, "out of memory for a %dx%d window", w, h);
@@ -1471,6 +2078,13 @@ static void destroy_view(view *v)
     free(v->pic.hold_t);
     free(v->pic.fbuf);
     free(v->pic_px);
+    free(v->scr.chrome);
+    free(v->scr.ring);
+    free(v->scr.slot_e);
+    free(v->scr.slot_st);
+    free(v->scr.slot_new);
+    free(v->ver.snap);
+    free(v->ver.px);
     free(v->cv.px);
     free(v->st.lat);
     view_store_destroy(v->sh.store);
@@ -1493,7 +2107,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     int err = SP_OK, quit = 0, started = 0, live = 0, dirty = 1;
     uint64_t seen_version = 0;
     double next_frame = 0;
-    const char *stats_path = getenv("SPECTRO_VIEW_STATS");
+    const char *stats_path = getenv("SPECTRO_VIEW_STATS"), *verify_env = getenv("SPECTRO_VIEW_VERIFY");
     analyze_result info;
 
     if (!cfg)
@@ -1517,6 +2131,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     v->ui.db_lo = cfg->render.db_lo;
     v->ui.db_hi = cfg->render.db_hi;
     v->ui.live_zoom = 1;
+    v->ver.on = verify_env && *verify_env && strcmp(verify_env, "0") != 0;
     for (int i = 0; i < (int)(sizeof WINDOWS / sizeof WINDOWS[0]); i++) {
         window_spec ws;
         if (window_parse(WINDOWS[i], &ws, NULL) == SP_OK && ws.kind == cfg->window.kind)
@@ -1603,16 +2218,17 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
                 goto done;
         }
     }
-    if ((err = open_window(v, ei)) != SP_OK || (err = fit_drawable(v, ei)) != SP_OK)
+    if ((err = open_window(v, info.live, ei)) != SP_OK || (err = fit_drawable(v, ei)) != SP_OK)
         goto done;
     v->fps_t0 = progress_now();
 
     while (!quit) {
         SDL_Event e;
         double now = progress_now();
-        int timeout = dirty ? (int)fmax(0.0, (next_frame - now) * 1000.0) : 100, got;
-        if (live && started && !v->ui.paused && !v->finished)
-            timeout = (int)fmax(0.0, (next_frame - now) * 1000.0);
+        int scrolling = live && started && !v->ui.paused && !v->finished, got;
+        int timeout = dirty ? (int)fmax(0.0, (next_frame - now) * 1000.0) : 100;
+        if (scrolling)
+            timeout = (int)ceil(1000.0 * (v->vsync ? fmax(0.0, next_frame - now) : live_wait(v, next_frame, now)));
         got = SDL_WaitEventTimeout(&e, timeout);
         while (got) {
             switch (e.type) {
@@ -1695,7 +2311,8 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         if (quit || !dirty)
             continue;
         now = progress_now();
-        if (now < next_frame)
+        scrolling = live && started && !v->ui.paused && !v->finished;
+        if (scrolling && !v->vsync ? live_wait(v, next_frame, now) > 0 : now < next_frame)
             continue;
         {
             uint64_t newest;
@@ -1705,9 +2322,11 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             t_present = progress_now();
             newest = draw_frame(v, &info, started);
             v->st.draw_s += progress_now() - t_present;
-            SDL_UpdateTexture(v->tex, NULL, v->cv.px, v->cv.w * 4);
-            SDL_RenderClear(v->ren);
+            upload(v);
+            /* the texture covers the whole output: no clear */
             SDL_RenderCopy(v->ren, v->tex, NULL, NULL);
+            if (v->ver.on && started && live)
+                verify_shown(v);
             SDL_RenderPresent(v->ren);
             t_present = progress_now();
             dirty = 0;

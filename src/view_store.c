@@ -280,6 +280,21 @@ uint64_t view_store_capacity(const view_store *s)
     return !s ? 0 : s->live ? s->base_cap : s->fpc;
 }
 
+int view_store_entry_state(const view_store *s, int channel, int64_t f0, uint64_t span)
+{
+    uint64_t next, oldest;
+    int64_t f1 = f0 + (int64_t)span;
+    if (!s || !s->live || channel < 0 || channel >= s->channels)
+        return VIEW_STORE_OPEN;
+    next = s->ch[channel].next;
+    oldest = next > s->base_cap ? next - s->base_cap : 0; /* as view_store_get reads */
+    if (f1 <= 0 || f1 <= (int64_t)oldest)
+        return VIEW_STORE_GONE;
+    if (f1 > (int64_t)next || (f0 > 0 ? f0 : 0) < (int64_t)oldest)
+        return VIEW_STORE_OPEN;
+    return VIEW_STORE_HELD;
+}
+
 uint64_t view_store_span(const view_store *s, uint64_t frames, size_t max_entries)
 {
     uint64_t span;

@@ -50,6 +50,17 @@ uint64_t view_store_capacity(const view_store *s);
  * which view_store_span() gives; O(span*count*bins / level step) otherwise. */
 void view_store_get(const view_store *s, int channel, int64_t f0, uint64_t span, size_t count, int16_t *out);
 
+/* For a reader that keeps what it read (the window's scrolling picture): whether the
+ * entry of frames [f0, f0 + span) of `channel`, as view_store_get reads it, may read
+ * differently later.
+ *   VIEW_STORE_HELD  live: every frame is in and still held: reads the same until the
+ *                    state changes (the ring overwrites the oldest frames)
+ *   VIEW_STORE_GONE  live: every frame overwritten or before frame 0: the floor for good
+ *   VIEW_STORE_OPEN  frames still to come, some overwritten, or a file store (its levels
+ *                    merge as frames come): read it again */
+enum { VIEW_STORE_OPEN, VIEW_STORE_HELD, VIEW_STORE_GONE };
+int view_store_entry_state(const view_store *s, int channel, int64_t f0, uint64_t span);
+
 /* The span (frames per entry) that shows `frames` frames in at most max_entries entries
  * and reads from one level: fpc * 2^k (file) or a power of two (live). */
 uint64_t view_store_span(const view_store *s, uint64_t frames, size_t max_entries);

@@ -1,7 +1,8 @@
 /* test_render: draws synthetic spectrograms (sines through the real window + CPU FFT),
  * writes them as PNG, decodes the files with libpng and checks the picture: the sine's
  * row on every scale, axes and labels present, the colour bar against the colour map,
- * the maximum over frames when frames outnumber pixels, bounded accumulation, errors. */
+ * the maximum over frames when frames outnumber pixels, bounded accumulation, drawing in
+ * parts against the whole picture, errors. */
 #include <dirent.h>
 #include <png.h>
 #include <stdlib.h>
@@ -340,6 +341,120 @@ done:
     free(b);
 }
 
+/* Drawing in parts (the window's scrolling picture) gives render_draw's pixels: columns
+ * drawn one by one with render_draw_column into a larger image, the rest with
+ * render_draw_area (keep_panels) after render_set_time, against a whole render_draw of
+ * the same frames, one frame per pixel column. Every frame differs (a falling level) so
+ * a column out of place shows. render_draw_area must write its area and nothing else. */
+static void test_parts(int channels, freq_scale scale)
+{
+    render_config cfg = render_config_default();
+    render *whole = NULL, *parts = NULL;
+    sp_errinfo ei;
+    float *base = sine_db(2000, 0.5, 1), *db = malloc(BINS * sizeof *db);
+    int W = 900, H = 560, pad = 37; /* parts are drawn into a wider image, at its top-left */
+    size_t pitch = (size_t)(W + pad) * 4;
+    uint8_t *a = malloc((size_t)W * H * 4), *b = malloc(pitch * (size_t)H);
+    double t0 = 61.5, dt = HOP / RATE;
+    cfg.width = W;
+    cfg.height = H;
+    cfg.scale = scale;
+    cfg.colormap = colormap_count() - 1;
+    cfg.title = "parts";
+    CHECK(render_create(&cfg, RATE, N, 0.0, 1.0, channels, 1, &parts, &ei) == SP_OK);
+    if (!parts)
+        goto done;
+    {
+        render_rect p = render_plot_rect(parts, 0), last = render_plot_rect(parts, channels - 1);
+        render_rect all = {0, 0, W, H}, band = {0, last.y + last.h + 1, W, H - (last.y + last.h + 1)};
+        int cols = p.w, same = 1, kept = 1;
+        CHECK(render_create(&cfg, RATE, N, t0, dt, channels, cols, &whole, &ei) == SP_OK);
+        if (!whole)
+            goto done;
+        memset(b, 0x5a, pitch * (size_t)H);
+        for (int c = 0; c < channels; c++)
+            for (int i = 0; i < cols; i++) {
+                for (int k = 0; k < BINS; k++)
+                    db[k] = base[k] - (float)((i * 7 + c * 13) % 61);
+                CHECK(render_add(whole, c, (uint64_t)i, 1, db) == SP_OK);
+                render_draw_column(parts, db, b + (size_t)render_plot_rect(parts, c).y * pitch + (size_t)(p.x + i) * 4,
+                                   pitch);
+            }
+        CHECK(render_draw(whole, a, &ei) == SP_OK);
+        /* over the panels, the columns alone except in the channel labels' boxes */
+        for (int c = 0; c < channels; c++) {
+            render_rect pc = render_plot_rect(parts, c), lb = render_label_rect(parts, c);
+            int inside = 0, outside = 0;
+            CHECK(channels > 1 ? lb.w > 0 && lb.h > 0 : lb.w == 0 && lb.h == 0);
+            for (int y = pc.y; y < pc.y + pc.h; y++)
+                for (int x = pc.x; x < pc.x + pc.w; x++) {
+                    int differ = memcmp(a + ((size_t)y * W + (size_t)x) * 4, b + (size_t)y * pitch + (size_t)x * 4, 4);
+                    if (x >= lb.x && x < lb.x + lb.w && y >= lb.y && y < lb.y + lb.h)
+                        inside += differ != 0;
+                    else
+                        outside += differ != 0;
+                }
+            CHECK_MSG(outside == 0 && (channels == 1 || inside > 20), "channel %d: %d label pixels in the box, %d out",
+                      c, inside, outside);
+        }
+        CHECK(render_set_time(parts, t0, dt, cols) == SP_OK);
+        CHECK(render_set_time(parts, t0, 0.0, cols) == SP_EINVAL);
+        CHECK(render_draw_area(parts, b, pitch, all, 1, &ei) == SP_OK);
+        for (int y = 0; y < H; y++) {
+            same &= memcmp(a + (size_t)y * W * 4, b + (size_t)y * pitch, (size_t)W * 4) == 0;
+            for (int x = W; x < W + pad; x++)
+                kept &= b[(size_t)y * pitch + (size_t)x * 4] == 0x5a;
+        }
+        CHECK_MSG(same, "%d channel(s): the picture in parts differs from render_draw's", channels);
+        CHECK_MSG(kept, "render_draw_area wrote outside the picture");
+
+        /* the time band alone, over a poisoned copy: its pixels and only those change */
+        for (int y = 0; y < H; y++)
+            memset(b + (size_t)y * pitch, y >= band.y ? 0x33 : 0x5a, (size_t)W * 4);
+        CHECK(render_draw_area(parts, b, pitch, band, 1, &ei) == SP_OK);
+        same = kept = 1;
+        for (int y = 0; y < H; y++) {
+            const uint8_t *ra = a + (size_t)y * W * 4, *rb = b + (size_t)y * pitch;
+            if (y >= band.y)
+                same &= memcmp(ra, rb, (size_t)W * 4) == 0;
+            else
+                for (int x = 0; x < W * 4; x++)
+                    kept &= rb[x] == 0x5a;
+        }
+        CHECK_MSG(same, "the time band differs from render_draw's");
+        CHECK_MSG(kept, "render_draw_area wrote outside its area");
+
+        /* an area across panels, without keep_panels: the frames added are drawn */
+        {
+            render_rect mid = {p.x - 30, p.y + p.h / 3, p.w / 2, last.y + last.h - p.y};
+            memset(b, 0x5a, pitch * (size_t)H);
+            CHECK(render_draw_area(whole, b, pitch, mid, 0, &ei) == SP_OK);
+            same = kept = 1;
+            for (int y = 0; y < H; y++)
+                for (int x = 0; x < W; x++) {
+                    int in = x >= mid.x && x < mid.x + mid.w && y >= mid.y && y < mid.y + mid.h;
+                    const uint8_t *pa = a + ((size_t)y * W + (size_t)x) * 4;
+                    const uint8_t *pb = b + (size_t)y * pitch + (size_t)x * 4;
+                    if (in)
+                        same &= memcmp(pa, pb, 4) == 0;
+                    else
+                        kept &= pb[0] == 0x5a && pb[3] == 0x5a;
+                }
+            CHECK_MSG(same, "an area over the panels differs from render_draw's");
+            CHECK_MSG(kept, "render_draw_area wrote outside its area");
+        }
+        CHECK(render_draw_area(NULL, b, pitch, all, 0, &ei) == SP_EINVAL);
+        CHECK(render_draw_area(parts, b, (size_t)W * 4 - 4, all, 0, &ei) == SP_EINVAL);
+    }
+done:
+    render_destroy(whole);
+    render_destroy(parts);
+    free(base);
+    free(db);
+    free(a);
+    free(b);
+}
+
 static int temp_left(const char *parent, const char *base)
 {
     char prefix[256];
@@ -457,6 +572,9 @@ int main(void)
     test_max_of_frames(1000, 100000, 50000); /* hint far too small */
     test_stretch();
     test_stereo();
+    test_parts(1, FREQ_SCALE_LINEAR);
+    test_parts(2, FREQ_SCALE_LOG);
+    test_parts(3, FREQ_SCALE_MEL);
     test_errors();
     cleanup();
     return check_done("test_render");

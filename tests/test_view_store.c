@@ -153,6 +153,68 @@ static void test_live_ring(void)
     view_store_destroy(s);
 }
 
+/* An entry read while HELD reads the same until its state changes; the states of a
+ * channel that lags another, of skipped and overwritten frames, of frames before 0. */
+static void test_entry_state(void)
+{
+    view_store *s = NULL;
+    sp_errinfo ei = {{0}};
+    int16_t kept[40][BINS], got[BINS];
+    int held_at[40], checked = 0;
+    size_t budget = 2 * 16 * BINS * sizeof(int16_t); /* 16 frames a channel */
+    CHECK(view_store_create(2, BINS, 1, budget, &s, &ei) == SP_OK);
+    if (!s)
+        return;
+    CHECK(view_store_capacity(s) == 16);
+    CHECK(view_store_add(s, 0, 0, 10, &frames_db[0][0]) == SP_OK);
+    CHECK(view_store_add(s, 1, 0, 8, &frames_db[0][0]) == SP_OK);
+    CHECK(view_store_entry_state(s, 0, 8, 2) == VIEW_STORE_HELD);
+    CHECK(view_store_entry_state(s, 1, 8, 2) == VIEW_STORE_OPEN); /* channel 1 is behind */
+    CHECK(view_store_entry_state(s, 1, 6, 2) == VIEW_STORE_HELD);
+    CHECK(view_store_entry_state(s, 0, -2, 4) == VIEW_STORE_HELD);
+    CHECK(view_store_entry_state(s, 0, -4, 4) == VIEW_STORE_GONE);
+    CHECK(view_store_entry_state(s, 0, 10, 1) == VIEW_STORE_OPEN);
+    CHECK(view_store_entry_state(s, 2, 0, 1) == VIEW_STORE_OPEN);
+    CHECK(view_store_entry_state(NULL, 0, 0, 1) == VIEW_STORE_OPEN);
+    /* frames 10 .. 19 skipped: once 20 is in they are held (as the floor) */
+    CHECK(view_store_add(s, 0, 20, 1, &frames_db[20][0]) == SP_OK);
+    CHECK(view_store_entry_state(s, 0, 12, 4) == VIEW_STORE_HELD);
+    CHECK(view_store_entry_state(s, 0, 4, 2) == VIEW_STORE_OPEN); /* frame 5 overwritten, 4 not */
+    CHECK(view_store_entry_state(s, 0, 2, 2) == VIEW_STORE_GONE);
+    view_store_destroy(s);
+
+    /* one channel, entries of 2 frames, frames one at a time: every HELD read stays */
+    CHECK(view_store_create(1, BINS, 1, 16 * BINS * sizeof(int16_t), &s, &ei) == SP_OK);
+    if (!s)
+        return;
+    for (int e = 0; e < 40; e++)
+        held_at[e] = -1;
+    for (int f = 0; f < 80; f++) {
+        CHECK(view_store_add(s, 0, (uint64_t)f, 1, &frames_db[f][0]) == SP_OK);
+        for (int e = 0; e < 40; e++) {
+            int st = view_store_entry_state(s, 0, 2 * e, 2);
+            view_store_get(s, 0, 2 * e, 2, 1, got);
+            if (st == VIEW_STORE_HELD && held_at[e] >= 0) {
+                CHECK_MSG(same(got, kept[e], BINS), "entry %d changed while held (frame %d)", e, f);
+                checked++;
+            }
+            if (st == VIEW_STORE_HELD && held_at[e] < 0) {
+                memcpy(kept[e], got, sizeof got);
+                held_at[e] = f;
+            }
+            if (st == VIEW_STORE_GONE) {
+                int16_t floor_[BINS];
+                brute(0, 0, 0, 0, floor_);
+                CHECK(same(got, floor_, BINS));
+            }
+            if (st != VIEW_STORE_HELD)
+                held_at[e] = -1;
+        }
+    }
+    CHECK(checked > 100);
+    view_store_destroy(s);
+}
+
 int main(void)
 {
     srand(12345);
@@ -163,6 +225,7 @@ int main(void)
     frames_db[3][1] = 1e30f;        /* clamps */
     test_file_pyramid();
     test_live_ring();
+    test_entry_state();
     view_store_destroy(NULL);
     return check_done("test_view_store");
 }

@@ -218,6 +218,21 @@ class Window:
             time.sleep(0.1)
         raise AssertionError("no screenshot written: " + self.stderr())
 
+    def mouse(self, x, y):
+        """Moves the pointer to x, y of the window."""
+        xdo("mousemove", "--window", self.wid, x, y)
+        time.sleep(0.15)
+
+    def leave(self):
+        """Moves the pointer off the window (to the screen's corner)."""
+        xdo("mousemove", 0, 0)
+        time.sleep(0.15)
+
+    def wheel(self, up, times=1):
+        for _ in range(times):
+            xdo("click", "--window", self.wid, 4 if up else 5)
+            time.sleep(0.15)
+
     def screenshot_x(self):
         path = os.path.join(self.dir, "window.xwd")
         subprocess.run(["xwd", "-silent", "-id", self.wid, "-out", path], env=xenv(), check=True, timeout=10)
@@ -241,13 +256,26 @@ class Window:
 
 
 def write_wav(path, x, rate=48000):
-    """Mono float32 WAV."""
+    """Float32 WAV: x is (samples,) or (samples, channels)."""
     x = np.asarray(x, np.float32)
+    ch = 1 if x.ndim == 1 else x.shape[1]
     with open(path, "wb") as f:
         data = x.tobytes()
         f.write(b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVE")
-        f.write(b"fmt " + struct.pack("<IHHIIHH", 16, 3, 1, rate, rate * 4, 4, 32))
+        f.write(b"fmt " + struct.pack("<IHHIIHH", 16, 3, ch, rate, rate * 4 * ch, 4 * ch, 32))
         f.write(b"data" + struct.pack("<I", len(data)) + data)
+
+
+def busy_signal(seconds, channels=1, rate=48000):
+    """A sweep with bursts (every spectrum differs, so a column out of place shows); the
+    second channel sweeps down."""
+    t = np.arange(int(seconds * rate)) / rate
+    gate = 0.3 + 0.7 * (np.floor(t / 0.23) % 2)
+    up = np.sin(2 * np.pi * (300 * t + 400 * t * t)) * gate
+    if channels == 1:
+        return 0.5 * up
+    down = np.sin(2 * np.pi * (9000 * t - 300 * t * t)) * (1.3 - gate)
+    return 0.4 * np.stack([up, down], axis=1)
 
 
 # ---- tests ------------------------------------------------------------------------------------
@@ -356,6 +384,77 @@ class TestWindow(unittest.TestCase):
         self.assertGreater(s["latency_p50_ms"], 0)
         self.assertLess(s["latency_p95_ms"], 1000)
         sys.stderr.write("\n  realtime window: %s\n" % json.dumps(s))
+
+    def test_live_incremental_matches_whole_redraw(self):
+        """--realtime, SPECTRO_VIEW_VERIFY: every picture the window draws in parts (the
+        panels kept as columns between frames, only what moved drawn again) is compared
+        inside the program with a whole redraw from the same spectra, and what the renderer
+        shows (read back) with the picture; through keys, zoom, pause, read-out, resize and
+        a restart."""
+        for channels in (1, 2):
+            with self.subTest(channels=channels):
+                path = os.path.join(self.tmp, "busy%d.wav" % channels)
+                write_wav(path, busy_signal(14, channels))
+                stats = os.path.join(self.tmp, "verify%d.json" % channels)
+                args = ["-q", "--realtime", "-b", "cpu", "-n", "2048", "--hop", "512", "--size", "960x600"]
+                if channels > 1:
+                    args += ["--channel", "all"]
+                w = self.open(args + [path], env={"SPECTRO_VIEW_VERIFY": "1", "SPECTRO_VIEW_STATS": stats})
+                time.sleep(1.5)
+                w.mouse(300, 200)  # read-out over a panel
+                w.mouse(500, 260)
+                w.key("c", "Up", "plus")
+                w.wheel(False, 2)  # time zoom out: two frames a column, then four
+                time.sleep(0.5)
+                w.wheel(True)
+                w.key("Prior", "minus", "h")
+                time.sleep(0.3)
+                w.key("h", "space")
+                time.sleep(0.4)
+                w.key("space", "l")
+                w.leave()
+                w.key("0")
+                xdo("windowsize", w.wid, 800, 500)
+                time.sleep(0.8)
+                w.mouse(200, 150)
+                w.key("n")  # a restart with the next FFT size
+                time.sleep(1.0)
+                w.key("s")
+                time.sleep(0.5)
+                self.assertTrue(w.alive(), w.stderr())
+                self.assertEqual(w.quit(), 0, w.stderr())
+                with open(stats) as f:
+                    s = json.load(f)
+                self.assertGreater(s["verify_frames"], 50, s)
+                self.assertGreater(s["verify_shown"], 50, s)
+                self.assertEqual((s["verify_mismatches"], s["verify_shown_mismatches"]), (0, 0), s["verify_first"])
+
+    def test_live_shown_matches_screenshot(self):
+        """--realtime without the check: paused after the read-out was up, then the pointer
+        leaves; the X server's picture (the texture updated in parts) must equal the
+        program's screenshot (the whole picture composed), status line aside."""
+        for channels in (1, 2):
+            with self.subTest(channels=channels):
+                path = os.path.join(self.tmp, "shown%d.wav" % channels)
+                write_wav(path, busy_signal(12, channels))
+                args = ["-q", "--realtime", "-b", "cpu", "-n", "4096", "--hop", "512", "--size", "960x600"]
+                if channels > 1:
+                    args += ["--channel", "all"]
+                w = self.open(args + [path])
+                time.sleep(1.5)
+                w.mouse(400, 250)
+                time.sleep(0.5)
+                w.key("space")
+                w.leave()  # the read-out goes: the next picture puts back what it covered
+                time.sleep(0.5)
+                ximg = w.screenshot_x()
+                img = w.screenshot_png()
+                self.assertEqual(ximg.shape, img.shape)
+                rows = img.shape[0] - 40  # the status line (fps) may change between the two
+                diff = np.any(ximg[:rows] != img[:rows], axis=2)
+                self.assertFalse(diff.any(), "%d pixels differ, first at (x, y) %s" %
+                                 (diff.sum(), tuple(np.argwhere(diff)[0][::-1]) if diff.any() else None))
+                self.assertEqual(w.quit(), 0, w.stderr())
 
     def test_channel_all_stacks(self):
         """--channel all: one panel per channel, each at its own tone."""
