@@ -67,7 +67,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
  * spectra (live_wait); together more than the usual time between two deliveries */
 #define ALIGN_EARLY_S (0.5 * FRAME_PERIOD)
 #define ALIGN_LATE_S (0.4 * FRAME_PERIOD)
-#define DIRECT_MAX_CHANNELS 16 /* more: the live panels go through the canvas (see upload) */
+#define DIRECT_MAX_CHANNELS 16 /* more: the live panels go through the canvas (see damage) */
 
 typedef struct {
     uint8_t r, g, b;
@@ -242,15 +242,19 @@ typedef struct {
 static void fill(canvas *c, int x, int y, int w, int h, rgb8 col)
 {
     int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y, x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
-    for (int yy = y0; yy < y1; yy++) {
-        uint8_t *p = c->px + ((size_t)yy * (size_t)c->w + (size_t)x0) * 4;
-        for (int xx = x0; xx < x1; xx++, p += 4) {
-            p[0] = col.r;
-            p[1] = col.g;
-            p[2] = col.b;
-            p[3] = 255;
-        }
+    uint8_t *first, *p;
+    if (x0 >= x1 || y0 >= y1)
+        return;
+    first = c->px + ((size_t)y0 * (size_t)c->w + (size_t)x0) * 4;
+    p = first;
+    for (int xx = x0; xx < x1; xx++, p += 4) {
+        p[0] = col.r;
+        p[1] = col.g;
+        p[2] = col.b;
+        p[3] = 255;
     }
+    for (int yy = y0 + 1; yy < y1; yy++) /* the other rows: copies of the first */
+        memcpy(first + (size_t)(yy - y0) * (size_t)c->w * 4, first, (size_t)(x1 - x0) * 4);
 }
 
 /* alpha 0..255 */
@@ -283,15 +287,10 @@ static int text_w(TTF_Font *f, const char *s)
     return w;
 }
 
-/* Anti-aliased text (SDL2_ttf blended: coverage in alpha) with its box's top-left at x, y;
- * returns the x after it. */
-static int text(canvas *c, TTF_Font *f, const char *s, int x, int y, rgb8 col)
+/* Anti-aliased text rendered by SDL2_ttf (blended: coverage in alpha) blended in colour
+ * col with its box's top-left at x, y. */
+static void blit_text(canvas *c, const SDL_Surface *sf, int x, int y, rgb8 col)
 {
-    SDL_Color fg = {col.r, col.g, col.b, 255};
-    SDL_Surface *sf;
-    int adv;
-    if (!f || !s || !*s || !(sf = TTF_RenderUTF8_Blended(f, s, fg)))
-        return x;
     for (int sy = 0; sy < sf->h; sy++) {
         const uint32_t *src = (const uint32_t *)((const uint8_t *)sf->pixels + (size_t)sy * (size_t)sf->pitch);
         int dy = y + sy;
@@ -309,9 +308,6 @@ static int text(canvas *c, TTF_Font *f, const char *s, int x, int y, rgb8 col)
             p[2] = (uint8_t)((p[2] * (255 - a) + col.b * a + 127) / 255);
         }
     }
-    adv = sf->w;
-    SDL_FreeSurface(sf);
-    return x + adv;
 }
 
 /* ---- notes ------------------------------------------------------------------------------ */
@@ -424,9 +420,22 @@ typedef struct {
     size_t snap_cap;
     uint8_t *px;
     size_t px_cap;
+    uint8_t *ref;      /* the window expected (verify_overlays) */
+    size_t ref_cap;
+    int ref_ok;
     char first[320];   /* the first difference, for the stats */
     char pending[320]; /* a difference in the last frame shown (verify_commit) */
 } verify;
+
+/* Text rendered by SDL2_ttf, kept between frames: most labels come back every frame. */
+#define TEXT_CACHE 48
+typedef struct {
+    SDL_Surface *sf;   /* NULL: free */
+    uint64_t font_gen; /* the font it was rendered with (view.font_gen) */
+    rgb8 col;
+    uint64_t used;     /* when last drawn, for the oldest to go */
+    char s[256];
+} text_entry;
 
 typedef struct {
     uint64_t drawn;
@@ -457,6 +466,9 @@ typedef struct {
     size_t pic_cap;
     TTF_Font *font;
     int font_px;
+    uint64_t font_gen; /* bumped whenever font changes */
+    text_entry texts[TEXT_CACHE];
+    uint64_t text_tick;
     char font_path[1024];
     int ttf;
     size_t n0, hop0;  /* the FFT size and hop asked for, for `n` */
@@ -468,9 +480,12 @@ typedef struct {
     int live, finished; /* copies made under mu once per loop, for the window's thread */
     int line_h;
     /* what the texture must take from this frame: all of the canvas, or its parts that
-     * changed (dmg) and the live panels straight from the ring (ring_panels) */
+     * changed (dmg); ring_panels: the live panels come from the ring's own texture */
     int dmg_all, ring_panels, ndmg;
     SDL_Rect dmg[64];
+    SDL_Texture *ring_tex; /* the ring (scroll.ring), where the live panels are drawn from */
+    int ring_tex_w, ring_tex_h, ring_tex_stale;
+    int ring_live;         /* draw_live drew this frame: slots it fetched go to ring_tex */
     /* what the overlays (read-out, message, help) covered: put back at the next frame */
     int ncovered;
     SDL_Rect covered[8];
@@ -526,11 +541,54 @@ static int ensure_font(view *v, int px)
         TTF_CloseFont(v->font);
     v->font = TTF_OpenFont(v->font_path, px);
     v->font_px = px;
+    v->font_gen++;
     if (v->font) {
         TTF_SetFontHinting(v->font, TTF_HINTING_LIGHT);
         v->line_h = TTF_FontHeight(v->font);
     }
     return v->font != NULL;
+}
+
+/* v->font's rendering of s in colour col: from the cache, else rendered and kept there in
+ * place of the entry drawn longest ago (NULL when it cannot be rendered). Strings too
+ * long for an entry are rendered each time, into *own (the caller frees it). */
+static SDL_Surface *text_surface(view *v, const char *s, rgb8 col, SDL_Surface **own)
+{
+    SDL_Color fg = {col.r, col.g, col.b, 255};
+    text_entry *e = NULL;
+    *own = NULL;
+    if (strlen(s) >= sizeof v->texts[0].s)
+        return *own = TTF_RenderUTF8_Blended(v->font, s, fg);
+    for (int i = 0; i < TEXT_CACHE; i++) {
+        text_entry *t = &v->texts[i];
+        if (t->sf && t->font_gen == v->font_gen && t->col.r == col.r && t->col.g == col.g && t->col.b == col.b &&
+            strcmp(t->s, s) == 0) {
+            t->used = ++v->text_tick;
+            return t->sf;
+        }
+        if (!e || !t->sf || (e->sf && t->used < e->used))
+            e = t;
+    }
+    SDL_FreeSurface(e->sf);
+    if (!(e->sf = TTF_RenderUTF8_Blended(v->font, s, fg)))
+        return NULL;
+    e->font_gen = v->font_gen;
+    e->col = col;
+    e->used = ++v->text_tick;
+    snprintf(e->s, sizeof e->s, "%s", s);
+    return e->sf;
+}
+
+/* Anti-aliased text in v->font with its box's top-left at x, y; returns the x after it. */
+static int text(view *v, const char *s, int x, int y, rgb8 col)
+{
+    SDL_Surface *own, *sf;
+    if (!v->font || !s || !*s || !(sf = text_surface(v, s, col, &own)))
+        return x;
+    blit_text(&v->cv, sf, x, y, col);
+    x += sf->w;
+    SDL_FreeSurface(own);
+    return x;
 }
 
 /* ---- the picture ------------------------------------------------------------------------- */
@@ -897,29 +955,108 @@ static void copy_chrome(view *v, const layout *L)
     }
 }
 
-/* The frame's changes into the texture. */
-static void upload(view *v)
+/* The ring's texture at the ring's size (a new one is all stale); 0 when there is none. */
+static int fit_ring_texture(view *v)
+{
+    int w = (int)v->pic.count, h = v->pic.channels * v->scr.panel_h;
+    if (v->ring_tex && v->ring_tex_w == w && v->ring_tex_h == h)
+        return 1;
+    if (v->ring_tex)
+        SDL_DestroyTexture(v->ring_tex);
+    v->ring_tex = SDL_CreateTexture(v->ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, w, h);
+    if (!v->ring_tex)
+        return 0;
+    SDL_SetTextureBlendMode(v->ring_tex, SDL_BLENDMODE_NONE);
+    v->ring_tex_w = w;
+    v->ring_tex_h = h;
+    v->ring_tex_stale = 1;
+    return 1;
+}
+
+/* The slots drawn this frame into the ring's texture: runs of columns, every channel. */
+static void upload_ring(view *v)
+{
+    size_t count = v->pic.count, rp = count * 4;
+    int C = v->pic.channels;
+    for (size_t j = 0; j < count;) {
+        size_t j1 = j;
+        for (;; j1++) {
+            int fresh = v->ring_tex_stale;
+            for (int c = 0; !fresh && j1 < count && c < C; c++)
+                fresh = v->scr.slot_new[(size_t)c * count + j1];
+            if (j1 == count || !fresh)
+                break;
+        }
+        if (j1 > j) {
+            SDL_Rect r = {(int)j, 0, (int)(j1 - j), v->ring_tex_h};
+            SDL_UpdateTexture(v->ring_tex, &r, v->scr.ring + j * 4, (int)rp);
+        }
+        j = j1 + 1;
+    }
+    v->ring_tex_stale = 0;
+}
+
+/* Whether a and b overlap. */
+static int meet(const SDL_Rect *a, const SDL_Rect *b)
+{
+    return a->x < b->x + b->w && b->x < a->x + a->w && a->y < b->y + b->h && b->y < a->y + a->h;
+}
+
+/* The frame's changes into the textures, and the textures onto the renderer's output:
+ * the canvas whole, or (ring_panels) the canvas around the panels, the panels from the
+ * ring's texture, oldest entry at the left (two copies a panel), and the canvas again
+ * where something lies on them. The texture covers the whole output: no clear. */
+static void present_parts(view *v)
 {
     picture *p = &v->pic;
     size_t pitch = (size_t)v->cv.w * 4;
-    if (v->dmg_all) {
+    int W = v->cv.w, H = v->cv.h, C = p->channels;
+    render_rect p0, last;
+    if (v->ring_live)
+        upload_ring(v);
+    if (v->dmg_all)
         SDL_UpdateTexture(v->tex, NULL, v->cv.px, (int)pitch);
+    else
+        for (int i = 0; i < v->ndmg; i++)
+            SDL_UpdateTexture(v->tex, &v->dmg[i], v->cv.px + (size_t)v->dmg[i].y * pitch + (size_t)v->dmg[i].x * 4,
+                              (int)pitch);
+    if (!v->ring_panels) {
+        SDL_RenderCopy(v->ren, v->tex, NULL, NULL);
         return;
     }
-    if (v->ring_panels) {
-        size_t rp = p->count * 4; /* a ring row */
-        for (int c = 0; c < p->channels; c++) {
-            render_rect pr = render_plot_rect(p->r, c);
-            const uint8_t *ring = v->scr.ring + (size_t)c * (size_t)pr.h * rp;
-            SDL_Rect a = {pr.x, pr.y, (int)(p->count - p->rot), pr.h}, b = {pr.x + a.w, pr.y, (int)p->rot, pr.h};
-            SDL_UpdateTexture(v->tex, &a, ring + p->rot * 4, (int)rp);
-            if (b.w > 0)
-                SDL_UpdateTexture(v->tex, &b, ring, (int)rp);
+    p0 = render_plot_rect(p->r, 0);
+    last = render_plot_rect(p->r, C - 1);
+    {
+        SDL_Rect top = {0, 0, W, p0.y}, bottom = {0, last.y + last.h, W, H - (last.y + last.h)};
+        SDL_RenderCopy(v->ren, v->tex, &top, &top);
+        SDL_RenderCopy(v->ren, v->tex, &bottom, &bottom);
+    }
+    for (int c = 0; c < C; c++) {
+        render_rect pr = render_plot_rect(p->r, c);
+        int cut = (int)(p->count - p->rot);
+        SDL_Rect left = {0, pr.y, pr.x, pr.h}, right = {pr.x + pr.w, pr.y, W - (pr.x + pr.w), pr.h};
+        SDL_Rect old_src = {(int)p->rot, c * pr.h, cut, pr.h}, old_dst = {pr.x, pr.y, cut, pr.h};
+        SDL_Rect new_src = {0, c * pr.h, (int)p->rot, pr.h}, new_dst = {pr.x + cut, pr.y, (int)p->rot, pr.h};
+        SDL_RenderCopy(v->ren, v->tex, &left, &left);
+        SDL_RenderCopy(v->ren, v->tex, &right, &right);
+        SDL_RenderCopy(v->ren, v->ring_tex, &old_src, &old_dst);
+        if (p->rot > 0)
+            SDL_RenderCopy(v->ren, v->ring_tex, &new_src, &new_dst);
+        if (c + 1 < C) { /* the gap below */
+            render_rect next = render_plot_rect(p->r, c + 1);
+            SDL_Rect gap = {0, pr.y + pr.h, W, next.y - (pr.y + pr.h)};
+            SDL_RenderCopy(v->ren, v->tex, &gap, &gap);
         }
     }
-    for (int i = 0; i < v->ndmg; i++) /* after the panels: labels lie on them */
-        SDL_UpdateTexture(v->tex, &v->dmg[i], v->cv.px + (size_t)v->dmg[i].y * pitch + (size_t)v->dmg[i].x * 4,
-                          (int)pitch);
+    for (int i = 0; i < v->ndmg; i++)
+        for (int c = 0; c < C; c++) {
+            render_rect pr = render_plot_rect(p->r, c);
+            SDL_Rect panel = {pr.x, pr.y, pr.w, pr.h};
+            if (meet(&v->dmg[i], &panel)) {
+                SDL_RenderCopy(v->ren, v->tex, &v->dmg[i], &v->dmg[i]);
+                break;
+            }
+        }
 }
 
 /* ---- checks (SPECTRO_VIEW_VERIFY, for the tests) ----------------------------------------- */
@@ -970,8 +1107,8 @@ static void verify_commit(view *v)
     vf->pending[0] = 0;
 }
 
-/* SPECTRO_VIEW_VERIFY: what the renderer is about to show, read back, against the canvas
- * (which then holds the whole picture): the texture's updates in parts are checked. */
+/* SPECTRO_VIEW_VERIFY: what the renderer is about to show, read back, against the window
+ * expected (verify_overlays): the textures' updates in parts are checked. */
 static void verify_shown(view *v)
 {
     verify *vf = &v->ver;
@@ -979,15 +1116,15 @@ static void verify_shown(view *v)
     char msg[256] = "";
     verify_commit(v);
     vf->shown++;
-    if (!grow((void **)&vf->px, &vf->px_cap, row * (size_t)v->cv.h, 1) ||
+    if (!vf->ref_ok || !grow((void **)&vf->px, &vf->px_cap, row * (size_t)v->cv.h, 1) ||
         SDL_RenderReadPixels(v->ren, NULL, SDL_PIXELFORMAT_RGBA32, vf->px, (int)row) != 0)
         snprintf(msg, sizeof msg, "cannot read the window back: %.160s", SDL_GetError());
     for (int y = 0; !msg[0] && y < v->cv.h; y++)
         for (int x = 0; x < v->cv.w; x++) {
             size_t o = (size_t)y * row + (size_t)x * 4;
-            const uint8_t *a = v->cv.px + o, *b = vf->px + o;
+            const uint8_t *a = vf->ref + o, *b = vf->px + o;
             if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2]) {
-                snprintf(msg, sizeof msg, "shown pixel (%d, %d) differs from the canvas", x, y);
+                snprintf(msg, sizeof msg, "shown pixel (%d, %d) differs from the window expected", x, y);
                 break;
             }
         }
@@ -1004,9 +1141,10 @@ static void verify_shown(view *v)
  *     (render_draw_column) when it first shows, and again while it may still change.
  * A frame draws into the canvas only what moves: the time axis, the channel labels on
  * the panels, and it puts back the chrome that last frame's overlays covered. With
- * `direct` the panels stay out of the canvas: the texture takes them from the ring
- * (upload), and the canvas only where something is drawn over them (overlay_area);
- * without, the ring is copied into the canvas, all of which goes to the texture.
+ * `direct` the panels stay out of the canvas: they are drawn from the ring's own texture,
+ * which takes only the new columns (present_parts), and from the canvas only where
+ * something lies on them (labels, overlay_area); without, the ring is copied into the
+ * canvas, all of which goes to the texture.
  * Cost per frame: O(new entries x (bins + rows)) and the panels' pixels copied once,
  * where a whole redraw costs O(entries x bins) and the renderer's every pixel and
  * label. The pixels are draw_spectrogram's (SPECTRO_VIEW_VERIFY compares them).
@@ -1116,7 +1254,9 @@ static int draw_live(view *v, const layout *L, const analyze_result *info, uint6
     }
 
     /* the canvas: chrome around the panels (kept from the last frame when nothing drew
-     * over it), the ring in them unless the texture takes them from the ring itself */
+     * over it), the ring in them unless they are drawn from the ring's texture */
+    v->ring_live = fit_ring_texture(v); /* the slots drawn now go to it */
+    direct = direct && v->ring_live;     /* else the panels go through the canvas */
     v->ring_panels = direct;
     if (!sc->canvas_ok) {
         copy_chrome(v, L);
@@ -1223,7 +1363,7 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
     }
     if (have_hold && (hold16 = malloc(p->bins * sizeof *hold16)) == NULL)
         have_hold = 0;
-    text(cv, v->font, caption, x0, (int)lround(0.8 * fs) / 2 + (int)lround(0.1 * fs), COL_LABEL);
+    text(v, caption, x0, (int)lround(0.8 * fs) / 2 + (int)lround(0.1 * fs), COL_LABEL);
     for (int c = 0; c < p->channels; c++) {
         render_rect pr = render_plot_rect(p->r, c);
         int prev_x = -1, prev_hx = -1;
@@ -1274,9 +1414,9 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
             fill(cv, gx, ty, 1, tick, COL_TICK);
             snprintf(buf, sizeof buf, "%s%.0f", dv < 0 ? "\xe2\x88\x92" : "", fabs(dv));
             w = text_w(v->font, buf);
-            text(cv, v->font, buf, gx - w / 2, ty + tick + gap, COL_LABEL);
+            text(v, buf, gx - w / 2, ty + tick + gap, COL_LABEL);
         }
-        text(cv, v->font, cap, x0 + (pw - text_w(v->font, cap)) / 2, ty + tick + gap + v->line_h + fs / 4, COL_LABEL);
+        text(v, cap, x0 + (pw - text_w(v->font, cap)) / 2, ty + tick + gap + v->line_h + fs / 4, COL_LABEL);
     }
     /* legend */
     if (have_hold) {
@@ -1285,7 +1425,7 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
         blend(cv, lx - fs / 3, ly - fs / 6, fs + fs / 3 + text_w(v->font, hl) + fs * 2 / 3, v->line_h + fs / 3, COL_BLACK,
               190);
         fill(cv, lx, ly + v->line_h / 2, fs, 2, COL_HOLD);
-        text(cv, v->font, hl, lx + fs + fs / 3, ly, COL_LABEL);
+        text(v, hl, lx + fs + fs / 3, ly, COL_LABEL);
     }
 }
 
@@ -1305,11 +1445,11 @@ static void draw_status(view *v, const layout *L, const analyze_result *info, do
     y = L->status_y + (L->status_h - v->line_h) / 2;
     if (info->live) {
         if (v->ui.paused)
-            x = text(cv, v->font, "\xe2\x9d\x9a\xe2\x9d\x9a PAUSED   ", x, y, COL_PAUSED);
+            x = text(v, "\xe2\x9d\x9a\xe2\x9d\x9a PAUSED   ", x, y, COL_PAUSED);
         else if (v->finished)
-            x = text(cv, v->font, "\xe2\x96\xa0 ENDED   ", x, y, COL_TICK);
+            x = text(v, "\xe2\x96\xa0 ENDED   ", x, y, COL_TICK);
         else
-            x = text(cv, v->font, "\xe2\x97\x8f LIVE   ", x, y, COL_LIVE);
+            x = text(v, "\xe2\x97\x8f LIVE   ", x, y, COL_LIVE);
     } else {
         char st[64];
         uint64_t total = expected_frames(info), have;
@@ -1320,7 +1460,7 @@ static void draw_status(view *v, const layout *L, const analyze_result *info, do
             snprintf(st, sizeof st, "%s", v->ui.paused ? "\xe2\x9d\x9a\xe2\x9d\x9a PAUSED   " : "");
         else
             snprintf(st, sizeof st, "analysing %.0f%%   ", total ? 100.0 * (double)have / (double)total : 0.0);
-        x = text(cv, v->font, st, x, y, v->ui.paused ? COL_PAUSED : COL_HOLD);
+        x = text(v, st, x, y, v->ui.paused ? COL_PAUSED : COL_HOLD);
     }
     snprintf(wname, sizeof wname, "%s", info->window);
     pthread_mutex_lock(&sh->mu);
@@ -1348,9 +1488,9 @@ static void draw_status(view *v, const layout *L, const analyze_result *info, do
     }
     {
         int rw = text_w(v->font, right), rx = cv->w - fs - rw;
-        text(cv, v->font, left, x, y, COL_LABEL);
+        text(v, left, x, y, COL_LABEL);
         fill(cv, rx - fs, L->status_y + 1, rw + 2 * fs, L->status_h - 1, COL_STATUS_BG);
-        text(cv, v->font, right, rx, y, COL_TICK);
+        text(v, right, rx, y, COL_TICK);
     }
 }
 
@@ -1371,7 +1511,7 @@ static void draw_toast(view *v, const layout *L, int draw)
         }
         blend(cv, bx, by, tw + 2 * fs, v->line_h + fs, COL_BLACK, 210);
         outline(cv, bx, by, tw + 2 * fs, v->line_h + fs, COL_FRAME);
-        text(cv, v->font, v->ui.toast, bx + fs, by + fs / 2, COL_TITLE);
+        text(v, v->ui.toast, bx + fs, by + fs / 2, COL_TITLE);
     }
 }
 
@@ -1441,9 +1581,9 @@ static void draw_readout(view *v, const layout *L, int draw)
         blend(cv, mx, pr.y, 1, pr.h, COL_WHITE, 70);
         blend(cv, bx, by, bw, bh, COL_BLACK, 200);
         outline(cv, bx, by, bw, bh, COL_FRAME);
-        text(cv, v->font, l1, bx + fs / 2, by + fs / 4, COL_TITLE);
-        text(cv, v->font, l2, bx + fs / 2, by + fs / 4 + v->line_h, COL_TITLE);
-        text(cv, v->font, l3, bx + fs / 2, by + fs / 4 + 2 * v->line_h, COL_TITLE);
+        text(v, l1, bx + fs / 2, by + fs / 4, COL_TITLE);
+        text(v, l2, bx + fs / 2, by + fs / 4 + v->line_h, COL_TITLE);
+        text(v, l3, bx + fs / 2, by + fs / 4 + 2 * v->line_h, COL_TITLE);
     }
 }
 
@@ -1485,12 +1625,39 @@ static void draw_help(view *v, const layout *L, int draw)
     }
     blend(cv, bx, by, bw, bh, COL_BLACK, 225);
     outline(cv, bx, by, bw, bh, COL_FRAME);
-    text(cv, v->font, "Keys", bx + fs, by + fs / 2, COL_TITLE);
+    text(v, "Keys", bx + fs, by + fs / 2, COL_TITLE);
     for (int i = 0; i < n; i++) {
         int y = by + fs / 2 + (i + 1) * lh + lh / 2;
-        text(cv, v->font, keys[i][0], bx + fs + kw - text_w(v->font, keys[i][0]), y, COL_HOLD);
-        text(cv, v->font, keys[i][1], bx + 3 * fs + kw, y, COL_LABEL);
+        text(v, keys[i][0], bx + fs + kw - text_w(v->font, keys[i][0]), y, COL_HOLD);
+        text(v, keys[i][1], bx + 3 * fs + kw, y, COL_LABEL);
     }
+}
+
+/* SPECTRO_VIEW_VERIFY: the expected window for verify_shown: the canvas before the overlays
+ * (whole then: the check composes every panel) with the overlays drawn straight onto it,
+ * none of the areas they claim (overlay_area) composed again. */
+static void verify_overlays(view *v, const layout *L, int after)
+{
+    verify *vf = &v->ver;
+    size_t n = (size_t)v->cv.w * (size_t)v->cv.h * 4;
+    uint8_t *px;
+    if (!vf->on)
+        return;
+    if (!after) {
+        vf->ref_ok = grow((void **)&vf->ref, &vf->ref_cap, n, 1);
+        if (vf->ref_ok)
+            memcpy(vf->ref, v->cv.px, n);
+        return;
+    }
+    if (!vf->ref_ok)
+        return;
+    px = v->cv.px;
+    v->cv.px = vf->ref;
+    draw_toast(v, L, 1);
+    draw_readout(v, L, 1);
+    if (v->ui.help)
+        draw_help(v, L, 1);
+    v->cv.px = px;
 }
 
 /* ---- one frame --------------------------------------------------------------------------- */
@@ -1565,11 +1732,11 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
     uint64_t newest = 0;
     int ok;
 
-    v->dmg_all = v->ring_panels = v->ndmg = 0;
+    v->dmg_all = v->ring_panels = v->ring_live = v->ndmg = 0;
     if (started && info->live) {
         /* the picture's part of the canvas is drawn in place, the strip beside it here;
-         * the texture takes the panels straight from the ring, except for a screenshot
-         * (the whole picture in the canvas) */
+         * the panels come from the ring's texture, except for a screenshot (it wants the
+         * whole picture in the canvas) */
         ok = draw_live(v, &L, info, &newest, !v->ui.shot_pending && info->out_channels <= DIRECT_MAX_CHANNELS);
         if (ok) {
             fill(cv, L.side_x, 0, cv->w - L.side_x, L.pic_h, COL_BG);
@@ -1577,7 +1744,8 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
         } else {
             fill(cv, 0, 0, cv->w, cv->h, COL_BG);
             v->dmg_all = 1;
-            v->ring_panels = 0;
+            v->ring_panels = v->ring_live = 0;
+            v->ring_tex_stale = 1; /* slots it may have drawn did not go to the texture */
             v->scr.canvas_ok = 0;
         }
     } else {
@@ -1637,7 +1805,7 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
     } else {
         const char *msg = !started ? "starting\xe2\x80\xa6" : p->render_err[0] ? p->render_err : "cannot draw";
         ensure_font(v, L.fs);
-        text(cv, v->font, msg, L.fs * 2, L.fs * 2, COL_LABEL);
+        text(v, msg, L.fs * 2, L.fs * 2, COL_LABEL);
     }
     if (started) {
         draw_status(v, &L, info, v->last_latency);
@@ -1647,12 +1815,14 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
         v->ui.shot_pending = 0;
         screenshot(v);
     }
+    verify_overlays(v, &L, 0);
     for (int pass = 0; pass < 2; pass++) {
         draw_toast(v, &L, pass);
         draw_readout(v, &L, pass);
         if (v->ui.help)
             draw_help(v, &L, pass);
     }
+    verify_overlays(v, &L, 1);
     return newest;
 }
 
@@ -2085,15 +2255,20 @@ static void destroy_view(view *v)
     free(v->scr.slot_new);
     free(v->ver.snap);
     free(v->ver.px);
+    free(v->ver.ref);
     free(v->cv.px);
     free(v->st.lat);
     view_store_destroy(v->sh.store);
+    for (int i = 0; i < TEXT_CACHE; i++)
+        SDL_FreeSurface(v->texts[i].sf);
     if (v->font)
         TTF_CloseFont(v->font);
     if (v->ttf)
         TTF_Quit();
     if (v->tex)
         SDL_DestroyTexture(v->tex);
+    if (v->ring_tex)
+        SDL_DestroyTexture(v->ring_tex);
     if (v->ren)
         SDL_DestroyRenderer(v->ren);
     if (v->win)
@@ -2322,9 +2497,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             t_present = progress_now();
             newest = draw_frame(v, &info, started);
             v->st.draw_s += progress_now() - t_present;
-            upload(v);
-            /* the texture covers the whole output: no clear */
-            SDL_RenderCopy(v->ren, v->tex, NULL, NULL);
+            present_parts(v);
             if (v->ver.on && started && live)
                 verify_shown(v);
             SDL_RenderPresent(v->ren);

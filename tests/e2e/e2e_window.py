@@ -416,7 +416,9 @@ class TestWindow(unittest.TestCase):
                 w.key("0")
                 xdo("windowsize", w.wid, 800, 500)
                 time.sleep(0.8)
-                w.mouse(200, 150)
+                for x in range(50, 130, 10):  # cross-hairs through the channel labels
+                    w.mouse(x, 120)
+                    w.mouse(x, 330)
                 w.key("n")  # a restart with the next FFT size
                 time.sleep(1.0)
                 w.key("s")
