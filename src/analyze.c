@@ -74,7 +74,7 @@ typedef struct {
     int channels;
     int paced;                  /* --realtime: write at the file's own rate, never wait */
     double rate;
-    volatile sig_atomic_t *stop;
+    atomic_int *stop;
     atomic_int quit;            /* consumer is finished: reader leaves */
     atomic_int done;            /* reader finished (end of file or error) */
     atomic_ullong dropped;      /* paced: frames that did not fit */
@@ -113,7 +113,7 @@ static void *reader_main(void *arg)
             size_t w = ring_write(rd->r, buf + off, total - off);
             off += w;
             if (w == 0) {
-                if (atomic_load(&rd->quit) || (rd->stop && *rd->stop))
+                if (atomic_load(&rd->quit) || (rd->stop && atomic_load(rd->stop)))
                     goto out;
                 nap(); /* the ring is full: files wait, they never drop samples */
             }
@@ -515,7 +515,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     while (consumed < limit) {
         size_t avail;
         int finished = pushing ? 0 : atomic_load_explicit(&rd.done, memory_order_acquire);
-        if (cfg->stop && *cfg->stop) {
+        if (cfg->stop && atomic_load(cfg->stop)) {
             if (res->live) {
                 res->interrupted = 1; /* Ctrl-C ends a live run normally */
                 break;

@@ -14,7 +14,7 @@
 #ifndef SPECTRO_ANALYZE_H
 #define SPECTRO_ANALYZE_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -46,7 +46,8 @@ typedef struct {
     FILE *out;             /* peaks (and CSV on stdout) */
     int progress;          /* draw a progress bar on stderr */
     size_t batch;          /* frames per FFT call, 0 = chosen from n and the channels */
-    volatile sig_atomic_t *stop; /* non-zero stops the run (SIGINT); may be NULL */
+    atomic_int *stop;      /* non-zero stops the run (a signal handler or another thread
+                            * sets it); may be NULL */
     /* A further sink (the window, the PNG renderer), and a call made once the source is
      * open and the plan made, before the first frame (res has info, n, hop, backend ...).
      * on_start may return an error to abandon the run. */

@@ -2,6 +2,7 @@
  * window, and is the only place that prints errors and picks the exit code (0 ok,
  * 1 runtime failure, 2 bad usage or input). */
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +13,14 @@
 #include "source.h"
 #include "view.h"
 
-static volatile sig_atomic_t stop_requested;
+/* set from the signal handler: a lock-free atomic, which C11 allows there */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
+static atomic_int stop_requested;
 
 static void on_signal(int sig)
 {
     (void)sig;
-    stop_requested = 1;
+    atomic_store(&stop_requested, 1);
 }
 
 static void install_signals(void)

@@ -142,15 +142,11 @@ void render_destroy(render *r)
 #define ACCUM_MAX_RATIO 8
 #define ACCUM_BUDGET_BYTES ((size_t)256 << 20)
 
-typedef struct {
-    uint8_t r, g, b;
-} rgb8;
-
-static const rgb8 COL_BG = {0x12, 0x14, 0x19};
-static const rgb8 COL_FRAME = {0x4d, 0x53, 0x60};
-static const rgb8 COL_TICK = {0x8f, 0x95, 0xa1};
-static const rgb8 COL_LABEL = {0xcc, 0xd0, 0xd8};
-static const rgb8 COL_TITLE = {0xf0, 0xf1, 0xf4};
+const rgb8 RENDER_COL_BG = {0x12, 0x14, 0x19};
+const rgb8 RENDER_COL_FRAME = {0x4d, 0x53, 0x60};
+const rgb8 RENDER_COL_TICK = {0x8f, 0x95, 0xa1};
+const rgb8 RENDER_COL_LABEL = {0xcc, 0xd0, 0xd8};
+const rgb8 RENDER_COL_TITLE = {0xf0, 0xf1, 0xf4};
 static const rgb8 COL_SHADOW = {0x00, 0x00, 0x00};
 
 /* How one pixel row of a panel reads a spectrum: k1 >= k0: the maximum of bins k0..k1;
@@ -834,11 +830,11 @@ static void draw_freq_axis(const render *r, uint8_t *img, int channel)
             y = py + r->panel_h - 1;
         if (y < py)
             y = py;
-        fill_rect(r, img, r->plot.x - 1 - len, y, len, 1, t->labeled ? COL_TICK : COL_FRAME);
+        fill_rect(r, img, r->plot.x - 1 - len, y, len, 1, t->labeled ? RENDER_COL_TICK : RENDER_COL_FRAME);
         if (t->labeled) {
             int w = text_width(r->font, t->label);
             draw_text(r, img, r->font, t->label, r->plot.x - 1 - r->tick_len - r->tick_gap - w, y - r->line_h / 2,
-                      COL_LABEL, 0);
+                      RENDER_COL_LABEL, 0);
         }
     }
 }
@@ -852,7 +848,7 @@ static void draw_time_axis(const render *r, uint8_t *img)
     const char *caption = style == 2 ? "Time (h:mm:ss)" : style == 1 ? "Time (m:ss)" : "Time (s)";
     int cw = text_width(r->font, caption);
     draw_text(r, img, r->font, caption, r->plot.x + (r->plot.w - cw) / 2,
-              y + r->tick_len + r->tick_gap + r->line_h + r->fs / 4, COL_LABEL, 0);
+              y + r->tick_len + r->tick_gap + r->line_h + r->fs / 4, RENDER_COL_LABEL, 0);
     if (F == 0)
         return;
     /* label width from the longest label, with a decimal guess refined once */
@@ -864,10 +860,10 @@ static void draw_time_axis(const render *r, uint8_t *img)
         int x = r->plot.x + (int)floor((t - tmin) / span * r->plot.w), w;
         if (x > r->plot.x + r->plot.w - 1)
             x = r->plot.x + r->plot.w - 1;
-        fill_rect(r, img, x, y, 1, r->tick_len, COL_TICK);
+        fill_rect(r, img, x, y, 1, r->tick_len, RENDER_COL_TICK);
         format_time(fabs(t) < 1e-9 * step ? 0.0 : t, style, decimals, buf, sizeof buf);
         w = text_width(r->font, buf);
-        draw_text(r, img, r->font, buf, x - w / 2, y + r->tick_len + r->tick_gap, COL_LABEL, 0);
+        draw_text(r, img, r->font, buf, x - w / 2, y + r->tick_len + r->tick_gap, RENDER_COL_LABEL, 0);
     }
 }
 
@@ -883,14 +879,14 @@ static void draw_colorbar(const render *r, uint8_t *img)
         rgb8 c = {lut[i][0], lut[i][1], lut[i][2]};
         fill_rect(r, img, r->bar.x, r->bar.y + y, r->bar.w, 1, c);
     }
-    frame_rect(r, img, r->bar, COL_FRAME);
+    frame_rect(r, img, r->bar, RENDER_COL_FRAME);
     for (int i = 0; i < n; i++) {
         int y = r->bar.y +
                 (int)lround((r->cfg.db_hi - v[i]) / (r->cfg.db_hi - r->cfg.db_lo) * (r->bar.h - 1));
         int x = r->bar.x + r->bar.w + 1;
-        fill_rect(r, img, x, y, r->tick_len, 1, COL_TICK);
+        fill_rect(r, img, x, y, r->tick_len, 1, RENDER_COL_TICK);
         format_signed(fabs(v[i]) < 1e-9 ? 0.0 : v[i], dec, buf, sizeof buf);
-        draw_text(r, img, r->font, buf, x + r->tick_len + r->tick_gap, y - r->line_h / 2, COL_LABEL, 0);
+        draw_text(r, img, r->font, buf, x + r->tick_len + r->tick_gap, y - r->line_h / 2, RENDER_COL_LABEL, 0);
     }
 }
 
@@ -908,17 +904,17 @@ static void fill_background(const render *r, uint8_t *img)
 {
     int W = r->cfg.width, y = 0;
     if (!r->keep_panels) {
-        fill_rect(r, img, 0, 0, W, r->cfg.height, COL_BG);
+        fill_rect(r, img, 0, 0, W, r->cfg.height, RENDER_COL_BG);
         return;
     }
     for (int c = 0; c < r->channels; c++) {
         render_rect p = render_plot_rect(r, c);
-        fill_rect(r, img, 0, y, W, p.y - y, COL_BG);
-        fill_rect(r, img, 0, p.y, p.x, p.h, COL_BG);
-        fill_rect(r, img, p.x + p.w, p.y, W - p.x - p.w, p.h, COL_BG);
+        fill_rect(r, img, 0, y, W, p.y - y, RENDER_COL_BG);
+        fill_rect(r, img, 0, p.y, p.x, p.h, RENDER_COL_BG);
+        fill_rect(r, img, p.x + p.w, p.y, W - p.x - p.w, p.h, RENDER_COL_BG);
         y = p.y + p.h;
     }
-    fill_rect(r, img, 0, y, W, r->cfg.height - y, COL_BG);
+    fill_rect(r, img, 0, y, W, r->cfg.height - y, RENDER_COL_BG);
 }
 
 /* Everything, in this order (later parts cover earlier ones), written only inside
@@ -938,14 +934,14 @@ static int draw_all(render *r, uint8_t *rgba, sp_errinfo *ei)
         render_rect p = render_plot_rect(r, c);
         if (!r->keep_panels)
             draw_panel(r, rgba, c, tmp);
-        frame_rect(r, rgba, p, COL_FRAME);
+        frame_rect(r, rgba, p, RENDER_COL_FRAME);
         draw_freq_axis(r, rgba, c);
         if (r->channels > 1) {
             char label[32];
             int lx, ly;
             channel_label(r, c, label, sizeof label, &lx, &ly);
             draw_text(r, rgba, r->font, label, lx + 1, ly + 1, COL_SHADOW, 0);
-            draw_text(r, rgba, r->font, label, lx, ly, COL_TITLE, 0);
+            draw_text(r, rgba, r->font, label, lx, ly, RENDER_COL_TITLE, 0);
         }
     }
     free(tmp);
@@ -953,7 +949,7 @@ static int draw_all(render *r, uint8_t *rgba, sp_errinfo *ei)
     {
         const char *fc = "Frequency";
         int fw = text_width(r->font, fc);
-        draw_text(r, rgba, r->font, fc, r->pad / 2, r->plot.y + (r->plot.h - fw) / 2, COL_LABEL, 1);
+        draw_text(r, rgba, r->font, fc, r->pad / 2, r->plot.y + (r->plot.h - fw) / 2, RENDER_COL_LABEL, 1);
     }
     draw_colorbar(r, rgba);
 
@@ -962,14 +958,14 @@ static int draw_all(render *r, uint8_t *rgba, sp_errinfo *ei)
     capx = W - r->pad - capw;
     if (capx > r->bar.x)
         capx = r->bar.x;
-    draw_text(r, rgba, r->font, cap, capx, r->pad / 2 + (r->title_h - r->line_h) / 2, COL_LABEL, 0);
+    draw_text(r, rgba, r->font, cap, capx, r->pad / 2 + (r->title_h - r->line_h) / 2, RENDER_COL_LABEL, 0);
     if (r->title && *r->title && r->clip.y < r->pad / 2 + r->title_h) {
         size_t len = strlen(r->title) + 4;
         char *t = malloc(len);
         if (t) {
             snprintf(t, len, "%s", r->title);
             fit_text(r->font_title, t, capx - r->fs - r->plot.x);
-            draw_text(r, rgba, r->font_title, t, r->plot.x, r->pad / 2, COL_TITLE, 0);
+            draw_text(r, rgba, r->font_title, t, r->plot.x, r->pad / 2, RENDER_COL_TITLE, 0);
             free(t);
         }
     }

@@ -91,6 +91,13 @@ typedef struct {
     int x, y, w, h;
 } render_rect;
 
+/* The picture's palette, shared with the window so that its parts read as one picture. */
+typedef struct {
+    uint8_t r, g, b;
+} rgb8;
+extern const rgb8 RENDER_COL_BG, RENDER_COL_FRAME, RENDER_COL_TICK, RENDER_COL_LABEL,
+    RENDER_COL_TITLE;
+
 /* The spectrogram panel of a channel (pixel rows y .. y+h-1, top = fmax). */
 render_rect render_plot_rect(const render *r, int channel);
 /* The colour bar (top row = the colour map at 1.0 = db_hi, bottom row at 0.0 = db_lo). */

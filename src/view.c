@@ -69,16 +69,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
 #define ALIGN_LATE_S (0.4 * FRAME_PERIOD)
 #define DIRECT_MAX_CHANNELS 16 /* more: the live panels go through the canvas (see damage) */
 
-typedef struct {
-    uint8_t r, g, b;
-} rgb8;
-
-/* the renderer's palette (render.c), so the window's parts read as one picture */
-static const rgb8 COL_BG = {0x12, 0x14, 0x19};
-static const rgb8 COL_FRAME = {0x4d, 0x53, 0x60};
-static const rgb8 COL_TICK = {0x8f, 0x95, 0xa1};
-static const rgb8 COL_LABEL = {0xcc, 0xd0, 0xd8};
-static const rgb8 COL_TITLE = {0xf0, 0xf1, 0xf4};
+/* the renderer's palette (RENDER_COL_*) and the window's own colours */
 static const rgb8 COL_STATUS_BG = {0x0b, 0x0c, 0x10};
 static const rgb8 COL_PANEL_BG = {0x0d, 0x0f, 0x13};
 static const rgb8 COL_GRID = {0x23, 0x27, 0x30};
@@ -115,7 +106,7 @@ typedef struct {
 typedef struct {
     analyze_config cfg;   /* the run's config: sink, on_start, stop belong to the view */
     shared *sh;
-    volatile sig_atomic_t stop;
+    atomic_int stop;
     pthread_t thread;
     int running;
 } worker;
@@ -211,7 +202,7 @@ static int worker_start(worker *w, sp_errinfo *ei)
     sh->version++;
     sh->gen++;
     pthread_mutex_unlock(&sh->mu);
-    w->stop = 0;
+    atomic_store(&w->stop, 0);
     w->cfg.sink = on_frames;
     w->cfg.sink_user = sh;
     w->cfg.on_start = on_start;
@@ -227,7 +218,7 @@ static void worker_stop(worker *w)
 {
     if (!w->running)
         return;
-    w->stop = 1;
+    atomic_store(&w->stop, 1);
     pthread_join(w->thread, NULL);
     w->running = 0;
 }
@@ -1363,7 +1354,7 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
     }
     if (have_hold && (hold16 = malloc(p->bins * sizeof *hold16)) == NULL)
         have_hold = 0;
-    text(v, caption, x0, (int)lround(0.8 * fs) / 2 + (int)lround(0.1 * fs), COL_LABEL);
+    text(v, caption, x0, (int)lround(0.8 * fs) / 2 + (int)lround(0.1 * fs), RENDER_COL_LABEL);
     for (int c = 0; c < p->channels; c++) {
         render_rect pr = render_plot_rect(p->r, c);
         int prev_x = -1, prev_hx = -1;
@@ -1401,7 +1392,7 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
                 prev_hx = db > lo ? x : x0;
             }
         }
-        outline(cv, x0 - 1, pr.y - 1, pw + 2, pr.h + 2, COL_FRAME);
+        outline(cv, x0 - 1, pr.y - 1, pw + 2, pr.h + 2, RENDER_COL_FRAME);
     }
     free(hold16);
     /* the dB axis under the last panel */
@@ -1411,12 +1402,12 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
         for (double d = ceil(lo / step) * step; d <= hi + 1e-9; d += step) {
             int gx = x0 + (int)lround((d - lo) / (hi - lo) * (pw - 1)), w;
             double dv = fabs(d) < 1e-9 ? 0.0 : d;
-            fill(cv, gx, ty, 1, tick, COL_TICK);
+            fill(cv, gx, ty, 1, tick, RENDER_COL_TICK);
             snprintf(buf, sizeof buf, "%s%.0f", dv < 0 ? "\xe2\x88\x92" : "", fabs(dv));
             w = text_w(v->font, buf);
-            text(v, buf, gx - w / 2, ty + tick + gap, COL_LABEL);
+            text(v, buf, gx - w / 2, ty + tick + gap, RENDER_COL_LABEL);
         }
-        text(v, cap, x0 + (pw - text_w(v->font, cap)) / 2, ty + tick + gap + v->line_h + fs / 4, COL_LABEL);
+        text(v, cap, x0 + (pw - text_w(v->font, cap)) / 2, ty + tick + gap + v->line_h + fs / 4, RENDER_COL_LABEL);
     }
     /* legend */
     if (have_hold) {
@@ -1425,7 +1416,7 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
         blend(cv, lx - fs / 3, ly - fs / 6, fs + fs / 3 + text_w(v->font, hl) + fs * 2 / 3, v->line_h + fs / 3, COL_BLACK,
               190);
         fill(cv, lx, ly + v->line_h / 2, fs, 2, COL_HOLD);
-        text(v, hl, lx + fs + fs / 3, ly, COL_LABEL);
+        text(v, hl, lx + fs + fs / 3, ly, RENDER_COL_LABEL);
     }
 }
 
@@ -1447,7 +1438,7 @@ static void draw_status(view *v, const layout *L, const analyze_result *info, do
         if (v->ui.paused)
             x = text(v, "\xe2\x9d\x9a\xe2\x9d\x9a PAUSED   ", x, y, COL_PAUSED);
         else if (v->finished)
-            x = text(v, "\xe2\x96\xa0 ENDED   ", x, y, COL_TICK);
+            x = text(v, "\xe2\x96\xa0 ENDED   ", x, y, RENDER_COL_TICK);
         else
             x = text(v, "\xe2\x97\x8f LIVE   ", x, y, COL_LIVE);
     } else {
@@ -1488,9 +1479,9 @@ static void draw_status(view *v, const layout *L, const analyze_result *info, do
     }
     {
         int rw = text_w(v->font, right), rx = cv->w - fs - rw;
-        text(v, left, x, y, COL_LABEL);
+        text(v, left, x, y, RENDER_COL_LABEL);
         fill(cv, rx - fs, L->status_y + 1, rw + 2 * fs, L->status_h - 1, COL_STATUS_BG);
-        text(v, right, rx, y, COL_TICK);
+        text(v, right, rx, y, RENDER_COL_TICK);
     }
 }
 
@@ -1510,8 +1501,8 @@ static void draw_toast(view *v, const layout *L, int draw)
             return;
         }
         blend(cv, bx, by, tw + 2 * fs, v->line_h + fs, COL_BLACK, 210);
-        outline(cv, bx, by, tw + 2 * fs, v->line_h + fs, COL_FRAME);
-        text(v, v->ui.toast, bx + fs, by + fs / 2, COL_TITLE);
+        outline(cv, bx, by, tw + 2 * fs, v->line_h + fs, RENDER_COL_FRAME);
+        text(v, v->ui.toast, bx + fs, by + fs / 2, RENDER_COL_TITLE);
     }
 }
 
@@ -1580,10 +1571,10 @@ static void draw_readout(view *v, const layout *L, int draw)
         blend(cv, pr.x, my, pr.w, 1, COL_WHITE, 70);
         blend(cv, mx, pr.y, 1, pr.h, COL_WHITE, 70);
         blend(cv, bx, by, bw, bh, COL_BLACK, 200);
-        outline(cv, bx, by, bw, bh, COL_FRAME);
-        text(v, l1, bx + fs / 2, by + fs / 4, COL_TITLE);
-        text(v, l2, bx + fs / 2, by + fs / 4 + v->line_h, COL_TITLE);
-        text(v, l3, bx + fs / 2, by + fs / 4 + 2 * v->line_h, COL_TITLE);
+        outline(cv, bx, by, bw, bh, RENDER_COL_FRAME);
+        text(v, l1, bx + fs / 2, by + fs / 4, RENDER_COL_TITLE);
+        text(v, l2, bx + fs / 2, by + fs / 4 + v->line_h, RENDER_COL_TITLE);
+        text(v, l3, bx + fs / 2, by + fs / 4 + 2 * v->line_h, RENDER_COL_TITLE);
     }
 }
 
@@ -1624,12 +1615,12 @@ static void draw_help(view *v, const layout *L, int draw)
         return;
     }
     blend(cv, bx, by, bw, bh, COL_BLACK, 225);
-    outline(cv, bx, by, bw, bh, COL_FRAME);
-    text(v, "Keys", bx + fs, by + fs / 2, COL_TITLE);
+    outline(cv, bx, by, bw, bh, RENDER_COL_FRAME);
+    text(v, "Keys", bx + fs, by + fs / 2, RENDER_COL_TITLE);
     for (int i = 0; i < n; i++) {
         int y = by + fs / 2 + (i + 1) * lh + lh / 2;
         text(v, keys[i][0], bx + fs + kw - text_w(v->font, keys[i][0]), y, COL_HOLD);
-        text(v, keys[i][1], bx + 3 * fs + kw, y, COL_LABEL);
+        text(v, keys[i][1], bx + 3 * fs + kw, y, RENDER_COL_LABEL);
     }
 }
 
@@ -1739,10 +1730,10 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
          * whole picture in the canvas) */
         ok = draw_live(v, &L, info, &newest, !v->ui.shot_pending && info->out_channels <= DIRECT_MAX_CHANNELS);
         if (ok) {
-            fill(cv, L.side_x, 0, cv->w - L.side_x, L.pic_h, COL_BG);
+            fill(cv, L.side_x, 0, cv->w - L.side_x, L.pic_h, RENDER_COL_BG);
             damage(v, L.side_x, 0, cv->w - L.side_x, L.pic_h);
         } else {
-            fill(cv, 0, 0, cv->w, cv->h, COL_BG);
+            fill(cv, 0, 0, cv->w, cv->h, RENDER_COL_BG);
             v->dmg_all = 1;
             v->ring_panels = v->ring_live = 0;
             v->ring_tex_stale = 1; /* slots it may have drawn did not go to the texture */
@@ -1752,7 +1743,7 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
         v->dmg_all = 1;
         v->scr.canvas_ok = 0;
         v->ncovered = 0;
-        fill(cv, 0, 0, cv->w, cv->h, COL_BG);
+        fill(cv, 0, 0, cv->w, cv->h, RENDER_COL_BG);
         ok = started && draw_spectrogram(v, &L, info, &newest);
         if (ok)
             for (int y = 0; y < L.pic_h && y < cv->h; y++)
@@ -1805,7 +1796,7 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
     } else {
         const char *msg = !started ? "starting\xe2\x80\xa6" : p->render_err[0] ? p->render_err : "cannot draw";
         ensure_font(v, L.fs);
-        text(v, msg, L.fs * 2, L.fs * 2, COL_LABEL);
+        text(v, msg, L.fs * 2, L.fs * 2, RENDER_COL_LABEL);
     }
     if (started) {
         draw_status(v, &L, info, v->last_latency);
@@ -2365,7 +2356,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         st = v->sh.started;
         fin = v->sh.finished;
         pthread_mutex_unlock(&v->sh.mu);
-        if (st || fin || (cfg->stop && *cfg->stop))
+        if (st || fin || (cfg->stop && atomic_load(cfg->stop)))
             break;
         SDL_Delay(2);
     }
@@ -2453,10 +2444,10 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             }
             got = SDL_PollEvent(&e);
         }
-        if (cfg->stop && *cfg->stop)
+        if (cfg->stop && atomic_load(cfg->stop))
             quit = 1; /* Ctrl-C */
         pthread_mutex_lock(&v->sh.mu);
-        if (v->sh.finished && v->sh.err != SP_OK && !v->w.stop) {
+        if (v->sh.finished && v->sh.err != SP_OK && !atomic_load(&v->w.stop)) {
             /* the analysis failed: the window ends with its error */
             err = v->sh.err;
             *ei = v->sh.ei;
@@ -2540,7 +2531,7 @@ done:
     pthread_mutex_lock(&v->sh.mu);
     if (res && (v->sh.finished || v->sh.started)) {
         *res = v->sh.finished ? v->sh.res : v->sh.info;
-        if (v->w.stop)
+        if (atomic_load(&v->w.stop))
             res->truncated = 0; /* the window stopped the reading, the file did not end */
     }
     pthread_mutex_unlock(&v->sh.mu);

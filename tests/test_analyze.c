@@ -306,7 +306,7 @@ static void test_run(void)
 
     /* stopped (SIGINT) part-way, after the dump was opened: SP_EINTERRUPTED, nothing left */
     {
-        volatile sig_atomic_t stop = 1;
+        atomic_int stop = 1;
         path_in_tmp(npy, sizeof npy, "stopped.npy");
         cfg.dump_path = npy;
         cfg.stop = &stop;
