@@ -92,6 +92,7 @@ struct cpu_state {
     size_t n, half, hop;
     unsigned log2n;
     int avx;                    /* levels with h >= 16 run 8-wide (AVX present, not disabled) */
+    int avx2;                   /* stft_db's split and dB run 8-wide (AVX2 present, not disabled) */
     float *twr, *twi, *twi_inv; /* n floats each: w_h[j] at [h + j] */
     float *rtwr, *rtwi;         /* e^{-2 pi i k/n}, k = 0 .. n/4 (real post-processing) */
     uint32_t *rev4_full;        /* bit reversal of 4q in log2(n) bits, q < n/4 */
@@ -427,62 +428,128 @@ static void real_post(const float *restrict re, const float *restrict im, size_t
  * i.e. p <= 1e-20, and NaN read FFT_DB_FLOOR). The vector path replaces glibc's log10f
  * (two thirds of stft_db's time otherwise) by the Cephes logf polynomial (about 1 ulp):
  * it agrees with fft_amp_to_db within 1e-4 dB for every a up to 1e19, reads exactly 0 dB
- * for a = 1 and +inf for p = +inf. */
+ * for a = 1 and +inf for p = +inf. V holds W floats, VI as many int32. */
+#define POWER_DB_BODY(V, VI, W, LD, ST)                                                   \
+    for (; k + (W) <= count; k += (W)) {                                                  \
+        V p = LD(v + k);                                                                  \
+        VI bits = (VI)p;                                                                  \
+        VI e = ((bits >> 23) & 0xff) - 127;                                               \
+        V mt = (V)((bits & 0x007fffff) | 0x3f800000); /* mantissa in [1, 2) */            \
+        VI big = mt > 1.41421356f;                   /* -1 where mt > sqrt 2 */           \
+        mt = (V)(((VI)(mt * 0.5f) & big) | ((VI)mt & ~big)); /* in (sqrt 1/2, sqrt 2] */  \
+        e -= big;                                                                         \
+        V ef = __builtin_convertvector(e, V);                                             \
+        V x = mt - 1.0f, z = x * x;                                                       \
+        V y = 7.0376836292e-2f * x - 1.1514610310e-1f;                                    \
+        y = y * x + 1.1676998740e-1f;                                                     \
+        y = y * x - 1.2420140846e-1f;                                                     \
+        y = y * x + 1.4249322787e-1f;                                                     \
+        y = y * x - 1.6668057665e-1f;                                                     \
+        y = y * x + 2.0000714765e-1f;                                                     \
+        y = y * x - 2.4999993993e-1f;                                                     \
+        y = y * x + 3.3333331174e-1f;                                                     \
+        y = y * x * z;                                                                    \
+        y = y - 2.12194440e-4f * ef; /* ln 2 = 0.693359375 - 2.12194440e-4, split */      \
+        y = y - 0.5f * z;                                                                 \
+        V ln = x + y + 0.693359375f * ef;                                                 \
+        V d = 4.34294481903251828f * ln; /* 10 / ln 10 */                                 \
+        VI ok = p > 1e-20f;              /* false for NaN */                              \
+        VI inf = p > 3.40282347e38f;                                                      \
+        V lo = (V){0} + FFT_DB_FLOOR, hi = (V){0} + INFINITY;                             \
+        d = (V)(((VI)d & ok) | ((VI)lo & ~ok));                                           \
+        d = (V)(((VI)hi & inf) | ((VI)d & ~inf));                                         \
+        ST(v + k, d);                                                                     \
+    }
+
+/* Z = FFT_m(z) in re/im -> power |X_k|^2 scale_k^2 in db[], the real-input split (see
+ * REAL_SPLIT) W bins from each end at a time: k = k0 .. k0+W-1 and j = m-k, loaded as the
+ * ascending block ending at m-k0 and reversed (REV). Every bin gets the scalar loop's
+ * operations, so all widths give the same bits; where the two ends meet (k = j = m/2)
+ * the j value is stored last, as in the scalar loop. */
+#define REAL_POST_DB_BODY(V, W, LD, ST, REV)                                              \
+    for (; k + (W) - 1 <= m / 2; k += (W)) {                                              \
+        size_t jb = m - k - ((W) - 1);                                                    \
+        V zkr = LD(re + k), zki = LD(im + k);                                             \
+        V zjr = REV(LD(re + jb)), zji = REV(LD(im + jb));                                 \
+        V fer = 0.5f * (zkr + zjr), fei = 0.5f * (zki - zji);                             \
+        V for_ = 0.5f * (zki + zji), foi = -0.5f * (zkr - zjr);                           \
+        V wr = LD(rtwr + k), wi = LD(rtwi + k);                                           \
+        V tr = wr * for_ - wi * foi, ti = wr * foi + wi * for_;                           \
+        V xkr = fer + tr, xki = fei + ti, xjr = fer - tr, xji = ti - fei;                 \
+        ST(db + k, (xkr * xkr + xki * xki) * LD(scale2 + k));                             \
+        ST(db + jb, REV(xjr * xjr + xji * xji) * LD(scale2 + jb));                        \
+    }
+
+#ifdef CPU_VECTOR_DB
+static inline vf vrev(vf v)
+{
+    return __builtin_shufflevector(v, v, 3, 2, 1, 0);
+}
+#endif
+
 static void power_to_db(float *restrict v, size_t count)
 {
     size_t k = 0;
 #ifdef CPU_VECTOR_DB
-    for (; k + VW <= count; k += VW) {
-        vf p = vld(v + k);
-        vi bits = (vi)p;
-        vi e = ((bits >> 23) & 0xff) - 127;
-        vf m = (vf)((bits & 0x007fffff) | 0x3f800000); /* mantissa in [1, 2) */
-        vi big = m > 1.41421356f;                       /* -1 where m > sqrt 2 */
-        m = (vf)(((vi)(m * 0.5f) & big) | ((vi)m & ~big)); /* m in (sqrt 1/2, sqrt 2] */
-        e -= big;
-        vf ef = __builtin_convertvector(e, vf);
-        vf x = m - 1.0f, z = x * x;
-        vf y = 7.0376836292e-2f * x - 1.1514610310e-1f;
-        y = y * x + 1.1676998740e-1f;
-        y = y * x - 1.2420140846e-1f;
-        y = y * x + 1.4249322787e-1f;
-        y = y * x - 1.6668057665e-1f;
-        y = y * x + 2.0000714765e-1f;
-        y = y * x - 2.4999993993e-1f;
-        y = y * x + 3.3333331174e-1f;
-        y = y * x * z;
-        y = y - 2.12194440e-4f * ef; /* ln 2 = 0.693359375 - 2.12194440e-4, split for accuracy */
-        y = y - 0.5f * z;
-        vf ln = x + y + 0.693359375f * ef;
-        vf d = 4.34294481903251828f * ln; /* 10 / ln 10 */
-        vi ok = p > 1e-20f;               /* false for NaN */
-        vi inf = p > 3.40282347e38f;
-        d = (vf)(((vi)d & ok) | ((vi)(vf){FFT_DB_FLOOR, FFT_DB_FLOOR, FFT_DB_FLOOR, FFT_DB_FLOOR} & ~ok));
-        d = (vf)(((vi)(vf){INFINITY, INFINITY, INFINITY, INFINITY} & inf) | ((vi)d & ~inf));
-        vst(v + k, d);
-    }
+    POWER_DB_BODY(vf, vi, VW, vld, vst)
 #endif
     for (; k < count; k++)
         v[k] = fft_amp_to_db(sqrtf(v[k]));
 }
 
 /* Levels of one frame: the real-input split of real_post, then |X_k|^2 scale_k^2 in db[]
- * (a unit-stride array the dB conversion can vectorise over). */
-static void real_post_db(const float *restrict re, const float *restrict im, size_t m,
-                         const float *restrict rtwr, const float *restrict rtwi,
-                         const float *restrict scale2, float *restrict db)
+ * (a unit-stride array the dB conversion can vectorise over). Bins 1 .. k-1 and their
+ * mirrors are done by the caller's vector loop; this finishes the rest. */
+static void real_post_db_tail(const float *restrict re, const float *restrict im, size_t m,
+                              const float *restrict rtwr, const float *restrict rtwi,
+                              const float *restrict scale2, float *restrict db, size_t k)
 {
     float a0 = re[0] + im[0], am = re[0] - im[0];
     db[0] = a0 * a0 * scale2[0];
     db[m] = am * am * scale2[m];
-    for (size_t k = 1; k <= m / 2; k++) {
+    for (; k <= m / 2; k++) {
         size_t j = m - k;
         REAL_SPLIT(re, im, rtwr, rtwi, k, j, xkr, xki, xjr, xji);
         db[k] = (xkr * xkr + xki * xki) * scale2[k];
         db[j] = (xjr * xjr + xji * xji) * scale2[j];
     }
+}
+
+static void real_post_db(const float *restrict re, const float *restrict im, size_t m,
+                         const float *restrict rtwr, const float *restrict rtwi,
+                         const float *restrict scale2, float *restrict db)
+{
+    size_t k = 1;
+#ifdef CPU_VECTOR_DB
+    REAL_POST_DB_BODY(vf, VW, vld, vst, vrev)
+#endif
+    real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
     power_to_db(db, m + 1);
 }
+
+#ifdef CPU_AVX_DISPATCH
+/* The same 8 wide (AVX2 for the 256-bit integer operations; still no FMA: same bits). */
+typedef int32_t vi8 __attribute__((vector_size(32)));
+#define AVX2_FN __attribute__((target("avx2")))
+AVX2_FN static inline vf8 vrev8(vf8 v)
+{
+    return __builtin_shufflevector(v, v, 7, 6, 5, 4, 3, 2, 1, 0);
+}
+AVX2_FN static void real_post_db_avx2(const float *restrict re, const float *restrict im,
+                                      size_t m, const float *restrict rtwr,
+                                      const float *restrict rtwi, const float *restrict scale2,
+                                      float *restrict db)
+{
+    size_t k = 1;
+    REAL_POST_DB_BODY(vf8, 8, vld8, vst8, vrev8)
+    real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
+    float *restrict v = db;
+    size_t count = m + 1;
+    k = 0;
+    POWER_DB_BODY(vf8, vi8, 8, vld8, vst8)
+    power_to_db(v + k, count - k);
+}
+#endif
 
 /* ---- one frame range of stft_db (caller or worker) ------------------------------------ */
 
@@ -493,6 +560,12 @@ static void stft_range(const cpu_state *st, float *re, float *im, const float *s
     for (size_t f = f0; f < f1; f++) {
         gather_real(signal + f * st->hop, st->win, re, im, st->half, st->rev4_half);
         levels_rest(re, im, st->half, st->log2n - 1, st->twr, st->twi, st->avx);
+#ifdef CPU_AVX_DISPATCH
+        if (st->avx2) {
+            real_post_db_avx2(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
+            continue;
+        }
+#endif
         real_post_db(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
     }
 }
@@ -633,7 +706,9 @@ static int cpu_create(const fft_config *cfg, const float *window, double window_
         /* SPECTRO_CPU_SIMD=sse2 keeps the 4-wide path (tests cover both) */
         const char *simd = getenv("SPECTRO_CPU_SIMD");
         __builtin_cpu_init();
-        st->avx = __builtin_cpu_supports("avx") && !(simd && strcmp(simd, "sse2") == 0);
+        int sse2_only = simd && strcmp(simd, "sse2") == 0;
+        st->avx = __builtin_cpu_supports("avx") && !sse2_only;
+        st->avx2 = __builtin_cpu_supports("avx2") && !sse2_only;
     }
 #endif
     if ((err = thread_count(cfg->max_batch, &st->nthreads, ei)) != SP_OK)
