@@ -50,6 +50,7 @@ int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo
 
 #include <ctype.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <portaudio.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -439,6 +440,34 @@ static int find_device(const char *want, PaDeviceIndex *out, sp_errinfo *ei)
     return sp_fail(ei, SP_ENODEV, "no audio input device matches \"%s\" (inputs: %s)", want, list);
 }
 
+/* PortAudio 19.6 prints its ALSA host API's internal failures on stderr ("Expression 'ret'
+ * failed in 'src/hostapi/alsa/pa_linux_alsa.c'...", PaUtil_DebugPrint), with no exported
+ * way to turn that off: stderr points at /dev/null around the calls that print it (a busy
+ * device: up to a second of PortAudio's retries). The redirection is process-wide; while
+ * a device is being opened no other thread of spectro writes to stderr (the window's
+ * thread waits for the analysis to start). */
+static int stderr_mute(void)
+{
+    int saved, null;
+    fflush(stderr);
+    if ((saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0)) < 0)
+        return -1;
+    if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
+        dup2(null, STDERR_FILENO);
+        close(null);
+    }
+    return saved;
+}
+
+static void stderr_unmute(int saved)
+{
+    if (saved < 0)
+        return;
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+}
+
 static void supported_rates(const PaStreamParameters *in, char *buf, size_t len)
 {
     static const int rates[] = {8000,  16000, 22050, 32000,  44100,
@@ -446,7 +475,10 @@ static void supported_rates(const PaStreamParameters *in, char *buf, size_t len)
     size_t at = 0;
     buf[0] = 0;
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
-        if (Pa_IsFormatSupported(in, NULL, rates[i]) != paFormatIsSupported)
+        int mute = stderr_mute();
+        PaError pe = Pa_IsFormatSupported(in, NULL, rates[i]);
+        stderr_unmute(mute);
+        if (pe != paFormatIsSupported)
             continue;
         int w = snprintf(buf + at, len - at, "%s%d", at ? ", " : "", rates[i]);
         if (w < 0 || (size_t)w >= len - at)
@@ -511,7 +543,7 @@ int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei)
     PaError pe;
     mic_state *st;
     source_info info;
-    int err, rate;
+    int err, rate, mute;
 
     if (!out)
         return sp_fail(ei, SP_EINVAL, "source_open_mic: NULL argument");
@@ -547,7 +579,10 @@ int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei)
         err = sp_fail(ei, SP_EINVAL, "audio input %s reports no default rate: give one", d->name);
         goto fail_pa;
     }
-    if ((pe = Pa_IsFormatSupported(&in, NULL, rate)) != paFormatIsSupported) {
+    mute = stderr_mute();
+    pe = Pa_IsFormatSupported(&in, NULL, rate);
+    stderr_unmute(mute);
+    if (pe != paFormatIsSupported) {
         err = pa_open_error(pe, &in, d->name, rate, ei);
         goto fail_pa;
     }
@@ -558,8 +593,10 @@ int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei)
     }
     st->channels = in.channelCount;
     snprintf(st->name, sizeof st->name, "%s", d->name);
+    mute = stderr_mute();
     pe = Pa_OpenStream(&st->stream, &in, NULL, rate, paFramesPerBufferUnspecified, paNoFlag,
                        mic_callback, st);
+    stderr_unmute(mute);
     if (pe != paNoError) {
         st->stream = NULL;
         err = pa_open_error(pe, &in, d->name, rate, ei);

@@ -6,6 +6,10 @@
   ALSA_CONFIG_PATH). `spectro --duration 2 --peaks` must report 1000 Hz within 1 Hz, and
   no ALSA/JACK chatter may reach stderr. A device that stops delivering (the FIFO's writer
   goes quiet) ends the run with one line and exit 1, keeping what was analysed.
+- Busy microphone: a capture device that PortAudio lists but that another program takes
+  before spectro opens it, an ALSA plugin answering EBUSY (tests/alsa/busy_pcm.c, with
+  the busy.conf that CMake writes to the build tree and names in SPECTRO_TEST_BUSY_CONF):
+  one line saying the device is busy, exit 1, nothing on stdout.
 - --realtime: a file streamed at its own rate through the live path; with the consumer
   stalled by the test hook (SPECTRO_TEST_STALL=AT:FOR), samples are dropped and counted,
   and the analysis catches up: the frames after the stall show the sine again, and the
@@ -24,6 +28,8 @@ import spectro_e2e as E
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ASOUND = os.path.join(os.path.dirname(HERE), "alsa", "asound.conf")
+# the busy plugin's configuration in the build tree; unset when CMake did not build the plugin
+BUSY_CONF = os.environ.get("SPECTRO_TEST_BUSY_CONF", "")
 
 
 class SineFeeder:
@@ -141,6 +147,41 @@ class Live(unittest.TestCase):
             rows = [l.split("\t") for l in p.stdout.splitlines()]
             self.assertGreater(len(rows), 0, "the second of audio before the loss is analysed")
             self.assertLess(abs(np.median([float(r[1]) for r in rows]) - 1000.0), 1.0, p.stdout[:300])
+
+    @unittest.skipUnless(BUSY_CONF, "the busy ALSA plugin was not built (no SPECTRO_TEST_BUSY_CONF: "
+                         "needs alsa/pcm_external.h from libasound2-dev)")
+    def test_microphone_busy(self):
+        self.assertTrue(os.path.isfile(BUSY_CONF), "SPECTRO_TEST_BUSY_CONF=%s is missing" % BUSY_CONF)
+        # free_opens: capture opens the plugin allows before it is busy. PortAudio opens the
+        # device once to list it, then in Pa_IsFormatSupported (1: busy there), then in
+        # Pa_OpenStream (2: busy only there); each busy open is retried for about 1 s.
+        cases = [("busy at the format check", 1, []),
+                 ("busy at the stream's open", 2, []),
+                 ("--device default", 1, ["--device", "default"])]
+        for what, free_opens, extra in cases:
+            with self.subTest(what), E.TempDir() as d:
+                log = os.path.join(d, "opens.log")
+                env = dict(os.environ, ALSA_CONFIG_PATH=BUSY_CONF, SPECTRO_TEST_BUSY_LOG=log,
+                           SPECTRO_TEST_FREE_OPENS=str(free_opens),
+                           JACK_DEFAULT_SERVER="spectro-test-no-server")
+                p = subprocess.run([E.BIN, "--duration", "2", "--peaks", "-b", "cpu"] + extra,
+                                   capture_output=True, text=True, timeout=60, env=env,
+                                   stdin=subprocess.DEVNULL)
+                opens = []
+                if os.path.exists(log):
+                    with open(log) as f:
+                        opens = f.read().splitlines()
+                busy = [l for l in opens if l.endswith(": busy")]
+                why = "stderr:\n%sthe plugin's opens: %s, then %d busy" % (
+                    p.stderr, [l for l in opens if l not in busy] or "none", len(busy))
+                self.assertEqual(p.returncode, 1, why)
+                self.assertEqual(p.stdout, "")
+                self.assertEqual(len(p.stderr.splitlines()), 1, why)
+                self.assertRegex(p.stderr, r"^spectro: audio input default is busy\b", why)
+                self.assertNotIn("ALSA lib", p.stderr)
+                self.assertNotIn("jack", p.stderr.lower())
+                # the EBUSY came from the plugin, after the device was listed
+                self.assertTrue(busy and busy[0].endswith("capture open %d: busy" % (free_opens + 1)), why)
 
     def test_list_devices_quiet(self):
         with E.TempDir() as d:
