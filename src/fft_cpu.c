@@ -483,7 +483,11 @@ static void real_post(const float *restrict re, const float *restrict im, size_t
 #ifdef CPU_VECTOR_DB
 static inline vf vrev(vf v)
 {
+#ifdef __clang__
     return __builtin_shufflevector(v, v, 3, 2, 1, 0);
+#else
+    return __builtin_shuffle(v, (vi){3, 2, 1, 0}); /* GCC < 12 has no __builtin_shufflevector */
+#endif
 }
 #endif
 
@@ -533,7 +537,7 @@ typedef int32_t vi8 __attribute__((vector_size(32)));
 #define AVX2_FN __attribute__((target("avx2")))
 AVX2_FN static inline vf8 vrev8(vf8 v)
 {
-    return __builtin_shufflevector(v, v, 7, 6, 5, 4, 3, 2, 1, 0);
+    return __builtin_shuffle(v, (vi8){7, 6, 5, 4, 3, 2, 1, 0});
 }
 AVX2_FN static void real_post_db_avx2(const float *restrict re, const float *restrict im,
                                       size_t m, const float *restrict rtwr,
