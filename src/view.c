@@ -702,6 +702,10 @@ static void picture_range(view *v, const analyze_result *info, size_t plot_w, ui
             v->ui.v1 = (double)total;
             v->ui.v0 = fmax(0.0, v->ui.v1 - span);
         }
+        if (!(v->ui.v1 > v->ui.v0) || !isfinite(v->ui.v0) || !isfinite(v->ui.v1)) {
+            v->ui.v0 = 0;
+            v->ui.v1 = (double)total;
+        }
         a = v->ui.v0;
         b = v->ui.v1;
         p->span = view_store_span(v->sh.store, (uint64_t)ceil(b - a), plot_w);
@@ -1866,7 +1870,12 @@ static double total_frames(view *v)
 /* File view: zoom by k (> 1 in) around frame position a (frames). */
 static void zoom_time(view *v, double a, double k)
 {
-    double total = total_frames(v), span = (v->ui.v1 - v->ui.v0) / k;
+    double total = total_frames(v), span;
+    if (!(v->ui.v1 > v->ui.v0)) { /* no picture yet: the whole file */
+        v->ui.v0 = 0;
+        v->ui.v1 = total;
+    }
+    span = (v->ui.v1 - v->ui.v0) / k;
     if (span < 8)
         span = 8;
     if (span > total)
@@ -1924,6 +1933,10 @@ static int restart(view *v, sp_errinfo *ei)
 {
     worker_stop(&v->w);
     v->pic.hold_frames = 0;
+    /* the new run counts its frames from 0 again */
+    v->st.newest_shown = 0;
+    v->last_latency = 0;
+    v->ui.paused_frames = 0;
     return worker_start(&v->w, ei);
 }
 
@@ -1968,6 +1981,7 @@ static int handle_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_erri
         window_spec ws;
         v->window_idx = (v->window_idx + 1) % (int)(sizeof WINDOWS / sizeof WINDOWS[0]);
         if (window_parse(WINDOWS[v->window_idx], &ws, NULL) == SP_OK) {
+            worker_stop(&v->w); /* the analysis reads w.cfg until it returns */
             v->w.cfg.window = ws;
             snprintf(msg, sizeof msg, "window: %s", WINDOWS[v->window_idx]);
             set_toast(v, msg);
@@ -1980,6 +1994,7 @@ static int handle_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_erri
         size_t n = v->w.cfg.n * 2;
         if (n > 32768)
             n = 256;
+        worker_stop(&v->w); /* the analysis reads w.cfg until it returns */
         v->w.cfg.n = n;
         v->w.cfg.hop = (size_t)((double)v->hop0 * (double)n / (double)v->n0 + 0.5);
         if (v->w.cfg.hop < 1)
@@ -2073,7 +2088,7 @@ static void handle_wheel(view *v, const SDL_MouseWheelEvent *e, int live)
     if (live) {
         if (dy > 0 && v->ui.live_zoom > 1)
             v->ui.live_zoom /= 2;
-        else if (dy < 0)
+        else if (dy < 0 && v->ui.live_zoom < ((uint64_t)1 << 40))
             v->ui.live_zoom *= 2; /* clamped to what the ring holds when drawn */
         return;
     }
@@ -2392,9 +2407,21 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         SDL_Event e;
         double now = progress_now();
         int scrolling = live && started && !v->ui.paused && !v->finished, got;
-        int timeout = dirty ? (int)fmax(0.0, (next_frame - now) * 1000.0) : 100;
-        if (scrolling)
-            timeout = (int)ceil(1000.0 * (v->vsync ? fmax(0.0, next_frame - now) : live_wait(v, next_frame, now)));
+        int timeout = dirty ? (int)ceil(fmax(0.0, (next_frame - now) * 1000.0)) : 100;
+        if (scrolling) {
+            double wait_s = v->vsync ? fmax(0.0, next_frame - now) : live_wait(v, next_frame, now);
+            if (!dirty) {
+                /* nothing new to draw: sleep until on_frames wakes the loop (checked under
+                 * the lock that on_frames takes, so no wake-up is missed), not spin */
+                pthread_mutex_lock(&v->sh.mu);
+                if (v->sh.version == seen_version) {
+                    v->sh.want_wake = 1;
+                    wait_s = fmax(wait_s, 0.1);
+                }
+                pthread_mutex_unlock(&v->sh.mu);
+            }
+            timeout = (int)ceil(1000.0 * wait_s);
+        }
         got = SDL_WaitEventTimeout(&e, timeout);
         while (got) {
             switch (e.type) {

@@ -385,6 +385,34 @@ class TestWindow(unittest.TestCase):
         self.assertLess(s["latency_p95_ms"], 1000)
         sys.stderr.write("\n  realtime window: %s\n" % json.dumps(s))
 
+    def test_live_wheel_burst_and_restart(self):
+        """--realtime: after a restart (w: next window function) the latency read-out goes
+        on (it once waited for the new run's frame count to pass the old one's: a third of
+        the samples were lost here). Also a burst of 80 wheel-out clicks keeps the window
+        running (the time zoom is bounded now; it once doubled to 0, a division by zero,
+        when 64 clicks came between two pictures, which this burst does not always do)."""
+        path = os.path.join(self.tmp, "sine3k.wav")
+        t = np.arange(48000 * 12) / 48000.0
+        write_wav(path, 0.5 * np.sin(2 * np.pi * 3000.0 * t))
+        stats = os.path.join(self.tmp, "stats.json")
+        w = self.open(["-q", "--realtime", "-b", "cpu", "-n", "4096", "--hop", "512", "--size", "960x600", path],
+                      env={"SPECTRO_VIEW_STATS": stats})
+        time.sleep(2.0)
+        xdo("click", "--window", w.wid, "--repeat", 80, "--delay", 0, 5)
+        time.sleep(0.5)
+        self.assertTrue(w.alive(), "a burst of 80 wheel-out clicks ended the window: " + w.stderr())
+        w.wheel(True, 80 // 10)  # back in a little; still alive
+        time.sleep(2.0)
+        w.key("w")
+        time.sleep(3.0)
+        self.assertTrue(w.alive(), w.stderr())
+        self.assertEqual(w.quit(), 0, w.stderr())
+        with open(stats) as f:
+            s = json.load(f)
+        # every picture with a newer frame is a latency sample; before and after the restart
+        self.assertGreater(s["frames_drawn"], 100, s)
+        self.assertGreater(s["latency_samples"], 0.8 * s["frames_drawn"], s)
+
     def test_live_incremental_matches_whole_redraw(self):
         """--realtime, SPECTRO_VIEW_VERIFY: every picture the window draws in parts (the
         panels kept as columns between frames, only what moved drawn again) is compared
