@@ -8,6 +8,7 @@
 #
 #   bench/bench_window.sh [path/to/spectro] [extra spectro args, e.g. --backend cuda]
 #   BENCH_SECONDS=20 BENCH_SIZE=1280x720
+#   SDL_RENDER_VSYNC=0 measures the window without vsync (it has vsync by default)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build/spectro}

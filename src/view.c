@@ -67,6 +67,10 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
  * spectra (live_wait); together more than the usual time between two deliveries */
 #define ALIGN_EARLY_S (0.5 * FRAME_PERIOD)
 #define ALIGN_LATE_S (0.4 * FRAME_PERIOD)
+/* live with vsync: after a present returns, new spectra are waited for from VSYNC_OPEN_S
+ * to VSYNC_LATE_S (vsync_wait) */
+#define VSYNC_OPEN_S (0.15 * FRAME_PERIOD)
+#define VSYNC_LATE_S (0.5 * FRAME_PERIOD)
 #define DIRECT_MAX_CHANNELS 16 /* more: the live panels go through the canvas (see damage) */
 
 /* the renderer's palette (RENDER_COL_*) and the window's own colours */
@@ -468,6 +472,7 @@ typedef struct {
     uint64_t fps_n;
     double fps;
     double last_latency;
+    double vs_late; /* live with vsync: the latest draw after a present (vsync_wait) */
     int live, finished; /* copies made under mu once per loop, for the window's thread */
     int line_h;
     /* what the texture must take from this frame: all of the canvas, or its parts that
@@ -2164,9 +2169,45 @@ static double live_wait(view *v, double next_frame, double now)
     return fmax(0.0, (expect <= next_frame + ALIGN_LATE_S ? next_frame + ALIGN_LATE_S : next_frame) - now);
 }
 
+/* Live pacing with vsync: a present waits for the display's next refresh, about a frame
+ * after the last present returned (t_last). To put the freshest spectra on that refresh,
+ * the frame is drawn as soon as new spectra come in from VSYNC_OPEN_S after t_last, and at
+ * the latest at v->vs_late after it, with what there is. Drawing and presenting must fit
+ * before the refresh: vs_late starts at VSYNC_LATE_S, steps back when a frame drawn in
+ * time still missed its refresh, and creeps forward again (vsync_adapt). Returns the
+ * seconds to wait (0: draw now); on_frames is asked to wake the window when spectra come
+ * in meanwhile. */
+static double vsync_wait(view *v, double t_last, double now)
+{
+    double open = t_last + VSYNC_OPEN_S, late = t_last + v->vs_late;
+    int fresh;
+    if (now < open)
+        return open - now;
+    if (now >= late)
+        return 0.0;
+    pthread_mutex_lock(&v->sh.mu);
+    fresh = v->sh.last_in >= open;
+    v->sh.want_wake = !fresh;
+    pthread_mutex_unlock(&v->sh.mu);
+    return fresh ? 0.0 : late - now;
+}
 
-/* live: no vsync; the window paces itself to the spectra (live_wait). */
-static int open_window(view *v, int live, sp_errinfo *ei)
+/* After a live present with vsync that was drawn by vs_late (t_draw): a present that came
+ * back more than one refresh after the last (t_last) missed its refresh. */
+static void vsync_adapt(view *v, double t_last, double t_draw, double t_present)
+{
+    if (t_last <= 0 || t_draw > t_last + v->vs_late + 1e-3)
+        return; /* the first frame, or one that waited for spectra past vs_late */
+    if (t_present - t_last > 1.05 * FRAME_PERIOD)
+        v->vs_late = fmax(VSYNC_OPEN_S, v->vs_late - 0.1 * FRAME_PERIOD);
+    else
+        v->vs_late = fmin(VSYNC_LATE_S, v->vs_late + 0.002 * FRAME_PERIOD);
+}
+
+
+/* With vsync (no tearing; SDL_RENDER_VSYNC=0 turns it off, and a live window then paces
+ * itself to the spectra: live_wait). */
+static int open_window(view *v, sp_errinfo *ei)
 {
     const analyze_config *cfg = v->user;
     int w = cfg->render.width, h = cfg->render.height;
@@ -2192,7 +2233,7 @@ static int open_window(view *v, int live, sp_errinfo *ei)
         return sp_fail(ei, SP_ENODEV, "cannot open a window: %s: use --png OUT, --dump OUT or --peaks for headless output",
                        SDL_GetError());
     SDL_SetWindowMinimumSize(v->win, MIN_WIN_W, MIN_WIN_H);
-    v->ren = SDL_CreateRenderer(v->win, -1, SDL_RENDERER_ACCELERATED | (live ? 0 : SDL_RENDERER_PRESENTVSYNC));
+    v->ren = SDL_CreateRenderer(v->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
     if (!v->ren)
         v->ren = SDL_CreateRenderer(v->win, -1, SDL_RENDERER_SOFTWARE);
     if (!v->ren)
@@ -2287,7 +2328,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     view *v;
     int err = SP_OK, quit = 0, started = 0, live = 0, dirty = 1;
     uint64_t seen_version = 0;
-    double next_frame = 0;
+    double next_frame = 0, t_last = 0; /* t_last: when the last present returned */
     const char *stats_path = getenv("SPECTRO_VIEW_STATS"), *verify_env = getenv("SPECTRO_VIEW_VERIFY");
     analyze_result info;
 
@@ -2299,6 +2340,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     memset(&info, 0, sizeof info);
     pthread_mutex_init(&v->sh.mu, NULL);
+    v->vs_late = VSYNC_LATE_S;
     v->user = cfg;
     v->w.cfg = *cfg;
     v->w.cfg.progress = 0;
@@ -2399,7 +2441,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
                 goto done;
         }
     }
-    if ((err = open_window(v, info.live, ei)) != SP_OK || (err = fit_drawable(v, ei)) != SP_OK)
+    if ((err = open_window(v, ei)) != SP_OK || (err = fit_drawable(v, ei)) != SP_OK)
         goto done;
     v->fps_t0 = progress_now();
 
@@ -2409,7 +2451,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         int scrolling = live && started && !v->ui.paused && !v->finished, got;
         int timeout = dirty ? (int)ceil(fmax(0.0, (next_frame - now) * 1000.0)) : 100;
         if (scrolling) {
-            double wait_s = v->vsync ? fmax(0.0, next_frame - now) : live_wait(v, next_frame, now);
+            double wait_s = v->vsync ? vsync_wait(v, t_last, now) : live_wait(v, next_frame, now);
             if (!dirty) {
                 /* nothing new to draw: sleep until on_frames wakes the loop (checked under
                  * the lock that on_frames takes, so no wake-up is missed), not spin */
@@ -2505,16 +2547,17 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             continue;
         now = progress_now();
         scrolling = live && started && !v->ui.paused && !v->finished;
-        if (scrolling && !v->vsync ? live_wait(v, next_frame, now) > 0 : now < next_frame)
+        if (scrolling ? (v->vsync ? vsync_wait(v, t_last, now) : live_wait(v, next_frame, now)) > 0
+                      : now < next_frame)
             continue;
         {
             uint64_t newest;
-            double t_present;
+            double t_present, t_draw;
             if ((err = fit_drawable(v, ei)) != SP_OK)
                 break;
-            t_present = progress_now();
+            t_draw = progress_now();
             newest = draw_frame(v, &info, started);
-            v->st.draw_s += progress_now() - t_present;
+            v->st.draw_s += progress_now() - t_draw;
             present_parts(v);
             if (v->ver.on && started && live)
                 verify_shown(v);
@@ -2522,6 +2565,9 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             t_present = progress_now();
             dirty = 0;
             /* vsync: the present waited for the refresh; else pace to 60 Hz ourselves */
+            if (scrolling && v->vsync)
+                vsync_adapt(v, t_last, t_draw, t_present);
+            t_last = t_present;
             next_frame = v->vsync ? t_present + 0.25 * FRAME_PERIOD
                                   : fmax(next_frame + FRAME_PERIOD, t_present - 0.5 * FRAME_PERIOD);
             v->st.drawn++;
