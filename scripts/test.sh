@@ -4,6 +4,7 @@
 #      are skipped (exit 77) on machines without a GPU
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build, all CPU tests
 #   3. a ThreadSanitizer build of the ring buffer and pipeline tests and of the binary
+#      (file analysis, and a live window restarted by keys)
 # SPECTRO_TEST_QUICK=1 runs step 1 only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,3 +41,9 @@ TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/spectro" --quiet --channel all --
     --dump "$tsan_out/t.npy" "$root/assets/stereo_1500l_3000r_48k_s16.wav"
 rm -rf "$tsan_out"
 echo "ThreadSanitizer: spectro --png --dump --channel all: clean"
+# the window's threads: a live window restarted by keys (w, then n eight times) while its
+# analysis runs; reports inside Mesa and libX11 are suppressed (tests/tsan.supp)
+py=$(sed -n 's/^SPECTRO_PYTHON:FILEPATH=//p' "$root/build-tsan/CMakeCache.txt") # the tests' Python, with numpy
+TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp" "$py" "$root/tests/e2e/e2e_window.py" \
+    "$root/build-tsan/spectro" "$root/assets" TestWindow.test_live_wheel_burst_and_restart
+echo "ThreadSanitizer: live window with restarts: clean"

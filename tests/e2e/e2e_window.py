@@ -405,6 +405,10 @@ class TestWindow(unittest.TestCase):
         time.sleep(2.0)
         w.key("w")
         time.sleep(3.0)
+        # n eight times: 8192 ... 32768, 256 ... 4096 again, a restart each (under
+        # ThreadSanitizer in scripts/test.sh: the analysis's config is not touched while it runs)
+        w.key(*["n"] * 8)
+        time.sleep(2.0)
         self.assertTrue(w.alive(), w.stderr())
         self.assertEqual(w.quit(), 0, w.stderr())
         with open(stats) as f:
