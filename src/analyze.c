@@ -1,5 +1,6 @@
 #include "analyze.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
                                       * to read ahead while a GPU starts (0.2-0.3 s) */
 #define READ_BLOCK_FLOATS (1u << 16) /* one source_read / ring_read, all channels */
 #define LIVE_BATCH 16                /* frames per FFT call in live runs */
+#define LIVE_BIG_HOP ((size_t)1 << 20) /* live hops above it: one frame per call (the framer
+                                        * holds (batch-1) hops + n samples) */
 
 analyze_config analyze_config_default(void)
 {
@@ -104,7 +107,11 @@ static void *reader_main(void *arg)
         if (rd->paced) {
             sleep_s(t0 + (double)sent / rd->rate - progress_now());
             sent += got;
-            off = ring_write(rd->r, buf, total);
+            {
+                size_t room = ring_writable(rd->r);
+                room -= room % (size_t)rd->channels; /* whole frames only: channels stay aligned */
+                off = ring_write(rd->r, buf, total < room ? total : room);
+            }
             if (off < total)
                 atomic_fetch_add(&rd->dropped, (total - off) / (size_t)rd->channels);
             continue;
@@ -359,6 +366,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     int started = 0, pushing = 0, stalled = 0, err, ch;
     double wsum = 0.0, t_start = progress_now(), t_wait;
     uint64_t limit = UINT64_MAX, consumed = 0;
+    uint64_t lost_seen = 0; /* --realtime: samples the reader dropped, as far as skips took them in */
     const source_info *info;
     stft_config sc;
     fft_config fc;
@@ -394,8 +402,15 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         goto done;
     }
     res->out_channels = cfg->channel == STFT_CHANNEL_ALL ? ch : 1;
-    if (cfg->duration > 0)
-        limit = (uint64_t)(cfg->duration * info->rate + 0.5);
+    if (cfg->duration > 0) {
+        double l = cfg->duration * info->rate + 0.5;
+        if (l < 1.0) {
+            err = sp_fail(ei, SP_EINVAL, "--duration %g: shorter than one sample at %d Hz", cfg->duration,
+                          info->rate);
+            goto done;
+        }
+        limit = l >= 1.8e19 ? UINT64_MAX : (uint64_t)l;
+    }
 
     /* Live: at most ~half a second (or 4 frames) behind before skipping ahead to the
      * newest n samples; the ring holds twice that. Files: a fixed FILE_RING_FLOATS. */
@@ -436,7 +451,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     fc.live = res->live;
     res->plan_s = progress_now();
     fc.max_batch = cfg->batch      ? cfg->batch
-                   : res->live     ? LIVE_BATCH
+                   : res->live     ? (res->hop > LIVE_BIG_HOP ? 1 : LIVE_BATCH)
                                    : analyze_auto_batch(cfg->n, res->hop, res->out_channels,
                                                         fft_backend_resolve(cfg->backend) != FFT_BACKEND_CPU);
     if ((err = fft_plan_create(&fc, &plan, ei)) != SP_OK)
@@ -467,6 +482,8 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         double bin_hz = (double)info->rate / (double)cfg->n;
         double lo = cfg->peak_fmin > 0 ? cfg->peak_fmin / bin_hz : 1.0;
         double hi = cfg->peak_fmax > 0 ? cfg->peak_fmax / bin_hz : (double)(cfg->n / 2 - 1);
+        if (lo > (double)(cfg->n / 2)) /* beyond the last bin (and no overflow below) */
+            lo = (double)(cfg->n / 2);
         sk.kmin = lo < 1.0 ? 1 : (size_t)(lo + 0.5);
         sk.kmax = hi > (double)(cfg->n / 2 - 1) ? cfg->n / 2 - 1 : (size_t)(hi + 0.5);
         if (sk.kmax < sk.kmin) {
@@ -514,6 +531,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     progress_begin(&pg, stderr, cfg->progress && !res->live, info->rate, info->frames_hint);
     while (consumed < limit) {
         size_t avail;
+        uint64_t lost;
         int finished = pushing ? 0 : atomic_load_explicit(&rd.done, memory_order_acquire);
         if (cfg->stop && atomic_load(cfg->stop)) {
             if (res->live) {
@@ -525,14 +543,24 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         }
         if (pushing && (err = source_status(src, ei)) != SP_OK)
             goto done;
+        /* what the paced reader dropped (the ring was full) is read before what the ring
+         * holds. The microphone's drops are counted but not placed: a device without a
+         * clock (the tests' ALSA file plugin) overruns by seconds at a time. */
+        lost = atomic_load(&rd.dropped);
         avail = ring_readable(&r) / (size_t)ch;
         if (res->live && avail > lag) {
-            /* fallen behind: drop all but the newest `keep` frames */
+            /* fallen behind: drop all but the newest `keep` frames. The paced reader only
+             * drops when the ring is full, so its drops come before those frames too: the
+             * frame times move on by both, and stay exact. */
             size_t gap = avail - keep;
+            uint64_t skipped = gap + (lost - lost_seen);
+            lost_seen = lost;
+            if (skipped >= limit - consumed)
+                break; /* the duration ends in what was dropped */
             ring_skip(&r, gap * (size_t)ch);
-            stft_discard(st, gap);
+            stft_discard(st, skipped);
             res->dropped += gap;
-            consumed += gap;
+            consumed += skipped;
             avail = keep;
         }
         if (avail == 0) {
@@ -587,12 +615,24 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     }
     if ((err = stft_finish(st, ei)) != SP_OK)
         goto done;
+    if (cfg->peaks && fflush(sk.out) != 0) {
+        err = sp_fail(ei, SP_EIO, "writing peaks to standard output failed: %s", strerror(errno));
+        goto done;
+    }
 
     res->frames = stft_frames(st);
     res->samples = stft_samples(st);
     res->nonfinite = source_nonfinite(src);
     res->truncated = source_truncated(src);
     res->dropped += source_dropped(src) + atomic_load(&rd.dropped);
+    if (png) {
+        if ((err = drawer_finish(&draw)) != SP_OK)
+            err = sp_fail(ei, err, "drawing the picture failed");
+        else
+            err = render_write_png(png, cfg->png_path, ei);
+        if (err != SP_OK)
+            goto done;
+    }
     if (dp) {
         dump_meta m;
         for (int c = 0; c < res->out_channels; c++)
@@ -615,14 +655,11 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         m.nonfinite_samples = res->nonfinite;
         m.truncated = res->truncated;
         m.dropped_samples = res->dropped;
-        if ((err = dump_commit(dp, &m, ei)) != SP_OK)
+        if ((err = dump_commit(dp, &m, ei)) != SP_OK) {
+            if (png)
+                remove(cfg->png_path); /* written just before: no half of the output stays */
             goto done;
-    }
-    if (png) {
-        if ((err = drawer_finish(&draw)) != SP_OK)
-            err = sp_fail(ei, err, "drawing the picture failed");
-        else
-            err = render_write_png(png, cfg->png_path, ei);
+        }
     }
 
 done:

@@ -13,6 +13,7 @@
 typedef struct {
     SNDFILE *sf;
     int64_t promised; /* frames the header declared (before libsndfile clamped it) */
+    int at_end;       /* a read returned nothing: the end of the data (or a decode error) */
     int64_t read;
     int header_truncated; /* libsndfile's log says the data chunk is shorter than declared */
     int ended_early;
@@ -25,6 +26,8 @@ static int file_read(void *state, float *dst, size_t max_frames, size_t *got, sp
     sf_count_t n = sf_readf_float(st->sf, dst, (sf_count_t)max_frames);
     if (n < 0)
         n = 0;
+    if (n == 0)
+        st->at_end = 1;
     if (n == 0 && sf_error(st->sf) != SF_ERR_NO_ERROR) {
         /* A decode error part-way (a cut FLAC/Ogg stream): keep what was read, report it
          * as truncation rather than failing the whole analysis. */
@@ -39,7 +42,10 @@ static int file_read(void *state, float *dst, size_t max_frames, size_t *got, sp
 static int file_truncated(const void *state)
 {
     const file_state *st = state;
-    return st->header_truncated || st->ended_early || (st->promised > 0 && st->read < st->promised);
+    /* fewer frames than promised counts only once the data ran out: a run that stopped
+     * reading on purpose (--duration, Ctrl-C) did not find the file short */
+    return st->header_truncated || st->ended_early ||
+           (st->at_end && st->promised > 0 && st->read < st->promised);
 }
 
 static void file_close(void *state)

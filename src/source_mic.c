@@ -248,7 +248,7 @@ static int mic_callback(const void *input, void *output, unsigned long frames,
     atomic_fetch_add_explicit(&st->callbacks, 1, memory_order_relaxed);
     if (flags & paInputOverflow) {
         atomic_fetch_add_explicit(&st->overflows, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&st->dropped, want, memory_order_relaxed);
+        atomic_fetch_add_explicit(&st->dropped, frames, memory_order_relaxed); /* per channel */
     }
     if (input && st->ring) {
         size_t room = ring_writable(st->ring);
@@ -256,7 +256,7 @@ static int mic_callback(const void *input, void *output, unsigned long frames,
         fit = ring_write(st->ring, input, want < room ? want : room);
     }
     if (fit < want)
-        atomic_fetch_add_explicit(&st->dropped, want - fit, memory_order_relaxed);
+        atomic_fetch_add_explicit(&st->dropped, (want - fit) / (size_t)st->channels, memory_order_relaxed);
     return paContinue;
 }
 

@@ -89,6 +89,9 @@ class BadInput(unittest.TestCase):
             (["-w", "gauss:nan"], ["gauss", "window"]),
             (["--hop", "99999999999999999999"], ["hop"]),
             (["-b", "nosuch"], ["nosuch", "backend"]),
+            (["--duration", "1e-9"], ["duration"]),  # less than a sample
+            (["--peaks", "--fmin", "1e300"], ["fmin"]),  # beyond the last bin
+
             (["--no-such-option"], ["no-such-option"]),
         ]
         for opts, names in cases:

@@ -106,9 +106,11 @@ class Live(unittest.TestCase):
         with E.TempDir() as d:
             # a regular file, not a FIFO: the file plugin reads once per period and keeps
             # null's silence for what a read did not return, so a FIFO whose writer falls
-            # behind on a loaded machine put gaps into the "recording"
+            # behind on a loaded machine put gaps into the "recording". Without a clock the
+            # plugin reads ahead as fast as the callbacks run: 60 s keep the end (silence
+            # after it) far from the 2 s analysed even when the analysis is starved
             path = os.path.join(d, "sine.raw")
-            t = np.arange(48000 * 10) / 48000.0
+            t = np.arange(48000 * 60) / 48000.0
             with open(path, "wb") as f:
                 f.write((0.5 * np.sin(2 * np.pi * 1000.0 * t)).astype("<f4").tobytes())
             p = subprocess.run([E.BIN, "--duration", "2", "--peaks", "--rate", "48000", "-b", "cpu"],
@@ -131,7 +133,11 @@ class Live(unittest.TestCase):
             self.assertTrue((np.diff(times) > 0).all(), "frame times must increase")
             self.assertLess(times[-1], 2.0 + 1e-9)
             self.assertLess(abs(np.median(freqs) - 1000.0), 1.0, freqs)
-            self.assertGreaterEqual((np.abs(freqs - 1000.0) < 1.0).mean(), 0.9, freqs)
+            # When the analysis falls a ring behind (a loaded machine: the plugin has no
+            # clock), the capture callback drops whole blocks, reported on stderr; the few
+            # frames that span such a splice are legitimately off.
+            share = 0.75 if "dropped" in p.stderr else 0.9
+            self.assertGreaterEqual((np.abs(freqs - 1000.0) < 1.0).mean(), share, (freqs, p.stderr))
 
     def test_microphone_lost(self):
         with E.TempDir() as d:
@@ -234,6 +240,72 @@ class Live(unittest.TestCase):
             self.assertTrue(live[last_gap + 1:].all())
             self.assertGreater(len(live) - last_gap - 1, 20)
             self.assertTrue(live[:30].all(), "frames before the stall")
+
+    def test_realtime_stall_keeps_channels_and_times(self):
+        """--realtime, 3 channels, the analysis stalled for 2 s (longer than the ring): the
+        reader drops whole frames only, so the channels stay apart (channel 0 once became
+        channel 1), and what it dropped moves the frame times on, so a change in the
+        signal shows at its time (it once showed a second early)."""
+        rate, secs, switch = 8000, 5.0, 3.0
+        n, hop = 256, 64
+        with E.TempDir() as d:
+            wav = os.path.join(d, "three.wav")
+            t = np.arange(int(rate * secs)) / rate
+            c0 = np.where(t < switch, np.sin(2 * np.pi * 1000.0 * t), np.sin(2 * np.pi * 2000.0 * t))
+            x = np.stack([c0, np.sin(2 * np.pi * 3000.0 * t), np.sin(2 * np.pi * 500.0 * t)], axis=1)
+            E.write_float_wav(wav, (0.5 * x).astype(np.float32), rate)
+            out = os.path.join(d, "o.npy")
+            env = dict(os.environ, SPECTRO_TEST_STALL="0.5:2")
+            p = subprocess.run([E.BIN, "--realtime", "-b", "cpu", "-n", str(n), "--hop", str(hop),
+                                "--channel", "all", "-o", out, wav],
+                               capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            meta = E.load_json(self, out + ".json")
+            a = np.load(out)  # (channels, frames, bins)
+            self.assertGreater(meta["dropped_samples"], rate * 0.5, meta)
+            self.assertEqual(a.shape, (3, E.frame_count(len(t), n, hop), n // 2 + 1))
+            bin_hz = rate / n
+            times = (np.arange(a.shape[1]) * hop + n / 2) / rate
+            rows = a.max(axis=2) > -200.0  # frames analysed (not the floor rows of a skip)
+            self.assertGreater(rows.sum(axis=1).min(), 100)
+            peak = a.argmax(axis=2) * bin_hz
+            for c, hz in ((1, 3000.0), (2, 500.0)):
+                self.assertTrue((np.abs(peak[c][rows[c]] - hz) <= bin_hz).all(),
+                                "channel %d: peaks %s" % (c, np.unique(peak[c][rows[c]])))
+            two = rows[0] & (np.abs(peak[0] - 2000.0) <= bin_hz)
+            self.assertTrue(two.any(), "the change to 2 kHz never shows")
+            first = times[np.nonzero(two)[0][0]]
+            # the first frame holding enough 2 kHz to peak there starts before the switch
+            self.assertLess(abs(first - switch), 1.5 * n / rate, "2 kHz first at %.3f s" % first)
+
+    def test_realtime_duration_with_a_skip(self):
+        """--realtime --duration 1 with the analysis stalled across the end: the skip
+        ahead stops at the duration; no frame (and no floor row) lies beyond it."""
+        rate, n, hop = 8000, 256, 64
+        with E.TempDir() as d:
+            wav = os.path.join(d, "long.wav")
+            t = np.arange(rate * 3) / rate
+            E.write_float_wav(wav, (0.5 * np.sin(2 * np.pi * 1000.0 * t)).astype(np.float32), rate)
+            out = os.path.join(d, "r.npy")
+            env = dict(os.environ, SPECTRO_TEST_STALL="0.8:1.2")
+            p = subprocess.run([E.BIN, "--realtime", "-b", "cpu", "-n", str(n), "--hop", str(hop),
+                                "--duration", "1", "-o", out, wav],
+                               capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            a = np.load(out)
+            self.assertLessEqual(a.shape[0], E.frame_count(rate, n, hop), a.shape)
+            self.assertGreater(a.shape[0], 0)
+
+    def test_realtime_huge_hop(self):
+        """--realtime with a hop far beyond the file: one frame, not a buffer of 16 hops
+        (that asked for terabytes and failed with 'out of memory')."""
+        with E.TempDir() as d:
+            out = os.path.join(d, "h.npy")
+            p = subprocess.run([E.BIN, "--realtime", "-b", "cpu", "-n", "256", "--hop", str(1 << 40), "-o", out,
+                                E.asset("short_3000_samples_48k_f32.wav")],
+                               capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(np.load(out).shape, (1, 129))
 
 
 if __name__ == "__main__":

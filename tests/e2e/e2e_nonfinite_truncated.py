@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Damaged input that is still analysed: NaN/Inf samples, a truncated WAV."""
+import os
 import unittest
+import wave
 
 import numpy as np
 
@@ -42,6 +44,23 @@ class Damaged(unittest.TestCase):
         self.assertEqual(a.shape, ((20000 - 4096) // 1024 + 1, 2049))
         E.assert_db_close(self, a, E.reference(x), "truncated")
 
+    def test_duration_is_not_truncation(self):
+        """--duration stops reading early on purpose: no 'truncated' warning or flag. The
+        file is longer than what the reader reads ahead (32 MB of samples), so the reading
+        really stops before the end."""
+        rate, secs = 48000, 200
+        with E.TempDir() as d:
+            path = os.path.join(d, "long.wav")
+            t = np.arange(rate * secs) / rate
+            pcm = (0.5 * 32767 * np.sin(2 * np.pi * 1000.0 * t)).astype("<i2")
+            with wave.open(path, "wb") as w:
+                w.setnchannels(1)
+                w.setsampwidth(2)
+                w.setframerate(rate)
+                w.writeframes(pcm.tobytes())
+            a, meta, p = E.dump(self, [path, "--duration", "1"], cwd=d)
+            self.assertFalse(meta["truncated"], meta)
+            self.assertEqual(a.shape[0], E.frame_count(rate, 4096, 1024))
 
 if __name__ == "__main__":
     E.main()

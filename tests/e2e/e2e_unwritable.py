@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """An output path that cannot be written: exit 1, one line, nothing left behind."""
 import os
+import subprocess
 import unittest
 
 import spectro_e2e as E
@@ -29,6 +30,27 @@ class Unwritable(unittest.TestCase):
             self.assertIn(p.returncode, (1, 2), p.stderr)
             self.assertEqual(len(p.stderr.splitlines()), 1, repr(p.stderr))
             self.assertEqual(E.listing(d), {"x.npy"})
+
+    def test_png_fails_after_dump(self):
+        """--png to a missing directory with a good --dump: the run fails and the dump,
+        finished before the picture, is not left behind looking complete."""
+        with E.TempDir() as d:
+            out = os.path.join(d, "a.npy")
+            p = E.run([E.asset("two_tone_48k_s16.wav"), "-o", out, "--png", "/nonexistent-dir-spectro-e2e/x.png"],
+                      cwd=d)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertEqual(len(p.stderr.splitlines()), 1, repr(p.stderr))
+            self.assertEqual(E.listing(d), set())
+
+    @unittest.skipUnless(os.path.exists("/dev/full"), "needs /dev/full")
+    def test_peaks_to_full_device(self):
+        """--peaks into a full device: the last buffered lines fail at the end; exit 1."""
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([E.BIN, E.asset("two_tone_48k_s16.wav"), "--peaks"], stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1, repr(p.stderr))
+        self.assertIn("peaks", p.stderr)
 
     @unittest.skipIf(os.geteuid() == 0, "root ignores directory permissions")
     def test_read_only_directory(self):
