@@ -38,6 +38,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 
@@ -604,7 +605,7 @@ int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
     if (C::SMEM > 48 * 1024) {
         /* per kernel, once (one device per process). The shared-memory carveout is left to
          * the driver: forcing the largest one cost 10-30% (less L1 for the twiddle table). */
-        static bool raised = false;
+        static std::atomic<bool> raised{false}; /* plans on several threads */
         if (!raised) {
             cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  (int)C::SMEM);

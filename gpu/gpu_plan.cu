@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -65,6 +66,7 @@ int gpu_fail_cuda(sp_errinfo *ei, int cuda_err, const char *what)
 {
     cudaError_t e = (cudaError_t)cuda_err;
     int code = e == cudaErrorMemoryAllocation ? SP_ENOMEM : SP_EGPU;
+    (void)cudaGetLastError(); /* a non-sticky error must not be reported again by the next check */
     return sp_fail(ei, code, "CUDA error in %s: %s (%s)", what, cudaGetErrorString(e),
                    cudaGetErrorName(e));
 }
@@ -114,6 +116,12 @@ static int host_alloc(unsigned char **h_ptr, size_t bytes, const char *what, sp_
 
 /* ---- probe ---------------------------------------------------------------------------- */
 
+__global__ void probe_kernel(int *unused)
+{
+    if (unused)
+        *unused = 0;
+}
+
 int gpu_probe(sp_errinfo *ei)
 {
     int count = 0;
@@ -129,6 +137,22 @@ int gpu_probe(sp_errinfo *ei)
     e = cudaFree(0);
     if (e != cudaSuccess)
         return sp_fail(ei, SP_ENODEV, "CUDA device found but unusable: %s", cudaGetErrorString(e));
+    {
+        /* the kernels are built for one architecture (SPECTRO_CUDA_ARCH): loading one tells
+         * whether this device can run them, before a plan is made */
+        cudaFuncAttributes fa;
+        e = cudaFuncGetAttributes(&fa, probe_kernel);
+        if (e != cudaSuccess) {
+            cudaDeviceProp p;
+            int dev = 0;
+            (void)cudaGetLastError();
+            if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)
+                snprintf(p.name, sizeof p.name, "?");
+            return sp_fail(ei, SP_ENODEV, "CUDA device %s (compute capability %d.%d) cannot run this "
+                           "build's kernels: %s (rebuild with -DSPECTRO_CUDA_ARCH=%d%d)", p.name,
+                           p.major, p.minor, cudaGetErrorString(e), p.major, p.minor);
+        }
+    }
     return SP_OK;
 }
 
@@ -612,6 +636,8 @@ static int run_checked(gpu_plan *gp, const job *j, sp_errinfo *ei)
     local.msg[0] = 0;
     err = run_job(gp, j, &local);
     if (err != SP_OK) {
+        for (int s = 0; s < GPU_NSLOTS; s++) /* the other slot's copies may still run */
+            (void)cudaStreamSynchronize(gp->stream[s]);
         gp->broken = 1;
         memcpy(gp->why, local.msg, sizeof gp->why);
         if (ei)
@@ -779,9 +805,12 @@ static int timed(gpu_plan *gp, int what, size_t arg, int reps, double *median_ms
     if (gp->broken)
         return sp_fail(ei, SP_EGPU, "GPU plan unusable after an earlier error: %s", gp->why);
     GPU_CK(cudaEventCreate(&ev[0]));
-    if (cudaEventCreate(&ev[1]) != cudaSuccess) {
-        cudaEventDestroy(ev[0]);
-        return sp_fail(ei, SP_EGPU, "cudaEventCreate failed");
+    {
+        cudaError_t e = cudaEventCreate(&ev[1]);
+        if (e != cudaSuccess) {
+            cudaEventDestroy(ev[0]);
+            return gpu_fail_cuda(ei, (int)e, "cudaEventCreate");
+        }
     }
     sp_errinfo local;
     local.msg[0] = 0;

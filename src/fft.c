@@ -158,8 +158,14 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
         p->be = backend_for(cfg->backend, ei, &err);
         if (!p->be)
             goto fail;
-        if (p->be->probe && (err = p->be->probe(ei)) != SP_OK)
+        if (p->be->probe && (err = p->be->probe(ei)) != SP_OK) {
+            if (ei) { /* the line names the option at fault */
+                char why[sizeof ei->msg];
+                snprintf(why, sizeof why, "%s", ei->msg);
+                sp_fail(ei, err, "--backend %s: %s", p->be->name, why);
+            }
             goto fail;
+        }
         if ((err = p->be->create(cfg, win, wsum, &p->state, ei)) != SP_OK)
             goto fail;
     }

@@ -48,7 +48,7 @@ class Cli(unittest.TestCase):
                     self.assertEqual(p.returncode, 1, p.stderr)
                     lines = p.stderr.splitlines()
                     self.assertEqual(len(lines), 1, repr(p.stderr))
-                    self.assertTrue(lines[0].startswith("spectro: "))
+                    self.assertTrue(lines[0].startswith("spectro: --backend %s: " % b), lines[0])
                     self.assertEqual(E.listing(d), set())
 
     def test_auto_backend(self):
