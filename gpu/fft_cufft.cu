@@ -66,18 +66,27 @@ static int make_plan(cufft_ctx *c, int slot, int kind, size_t batch, cached_plan
     long long n = (long long)c->n;
     long long odist = kind == KIND_C2C ? n : n / 2 + 1;
     const char *what = kind == KIND_C2C ? "plan (C2C)" : "plan (R2C)";
-    size_t work = 0;
+    size_t work = 0, est = 0;
     cufftResult r;
     out->batch = 0;
     if ((r = cufftCreate(&out->h)) != CUFFT_SUCCESS)
         return fail_cufft(ei, r, "cufftCreate", c->n, batch);
-    /* the 64-bit call: batch * n may pass 2^31 elements */
+    /* the 64-bit calls: batch * n may pass 2^31 elements. The size of the work area it
+     * will ask for goes into an out-of-memory message. */
+    if (cufftGetSizeMany64(out->h, 1, &n, NULL, 1, n, NULL, 1, odist,
+                           kind == KIND_C2C ? CUFFT_C2C : CUFFT_R2C, (long long)batch, &est) != CUFFT_SUCCESS)
+        est = 0;
     r = cufftMakePlanMany64(out->h, 1, &n, NULL, 1, n, NULL, 1, odist,
                             kind == KIND_C2C ? CUFFT_C2C : CUFFT_R2C, (long long)batch, &work);
     if (r == CUFFT_SUCCESS)
         r = cufftSetStream(out->h, c->stream[slot]);
     if (r != CUFFT_SUCCESS) {
         cufftDestroy(out->h);
+        if (r == CUFFT_ALLOC_FAILED) {
+            (void)cudaGetLastError();
+            return sp_fail(ei, SP_ENOMEM, "out of GPU memory: cuFFT %s (n %zu, batch %zu) asked for "
+                           "a work area of about %zu bytes", what, c->n, batch, est);
+        }
         return fail_cufft(ei, r, what, c->n, batch);
     }
     out->batch = batch;

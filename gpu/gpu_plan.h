@@ -2,7 +2,9 @@
  *
  * A gpu_plan owns, for one transform size n, hop and window:
  *   - two slots, each with a CUDA stream, device buffers for `chunk` frames and pinned host
- *     staging buffers (chunk = ceil(max_batch / 2)), all allocated once in create();
+ *     staging buffers (chunk = ceil(max_batch / 2)), allocated once: the device buffers in
+ *     create(), the staging buffers on the first call that needs them (callers whose
+ *     buffers come from gpu_plan_host_alloc need none);
  *   - the device copy of the window and the level scales (2/S inside, 1/S at 0 and n/2);
  *   - the pipeline that splits a call into sub-batches of at most `chunk` frames and runs
  *     them on alternating slots, so that the copies and host staging of one sub-batch
