@@ -311,7 +311,8 @@ static int write_csv_rows(dump *d, FILE *f, int channel, uint64_t first, size_t 
         size_t pos = 0;
         if (d->cfg.stacked)
             pos += (size_t)snprintf(d->line, d->line_cap, "%d,", channel);
-        pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, "%.9g",
+        /* 12 digits: microseconds a day into a recording */
+        pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, "%.12g",
                                 d->cfg.time_first + (double)(first + i) * d->cfg.time_step);
         for (size_t k = 0; k < d->cfg.bins; k++)
             pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, ",%.4f", (double)row[k]);

@@ -271,12 +271,15 @@ out:
 /* ---- csv --------------------------------------------------------------------------------- */
 
 /* Several channels are written stacked ("channel,time_s,..."), as --channel all does. */
-static void test_csv(int channels)
+/* late: frames a day into a recording, one sample apart at 48 kHz (times must keep
+ * microseconds there) */
+static void test_csv(int channels, int late)
 {
     char path[512];
     const size_t bins = rng_range(3, 40), frames = rng_range(5, 120);
-    const double bin_hz = 5.0 + (double)rng_range(0, 1000) / 7.0, t0 = 0.01 * (double)rng_range(1, 100),
-                 dt = 0.001 * (double)rng_range(1, 100);
+    const double bin_hz = 5.0 + (double)rng_range(0, 1000) / 7.0,
+                 t0 = (late ? 86400.0 : 0.0) + 0.01 * (double)rng_range(1, 100),
+                 dt = late ? 1.0 / 48000.0 : 0.001 * (double)rng_range(1, 100);
     float *data = malloc((size_t)channels * frames * bins * sizeof *data);
     dump_config dc;
     dump *d = NULL;
@@ -467,8 +470,9 @@ int main(void)
         test_npy(1, 0);
         test_npy(3, 1);
         test_npy(1, 1); /* --channel all on a mono input: shape (1, frames, bins) */
-        test_csv(1);
-        test_csv(3);
+        test_csv(1, 0);
+        test_csv(3, 0);
+        test_csv(1, 1);
     }
     /* several channels without `stacked`: a channel axis anyway, or refused; never a 2-D
      * header over 3 channels of data */
