@@ -486,7 +486,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             lo = (double)(cfg->n / 2);
         sk.kmin = lo < 1.0 ? 1 : (size_t)(lo + 0.5);
         sk.kmax = hi > (double)(cfg->n / 2 - 1) ? cfg->n / 2 - 1 : (size_t)(hi + 0.5);
-        if (sk.kmax < sk.kmin) {
+        if (cfg->peaks && sk.kmax < sk.kmin) { /* only the peak search needs a whole bin */
             err = sp_fail(ei, SP_EINVAL, "--fmin/--fmax: the range %.1f..%.1f Hz holds no bin", cfg->peak_fmin,
                           cfg->peak_fmax);
             goto done;

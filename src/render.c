@@ -394,8 +394,11 @@ static void format_time(double t, int style, int decimals, char *buf, size_t len
 /* dB ticks of the colour bar, at 1-2-5 steps at least gap_px apart. */
 static int db_ticks(const render *r, double length_px, double gap_px, double *out, int max)
 {
-    double lo = r->cfg.db_lo, hi = r->cfg.db_hi, step = nice_125((hi - lo) * gap_px / length_px);
+    double lo = r->cfg.db_lo, hi = r->cfg.db_hi, raw = (hi - lo) * gap_px / length_px, step;
     int count = 0;
+    if (max > 1 && raw < (hi - lo) / (max - 1)) /* a tall bar gets ticks to its top */
+        raw = (hi - lo) / (max - 1);
+    step = nice_125(raw);
     for (double k = ceil(lo / step - 1e-9); k * step <= hi + 1e-9 * step && count < max; k++)
         out[count++] = k * step;
     return count;
@@ -573,7 +576,10 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
     if (!isfinite(cfg->db_lo) || !isfinite(cfg->db_hi) || !(cfg->db_lo < cfg->db_hi))
         return sp_fail(ei, SP_EINVAL, "--db-range %g:%g: LO must be below HI", (double)cfg->db_lo,
                        (double)cfg->db_hi);
-    if (!(rate > 0) || !isfinite(rate) || n < 2 || n % 2 || channels < 1 || channels > 256 || !isfinite(t0) ||
+    if (channels > RENDER_MAX_CHANNELS)
+        return sp_fail(ei, SP_EINVAL, "--channel all: %d channels; a picture stacks at most %d", channels,
+                       RENDER_MAX_CHANNELS);
+    if (!(rate > 0) || !isfinite(rate) || n < 2 || n % 2 || channels < 1 || !isfinite(t0) ||
         !(dt > 0) || !isfinite(dt))
         return sp_fail(ei, SP_EINVAL, "render_create: bad stream parameters (rate %g, n %zu, dt %g, %d channels)",
                        rate, n, dt, channels);

@@ -56,6 +56,8 @@ typedef struct {
 
 render_config render_config_default(void);
 
+#define RENDER_MAX_CHANNELS 256 /* panels one picture stacks (--channel all) */
+
 typedef struct render render;
 
 /* rate: sample rate (Hz); n: FFT size (spectra hold n/2+1 bins); t0, dt: the first

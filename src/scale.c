@@ -74,6 +74,9 @@ int scale_map_init(scale_map *m, freq_scale kind, double fmin, double fmax, sp_e
         return sp_fail(ei, SP_EINVAL, "--fmin %g: must be 0 Hz or more", fmin);
     if (!(fmax > fmin) || !isfinite(fmax))
         return sp_fail(ei, SP_EINVAL, "--fmax %g: must be above --fmin (%g Hz)", fmax, fmin);
+    if (fmax - fmin < 1e-6 * fmax) /* the axis could not tell its ends apart */
+        return sp_fail(ei, SP_EINVAL, "--fmin %.17g / --fmax %.17g: the range is too narrow to draw", fmin,
+                       fmax);
     if (kind == FREQ_SCALE_LOG && fmin <= 0)
         return sp_fail(ei, SP_EINVAL, "--fmin 0: a log frequency scale needs fmin > 0");
     m->kind = kind;
@@ -133,6 +136,8 @@ static int linear_ticks(const scale_map *m, double length_px, double gap_px, sca
     static const double mant[] = {1, 2, 2.5, 5, 10};
     static const int subdiv[] = {5, 4, 5, 5, 5};
     double span = m->fmax - m->fmin, raw = span * gap_px / length_px;
+    if (max > 1 && raw < span / (max - 1)) /* every part of a tall axis gets its ticks */
+        raw = span / (max - 1);
     double mag = pow(10.0, floor(log10(raw))), step = 10 * mag, eps = span * 1e-9;
     int div = 5, count = 0;
     for (int i = 0; i < 5; i++) {
@@ -142,13 +147,15 @@ static int linear_ticks(const scale_map *m, double length_px, double gap_px, sca
             break;
         }
     }
-    for (double k = ceil((m->fmin - eps) / step); k * step <= m->fmax + eps; k++)
-        count = add_tick(out, count, max, m, k * step, 1);
-    if (step / div * length_px / span >= 4.0) {
-        double sub = step / div;
-        for (double k = ceil((m->fmin - eps) / sub); k * sub <= m->fmax + eps; k++)
-            if (fmod(k, div) != 0)
-                count = add_tick(out, count, max, m, k * sub, 0);
+    /* counted in whole steps from k0 (a double k would stop counting past 2^53) */
+    double k0 = ceil((m->fmin - eps) / step);
+    for (int i = 0; count < max && (k0 + i) * step <= m->fmax + eps; i++)
+        count = add_tick(out, count, max, m, (k0 + i) * step, 1);
+    if (step / div * length_px / span >= 4.0 && count + span / (step / div) + 1 <= max) {
+        double sub = step / div, s0 = ceil((m->fmin - eps) / sub);
+        for (int i = 0; count < max && (s0 + i) * sub <= m->fmax + eps; i++)
+            if (fmod(s0 + i, div) != 0)
+                count = add_tick(out, count, max, m, (s0 + i) * sub, 0);
     }
     return count;
 }

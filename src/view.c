@@ -1762,8 +1762,8 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
     p->ok = ok;
     if (ok) {
         if (info->live) {
-            const int16_t *cur[256] = {0};
-            int C = p->channels < 256 ? p->channels : 256;
+            const int16_t *cur[RENDER_MAX_CHANNELS] = {0};
+            int C = p->channels < RENDER_MAX_CHANNELS ? p->channels : RENDER_MAX_CHANNELS;
             if (!v->ui.paused)
                 update_hold(v, newest, progress_now());
             /* the newest entry is the last one */
@@ -1772,8 +1772,8 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
             draw_spectrum(v, &L, cur, p->hold, p->hold != NULL, "Spectrum (newest)");
         } else {
             /* file: the spectrum under the cursor, and the maximum over the view */
-            const int16_t *cur[256] = {0};
-            int C = p->channels < 256 ? p->channels : 256, have_cur = 0;
+            const int16_t *cur[RENDER_MAX_CHANNELS] = {0};
+            int C = p->channels < RENDER_MAX_CHANNELS ? p->channels : RENDER_MAX_CHANNELS, have_cur = 0;
             size_t n = (size_t)p->channels * p->bins;
             if (grow((void **)&p->hold, &p->hold_cap, n, sizeof *p->hold) &&
                 grow((void **)&p->hold_t, &p->hold_t_cap, n, sizeof *p->hold_t)) {

@@ -71,11 +71,12 @@ int view_store_create(int channels, size_t bins, int live, size_t budget, view_s
     } else {
         s->base_cap = budget / (2 * per_entry); /* the levels above add as much again */
         s->base_cap &= ~(size_t)1;
-        for (s->nlevels = 1; s->nlevels < MAX_LEVELS && (s->base_cap >> s->nlevels) >= 2; s->nlevels++)
-            ;
     }
     if (s->base_cap < MIN_ENTRIES)
         s->base_cap = MIN_ENTRIES;
+    if (!live) /* from the final base_cap: a tiny budget still gets the levels it merges into */
+        for (s->nlevels = 1; s->nlevels < MAX_LEVELS && (s->base_cap >> s->nlevels) >= 2; s->nlevels++)
+            ;
     s->ch = calloc((size_t)channels, sizeof *s->ch);
     s->tmp = malloc(bins * sizeof *s->tmp);
     if (!s->ch || !s->tmp)

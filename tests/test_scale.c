@@ -54,6 +54,23 @@ int main(void)
     CHECK(scale_map_init(&m, FREQ_SCALE_LOG, 0, 20000, &ei) == SP_EINVAL);
     CHECK(scale_map_init(&m, FREQ_SCALE_LINEAR, 100, 100, &ei) == SP_EINVAL);
     CHECK(scale_map_init(&m, FREQ_SCALE_LINEAR, -1, 100, &ei) == SP_EINVAL);
+    /* a range the axis cannot tell apart (its tick loop once never ended) */
+    CHECK(scale_map_init(&m, FREQ_SCALE_LINEAR, 1000, 1000.0000000000002, &ei) == SP_EINVAL &&
+          strstr(ei.msg, "narrow"));
+    CHECK(scale_map_init(&m, FREQ_SCALE_MEL, 1000, 1000.0000000000002, &ei) == SP_EINVAL);
+    /* a tall axis: the labelled ticks reach both ends (they once stopped at 512 ticks
+     * counted from fmin, leaving the top of the axis bare) */
+    CHECK(scale_map_init(&m, FREQ_SCALE_LINEAR, 0, 5600, &ei) == SP_OK);
+    {
+        scale_tick t[512];
+        int n = scale_ticks(&m, 16384, 2, t, 512);
+        double top = 0;
+        CHECK(n > 0 && n <= 512);
+        for (int i = 0; i < n; i++)
+            if (t[i].labeled && t[i].u > top)
+                top = t[i].u;
+        CHECK_MSG(top > 0.9, "highest labelled tick at %.3f of the axis", top);
+    }
 
     for (int k = 0; k < 3; k++) {
         double fmin = k == FREQ_SCALE_LOG ? 20 : 0;

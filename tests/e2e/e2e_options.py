@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 """Non-default --fft-size, --hop and --window against the reference, with the JSON."""
+import os
 import unittest
 
 import spectro_e2e as E
@@ -50,6 +51,19 @@ class Options(unittest.TestCase):
         path = E.asset("two_tone_48k_s16.wav")
         _, meta, _ = E.dump(self, [path, "-b", "cpu"])
         self.assertEqual(meta["backend"], "cpu")
+
+    def test_picture_zoom_narrower_than_a_bin(self):
+        """--fmin/--fmax narrower than one bin: the picture interpolates and is drawn; only
+        --peaks, which searches whole bins, refuses it (the check once ran for pictures too)."""
+        path = E.asset("sine_513hz_8k_u8.wav")
+        with E.TempDir() as d:
+            png = os.path.join(d, "z.png")
+            p = E.run([path, "-q", "-n", "16", "--fmin", "3800", "--fmax", "3900", "--png", png])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(os.path.getsize(png) > 0)
+            p = E.run([path, "-q", "-n", "16", "--fmin", "3800", "--fmax", "3900", "--peaks"])
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("--fmin", p.stderr)
 
 
 if __name__ == "__main__":
