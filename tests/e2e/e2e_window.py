@@ -358,14 +358,20 @@ class TestWindow(unittest.TestCase):
         self.assertEqual(w.quit(), 0, w.stderr())
         self.assertEqual(w.stderr().strip(), "")
 
-    def test_realtime_scrolling_stats(self):
-        """--realtime: live scrolling; SPECTRO_VIEW_STATS reports fps and latency."""
+    def open_realtime_3k(self, seconds):
+        """A window streaming `seconds` of a 3 kHz sine through the live path (--realtime,
+        N 4096, hop 512, 960x600); returns it and the path of its SPECTRO_VIEW_STATS file."""
         path = os.path.join(self.tmp, "sine3k.wav")
-        t = np.arange(48000 * 8) / 48000.0
+        t = np.arange(48000 * seconds) / 48000.0
         write_wav(path, 0.5 * np.sin(2 * np.pi * 3000.0 * t))
         stats = os.path.join(self.tmp, "stats.json")
         w = self.open(["-q", "--realtime", "-b", "cpu", "-n", "4096", "--hop", "512", "--size", "960x600", path],
                       env={"SPECTRO_VIEW_STATS": stats})
+        return w, stats
+
+    def test_realtime_scrolling_stats(self):
+        """--realtime: live scrolling; SPECTRO_VIEW_STATS reports fps and latency."""
+        w, stats = self.open_realtime_3k(8)
         time.sleep(1.5)
 
         def check(img):
@@ -391,12 +397,7 @@ class TestWindow(unittest.TestCase):
         the samples were lost here). Also a burst of 80 wheel-out clicks keeps the window
         running (the time zoom is bounded now; it once doubled to 0, a division by zero,
         when 64 clicks came between two pictures, which this burst does not always do)."""
-        path = os.path.join(self.tmp, "sine3k.wav")
-        t = np.arange(48000 * 12) / 48000.0
-        write_wav(path, 0.5 * np.sin(2 * np.pi * 3000.0 * t))
-        stats = os.path.join(self.tmp, "stats.json")
-        w = self.open(["-q", "--realtime", "-b", "cpu", "-n", "4096", "--hop", "512", "--size", "960x600", path],
-                      env={"SPECTRO_VIEW_STATS": stats})
+        w, stats = self.open_realtime_3k(12)
         time.sleep(2.0)
         xdo("click", "--window", w.wid, "--repeat", 80, "--delay", 0, 5)
         time.sleep(0.5)
