@@ -214,6 +214,35 @@ static void test_colorbar(const char *cmap_name)
     render_destroy(r);
 }
 
+/* A tall picture's colour bar has labels up to its top (its ticks were once capped
+ * counting from the bottom, leaving the loud end bare). */
+static void test_colorbar_tall(void)
+{
+    render_config cfg = render_config_default();
+    render *r = NULL;
+    sp_errinfo ei;
+    uint8_t *rgba;
+    char path[256];
+    int w, h;
+    cfg.width = 640;
+    cfg.height = 8000;
+    CHECK(render_create(&cfg, RATE, N, 0.0, HOP / RATE, 1, -1, &r, &ei) == SP_OK);
+    if (!r)
+        return;
+    path_in_dir(path, sizeof path, "tall.png");
+    CHECK(render_write_png(r, path, &ei) == SP_OK);
+    rgba = read_png(path, &w, &h);
+    CHECK(rgba != NULL);
+    if (rgba) {
+        render_rect b = render_colorbar_rect(r);
+        CHECK(b.h > 4000);
+        CHECK_MSG(ink(rgba, w, b.x + b.w + 2, b.y, w, b.y + b.h / 10) > 50,
+                  "no dB labels on the top tenth of a %d px colour bar", b.h);
+        free(rgba);
+    }
+    render_destroy(r);
+}
+
 /* One loud frame among `total` quiet ones must show: each column is the max of its frames. */
 static void test_max_of_frames(int64_t hint, size_t total, size_t loud_at)
 {
@@ -566,6 +595,7 @@ int main(void)
     test_colorbar("viridis");
     test_colorbar("magma");
     test_colorbar("gray");
+    test_colorbar_tall();
     test_max_of_frames(10000, 10000, 6789);  /* hint known */
     test_max_of_frames(-1, 10000, 1234);     /* unknown length */
     test_max_of_frames(-1, 300000, 299000);  /* bounded memory: many merges */
