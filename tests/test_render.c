@@ -596,6 +596,14 @@ int main(void)
     test_colorbar("magma");
     test_colorbar("gray");
     test_colorbar_tall();
+    {
+        /* more channels than a picture stacks: one line naming the option */
+        render_config cfg = render_config_default();
+        render *r = NULL;
+        sp_errinfo ei = {{0}};
+        CHECK(render_create(&cfg, RATE, N, 0.0, HOP / RATE, RENDER_MAX_CHANNELS + 1, -1, &r, &ei) == SP_EINVAL);
+        CHECK_MSG(r == NULL && strstr(ei.msg, "--channel"), "%s", ei.msg);
+    }
     test_max_of_frames(10000, 10000, 6789);  /* hint known */
     test_max_of_frames(-1, 10000, 1234);     /* unknown length */
     test_max_of_frames(-1, 300000, 299000);  /* bounded memory: many merges */
