@@ -2604,8 +2604,6 @@ done:
     pthread_mutex_lock(&v->sh.mu);
     if (res && (v->sh.finished || v->sh.started)) {
         *res = v->sh.finished ? v->sh.res : v->sh.info;
-        if (atomic_load(&v->w.stop))
-            res->truncated = 0; /* the window stopped the reading, the file did not end */
     }
     pthread_mutex_unlock(&v->sh.mu);
     destroy_view(v);

@@ -176,24 +176,36 @@ static void test_sine_row(freq_scale scale, double hz, const char *name)
     free(db);
 }
 
+/* A picture of one channel and no frames drawn with cfg, written as tmp/NAME and read
+ * back (NULL on failure, checked); *r is the renderer (the caller destroys it). */
+static uint8_t *empty_picture(const render_config *cfg, const char *name, render **r, int *w)
+{
+    sp_errinfo ei;
+    char path[256];
+    uint8_t *rgba;
+    int h;
+    *r = NULL;
+    CHECK(render_create(cfg, RATE, N, 0.0, HOP / RATE, 1, -1, r, &ei) == SP_OK);
+    if (!*r)
+        return NULL;
+    path_in_dir(path, sizeof path, name);
+    CHECK(render_write_png(*r, path, &ei) == SP_OK);
+    rgba = read_png(path, w, &h);
+    CHECK(rgba != NULL);
+    return rgba;
+}
+
 static void test_colorbar(const char *cmap_name)
 {
     render_config cfg = render_config_default();
     render *r = NULL;
     sp_errinfo ei;
     uint8_t *rgba;
-    char path[256];
-    int w, h;
+    int w;
     cfg.width = 640;
     cfg.height = 400;
     CHECK(colormap_parse(cmap_name, &cfg.colormap, &ei) == SP_OK);
-    CHECK(render_create(&cfg, RATE, N, 0.0, HOP / RATE, 1, -1, &r, &ei) == SP_OK);
-    if (!r)
-        return;
-    path_in_dir(path, sizeof path, "bar.png");
-    CHECK(render_write_png(r, path, &ei) == SP_OK);
-    rgba = read_png(path, &w, &h);
-    CHECK(rgba != NULL);
+    rgba = empty_picture(&cfg, "bar.png", &r, &w);
     if (rgba) {
         render_rect b = render_colorbar_rect(r);
         const uint8_t(*lut)[3] = colormap_lut(cfg.colormap);
@@ -220,19 +232,11 @@ static void test_colorbar_tall(void)
 {
     render_config cfg = render_config_default();
     render *r = NULL;
-    sp_errinfo ei;
     uint8_t *rgba;
-    char path[256];
-    int w, h;
+    int w;
     cfg.width = 640;
     cfg.height = 8000;
-    CHECK(render_create(&cfg, RATE, N, 0.0, HOP / RATE, 1, -1, &r, &ei) == SP_OK);
-    if (!r)
-        return;
-    path_in_dir(path, sizeof path, "tall.png");
-    CHECK(render_write_png(r, path, &ei) == SP_OK);
-    rgba = read_png(path, &w, &h);
-    CHECK(rgba != NULL);
+    rgba = empty_picture(&cfg, "tall.png", &r, &w);
     if (rgba) {
         render_rect b = render_colorbar_rect(r);
         CHECK(b.h > 4000);

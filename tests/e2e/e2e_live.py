@@ -101,6 +101,16 @@ def mic_env(fifo):
     return env
 
 
+def run_realtime(wav, out, stall, *opts):
+    """spectro --realtime -b cpu OPTS -o OUT WAV, the analysis stalled as SPECTRO_TEST_STALL
+    says (AT:FOR seconds; None: no stall)."""
+    env = dict(os.environ)
+    if stall:
+        env["SPECTRO_TEST_STALL"] = stall
+    return subprocess.run([E.BIN, "--realtime", "-b", "cpu"] + [str(o) for o in opts] + ["-o", out, wav],
+                          capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+
+
 class Live(unittest.TestCase):
     def test_microphone_peaks(self):
         with E.TempDir() as d:
@@ -255,10 +265,7 @@ class Live(unittest.TestCase):
             x = np.stack([c0, np.sin(2 * np.pi * 3000.0 * t), np.sin(2 * np.pi * 500.0 * t)], axis=1)
             E.write_float_wav(wav, (0.5 * x).astype(np.float32), rate)
             out = os.path.join(d, "o.npy")
-            env = dict(os.environ, SPECTRO_TEST_STALL="0.5:2")
-            p = subprocess.run([E.BIN, "--realtime", "-b", "cpu", "-n", str(n), "--hop", str(hop),
-                                "--channel", "all", "-o", out, wav],
-                               capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+            p = run_realtime(wav, out, "0.5:2", "-n", n, "--hop", hop, "--channel", "all")
             self.assertEqual(p.returncode, 0, p.stderr)
             meta = E.load_json(self, out + ".json")
             a = np.load(out)  # (channels, frames, bins)
@@ -287,10 +294,7 @@ class Live(unittest.TestCase):
             t = np.arange(rate * 3) / rate
             E.write_float_wav(wav, (0.5 * np.sin(2 * np.pi * 1000.0 * t)).astype(np.float32), rate)
             out = os.path.join(d, "r.npy")
-            env = dict(os.environ, SPECTRO_TEST_STALL="0.8:1.2")
-            p = subprocess.run([E.BIN, "--realtime", "-b", "cpu", "-n", str(n), "--hop", str(hop),
-                                "--duration", "1", "-o", out, wav],
-                               capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+            p = run_realtime(wav, out, "0.8:1.2", "-n", n, "--hop", hop, "--duration", 1)
             self.assertEqual(p.returncode, 0, p.stderr)
             a = np.load(out)
             self.assertLessEqual(a.shape[0], E.frame_count(rate, n, hop), a.shape)
@@ -301,9 +305,7 @@ class Live(unittest.TestCase):
         (that asked for terabytes and failed with 'out of memory')."""
         with E.TempDir() as d:
             out = os.path.join(d, "h.npy")
-            p = subprocess.run([E.BIN, "--realtime", "-b", "cpu", "-n", "256", "--hop", str(1 << 40), "-o", out,
-                                E.asset("short_3000_samples_48k_f32.wav")],
-                               capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+            p = run_realtime(E.asset("short_3000_samples_48k_f32.wav"), out, None, "-n", 256, "--hop", 1 << 40)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(np.load(out).shape, (1, 129))
 
