@@ -41,6 +41,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "gpu_plan.h"
 
@@ -61,7 +63,7 @@ struct FArgs {
     const float *win; /* stft window */
     size_t batch;     /* frames (K_ROW) or transforms (four-step) */
     size_t hop;       /* real input: frame step in samples */
-    float scale, scale_mid, scale_edge;
+    float scale;
     /* stft: level of bin k from q = |2 X_k|^2: q > thr ? 10 log10(2) log2(q) + off : floor */
     float thr_mid, thr_edge, off_mid, off_edge;
     int inverse;
@@ -145,12 +147,31 @@ template <int T, int FPB, bool MF> __device__ __forceinline__ void thread_ft(uns
     }
 }
 
+/* f(std::integral_constant<int, 0>{}) ... f(std::integral_constant<int, N - 1>{}): in f the
+ * index is a constant expression, so the constexpr helpers of it (elem, crev, slot) are
+ * evaluated at compile time. With "#pragma unroll" loops nvcc left some of them as run-time
+ * loops (a third of the N = 4096 stft kernel's instructions). */
+template <class F, int... I> __device__ __forceinline__ void unroll_seq(F &&f, std::integer_sequence<int, I...>)
+{
+    (f(std::integral_constant<int, I>{}), ...);
+}
+template <int N, class F> __device__ __forceinline__ void unroll(F &&f)
+{
+    unroll_seq(f, std::make_integer_sequence<int, N>{});
+}
+#define SP_CI(X) decltype(X)::value /* the int of an unroll index */
+
+/* element e's i bits (ELEM) and their bit reversal (RELEM): compile-time constants */
+template <int L, int RL, int Q, int E> constexpr unsigned ELEM = PG<L, RL, Q>::elem(E);
+template <int L, int RL, int Q, int E> constexpr unsigned RELEM = crev(PG<L, RL, Q>::elem(E), L);
+
 template <int L, int RL, int Q> __device__ __forceinline__ unsigned scatter(unsigned t)
 {
     unsigned r = 0;
-#pragma unroll
-    for (int k = 0; k < L - RL; k++)
-        r |= ((t >> k) & 1u) << PG<L, RL, Q>::slot(k);
+    unroll<L - RL>([&](auto K) {
+        constexpr int k = SP_CI(K), sl = PG<L, RL, Q>::slot(k);
+        r |= ((t >> k) & 1u) << sl;
+    });
     return r;
 }
 
@@ -227,16 +248,18 @@ __host__ __device__ constexpr float w32_im(int j)
     }
 }
 
-/* x * W_{2^k}^ep (conjugate twiddle when inv), k <= 5; k, ep constants after unrolling */
-__device__ __forceinline__ float2 mul_wconst(float2 x, int k, int ep, int inv)
+/* x * W_{2^K}^EP (conjugate twiddle when inv), K <= 5 */
+template <int K, int EP> __device__ __forceinline__ float2 mul_wconst(float2 x, int inv)
 {
-    const int j = ep << (5 - k);
-    if (j == 0)
+    constexpr int j = EP << (5 - K);
+    if constexpr (j == 0) {
         return x;
-    if (j == 8) /* -i (inverse: +i) */
+    } else if constexpr (j == 8) { /* -i (inverse: +i) */
         return inv ? make_float2(-x.y, x.x) : make_float2(x.y, -x.x);
-    const float c = w32_re(j), sn = w32_im(j);
-    return cmul(x, make_float2(c, inv ? -sn : sn));
+    } else {
+        constexpr float c = w32_re(j), sn = w32_im(j);
+        return cmul(x, make_float2(c, inv ? -sn : sn));
+    }
 }
 
 /* Levels lo+1 .. lo+w of pass Q on the thread's points; ti = the thread's i bits. */
@@ -247,40 +270,37 @@ __device__ __forceinline__ void levels(float2 (&v)[1 << RL], unsigned ti, const 
     using G = PG<L, RL, Q>;
     constexpr int R = 1 << RL, W = 1 << G::w;
     const unsigned pt = G::lo > 0 ? rev_var<L>(ti) : 0u;
-#pragma unroll
-    for (int h = 0; h < R / W; h++) {
-        unsigned pg = 0; /* p bits [0, lo) of this group: the twiddle's low bits */
-        if (G::lo > 0)
-            pg = (pt | crev(G::elem(h * W), L)) & ((1u << G::lo) - 1u);
-#pragma unroll
-        for (int k = 1; k <= G::w; k++) {
-            const int half = 1 << (k - 1);
-            const unsigned sh = (unsigned)(L - (G::lo + k)) + tws;
+    unroll<R / W>([&](auto H) {
+        constexpr int h = SP_CI(H);
+        /* p bits [0, lo) of this group: the twiddle's low bits */
+        [[maybe_unused]] const unsigned pg = (pt | RELEM<L, RL, Q, h * W>) & ((1u << G::lo) - 1u);
+        unroll<G::w>([&](auto K1) {
+            constexpr int k = SP_CI(K1) + 1, half = 1 << (k - 1);
             /* twiddle of j = pg + e' 2^lo at level s = lo + k: W_{2^s}^pg * W_{2^k}^e'. One
-             * load a level at a thread-dependent address (W^pg); the W_{2^k}^e' are the same
-             * for every lane (broadcast loads, L1 hits). */
+             * load a level at a thread-dependent address (W^pg); the W_{2^k}^e' are
+             * immediates. */
             /* (no local array of the products: it stayed on the stack) */
             float2 wb = make_float2(1.0f, 0.0f);
-            if (G::lo > 0) {
+            if constexpr (G::lo > 0) {
+                const unsigned sh = (unsigned)(L - (G::lo + k)) + tws;
                 wb = __ldg(tw + (pg << sh));
                 if (inv)
                     wb.y = -wb.y;
             }
-#pragma unroll
-            for (int e = 0; e < W; e++) {
-                if (e & half)
-                    continue;
-                const int ep = e & (half - 1);
-                float2 x0 = v[h * W + e], x1 = v[h * W + e + half];
-                if (G::lo == 0)
-                    x1 = mul_wconst(x1, k, ep, inv); /* W_{2^k}^ep, an immediate */
-                else
-                    x1 = cmul(x1, mul_wconst(wb, k, ep, inv)); /* same ep: CSE */
-                v[h * W + e] = make_float2(x0.x + x1.x, x0.y + x1.y);
-                v[h * W + e + half] = make_float2(x0.x - x1.x, x0.y - x1.y);
-            }
-        }
-    }
+            unroll<W>([&](auto E) {
+                constexpr int e = SP_CI(E), ep = e & (half - 1);
+                if constexpr (!(e & half)) {
+                    float2 x0 = v[h * W + e], x1 = v[h * W + e + half];
+                    if constexpr (G::lo == 0)
+                        x1 = mul_wconst<k, ep>(x1, inv); /* W_{2^k}^ep, an immediate */
+                    else
+                        x1 = cmul(x1, mul_wconst<k, ep>(wb, inv)); /* same ep: CSE */
+                    v[h * W + e] = make_float2(x0.x + x1.x, x0.y + x1.y);
+                    v[h * W + e + half] = make_float2(x0.x - x1.x, x0.y - x1.y);
+                }
+            });
+        });
+    });
 }
 
 /* Pass Q >= 1: pass Q-1's points to shared memory, pass Q's points back, its levels. */
@@ -299,9 +319,10 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             float2 *pc = s_c + f * C::N;
             if (Q > 1)
                 __syncthreads();
-#pragma unroll
-            for (int e = 0; e < C::R; e++)
-                pc[sti ^ swz2<L>(PG<L, RL, Q - 1>::elem(e))] = v[e];
+            unroll<C::R>([&](auto E) {
+                constexpr int e = SP_CI(E);
+                pc[sti ^ swz2<L>(ELEM<L, RL, Q - 1, e>)] = v[e];
+            });
         }
         __syncthreads();
         {
@@ -310,9 +331,10 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             const unsigned ti = scatter<L, RL, Q>(t);
             const unsigned sti = swz2<L>(ti);
             const float2 *pc = s_c + f * C::N;
-#pragma unroll
-            for (int e = 0; e < C::R; e++)
-                v[e] = pc[sti ^ swz2<L>(PG<L, RL, Q>::elem(e))];
+            unroll<C::R>([&](auto E) {
+                constexpr int e = SP_CI(E);
+                v[e] = pc[sti ^ swz2<L>(ELEM<L, RL, Q, e>)];
+            });
             levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
         }
         exchange_passes<L, RL, FPB, KIND, S2, OP, Q + 1>(v, s_re, s_im, tid, A);
@@ -326,12 +348,12 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             const unsigned sti = swz<L>(ti);
             if (Q > 1)
                 __syncthreads(); /* everyone has read pass Q-1's input */
-#pragma unroll
-            for (int e = 0; e < C::R; e++) {
-                unsigned a = sti ^ swz<L>(PG<L, RL, Q - 1>::elem(e));
+            unroll<C::R>([&](auto E) {
+                constexpr int e = SP_CI(E);
+                unsigned a = sti ^ swz<L>(ELEM<L, RL, Q - 1, e>);
                 pr[a] = v[e].x;
                 pi[a] = v[e].y;
-            }
+            });
         }
         __syncthreads();
         {
@@ -340,11 +362,11 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             const unsigned ti = scatter<L, RL, Q>(t);
             const float *pr = s_re + f * C::FS, *pi = s_im + f * C::FS;
             const unsigned sti = swz<L>(ti);
-#pragma unroll
-            for (int e = 0; e < C::R; e++) {
-                unsigned a = sti ^ swz<L>(PG<L, RL, Q>::elem(e));
+            unroll<C::R>([&](auto E) {
+                constexpr int e = SP_CI(E);
+                unsigned a = sti ^ swz<L>(ELEM<L, RL, Q, e>);
                 v[e] = make_float2(pr[a], pi[a]);
-            }
+            });
             levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
         }
         exchange_passes<L, RL, FPB, KIND, S2, OP, Q + 1>(v, s_re, s_im, tid, A);
@@ -368,15 +390,29 @@ __device__ __forceinline__ float2 twiddle_full(const FArgs &A, unsigned m)
     return w;
 }
 
-/* level in dB of a bin from q = |2X|^2 (see FArgs); exact fallback where q nears overflow */
-__device__ __forceinline__ float level_db(float2 x2, float q, float thr, float off, float s)
+/* log2 x by the MUFU alone (lg2.approx.ftz: log2f is a 28-instruction polynomial, __log2f
+ * adds subnormal handling). Its error, 2 ulp of the result, is under 1e-4 dB here; a
+ * subnormal x reads -inf, which level_db never uses (q > thr, a normal float). */
+__device__ __forceinline__ float lg2_mufu(float x)
 {
-    float r = q > thr ? fmaf(3.01029995663981195f, log2f(q), off) : FFT_DB_FLOOR;
-    if (q >= 1e37f) { /* never for audio; the plain formula without the squares */
-        float a = hypotf(x2.x, x2.y) * (0.5f * s);
-        r = (a > 1e-10f) ? 20.0f * log10f(a) : FFT_DB_FLOOR;
-    }
+    float r;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
     return r;
+}
+
+/* level in dB of a bin x2 = 2X from q = |2X|^2 (see FArgs). Where q nears or passes
+ * overflow (never for audio) it is taken from x2 2^-64: log2 q = log2 |x2 2^-64|^2 + 128. */
+__device__ __forceinline__ float level_db(float2 x2, float thr, float off)
+{
+    const float q = x2.x * x2.x + x2.y * x2.y;
+    float lq;
+    if (q >= 1e37f) {
+        const float a = x2.x * 0x1p-64f, b = x2.y * 0x1p-64f;
+        lq = lg2_mufu(a * a + b * b) + 128.0f;
+    } else {
+        lq = lg2_mufu(q);
+    }
+    return q > thr ? fmaf(3.01029995663981195f, lq, off) : FFT_DB_FLOOR;
 }
 
 template <int L, int RL, int FPB, int KIND, int OP, bool S2>
@@ -403,9 +439,10 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
             if constexpr (OP == O_C2C) {
                 /* disjoint bits: base + constant, the constant an immediate offset */
                 const float2 *src = A.in + (g << L) + ti;
-#pragma unroll
-                for (int e = 0; e < R; e++)
-                    v[e] = ok ? src[PG<L, RL, 0>::elem(e)] : make_float2(0.f, 0.f);
+                unroll<R>([&](auto E) {
+                    constexpr int e = SP_CI(E);
+                    v[e] = ok ? src[ELEM<L, RL, 0, e>] : make_float2(0.f, 0.f);
+                });
             } else {
                 /* real frame: z_i = x_2i + i x_2i+1 (times the window) */
                 const size_t off = g * A.hop;
@@ -416,24 +453,25 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
                         v[e] = make_float2(0.f, 0.f);
                 } else if ((off & 1) == 0) { /* 8-byte aligned pairs */
                     const float2 *src2 = reinterpret_cast<const float2 *>(src) + ti;
-#pragma unroll
-                    for (int e = 0; e < R; e++)
-                        v[e] = __ldg(src2 + PG<L, RL, 0>::elem(e));
+                    unroll<R>([&](auto E) {
+                        constexpr int e = SP_CI(E);
+                        v[e] = __ldg(src2 + ELEM<L, RL, 0, e>);
+                    });
                 } else {
-#pragma unroll
-                    for (int e = 0; e < R; e++) {
-                        unsigned i = ti | PG<L, RL, 0>::elem(e);
+                    unroll<R>([&](auto E) {
+                        constexpr int e = SP_CI(E);
+                        unsigned i = ti | ELEM<L, RL, 0, e>;
                         v[e] = make_float2(__ldg(src + 2 * i), __ldg(src + 2 * i + 1));
-                    }
+                    });
                 }
                 if constexpr (OP == O_STFT) {
                     const float2 *win2 = reinterpret_cast<const float2 *>(A.win) + ti;
-#pragma unroll
-                    for (int e = 0; e < R; e++) {
-                        float2 wv = __ldg(win2 + PG<L, RL, 0>::elem(e));
+                    unroll<R>([&](auto E) {
+                        constexpr int e = SP_CI(E);
+                        float2 wv = __ldg(win2 + ELEM<L, RL, 0, e>);
                         v[e].x *= wv.x;
                         v[e].y *= wv.y;
-                    }
+                    });
                 }
             }
         } else if constexpr (KIND == K_COL1) {
@@ -441,17 +479,19 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
             const size_t b = blockIdx.x >> pl;
             const size_t n2 = ((size_t)(blockIdx.x & ((1u << pl) - 1u)) << LOGFPB) + f;
             const float2 *src = A.in + (b << A.log2_full) + n2;
-#pragma unroll
-            for (int e = 0; e < R; e++)
-                v[e] = src[(size_t)(ti | PG<L, RL, 0>::elem(e)) << A.log2_other];
+            unroll<R>([&](auto E) {
+                constexpr int e = SP_CI(E);
+                v[e] = src[(size_t)(ti | ELEM<L, RL, 0, e>) << A.log2_other];
+            });
         } else {
             const unsigned pl = A.log2_other - LOGFPB;
             const size_t b = blockIdx.x >> pl;
             const size_t k1 = ((size_t)(blockIdx.x & ((1u << pl) - 1u)) << LOGFPB) + f;
             const float2 *src = A.in + (b << A.log2_full) + (k1 << L) + ti;
-#pragma unroll
-            for (int e = 0; e < R; e++)
-                v[e] = src[PG<L, RL, 0>::elem(e)];
+            unroll<R>([&](auto E) {
+                constexpr int e = SP_CI(E);
+                v[e] = src[ELEM<L, RL, 0, e>];
+            });
         }
         levels<L, RL, 0>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
     }
@@ -460,7 +500,6 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
     exchange_passes<L, RL, FPB, KIND, S2, OP, 1>(v, s_re, s_im, tid, A);
 
     /* ---- store (positions p = rev(i) are the output bins) ---- */
-    using GL = PG<L, RL, NP - 1>;
     unsigned f, t;
     thread_ft<T, FPB, C::modeF(NP - 1)>(tid, f, t);
     const unsigned ti = scatter<L, RL, NP - 1>(t);
@@ -469,9 +508,10 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
         const size_t g = (size_t)blockIdx.x * FPB + f;
         if (g < A.batch) {
             float2 *dst = A.out + (g << L) + pt;
-#pragma unroll
-            for (int e = 0; e < R; e++)
-                dst[crev(GL::elem(e), L)] = make_float2(v[e].x * A.scale, v[e].y * A.scale);
+            unroll<R>([&](auto E) {
+                constexpr int e = SP_CI(E);
+                dst[RELEM<L, RL, NP - 1, e>] = make_float2(v[e].x * A.scale, v[e].y * A.scale);
+            });
         }
     } else if constexpr (KIND == K_ROW) {
         /* real input: Z_k to shared memory in natural order, then bins k and N-k together:
@@ -481,36 +521,54 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
         float2 *pc = reinterpret_cast<float2 *>(s_re) + f * N;
         if (NP > 1)
             __syncthreads();
-#pragma unroll
-        for (int e = 0; e < R; e++) {
-            const unsigned p = pt + crev(GL::elem(e), L); /* lanes on low bits of p */
+        unroll<R>([&](auto E) {
+            constexpr int e = SP_CI(E);
+            const unsigned p = pt + RELEM<L, RL, NP - 1, e>; /* lanes on low bits of p */
             if constexpr (S2) {
                 pc[p] = v[e];
             } else {
                 pr[p] = v[e].x;
                 pi[p] = v[e].y;
             }
-        }
+        });
         __syncthreads();
         const size_t g = (size_t)blockIdx.x * FPB + f;
         if (g >= A.batch)
             return; /* no barrier follows */
+        /* pair j: k = t + j T and N - k. Base pointers at t and N - t make every address
+         * of the unrolled pairs the base plus a constant; j = 0, t = 0 is bins 0 and N (the
+         * mirror at index 0), j = NFULL only t = 0: k = N/2, its own mirror */
+        constexpr int NFULL = (N / 2) / T;
+        static_assert(NFULL * T == N / 2, "T divides N/2");
+        const unsigned tn = N - t;
+        auto at = [&](unsigned base) { /* a pointer at point base */
+            if constexpr (S2)
+                return [p = pc + base](int c) { return p[c]; };
+            else
+                return [r = pr + base, i = pi + base](int c) { return make_float2(r[c], i[c]); };
+        };
+        const auto at_t = at(t), at_n = at(tn);
+        const unsigned ts = A.tws - 1; /* W_2N^k = tw[k << ts] */
+        const float2 *twt = A.tw + (t << ts);
         const size_t ostride = (size_t)N + 1;
-        auto pair = [&](unsigned k) {
-            const unsigned km = (N - k) & (N - 1);
-            float2 a, b;
-            if constexpr (S2) {
-                a = pc[k];
-                b = pc[km];
-            } else {
-                a = make_float2(pr[k], pi[k]);
-                b = make_float2(pr[km], pi[km]);
-            }
-            const unsigned k1 = N - k; /* k = 0 -> bin N; k = N/2 -> the same bin */
-            const float2 w = __ldg(A.tw + ((size_t)k << (A.tws - 1)));
+        float *dbt = nullptr, *dbn = nullptr;
+        float2 *spt = nullptr, *spn = nullptr;
+        if constexpr (OP == O_STFT) {
+            dbt = A.db + g * ostride + t;
+            dbn = A.db + g * ostride + tn;
+        } else {
+            spt = A.spec + g * ostride + t;
+            spn = A.spec + g * ostride + tn;
+        }
+        auto pair = [&](auto J) {
+            constexpr int j = SP_CI(J), c = j * T;
+            const bool k0 = j == 0 && t == 0;
+            const float2 a = at_t(c);
+            const float2 b = j == 0 ? at(tn & (N - 1))(0) : at_n(-c);
+            const float2 w = __ldg(twt + ((unsigned)c << ts));
+            float2 x0, x1;
             if constexpr (OP == O_R2C) {
-                float2 x0, x1;
-                if (k == 0) {
+                if (k0) {
                     x0 = make_float2(a.x + a.y, 0.0f);
                     x1 = make_float2(a.x - a.y, 0.0f);
                 } else {
@@ -520,15 +578,13 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
                     x0 = make_float2(ev.x + wo.x, ev.y + wo.y);
                     x1 = make_float2(ev.x - wo.x, -(ev.y - wo.y));
                 }
-                float2 *dst = A.spec + g * ostride;
-                dst[k] = x0;
-                if (k1 != k)
-                    dst[k1] = x1;
+                spt[c] = x0;
+                if constexpr (j < NFULL)
+                    spn[-c] = x1;
             } else {
                 /* 2 X_k = E' + W O', E' = a + conj b, O' = (a - conj b)/i; the level only
                  * needs |2 X_k|^2 (the factor 4 is in thr and off) */
-                float2 x0, x1;
-                if (k == 0) {
+                if (k0) {
                     x0 = make_float2(2.0f * (a.x + a.y), 0.0f);
                     x1 = make_float2(2.0f * (a.x - a.y), 0.0f);
                 } else {
@@ -538,43 +594,38 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
                     x0 = make_float2(ev.x + wo.x, ev.y + wo.y);
                     x1 = make_float2(ev.x - wo.x, ev.y - wo.y);
                 }
-                const bool edge = k == 0; /* bins 0 and N */
-                const float thr = edge ? A.thr_edge : A.thr_mid, off = edge ? A.off_edge : A.off_mid;
-                const float sc = edge ? A.scale_edge : A.scale_mid;
-                float *dst = A.db + g * ostride;
-                dst[k] = level_db(x0, x0.x * x0.x + x0.y * x0.y, thr, off, sc);
-                if (k1 != k)
-                    dst[k1] = level_db(x1, x1.x * x1.x + x1.y * x1.y, thr, off, sc);
+                /* k0: bins 0 and N */
+                const float thr = k0 ? A.thr_edge : A.thr_mid, off = k0 ? A.off_edge : A.off_mid;
+                dbt[c] = level_db(x0, thr, off);
+                if constexpr (j < NFULL)
+                    dbn[-c] = level_db(x1, thr, off);
             }
         };
-        constexpr int NFULL = (N / 2) / T; /* k = t + j T < N/2 */
-#pragma unroll 4
-        for (int j = 0; j < NFULL; j++)
-            pair(t + (unsigned)j * T);
-        if (t + (unsigned)NFULL * T <= (unsigned)N / 2)
-            pair(t + (unsigned)NFULL * T);
+        unroll<NFULL>(pair);
+        if (t == 0)
+            pair(std::integral_constant<int, NFULL>{});
     } else if constexpr (KIND == K_COL1) {
         /* Y[k1][n2] * W_N^(n2 k1), same layout as the input */
         const unsigned pl = A.log2_other - LOGFPB;
         const size_t b = blockIdx.x >> pl;
         const unsigned n2 = ((blockIdx.x & ((1u << pl) - 1u)) << LOGFPB) + f;
         float2 *dst = A.out + (b << A.log2_full) + n2;
-#pragma unroll
-        for (int e = 0; e < R; e++) {
-            unsigned k1 = pt | crev(GL::elem(e), L);
+        unroll<R>([&](auto E) {
+            constexpr int e = SP_CI(E);
+            unsigned k1 = pt | RELEM<L, RL, NP - 1, e>;
             dst[(size_t)k1 << A.log2_other] = cmul(v[e], twiddle_full(A, n2 * k1));
-        }
+        });
     } else {
         /* X[k1 + N1*k2] */
         const unsigned pl = A.log2_other - LOGFPB;
         const size_t b = blockIdx.x >> pl;
         const size_t k1 = ((size_t)(blockIdx.x & ((1u << pl) - 1u)) << LOGFPB) + f;
         float2 *dst = A.out + (b << A.log2_full) + k1;
-#pragma unroll
-        for (int e = 0; e < R; e++) {
-            unsigned k2 = pt | crev(GL::elem(e), L);
+        unroll<R>([&](auto E) {
+            constexpr int e = SP_CI(E);
+            unsigned k2 = pt | RELEM<L, RL, NP - 1, e>;
             dst[(size_t)k2 << A.log2_other] = make_float2(v[e].x * A.scale, v[e].y * A.scale);
-        }
+        });
     }
 }
 
@@ -802,8 +853,6 @@ extern "C" int fused_stft_db(void *stream, const cpx *d_tw, unsigned log2tw, con
     A.hop = hop;
     A.win = d_win;
     A.db = d_db;
-    A.scale_mid = scale_mid;
-    A.scale_edge = scale_edge;
     db_consts(scale_mid, &A.thr_mid, &A.off_mid);
     db_consts(scale_edge, &A.thr_edge, &A.off_edge);
     return launch_row<O_STFT>(log2n - 1, A, (cudaStream_t)stream, ei);
