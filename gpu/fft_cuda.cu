@@ -36,7 +36,7 @@ typedef struct {
     unsigned log2n;
     void *stream[GPU_NSLOTS];
     int fused;                /* SPECTRO_CUDA_PATH: 1 fused (default), 0 perlevel */
-    cpx *d_tmp[GPU_NSLOTS];   /* fused four-step scratch (chunk*n points), n > 2^14 only */
+    cpx *d_tmp[GPU_NSLOTS];   /* fused four-step scratch (chunk*n points), n > 2^17 only */
 } cuda_ctx;
 
 /* ---- kernels -------------------------------------------------------------------------- */
@@ -174,7 +174,7 @@ static int cuda_r2c(void *ctx, int slot, float *d_in, cpx *d_out, size_t batch, 
     if (c->fused && c->log2n <= FUSED_MAX_ONEPASS_LOG2 + 1) /* one kernel, untangled on chip */
         return fused_r2c(c->stream[slot], (const cpx *)c->d_tw, c->log2n, d_in, d_out, c->log2n,
                          batch, ei);
-    if (c->fused) /* n/2 > 2^14: four-step complex FFT of the packing, then the post kernel */
+    if (c->fused) /* n/2 > 2^14: cluster or four-step FFT of the packing, then the post kernel */
         err = fused_c2c(c->stream[slot], (const cpx *)c->d_tw, c->log2n, (const cpx *)d_z,
                         (cpx *)d_z, c->d_tmp[slot], log2M, batch, 0, 1.0f, ei);
     else
@@ -247,7 +247,7 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         c->stream[s] = gpu_plan_stream(gp, s);
     if ((err = gpu_malloc((void **)&c->d_tw, half * sizeof(float2), "twiddles", ei)) != SP_OK)
         goto fail;
-    if (fused && c->log2n > FUSED_MAX_ONEPASS_LOG2)
+    if (fused && c->log2n > FUSED_MAX_CLUSTER_LOG2)
         for (int s = 0; s < GPU_NSLOTS; s++)
             if ((err = gpu_malloc((void **)&c->d_tmp[s], gpu_plan_chunk(gp) * n * sizeof(cpx),
                                   "four-step FFT scratch", ei)) != SP_OK)

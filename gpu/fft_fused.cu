@@ -36,6 +36,7 @@
  * Twiddles come from one table in float made in double (fft_cuda.cu); L1 keeps it. */
 #include "fft_fused.h"
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -262,6 +263,16 @@ template <int K, int EP> __device__ __forceinline__ float2 mul_wconst(float2 x, 
     }
 }
 
+/* The butterfly x0 + w x1, x0 - w x1 in 6 FMAs instead of 4 multiplies and 4 adds (Linzer
+ * and Feig): y0 = x0 + w x1, y1 = 2 x0 - y0. */
+__device__ __forceinline__ void bfly_fma(float2 &x0, float2 &x1, float2 w)
+{
+    const float r = fmaf(-w.y, x1.y, fmaf(w.x, x1.x, x0.x));
+    const float i = fmaf(w.y, x1.x, fmaf(w.x, x1.y, x0.y));
+    x1 = make_float2(fmaf(2.0f, x0.x, -r), fmaf(2.0f, x0.y, -i));
+    x0 = make_float2(r, i);
+}
+
 /* Levels lo+1 .. lo+w of pass Q on the thread's points; ti = the thread's i bits. */
 template <int L, int RL, int Q>
 __device__ __forceinline__ void levels(float2 (&v)[1 << RL], unsigned ti, const float2 *__restrict__ tw,
@@ -290,13 +301,18 @@ __device__ __forceinline__ void levels(float2 (&v)[1 << RL], unsigned ti, const 
             unroll<W>([&](auto E) {
                 constexpr int e = SP_CI(E), ep = e & (half - 1);
                 if constexpr (!(e & half)) {
-                    float2 x0 = v[h * W + e], x1 = v[h * W + e + half];
-                    if constexpr (G::lo == 0)
-                        x1 = mul_wconst<k, ep>(x1, inv); /* W_{2^k}^ep, an immediate */
-                    else
-                        x1 = cmul(x1, mul_wconst<k, ep>(wb, inv)); /* same ep: CSE */
-                    v[h * W + e] = make_float2(x0.x + x1.x, x0.y + x1.y);
-                    v[h * W + e + half] = make_float2(x0.x - x1.x, x0.y - x1.y);
+                    float2 &x0 = v[h * W + e], &x1 = v[h * W + e + half];
+                    constexpr int j = ep << (5 - k);
+                    if constexpr (G::lo == 0 && (j == 0 || j == 8)) {
+                        x1 = mul_wconst<k, ep>(x1, inv); /* 1 or -i: no multiply */
+                        const float2 a = x0;
+                        x0 = make_float2(a.x + x1.x, a.y + x1.y);
+                        x1 = make_float2(a.x - x1.x, a.y - x1.y);
+                    } else if constexpr (G::lo == 0) {
+                        bfly_fma(x0, x1, mul_wconst<k, ep>(make_float2(1.0f, 0.0f), inv));
+                    } else {
+                        bfly_fma(x0, x1, mul_wconst<k, ep>(wb, inv)); /* same ep: CSE */
+                    }
                 }
             });
         });
@@ -413,6 +429,48 @@ __device__ __forceinline__ float level_db(float2 x2, float thr, float off)
         lq = lg2_mufu(q);
     }
     return q > thr ? fmaf(3.01029995663981195f, lq, off) : FFT_DB_FLOOR;
+}
+
+/* W_N^m, m < N, as W_N^(m - m mod 256) W_N^(m mod 256): two lookups among 2 x 256 entries
+ * that stay in L1, where W_N^m itself is one scattered lookup in N/2 (L2 traffic) */
+__device__ __forceinline__ float2 twiddle_2l(const FArgs &A, unsigned m)
+{
+    return cmul(twiddle_full(A, m & ~255u), twiddle_full(A, m & 255u));
+}
+
+/* apply(e, w0 * prod of u[b] over the set bits b < B+1 of e, with E0's bits above), for each
+ * e: a depth-first tree, so every w is at most B+1 products from w0 */
+template <int B, int E0, int RL, class F>
+__device__ __forceinline__ void twiddle_tree(float2 w, const float2 (&u)[RL], F &&apply)
+{
+    if constexpr (B < 0) {
+        apply(std::integral_constant<int, E0>{}, w);
+    } else {
+        twiddle_tree<B - 1, E0>(w, u, apply);
+        twiddle_tree<B - 1, E0 | (1 << B)>(cmul(w, u[B]), u, apply);
+    }
+}
+
+/* put(e, v[e] W_N^(n2 k1)) for the column store of a four-step first half, k1 = pt |
+ * RELEM(e) (pass Q is the last). RELEM is linear in the bits of e, so the twiddle is W_N^(n2
+ * pt) times u_b = W_N^(n2 RELEM(2^b)) for each set bit b of e: a tree of products (depth RL)
+ * instead of a scattered lookup a point (whose L2 traffic exceeded the data's). u_b is
+ * u_(b-1) squared where RELEM(2^b) = 2 RELEM(2^(b-1)), else a two-level lookup. */
+template <int L, int RL, int Q, class F>
+__device__ __forceinline__ void put_twiddled(const float2 (&v)[1 << RL], const FArgs &A, unsigned n2,
+                                             unsigned pt, F &&put)
+{
+    float2 u[RL] = {};
+    unroll<RL>([&](auto B) {
+        constexpr int b = SP_CI(B);
+        constexpr unsigned rb = RELEM<L, RL, Q, 1 << b>;
+        if constexpr (b > 0 && rb == 2 * RELEM<L, RL, Q, (1 << b) / 2>)
+            u[b] = cmul(u[b - 1], u[b - 1]);
+        else
+            u[b] = twiddle_2l(A, n2 * rb);
+    });
+    twiddle_tree<RL - 1, 0>(twiddle_2l(A, n2 * pt), u,
+                            [&](auto E, float2 w) { put(E, cmul(v[SP_CI(E)], w)); });
 }
 
 template <int L, int RL, int FPB, int KIND, int OP, bool S2>
@@ -610,10 +668,9 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
         const size_t b = blockIdx.x >> pl;
         const unsigned n2 = ((blockIdx.x & ((1u << pl) - 1u)) << LOGFPB) + f;
         float2 *dst = A.out + (b << A.log2_full) + n2;
-        unroll<R>([&](auto E) {
-            constexpr int e = SP_CI(E);
-            unsigned k1 = pt | RELEM<L, RL, NP - 1, e>;
-            dst[(size_t)k1 << A.log2_other] = cmul(v[e], twiddle_full(A, n2 * k1));
+        put_twiddled<L, RL, NP - 1>(v, A, n2, pt, [&](auto E, float2 x) {
+            const unsigned k1 = pt | RELEM<L, RL, NP - 1, SP_CI(E)>;
+            dst[(size_t)k1 << A.log2_other] = x;
         });
     } else {
         /* X[k1 + N1*k2] */
@@ -726,6 +783,137 @@ template <int OP> int launch_row(unsigned L, const FArgs &A, cudaStream_t st, sp
     return sp_fail(ei, SP_EUNSUPPORTED, "fused FFT: no one-pass kernel for 2^%u points", L);
 }
 
+/* ---- one pass across a thread-block cluster (distributed shared memory) ----
+ * N = N1 N2 = 2^(L1+L2), a cluster of C = 2^LC blocks a transform, each block holding N/C
+ * points. Block c does the N1-point FFTs of the columns n2 in [c N2/C, (c+1) N2/C) of x
+ * viewed as N1 x N2 (K_COL1's passes, FPB1 = N2/C columns), multiplies W_N^(n2 k1), and
+ * writes Y[k1][n2] into the shared memory of block k1 / (N1/C), row k1 mod (N1/C). After a
+ * cluster barrier each block does the N2-point FFTs of its N1/C rows (K_ROW2COL's passes)
+ * and stores X[k1 + N1 k2]. Device memory is read once and written once, as in the one-pass
+ * kernel; the four-step's transpose crosses the cluster instead. */
+template <int L1, int L2, int LC> struct CCfg {
+    static constexpr int RL = 4, FPB1 = 1 << (L2 - LC), FPB2 = 1 << (L1 - LC);
+    using C1 = Cfg<L1, RL, FPB1, K_COL1>;
+    using C2 = Cfg<L2, RL, FPB2, K_ROW2COL>;
+    static_assert(C1::THREADS == C2::THREADS, "both phases use every thread");
+    static constexpr int THREADS = C1::THREADS, MINB = THREADS >= 1024 ? 1 : 1024 / THREADS;
+    /* rows of the second phase; with T2 < 16 threads a row a half warp reads two rows, which
+     * the pad puts on different banks */
+    static constexpr int RS = (1 << L2) + (C2::T < 16 ? C2::T : 0);
+    static constexpr size_t ROWS = (size_t)FPB2 * RS * sizeof(float2);
+    static constexpr size_t SMEM = C1::SMEM > C2::SMEM ? (C1::SMEM > ROWS ? C1::SMEM : ROWS)
+                                                       : (C2::SMEM > ROWS ? C2::SMEM : ROWS);
+};
+
+template <int L1, int L2, int LC>
+__global__ void __cluster_dims__(1 << LC, 1, 1)
+    __launch_bounds__(CCfg<L1, L2, LC>::THREADS, CCfg<L1, L2, LC>::MINB) cluster_fft_kernel(const FArgs A)
+{
+    namespace cg = cooperative_groups;
+    using K = CCfg<L1, L2, LC>;
+    constexpr int RL = K::RL, R = 1 << RL, L = L1 + L2;
+    constexpr int NP1 = K::C1::NP, NP2 = K::C2::NP;
+    extern __shared__ float smem[];
+    float2 *rows = reinterpret_cast<float2 *>(smem);
+    cg::cluster_group cl = cg::this_cluster();
+    const unsigned tid = threadIdx.x, c = cl.block_rank();
+    const size_t b = blockIdx.x >> LC;
+    float2 v[R];
+
+    /* phase 1: columns (lanes across columns), A.tws for N1 */
+    {
+        unsigned f, t;
+        thread_ft<K::C1::T, K::FPB1, true>(tid, f, t);
+        const unsigned ti = scatter<L1, RL, 0>(t);
+        const float2 *src = A.in + (b << L) + (c << (L2 - LC)) + f;
+        unroll<R>([&](auto E) {
+            constexpr int e = SP_CI(E);
+            v[e] = src[(size_t)(ti | ELEM<L1, RL, 0, e>) << L2];
+        });
+        levels<L1, RL, 0>(v, ti, A.tw, A.tws, A.inverse);
+    }
+    exchange_passes<L1, RL, K::FPB1, K_COL1, false, O_C2C, 1>(v, smem, smem + K::FPB1 * K::C1::FS, tid, A);
+    cl.sync(); /* every block is done with its phase-1 shared memory */
+    {
+        unsigned f, t;
+        thread_ft<K::C1::T, K::FPB1, true>(tid, f, t);
+        const unsigned pt = rev_var<L1>(scatter<L1, RL, NP1 - 1>(t));
+        const unsigned n2 = (c << (L2 - LC)) + f;
+        put_twiddled<L1, RL, NP1 - 1>(v, A, n2, pt, [&](auto E, float2 x) {
+            const unsigned k1 = pt | RELEM<L1, RL, NP1 - 1, SP_CI(E)>;
+            float2 *dst = cl.map_shared_rank(rows, (int)(k1 >> (L1 - LC)));
+            dst[(k1 & (K::FPB2 - 1)) * K::RS + n2] = x;
+        });
+    }
+    cl.sync(); /* Y is in place */
+
+    /* phase 2: rows of this block (lanes along a row, then across rows) */
+    FArgs A2 = A;
+    A2.tws = A.tws + L1 - L2;
+    {
+        unsigned f, t;
+        thread_ft<K::C2::T, K::FPB2, false>(tid, f, t);
+        const unsigned ti = scatter<L2, RL, 0>(t);
+        const float2 *src = rows + f * K::RS + ti;
+        unroll<R>([&](auto E) {
+            constexpr int e = SP_CI(E);
+            v[e] = src[ELEM<L2, RL, 0, e>];
+        });
+        levels<L2, RL, 0>(v, ti, A2.tw, A2.tws, A2.inverse);
+    }
+    __syncthreads(); /* the rows are read before the exchange reuses the memory */
+    exchange_passes<L2, RL, K::FPB2, K_ROW2COL, false, O_C2C, 1>(v, smem, smem + K::FPB2 * K::C2::FS, tid, A2);
+    {
+        unsigned f, t;
+        thread_ft<K::C2::T, K::FPB2, K::C2::modeF(NP2 - 1)>(tid, f, t);
+        const unsigned pt = rev_var<L2>(scatter<L2, RL, NP2 - 1>(t));
+        float2 *dst = A.out + (b << L) + (c << (L1 - LC)) + f;
+        unroll<R>([&](auto E) {
+            constexpr int e = SP_CI(E);
+            const unsigned k2 = pt | RELEM<L2, RL, NP2 - 1, e>;
+            dst[(size_t)k2 << L1] = make_float2(v[e].x * A.scale, v[e].y * A.scale);
+        });
+    }
+}
+
+template <int L1, int L2, int LC>
+int launch_cluster(const FArgs &base, cudaStream_t st, sp_errinfo *ei)
+{
+    using K = CCfg<L1, L2, LC>;
+    FArgs A = base;
+    A.log2_full = L1 + L2;
+    A.full_shift = base.tws;
+    A.tws = base.tws + L2; /* log2 M - L1 */
+    void (*kern)(const FArgs) = cluster_fft_kernel<L1, L2, LC>;
+    static std::atomic<bool> raised{false};
+    if (!raised && K::SMEM > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)K::SMEM);
+        if (e != cudaSuccess)
+            return gpu_fail_cuda(ei, (int)e, "cudaFuncSetAttribute(shared memory)");
+        raised = true;
+    }
+    const size_t nblocks = A.batch << LC;
+    if (nblocks == 0)
+        return SP_OK;
+    if (nblocks > 0x7fffffffu)
+        return sp_fail(ei, SP_EINVAL, "fused FFT: %zu blocks exceed the grid limit", nblocks);
+    kern<<<(unsigned)nblocks, K::THREADS, K::SMEM, st>>>(A);
+    return gpu_check_launch(ei, "cluster_fft_kernel");
+}
+
+/* Clusters of 8 blocks (the portable maximum), measured on an H100 against 4 (and 2 at
+ * 2^14, where the one-block kernel stays faster). */
+int launch_cluster_L(unsigned L, const FArgs &A, cudaStream_t st, sp_errinfo *ei)
+{
+    switch (L) {
+    case 15: return launch_cluster<7, 8, 3>(A, st, ei);
+    case 16: return launch_cluster<8, 8, 3>(A, st, ei);
+    case 17: return launch_cluster<8, 9, 3>(A, st, ei);
+    default: break;
+    }
+    return sp_fail(ei, SP_EUNSUPPORTED, "fused FFT: no cluster kernel for 2^%u points", L);
+}
+
 /* four-step halves: FPB columns a block, FPB*N1 points of shared memory <= ~64 KB */
 #define SP_COLS(LL) ((LL) <= 9 ? 16 : (1 << (13 - (LL))))
 
@@ -820,10 +1008,11 @@ extern "C" int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const c
     A.inverse = inverse;
     A.scale = scale;
     cudaStream_t st = (cudaStream_t)stream;
-    if (log2N <= FUSED_MAX_ONEPASS_LOG2) {
+    if (log2N <= FUSED_MAX_CLUSTER_LOG2) {
         A.in = (const float2 *)d_in;
         A.out = (float2 *)d_out;
-        return launch_row<O_C2C>(log2N, A, st, ei);
+        return log2N <= FUSED_MAX_ONEPASS_LOG2 ? launch_row<O_C2C>(log2N, A, st, ei)
+                                               : launch_cluster_L(log2N, A, st, ei);
     }
     if (!d_tmp)
         return sp_fail(ei, SP_EINVAL, "fused FFT: four-step needs a scratch buffer");

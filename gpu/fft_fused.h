@@ -8,9 +8,12 @@
  *
  *   N <= 16384          one kernel, one pass over device memory (several frames a block for
  *                       small N);
- *   N >= 32768          four-step in two kernels: N = N1 * N2, N1-point column FFTs with the
- *                       W_N twiddle multiply fused into their store, then N2-point row FFTs
- *                       whose store transposes into natural order (needs a scratch buffer).
+ *   N = 2^15 .. 2^17    one kernel, one pass, a transform across a cluster of 8 blocks:
+ *                       four-step (N1-point column FFTs, the W_N twiddle multiply, N2-point
+ *                       row FFTs) with the transpose through distributed shared memory;
+ *   N >= 2^18           four-step in two kernels: the column FFTs with the twiddle multiply
+ *                       fused into their store, then row FFTs whose store transposes into
+ *                       natural order (needs a scratch buffer).
  *
  * Twiddles: d_tw is one table W_M^k = exp(-2 pi i k / M), k < M/2, M = 2^log2tw >= N, made on
  * the host in double; every twiddle of a size-N transform is W_N^j = d_tw[j * M/N].
@@ -29,12 +32,14 @@
 extern "C" {
 #endif
 
-/* Largest log2 N done in one pass (shared memory holds the frame). */
+/* Largest log2 N done in one pass by one block (its shared memory holds the frame), and by
+ * a cluster of blocks. */
 #define FUSED_MAX_ONEPASS_LOG2 14u
+#define FUSED_MAX_CLUSTER_LOG2 17u
 
 /* batch N-point complex transforms, N = 2^log2N, 4 <= log2N <= 22; out = scale * FFT(in)
  * (inverse: conjugate twiddles). d_in == d_out is allowed. d_tmp (batch*N points) is used
- * when log2N > FUSED_MAX_ONEPASS_LOG2 and may be NULL otherwise. */
+ * when log2N > FUSED_MAX_CLUSTER_LOG2 and may be NULL otherwise. */
 int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const cpx *d_in, cpx *d_out,
               cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale, sp_errinfo *ei);
 

@@ -707,7 +707,8 @@ int main(void)
 
     /* big sizes against the CPU backend */
     if (quick) {
-        check_large((size_t)1 << 17, 2);
+        check_large((size_t)1 << 17, 2); /* cluster kernel */
+        check_large((size_t)1 << 18, 2); /* four-step */
     } else {
         check_large((size_t)1 << 17, 3);
         check_large((size_t)1 << 18, 5);
@@ -724,7 +725,7 @@ int main(void)
         check_stft(4096, 1024, 64, 300);
         check_stft(1024, 333, 1000, 1500); /* odd hop, big batch */
         check_stft(32768, 8192, 8, 20);    /* the largest fused short-time kernel */
-        check_stft(65536, 16384, 16, 40);  /* past it: framing + four-step r2c + dB */
+        check_stft(65536, 16384, 16, 40);  /* past it: framing + cluster r2c (2^15) + dB */
     }
     for (int path = 0; path < 2; path++) {
         set_path(path);
