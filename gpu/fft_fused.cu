@@ -14,11 +14,12 @@
  *     coalesced (lanes on consecutive i);
  *   - the last pass writes p = rev(i) with lanes on the low bits of p: coalesced;
  *   - between passes the points go through shared memory. Row kernels with a warp inside
- *     one frame (T >= 32, N >= 256): float2 at index i, low 4 bits ^= bits [L-4, L) (swz2),
- *     so each half warp's 64-bit accesses hit 16 different bank pairs. Otherwise re and im
- *     in separate float arrays at index i, XOR-swizzled (low 5 bits ^= top 5 bits,
- *     N >= 1024) so that both lane patterns hit 32 different banks; frames of a block are
- *     padded apart.
+ *     one frame (T >= 32, N >= 256): float2 at index i + (i >> (L-4)) (swz2), so each half
+ *     warp's 64-bit accesses hit 16 different bank pairs. Otherwise re and im in separate
+ *     float arrays at index i + (i >> (L-5)) (swz, N >= 1024) so that both lane patterns hit
+ *     32 different banks; frames of a block are padded apart. The skew is an add, not an
+ *     XOR: a thread's points differ from its base in bits the base lacks, so every access
+ *     is the base plus a constant (an immediate offset, no address arithmetic).
  * Twiddles of the first 5 levels of a pass, W_{2^k}^e (k <= 5), are immediates (w32_re/im,
  * the same floats as the table); a pass with lo > 0 loads one W_{2^s}^pg a level and
  * multiplies. The stft store computes levels from q = |2 X_k|^2 with log2f (the 0.5 of the
@@ -126,9 +127,10 @@ template <int L, int RL, int FPB, int KIND, bool S2 = false> struct Cfg {
     /* frame stride in shared memory: pads frames apart so that lanes of different frames
      * fall in different banks */
     static constexpr int PADF = KIND == K_ROW ? (T < 32 ? T : 0) : (FPB >= 32 ? 1 : 32 / FPB);
-    static constexpr int FS = N + PADF;
+    static constexpr int FS = N + (L >= 10 ? 32 : 0) + PADF; /* + the reach of swz */
+    static constexpr int FS2 = N + 16;                       /* S2 frames: + swz2's reach */
     static constexpr int THREADS = T * FPB;
-    static constexpr size_t SMEM = S2 ? (size_t)FPB * N * sizeof(float2)
+    static constexpr size_t SMEM = S2 ? (size_t)FPB * FS2 * sizeof(float2)
                                       : 2u * (size_t)FPB * FS * sizeof(float);
     /* lanes across frames (F) or across points (I) in pass q */
     __host__ __device__ static constexpr bool modeF(int q)
@@ -176,20 +178,25 @@ template <int L, int RL, int Q> __device__ __forceinline__ unsigned scatter(unsi
     return r;
 }
 
+/* Skews of the exchange layouts. Both are additive over disjoint bits: swz(a | b) = swz(a) +
+ * swz(b) when a & b = 0, so a point's address is the thread's base plus a constant.
+ * float layout: the lanes of a warp vary l5 <= 5 low bits of i and 5 - l5 top bits (L-1,
+ * L-2, ...); adding the top 5 bits puts top bit L-1-j at 2^(4-j) >= 2^l5, so the 32 lanes
+ * hit 32 different banks (i + an offset of 0..31: reach N + 31). */
 template <int L> __device__ __forceinline__ unsigned swz(unsigned i)
 {
     if constexpr (L >= 10)
-        return i ^ ((i >> (L - 5)) & 31u);
+        return i + (i >> (L - 5));
     else
         return i;
 }
 
 /* S2 layout: 64-bit accesses go by half warps; the lanes of a half warp vary l4 <= 4 low
- * bits of i and 4 - l4 top bits (L-1, L-2, ...); XOR-ing bit L-4+c into bit c (c < 4) puts
- * top bit L-1-j on bit 3-j >= l4, so the 16 lanes hit 16 different 8-byte bank pairs. */
+ * bits of i and 4 - l4 top bits; adding the top 4 bits, the 16 lanes hit 16 different
+ * 8-byte bank pairs (reach N + 15). */
 template <int L> __device__ __forceinline__ unsigned swz2(unsigned i)
 {
-    return i ^ ((i >> (L - 4)) & 15u);
+    return i + (i >> (L - 4));
 }
 
 template <int L> __device__ __forceinline__ unsigned rev_var(unsigned x)
@@ -332,12 +339,12 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             unsigned f, t;
             thread_ft<C::T, FPB, false>(tid, f, t);
             const unsigned sti = swz2<L>(scatter<L, RL, Q - 1>(t));
-            float2 *pc = s_c + f * C::N;
+            float2 *pc = s_c + f * C::FS2;
             if (Q > 1)
                 __syncthreads();
             unroll<C::R>([&](auto E) {
                 constexpr int e = SP_CI(E);
-                pc[sti ^ swz2<L>(ELEM<L, RL, Q - 1, e>)] = v[e];
+                pc[sti + swz2<L>(ELEM<L, RL, Q - 1, e>)] = v[e];
             });
         }
         __syncthreads();
@@ -346,10 +353,10 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             thread_ft<C::T, FPB, false>(tid, f, t);
             const unsigned ti = scatter<L, RL, Q>(t);
             const unsigned sti = swz2<L>(ti);
-            const float2 *pc = s_c + f * C::N;
+            const float2 *pc = s_c + f * C::FS2;
             unroll<C::R>([&](auto E) {
                 constexpr int e = SP_CI(E);
-                v[e] = pc[sti ^ swz2<L>(ELEM<L, RL, Q, e>)];
+                v[e] = pc[sti + swz2<L>(ELEM<L, RL, Q, e>)];
             });
             levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
         }
@@ -360,13 +367,12 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             thread_ft<C::T, FPB, C::modeF(Q - 1)>(tid, f, t);
             const unsigned ti = scatter<L, RL, Q - 1>(t);
             float *pr = s_re + f * C::FS, *pi = s_im + f * C::FS;
-            /* swz is linear over XOR and ti, elem(e) have disjoint bits: one LOP a point */
             const unsigned sti = swz<L>(ti);
             if (Q > 1)
                 __syncthreads(); /* everyone has read pass Q-1's input */
             unroll<C::R>([&](auto E) {
                 constexpr int e = SP_CI(E);
-                unsigned a = sti ^ swz<L>(ELEM<L, RL, Q - 1, e>);
+                unsigned a = sti + swz<L>(ELEM<L, RL, Q - 1, e>);
                 pr[a] = v[e].x;
                 pi[a] = v[e].y;
             });
@@ -380,7 +386,7 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             const unsigned sti = swz<L>(ti);
             unroll<C::R>([&](auto E) {
                 constexpr int e = SP_CI(E);
-                unsigned a = sti ^ swz<L>(ELEM<L, RL, Q, e>);
+                unsigned a = sti + swz<L>(ELEM<L, RL, Q, e>);
                 v[e] = make_float2(pr[a], pi[a]);
             });
             levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
@@ -418,16 +424,17 @@ __device__ __forceinline__ float lg2_mufu(float x)
 
 /* level in dB of a bin x2 = 2X from q = |2X|^2 (see FArgs). Where q nears or passes
  * overflow (never for audio) it is taken from x2 2^-64: log2 q = log2 |x2 2^-64|^2 + 128. */
+__device__ __noinline__ float lg2_big(float2 x2)
+{
+    const float a = x2.x * 0x1p-64f, b = x2.y * 0x1p-64f;
+    return lg2_mufu(a * a + b * b) + 128.0f;
+}
 __device__ __forceinline__ float level_db(float2 x2, float thr, float off)
 {
     const float q = x2.x * x2.x + x2.y * x2.y;
-    float lq;
-    if (q >= 1e37f) {
-        const float a = x2.x * 0x1p-64f, b = x2.y * 0x1p-64f;
-        lq = lg2_mufu(a * a + b * b) + 128.0f;
-    } else {
-        lq = lg2_mufu(q);
-    }
+    /* a call, so that the common case is one compare and branch (inlined, both ways ran
+     * predicated: 8% of the stft kernel's instructions) */
+    const float lq = q >= 1e37f ? lg2_big(x2) : lg2_mufu(q);
     return q > thr ? fmaf(3.01029995663981195f, lq, off) : FFT_DB_FLOOR;
 }
 
@@ -646,11 +653,9 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
                     x0 = make_float2(2.0f * (a.x + a.y), 0.0f);
                     x1 = make_float2(2.0f * (a.x - a.y), 0.0f);
                 } else {
-                    float2 ev = make_float2(a.x + b.x, a.y - b.y);
-                    float2 od = make_float2(a.y + b.y, b.x - a.x);
-                    float2 wo = cmul(w, od);
-                    x0 = make_float2(ev.x + wo.x, ev.y + wo.y);
-                    x1 = make_float2(ev.x - wo.x, ev.y - wo.y);
+                    x0 = make_float2(a.x + b.x, a.y - b.y); /* E' */
+                    x1 = make_float2(a.y + b.y, b.x - a.x); /* O' */
+                    bfly_fma(x0, x1, w);
                 }
                 /* k0: bins 0 and N */
                 const float thr = k0 ? A.thr_edge : A.thr_mid, off = k0 ? A.off_edge : A.off_mid;
