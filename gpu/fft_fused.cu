@@ -22,8 +22,9 @@
  *     is the base plus a constant (an immediate offset, no address arithmetic).
  * Twiddles of the first 5 levels of a pass, W_{2^k}^e (k <= 5), are immediates (w32_re/im,
  * the same floats as the table); a pass with lo > 0 loads one W_{2^s}^pg a level and
- * multiplies. The stft store computes levels from q = |2 X_k|^2 with log2f (the 0.5 of the
- * untangle, the sqrt and the window scale folded into per-launch constants).
+ * multiplies. Butterflies with a twiddle take 6 FMAs (bfly_fma). The stft store computes
+ * levels from q = |2 X_k|^2 with the MUFU's log2 (the 0.5 of the untangle, the sqrt and
+ * the window scale folded into per-launch constants).
  *
  * Kinds of kernel (template KIND):
  *   K_ROW     frames contiguous in memory (c2c; r2c / stft read reals and untangle in shared
@@ -34,7 +35,12 @@
  *   K_ROW2COL four-step second half: rows k1 of Y (contiguous), N2-point FFT, stored to
  *             X[k1 + N1*k2] with lanes across the FPB rows (the transpose happens in the
  *             shared-memory exchanges).
- * Twiddles come from one table in float made in double (fft_cuda.cu); L1 keeps it. */
+ *   cluster_fft_kernel: both halves in one kernel, a transform across a cluster of blocks,
+ *             Y passed through distributed shared memory (N = 2^15 .. 2^17).
+ * Twiddles come from one table in float made in double (fft_cuda.cu); L1 keeps the parts
+ * the levels use; the four-step's W_N^(n2 k1) are built from a few lookups (put_twiddled).
+ * Every unrolled index is a template constant (unroll<>), so that the layout arithmetic
+ * above is done by the compiler. */
 #include "fft_fused.h"
 
 #include <cooperative_groups.h>
