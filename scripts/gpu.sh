@@ -101,7 +101,7 @@ if want profile; then
     metrics=$(echo "$stalls" | sed 's/\([a-z_]*\)/smsp__pcsamp_warps_issue_stalled_\1/g')
     for spec in "c2c 14 fused_fft_kernelILi14ELi5E" "r2c 8 fused_fft_kernel_mbILi7ELi4ELi16ELi0ELi1E"; do
         set -- $spec
-        run "ncu-$1-$2" $ncu_bin --kernel-name "regex:$3" --launch-skip 3 --launch-count 1 \
+        run "ncu-$1-$2" $ncu_bin --kernel-name-base mangled --kernel-name "regex:$3" --launch-skip 3 --launch-count 1 \
             --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
             --section SchedulerStats --section MemoryWorkloadAnalysis --metrics "$metrics" \
             "$build/bench/bench_gpu_fft" 5 "$1" "$2"
