@@ -36,7 +36,7 @@ typedef struct {
     unsigned log2n;
     void *stream[GPU_NSLOTS];
     int fused;                /* SPECTRO_CUDA_PATH: 1 fused (default), 0 perlevel */
-    cpx *d_tmp[GPU_NSLOTS];   /* fused four-step scratch (chunk*n points), n > 2^17 only */
+    cpx *d_tmp[GPU_NSLOTS];   /* fused four-step scratch (chunk*n points), n > 2^17 (2^14 without clusters) */
 } cuda_ctx;
 
 /* ---- kernels -------------------------------------------------------------------------- */
@@ -247,7 +247,7 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         c->stream[s] = gpu_plan_stream(gp, s);
     if ((err = gpu_malloc((void **)&c->d_tw, half * sizeof(float2), "twiddles", ei)) != SP_OK)
         goto fail;
-    if (fused && c->log2n > FUSED_MAX_CLUSTER_LOG2)
+    if (fused && c->log2n > (fused_cluster_ok() ? FUSED_MAX_CLUSTER_LOG2 : FUSED_MAX_ONEPASS_LOG2))
         for (int s = 0; s < GPU_NSLOTS; s++)
             if ((err = gpu_malloc((void **)&c->d_tmp[s], gpu_plan_chunk(gp) * n * sizeof(cpx),
                                   "four-step FFT scratch", ei)) != SP_OK)

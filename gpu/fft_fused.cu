@@ -712,6 +712,46 @@ __global__ void __launch_bounds__(Cfg<L, RL, FPB, KIND, S2>::THREADS, MINB)
     fused_fft_body<L, RL, FPB, KIND, OP, S2>(A);
 }
 
+/* kern<<<nblocks, threads, smem>>>(A), in clusters of `cluster` blocks when > 1. Past 48 KB
+ * the kernel's shared-memory limit is raised first, once per kernel (raised is the kernel's
+ * own flag; one device per process, plans on several threads). The carveout is left to the
+ * driver: forcing the largest one cost 10-30% (less L1 for the twiddle table). */
+int launch_kernel(void (*kern)(const FArgs), std::atomic<bool> &raised, size_t smem, int threads,
+                  size_t nblocks, const FArgs &A, cudaStream_t st, sp_errinfo *ei, const char *what,
+                  unsigned cluster = 1)
+{
+    if (smem > 48 * 1024 && !raised) {
+        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess)
+            return gpu_fail_cuda(ei, (int)e, "cudaFuncSetAttribute(shared memory)");
+        raised = true;
+    }
+    if (nblocks == 0)
+        return SP_OK;
+    if (nblocks > 0x7fffffffu)
+        return sp_fail(ei, SP_EINVAL, "fused FFT: %zu blocks exceed the grid limit", nblocks);
+    if (cluster > 1) {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeClusterDimension;
+        at[0].val.clusterDim.x = cluster;
+        at[0].val.clusterDim.y = 1;
+        at[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3((unsigned)nblocks);
+        cfg.blockDim = dim3((unsigned)threads);
+        cfg.dynamicSmemBytes = smem;
+        cfg.stream = st;
+        cfg.attrs = at;
+        cfg.numAttrs = 1;
+        cudaError_t e = cudaLaunchKernelEx(&cfg, kern, A);
+        if (e != cudaSuccess)
+            return gpu_fail_cuda(ei, (int)e, what);
+    } else {
+        kern<<<(unsigned)nblocks, threads, smem, st>>>(A);
+    }
+    return gpu_check_launch(ei, what);
+}
+
 template <int L, int RL, int FPB, int KIND, int OP, bool S2 = false, int MINB = 0>
 int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
 {
@@ -721,24 +761,8 @@ int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
         kern = fused_fft_kernel_mb<L, RL, FPB, KIND, OP, S2, MINB>;
     else
         kern = fused_fft_kernel<L, RL, FPB, KIND, OP, S2>;
-    if (C::SMEM > 48 * 1024) {
-        /* per kernel, once (one device per process). The shared-memory carveout is left to
-         * the driver: forcing the largest one cost 10-30% (less L1 for the twiddle table). */
-        static std::atomic<bool> raised{false}; /* plans on several threads */
-        if (!raised) {
-            cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 (int)C::SMEM);
-            if (e != cudaSuccess)
-                return gpu_fail_cuda(ei, (int)e, "cudaFuncSetAttribute(shared memory)");
-            raised = true;
-        }
-    }
-    if (nblocks == 0)
-        return SP_OK;
-    if (nblocks > 0x7fffffffu)
-        return sp_fail(ei, SP_EINVAL, "fused FFT: %zu blocks exceed the grid limit", nblocks);
-    kern<<<(unsigned)nblocks, C::THREADS, C::SMEM, st>>>(A);
-    return gpu_check_launch(ei, "fused_fft_kernel");
+    static std::atomic<bool> raised{false};
+    return launch_kernel(kern, raised, C::SMEM, C::THREADS, nblocks, A, st, ei, "fused_fft_kernel");
 }
 
 /* points a thread (log2) for the row kernels: 16 (r = 4), 8 where that splits the levels
@@ -816,14 +840,20 @@ template <int L1, int L2, int LC> struct CCfg {
                                                        : (C2::SMEM > ROWS ? C2::SMEM : ROWS);
 };
 
+/* Launched with a cluster of 2^LC blocks (launch_kernel). Clusters need sm_90: built for an
+ * older architecture the body is empty and fused_cluster_ok() says so, which keeps the
+ * four-step for these sizes. */
 template <int L1, int L2, int LC>
-__global__ void __cluster_dims__(1 << LC, 1, 1)
-    __launch_bounds__(CCfg<L1, L2, LC>::THREADS, CCfg<L1, L2, LC>::MINB) cluster_fft_kernel(const FArgs A)
+__global__ void __launch_bounds__(CCfg<L1, L2, LC>::THREADS, CCfg<L1, L2, LC>::MINB)
+    cluster_fft_kernel(const FArgs A)
 {
-    namespace cg = cooperative_groups;
     using K = CCfg<L1, L2, LC>;
-    constexpr int RL = K::RL, R = 1 << RL, L = L1 + L2;
+    constexpr int RL = K::RL, R = 1 << RL;
     constexpr int NP1 = K::C1::NP, NP2 = K::C2::NP;
+    static_assert(NP1 >= 1 && NP2 >= 1 && R == 16, "16 points a thread, both phases");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    namespace cg = cooperative_groups;
+    constexpr int L = L1 + L2;
     extern __shared__ float smem[];
     float2 *rows = reinterpret_cast<float2 *>(smem);
     cg::cluster_group cl = cg::this_cluster();
@@ -885,6 +915,7 @@ __global__ void __cluster_dims__(1 << LC, 1, 1)
             dst[(size_t)k2 << L1] = make_float2(v[e].x * A.scale, v[e].y * A.scale);
         });
     }
+#endif
 }
 
 template <int L1, int L2, int LC>
@@ -895,21 +926,9 @@ int launch_cluster(const FArgs &base, cudaStream_t st, sp_errinfo *ei)
     A.log2_full = L1 + L2;
     A.full_shift = base.tws;
     A.tws = base.tws + L2; /* log2 M - L1 */
-    void (*kern)(const FArgs) = cluster_fft_kernel<L1, L2, LC>;
     static std::atomic<bool> raised{false};
-    if (!raised && K::SMEM > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)K::SMEM);
-        if (e != cudaSuccess)
-            return gpu_fail_cuda(ei, (int)e, "cudaFuncSetAttribute(shared memory)");
-        raised = true;
-    }
-    const size_t nblocks = A.batch << LC;
-    if (nblocks == 0)
-        return SP_OK;
-    if (nblocks > 0x7fffffffu)
-        return sp_fail(ei, SP_EINVAL, "fused FFT: %zu blocks exceed the grid limit", nblocks);
-    kern<<<(unsigned)nblocks, K::THREADS, K::SMEM, st>>>(A);
-    return gpu_check_launch(ei, "cluster_fft_kernel");
+    return launch_kernel(cluster_fft_kernel<L1, L2, LC>, raised, K::SMEM, K::THREADS, A.batch << LC, A, st,
+                         ei, "cluster_fft_kernel", 1u << LC);
 }
 
 /* Clusters of 8 blocks (the portable maximum), measured on an H100 against 4 (and 2 at
@@ -1009,6 +1028,22 @@ FArgs args_base(const cpx *d_tw, unsigned log2tw, unsigned L, size_t batch)
 
 } // namespace
 
+extern "C" int fused_cluster_ok(void)
+{
+    /* the architecture of the code chosen for this device: clusters from sm_90 */
+    static std::atomic<int> ok{-1};
+    if (ok < 0) {
+        cudaFuncAttributes fa;
+        if (cudaFuncGetAttributes(&fa, cluster_fft_kernel<8, 8, 3>) == cudaSuccess)
+            ok = fa.binaryVersion >= 90;
+        else
+            (void)cudaGetLastError(); /* not sticky: no usable code, no clusters */
+        if (ok < 0)
+            ok = 0;
+    }
+    return ok;
+}
+
 extern "C" int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const cpx *d_in, cpx *d_out,
                          cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale,
                          sp_errinfo *ei)
@@ -1019,7 +1054,7 @@ extern "C" int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const c
     A.inverse = inverse;
     A.scale = scale;
     cudaStream_t st = (cudaStream_t)stream;
-    if (log2N <= FUSED_MAX_CLUSTER_LOG2) {
+    if (log2N <= FUSED_MAX_ONEPASS_LOG2 || (log2N <= FUSED_MAX_CLUSTER_LOG2 && fused_cluster_ok())) {
         A.in = (const float2 *)d_in;
         A.out = (float2 *)d_out;
         return log2N <= FUSED_MAX_ONEPASS_LOG2 ? launch_row<O_C2C>(log2N, A, st, ei)

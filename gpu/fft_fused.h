@@ -33,13 +33,18 @@ extern "C" {
 #endif
 
 /* Largest log2 N done in one pass by one block (its shared memory holds the frame), and by
- * a cluster of blocks. */
+ * a cluster of blocks where fused_cluster_ok(). */
 #define FUSED_MAX_ONEPASS_LOG2 14u
 #define FUSED_MAX_CLUSTER_LOG2 17u
 
+/* 1 when the cluster kernels can run here (code for sm_90 or later chosen for the current
+ * device), else 0: sizes up to FUSED_MAX_CLUSTER_LOG2 then take the four-step. */
+int fused_cluster_ok(void);
+
 /* batch N-point complex transforms, N = 2^log2N, 4 <= log2N <= 22; out = scale * FFT(in)
  * (inverse: conjugate twiddles). d_in == d_out is allowed. d_tmp (batch*N points) is used
- * when log2N > FUSED_MAX_CLUSTER_LOG2 and may be NULL otherwise. */
+ * when log2N > FUSED_MAX_CLUSTER_LOG2 (FUSED_MAX_ONEPASS_LOG2 without fused_cluster_ok())
+ * and may be NULL otherwise. */
 int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const cpx *d_in, cpx *d_out,
               cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale, sp_errinfo *ei);
 
