@@ -281,6 +281,11 @@ def busy_signal(seconds, channels=1, rate=48000):
 # ---- tests ------------------------------------------------------------------------------------
 
 class TestWindow(unittest.TestCase):
+    def quit_stats(self, w, stats):
+        """Quits the window (exit 0 expected) and returns the stats it wrote."""
+        self.assertEqual(w.quit(), 0, w.stderr())
+        with open(stats) as f:
+            return json.load(f)
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="spectro_wtest_")
@@ -381,9 +386,7 @@ class TestWindow(unittest.TestCase):
         self.settled(w, check)
         time.sleep(1.0)
         self.assertTrue(w.alive())
-        self.assertEqual(w.quit(), 0, w.stderr())
-        with open(stats) as f:
-            s = json.load(f)
+        s = self.quit_stats(w, stats)
         self.assertGreater(s["frames_drawn"], 10)
         self.assertGreater(s["mean_fps"], 0)
         self.assertGreater(s["latency_samples"], 0)
@@ -411,9 +414,7 @@ class TestWindow(unittest.TestCase):
         w.key(*["n"] * 8)
         time.sleep(2.0)
         self.assertTrue(w.alive(), w.stderr())
-        self.assertEqual(w.quit(), 0, w.stderr())
-        with open(stats) as f:
-            s = json.load(f)
+        s = self.quit_stats(w, stats)
         # every picture with a newer frame is a latency sample; before and after the restart
         self.assertGreater(s["frames_drawn"], 100, s)
         self.assertGreater(s["latency_samples"], 0.8 * s["frames_drawn"], s)
@@ -457,9 +458,7 @@ class TestWindow(unittest.TestCase):
                 w.key("s")
                 time.sleep(0.5)
                 self.assertTrue(w.alive(), w.stderr())
-                self.assertEqual(w.quit(), 0, w.stderr())
-                with open(stats) as f:
-                    s = json.load(f)
+                s = self.quit_stats(w, stats)
                 self.assertGreater(s["verify_frames"], 50, s)
                 self.assertGreater(s["verify_shown"], 50, s)
                 self.assertEqual((s["verify_mismatches"], s["verify_shown_mismatches"]), (0, 0), s["verify_first"])
