@@ -13,11 +13,11 @@
  *   - pass 0 reads i = t + T*rev(e): the bit-reverse permutation is the load itself,
  *     coalesced (lanes on consecutive i);
  *   - the last pass writes p = rev(i) with lanes on the low bits of p: coalesced;
- *   - between passes the points go through shared memory. Row kernels with a warp inside
- *     one frame (T >= 32, N >= 256): float2 at index i + (i >> (L-4)) (swz2), so each half
- *     warp's 64-bit accesses hit 16 different bank pairs. Otherwise re and im in separate
- *     float arrays at index i + (i >> (L-5)) (swz, N >= 1024) so that both lane patterns hit
- *     32 different banks; frames of a block are padded apart. The skew is an add, not an
+ *   - between passes the points go through shared memory. Row kernels with a half warp
+ *     inside one frame (T >= 16, N >= 256): float2 at index i + (i >> (L-4)) (swz2), so
+ *     each half warp's 64-bit accesses hit 16 different bank pairs. Otherwise re and im in
+ *     separate float arrays at index i + (i >> (L-5)) (swz, N >= 1024) so that both lane
+ *     patterns hit 32 different banks; frames of a block are padded apart. The skew is an add, not an
  *     XOR: a thread's points differ from its base in bits the base lacks, so every access
  *     is the base plus a constant (an immediate offset, no address arithmetic).
  * Twiddles of the first 5 levels of a pass, W_{2^k}^e (k <= 5), are immediates (w32_re/im,
@@ -28,7 +28,8 @@
  *
  * Kinds of kernel (template KIND):
  *   K_ROW     frames contiguous in memory (c2c; r2c / stft read reals and untangle in shared
- *             memory before the store). Several frames a block when T < 256.
+ *             memory before the store; r2c n = 256 a complex FFT of (x, 0), see O_R2CZ).
+ *             Several frames a block when T < 256.
  *   K_COL1    four-step first half: FPB adjacent columns n2 of x viewed as N1 x N2
  *             (element n1 at n1*N2 + n2), lanes across the columns (FPB*8 contiguous
  *             bytes a row); stores Y[k1][n2] * W_N^(n2 k1) in the same layout.
@@ -59,7 +60,11 @@ static_assert(sizeof(cpx) == sizeof(float2), "cpx must have the layout of float2
 namespace {
 
 enum { K_ROW = 0, K_COL1 = 1, K_ROW2COL = 2 };
-enum { O_C2C = 0, O_R2C = 1, O_STFT = 2 };
+/* O_R2CZ: real input as the complex frame (x, 0), N-point c2c, bins 0..N/2 stored. Used
+ * for r2c n = 256: there the packed N/2-point FFT runs 8 threads a frame and its untangle's
+ * extra shared-memory round trip made it MIO-bound (0.92x cuFFT on an H100); twice the
+ * arithmetic, no untangle, ran at cuFFT's speed (0.1056 -> 0.0965 ms, same binary). */
+enum { O_C2C = 0, O_R2C = 1, O_STFT = 2, O_R2CZ = 3 };
 
 struct FArgs {
     const float2 *in; /* complex input (c2c, four-step halves) */
@@ -128,8 +133,8 @@ template <int L, int RL, int Q> struct PG {
 template <int L, int RL, int FPB, int KIND, bool S2 = false> struct Cfg {
     static constexpr int N = 1 << L, R = 1 << RL, T = N / R, NP = (L + RL - 1) / RL;
     /* S2: shared memory holds float2 points (one 64-bit access a point instead of two
-     * 32-bit ones); K_ROW with a warp inside one frame (T >= 32) and L >= 8 only */
-    static_assert(!S2 || (KIND == K_ROW && T >= 32 && L >= 8), "S2 layout not for this shape");
+     * 32-bit ones); K_ROW with a half warp inside one frame (T >= 16) and L >= 8 only */
+    static_assert(!S2 || (KIND == K_ROW && T >= 16 && L >= 8), "S2 layout not for this shape");
     /* frame stride in shared memory: pads frames apart so that lanes of different frames
      * fall in different banks */
     static constexpr int PADF = KIND == K_ROW ? (T < 32 ? T : 0) : (FPB >= 32 ? 1 : 32 / FPB);
@@ -507,7 +512,13 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
         if constexpr (KIND == K_ROW) {
             const size_t g = (size_t)blockIdx.x * FPB + f;
             const bool ok = g < A.batch;
-            if constexpr (OP == O_C2C) {
+            if constexpr (OP == O_R2CZ) {
+                const float *src = A.sig + g * A.hop + ti;
+                unroll<R>([&](auto E) {
+                    constexpr int e = SP_CI(E);
+                    v[e] = make_float2(ok ? __ldg(src + ELEM<L, RL, 0, e>) : 0.f, 0.f);
+                });
+            } else if constexpr (OP == O_C2C) {
                 /* disjoint bits: base + constant, the constant an immediate offset */
                 const float2 *src = A.in + (g << L) + ti;
                 unroll<R>([&](auto E) {
@@ -584,6 +595,21 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
                 dst[RELEM<L, RL, NP - 1, e>] = make_float2(v[e].x * A.scale, v[e].y * A.scale);
             });
         }
+    } else if constexpr (KIND == K_ROW && OP == O_R2CZ) {
+        const size_t g = (size_t)blockIdx.x * FPB + f;
+        if (g < A.batch) {
+            float2 *dst = A.spec + g * ((size_t)N / 2 + 1) + pt;
+            unroll<R>([&](auto E) {
+                constexpr int e = SP_CI(E);
+                constexpr unsigned rp = RELEM<L, RL, NP - 1, e>;
+                if constexpr (rp < N / 2) {
+                    dst[rp] = v[e];
+                } else if constexpr (rp == N / 2) {
+                    if (pt == 0) /* bin N/2 */
+                        dst[rp] = v[e];
+                }
+            });
+        }
     } else if constexpr (KIND == K_ROW) {
         /* real input: Z_k to shared memory in natural order, then bins k and N-k together:
          * E = (Z_k + conj Z_{N-k})/2, O = (Z_k - conj Z_{N-k})/2i, X_k = E + W_2N^k O,
@@ -621,6 +647,7 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
         const auto at_t = at(t), at_n = at(tn);
         const unsigned ts = A.tws - 1; /* W_2N^k = tw[k << ts] */
         const float2 *twt = A.tw + (t << ts);
+        [[maybe_unused]] const float2 wt = __ldg(twt); /* W_2N^t */
         const size_t ostride = (size_t)N + 1;
         float *dbt = nullptr, *dbn = nullptr;
         float2 *spt = nullptr, *spn = nullptr;
@@ -636,7 +663,12 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
             const bool k0 = j == 0 && t == 0;
             const float2 a = at_t(c);
             const float2 b = j == 0 ? at(tn & (N - 1))(0) : at_n(-c);
-            const float2 w = __ldg(twt + ((unsigned)c << ts));
+            /* W_2N^(t + jT) = W_2N^t W_2R^j, W_2R^j an immediate where 2R <= 32 */
+            float2 w;
+            if constexpr (RL <= 4)
+                w = mul_wconst<RL + 1, j>(wt, 0);
+            else
+                w = __ldg(twt + ((unsigned)c << ts));
             float2 x0, x1;
             if constexpr (OP == O_R2C) {
                 if (k0) {
@@ -777,7 +809,7 @@ int launch_row_cfg(const FArgs &A, cudaStream_t st, sp_errinfo *ei)
 {
     constexpr int T = (1 << L) >> RL;
     constexpr int FPB = T >= THR ? 1 : THR / T;
-    constexpr bool S2 = T >= 32 && L >= 8;
+    constexpr bool S2 = T >= 16 && L >= 8;
     return launch<L, RL, FPB, K_ROW, OP, S2, MINB>(A, (A.batch + FPB - 1) / FPB, st, ei);
 }
 
@@ -1070,6 +1102,13 @@ extern "C" int fused_r2c(void *stream, const cpx *d_tw, unsigned log2tw, const f
 {
     if (log2n < 4 || log2n > FUSED_MAX_ONEPASS_LOG2 + 1 || log2n > log2tw)
         return sp_fail(ei, SP_EUNSUPPORTED, "fused real FFT: 2^%u points not covered", log2n);
+    if (log2n == 8) { /* see O_R2CZ */
+        FArgs A = args_base(d_tw, log2tw, log2n, batch);
+        A.sig = d_in;
+        A.hop = (size_t)1 << log2n;
+        A.spec = (float2 *)d_out;
+        return launch_row_cfg<O_R2CZ, 8, 4, 128, 8>(A, (cudaStream_t)stream, ei);
+    }
     FArgs A = args_base(d_tw, log2tw, log2n - 1, batch);
     A.sig = d_in;
     A.hop = (size_t)1 << log2n;

@@ -50,7 +50,8 @@ int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const cpx *d_in, c
 
 /* batch real n-point transforms (n = 2^log2n, 16 <= n <= 2^(FUSED_MAX_ONEPASS_LOG2+1)):
  * frame f is d_in[f*n ...]; bins 0..n/2 land at d_out[f*(n/2+1) ...]. One kernel: n/2-point
- * complex FFT of the even/odd packing, untangled in shared memory. SP_EUNSUPPORTED above. */
+ * complex FFT of the even/odd packing, untangled in shared memory (n = 256: the n-point
+ * complex FFT of (x, 0), faster there). SP_EUNSUPPORTED above. */
 int fused_r2c(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_in, cpx *d_out,
               unsigned log2n, size_t batch, sp_errinfo *ei);
 

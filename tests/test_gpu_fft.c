@@ -696,7 +696,7 @@ int main(void)
         check_size(n, 3, 3);
         if (l == 4 || (!quick && l == 10))
             check_size(n, 1000, 1000);
-        if (l == 5 || l == 11)
+        if (l == 5 || l == 8 || l == 11)
             check_size(n, 37, 64);
         if (l == 7)
             check_size(n, 999, 1000);
