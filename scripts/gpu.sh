@@ -9,7 +9,7 @@
 #   SPECTRO_CUDA_ARCH=90 LOGS=/tmp/logs scripts/gpu.sh
 # Steps: build test sanitize bench e2e (bench: bench_gpu_fft; e2e: bench_cuda_start, then
 # bench_e2e.sh per backend on 10 minutes, and on 60 minutes without the NumPy reference),
-# and on request profile (ncu on the kernels that miss their targets).
+# and on request profile (ncu on the kernel that misses its target).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -90,16 +90,15 @@ if want e2e; then
     done
 fi
 
-# Nsight Compute on the kernels whose targets are not met (opt-in step "profile"): C2C 16384
-# (one block a transform) and R2C 256 (16 frames a block), speed of light, occupancy and
-# where the warps stall.
+# Nsight Compute on the kernel whose target is not met (opt-in step "profile"): C2C 16384
+# (one block a transform), speed of light, occupancy and where the warps stall.
 if want profile; then
     ncu_bin=ncu
     command -v $ncu_bin >/dev/null 2>&1 || ncu_bin=/usr/local/cuda/bin/ncu
     stalls=barrier,long_scoreboard,short_scoreboard,mio_throttle,lg_throttle,math_pipe_throttle
     stalls=$stalls,wait,not_selected,selected,membar,dispatch_stall,no_instructions
     metrics=$(echo "$stalls" | sed 's/\([a-z_]*\)/smsp__pcsamp_warps_issue_stalled_\1/g')
-    for spec in "c2c 14 fused_fft_kernelILi14ELi5E" "r2c 8 fused_fft_kernel_mbILi7ELi4ELi16ELi0ELi1E"; do
+    for spec in "c2c 14 fused_fft_kernelILi14ELi5E"; do
         set -- $spec
         run "ncu-$1-$2" $ncu_bin --kernel-name-base mangled --kernel-name "regex:$3" --launch-skip 3 --launch-count 1 \
             --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
