@@ -31,10 +31,10 @@ cmake --build "$root/build-asan" -j"$jobs"
     LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
     ctest --output-on-failure -j"$jobs" -LE gpu)
 
-step "ThreadSanitizer build (ring buffer, pipeline)"
+step "ThreadSanitizer build (ring buffer, pipeline, microphone)"
 cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_TSAN=ON -DSPECTRO_CUDA=OFF >/dev/null
-cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze spectro
-(cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze)$')
+cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze test_mic spectro
+(cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze|test_mic)$')
 # the binary's threads together: reader, FFT pool, dump writer, picture drawer
 tsan_out=$(mktemp -d)
 TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/spectro" --quiet --channel all --png "$tsan_out/t.png" \

@@ -367,6 +367,8 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     double wsum = 0.0, t_start = progress_now(), t_wait;
     uint64_t limit = UINT64_MAX, consumed = 0;
     uint64_t lost_seen = 0; /* --realtime: samples the reader dropped, as far as skips took them in */
+    uint64_t taken = 0;     /* frames read or skipped from the ring: where the source's gaps are placed */
+    uint64_t next_gap;      /* where the next gap the source reported lies */
     const source_info *info;
     stft_config sc;
     fft_config fc;
@@ -531,7 +533,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     progress_begin(&pg, stderr, cfg->progress && !res->live, info->rate, info->frames_hint);
     while (consumed < limit) {
         size_t avail;
-        uint64_t lost;
+        uint64_t lost, gone;
         int finished = pushing ? 0 : atomic_load_explicit(&rd.done, memory_order_acquire);
         if (cfg->stop && atomic_load(cfg->stop)) {
             if (res->live) {
@@ -544,25 +546,38 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         if (pushing && (err = source_status(src, ei)) != SP_OK)
             goto done;
         /* what the paced reader dropped (the ring was full) is read before what the ring
-         * holds. The microphone's drops are counted but not placed: a device without a
-         * clock (the tests' ALSA file plugin) overruns by seconds at a time. */
+         * holds. The microphone places its drops itself (source_take_gaps): read after the
+         * ring, so every gap before a frame seen is known. */
         lost = atomic_load(&rd.dropped);
         avail = ring_readable(&r) / (size_t)ch;
         if (res->live && avail > lag) {
             /* fallen behind: drop all but the newest `keep` frames. The paced reader only
-             * drops when the ring is full, so its drops come before those frames too: the
-             * frame times move on by both, and stay exact. */
+             * drops when the ring is full, so its drops come before those frames too, as do
+             * the source's gaps up to there: the frame times move on by all of it, and stay
+             * exact. */
             size_t gap = avail - keep;
-            uint64_t skipped = gap + (lost - lost_seen);
+            uint64_t skipped = gap + (lost - lost_seen) + source_take_gaps(src, taken + gap, &next_gap);
             lost_seen = lost;
             if (skipped >= limit - consumed)
                 break; /* the duration ends in what was dropped */
             ring_skip(&r, gap * (size_t)ch);
+            taken += gap;
             stft_discard(st, skipped);
             res->dropped += gap;
             consumed += skipped;
             avail = keep;
         }
+        gone = source_take_gaps(src, taken, &next_gap);
+        if (gone > 0) {
+            /* a gap in the source's audio (counted in source_dropped): no frame spans it,
+             * and the frame times move on by it */
+            if (gone >= limit - consumed)
+                break; /* the duration ends in the gap */
+            stft_discard(st, gone);
+            consumed += gone;
+        }
+        if ((uint64_t)avail > next_gap - taken)
+            avail = (size_t)(next_gap - taken); /* up to the gap, not across it */
         if (avail == 0) {
             /* `done` was read before `avail`: a finished reader has nothing more to give */
             if (finished && ring_readable(&r) < (size_t)ch)
@@ -580,6 +595,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             /* the newest sample in the ring was captured about now */
             *cfg->capture_anchor = progress_now() - (double)(ring_readable(&r) / (size_t)ch) / info->rate;
         ring_read(&r, buf, avail * (size_t)ch);
+        taken += avail;
         if ((err = stft_push(st, buf, avail, ei)) != SP_OK)
             goto done;
         consumed += avail;

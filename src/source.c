@@ -53,6 +53,12 @@ uint64_t source_dropped(const source *s)
     return s->ops->dropped ? s->ops->dropped(s->state) : 0;
 }
 
+uint64_t source_take_gaps(source *s, uint64_t upto, uint64_t *next_at)
+{
+    *next_at = UINT64_MAX;
+    return s->ops->take_gaps ? s->ops->take_gaps(s->state, upto, next_at) : 0;
+}
+
 int source_status(const source *s, sp_errinfo *ei)
 {
     return s->ops->status ? s->ops->status(s->state, ei) : SP_OK;

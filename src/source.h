@@ -41,8 +41,9 @@ struct ring_s;
  * *got; *got == 0 means the end. The pipeline reads them from its own thread.
  * Push sources (the microphone) fill start()/stop() instead (read is NULL): between them
  * the source's own thread or callback writes interleaved frames into the ring, never
- * blocking; what does not fit is counted by dropped(). status() reports a failure after
- * start (SP_EAUDIO: the device was lost) or SP_OK. */
+ * blocking; what does not fit is counted by dropped(), and take_gaps() says where it was
+ * lost (see source_take_gaps). status() reports a failure after start (SP_EAUDIO: the
+ * device was lost) or SP_OK. */
 typedef struct {
     const char *kind;
     int (*read)(void *state, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei);
@@ -52,6 +53,7 @@ typedef struct {
     int (*stop)(void *state);
     uint64_t (*dropped)(const void *state);
     int (*status)(const void *state, sp_errinfo *ei);
+    uint64_t (*take_gaps)(void *state, uint64_t upto, uint64_t *next_at);
 } source_ops;
 
 /* Wraps a backend's state (ownership passes to the source, also on failure). */
@@ -89,6 +91,13 @@ int source_start(source *s, struct ring_s *r, sp_errinfo *ei);
 int source_stop(source *s);
 uint64_t source_dropped(const source *s);
 int source_status(const source *s, sp_errinfo *ei);
+/* Push sources: where audio went missing. A gap "at" position p lies between the p-th and
+ * the (p+1)-th frame written to the ring since start. Takes the gaps at or before `upto`
+ * and returns the sum of their lengths (frames); *next_at = the position of the next gap
+ * known, UINT64_MAX when none. A gap is known before any frame after it is in the ring, so
+ * a consumer that has seen a frame in ring_readable() (call that first) sees every gap
+ * before it. The consumer is the ring's (a single thread). Pull sources: 0, UINT64_MAX. */
+uint64_t source_take_gaps(source *s, uint64_t upto, uint64_t *next_at);
 const source_info *source_get_info(const source *s);
 uint64_t source_nonfinite(const source *s);
 int source_truncated(const source *s);
@@ -119,7 +128,8 @@ source_mic_config source_mic_config_default(void); /* default device, its rate, 
  * source_start() then delivers into the ring; source_dropped() counts samples lost: those
  * the ring had no room for (whole frames are kept together) plus, for every callback that
  * PortAudio flagged paInputOverflow, that callback's size in samples (an estimate of the
- * gap). source_status() returns SP_EAUDIO ("audio device lost ...") when the stream stopped
+ * gap). source_take_gaps() places each loss in the stream (up to 64 gaps wait to be taken;
+ * while the queue is full the newest gap grows instead: nothing is written after it). source_status() returns SP_EAUDIO ("audio device lost ...") when the stream stopped
  * without source_stop() or no audio arrived for 2 s. */
 int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei);
 

@@ -58,7 +58,7 @@ static void file_close(void *state)
     free(st);
 }
 
-static const source_ops file_ops = {"file", file_read, file_truncated, file_close, NULL, NULL, NULL, NULL};
+static const source_ops file_ops = {"file", file_read, file_truncated, file_close, NULL, NULL, NULL, NULL, NULL};
 
 /* libsndfile clamps a data chunk that runs past the end of the file and notes it in its
  * log as "data : 96000 (should be 20000)". */

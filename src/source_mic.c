@@ -64,6 +64,7 @@ int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo
 #include "ring.h"
 
 #define MIC_STALL_NS 2000000000ull /* no callback for this long while running: device lost */
+#define MIC_GAPS 64 /* gaps published and not yet taken; a power of two */
 
 /* ---- PortAudio lifetime ----------------------------------------------------------------- */
 
@@ -214,6 +215,12 @@ static void pa_release(void)
 
 /* ---- the stream ------------------------------------------------------------------------- */
 
+/* Audio that went missing: `len` frames between the at-th and the (at+1)-th frame written
+ * to the ring since start. */
+typedef struct {
+    uint64_t at, len;
+} mic_gap;
+
 typedef struct {
     PaStream *stream;
     ring *ring;            /* set while stopped, read by the callback while running */
@@ -225,6 +232,14 @@ typedef struct {
     _Atomic uint64_t callbacks;
     _Atomic uint64_t last_cb_ns; /* CLOCK_MONOTONIC of the latest callback */
     _Atomic int finished;        /* PortAudio's stream-finished notification */
+    /* Where the drops fall, for mic_take_gaps: a single-producer single-consumer queue. A
+     * gap is published before any frame after it enters the ring, so a consumer that has
+     * seen a frame also sees the gaps before it. */
+    mic_gap gaps[MIC_GAPS];
+    _Atomic uint64_t gaps_head;  /* published (the callback) */
+    _Atomic uint64_t gaps_tail;  /* taken (the consumer) */
+    uint64_t written;            /* callback only: frames written since start */
+    mic_gap pending;             /* callback only: the newest gap, still growing (len 0: none) */
     char name[128];
 } mic_state;
 
@@ -233,6 +248,31 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Callback side: `frames` frames are lost here (after st->written frames). Consecutive
+ * losses with nothing written between them are one gap. */
+static void mic_lose(mic_state *st, uint64_t frames)
+{
+    if (st->pending.len == 0)
+        st->pending.at = st->written;
+    st->pending.len += frames;
+    atomic_fetch_add_explicit(&st->dropped, frames, memory_order_relaxed);
+}
+
+/* Callback side: publishes the pending gap before frames after it are written; 0 when the
+ * queue is full (the caller then writes nothing, so the gap just grows). */
+static int mic_publish(mic_state *st)
+{
+    uint64_t head = atomic_load_explicit(&st->gaps_head, memory_order_relaxed);
+    if (st->pending.len == 0)
+        return 1;
+    if (head - atomic_load_explicit(&st->gaps_tail, memory_order_acquire) >= MIC_GAPS)
+        return 0;
+    st->gaps[head % MIC_GAPS] = st->pending;
+    atomic_store_explicit(&st->gaps_head, head + 1, memory_order_release);
+    st->pending.len = 0;
+    return 1;
 }
 
 /* Real-time: copy, count, return. clock_gettime(CLOCK_MONOTONIC) is a vDSO read. */
@@ -247,16 +287,21 @@ static int mic_callback(const void *input, void *output, unsigned long frames,
     atomic_store_explicit(&st->last_cb_ns, now_ns(), memory_order_relaxed);
     atomic_fetch_add_explicit(&st->callbacks, 1, memory_order_relaxed);
     if (flags & paInputOverflow) {
+        /* the device lost audio before this input; how much is not known: one buffer's
+         * worth is the estimate */
         atomic_fetch_add_explicit(&st->overflows, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&st->dropped, frames, memory_order_relaxed); /* per channel */
+        mic_lose(st, frames);
     }
     if (input && st->ring) {
         size_t room = ring_writable(st->ring);
         room -= room % (size_t)st->channels; /* whole frames only: channels stay aligned */
-        fit = ring_write(st->ring, input, want < room ? want : room);
+        if (room > 0 && mic_publish(st)) {
+            fit = ring_write(st->ring, input, want < room ? want : room);
+            st->written += fit / (size_t)st->channels;
+        }
     }
     if (fit < want)
-        atomic_fetch_add_explicit(&st->dropped, (want - fit) / (size_t)st->channels, memory_order_relaxed);
+        mic_lose(st, (want - fit) / (size_t)st->channels);
     return paContinue;
 }
 
@@ -273,6 +318,10 @@ static int mic_start(void *state, struct ring_s *r, sp_errinfo *ei)
     if (st->started)
         return sp_fail(ei, SP_EINVAL, "%s: already started", st->name);
     st->ring = r; /* the callback does not run while the stream is stopped */
+    st->written = 0;
+    st->pending.len = 0;
+    atomic_store(&st->gaps_head, 0);
+    atomic_store(&st->gaps_tail, 0);
     atomic_store(&st->finished, 0);
     atomic_store(&st->last_cb_ns, now_ns());
     if ((pe = Pa_StartStream(st->stream)) != paNoError) {
@@ -302,6 +351,18 @@ static uint64_t mic_dropped(const void *state)
 {
     const mic_state *st = state;
     return atomic_load_explicit(&((mic_state *)st)->dropped, memory_order_relaxed);
+}
+
+static uint64_t mic_take_gaps(void *state, uint64_t upto, uint64_t *next_at)
+{
+    mic_state *st = state;
+    uint64_t tail = atomic_load_explicit(&st->gaps_tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&st->gaps_head, memory_order_acquire), sum = 0;
+    for (; tail < head && st->gaps[tail % MIC_GAPS].at <= upto; tail++)
+        sum += st->gaps[tail % MIC_GAPS].len;
+    *next_at = tail < head ? st->gaps[tail % MIC_GAPS].at : UINT64_MAX;
+    atomic_store_explicit(&st->gaps_tail, tail, memory_order_release);
+    return sum;
 }
 
 static int mic_status(const void *state, sp_errinfo *ei)
@@ -338,8 +399,8 @@ static void mic_close(void *state)
     free(st);
 }
 
-static const source_ops mic_ops = {"mic",   NULL,     NULL,        mic_close,
-                                   mic_start, mic_stop, mic_dropped, mic_status};
+static const source_ops mic_ops = {"mic",     NULL,       NULL,        mic_close,    mic_start,
+                                   mic_stop, mic_dropped, mic_status, mic_take_gaps};
 
 /* ---- device choice ---------------------------------------------------------------------- */
 

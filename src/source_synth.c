@@ -69,7 +69,7 @@ static void synth_close(void *state)
     free(state);
 }
 
-static const source_ops synth_ops = {"synth", synth_read, NULL, synth_close, NULL, NULL, NULL, NULL};
+static const source_ops synth_ops = {"synth", synth_read, NULL, synth_close, NULL, NULL, NULL, NULL, NULL};
 
 int source_open_synth(const source_synth_config *cfg, source **out, sp_errinfo *ei)
 {

@@ -428,6 +428,133 @@ static void test_dropped(void)
     source_close(s);
 }
 
+/* ---- where the drops fall --------------------------------------------------------------- */
+
+/* The capture for test_gaps: every sample is its frame number (float32, exact below 2^24),
+ * so a sample says which frame of the device's stream it is. */
+typedef struct {
+    source *s;
+    ring r;
+    float x[1 << 12];
+    double first;                   /* the first sample's frame number; -1 before it */
+    uint64_t taken, placed, gaps, bad;
+} gap_reader;
+
+/* Reads up to max frames (never across a gap) and checks each one against the first
+ * frame's number + the frames taken + the gaps placed before it. Returns frames read. */
+static size_t gap_read(gap_reader *g, size_t max)
+{
+    size_t avail = ring_readable(&g->r), n = max;
+    uint64_t next, gone = source_take_gaps(g->s, g->taken, &next); /* after ring_readable */
+    if (gone) {
+        g->placed += gone;
+        g->gaps++;
+    }
+    if (n > avail)
+        n = avail;
+    if (n > sizeof g->x / sizeof g->x[0])
+        n = sizeof g->x / sizeof g->x[0];
+    if (n > next - g->taken)
+        n = (size_t)(next - g->taken);
+    if (n == 0)
+        return 0;
+    ring_read(&g->r, g->x, n);
+    if (g->first < 0)
+        g->first = g->x[0];
+    for (size_t i = 0; i < n; i++)
+        g->bad += (double)g->x[i] != g->first + (double)(g->taken + g->placed + i);
+    g->taken += n;
+    return n;
+}
+
+static void gap_drain(gap_reader *g)
+{
+    while (gap_read(g, SIZE_MAX) > 0)
+        ;
+}
+
+/* Waits up to timeout_s for the ring to hold at least n samples; 1 when it does. Polls
+ * often: the device runs far faster than real time and drops all the while. */
+static int gap_wait(gap_reader *g, size_t n, double timeout_s)
+{
+    double end = now_s() + timeout_s;
+    while (ring_readable(&g->r) < n)
+        if (now_s() > end)
+            return 0;
+        else
+            usleep(20);
+    return 1;
+}
+
+/* source_take_gaps against a capture of frame numbers. First the consumer reads in bursts
+ * with pauses: the ring overflows, few long gaps. Then it frees 16 frames at a time from a
+ * full ring, and the device refills them and drops the rest: a gap a read, all ahead of
+ * the consumer. The 65th finds the queue full (64): the device writes nothing more and the
+ * gap grows, so the ring stops refilling. Every sample read must be where the gaps say. */
+static void test_gaps(void)
+{
+    enum { CAP = 1 << 12, TOTAL = 1 << 22, STEP = 16 };
+    static float store[CAP];
+    static gap_reader g;
+    char path[] = "/tmp/test_mic_ramp_XXXXXX";
+    const char *sine = getenv("SPECTRO_TEST_SINE");
+    char saved[512];
+    source_mic_config cfg = source_mic_config_default();
+    sp_errinfo ei = {{0}};
+    static float chunk[1 << 16];
+    size_t full;
+    int fd = mkstemp(path), err, refills = 0, ok = fd >= 0;
+    for (uint32_t i = 0; ok && i < TOTAL; i += 1u << 16) {
+        for (uint32_t j = 0; j < 1u << 16; j++)
+            chunk[j] = (float)(i + j);
+        ok = write(fd, chunk, sizeof chunk) == (ssize_t)sizeof chunk;
+    }
+    CHECK_MSG(ok, "writing %s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    snprintf(saved, sizeof saved, "%s", sine ? sine : "");
+    setenv("SPECTRO_TEST_SINE", path, 1); /* read when the device opens */
+    cfg.rate = RATE;
+    memset(&g, 0, sizeof g);
+    g.first = -1;
+    err = ok ? source_open_mic(&cfg, &g.s, &ei) : SP_EIO;
+    setenv("SPECTRO_TEST_SINE", saved, 1);
+    CHECK_MSG(err == SP_OK, "open: %s", ei.msg);
+    if (err) {
+        unlink(path);
+        return;
+    }
+    ring_init(&g.r, store, CAP);
+    CHECK(source_start(g.s, &g.r, &ei) == SP_OK);
+    for (int round = 0; round < 3; round++) {
+        usleep(2000); /* faster than real time, the device overruns the ring meanwhile */
+        gap_drain(&g);
+    }
+    CHECK(g.gaps > 0);
+
+    /* the queue: from a full ring, STEP frames out, wait for the device to put them back */
+    CHECK(gap_wait(&g, CAP - 1, 10.0));
+    full = ring_readable(&g.r);
+    while (refills < 1000) {
+        gap_read(&g, STEP);
+        if (!gap_wait(&g, full, 0.2))
+            break;
+        refills++;
+    }
+    CHECK(source_stop(g.s) == SP_OK); /* before the drain: past the file, stale audio */
+    gap_drain(&g);
+    printf("  gaps: first frame %.0f (file: %d), %llu frames read, %llu gaps placed, %llu frames in them, %llu dropped; "
+           "%d refills before the gap queue was full\n",
+           g.first, TOTAL, (unsigned long long)g.taken, (unsigned long long)g.gaps, (unsigned long long)g.placed,
+           (unsigned long long)source_dropped(g.s), refills);
+    CHECK_MSG(g.bad == 0, "%llu samples are not the frame their position says", (unsigned long long)g.bad);
+    CHECK(g.first >= 0 && g.first + (double)(g.taken + g.placed) < TOTAL); /* all within the file */
+    CHECK_MSG(refills == 64, "the ring refilled %d times, not 64 (the gap queue's size)", refills);
+    CHECK(source_dropped(g.s) >= g.placed); /* the stop may leave the last one untaken */
+    source_close(g.s);
+    unlink(path);
+}
+
 static void test_errors(void)
 {
     source_mic_config cfg = source_mic_config_default();
@@ -499,6 +626,7 @@ int main(int argc, char **argv)
     test_sine();
     test_stereo();
     test_dropped();
+    test_gaps();
     test_errors();
     chatter = capture_end();
     CHECK_MSG(chatter == 0, "%d lines of audio-stack chatter on stderr", chatter);
