@@ -3,7 +3,9 @@
  * The stream is opened in source_open_mic() (so a busy device or a refused rate is reported
  * there) and started/stopped by source_start()/source_stop(). The audio callback copies
  * whole frames into the ring with ring_write() and counts, with relaxed atomics, what did
- * not fit and the overflows PortAudio flags: no malloc, lock, printf or I/O in it.
+ * not fit and the overflows PortAudio flags, and notes where each loss falls in a
+ * lock-free queue the consumer reads (source_take_gaps): no malloc, lock, printf or I/O
+ * in it.
  *
  * PortAudio is initialised on first use (open or list) and terminated when the last user
  * goes away; file analysis never touches it. Before the first Pa_Initialize the chatter of
