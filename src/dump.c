@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "stft.h"
 
 /* The .npy header is written with room for any shape and rewritten at commit, so the data
@@ -78,45 +78,6 @@ static char *str_printf(const char *a, const char *b)
     if (s)
         snprintf(s, n, "%s%s", a, b);
     return s;
-}
-
-/* A hidden temporary beside `path`: dir/.base.XXXXXX, created with mkstemp. */
-static FILE *make_temp_beside(const char *path, char **tmp_out, sp_errinfo *ei, int *err)
-{
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = slash ? slash + 1 : path;
-    size_t n = dirlen + 1 + strlen(base) + 8 + 1;
-    char *tmp = malloc(n);
-    int fd;
-    FILE *f;
-    if (!tmp) {
-        *err = sp_fail(ei, SP_ENOMEM, "out of memory");
-        return NULL;
-    }
-    snprintf(tmp, n, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
-    fd = mkstemp(tmp);
-    if (fd >= 0) {
-        /* mkstemp makes 0600; the finished file gets the usual 0666 & ~umask */
-        mode_t mask = umask(0);
-        umask(mask);
-        fchmod(fd, 0666 & ~mask);
-    }
-    if (fd < 0) {
-        *err = sp_fail(ei, SP_EIO, "%s: cannot write: %s", path, strerror(errno));
-        free(tmp);
-        return NULL;
-    }
-    f = fdopen(fd, "wb");
-    if (!f) {
-        *err = sp_fail(ei, SP_EIO, "%s: cannot write: %s", path, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return NULL;
-    }
-    *tmp_out = tmp;
-    return f;
 }
 
 static int write_npy_header(FILE *f, const dump *d)
@@ -277,7 +238,7 @@ int dump_open(const dump_config *cfg, dump **out, sp_errinfo *ei)
         d->json_path = str_printf(cfg->path, ".json");
         if (!d->final_path || !d->json_path)
             goto fail_msg;
-        if (!(d->main = make_temp_beside(d->final_path, &d->tmp_path, ei, &err)))
+        if ((err = outfile_temp(d->final_path, &d->main, &d->tmp_path, ei)) != SP_OK)
             goto fail;
         setvbuf(d->main, NULL, _IOFBF, 1 << 20);
     }
@@ -401,6 +362,7 @@ static int append_spools(dump *d)
 int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei)
 {
     FILE *jf = NULL;
+    int err;
     if (!d || !meta)
         return sp_fail(ei, SP_EINVAL, "dump_commit: bad arguments");
     if ((errno = writer_stop(d)) != 0)
@@ -420,8 +382,8 @@ int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei)
         goto io_fail;
     }
     d->main = NULL;
-    if (!(jf = make_temp_beside(d->json_path, &d->json_tmp_path, ei, &(int){0})))
-        goto io_fail;
+    if ((err = outfile_temp(d->json_path, &jf, &d->json_tmp_path, ei)) != SP_OK)
+        return err;
     write_json(jf, meta);
     if (fclose(jf) != 0)
         goto io_fail;

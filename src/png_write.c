@@ -6,8 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include "outfile.h"
 
 /* libpng reports through callbacks; errors longjmp back to encode(). Library code never
  * prints, so warnings are dropped and the error text is kept for the message. */
@@ -71,36 +72,15 @@ static int encode(FILE *f, const uint8_t *rgba, int w, int h, png_ctx *ctx)
 
 int png_write_rgba(const char *path, const uint8_t *rgba, int w, int h, sp_errinfo *ei)
 {
-    const char *slash;
-    size_t dirlen, tlen;
     char *tmp;
-    int fd, err;
+    int err;
     FILE *f;
     png_ctx ctx;
-    mode_t mask;
 
     if (!path || !*path || !rgba || w < 1 || h < 1 || w > 65535 || h > 65535)
         return sp_fail(ei, SP_EINVAL, "png_write_rgba: bad arguments");
-    slash = strrchr(path, '/');
-    dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    tlen = strlen(path) + 9;
-    if (!(tmp = malloc(tlen)))
-        return sp_fail(ei, SP_ENOMEM, "out of memory");
-    snprintf(tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-    if ((fd = mkstemp(tmp)) < 0) {
-        err = sp_fail(ei, SP_EIO, "%s: cannot write: %s", path, strerror(errno));
-        free(tmp);
+    if ((err = outfile_temp(path, &f, &tmp, ei)) != SP_OK)
         return err;
-    }
-    /* mkstemp makes 0600; the finished file gets the usual 0666 & ~umask */
-    mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    if (!(f = fdopen(fd, "wb"))) {
-        err = sp_fail(ei, SP_EIO, "%s: cannot write: %s", path, strerror(errno));
-        close(fd);
-        goto fail;
-    }
     ctx.msg[0] = 0;
     errno = 0;
     if (encode(f, rgba, w, h, &ctx) != 0) {

@@ -1,10 +1,27 @@
 #!/usr/bin/python3
-"""An output path that cannot be written: exit 1, one line, nothing left behind."""
+"""Output files: their modes follow the umask; an output path that cannot be written: exit
+1, one line, nothing left behind."""
 import os
 import subprocess
 import unittest
 
 import spectro_e2e as E
+
+
+class Modes(unittest.TestCase):
+    def test_modes_follow_the_umask(self):
+        """Outputs are written under a temporary name and renamed into place; the finished
+        files get 0666 less the umask, as files any program creates."""
+        for mask in (0o022, 0o077, 0o002):
+            with E.TempDir() as d:
+                p = subprocess.run([E.BIN, E.asset("two_tone_48k_s16.wav"), "-o", "a.npy", "--png", "a.png"],
+                                   cwd=d, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                                   preexec_fn=lambda: os.umask(mask))
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(E.listing(d), {"a.npy", "a.npy.json", "a.png"})
+                for name in sorted(E.listing(d)):
+                    mode = os.stat(os.path.join(d, name)).st_mode & 0o777
+                    self.assertEqual(mode, 0o666 & ~mask, "%s: %o under umask %03o" % (name, mode, mask))
 
 
 class Unwritable(unittest.TestCase):
