@@ -129,7 +129,8 @@ source_mic_config source_mic_config_default(void); /* default device, its rate, 
  * the ring had no room for (whole frames are kept together) plus, for every callback that
  * PortAudio flagged paInputOverflow, that callback's size in samples (an estimate of the
  * gap). source_take_gaps() places each loss in the stream (up to 64 gaps wait to be taken;
- * while the queue is full the newest gap grows instead: nothing is written after it). source_status() returns SP_EAUDIO ("audio device lost ...") when the stream stopped
+ * while the queue is full the newest gap grows instead: nothing is written after it).
+ * source_status() returns SP_EAUDIO ("audio device lost ...") when the stream stopped
  * without source_stop() or no audio arrived for 2 s. */
 int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei);
 
