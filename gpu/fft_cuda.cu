@@ -35,7 +35,8 @@ typedef struct {
     float2 *d_tw; /* n/2 twiddles */
     unsigned log2n;
     void *stream[GPU_NSLOTS];
-    int fused;                /* SPECTRO_CUDA_PATH: 1 fused (default), 0 perlevel */
+    int fused;                /* SPECTRO_CUDA_PATH: 1 fused (default) or portable, 0 perlevel */
+    int sm90;                 /* the fused path may use its sm_90 kernels (not "portable") */
     cpx *d_tmp[GPU_NSLOTS];   /* fused four-step scratch (chunk*n points), n > 2^17 (2^14 without clusters) */
 } cuda_ctx;
 
@@ -159,7 +160,7 @@ static int cuda_c2c(void *ctx, int slot, const cpx *d_in, cpx *d_out, size_t bat
     float s = inverse ? (float)(1.0 / (double)((size_t)1 << c->log2n)) : 1.0f;
     if (c->fused)
         return fused_c2c(c->stream[slot], (const cpx *)c->d_tw, c->log2n, d_in, d_out, c->d_tmp[slot],
-                         c->log2n, batch, inverse, s, ei);
+                         c->log2n, batch, inverse, s, c->sm90, ei);
     return radix2(c, (cudaStream_t)c->stream[slot], (const float2 *)d_in, (float2 *)d_out,
                   c->log2n, batch, inverse, s, ei);
 }
@@ -176,7 +177,7 @@ static int cuda_r2c(void *ctx, int slot, float *d_in, cpx *d_out, size_t batch, 
                          batch, ei);
     if (c->fused) /* n/2 > 2^14: cluster or four-step FFT of the packing, then the post kernel */
         err = fused_c2c(c->stream[slot], (const cpx *)c->d_tw, c->log2n, (const cpx *)d_z,
-                        (cpx *)d_z, c->d_tmp[slot], log2M, batch, 0, 1.0f, ei);
+                        (cpx *)d_z, c->d_tmp[slot], log2M, batch, 0, 1.0f, c->sm90, ei);
     else
         err = radix2(c, st, d_z, d_z, log2M, batch, 0, 1.0f, ei);
     if (err != SP_OK)
@@ -223,14 +224,18 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
     int err;
 
     *state = NULL;
-    /* SPECTRO_CUDA_PATH=perlevel keeps the reference kernels (one launch per level) */
+    /* SPECTRO_CUDA_PATH=perlevel keeps the reference kernels (one launch per level);
+     * portable, the fused kernels that a build for GPUs before sm_90 runs (no clusters: the
+     * four-step from 2^15), so that a Hopper tests them too */
     const char *path = getenv("SPECTRO_CUDA_PATH");
-    int fused = 1;
+    int fused = 1, sm90 = 1;
     if (path && *path) {
         if (strcmp(path, "perlevel") == 0)
             fused = 0;
+        else if (strcmp(path, "portable") == 0)
+            sm90 = 0;
         else if (strcmp(path, "fused") != 0)
-            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_PATH=%s: must be fused or perlevel", path);
+            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_PATH=%s: must be fused, portable or perlevel", path);
     }
     if ((err = gpu_plan_create(cfg, window, window_sum, &gp, ei)) != SP_OK)
         return err;
@@ -240,6 +245,7 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         goto fail;
     }
     c->fused = fused;
+    c->sm90 = sm90 && fused_sm90_ok();
     gpu_plan_set_xform(gp, &cuda_xform, c); /* gp owns c from here */
     while (((size_t)1 << c->log2n) < n)
         c->log2n++;
@@ -247,7 +253,7 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         c->stream[s] = gpu_plan_stream(gp, s);
     if ((err = gpu_malloc((void **)&c->d_tw, half * sizeof(float2), "twiddles", ei)) != SP_OK)
         goto fail;
-    if (fused && c->log2n > (fused_cluster_ok() ? FUSED_MAX_CLUSTER_LOG2 : FUSED_MAX_ONEPASS_LOG2))
+    if (fused && c->log2n > (c->sm90 ? FUSED_MAX_CLUSTER_LOG2 : FUSED_MAX_ONEPASS_LOG2))
         for (int s = 0; s < GPU_NSLOTS; s++)
             if ((err = gpu_malloc((void **)&c->d_tmp[s], gpu_plan_chunk(gp) * n * sizeof(cpx),
                                   "four-step FFT scratch", ei)) != SP_OK)

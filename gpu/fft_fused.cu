@@ -873,7 +873,7 @@ template <int L1, int L2, int LC> struct CCfg {
 };
 
 /* Launched with a cluster of 2^LC blocks (launch_kernel). Clusters need sm_90: built for an
- * older architecture the body is empty and fused_cluster_ok() says so, which keeps the
+ * older architecture the body is empty and fused_sm90_ok() says so, which keeps the
  * four-step for these sizes. */
 template <int L1, int L2, int LC>
 __global__ void __launch_bounds__(CCfg<L1, L2, LC>::THREADS, CCfg<L1, L2, LC>::MINB)
@@ -1060,7 +1060,7 @@ FArgs args_base(const cpx *d_tw, unsigned log2tw, unsigned L, size_t batch)
 
 } // namespace
 
-extern "C" int fused_cluster_ok(void)
+extern "C" int fused_sm90_ok(void)
 {
     /* the architecture of the code chosen for this device: clusters from sm_90 */
     static std::atomic<int> ok{-1};
@@ -1077,7 +1077,7 @@ extern "C" int fused_cluster_ok(void)
 }
 
 extern "C" int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const cpx *d_in, cpx *d_out,
-                         cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale,
+                         cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale, int sm90,
                          sp_errinfo *ei)
 {
     if (log2N < 4 || log2N > 22 || log2N > log2tw)
@@ -1086,7 +1086,8 @@ extern "C" int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const c
     A.inverse = inverse;
     A.scale = scale;
     cudaStream_t st = (cudaStream_t)stream;
-    if (log2N <= FUSED_MAX_ONEPASS_LOG2 || (log2N <= FUSED_MAX_CLUSTER_LOG2 && fused_cluster_ok())) {
+    sm90 = sm90 && fused_sm90_ok();
+    if (log2N <= FUSED_MAX_ONEPASS_LOG2 || (log2N <= FUSED_MAX_CLUSTER_LOG2 && sm90)) {
         A.in = (const float2 *)d_in;
         A.out = (float2 *)d_out;
         return log2N <= FUSED_MAX_ONEPASS_LOG2 ? launch_row<O_C2C>(log2N, A, st, ei)

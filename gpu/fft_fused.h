@@ -33,20 +33,23 @@ extern "C" {
 #endif
 
 /* Largest log2 N done in one pass by one block (its shared memory holds the frame), and by
- * a cluster of blocks where fused_cluster_ok(). */
+ * a cluster of blocks where the sm_90 kernels are used. */
 #define FUSED_MAX_ONEPASS_LOG2 14u
 #define FUSED_MAX_CLUSTER_LOG2 17u
 
-/* 1 when the cluster kernels can run here (code for sm_90 or later chosen for the current
- * device), else 0: sizes up to FUSED_MAX_CLUSTER_LOG2 then take the four-step. */
-int fused_cluster_ok(void);
+/* 1 when the sm_90 kernels (thread-block clusters) can run here: code for sm_90 or later was
+ * chosen for the current device. Else 0, and fused_c2c() takes the kernels that
+ * every architecture has (sizes up to FUSED_MAX_CLUSTER_LOG2 then take the four-step). */
+int fused_sm90_ok(void);
 
 /* batch N-point complex transforms, N = 2^log2N, 4 <= log2N <= 22; out = scale * FFT(in)
- * (inverse: conjugate twiddles). d_in == d_out is allowed. d_tmp (batch*N points) is used
- * when log2N > FUSED_MAX_CLUSTER_LOG2 (FUSED_MAX_ONEPASS_LOG2 without fused_cluster_ok())
- * and may be NULL otherwise. */
+ * (inverse: conjugate twiddles). d_in == d_out is allowed. sm90: use the sm_90 kernels
+ * where fused_sm90_ok() (0: the portable ones, as a build for older GPUs). d_tmp (batch*N
+ * points) is used when log2N > FUSED_MAX_CLUSTER_LOG2 (FUSED_MAX_ONEPASS_LOG2 without the
+ * sm_90 kernels) and may be NULL otherwise. */
 int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const cpx *d_in, cpx *d_out,
-              cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale, sp_errinfo *ei);
+              cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale, int sm90,
+              sp_errinfo *ei);
 
 /* batch real n-point transforms (n = 2^log2n, 16 <= n <= 2^(FUSED_MAX_ONEPASS_LOG2+1)):
  * frame f is d_in[f*n ...]; bins 0..n/2 land at d_out[f*(n/2+1) ...]. One kernel: n/2-point

@@ -68,6 +68,9 @@ if want sanitize; then
         "$build/spectro" --quiet --backend cuda --dump "$logs/cs.npy" "$root/assets/chirp_100_20k_48k_s16.wav"
     run sanitize-memcheck-cli-perlevel env SPECTRO_CUDA_PATH=perlevel $cs --tool memcheck --error-exitcode 9 \
         "$build/spectro" --quiet --backend cuda -n 65536 --dump "$logs/cs.npy" "$root/assets/chirp_100_20k_48k_s16.wav"
+    # the portable fused kernels (no clusters: -n 65536 takes the four-step of 2^15 points)
+    run sanitize-memcheck-cli-portable env SPECTRO_CUDA_PATH=portable $cs --tool memcheck --error-exitcode 9 \
+        "$build/spectro" --quiet --backend cuda -n 65536 --dump "$logs/cs.npy" "$root/assets/chirp_100_20k_48k_s16.wav"
     rm -f "$logs/cs.npy" "$logs/cs.npy.json"
 fi
 

@@ -1,8 +1,10 @@
 /* test_gpu_fft: the GPU backends (cuda: the project's kernels, cufft: cuFFT) against a
  * double-precision brute-force DFT, against each other and against the CPU backend.
  *
- * The cuda backend is checked on both of its paths (SPECTRO_CUDA_PATH=fused, the default,
- * and perlevel): the path is read when a plan is created, so set_path() before make_plan().
+ * The cuda backend is checked on its paths (SPECTRO_CUDA_PATH=fused, the default, perlevel,
+ * and from 2^15 points, where its kernels differ, portable: the fused kernels without the
+ * sm_90 ones, as a build for older GPUs runs them): the path is read when a plan is created,
+ * so set_path() before make_plan().
  *
  * Fresh random inputs every run (the seed is printed; SPECTRO_TEST_SEED=... repeats one),
  * outputs poisoned with NaN before each call. Exits 77 when no CUDA device is usable.
@@ -177,8 +179,11 @@ static fft_plan *make_plan(fft_backend_kind kind, size_t n, size_t hop, const fl
     return err == SP_OK ? p : NULL;
 }
 
-static int cuda_path; /* 0 fused, 1 perlevel */
-static const char *path_names[2] = {"fused", "perlevel"};
+enum { PATH_FUSED, PATH_PERLEVEL, PATH_PORTABLE, PATH_COUNT };
+static int cuda_path;
+static const char *path_names[PATH_COUNT] = {"fused", "perlevel", "portable"};
+/* the portable path differs from the fused one from 2^15 (c2c; r2c from 2^16) */
+#define PORTABLE_FROM 32768
 
 static void set_path(int p)
 {
@@ -188,7 +193,8 @@ static void set_path(int p)
 
 static const char *kind_name(fft_backend_kind k)
 {
-    return k == FFT_BACKEND_CUDA ? (cuda_path ? "cuda/perlevel" : "cuda/fused")
+    static const char *cuda_names[PATH_COUNT] = {"cuda/fused", "cuda/perlevel", "cuda/portable"};
+    return k == FFT_BACKEND_CUDA ? cuda_names[cuda_path]
            : k == FFT_BACKEND_CUFFT ? "cufft" : "cpu";
 }
 
@@ -309,7 +315,7 @@ done:
     return y;
 }
 
-/* Both GPU backends (both cuda paths) for one size and batch: against the DFT, and
+/* Both GPU backends (every cuda path) for one size and batch: against the DFT, and
  * against each other. */
 static void check_size(size_t n, size_t batch, size_t max_batch)
 {
@@ -322,7 +328,9 @@ static void check_size(size_t n, size_t batch, size_t max_batch)
 
     cpx *b = check_c2c(FFT_BACKEND_CUFFT, n, batch, max_batch, x, cs, sn);
     cpx *br = check_r2c(FFT_BACKEND_CUFFT, n, batch, max_batch, xr, cs, sn);
-    for (int path = 0; path < 2; path++) {
+    for (int path = 0; path < PATH_COUNT; path++) {
+        if (path == PATH_PORTABLE && n < PORTABLE_FROM)
+            continue;
         set_path(path);
         cpx *a = check_c2c(FFT_BACKEND_CUDA, n, batch, max_batch, x, cs, sn);
         double e = rel_l2_cpx(a, b, n * batch);
@@ -364,9 +372,10 @@ static void check_large(size_t n, size_t batch)
         CHECK(fft_r2c(cpu, xr, rref, batch) == SP_OK);
         fft_plan_destroy(cpu);
     }
-    fft_backend_kind kinds[3] = {FFT_BACKEND_CUDA, FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT};
-    for (int k = 0; k < 3; k++) {
-        set_path(k == 1);
+    fft_backend_kind kinds[PATH_COUNT + 1] = {FFT_BACKEND_CUDA, FFT_BACKEND_CUDA, FFT_BACKEND_CUDA,
+                                              FFT_BACKEND_CUFFT};
+    for (int k = 0; k <= PATH_COUNT; k++) {
+        set_path(k < PATH_COUNT ? k : PATH_FUSED);
         fft_plan *p = make_plan(kinds[k], n, n, NULL, batch);
         if (!p)
             continue;
