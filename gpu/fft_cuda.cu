@@ -36,7 +36,7 @@ typedef struct {
     unsigned log2n;
     void *stream[GPU_NSLOTS];
     int fused;                /* SPECTRO_CUDA_PATH: 1 fused (default) or portable, 0 perlevel */
-    int sm90;                 /* the fused path may use its sm_90 kernels (not "portable") */
+    unsigned c2c_flags;       /* fused_c2c's FUSED_* (portable: none) */
     cpx *d_tmp[GPU_NSLOTS];   /* fused four-step scratch (chunk*n points), n > 2^17 (2^14 without clusters) */
 } cuda_ctx;
 
@@ -160,7 +160,7 @@ static int cuda_c2c(void *ctx, int slot, const cpx *d_in, cpx *d_out, size_t bat
     float s = inverse ? (float)(1.0 / (double)((size_t)1 << c->log2n)) : 1.0f;
     if (c->fused)
         return fused_c2c(c->stream[slot], (const cpx *)c->d_tw, c->log2n, d_in, d_out, c->d_tmp[slot],
-                         c->log2n, batch, inverse, s, c->sm90, ei);
+                         c->log2n, batch, inverse, s, c->c2c_flags, ei);
     return radix2(c, (cudaStream_t)c->stream[slot], (const float2 *)d_in, (float2 *)d_out,
                   c->log2n, batch, inverse, s, ei);
 }
@@ -177,7 +177,7 @@ static int cuda_r2c(void *ctx, int slot, float *d_in, cpx *d_out, size_t batch, 
                          batch, ei);
     if (c->fused) /* n/2 > 2^14: cluster or four-step FFT of the packing, then the post kernel */
         err = fused_c2c(c->stream[slot], (const cpx *)c->d_tw, c->log2n, (const cpx *)d_z,
-                        (cpx *)d_z, c->d_tmp[slot], log2M, batch, 0, 1.0f, c->sm90, ei);
+                        (cpx *)d_z, c->d_tmp[slot], log2M, batch, 0, 1.0f, c->c2c_flags, ei);
     else
         err = radix2(c, st, d_z, d_z, log2M, batch, 0, 1.0f, ei);
     if (err != SP_OK)
@@ -245,7 +245,8 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         goto fail;
     }
     c->fused = fused;
-    c->sm90 = sm90 && fused_sm90_ok();
+    if (sm90 && fused_sm90_ok())
+        c->c2c_flags = FUSED_SM90 | (fused_stream_pays() ? FUSED_STREAM : 0u);
     gpu_plan_set_xform(gp, &cuda_xform, c); /* gp owns c from here */
     while (((size_t)1 << c->log2n) < n)
         c->log2n++;
@@ -253,7 +254,7 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         c->stream[s] = gpu_plan_stream(gp, s);
     if ((err = gpu_malloc((void **)&c->d_tw, half * sizeof(float2), "twiddles", ei)) != SP_OK)
         goto fail;
-    if (fused && c->log2n > (c->sm90 ? FUSED_MAX_CLUSTER_LOG2 : FUSED_MAX_ONEPASS_LOG2))
+    if (fused && c->log2n > ((c->c2c_flags & FUSED_SM90) ? FUSED_MAX_CLUSTER_LOG2 : FUSED_MAX_ONEPASS_LOG2))
         for (int s = 0; s < GPU_NSLOTS; s++)
             if ((err = gpu_malloc((void **)&c->d_tmp[s], gpu_plan_chunk(gp) * n * sizeof(cpx),
                                   "four-step FFT scratch", ei)) != SP_OK)

@@ -50,6 +50,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -337,10 +339,16 @@ __device__ __forceinline__ void levels(float2 (&v)[1 << RL], unsigned ti, const 
     });
 }
 
-/* Pass Q >= 1: pass Q-1's points to shared memory, pass Q's points back, its levels. */
-template <int L, int RL, int FPB, int KIND, bool S2, int OP, int Q>
+struct NoHook {
+    __device__ void operator()() const {}
+};
+
+/* Pass Q >= 1: pass Q-1's points to shared memory, pass Q's points back, its levels.
+ * last_read() runs after the last pass has read its points, before its levels: the shared
+ * memory is free from there (the prefetching kernel starts its next load there). */
+template <int L, int RL, int FPB, int KIND, bool S2, int OP, int Q, class Hook = NoHook>
 __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_re, float *s_im,
-                                                unsigned tid, const FArgs &A)
+                                                unsigned tid, const FArgs &A, Hook last_read = Hook{})
 {
     using C = Cfg<L, RL, FPB, KIND, S2>;
     constexpr bool CINV = OP == O_C2C; /* inverse only for c2c: else a constant 0 */
@@ -369,9 +377,11 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
                 constexpr int e = SP_CI(E);
                 v[e] = pc[sti + swz2<L>(ELEM<L, RL, Q, e>)];
             });
+            if constexpr (Q == C::NP - 1)
+                last_read();
             levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
         }
-        exchange_passes<L, RL, FPB, KIND, S2, OP, Q + 1>(v, s_re, s_im, tid, A);
+        exchange_passes<L, RL, FPB, KIND, S2, OP, Q + 1>(v, s_re, s_im, tid, A, last_read);
     } else if constexpr (Q < C::NP) {
         {
             unsigned f, t;
@@ -400,9 +410,11 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
                 unsigned a = sti + swz<L>(ELEM<L, RL, Q, e>);
                 v[e] = make_float2(pr[a], pi[a]);
             });
+            if constexpr (Q == C::NP - 1)
+                last_read();
             levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
         }
-        exchange_passes<L, RL, FPB, KIND, S2, OP, Q + 1>(v, s_re, s_im, tid, A);
+        exchange_passes<L, RL, FPB, KIND, S2, OP, Q + 1>(v, s_re, s_im, tid, A, last_read);
     }
 }
 
@@ -814,16 +826,20 @@ int launch_row_cfg(const FArgs &A, cudaStream_t st, sp_errinfo *ei)
 }
 
 /* Block shape, measured on an H100 (variants swept in one binary): real input (r2c, stft)
- * at 2^7..2^13 complex points and c2c at 2^13 do best with 128-thread blocks (or one frame
- * of T > 128 threads) and registers capped at 64 (no spills); other c2c sizes with 256
- * threads uncapped. 8 points a thread or 512-thread blocks were slower or no better. */
+ * at 2^7..2^13 complex points does best with 128-thread blocks (or one frame of T > 128
+ * threads) and registers capped at 64 (no spills); c2c with 256 threads uncapped. 8 points a
+ * thread or 512-thread blocks were slower or no better. C2C 2^13: 32 points a thread (one
+ * 256-thread block a frame), two blocks an SM: 1.00x cuFFT on an H100 as the 16-point
+ * kernel, 1.01x on an H200 where that one made 0.93x (2^26 points a run). */
 template <int OP, int L> int launch_row_L(const FArgs &A, cudaStream_t st, sp_errinfo *ei)
 {
-    constexpr int RL = row_rl(L);
+    constexpr int RL = OP == O_C2C && L == 13 ? 5 : row_rl(L);
     constexpr int T = (1 << L) >> RL;
     constexpr int TH = T >= 128 ? T : 128;
     constexpr int MINB = 65536 / (TH * 64) > 0 ? 65536 / (TH * 64) : 1;
-    if constexpr (L >= 7 && L <= 13 && (OP != O_C2C || L == 13))
+    if constexpr (OP == O_C2C && L == 13)
+        return launch_row_cfg<OP, L, RL, 128, 2>(A, st, ei);
+    else if constexpr (L >= 7 && L <= 13 && OP != O_C2C)
         return launch_row_cfg<OP, L, RL, 128, MINB>(A, st, ei);
     else
         return launch_row_cfg<OP, L, RL, 256, 0>(A, st, ei);
@@ -848,6 +864,118 @@ template <int OP> int launch_row(unsigned L, const FArgs &A, cudaStream_t st, sp
         break;
     }
     return sp_fail(ei, SP_EUNSUPPORTED, "fused FFT: no one-pass kernel for 2^%u points", L);
+}
+
+/* ---- one block an SM, frames streamed in by the copy engine (sm_90) ----
+ * The one-block kernel at N = 2^14 holds a whole frame on an SM (128 KB of shared memory,
+ * the registers of 512 threads), so an SM alternates between loading, computing and
+ * storing, and its loads are 8-byte LDGs that fill the load queue. Here a persistent block
+ * loops over frames g = blockIdx.x, + gridDim.x, ...: the frame arrives in shared memory by
+ * bulk copies (cp.async.bulk, counted on an mbarrier), pass 0 reads it from there (the bit
+ * reversal is the read pattern, lanes on consecutive points: no bank conflict), and as soon
+ * as the last exchange has been read the next frame's copy starts, so it flies while the
+ * last pass computes and stores. It pays where memory is fast for the SMs: at 2^26 points a
+ * run it reached 0.85 of copy speed on an H200 (the one-block kernel 0.78), but 0.90 on an
+ * H100 (one-block 0.96), where pass 0's extra shared-memory read costs more than the
+ * overlap wins (fused_stream_pays() chooses). */
+template <int L, int RL> struct SCfg {
+    using C = Cfg<L, RL, 1, K_ROW, true>;
+    static constexpr int CHUNKS = 8; /* bulk copies a frame */
+    static constexpr unsigned FRAME_BYTES = (1u << L) * 8u, CHUNK_BYTES = FRAME_BYTES / CHUNKS;
+    static constexpr size_t BAR_OFF = (size_t)C::FS2 * sizeof(float2); /* the mbarrier after the points */
+    static constexpr size_t SMEM = BAR_OFF + 16;
+    static_assert(CHUNK_BYTES % 16 == 0 && BAR_OFF % 8 == 0, "bulk copy and mbarrier alignment");
+};
+
+template <int L, int RL>
+__global__ void __launch_bounds__(Cfg<L, RL, 1, K_ROW, true>::THREADS, 1) stream_c2c_kernel(const FArgs A)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using K = SCfg<L, RL>;
+    using C = typename K::C;
+    constexpr int R = C::R;
+    extern __shared__ __align__(128) float smem[];
+    float2 *s_c = reinterpret_cast<float2 *>(smem);
+    auto smem_addr = [](const void *p) { return (unsigned)__cvta_generic_to_shared(p); };
+    const unsigned bar = smem_addr(reinterpret_cast<char *>(smem) + K::BAR_OFF);
+    const unsigned tid = threadIdx.x;
+    /* thread 0: the copies of frame g, completing on the mbarrier's current phase */
+    auto fetch = [&](size_t g) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(K::FRAME_BYTES)
+                     : "memory");
+        const char *src = reinterpret_cast<const char *>(A.in + (g << L));
+        for (int c = 0; c < K::CHUNKS; c++)
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                         ::"r"(smem_addr(s_c) + c * K::CHUNK_BYTES), "l"(src + (size_t)c * K::CHUNK_BYTES),
+                         "r"(K::CHUNK_BYTES), "r"(bar)
+                         : "memory");
+    };
+    if (tid == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* the copy engine sees it */
+        if (blockIdx.x < A.batch)
+            fetch(blockIdx.x);
+    }
+    __syncthreads();
+    unsigned phase = 0;
+    for (size_t g = blockIdx.x; g < A.batch; g += gridDim.x) {
+        asm volatile("{\n\t.reg .pred p;\n\tWAIT:\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
+                     "@!p bra WAIT;\n\t}" ::"r"(bar), "r"(phase)
+                     : "memory");
+        phase ^= 1u;
+        float2 v[R];
+        {
+            const unsigned ti = scatter<L, RL, 0>(tid);
+            const float2 *src = s_c + ti;
+            unroll<R>([&](auto E) {
+                constexpr int e = SP_CI(E);
+                v[e] = src[ELEM<L, RL, 0, e>];
+            });
+            levels<L, RL, 0>(v, ti, A.tw, A.tws, A.inverse);
+        }
+        __syncthreads(); /* pass 0 has read the frame before the exchange overwrites it */
+        const size_t next = g + gridDim.x;
+        exchange_passes<L, RL, 1, K_ROW, true, O_C2C, 1>(v, smem, smem, tid, A, [&]() {
+            /* every thread's shared-memory accesses are done and ordered before the copy
+             * engine writes there */
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            __syncthreads();
+            if (tid == 0 && next < A.batch)
+                fetch(next);
+        });
+        const unsigned pt = rev_var<L>(scatter<L, RL, C::NP - 1>(tid));
+        float2 *dst = A.out + (g << L) + pt;
+        unroll<R>([&](auto E) {
+            constexpr int e = SP_CI(E);
+            dst[RELEM<L, RL, C::NP - 1, e>] = make_float2(v[e].x * A.scale, v[e].y * A.scale);
+        });
+    }
+#endif
+}
+
+/* SMs of the current device (one device per process) */
+int sm_count()
+{
+    static std::atomic<int> n{0};
+    if (n == 0) {
+        int dev = 0, v = 0;
+        if (cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess && v > 0)
+            n = v;
+        else
+            (void)cudaGetLastError();
+    }
+    return n;
+}
+
+template <int L, int RL> int launch_stream(const FArgs &A, cudaStream_t st, sp_errinfo *ei)
+{
+    static_assert(SCfg<L, RL>::C::NP >= 2, "the next frame's copy starts in the last exchange");
+    static std::atomic<bool> raised{false};
+    const size_t nsm = (size_t)(sm_count() > 0 ? sm_count() : 1);
+    return launch_kernel(stream_c2c_kernel<L, RL>, raised, SCfg<L, RL>::SMEM, SCfg<L, RL>::C::THREADS,
+                         A.batch < nsm ? A.batch : nsm, A, st, ei, "stream_c2c_kernel");
 }
 
 /* ---- one pass across a thread-block cluster (distributed shared memory) ----
@@ -1076,20 +1204,50 @@ extern "C" int fused_sm90_ok(void)
     return ok;
 }
 
-extern "C" int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const cpx *d_in, cpx *d_out,
-                         cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale, int sm90,
-                         sp_errinfo *ei)
+extern "C" int fused_stream_pays(void)
 {
+    const char *sv = getenv("SPECTRO_CUDA_STREAM");
+    if (sv && *sv)
+        return strcmp(sv, "0") != 0 && fused_sm90_ok();
+    /* peak DRAM bytes per SM cycle, from the datasheets: H100 SXM 3.35 TB/s over 132 SMs at
+     * 1.98 GHz = 12.8, H200 4.8 TB/s = 18.4 */
+    static std::atomic<int> pays{-1};
+    if (pays < 0) {
+        int dev = 0, mem_khz = 0, bus_bits = 0, sm_khz = 0, sms = 0;
+        int v = 0;
+        if (fused_sm90_ok() && cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+            sm_khz > 0 && sms > 0) {
+            const double bytes_per_s = 2.0 * mem_khz * 1e3 * bus_bits / 8.0; /* double data rate */
+            v = bytes_per_s / ((double)sms * sm_khz * 1e3) >= 16.0;
+        } else {
+            (void)cudaGetLastError();
+        }
+        pays = v;
+    }
+    return pays;
+}
+
+extern "C" int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const cpx *d_in, cpx *d_out,
+                         cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale,
+                         unsigned flags, sp_errinfo *ei)
+{
+    const int sm90 = (flags & FUSED_SM90) && fused_sm90_ok();
     if (log2N < 4 || log2N > 22 || log2N > log2tw)
         return sp_fail(ei, SP_EUNSUPPORTED, "fused FFT: 2^%u points not covered", log2N);
     FArgs A = args_base(d_tw, log2tw, log2N, batch);
     A.inverse = inverse;
     A.scale = scale;
     cudaStream_t st = (cudaStream_t)stream;
-    sm90 = sm90 && fused_sm90_ok();
     if (log2N <= FUSED_MAX_ONEPASS_LOG2 || (log2N <= FUSED_MAX_CLUSTER_LOG2 && sm90)) {
         A.in = (const float2 *)d_in;
         A.out = (float2 *)d_out;
+        /* the bulk copies need 16-byte aligned frames */
+        if (log2N == 14 && sm90 && (flags & FUSED_STREAM) && ((uintptr_t)d_in & 15) == 0)
+            return launch_stream<14, 5>(A, st, ei);
         return log2N <= FUSED_MAX_ONEPASS_LOG2 ? launch_row<O_C2C>(log2N, A, st, ei)
                                                : launch_cluster_L(log2N, A, st, ei);
     }

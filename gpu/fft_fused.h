@@ -7,7 +7,8 @@
  * into the first load. See fft_fused.cu for the data layout.
  *
  *   N <= 16384          one kernel, one pass over device memory (several frames a block for
- *                       small N);
+ *                       small N; at 16384 on some devices one block an SM that streams the
+ *                       frames in by bulk copies, see fused_stream_pays());
  *   N = 2^15 .. 2^17    one kernel, one pass, a transform across a cluster of 8 blocks:
  *                       four-step (N1-point column FFTs, the W_N twiddle multiply, N2-point
  *                       row FFTs) with the transpose through distributed shared memory;
@@ -37,18 +38,28 @@ extern "C" {
 #define FUSED_MAX_ONEPASS_LOG2 14u
 #define FUSED_MAX_CLUSTER_LOG2 17u
 
-/* 1 when the sm_90 kernels (thread-block clusters) can run here: code for sm_90 or later was
- * chosen for the current device. Else 0, and fused_c2c() takes the kernels that
- * every architecture has (sizes up to FUSED_MAX_CLUSTER_LOG2 then take the four-step). */
+/* 1 when the sm_90 kernels (thread-block clusters, bulk copies) can run here: code for
+ * sm_90 or later was chosen for the current device. Else 0, and fused_c2c() takes the
+ * kernels that every architecture has (sizes up to FUSED_MAX_CLUSTER_LOG2 then take the
+ * four-step). */
 int fused_sm90_ok(void);
 
+/* 1 when, at N = 2^14, the streamed kernel (one block an SM, each frame brought into shared
+ * memory by bulk copies while the previous one computes) beats the one-block-a-frame kernel
+ * here: an sm_90 device whose memory is fast for its SMs (>= 16 bytes a cycle an SM at peak:
+ * an H200, not an H100). SPECTRO_CUDA_STREAM=0|1 overrides that (tests, benchmarks). */
+int fused_stream_pays(void);
+
+/* fused_c2c flags */
+#define FUSED_SM90 1u   /* use the sm_90 kernels where fused_sm90_ok() (else the portable ones) */
+#define FUSED_STREAM 2u /* N = 2^14 by the streamed kernel (with FUSED_SM90) */
+
 /* batch N-point complex transforms, N = 2^log2N, 4 <= log2N <= 22; out = scale * FFT(in)
- * (inverse: conjugate twiddles). d_in == d_out is allowed. sm90: use the sm_90 kernels
- * where fused_sm90_ok() (0: the portable ones, as a build for older GPUs). d_tmp (batch*N
+ * (inverse: conjugate twiddles). d_in == d_out is allowed. flags: FUSED_*. d_tmp (batch*N
  * points) is used when log2N > FUSED_MAX_CLUSTER_LOG2 (FUSED_MAX_ONEPASS_LOG2 without the
  * sm_90 kernels) and may be NULL otherwise. */
 int fused_c2c(void *stream, const cpx *d_tw, unsigned log2tw, const cpx *d_in, cpx *d_out,
-              cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale, int sm90,
+              cpx *d_tmp, unsigned log2N, size_t batch, int inverse, float scale, unsigned flags,
               sp_errinfo *ei);
 
 /* batch real n-point transforms (n = 2^log2n, 16 <= n <= 2^(FUSED_MAX_ONEPASS_LOG2+1)):
