@@ -186,8 +186,10 @@ int main(int argc, char **argv)
         return 1;
     }
     double copy_gbs = 2.0 * (double)copy_bytes / (copy_ms * 1e-3) / 1e9;
-    printf("device: %s, %d SMs, %.1f GiB; C2C 16384 by the %s kernel\n", name, sms, (double)mem / (1 << 30),
-           fused_stream_pays() ? "streamed" : "one-block");
+    const char *sv = getenv("SPECTRO_CUDA_STREAM");
+    printf("device: %s, %d SMs, %.1f GiB; C2C 16384 by the %s kernel%s\n", name, sms, (double)mem / (1 << 30),
+           (sv && *sv ? sv[0] == '1' : fused_stream_pays()) ? "streamed" : "one-block",
+           sv && *sv ? " (SPECTRO_CUDA_STREAM)" : "");
     printf("copy: device-to-device cudaMemcpy of %zu MiB: %.3f ms, %.0f GB/s (read + write)\n",
            copy_bytes >> 20, copy_ms, copy_gbs);
 

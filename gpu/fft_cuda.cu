@@ -237,6 +237,15 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         else if (strcmp(path, "fused") != 0)
             return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_PATH=%s: must be fused, portable or perlevel", path);
     }
+    /* SPECTRO_CUDA_STREAM=0|1 overrides the device's choice of the C2C 16384 kernel (tests,
+     * benchmarks); -1: the device's (fused_stream_pays, once the device is set up) */
+    const char *sv = getenv("SPECTRO_CUDA_STREAM");
+    int stream = -1;
+    if (sv && *sv) {
+        if (strcmp(sv, "0") != 0 && strcmp(sv, "1") != 0)
+            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_STREAM=%s: must be 0 or 1", sv);
+        stream = sv[0] == '1';
+    }
     if ((err = gpu_plan_create(cfg, window, window_sum, &gp, ei)) != SP_OK)
         return err;
     c = (cuda_ctx *)calloc(1, sizeof *c);
@@ -246,7 +255,7 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
     }
     c->fused = fused;
     if (sm90 && fused_sm90_ok())
-        c->c2c_flags = FUSED_SM90 | (fused_stream_pays() ? FUSED_STREAM : 0u);
+        c->c2c_flags = FUSED_SM90 | ((stream < 0 ? fused_stream_pays() : stream) ? FUSED_STREAM : 0u);
     gpu_plan_set_xform(gp, &cuda_xform, c); /* gp owns c from here */
     while (((size_t)1 << c->log2n) < n)
         c->log2n++;

@@ -50,8 +50,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -1206,21 +1204,17 @@ extern "C" int fused_sm90_ok(void)
 
 extern "C" int fused_stream_pays(void)
 {
-    const char *sv = getenv("SPECTRO_CUDA_STREAM");
-    if (sv && *sv)
-        return strcmp(sv, "0") != 0 && fused_sm90_ok();
     /* peak DRAM bytes per SM cycle, from the datasheets: H100 SXM 3.35 TB/s over 132 SMs at
      * 1.98 GHz = 12.8, H200 4.8 TB/s = 18.4 */
     static std::atomic<int> pays{-1};
     if (pays < 0) {
-        int dev = 0, mem_khz = 0, bus_bits = 0, sm_khz = 0, sms = 0;
+        int dev = 0, mem_khz = 0, bus_bits = 0, sm_khz = 0;
+        const int sms = sm_count();
         int v = 0;
-        if (fused_sm90_ok() && cudaGetDevice(&dev) == cudaSuccess &&
+        if (fused_sm90_ok() && sms > 0 && cudaGetDevice(&dev) == cudaSuccess &&
             cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) == cudaSuccess &&
             cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) == cudaSuccess &&
-            cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) == cudaSuccess &&
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-            sm_khz > 0 && sms > 0) {
+            cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) == cudaSuccess && sm_khz > 0) {
             const double bytes_per_s = 2.0 * mem_khz * 1e3 * bus_bits / 8.0; /* double data rate */
             v = bytes_per_s / ((double)sms * sm_khz * 1e3) >= 16.0;
         } else {

@@ -182,8 +182,9 @@ static fft_plan *make_plan(fft_backend_kind kind, size_t n, size_t hop, const fl
 enum { PATH_FUSED, PATH_PERLEVEL, PATH_PORTABLE, PATH_COUNT };
 static int cuda_path;
 static const char *path_names[PATH_COUNT] = {"fused", "perlevel", "portable"};
-/* the portable path differs from the fused one from 2^15 (c2c; r2c from 2^16) */
+/* the portable path differs from the fused one from 2^15 to 2^17 (c2c; r2c 2^16 to 2^18) */
 #define PORTABLE_FROM 32768
+#define PORTABLE_TO 262144
 
 static void set_path(int p)
 {
@@ -375,6 +376,8 @@ static void check_large(size_t n, size_t batch)
     fft_backend_kind kinds[PATH_COUNT + 1] = {FFT_BACKEND_CUDA, FFT_BACKEND_CUDA, FFT_BACKEND_CUDA,
                                               FFT_BACKEND_CUFFT};
     for (int k = 0; k <= PATH_COUNT; k++) {
+        if (k == PATH_PORTABLE && n > PORTABLE_TO)
+            continue;
         set_path(k < PATH_COUNT ? k : PATH_FUSED);
         fft_plan *p = make_plan(kinds[k], n, n, NULL, batch);
         if (!p)
@@ -597,6 +600,32 @@ static void check_nan_input(fft_backend_kind kind)
     fft_plan_destroy(p);
 }
 
+/* a bad SPECTRO_CUDA_PATH or SPECTRO_CUDA_STREAM: the plan is refused, naming the variable */
+static void check_env_errors(void)
+{
+    static const char *cases[][2] = {{"SPECTRO_CUDA_PATH", "fast"}, {"SPECTRO_CUDA_STREAM", "yes"},
+                                     {"SPECTRO_CUDA_STREAM", "2"}};
+    fft_config cfg = fft_config_default();
+    float win[64];
+    for (int i = 0; i < 64; i++)
+        win[i] = 1.0f;
+    cfg.n = 64;
+    cfg.hop = 64;
+    cfg.max_batch = 4;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        sp_errinfo ei = {{0}};
+        void *st = NULL;
+        setenv(cases[c][0], cases[c][1], 1);
+        int err = fft_backend_cuda.create(&cfg, win, 64.0, &st, &ei);
+        CHECK_MSG(err == SP_EINVAL && st == NULL, "%s=%s: create gave %d", cases[c][0], cases[c][1], err);
+        CHECK_MSG(strstr(ei.msg, cases[c][0]) != NULL, "%s=%s: message %s", cases[c][0], cases[c][1], ei.msg);
+        if (err == SP_OK)
+            fft_backend_cuda.destroy(st);
+        unsetenv(cases[c][0]);
+    }
+    set_path(PATH_FUSED);
+}
+
 static void check_errors(const fft_backend *be)
 {
     sp_errinfo ei = {{0}};
@@ -758,6 +787,7 @@ int main(void)
         check_errors(&fft_backend_cuda);
     }
     set_path(0);
+    check_env_errors();
     check_pinned(FFT_BACKEND_CUFFT);
     check_full_scale(FFT_BACKEND_CUFFT);
     check_nan_input(FFT_BACKEND_CUFFT);
