@@ -48,6 +48,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -179,6 +180,43 @@ template <int N, class F> __device__ __forceinline__ void unroll(F &&f)
 template <int L, int RL, int Q, int E> constexpr unsigned ELEM = PG<L, RL, Q>::elem(E);
 template <int L, int RL, int Q, int E> constexpr unsigned RELEM = crev(PG<L, RL, Q>::elem(E), L);
 
+/* the element of pass Q that holds position p of the thread's base (-1: none) */
+template <int L, int RL, int Q> __host__ __device__ constexpr int elem_at(unsigned p)
+{
+    for (int e = 0; e < (1 << RL); e++)
+        if (crev(PG<L, RL, Q>::elem(e), L) == p)
+            return e;
+    return -1;
+}
+
+/* Mirror pairing of the last pass (stft). The untangle needs Z_k with Z_{N-k}. Where the
+ * last pass has two groups of points a thread (w = RL - 1 levels) and the thread bits are
+ * p bits 0 .. lo-2 with the extra element bit p bit lo-1, a thread t takes groups t and
+ * t' + 2^(lo-1), t' = -t mod T, instead of t and t + 2^(lo-1): for t > 0 the second is the
+ * mirror -t mod 2^lo of the first, and thread 0 holds groups 0 and 2^(lo-1), each its own
+ * mirror. Z_k and Z_{N-k} are then in one thread's registers, and the untangle needs no
+ * trip through shared memory: a third of the stft kernel's shared-memory traffic, and the
+ * L1/shared data path bounds that kernel (Nsight Compute, H200: 95% busy, issue slots 64-72%).
+ * n = 4096: 1.06 -> 0.93 ms an hour of audio on an H200. Not for r2c, which the memory
+ * bounds: its n = 4096 measured 0.93-0.97x cuFFT this way, 0.98-0.99x without (two builds,
+ * runs alternated). RL <= 4: the twiddles W_2R^j are immediates. */
+template <int L, int RL> __host__ __device__ constexpr bool mirror_layout()
+{
+    constexpr int NP = (L + RL - 1) / RL;
+    using G = PG<L, RL, NP - 1>;
+    bool ok = RL <= 4 && NP >= 2 && G::w == RL - 1;
+    for (int k = 0; ok && k < L - RL; k++)
+        ok = G::slot(k) == L - 1 - k;
+    return ok && crev(G::elem(1 << G::w), L) == 1u << (G::lo > 0 ? G::lo - 1 : 0);
+}
+template <int L, int RL, int FPB, int KIND, int OP> __host__ __device__ constexpr bool mirror_last()
+{
+    if constexpr (KIND == K_ROW && OP == O_STFT)
+        return mirror_layout<L, RL>();
+    else
+        return false;
+}
+
 template <int L, int RL, int Q> __device__ __forceinline__ unsigned scatter(unsigned t)
 {
     unsigned r = 0;
@@ -267,18 +305,26 @@ __host__ __device__ constexpr float w32_im(int j)
     }
 }
 
+/* x * W_32^J (conjugate twiddle when inv), J < 16. W_32^(J+8) = -i W_32^J (the tables agree
+ * to the bit), so J > 8 is J - 8's product turned by -i: where a level needs both, one
+ * complex multiply serves the two (CSE), not two. */
+template <int J> __device__ __forceinline__ float2 mul_w32(float2 x, int inv)
+{
+    if constexpr (J == 0) {
+        return x;
+    } else if constexpr (J >= 8) { /* -i (inverse: +i) */
+        const float2 u = mul_w32<J - 8>(x, inv);
+        return inv ? make_float2(-u.y, u.x) : make_float2(u.y, -u.x);
+    } else {
+        constexpr float c = w32_re(J), sn = w32_im(J);
+        return cmul(x, make_float2(c, inv ? -sn : sn));
+    }
+}
+
 /* x * W_{2^K}^EP (conjugate twiddle when inv), K <= 5 */
 template <int K, int EP> __device__ __forceinline__ float2 mul_wconst(float2 x, int inv)
 {
-    constexpr int j = EP << (5 - K);
-    if constexpr (j == 0) {
-        return x;
-    } else if constexpr (j == 8) { /* -i (inverse: +i) */
-        return inv ? make_float2(-x.y, x.x) : make_float2(x.y, -x.x);
-    } else {
-        constexpr float c = w32_re(j), sn = w32_im(j);
-        return cmul(x, make_float2(c, inv ? -sn : sn));
-    }
+    return mul_w32<(EP << (5 - K))>(x, inv);
 }
 
 /* The butterfly x0 + w x1, x0 - w x1 in 6 FMAs instead of 4 multiplies and 4 adds (Linzer
@@ -291,18 +337,19 @@ __device__ __forceinline__ void bfly_fma(float2 &x0, float2 &x1, float2 w)
     x0 = make_float2(r, i);
 }
 
-/* Levels lo+1 .. lo+w of pass Q on the thread's points; ti = the thread's i bits. */
+/* Levels lo+1 .. lo+w of pass Q on the thread's points; ti = the thread's i bits, ti2 those
+ * of the groups after the first where they differ (mirror_last). */
 template <int L, int RL, int Q>
 __device__ __forceinline__ void levels(float2 (&v)[1 << RL], unsigned ti, const float2 *__restrict__ tw,
-                                       unsigned tws, int inv)
+                                       unsigned tws, int inv, unsigned ti2)
 {
     using G = PG<L, RL, Q>;
     constexpr int R = 1 << RL, W = 1 << G::w;
-    const unsigned pt = G::lo > 0 ? rev_var<L>(ti) : 0u;
+    const unsigned pt = G::lo > 0 ? rev_var<L>(ti) : 0u, pt2 = G::lo > 0 ? rev_var<L>(ti2) : 0u;
     unroll<R / W>([&](auto H) {
         constexpr int h = SP_CI(H);
         /* p bits [0, lo) of this group: the twiddle's low bits */
-        [[maybe_unused]] const unsigned pg = (pt | RELEM<L, RL, Q, h * W>) & ((1u << G::lo) - 1u);
+        [[maybe_unused]] const unsigned pg = ((h ? pt2 : pt) | RELEM<L, RL, Q, h * W>) & ((1u << G::lo) - 1u);
         unroll<G::w>([&](auto K1) {
             constexpr int k = SP_CI(K1) + 1, half = 1 << (k - 1);
             /* twiddle of j = pg + e' 2^lo at level s = lo + k: W_{2^s}^pg * W_{2^k}^e'. One
@@ -350,6 +397,7 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
 {
     using C = Cfg<L, RL, FPB, KIND, S2>;
     constexpr bool CINV = OP == O_C2C; /* inverse only for c2c: else a constant 0 */
+    constexpr bool MIR = Q == C::NP - 1 && mirror_last<L, RL, FPB, KIND, OP>();
     if constexpr (Q < C::NP && S2) {
         float2 *s_c = reinterpret_cast<float2 *>(s_re);
         {
@@ -369,15 +417,16 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             unsigned f, t;
             thread_ft<C::T, FPB, false>(tid, f, t);
             const unsigned ti = scatter<L, RL, Q>(t);
-            const unsigned sti = swz2<L>(ti);
+            const unsigned ti2 = MIR ? scatter<L, RL, Q>((0u - t) & (C::T - 1)) : ti;
+            const unsigned sti = swz2<L>(ti), sti2 = swz2<L>(ti2);
             const float2 *pc = s_c + f * C::FS2;
             unroll<C::R>([&](auto E) {
                 constexpr int e = SP_CI(E);
-                v[e] = pc[sti + swz2<L>(ELEM<L, RL, Q, e>)];
+                v[e] = pc[(e < C::R / 2 ? sti : sti2) + swz2<L>(ELEM<L, RL, Q, e>)];
             });
             if constexpr (Q == C::NP - 1)
                 last_read();
-            levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
+            levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0, ti2);
         }
         exchange_passes<L, RL, FPB, KIND, S2, OP, Q + 1>(v, s_re, s_im, tid, A, last_read);
     } else if constexpr (Q < C::NP) {
@@ -401,16 +450,17 @@ __device__ __forceinline__ void exchange_passes(float2 (&v)[1 << RL], float *s_r
             unsigned f, t;
             thread_ft<C::T, FPB, C::modeF(Q)>(tid, f, t);
             const unsigned ti = scatter<L, RL, Q>(t);
+            const unsigned ti2 = MIR ? scatter<L, RL, Q>((0u - t) & (C::T - 1)) : ti;
             const float *pr = s_re + f * C::FS, *pi = s_im + f * C::FS;
-            const unsigned sti = swz<L>(ti);
+            const unsigned sti = swz<L>(ti), sti2 = swz<L>(ti2);
             unroll<C::R>([&](auto E) {
                 constexpr int e = SP_CI(E);
-                unsigned a = sti + swz<L>(ELEM<L, RL, Q, e>);
+                unsigned a = (e < C::R / 2 ? sti : sti2) + swz<L>(ELEM<L, RL, Q, e>);
                 v[e] = make_float2(pr[a], pi[a]);
             });
             if constexpr (Q == C::NP - 1)
                 last_read();
-            levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
+            levels<L, RL, Q>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0, ti2);
         }
         exchange_passes<L, RL, FPB, KIND, S2, OP, Q + 1>(v, s_re, s_im, tid, A, last_read);
     }
@@ -443,20 +493,25 @@ __device__ __forceinline__ float lg2_mufu(float x)
     return r;
 }
 
-/* level in dB of a bin x2 = 2X from q = |2X|^2 (see FArgs). Where q nears or passes
- * overflow (never for audio) it is taken from x2 2^-64: log2 q = log2 |x2 2^-64|^2 + 128. */
-__device__ __noinline__ float lg2_big(float2 x2)
-{
-    const float a = x2.x * 0x1p-64f, b = x2.y * 0x1p-64f;
-    return lg2_mufu(a * a + b * b) + 128.0f;
-}
-__device__ __forceinline__ float level_db(float2 x2, float thr, float off)
+/* level in dB of a bin x2 = 2X from q = |2X|^2 (see FArgs). !BIG: log2 q by the MUFU,
+ * right for every finite q, and the floor by a max: off puts the level of q = thr at the
+ * floor, so q <= thr reads the floor, q = 0 and NaN too (fmaxf drops NaN); s <= 0 has off =
+ * -inf. q = inf (|2X| past 2^64, never for audio) reads inf; qmax keeps the largest q, and
+ * the caller, seeing inf there, does the frame's bins again with BIG (the register-paired
+ * untangle checks Z before instead): q near or past overflow takes log2 q = log2 |x2
+ * 2^-64|^2 + 128, and q > thr decides. (A check of every bin, by a call or predicated, cost
+ * 5-8% of the stft kernel's instructions; a max a bin and a branch a frame, 1.5-3%.) */
+template <bool BIG> __device__ __forceinline__ float level_db(float2 x2, float thr, float off, float &qmax)
 {
     const float q = x2.x * x2.x + x2.y * x2.y;
-    /* a call, so that the common case is one compare and branch (inlined, both ways ran
-     * predicated: 8% of the stft kernel's instructions) */
-    const float lq = q >= 1e37f ? lg2_big(x2) : lg2_mufu(q);
-    return q > thr ? fmaf(3.01029995663981195f, lq, off) : FFT_DB_FLOOR;
+    if constexpr (BIG) {
+        const float a = x2.x * 0x1p-64f, b = x2.y * 0x1p-64f;
+        const float lq = q >= 1e37f ? lg2_mufu(a * a + b * b) + 128.0f : lg2_mufu(q);
+        return q > thr ? fmaf(3.01029995663981195f, lq, off) : FFT_DB_FLOOR;
+    } else {
+        qmax = fmaxf(qmax, q);
+        return fmaxf(fmaf(3.01029995663981195f, lg2_mufu(q), off), FFT_DB_FLOOR);
+    }
 }
 
 /* W_N^m, m < N, as W_N^(m - m mod 256) W_N^(m mod 256): two lookups among 2 x 256 entries
@@ -521,7 +576,11 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
         const unsigned ti = scatter<L, RL, 0>(t);
         if constexpr (KIND == K_ROW) {
             const size_t g = (size_t)blockIdx.x * FPB + f;
-            const bool ok = g < A.batch;
+            if constexpr (FPB == 1) {
+                if (g >= A.batch)
+                    return; /* the whole block: no barrier waits for it */
+            }
+            const bool ok = FPB == 1 || g < A.batch;
             if constexpr (OP == O_R2CZ) {
                 const float *src = A.sig + g * A.hop + ti;
                 unroll<R>([&](auto E) {
@@ -585,7 +644,7 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
                 v[e] = src[ELEM<L, RL, 0, e>];
             });
         }
-        levels<L, RL, 0>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0);
+        levels<L, RL, 0>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0, ti);
     }
 
     /* ---- passes 1 .. NP-1 through shared memory ---- */
@@ -621,64 +680,23 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
             });
         }
     } else if constexpr (KIND == K_ROW) {
-        /* real input: Z_k to shared memory in natural order, then bins k and N-k together:
-         * E = (Z_k + conj Z_{N-k})/2, O = (Z_k - conj Z_{N-k})/2i, X_k = E + W_2N^k O,
-         * X_{N-k} = conj(E - W_2N^k O) */
-        float *pr = s_re + f * C::FS, *pi = s_im + f * C::FS;
-        float2 *pc = reinterpret_cast<float2 *>(s_re) + f * N;
-        if (NP > 1)
-            __syncthreads();
-        unroll<R>([&](auto E) {
-            constexpr int e = SP_CI(E);
-            const unsigned p = pt + RELEM<L, RL, NP - 1, e>; /* lanes on low bits of p */
-            if constexpr (S2) {
-                pc[p] = v[e];
-            } else {
-                pr[p] = v[e].x;
-                pi[p] = v[e].y;
-            }
-        });
-        __syncthreads();
+        /* real input: bins k and N-k together from Z_k and Z_{N-k}: E = (Z_k + conj Z_{N-k})/2,
+         * O = (Z_k - conj Z_{N-k})/2i, X_k = E + W_2N^k O, X_{N-k} = conj(E - W_2N^k O) */
         const size_t g = (size_t)blockIdx.x * FPB + f;
-        if (g >= A.batch)
-            return; /* no barrier follows */
-        /* pair j: k = t + j T and N - k. Base pointers at t and N - t make every address
-         * of the unrolled pairs the base plus a constant; j = 0, t = 0 is bins 0 and N (the
-         * mirror at index 0), j = NFULL only t = 0: k = N/2, its own mirror */
-        constexpr int NFULL = (N / 2) / T;
-        static_assert(NFULL * T == N / 2, "T divides N/2");
-        const unsigned tn = N - t;
-        auto at = [&](unsigned base) { /* a pointer at point base */
-            if constexpr (S2)
-                return [p = pc + base](int c) { return p[c]; };
-            else
-                return [r = pr + base, i = pi + base](int c) { return make_float2(r[c], i[c]); };
-        };
-        const auto at_t = at(t), at_n = at(tn);
+        const size_t ostride = (size_t)N + 1;
+        using OutT = std::conditional_t<OP == O_STFT, float, float2>;
+        OutT *out0;
+        if constexpr (OP == O_STFT)
+            out0 = A.db + g * ostride;
+        else
+            out0 = A.spec + g * ostride;
+        float qmax = 0.0f; /* stft: the largest |2X|^2 (see level_db) */
         const unsigned ts = A.tws - 1; /* W_2N^k = tw[k << ts] */
         const float2 *twt = A.tw + (t << ts);
-        [[maybe_unused]] const float2 wt = __ldg(twt); /* W_2N^t */
-        const size_t ostride = (size_t)N + 1;
-        float *dbt = nullptr, *dbn = nullptr;
-        float2 *spt = nullptr, *spn = nullptr;
-        if constexpr (OP == O_STFT) {
-            dbt = A.db + g * ostride + t;
-            dbn = A.db + g * ostride + tn;
-        } else {
-            spt = A.spec + g * ostride + t;
-            spn = A.spec + g * ostride + tn;
-        }
-        auto pair = [&](auto J) {
-            constexpr int j = SP_CI(J), c = j * T;
-            const bool k0 = j == 0 && t == 0;
-            const float2 a = at_t(c);
-            const float2 b = j == 0 ? at(tn & (N - 1))(0) : at_n(-c);
-            /* W_2N^(t + jT) = W_2N^t W_2R^j, W_2R^j an immediate where 2R <= 32 */
-            float2 w;
-            if constexpr (RL <= 4)
-                w = mul_wconst<RL + 1, j>(wt, 0);
-            else
-                w = __ldg(twt + ((unsigned)c << ts));
+        const float2 wt = __ldg(twt); /* W_2N^t */
+        /* bins k and N-k from a = Z_k, b = Z_{N-k}, w = W_2N^k to *pk and *pn (k0: k = 0,
+         * bins 0 and N, from a alone; no pn where k = N/2) */
+        auto out_pair = [&](auto BIG, float2 a, float2 b, float2 w, bool k0, OutT *pk, OutT *pn, auto HAS_N) {
             float2 x0, x1;
             if constexpr (OP == O_R2C) {
                 if (k0) {
@@ -691,9 +709,9 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
                     x0 = make_float2(ev.x + wo.x, ev.y + wo.y);
                     x1 = make_float2(ev.x - wo.x, -(ev.y - wo.y));
                 }
-                spt[c] = x0;
-                if constexpr (j < NFULL)
-                    spn[-c] = x1;
+                *pk = x0;
+                if constexpr (SP_CI(HAS_N))
+                    *pn = x1;
             } else {
                 /* 2 X_k = E' + W O', E' = a + conj b, O' = (a - conj b)/i; the level only
                  * needs |2 X_k|^2 (the factor 4 is in thr and off) */
@@ -707,14 +725,130 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
                 }
                 /* k0: bins 0 and N */
                 const float thr = k0 ? A.thr_edge : A.thr_mid, off = k0 ? A.off_edge : A.off_mid;
-                dbt[c] = level_db(x0, thr, off);
-                if constexpr (j < NFULL)
-                    dbn[-c] = level_db(x1, thr, off);
+                *pk = level_db<SP_CI(BIG)>(x0, thr, off, qmax);
+                if constexpr (SP_CI(HAS_N))
+                    *pn = level_db<SP_CI(BIG)>(x1, thr, off, qmax);
             }
         };
-        unroll<NFULL>(pair);
-        if (t == 0)
-            pair(std::integral_constant<int, NFULL>{});
+        OutT *const pk = out0 + t, *const pn = out0 + (N - t);
+        if constexpr (mirror_last<L, RL, FPB, KIND, OP>()) {
+            /* Z_k and Z_{N-k} in this thread's registers (mirror_last): group 0 holds Z at
+             * t + m 2^LO, group 1 at t' + 2^(LO-1) + m 2^LO, m < W */
+            constexpr int LO = PG<L, RL, NP - 1>::lo, W = R / 2;
+            if (FPB > 1 && g >= A.batch)
+                return; /* no barrier follows */
+            const bool t0 = t == 0;
+            /* thread 0's second half of jobs: bins 2^(LO-1) (2m - W + 1), D below t + m 2^LO */
+            const unsigned D = t0 ? (1u << (LO - 1)) * (W - 1) : 0u;
+            OutT *const pk_hi = pk - D, *const pn_hi = pn + D;
+            auto jobs = [&](auto BIG) {
+                unroll<W>([&](auto Mi) {
+                    constexpr int m = SP_CI(Mi), c = m << LO;
+                    constexpr int g0m = elem_at<L, RL, NP - 1>((unsigned)c);
+                    constexpr int g1r = elem_at<L, RL, NP - 1>((1u << (LO - 1)) + ((unsigned)(W - 1 - m) << LO));
+                    static_assert(g0m >= 0 && g1r >= 0, "mirror layout");
+                    /* t > 0: k = t + m 2^LO, Z_{N-k} = group 1's element W-1-m; W_2N^k = W_2N^t W_R^m */
+                    if constexpr (m == 0) {
+                        out_pair(BIG, v[g0m], v[g1r], wt, t0, pk, pn, std::true_type{});
+                    } else if constexpr (m < W / 2) {
+                        /* thread 0: k = m 2^LO, Z_{N-k} = group 0's element W-m */
+                        constexpr int g0n = elem_at<L, RL, NP - 1>((unsigned)(W - m) << LO);
+                        static_assert(g0n >= 0, "mirror layout");
+                        const float2 b = t0 ? v[g0n] : v[g1r];
+                        out_pair(BIG, v[g0m], b, mul_wconst<RL, m>(wt, 0), false, pk + c, pn - c, std::true_type{});
+                    } else {
+                        /* thread 0: k = 2^(LO-1) + (m - W/2) 2^LO from group 1, its mirror
+                         * too; W_2N^k = W_2R^(2m - W + 1) */
+                        constexpr int ha = elem_at<L, RL, NP - 1>((1u << (LO - 1)) + ((unsigned)(m - W / 2) << LO));
+                        constexpr int hb = elem_at<L, RL, NP - 1>((1u << (LO - 1)) + ((unsigned)(3 * W / 2 - 1 - m) << LO));
+                        static_assert(ha >= 0 && hb >= 0, "mirror layout");
+                        const float2 a = t0 ? v[ha] : v[g0m], b = t0 ? v[hb] : v[g1r];
+                        const float2 w0 = mul_wconst<RL + 1, 2 * m - W + 1>(make_float2(1.0f, 0.0f), 0);
+                        const float2 w = t0 ? w0 : mul_wconst<RL, m>(wt, 0);
+                        out_pair(BIG, a, b, w, false, pk_hi + c, pn_hi - c, std::true_type{});
+                    }
+                });
+                if (t0) { /* k = N/2, its own mirror: W_2N^k = -i */
+                    constexpr int e = elem_at<L, RL, NP - 1>((unsigned)(W / 2) << LO);
+                    static_assert(e >= 0, "mirror layout");
+                    out_pair(BIG, v[e], v[e], make_float2(0.0f, -1.0f), false, pk + N / 2, pn, std::false_type{});
+                }
+            };
+            /* stft: Z's parts all under 2^61 in magnitude keep every |2X|^2 finite; past that
+             * (or NaN, inf) the checked levels. (Checked after, as the other path does, Z had
+             * to stay in registers for a second round: it spilled.) */
+            bool big = false;
+            if constexpr (OP == O_STFT) {
+                float mx[R];
+                unroll<R>([&](auto E) { mx[SP_CI(E)] = fmaxf(fabsf(v[SP_CI(E)].x), fabsf(v[SP_CI(E)].y)); });
+                unroll<RL>([&](auto S) { /* a tree: R - 1 more maxima */
+                    constexpr int h = R >> (SP_CI(S) + 1);
+                    unroll<h>([&](auto I) { mx[SP_CI(I)] = fmaxf(mx[SP_CI(I)], mx[SP_CI(I) + h]); });
+                });
+                big = !(mx[0] < 0x1p61f);
+            }
+            if (big)
+                jobs(std::true_type{});
+            else
+                jobs(std::false_type{});
+        } else {
+            /* Z_k to shared memory in natural order, then the pairs */
+            float *pr = s_re + f * C::FS, *pi = s_im + f * C::FS;
+            float2 *pc = reinterpret_cast<float2 *>(s_re) + f * N;
+            if (NP > 1)
+                __syncthreads();
+            unroll<R>([&](auto E) {
+                constexpr int e = SP_CI(E);
+                const unsigned p = pt + RELEM<L, RL, NP - 1, e>; /* lanes on low bits of p */
+                if constexpr (S2) {
+                    pc[p] = v[e];
+                } else {
+                    pr[p] = v[e].x;
+                    pi[p] = v[e].y;
+                }
+            });
+            __syncthreads();
+            if (g >= A.batch)
+                return; /* no barrier follows */
+            /* pair j: k = t + j T and N - k. Base pointers at t and N - t make every address
+             * of the unrolled pairs the base plus a constant; j = 0, t = 0 is bins 0 and N (the
+             * mirror at index 0), j = NFULL only t = 0: k = N/2, its own mirror */
+            constexpr int NFULL = (N / 2) / T;
+            static_assert(NFULL * T == N / 2, "T divides N/2");
+            const unsigned tn = N - t;
+            auto at = [&](unsigned base) { /* a pointer at point base */
+                if constexpr (S2)
+                    return [p = pc + base](int c) { return p[c]; };
+                else
+                    return [r = pr + base, i = pi + base](int c) { return make_float2(r[c], i[c]); };
+            };
+            const auto at_t = at(t), at_n = at(tn);
+            auto pairs = [&](auto BIG) {
+                auto pair = [&](auto J) {
+                    constexpr int j = SP_CI(J), c = j * T;
+                    const bool k0 = j == 0 && t == 0;
+                    const float2 a = at_t(c);
+                    const float2 b = j == 0 ? at(tn & (N - 1))(0) : at_n(-c);
+                    /* W_2N^(t + jT) = W_2N^t W_2R^j, W_2R^j an immediate where 2R <= 32 */
+                    float2 w;
+                    if constexpr (RL <= 4)
+                        w = mul_wconst<RL + 1, j>(wt, 0);
+                    else
+                        w = __ldg(twt + ((unsigned)c << ts));
+                    out_pair(BIG, a, b, w, k0, pk + c, pn - c, std::bool_constant<(j < NFULL)>{});
+                };
+                unroll<NFULL>(pair);
+                if (t == 0)
+                    pair(std::integral_constant<int, NFULL>{});
+            };
+            pairs(std::false_type{});
+            if constexpr (OP == O_STFT) {
+                if (qmax > FLT_MAX) { /* a bin overflowed: again, from Z still in shared memory */
+                    asm volatile("" ::: "memory"); /* read it again (kept in registers, it spilled) */
+                    pairs(std::true_type{});
+                }
+            }
+        }
     } else if constexpr (KIND == K_COL1) {
         /* Y[k1][n2] * W_N^(n2 k1), same layout as the input */
         const unsigned pl = A.log2_other - LOGFPB;
@@ -828,14 +962,20 @@ int launch_row_cfg(const FArgs &A, cudaStream_t st, sp_errinfo *ei)
  * threads) and registers capped at 64 (no spills); c2c with 256 threads uncapped. 8 points a
  * thread or 512-thread blocks were slower or no better. C2C 2^13: 32 points a thread (one
  * 256-thread block a frame), two blocks an SM: 1.00x cuFFT on an H100 as the 16-point
- * kernel, 1.01x on an H200 where that one made 0.93x (2^26 points a run). */
+ * kernel, 1.01x on an H200 where that one made 0.93x (2^26 points a run). R2C n = 1024 and
+ * 2048 (2^9, 2^10 complex points): one frame a block (32 and 64 threads), 16 points a
+ * thread, as cuFFT's kernels there: on an H200 0.96-1.00x cuFFT in three runs, where
+ * 128-thread blocks of 2 frames made 0.92-0.99x (n = 1024 with 8 points a thread:
+ * 0.94-0.99x). */
 template <int OP, int L> int launch_row_L(const FArgs &A, cudaStream_t st, sp_errinfo *ei)
 {
     constexpr int RL = OP == O_C2C && L == 13 ? 5 : row_rl(L);
     constexpr int T = (1 << L) >> RL;
     constexpr int TH = T >= 128 ? T : 128;
     constexpr int MINB = 65536 / (TH * 64) > 0 ? 65536 / (TH * 64) : 1;
-    if constexpr (OP == O_C2C && L == 13)
+    if constexpr (OP == O_R2C && (L == 9 || L == 10))
+        return launch_row_cfg<OP, L, 4, (1 << L) / 16, 65536 / ((1 << L) / 16 * 64)>(A, st, ei);
+    else if constexpr (OP == O_C2C && L == 13)
         return launch_row_cfg<OP, L, RL, 128, 2>(A, st, ei);
     else if constexpr (L >= 7 && L <= 13 && OP != O_C2C)
         return launch_row_cfg<OP, L, RL, 128, MINB>(A, st, ei);
@@ -930,7 +1070,7 @@ __global__ void __launch_bounds__(Cfg<L, RL, 1, K_ROW, true>::THREADS, 1) stream
                 constexpr int e = SP_CI(E);
                 v[e] = src[ELEM<L, RL, 0, e>];
             });
-            levels<L, RL, 0>(v, ti, A.tw, A.tws, A.inverse);
+            levels<L, RL, 0>(v, ti, A.tw, A.tws, A.inverse, ti);
         }
         __syncthreads(); /* pass 0 has read the frame before the exchange overwrites it */
         const size_t next = g + gridDim.x;
@@ -1029,7 +1169,7 @@ __global__ void __launch_bounds__(CCfg<L1, L2, LC>::THREADS, CCfg<L1, L2, LC>::M
             constexpr int e = SP_CI(E);
             v[e] = src[(size_t)(ti | ELEM<L1, RL, 0, e>) << L2];
         });
-        levels<L1, RL, 0>(v, ti, A.tw, A.tws, A.inverse);
+        levels<L1, RL, 0>(v, ti, A.tw, A.tws, A.inverse, ti);
     }
     exchange_passes<L1, RL, K::FPB1, K_COL1, false, O_C2C, 1>(v, smem, smem + K::FPB1 * K::C1::FS, tid, A);
     cl.sync(); /* every block is done with its phase-1 shared memory */
@@ -1058,7 +1198,7 @@ __global__ void __launch_bounds__(CCfg<L1, L2, LC>::THREADS, CCfg<L1, L2, LC>::M
             constexpr int e = SP_CI(E);
             v[e] = src[ELEM<L2, RL, 0, e>];
         });
-        levels<L2, RL, 0>(v, ti, A2.tw, A2.tws, A2.inverse);
+        levels<L2, RL, 0>(v, ti, A2.tw, A2.tws, A2.inverse, ti);
     }
     __syncthreads(); /* the rows are read before the exchange reuses the memory */
     exchange_passes<L2, RL, K::FPB2, K_ROW2COL, false, O_C2C, 1>(v, smem, smem + K::FPB2 * K::C2::FS, tid, A2);
@@ -1166,7 +1306,7 @@ void db_consts(float s, float *thr, float *off)
 {
     if (!(s > 0.0f)) {
         *thr = INFINITY;
-        *off = 0.0f;
+        *off = -INFINITY;
         return;
     }
     double sd = s;

@@ -577,6 +577,31 @@ static void check_full_scale(fft_backend_kind kind)
     free(db);
 }
 
+/* A sine of amplitude 1e30 (|X|^2 past float range: the kernel's checked path) reads 600
+ * dBFS at its bin, and every bin a finite level; n = 4096 pairs Z_k with Z_(N-k) in
+ * registers, n = 1024 through shared memory. */
+static void check_loud(fft_backend_kind kind, size_t n)
+{
+    size_t hop = n / 4, nf = 6, nb = n / 2 + 1, len = (nf - 1) * hop + n, kb = n / 10;
+    float *win = xmalloc(n * sizeof *win), *sig = xmalloc(len * sizeof *sig), *db = xmalloc(nf * nb * sizeof *db);
+    window_spec ws = window_spec_default();
+    CHECK(window_fill(&ws, n, win, NULL) == SP_OK);
+    for (size_t i = 0; i < len; i++)
+        sig[i] = (float)(1e30 * cos(2.0 * 3.14159265358979323846 * (double)kb * (double)i / (double)n));
+    fft_plan *p = make_plan(kind, n, hop, win, nf);
+    if (p) {
+        poison(db, nf * nb);
+        CHECK(fft_stft_db(p, sig, nf, db) == SP_OK);
+        CHECK_MSG(all_finite(db, nf * nb), "%s stft_db n=%zu, amplitude 1e30: a level not finite", kind_name(kind), n);
+        for (size_t f = 0; f < nf; f++)
+            CHECK_CLOSE(db[f * nb + kb], 600.0, 0.01);
+        fft_plan_destroy(p);
+    }
+    free(win);
+    free(sig);
+    free(db);
+}
+
 /* NaN in the signal never gives NaN out: the bins read the floor. */
 static void check_nan_input(fft_backend_kind kind)
 {
@@ -773,6 +798,11 @@ int main(void)
     check_stft(16, 5, 7, 50);     /* odd hop: unaligned frame starts */
     check_stft(2048, 2048, 16, 40); /* hop = n */
     check_stft(512, 700, 33, 100); /* hop > n */
+    /* the sizes whose untangle pairs bins in registers (2^5, 2^7, 2^11 complex points),
+     * batches not a multiple of the frames a block, an odd hop */
+    check_stft(64, 17, 20, 60);
+    check_stft(256, 100, 37, 150);
+    check_stft(4096, 1001, 16, 40);
     if (!quick) {
         check_stft(4096, 1024, 64, 300);
         check_stft(1024, 333, 1000, 1500); /* odd hop, big batch */
@@ -783,6 +813,10 @@ int main(void)
         set_path(path);
         check_pinned(FFT_BACKEND_CUDA);
         check_full_scale(FFT_BACKEND_CUDA);
+        if (path == 0) { /* (the per-level path reads +inf there, as the CPU backend does) */
+            check_loud(FFT_BACKEND_CUDA, 4096);
+            check_loud(FFT_BACKEND_CUDA, 1024);
+        }
         check_nan_input(FFT_BACKEND_CUDA);
         check_errors(&fft_backend_cuda);
     }
