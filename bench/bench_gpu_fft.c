@@ -186,10 +186,14 @@ int main(int argc, char **argv)
         return 1;
     }
     double copy_gbs = 2.0 * (double)copy_bytes / (copy_ms * 1e-3) / 1e9;
-    const char *sv = getenv("SPECTRO_CUDA_STREAM");
+    fft_cuda_env env;
+    if (fft_cuda_env_read(&env, &ei) != SP_OK) {
+        fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
+        return 2;
+    }
     printf("device: %s, %d SMs, %.1f GiB; C2C 16384 by the %s kernel%s\n", name, sms, (double)mem / (1 << 30),
-           (sv && *sv ? sv[0] == '1' : fused_stream_pays()) ? "streamed" : "one-block",
-           sv && *sv ? " (SPECTRO_CUDA_STREAM)" : "");
+           (fft_cuda_c2c_flags(&env) & FUSED_STREAM) ? "streamed" : "one-block",
+           env.stream >= 0 ? " (SPECTRO_CUDA_STREAM)" : "");
     printf("copy: device-to-device cudaMemcpy of %zu MiB: %.3f ms, %.0f GB/s (read + write)\n",
            copy_bytes >> 20, copy_ms, copy_gbs);
 

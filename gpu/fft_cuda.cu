@@ -215,6 +215,36 @@ static const gpu_xform cuda_xform = {cuda_c2c, cuda_r2c, cuda_ctx_destroy, cuda_
 
 /* ---- backend -------------------------------------------------------------------------- */
 
+int fft_cuda_env_read(fft_cuda_env *env, sp_errinfo *ei)
+{
+    env->fused = 1;
+    env->sm90 = 1;
+    env->stream = -1;
+    const char *path = getenv("SPECTRO_CUDA_PATH");
+    if (path && *path) {
+        if (strcmp(path, "perlevel") == 0)
+            env->fused = 0;
+        else if (strcmp(path, "portable") == 0)
+            env->sm90 = 0;
+        else if (strcmp(path, "fused") != 0)
+            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_PATH=%s: must be fused, portable or perlevel", path);
+    }
+    const char *sv = getenv("SPECTRO_CUDA_STREAM");
+    if (sv && *sv) {
+        if (strcmp(sv, "0") != 0 && strcmp(sv, "1") != 0)
+            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_STREAM=%s: must be 0 or 1", sv);
+        env->stream = sv[0] == '1';
+    }
+    return SP_OK;
+}
+
+unsigned fft_cuda_c2c_flags(const fft_cuda_env *env)
+{
+    if (!env->sm90 || !fused_sm90_ok())
+        return 0;
+    return FUSED_SM90 | ((env->stream < 0 ? fused_stream_pays() : env->stream) ? FUSED_STREAM : 0u);
+}
+
 static int cuda_create(const fft_config *cfg, const float *window, double window_sum,
                        void **state, sp_errinfo *ei)
 {
@@ -224,28 +254,9 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
     int err;
 
     *state = NULL;
-    /* SPECTRO_CUDA_PATH=perlevel keeps the reference kernels (one launch per level);
-     * portable, the fused kernels that a build for GPUs before sm_90 runs (no clusters: the
-     * four-step from 2^15), so that a Hopper tests them too */
-    const char *path = getenv("SPECTRO_CUDA_PATH");
-    int fused = 1, sm90 = 1;
-    if (path && *path) {
-        if (strcmp(path, "perlevel") == 0)
-            fused = 0;
-        else if (strcmp(path, "portable") == 0)
-            sm90 = 0;
-        else if (strcmp(path, "fused") != 0)
-            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_PATH=%s: must be fused, portable or perlevel", path);
-    }
-    /* SPECTRO_CUDA_STREAM=0|1 overrides the device's choice of the C2C 16384 kernel (tests,
-     * benchmarks); -1: the device's (fused_stream_pays, once the device is set up) */
-    const char *sv = getenv("SPECTRO_CUDA_STREAM");
-    int stream = -1;
-    if (sv && *sv) {
-        if (strcmp(sv, "0") != 0 && strcmp(sv, "1") != 0)
-            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_STREAM=%s: must be 0 or 1", sv);
-        stream = sv[0] == '1';
-    }
+    fft_cuda_env env;
+    if ((err = fft_cuda_env_read(&env, ei)) != SP_OK)
+        return err;
     if ((err = gpu_plan_create(cfg, window, window_sum, &gp, ei)) != SP_OK)
         return err;
     c = (cuda_ctx *)calloc(1, sizeof *c);
@@ -253,9 +264,8 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         err = sp_fail(ei, SP_ENOMEM, "out of memory for a CUDA FFT plan");
         goto fail;
     }
-    c->fused = fused;
-    if (sm90 && fused_sm90_ok())
-        c->c2c_flags = FUSED_SM90 | ((stream < 0 ? fused_stream_pays() : stream) ? FUSED_STREAM : 0u);
+    c->fused = env.fused;
+    c->c2c_flags = fft_cuda_c2c_flags(&env);
     gpu_plan_set_xform(gp, &cuda_xform, c); /* gp owns c from here */
     while (((size_t)1 << c->log2n) < n)
         c->log2n++;
@@ -263,7 +273,7 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         c->stream[s] = gpu_plan_stream(gp, s);
     if ((err = gpu_malloc((void **)&c->d_tw, half * sizeof(float2), "twiddles", ei)) != SP_OK)
         goto fail;
-    if (fused && c->log2n > ((c->c2c_flags & FUSED_SM90) ? FUSED_MAX_CLUSTER_LOG2 : FUSED_MAX_ONEPASS_LOG2))
+    if (c->fused && c->log2n > ((c->c2c_flags & FUSED_SM90) ? FUSED_MAX_CLUSTER_LOG2 : FUSED_MAX_ONEPASS_LOG2))
         for (int s = 0; s < GPU_NSLOTS; s++)
             if ((err = gpu_malloc((void **)&c->d_tmp[s], gpu_plan_chunk(gp) * n * sizeof(cpx),
                                   "four-step FFT scratch", ei)) != SP_OK)
