@@ -274,7 +274,7 @@ int gpu_plan_create(const fft_config *cfg, const float *window, double window_su
     gp->sig_bytes = ((chunk - 1) * cfg->hop + n) * sizeof(float);
     gp->hin_bytes = std::max(chunk * gp->work_bytes, gp->sig_bytes);
     gp->hout_bytes = chunk * gp->work_bytes;
-    /* the same float expressions as fft_level_scale() in src/fft.c */
+    /* the same float expressions as fft_level_scale() in src/fft/fft.h */
     gp->scale_mid = (float)(2.0 / window_sum);
     gp->scale_edge = (float)(1.0 / window_sum);
 

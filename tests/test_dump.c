@@ -121,7 +121,7 @@ static dump_meta make_meta(int channels, size_t bins, uint64_t frames)
     m.source = "in \"quoted\".wav";
     m.sample_rate = 48000;
     m.source_channels = channels > 1 ? channels : 2;
-    m.channel = channels > 1 ? STFT_CHANNEL_ALL : STFT_CHANNEL_MIX;
+    m.channel_name = channels > 1 ? "all" : "mix";
     m.channels = channels;
     m.fft_size = (bins - 1) * 2;
     m.hop = m.fft_size / 4;

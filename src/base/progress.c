@@ -1,13 +1,6 @@
 #include "progress.h"
 
-#include <time.h>
-
-double progress_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "clock.h"
 
 void progress_begin(progress *p, FILE *out, int enabled, double rate, int64_t total)
 {
@@ -16,7 +9,7 @@ void progress_begin(progress *p, FILE *out, int enabled, double rate, int64_t to
     p->drawn = 0;
     p->rate = rate;
     p->total = total;
-    p->start = p->last = progress_now();
+    p->start = p->last = sp_now();
 }
 
 void progress_update(progress *p, int64_t done)
@@ -26,7 +19,7 @@ void progress_update(progress *p, int64_t done)
     double now, elapsed, frac, speed;
     if (!p->enabled)
         return;
-    now = progress_now();
+    now = sp_now();
     /* start drawing after half a second: short runs stay silent */
     if (now - p->last < 0.1 || now - p->start < 0.5)
         return;

@@ -36,12 +36,6 @@ int fft_is_pow2(size_t n)
     return n != 0 && (n & (n - 1)) == 0;
 }
 
-float fft_level_scale(size_t n, size_t k, double window_sum)
-{
-    double s = (k == 0 || k == n / 2) ? 1.0 : 2.0;
-    return (float)(s / window_sum);
-}
-
 float fft_amp_to_db(float a)
 {
     /* !(a > floor) also catches NaN */

@@ -29,7 +29,7 @@ typedef struct fft_backend {
     void (*host_free)(void *state, void *p);
 } fft_backend;
 
-extern const fft_backend fft_backend_cpu; /* src/fft_cpu.c */
+extern const fft_backend fft_backend_cpu; /* src/fft/fft_cpu.c */
 
 #ifdef __cplusplus
 }

@@ -48,7 +48,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
 
 #include "colormap.h"
 #include "png_write.h"
-#include "progress.h"
+#include "clock.h"
 #include "render.h"
 #include "scale.h"
 #include "view_store.h"
@@ -155,7 +155,7 @@ static int on_frames(void *user, int channel, uint64_t first, size_t nframes, co
     }
     sh->version++;
     if (channel == sh->info.out_channels - 1) { /* every channel is in */
-        double now = progress_now();
+        double now = sp_now();
         if (sh->last_in > 0)
             sh->in_gap += 0.125 * (now - sh->last_in - sh->in_gap);
         sh->last_in = now;
@@ -1503,7 +1503,7 @@ static void draw_toast(view *v, const layout *L, int draw)
     canvas *cv = &v->cv;
     int fs = L->fs;
     ensure_font(v, fs);
-    if (v->ui.toast[0] && progress_now() < v->ui.toast_until) {
+    if (v->ui.toast[0] && sp_now() < v->ui.toast_until) {
         int tw = text_w(v->font, v->ui.toast), bx = (cv->w - tw) / 2 - fs, by = L->status_y - v->line_h * 2 - fs;
         if (!draw) {
             overlay_area(v, bx, by, tw + 2 * fs, v->line_h + fs);
@@ -1677,7 +1677,7 @@ static void screenshot(view *v)
         snprintf(v->ui.toast, sizeof v->ui.toast, "saved %s", path);
     else
         snprintf(v->ui.toast, sizeof v->ui.toast, "screenshot failed: %s", ei.msg);
-    v->ui.toast_until = progress_now() + TOAST_S;
+    v->ui.toast_until = sp_now() + TOAST_S;
 }
 
 /* Live peak hold: folds the frames new since the last picture into the hold, and lets
@@ -1765,7 +1765,7 @@ static uint64_t draw_frame(view *v, const analyze_result *info, int started)
             const int16_t *cur[RENDER_MAX_CHANNELS] = {0};
             int C = p->channels < RENDER_MAX_CHANNELS ? p->channels : RENDER_MAX_CHANNELS;
             if (!v->ui.paused)
-                update_hold(v, newest, progress_now());
+                update_hold(v, newest, sp_now());
             /* the newest entry is the last one */
             for (int c = 0; c < C; c++)
                 cur[c] = snap_entry(p, c, p->count - 1);
@@ -1948,7 +1948,7 @@ static int restart(view *v, sp_errinfo *ei)
 static void set_toast(view *v, const char *msg)
 {
     snprintf(v->ui.toast, sizeof v->ui.toast, "%s", msg);
-    v->ui.toast_until = progress_now() + TOAST_S;
+    v->ui.toast_until = sp_now() + TOAST_S;
 }
 
 /* Returns 1 to quit; *err for a failed restart. */
@@ -2443,11 +2443,11 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     }
     if ((err = open_window(v, ei)) != SP_OK || (err = fit_drawable(v, ei)) != SP_OK)
         goto done;
-    v->fps_t0 = progress_now();
+    v->fps_t0 = sp_now();
 
     while (!quit) {
         SDL_Event e;
-        double now = progress_now();
+        double now = sp_now();
         int scrolling = live && started && !v->ui.paused && !v->finished, got;
         int timeout = dirty ? (int)ceil(fmax(0.0, (next_frame - now) * 1000.0)) : 100;
         if (scrolling) {
@@ -2537,7 +2537,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
                 dirty = 1;
         }
         pthread_mutex_unlock(&v->sh.mu);
-        if (v->ui.toast[0] && progress_now() > v->ui.toast_until) {
+        if (v->ui.toast[0] && sp_now() > v->ui.toast_until) {
             v->ui.toast[0] = 0;
             dirty = 1;
         }
@@ -2545,7 +2545,7 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             dirty = 1; /* keep it up to date; it expires by itself */
         if (quit || !dirty)
             continue;
-        now = progress_now();
+        now = sp_now();
         scrolling = live && started && !v->ui.paused && !v->finished;
         if (scrolling ? (v->vsync ? vsync_wait(v, t_last, now) : live_wait(v, next_frame, now)) > 0
                       : now < next_frame)
@@ -2555,14 +2555,14 @@ int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             double t_present, t_draw;
             if ((err = fit_drawable(v, ei)) != SP_OK)
                 break;
-            t_draw = progress_now();
+            t_draw = sp_now();
             newest = draw_frame(v, &info, started);
-            v->st.draw_s += progress_now() - t_draw;
+            v->st.draw_s += sp_now() - t_draw;
             present_parts(v);
             if (v->ver.on && started && live)
                 verify_shown(v);
             SDL_RenderPresent(v->ren);
-            t_present = progress_now();
+            t_present = sp_now();
             dirty = 0;
             /* vsync: the present waited for the refresh; else pace to 60 Hz ourselves */
             if (scrolling && v->vsync)

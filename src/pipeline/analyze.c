@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "dump.h"
 #include "peaks.h"
 #include "progress.h"
@@ -91,7 +92,7 @@ static void *reader_main(void *arg)
     size_t block = READ_BLOCK_FLOATS / (size_t)rd->channels;
     float *buf;
     uint64_t sent = 0;
-    double t0 = progress_now();
+    double t0 = sp_now();
     if (rd->paced && block > (size_t)(rd->rate / 100) + 1)
         block = (size_t)(rd->rate / 100) + 1; /* 10 ms pieces, as an audio device delivers */
     if (block < 1)
@@ -105,7 +106,7 @@ static void *reader_main(void *arg)
             break;
         total = got * (size_t)rd->channels;
         if (rd->paced) {
-            sleep_s(t0 + (double)sent / rd->rate - progress_now());
+            sleep_s(t0 + (double)sent / rd->rate - sp_now());
             sent += got;
             {
                 size_t room = ring_writable(rd->r);
@@ -364,7 +365,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     reader rd;
     pthread_t thread;
     int started = 0, pushing = 0, stalled = 0, err, ch;
-    double wsum = 0.0, t_start = progress_now(), t_wait;
+    double wsum = 0.0, t_start = sp_now(), t_wait;
     uint64_t limit = UINT64_MAX, consumed = 0;
     uint64_t lost_seen = 0; /* --realtime: samples the reader dropped, as far as skips took them in */
     uint64_t taken = 0;     /* frames read or skipped from the ring: where the source's gaps are placed */
@@ -451,7 +452,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     fc.hop = res->hop;
     fc.window = win;
     fc.live = res->live;
-    res->plan_s = progress_now();
+    res->plan_s = sp_now();
     fc.max_batch = cfg->batch      ? cfg->batch
                    : res->live     ? (res->hop > LIVE_BIG_HOP ? 1 : LIVE_BATCH)
                                    : analyze_auto_batch(cfg->n, res->hop, res->out_channels,
@@ -459,7 +460,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     if ((err = fft_plan_create(&fc, &plan, ei)) != SP_OK)
         goto done;
     res->batch = fc.max_batch;
-    res->plan_s = progress_now() - res->plan_s;
+    res->plan_s = sp_now() - res->plan_s;
     snprintf(res->backend, sizeof res->backend, "%s", fft_plan_backend_name(plan));
     snprintf(res->fallback, sizeof res->fallback, "%s", fft_plan_fallback_reason(plan));
 
@@ -582,9 +583,9 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             /* `done` was read before `avail`: a finished reader has nothing more to give */
             if (finished && ring_readable(&r) < (size_t)ch)
                 break;
-            t_wait = progress_now();
+            t_wait = sp_now();
             nap();
-            res->wait_s += progress_now() - t_wait;
+            res->wait_s += sp_now() - t_wait;
             continue;
         }
         if (avail > whole)
@@ -593,7 +594,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             avail = (size_t)(limit - consumed);
         if (cfg->capture_anchor && res->live && consumed == 0)
             /* the newest sample in the ring was captured about now */
-            *cfg->capture_anchor = progress_now() - (double)(ring_readable(&r) / (size_t)ch) / info->rate;
+            *cfg->capture_anchor = sp_now() - (double)(ring_readable(&r) / (size_t)ch) / info->rate;
         ring_read(&r, buf, avail * (size_t)ch);
         taken += avail;
         if ((err = stft_push(st, buf, avail, ei)) != SP_OK)
@@ -658,6 +659,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         m.sample_rate = info->rate;
         m.source_channels = ch;
         m.channel = cfg->channel;
+        m.channel_name = cfg->channel == STFT_CHANNEL_MIX ? "mix" : cfg->channel == STFT_CHANNEL_ALL ? "all" : NULL;
         m.channels = res->out_channels;
         m.fft_size = cfg->n;
         m.hop = res->hop;
@@ -687,7 +689,7 @@ done:
     }
     if (err != SP_OK)
         progress_end(&pg);
-    res->seconds = progress_now() - t_start;
+    res->seconds = sp_now() - t_start;
     if (st)
         stft_times(st, &res->fft_s, &res->sink_s);
     dump_destroy(dp);

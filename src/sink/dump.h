@@ -41,7 +41,8 @@ typedef struct {
     const char *source;
     int sample_rate;
     int source_channels;
-    int channel;       /* >= 0, or STFT_CHANNEL_MIX / STFT_CHANNEL_ALL */
+    int channel;       /* the channel analysed, when channel_name is NULL */
+    const char *channel_name; /* "mix" or "all", else NULL */
     int channels;
     size_t fft_size, hop, bins;
     const char *window;

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "outfile.h"
-#include "stft.h"
 
 /* The .npy header is written with room for any shape and rewritten at commit, so the data
  * can stream out before the frame count is known. 128 bytes keep the data 64-byte aligned
@@ -324,10 +323,8 @@ static void write_json(FILE *f, const dump_meta *m)
     json_string(f, m->source);
     fprintf(f, ",\n  \"sample_rate\": %d,\n  \"source_channels\": %d,\n  \"channel\": ", m->sample_rate,
             m->source_channels);
-    if (m->channel == STFT_CHANNEL_MIX)
-        fputs("\"mix\"", f);
-    else if (m->channel == STFT_CHANNEL_ALL)
-        fputs("\"all\"", f);
+    if (m->channel_name)
+        json_string(f, m->channel_name);
     else
         fprintf(f, "%d", m->channel);
     fprintf(f, ",\n  \"channels\": %d,\n  \"fft_size\": %zu,\n  \"hop\": %zu,\n  \"window\": ", m->channels,

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "progress.h"
+#include "clock.h"
 
 /* Each output channel keeps a linear buffer `sig[c]` holding the samples from the start of
  * the next frame onwards: sig[c][0] is absolute sample `base`. After a batch of B frames
@@ -132,17 +132,17 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
     size_t drop = nframes * s->cfg.hop;
     for (int c = 0; c < s->outs; c++) {
         float *db = s->db[s->cur];
-        double t0 = progress_now(), t1;
+        double t0 = sp_now(), t1;
         int err = fft_stft_db(s->plan, s->sig[c], nframes, db);
         s->cur ^= 1;
-        t1 = progress_now();
+        t1 = sp_now();
         s->fft_s += t1 - t0;
         if (err != SP_OK)
             return sp_fail(ei, err, "FFT (%s backend) failed: %s", fft_plan_backend_name(s->plan),
                            fft_plan_last_error(s->plan)[0] ? fft_plan_last_error(s->plan)
                                                            : sp_strerror(err));
         err = s->sink(s->user, c, s->frames, nframes, db);
-        s->sink_s += progress_now() - t1;
+        s->sink_s += sp_now() - t1;
         if (err != SP_OK)
             return err;
     }

@@ -91,8 +91,12 @@ void fft_plan_host_free(fft_plan *plan, void *p);
 /* Helpers shared by every backend (and the tests). */
 int fft_is_pow2(size_t n);
 /* Level scale for bin k of an n-point transform with window sum S: 2/S inside, 1/S at
- * k = 0 and k = n/2. */
-float fft_level_scale(size_t n, size_t k, double window_sum);
+ * k = 0 and k = n/2. Inline: the GPU backends use it without linking this library. */
+static inline float fft_level_scale(size_t n, size_t k, double window_sum)
+{
+    double s = (k == 0 || k == n / 2) ? 1.0 : 2.0;
+    return (float)(s / window_sum);
+}
 /* 20*log10(max(a, 1e-10)) with NaN mapped to the floor. */
 float fft_amp_to_db(float a);
 /* What FFT_BACKEND_AUTO would pick here: FFT_BACKEND_CUDA when the build has CUDA and a

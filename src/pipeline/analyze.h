@@ -55,7 +55,7 @@ typedef struct {
     void *sink_user;
     int (*on_start)(void *user, const struct analyze_result_s *res, sp_errinfo *ei);
     /* When not NULL, receives (before the first sink call) the monotonic time, in
-     * progress_now() seconds, at which sample 0 was captured: sample i was captured at
+     * sp_now() seconds, at which sample 0 was captured: sample i was captured at
      * *capture_anchor + i/rate. Live runs only; the window measures capture-to-pixel
      * latency with it. Written and read on the analysis thread (in the sink). */
     double *capture_anchor;

@@ -20,7 +20,5 @@ void progress_begin(progress *p, FILE *out, int enabled, double rate, int64_t to
 void progress_update(progress *p, int64_t done);
 /* Clears the line (leaves the terminal as it was). */
 void progress_end(progress *p);
-/* Monotonic seconds. */
-double progress_now(void);
 
 #endif
