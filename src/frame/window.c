@@ -16,16 +16,59 @@
 #define WIN_KAISER_BETA_MAX 500.0 /* I0(beta) stays finite in double far beyond this */
 #define WIN_NAMES "hann, hamming, blackman, blackman-harris, flattop, rect, kaiser[:beta], gauss[:sigma]"
 
+/* The one list of windows: parsing, formatting, --help and the window's `w` key read it. */
 static const struct {
     const char *name;
     window_kind kind;
+    const char *param;  /* the parameter's name in --help, NULL: none */
+    double param_default;
 } win_names[] = {
-    {"hann", WINDOW_HANN},       {"hamming", WINDOW_HAMMING},
-    {"blackman", WINDOW_BLACKMAN}, {"blackman-harris", WINDOW_BLACKMAN_HARRIS},
-    {"flattop", WINDOW_FLATTOP}, {"rect", WINDOW_RECT},
-    {"kaiser", WINDOW_KAISER},   {"gauss", WINDOW_GAUSS},
+    {"hann", WINDOW_HANN, NULL, 0.0},
+    {"hamming", WINDOW_HAMMING, NULL, 0.0},
+    {"blackman", WINDOW_BLACKMAN, NULL, 0.0},
+    {"blackman-harris", WINDOW_BLACKMAN_HARRIS, NULL, 0.0},
+    {"flattop", WINDOW_FLATTOP, NULL, 0.0},
+    {"rect", WINDOW_RECT, NULL, 0.0},
+    {"kaiser", WINDOW_KAISER, "beta", WIN_KAISER_BETA},
+    {"gauss", WINDOW_GAUSS, "sigma", WIN_GAUSS_SIGMA},
 };
 #define WIN_NAME_COUNT (sizeof win_names / sizeof win_names[0])
+
+int window_count(void)
+{
+    return (int)WIN_NAME_COUNT;
+}
+
+const char *window_name(int i)
+{
+    return i >= 0 && i < (int)WIN_NAME_COUNT ? win_names[i].name : NULL;
+}
+
+window_spec window_spec_at(int i)
+{
+    window_spec s = window_spec_default();
+    if (i >= 0 && i < (int)WIN_NAME_COUNT) {
+        s.kind = win_names[i].kind;
+        s.param = win_names[i].param_default;
+    }
+    return s;
+}
+
+void window_names(char *buf, size_t len)
+{
+    size_t at = 0;
+    if (!buf || len == 0)
+        return;
+    buf[0] = 0;
+    for (size_t i = 0; i < WIN_NAME_COUNT && at < len; i++) {
+        int w = snprintf(buf + at, len - at, "%s%s%s%s%s", i ? ", " : "", win_names[i].name,
+                         win_names[i].param ? "[:" : "", win_names[i].param ? win_names[i].param : "",
+                         win_names[i].param ? "]" : "");
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
 
 window_spec window_spec_default(void)
 {
@@ -63,13 +106,11 @@ int window_parse(const char *text, window_spec *out, sp_errinfo *ei)
 
     window_spec s;
     s.kind = win_names[i].kind;
-    s.param = s.kind == WINDOW_KAISER ? WIN_KAISER_BETA
-            : s.kind == WINDOW_GAUSS  ? WIN_GAUSS_SIGMA
-                                      : 0.0;
+    s.param = win_names[i].param_default;
     if (colon) {
         const char *num = colon + 1;
         char *end = NULL;
-        if (s.kind != WINDOW_KAISER && s.kind != WINDOW_GAUSS)
+        if (!win_names[i].param)
             return sp_fail(ei, SP_EINVAL, "--window %s: %s takes no parameter (" WIN_NAMES ")",
                            text, win_names[i].name);
         errno = 0;

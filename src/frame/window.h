@@ -42,6 +42,15 @@ typedef struct {
 /* hann */
 window_spec window_spec_default(void);
 
+/* The table of window functions, in the order --help lists them and the window's `w` key
+ * cycles: ids 0 .. window_count()-1. window_name(i) is the name window_parse() takes
+ * ("hann", ..., "kaiser"); NULL out of range. window_spec_at(i) is that window with its
+ * default parameter. window_names(buf) writes "hann, hamming, ..., kaiser[:beta], gauss[:sigma]". */
+int window_count(void);
+const char *window_name(int i);
+window_spec window_spec_at(int i);
+void window_names(char *buf, size_t len);
+
 /* Parses "hann", "kaiser", "kaiser:6", "gauss:0.3" ... Returns SP_EINVAL (with a message
  * that lists the valid names) for an unknown name or a bad parameter. */
 int window_parse(const char *text, window_spec *out, sp_errinfo *ei);

@@ -5,13 +5,19 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const scale_names[] = {"linear", "log", "mel"};
+static const char *const scale_names[] = {"linear", "log", "mel"}; /* indexed by freq_scale */
+#define SCALE_COUNT ((int)(sizeof scale_names / sizeof scale_names[0]))
+
+int scale_count(void)
+{
+    return SCALE_COUNT;
+}
 
 int scale_parse(const char *text, freq_scale *out, sp_errinfo *ei)
 {
     if (!out)
         return sp_fail(ei, SP_EINVAL, "scale_parse: bad arguments");
-    for (int i = 0; text && i < 3; i++) {
+    for (int i = 0; text && i < SCALE_COUNT; i++) {
         if (strcasecmp(text, scale_names[i]) == 0) {
             *out = (freq_scale)i;
             return SP_OK;
@@ -23,7 +29,7 @@ int scale_parse(const char *text, freq_scale *out, sp_errinfo *ei)
 
 const char *scale_name(freq_scale s)
 {
-    return (unsigned)s < 3 ? scale_names[s] : "?";
+    return (unsigned)s < (unsigned)SCALE_COUNT ? scale_names[s] : "?";
 }
 
 double scale_hz_to_mel(double hz)

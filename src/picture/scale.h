@@ -24,6 +24,9 @@ typedef enum { FREQ_SCALE_LINEAR, FREQ_SCALE_LOG, FREQ_SCALE_MEL } freq_scale;
 /* "linear", "log" or "mel" (case-insensitive); SP_EINVAL with the valid names otherwise. */
 int scale_parse(const char *text, freq_scale *out, sp_errinfo *ei);
 const char *scale_name(freq_scale s); /* "linear", "log", "mel"; "?" when out of range */
+/* The table of scales: ids 0 .. scale_count()-1 are the freq_scale values, in the order
+ * --help lists them and the window's `s` key cycles. */
+int scale_count(void);
 
 /* HTK mel and its inverse. */
 double scale_hz_to_mel(double hz);

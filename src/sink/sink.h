@@ -1,0 +1,87 @@
+/* sink: where spectra go. Every output kind (the .npy/.csv dump, --peaks, the PNG picture,
+ * the window) fills one sink_ops table; the pipeline (analyze_run) runs one source into a
+ * list of sinks and calls each through it:
+ *
+ *   open     once, after the source is open and the FFT plan made, before the first frame;
+ *            the sink says what it needs (sink_wants)
+ *   spectra  every dB spectrum, in blocks of frames of one output channel   (wants.spectra)
+ *   peaks    one peak record per frame and output channel                   (wants.peaks)
+ *   finish   the run ended well: complete the output (rename it into place, flush ...)
+ *   abort    the run failed, here or in another sink, before or after this sink's finish:
+ *            leave nothing that looks finished
+ *   destroy  free everything (after finish or abort; also when open was never called)
+ *
+ * What a sink needs is a declaration, not a callback of its own making: a reduction that a
+ * sink declares (the peak of each frame, ...) is computed by the pipeline beside the FFT,
+ * where the spectra are, so that a backend can compute it on the device and hand over only
+ * the reduced records.
+ *
+ * Thread safety: all calls come from the analysis thread, one at a time. A sink may hand a
+ * block of spectra to a thread of its own if, in its next call, it waits until that thread
+ * is done with it (the framer keeps a block unchanged until the next call returns).
+ */
+#ifndef SPECTRO_SINK_H
+#define SPECTRO_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "peaks.h"
+
+/* What the run is: told to every sink at open. Strings live until destroy. */
+typedef struct {
+    const char *source;        /* the input's name: a path, "microphone", "synth:..." */
+    const char *format;        /* e.g. "WAV 24-bit PCM" */
+    int rate;                  /* Hz */
+    int source_channels;
+    int channels;              /* output channels: 1, or source_channels (--channel all) */
+    int channel;               /* the channel analysed, when channel_name is NULL */
+    const char *channel_name;  /* "mix" or "all", else NULL */
+    size_t n, hop, bins;       /* FFT size, frame step, n/2+1 */
+    const char *window;        /* canonical text, e.g. "hann", "kaiser:8.6" */
+    const char *backend;       /* the FFT backend running: "cpu", "cuda", "cufft" */
+    double time_first_s;       /* frame f is at time_first_s + f*time_step_s (its centre) */
+    double time_step_s;
+    double bin_hz;
+    int64_t frames_expected;   /* per output channel; -1 unknown (live, or no length) */
+    int live;                  /* microphone or --realtime: frames may be skipped */
+} sink_stream;
+
+/* What a sink needs, filled by its open. */
+typedef struct {
+    int spectra;               /* every dB spectrum */
+    int peaks;                 /* the peak of each frame, searched in bins [peak_kmin, peak_kmax] */
+    size_t peak_kmin, peak_kmax;
+} sink_wants;
+
+/* How the run ended: told to finish. */
+typedef struct {
+    uint64_t frames;           /* per output channel: the frame index reached, skips included */
+    uint64_t samples;          /* per source channel, as read */
+    uint64_t nonfinite_samples;
+    uint64_t dropped_samples;  /* live input lost per channel */
+    int truncated;             /* the file ended before its header said */
+    int interrupted;           /* a live run stopped by a signal (a normal end) */
+} sink_end;
+
+typedef struct {
+    const char *name;          /* "dump", "peaks", "png", "window": for messages */
+    int (*open)(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei);
+    /* nframes spectra of output channel `channel`, frames first .. first+nframes-1,
+     * row-major db[f*bins + k]. In a live run, frame indices may jump (skipped frames). */
+    int (*spectra)(void *self, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei);
+    /* the peaks of the same frames (NULL when the sink does not want them) */
+    int (*peaks)(void *self, int channel, uint64_t first, size_t nframes, const peak *pk, sp_errinfo *ei);
+    int (*finish)(void *self, const sink_end *end, sp_errinfo *ei);
+    void (*abort)(void *self);
+    void (*destroy)(void *self);
+} sink_ops;
+
+/* A sink: its table and its state. */
+typedef struct {
+    const sink_ops *ops;
+    void *self;
+} sink;
+
+#endif
