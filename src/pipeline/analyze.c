@@ -232,8 +232,8 @@ typedef struct {
     size_t n, bins, kmin, kmax;
     double rate, t0, dt;
     int all;
-    stft_sink_fn extra;
-    void *extra_user;
+    const sink *extra;
+    int nextra;
     uint64_t *next;      /* per output channel: the next frame index the dump expects */
     float *floor_row;    /* one spectrum at the floor, for gaps in the dump */
     sp_errinfo *ei;
@@ -264,8 +264,10 @@ static int sink_frames(void *user, int channel, uint64_t first, size_t nframes, 
     }
     if (s->png && (err = drawer_add(s->png, channel, first, nframes, db)) != SP_OK)
         return sp_fail(s->ei, err, "drawing the picture failed");
-    if (s->extra && (err = s->extra(s->extra_user, channel, first, nframes, db)) != SP_OK)
-        return err;
+    for (int i = 0; i < s->nextra; i++)
+        if (s->extra[i].ops->spectra &&
+            (err = s->extra[i].ops->spectra(s->extra[i].self, channel, first, nframes, db, s->ei)) != SP_OK)
+            return err;
     if (s->peaks) {
         for (size_t i = 0; i < nframes; i++) {
             peak p = peaks_find_range(db + i * s->bins, s->n, s->rate, s->kmin, s->kmax);
@@ -310,6 +312,35 @@ static int open_png(const analyze_config *cfg, const analyze_result *res, uint64
     return render_create(&rc, res->info.rate, res->n, (double)(res->n / 2) / res->info.rate,
                          (double)res->hop / res->info.rate, res->out_channels,
                          expected_frames(frames, res->n, res->hop), out, ei);
+}
+
+/* What the run is, for the sinks' open. */
+static sink_stream stream_of(const analyze_config *cfg, const analyze_result *res, uint64_t limit)
+{
+    sink_stream ss;
+    int64_t frames = res->info.frames_hint;
+    memset(&ss, 0, sizeof ss);
+    if (limit != UINT64_MAX && (frames < 0 || (uint64_t)frames > limit))
+        frames = (int64_t)limit;
+    ss.source = res->info.name;
+    ss.format = res->info.format;
+    ss.rate = res->info.rate;
+    ss.source_channels = res->info.channels;
+    ss.channels = res->out_channels;
+    ss.channel = cfg->channel;
+    ss.channel_name = cfg->channel == STFT_CHANNEL_MIX ? "mix" : cfg->channel == STFT_CHANNEL_ALL ? "all" : NULL;
+    ss.n = res->n;
+    ss.hop = res->hop;
+    ss.bins = res->n / 2 + 1;
+    ss.window = res->window;
+    ss.backend = res->backend;
+    ss.time_first_s = (double)(res->n / 2) / res->info.rate;
+    ss.time_step_s = (double)res->hop / res->info.rate;
+    ss.bin_hz = (double)res->info.rate / (double)res->n;
+    ss.source_frames = res->info.frames_hint;
+    ss.frames_expected = res->live ? -1 : expected_frames(frames, res->n, res->hop);
+    ss.live = res->live;
+    return ss;
 }
 
 static int open_source(const analyze_config *cfg, source **src, sp_errinfo *ei)
@@ -364,7 +395,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     ring r;
     reader rd;
     pthread_t thread;
-    int started = 0, pushing = 0, stalled = 0, err, ch;
+    int started = 0, pushing = 0, stalled = 0, err, ch, opened = 0;
     double wsum = 0.0, t_start = sp_now(), t_wait;
     uint64_t limit = UINT64_MAX, consumed = 0;
     uint64_t lost_seen = 0; /* --realtime: samples the reader dropped, as far as skips took them in */
@@ -478,8 +509,8 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     sk.t0 = (double)(cfg->n / 2) / info->rate;
     sk.dt = (double)res->hop / info->rate;
     sk.all = cfg->channel == STFT_CHANNEL_ALL;
-    sk.extra = cfg->sink;
-    sk.extra_user = cfg->sink_user;
+    sk.extra = cfg->extra_sinks;
+    sk.nextra = cfg->n_extra_sinks;
     sk.ei = ei;
     {
         double bin_hz = (double)info->rate / (double)cfg->n;
@@ -525,8 +556,16 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
             goto done;
         sk.png = &draw;
     }
-    if (cfg->on_start && (err = cfg->on_start(cfg->sink_user, res, ei)) != SP_OK)
-        goto done;
+    {
+        sink_stream ss = stream_of(cfg, res, limit);
+        for (int i = 0; i < cfg->n_extra_sinks; i++) {
+            sink_wants w;
+            memset(&w, 0, sizeof w);
+            if ((err = cfg->extra_sinks[i].ops->open(cfg->extra_sinks[i].self, &ss, &w, ei)) != SP_OK)
+                goto done;
+            opened = i + 1;
+        }
+    }
 
     if (!started && (err = start_input(cfg, src, &r, &rd, &thread, &started, &pushing, ei)) != SP_OK)
         goto done;
@@ -680,7 +719,26 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         }
     }
 
+    {
+        sink_end end;
+        memset(&end, 0, sizeof end);
+        end.frames = res->frames;
+        end.samples = res->samples;
+        end.nonfinite_samples = res->nonfinite;
+        end.dropped_samples = res->dropped;
+        end.truncated = res->truncated;
+        end.interrupted = res->interrupted;
+        for (int i = 0; i < cfg->n_extra_sinks; i++)
+            if (cfg->extra_sinks[i].ops->finish &&
+                (err = cfg->extra_sinks[i].ops->finish(cfg->extra_sinks[i].self, &end, ei)) != SP_OK)
+                goto done;
+        opened = 0;
+    }
+
 done:
+    for (int i = 0; i < opened; i++)
+        if (cfg->extra_sinks[i].ops->abort)
+            cfg->extra_sinks[i].ops->abort(cfg->extra_sinks[i].self);
     if (pushing)
         source_stop(src);
     if (started) {

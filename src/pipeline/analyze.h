@@ -21,6 +21,7 @@
 #include "err.h"
 #include "fft.h"
 #include "render.h"
+#include "sink.h"
 #include "source.h"
 #include "stft.h"
 #include "window.h"
@@ -48,12 +49,11 @@ typedef struct {
     size_t batch;          /* frames per FFT call, 0 = chosen from n and the channels */
     atomic_int *stop;      /* non-zero stops the run (a signal handler or another thread
                             * sets it); may be NULL */
-    /* A further sink (the window, the PNG renderer), and a call made once the source is
-     * open and the plan made, before the first frame (res has info, n, hop, backend ...).
-     * on_start may return an error to abandon the run. */
-    stft_sink_fn sink;
-    void *sink_user;
-    int (*on_start)(void *user, const struct analyze_result_s *res, sp_errinfo *ei);
+    /* Sinks of the caller's own (the window), after those made from the options above:
+     * borrowed (the caller destroys them); the run calls open, spectra/peaks, and finish
+     * or abort (sink.h). */
+    const sink *extra_sinks;
+    int n_extra_sinks;
     /* When not NULL, receives (before the first sink call) the monotonic time, in
      * sp_now() seconds, at which sample 0 was captured: sample i was captured at
      * *capture_anchor + i/rate. Live runs only; the window measures capture-to-pixel

@@ -44,7 +44,9 @@ typedef struct {
     double time_first_s;       /* frame f is at time_first_s + f*time_step_s (its centre) */
     double time_step_s;
     double bin_hz;
-    int64_t frames_expected;   /* per output channel; -1 unknown (live, or no length) */
+    int64_t source_frames;     /* samples per channel the source promises; -1 unknown */
+    int64_t frames_expected;   /* per output channel within --duration; -1 unknown (live,
+                                * or no length) */
     int live;                  /* microphone or --realtime: frames may be skipped */
 } sink_stream;
 

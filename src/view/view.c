@@ -108,8 +108,9 @@ typedef struct {
 } shared;
 
 typedef struct {
-    analyze_config cfg;   /* the run's config: sink, on_start, stop belong to the view */
+    analyze_config cfg;   /* the run's config: extra_sinks, capture_anchor, stop belong to the view */
     shared *sh;
+    sink as_sink;         /* the view as the run's sink (VIEW_SINK, self = sh) */
     atomic_int stop;
     pthread_t thread;
     int running;
@@ -117,10 +118,26 @@ typedef struct {
 
 static Uint32 wake_event;
 
-static int on_start(void *user, const struct analyze_result_s *res, sp_errinfo *ei)
+/* The view as a sink of the analysis (sink.h): open makes the store. */
+static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_errinfo *ei)
 {
     shared *sh = user;
     view_store *st = NULL;
+    analyze_result r;
+    const analyze_result *res = &r;
+    memset(&r, 0, sizeof r);
+    r.info.rate = ss->rate;
+    r.info.channels = ss->source_channels;
+    r.info.frames_hint = ss->source_frames;
+    snprintf(r.info.name, sizeof r.info.name, "%s", ss->source);
+    snprintf(r.info.format, sizeof r.info.format, "%s", ss->format);
+    snprintf(r.backend, sizeof r.backend, "%s", ss->backend);
+    snprintf(r.window, sizeof r.window, "%s", ss->window);
+    r.n = ss->n;
+    r.hop = ss->hop;
+    r.out_channels = ss->channels;
+    r.live = ss->live;
+    wants->spectra = 1;
     int err = view_store_create(res->out_channels, res->n / 2 + 1, res->live,
                                 res->live ? STORE_BUDGET_LIVE : STORE_BUDGET_FILE, &st, ei);
     if (err != SP_OK)
@@ -138,8 +155,9 @@ static int on_start(void *user, const struct analyze_result_s *res, sp_errinfo *
 }
 
 /* Runs on the analysis thread: a copy into the store, nothing that waits long. */
-static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db)
+static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
 {
+    (void)ei;
     shared *sh = user;
     int err, wake = 0;
     pthread_mutex_lock(&sh->mu);
@@ -171,6 +189,8 @@ static int on_frames(void *user, int channel, uint64_t first, size_t nframes, co
     }
     return err;
 }
+
+static const sink_ops VIEW_SINK = {"window", on_start, on_frames, NULL, NULL, NULL, NULL};
 
 static void *worker_main(void *arg)
 {
@@ -207,9 +227,10 @@ static int worker_start(worker *w, sp_errinfo *ei)
     sh->gen++;
     pthread_mutex_unlock(&sh->mu);
     atomic_store(&w->stop, 0);
-    w->cfg.sink = on_frames;
-    w->cfg.sink_user = sh;
-    w->cfg.on_start = on_start;
+    w->as_sink.ops = &VIEW_SINK;
+    w->as_sink.self = sh;
+    w->cfg.extra_sinks = &w->as_sink;
+    w->cfg.n_extra_sinks = 1;
     w->cfg.capture_anchor = &sh->anchor_src;
     w->cfg.stop = &w->stop;
     if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
