@@ -1,13 +1,15 @@
 /* check: a tiny test helper (Redis testhelp.h style). CHECK(cond) reports file:line and
- * counts a failure; CHECK_CLOSE compares doubles; check_done() returns the exit code. */
+ * counts a failure; CHECK_CLOSE compares doubles; check_done() returns the exit code.
+ * The counters are defined once in test_util.c (spectro_testutil, which every test links),
+ * so the shared helpers' checks count too. */
 #ifndef SPECTRO_CHECK_H
 #define SPECTRO_CHECK_H
 
 #include <math.h>
 #include <stdio.h>
 
-static int check_failures;
-static int check_count;
+extern int check_failures;
+extern int check_count;
 
 #define CHECK(cond)                                                                        \
     do {                                                                                   \

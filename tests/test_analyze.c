@@ -3,123 +3,32 @@
  * --channel all; failures leave nothing behind (bad channel: SP_EINVAL, dump into a
  * missing directory: SP_EIO); analyze_auto_batch stays >= 1 and bounded.
  * The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "analyze.h"
 #include "check.h"
 #include "stft.h"
+#include "test_util.h"
 
 #define TEST_PI 3.14159265358979323846
 
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1DULL;
-}
-
-static size_t rng_range(size_t lo, size_t hi)
-{
-    return lo + (size_t)(rng_next() % (uint64_t)(hi - lo + 1));
-}
-
-static double rng_unit(void)
-{
-    return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0);
-}
-
-/* ---- scratch directory ---------------------------------------------------------------- */
-
-static char tmpdir[256];
-
-static void path_in_tmp(char *buf, size_t len, const char *name)
-{
-    snprintf(buf, len, "%s/%s", tmpdir, name);
-}
-
-/* Entries in tmpdir other than `keep` (hidden ones included); their names go to `names`. */
-static int count_others(const char *keep, char *names, size_t len)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    int n = 0;
-    names[0] = 0;
-    if (!d)
-        return -1;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || (keep && strcmp(e->d_name, keep) == 0))
-            continue;
-        n++;
-        if (strlen(names) + strlen(e->d_name) + 2 < len) {
-            strcat(names, e->d_name);
-            strcat(names, " ");
-        }
-    }
-    closedir(d);
-    return n;
-}
-
+/* Files the analysis made, by name in the scratch directory. */
 static void remove_in_tmp(const char *name)
 {
     char p[512];
-    path_in_tmp(p, sizeof p, name);
+    tu_path(p, sizeof p, name);
     unlink(p);
 }
 
-static int exists(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0;
-}
-
-/* ---- a float WAV, written by hand ------------------------------------------------------ */
-
-static void put_u16(unsigned char *p, unsigned v)
-{
-    p[0] = (unsigned char)(v & 0xff);
-    p[1] = (unsigned char)(v >> 8);
-}
-
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
+/* An interleaved float WAV of `frames` frames. */
 static int write_float_wav(const char *path, int channels, int rate, const float *data, size_t frames)
 {
-    unsigned char h[44];
-    size_t bytes = frames * (size_t)channels * 4;
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    memcpy(h, "RIFF", 4);
-    put_u32(h + 4, (uint32_t)(36 + bytes));
-    memcpy(h + 8, "WAVEfmt ", 8);
-    put_u32(h + 16, 16);
-    put_u16(h + 20, 3); /* IEEE float */
-    put_u16(h + 22, (unsigned)channels);
-    put_u32(h + 24, (uint32_t)rate);
-    put_u32(h + 28, (uint32_t)(rate * channels * 4));
-    put_u16(h + 32, (unsigned)(channels * 4));
-    put_u16(h + 34, 32);
-    memcpy(h + 36, "data", 4);
-    put_u32(h + 40, (uint32_t)bytes);
-    if (fwrite(h, 1, 44, f) != 44 || fwrite(data, 4, frames * (size_t)channels, f) != frames * (size_t)channels) {
-        fclose(f);
-        return -1;
-    }
-    return fclose(f);
+    size_t bytes = frames * (size_t)channels * sizeof *data;
+    return tu_write_wav(path, 3, channels, rate, data, bytes, bytes);
 }
 
 /* Reads an .npy written by spectro: returns the data and its shape (ndim 2 or 3). */
@@ -190,9 +99,9 @@ static void test_run(void)
         pcm[2 * i] = (float)(s1 + s2);
         pcm[2 * i + 1] = (float)s1;
     }
-    path_in_tmp(wav, sizeof wav, "tones.wav");
+    tu_path(wav, sizeof wav, "tones.wav");
     CHECK(write_float_wav(wav, 2, RATE, pcm, frames_in) == 0);
-    path_in_tmp(npy, sizeof npy, "out.npy");
+    tu_path(npy, sizeof npy, "out.npy");
     snprintf(json, sizeof json, "%s.json", npy);
 
     /* channel 0, dump */
@@ -211,8 +120,8 @@ static void test_run(void)
     CHECK(res.info.rate == RATE && res.info.channels == 2);
     CHECK(res.n == N && res.hop == hop && res.out_channels == 1 && res.batch >= 1);
     CHECK(res.nonfinite == 0 && res.truncated == 0);
-    CHECK_MSG(exists(npy) && exists(json), "missing %s or %s", npy, json);
-    CHECK_MSG(count_others("tones.wav", names, sizeof names) == 2, "the directory holds: %s", names);
+    CHECK_MSG(tu_exists(npy) && tu_exists(json), "missing %s or %s", npy, json);
+    CHECK_MSG(tu_tmpdir_count("tones.wav", names, sizeof names) == 2, "the directory holds: %s", names);
     {
         size_t shape[3] = {0, 0, 0};
         int ndim;
@@ -244,7 +153,7 @@ static void test_run(void)
         FILE *out = tmpfile();
         char line[256];
         size_t lines = 0, bad = 0;
-        path_in_tmp(npy, sizeof npy, "all.npy");
+        tu_path(npy, sizeof npy, "all.npy");
         cfg.channel = STFT_CHANNEL_ALL;
         cfg.dump_path = npy;
         cfg.peaks = 1;
@@ -287,44 +196,44 @@ static void test_run(void)
     }
 
     /* a bad channel index: SP_EINVAL, no output */
-    path_in_tmp(npy, sizeof npy, "bad.npy");
+    tu_path(npy, sizeof npy, "bad.npy");
     cfg.dump_path = npy;
     cfg.channel = 2;
     err = analyze_run(&cfg, &res, &ei);
     CHECK_MSG(err == SP_EINVAL, "channel 2 of a stereo file: %d, expected SP_EINVAL", err);
     CHECK_MSG(strstr(ei.msg, "channel") != NULL, "message \"%s\"", ei.msg);
-    CHECK_MSG(count_others("tones.wav", names, sizeof names) == 0, "bad channel left: %s", names);
+    CHECK_MSG(tu_tmpdir_count("tones.wav", names, sizeof names) == 0, "bad channel left: %s", names);
 
     /* dump into a missing directory: SP_EIO, nothing left */
-    path_in_tmp(npy, sizeof npy, "missing-dir/out.npy");
+    tu_path(npy, sizeof npy, "missing-dir/out.npy");
     cfg.channel = STFT_CHANNEL_MIX;
     ei.msg[0] = 0;
     err = analyze_run(&cfg, &res, &ei);
     CHECK_MSG(err == SP_EIO, "dump into a missing directory: %d, expected SP_EIO", err);
     CHECK_MSG(strstr(ei.msg, npy) != NULL, "message \"%s\" does not name %s", ei.msg, npy);
-    CHECK_MSG(count_others("tones.wav", names, sizeof names) == 0, "missing dir left: %s", names);
+    CHECK_MSG(tu_tmpdir_count("tones.wav", names, sizeof names) == 0, "missing dir left: %s", names);
 
     /* stopped (SIGINT) part-way, after the dump was opened: SP_EINTERRUPTED, nothing left */
     {
         atomic_int stop = 1;
-        path_in_tmp(npy, sizeof npy, "stopped.npy");
+        tu_path(npy, sizeof npy, "stopped.npy");
         cfg.dump_path = npy;
         cfg.stop = &stop;
         err = analyze_run(&cfg, &res, &ei);
         CHECK_MSG(err == SP_EINTERRUPTED, "stopped file run: %d, expected SP_EINTERRUPTED", err);
-        CHECK_MSG(count_others("tones.wav", names, sizeof names) == 0, "stopped run left: %s", names);
+        CHECK_MSG(tu_tmpdir_count("tones.wav", names, sizeof names) == 0, "stopped run left: %s", names);
         cfg.stop = NULL;
     }
 
     /* a missing input: SP_EINPUT, nothing left */
     {
         char missing[512];
-        path_in_tmp(missing, sizeof missing, "nope.wav");
-        path_in_tmp(npy, sizeof npy, "nope.npy");
+        tu_path(missing, sizeof missing, "nope.wav");
+        tu_path(npy, sizeof npy, "nope.npy");
         cfg.input = missing;
         err = analyze_run(&cfg, &res, &ei);
         CHECK_MSG(err == SP_EINPUT, "missing input: %d", err);
-        CHECK_MSG(count_others("tones.wav", names, sizeof names) == 0, "missing input left: %s", names);
+        CHECK_MSG(tu_tmpdir_count("tones.wav", names, sizeof names) == 0, "missing input left: %s", names);
     }
     remove_in_tmp("tones.wav");
     free(pcm);
@@ -341,8 +250,8 @@ static void test_short(void)
     int err;
     for (size_t i = 0; i < 300; i++)
         pcm[i] = (float)(0.5 * sin(2 * TEST_PI * 0.05 * (double)i));
-    path_in_tmp(wav, sizeof wav, "short.wav");
-    path_in_tmp(npy, sizeof npy, "short.npy");
+    tu_path(wav, sizeof wav, "short.wav");
+    tu_path(npy, sizeof npy, "short.npy");
     CHECK(write_float_wav(wav, 1, 8000, pcm, 300) == 0);
     cfg.input = wav;
     cfg.n = N;
@@ -371,7 +280,7 @@ static void test_short(void)
     remove_in_tmp("short.wav");
     remove_in_tmp("short.npy");
     remove_in_tmp("short.npy.json");
-    CHECK_MSG(count_others(NULL, names, sizeof names) == 0, "left: %s", names);
+    CHECK_MSG(tu_tmpdir_count(NULL, names, sizeof names) == 0, "left: %s", names);
 
     /* a WAV without a single sample: bad input, nothing left */
     CHECK(write_float_wav(wav, 1, 8000, pcm, 0) == 0);
@@ -380,7 +289,7 @@ static void test_short(void)
     CHECK_MSG(err == SP_EINPUT, "no samples: %d, expected SP_EINPUT", err);
     CHECK_MSG(strstr(ei.msg, wav) != NULL, "message \"%s\" does not name %s", ei.msg, wav);
     remove_in_tmp("short.wav");
-    CHECK_MSG(count_others(NULL, names, sizeof names) == 0, "no samples: left %s", names);
+    CHECK_MSG(tu_tmpdir_count(NULL, names, sizeof names) == 0, "no samples: left %s", names);
 }
 
 static void test_auto_batch(void)
@@ -410,23 +319,12 @@ static void test_auto_batch(void)
 
 int main(void)
 {
-    const char *e = getenv("SPECTRO_TEST_SEED");
-    uint64_t seed = e && *e ? strtoull(e, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-    uint16_t one = 1;
-    rng_state = seed ? seed : 1;
-    printf("test_analyze: seed %llu (SPECTRO_TEST_SEED to repeat)\n", (unsigned long long)seed);
-    if (*(unsigned char *)&one != 1) {
-        printf("test_analyze: the hand-made WAV is little-endian; this host is not: skipped\n");
-        return 77;
-    }
-    snprintf(tmpdir, sizeof tmpdir, "%s/spectro-test-analyze-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    int rc = tu_begin_files("test_analyze");
+    if (rc != 0)
+        return rc;
     test_run();
     test_short();
     test_auto_batch();
-    CHECK_MSG(rmdir(tmpdir) == 0, "cannot remove %s (not empty?)", tmpdir);
+    CHECK_MSG(rmdir(tu_tmpdir()) == 0, "cannot remove %s (not empty?)", tu_tmpdir());
     return check_done("test_analyze");
 }

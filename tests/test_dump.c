@@ -3,93 +3,20 @@
  * sidecar, the CSV header and rows, atomic commit (nothing at the final path before
  * dump_commit, no temporary left after dump_destroy), SP_EIO for a missing directory and
  * dump_format_from_path. The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "dump.h"
 #include "stft.h"
-
-/* ---- random numbers ------------------------------------------------------------------- */
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1DULL;
-}
-
-static size_t rng_range(size_t lo, size_t hi)
-{
-    return lo + (size_t)(rng_next() % (uint64_t)(hi - lo + 1));
-}
+#include "test_util.h"
 
 static float rng_db(void) /* a dB-like value in [-200, 0) */
 {
-    return (float)((double)(rng_next() >> 11) * (-200.0 / 9007199254740992.0));
-}
-
-/* ---- scratch directory -------------------------------------------------------------------- */
-
-static char tmpdir[256];
-
-static void path_in_tmp(char *buf, size_t len, const char *name)
-{
-    snprintf(buf, len, "%s/%s", tmpdir, name);
-}
-
-/* Number of entries in tmpdir (hidden ones included); the first few names go to `names`. */
-static int count_entries(char *names, size_t len)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    int n = 0;
-    if (names && len)
-        names[0] = 0;
-    if (!d)
-        return -1;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        n++;
-        if (names && strlen(names) + strlen(e->d_name) + 2 < len) {
-            strcat(names, e->d_name);
-            strcat(names, " ");
-        }
-    }
-    closedir(d);
-    return n;
-}
-
-static void empty_tmpdir(void)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    char p[512];
-    if (!d)
-        return;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-}
-
-static int exists(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0;
+    return (float)(rng_unit() * -200.0);
 }
 
 static unsigned char *slurp(const char *path, size_t *len)
@@ -155,7 +82,7 @@ static void test_npy(int channels, int stacked)
     for (size_t i = 0; i < (size_t)channels * frames * bins; i++)
         data[i] = rng_db();
     const int axis = stacked || channels > 1; /* a channel axis */
-    path_in_tmp(path, sizeof path, axis ? "out3.npy" : "out.npy");
+    tu_path(path, sizeof path, axis ? "out3.npy" : "out.npy");
     snprintf(json, sizeof json, "%s.json", path);
     memset(&dc, 0, sizeof dc);
     dc.path = path;
@@ -181,13 +108,13 @@ static void test_npy(int channels, int stacked)
         }
         f += take;
     }
-    CHECK_MSG(!exists(path), "%s exists before dump_commit", path);
-    CHECK_MSG(!exists(json), "%s exists before dump_commit", json);
+    CHECK_MSG(!tu_exists(path), "%s exists before dump_commit", path);
+    CHECK_MSG(!tu_exists(json), "%s exists before dump_commit", json);
     err = dump_commit(d, &meta, &ei);
     CHECK_MSG(err == SP_OK, "dump_commit: %d %s", err, ei.msg);
     dump_destroy(d);
-    CHECK_MSG(exists(path) && exists(json), "after commit: %s %s", exists(path) ? "" : path, exists(json) ? "" : json);
-    CHECK_MSG(count_entries(names, sizeof names) == 2, "after commit the directory holds: %s", names);
+    CHECK_MSG(tu_exists(path) && tu_exists(json), "after commit: %s %s", tu_exists(path) ? "" : path, tu_exists(json) ? "" : json);
+    CHECK_MSG(tu_tmpdir_count(NULL, names, sizeof names) == 2, "after commit the directory holds: %s", names);
 
     file = slurp(path, &len);
     CHECK(file != NULL);
@@ -265,7 +192,7 @@ static void test_npy(int channels, int stacked)
     }
 out:
     free(data);
-    empty_tmpdir();
+    tu_tmpdir_empty();
 }
 
 /* ---- csv --------------------------------------------------------------------------------- */
@@ -291,7 +218,7 @@ static void test_csv(int channels, int late)
 
     for (size_t i = 0; i < (size_t)channels * frames * bins; i++)
         data[i] = rng_db();
-    path_in_tmp(path, sizeof path, "out.csv");
+    tu_path(path, sizeof path, "out.csv");
     memset(&dc, 0, sizeof dc);
     dc.path = path;
     dc.channels = channels;
@@ -311,7 +238,7 @@ static void test_csv(int channels, int late)
             CHECK(dump_write(d, c, f, take, data + ((size_t)c * frames + f) * bins, &ei) == SP_OK);
         f += take;
     }
-    CHECK_MSG(!exists(path), "%s exists before dump_commit", path);
+    CHECK_MSG(!tu_exists(path), "%s exists before dump_commit", path);
     err = dump_commit(d, &meta, &ei);
     CHECK_MSG(err == SP_OK, "dump_commit: %d %s", err, ei.msg);
     dump_destroy(d);
@@ -375,11 +302,11 @@ static void test_csv(int channels, int late)
     {
         char json[560];
         snprintf(json, sizeof json, "%s.json", path);
-        CHECK_MSG(exists(json), "no sidecar %s", json);
+        CHECK_MSG(tu_exists(json), "no sidecar %s", json);
     }
 out:
     free(data);
-    empty_tmpdir();
+    tu_tmpdir_empty();
 }
 
 /* ---- failures ------------------------------------------------------------------------------ */
@@ -393,7 +320,7 @@ static void test_abandon(const char *name, int channels)
     float row[40];
     for (size_t k = 0; k < 40; k++)
         row[k] = rng_db();
-    path_in_tmp(path, sizeof path, name);
+    tu_path(path, sizeof path, name);
     memset(&dc, 0, sizeof dc);
     dc.path = path;
     dc.channels = channels;
@@ -404,13 +331,13 @@ static void test_abandon(const char *name, int channels)
     CHECK(dump_open(&dc, &d, &ei) == SP_OK);
     if (!d)
         return;
-    CHECK_MSG(count_entries(NULL, 0) >= 1, "dump_open made no temporary file beside %s", path);
+    CHECK_MSG(tu_tmpdir_count(NULL, NULL, 0) >= 1, "dump_open made no temporary file beside %s", path);
     for (int c = 0; c < channels; c++)
         CHECK(dump_write(d, c, 0, 1, row, &ei) == SP_OK);
-    CHECK(!exists(path));
+    CHECK(!tu_exists(path));
     dump_destroy(d);
-    CHECK_MSG(count_entries(names, sizeof names) == 0, "%s: left behind after dump_destroy: %s", name, names);
-    empty_tmpdir();
+    CHECK_MSG(tu_tmpdir_count(NULL, names, sizeof names) == 0, "%s: left behind after dump_destroy: %s", name, names);
+    tu_tmpdir_empty();
 }
 
 static void test_unwritable(void)
@@ -420,7 +347,7 @@ static void test_unwritable(void)
     dump *d = (dump *)0x1;
     sp_errinfo ei = {{0}};
     int err;
-    path_in_tmp(path, sizeof path, "missing-dir/out.npy");
+    tu_path(path, sizeof path, "missing-dir/out.npy");
     memset(&dc, 0, sizeof dc);
     dc.path = path;
     dc.channels = 1;
@@ -429,7 +356,7 @@ static void test_unwritable(void)
     CHECK_MSG(err == SP_EIO, "dump_open into a missing directory: %d, expected SP_EIO", err);
     CHECK_MSG(strstr(ei.msg, path) != NULL, "message \"%s\" does not name %s", ei.msg, path);
     CHECK(d == NULL);
-    CHECK(count_entries(NULL, 0) == 0);
+    CHECK(tu_tmpdir_count(NULL, NULL, 0) == 0);
 }
 
 static void test_format(void)
@@ -452,20 +379,9 @@ static void test_format(void)
 
 int main(void)
 {
-    const char *e = getenv("SPECTRO_TEST_SEED");
-    uint64_t seed = e && *e ? strtoull(e, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-    uint16_t one = 1;
-    rng_state = seed ? seed : 1;
-    printf("test_dump: seed %llu (SPECTRO_TEST_SEED to repeat)\n", (unsigned long long)seed);
-    if (*(unsigned char *)&one != 1) {
-        printf("test_dump: '<f4' data is little-endian; this host is not: skipped\n");
-        return 77;
-    }
-    snprintf(tmpdir, sizeof tmpdir, "%s/spectro-test-dump-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    int rc = tu_begin_files("test_dump");
+    if (rc != 0)
+        return rc;
     for (int i = 0; i < 3; i++) {
         test_npy(1, 0);
         test_npy(3, 1);
@@ -482,7 +398,6 @@ int main(void)
     test_abandon("gone.csv", 2);
     test_unwritable();
     test_format();
-    empty_tmpdir();
-    CHECK_MSG(rmdir(tmpdir) == 0, "cannot remove %s", tmpdir);
+    CHECK_MSG(tu_tmpdir_remove() == 0, "cannot remove %s", tu_tmpdir());
     return check_done("test_dump");
 }

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
 #include "fft.h"
+#include "test_util.h"
 #include "window.h"
 
 #define TEST_PI 3.14159265358979323846
@@ -20,23 +20,9 @@
 #define ORACLE_FULL_MAX 4096 /* above this the oracle checks a subset of bins */
 #define ORACLE_SUBSET 64
 
-typedef struct {
-    double re, im;
-} dcpx;
+/* ---- random numbers ---------------------------------------------------------------------- */
 
-/* ---- random numbers (xorshift64*) ---------------------------------------------------- */
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ull;
-}
-
-/* uniform in [-1, 1) */
+/* uniform in [-1, 1), 24 bits: exact in float */
 static float rng_float(void)
 {
     return (float)((double)(rng_next() >> 40) / (double)(1ull << 23) - 1.0);
@@ -44,57 +30,21 @@ static float rng_float(void)
 
 static size_t rng_below(size_t n)
 {
-    return (size_t)(rng_next() % n);
+    return rng_range(0, n - 1);
 }
 
-/* ---- the oracle ---------------------------------------------------------------------- */
-
-/* e^{-2 pi i t/n} for t < n, in double. */
-static dcpx *oracle_table(size_t n)
-{
-    dcpx *t = malloc(n * sizeof *t);
-    if (!t)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        double a = 2.0 * TEST_PI * (double)i / (double)n;
-        t[i].re = cos(a);
-        t[i].im = -sin(a);
-    }
-    return t;
-}
-
-/* Brute-force DFT bin k of complex x (real x when xi == NULL): sum_i x_i e^{-+2 pi i ik/n},
- * the inverse (inverse = 1) with +, scaled by 1/n. */
-static dcpx oracle_bin(const float *xr, const float *xi, size_t stride, size_t n, size_t k,
-                       const dcpx *tab, int inverse)
-{
-    double sr = 0.0, si = 0.0;
-    size_t t = 0;
-    for (size_t i = 0; i < n; i++) {
-        double ar = xr[i * stride], ai = xi ? xi[i * stride] : 0.0;
-        double wr = tab[t].re, wi = inverse ? -tab[t].im : tab[t].im;
-        sr += ar * wr - ai * wi;
-        si += ar * wi + ai * wr;
-        t = (t + k) & (n - 1);
-    }
-    dcpx r = {sr, si};
-    if (inverse) {
-        r.re /= (double)n;
-        r.im /= (double)n;
-    }
-    return r;
-}
+/* ---- the oracle: test_util's brute-force DFT ------------------------------------------ */
 
 /* Relative L2 error of got (complex, nbins) against the oracle over the bins listed (all
  * bins when bins == NULL). */
 static double rel_err_vs_oracle(const cpx *x, size_t n, const cpx *got, size_t nbins,
-                                const size_t *bins, size_t nlist, const dcpx *tab, int inverse)
+                                const size_t *bins, size_t nlist, const tu_dcpx *tab, int inverse)
 {
     double num = 0.0, den = 0.0;
     size_t count = bins ? nlist : nbins;
     for (size_t b = 0; b < count; b++) {
         size_t k = bins ? bins[b] : b;
-        dcpx r = oracle_bin(&x[0].re, &x[0].im, 2, n, k, tab, inverse);
+        tu_dcpx r = tu_dft_bin(&x[0].re, &x[0].im, 2, n, k, tab, inverse);
         double dr = (double)got[k].re - r.re, di = (double)got[k].im - r.im;
         num += dr * dr + di * di;
         den += r.re * r.re + r.im * r.im;
@@ -103,13 +53,13 @@ static double rel_err_vs_oracle(const cpx *x, size_t n, const cpx *got, size_t n
 }
 
 static double rel_err_real_vs_oracle(const float *x, size_t n, const cpx *got, const size_t *bins,
-                                     size_t nlist, const dcpx *tab)
+                                     size_t nlist, const tu_dcpx *tab)
 {
     double num = 0.0, den = 0.0;
     size_t count = bins ? nlist : n / 2 + 1;
     for (size_t b = 0; b < count; b++) {
         size_t k = bins ? bins[b] : b;
-        dcpx r = oracle_bin(x, NULL, 1, n, k, tab, 0);
+        tu_dcpx r = tu_dft_bin(x, NULL, 1, n, k, tab, 0);
         double dr = (double)got[k].re - r.re, di = (double)got[k].im - r.im;
         num += dr * dr + di * di;
         den += r.re * r.re + r.im * r.im;
@@ -128,13 +78,6 @@ static double rel_err_cpx(const cpx *a, const cpx *ref, size_t n)
     return sqrt(num / den);
 }
 
-static void poison(void *p, size_t floats)
-{
-    float *f = p;
-    for (size_t i = 0; i < floats; i++)
-        f[i] = NAN;
-}
-
 static int any_nan(const float *f, size_t count)
 {
     for (size_t i = 0; i < count; i++)
@@ -145,17 +88,7 @@ static int any_nan(const float *f, size_t count)
 
 static fft_plan *make_plan(size_t n, size_t hop, const float *window, size_t max_batch)
 {
-    fft_config cfg = fft_config_default();
-    fft_plan *p = NULL;
-    sp_errinfo ei = {{0}};
-    cfg.backend = FFT_BACKEND_CPU;
-    cfg.n = n;
-    cfg.hop = hop;
-    cfg.window = window;
-    cfg.max_batch = max_batch;
-    int err = fft_plan_create(&cfg, &p, &ei);
-    CHECK_MSG(err == SP_OK && p, "plan n=%zu: %s", n, ei.msg);
-    return err == SP_OK ? p : NULL;
+    return tu_plan(FFT_BACKEND_CPU, n, hop, window, max_batch);
 }
 
 /* ---- c2c / r2c against the oracle, every size 2^4 .. 2^16 ---------------------------- */
@@ -169,7 +102,7 @@ static void test_sizes(void)
         cpx *x = malloc(n * sizeof *x), *X = malloc(n * sizeof *X), *y = malloc(n * sizeof *y);
         cpx *Xr = malloc((n / 2 + 1) * sizeof *Xr);
         float *xr = malloc(n * sizeof *xr);
-        dcpx *tab = oracle_table(n);
+        tu_dcpx *tab = tu_dft_table(n);
         fft_plan *p = make_plan(n, 1, NULL, 1);
         CHECK(x && X && y && Xr && xr && tab);
         if (!x || !X || !y || !Xr || !xr || !tab || !p)
@@ -187,7 +120,7 @@ static void test_sizes(void)
         }
 
         /* forward */
-        poison(X, 2 * n);
+        tu_poison(X, 2 * n);
         CHECK(fft_c2c(p, x, X, 1, 0) == SP_OK);
         CHECK_MSG(!any_nan(&X[0].re, 2 * n), "n=%zu: forward left NaN", n);
         double e = rel_err_vs_oracle(x, n, X, n, full ? NULL : bins, ORACLE_SUBSET, tab, 0);
@@ -203,7 +136,7 @@ static void test_sizes(void)
                   eX / (double)n, ex);
 
         /* inverse of random data against the oracle inverse */
-        poison(y, 2 * n);
+        tu_poison(y, 2 * n);
         CHECK(fft_c2c(p, x, y, 1, 1) == SP_OK);
         CHECK_MSG(!any_nan(&y[0].re, 2 * n), "n=%zu: inverse left NaN", n);
         e = rel_err_vs_oracle(x, n, y, n, full ? NULL : bins, ORACLE_SUBSET, tab, 1);
@@ -221,7 +154,7 @@ static void test_sizes(void)
         CHECK_MSG(memcmp(y, X, n * sizeof *y) == 0, "n=%zu: in-place forward differs", n);
 
         /* real input */
-        poison(Xr, 2 * (n / 2 + 1));
+        tu_poison(Xr, 2 * (n / 2 + 1));
         CHECK(fft_r2c(p, xr, Xr, 1) == SP_OK);
         CHECK_MSG(!any_nan(&Xr[0].re, 2 * (n / 2 + 1)), "n=%zu: r2c left NaN", n);
         for (size_t b = 0; b < ORACLE_SUBSET; b++)
@@ -236,11 +169,11 @@ static void test_sizes(void)
         fft_plan *p4 = make_plan(n, 1, NULL, 1);
         unsetenv("SPECTRO_CPU_SIMD");
         if (p4) {
-            poison(y, 2 * n);
+            tu_poison(y, 2 * n);
             CHECK(fft_c2c(p4, x, y, 1, 0) == SP_OK);
             e = rel_err_cpx(y, X, n);
             CHECK_MSG(e < 1e-6, "n=%zu: sse2 path differs from the default by %.3g", n, e);
-            poison(y, 2 * n);
+            tu_poison(y, 2 * n);
             CHECK(fft_r2c(p4, xr, y, 1) == SP_OK);
             e = rel_err_cpx(y, Xr, n / 2 + 1);
             CHECK_MSG(e < 1e-6, "n=%zu: sse2 r2c differs from the default by %.3g", n, e);
@@ -263,7 +196,7 @@ static void test_largest(void)
 {
     const size_t n = FFT_MAX_SIZE;
     cpx *x = malloc(n * sizeof *x), *X = malloc(n * sizeof *X);
-    dcpx *tab = oracle_table(n);
+    tu_dcpx *tab = tu_dft_table(n);
     fft_plan *p = make_plan(n, n, NULL, 2);
     size_t bins[4] = {0, 1, n / 2 + 7, n - 1};
 
@@ -273,7 +206,7 @@ static void test_largest(void)
             x[i].re = rng_float();
             x[i].im = rng_float();
         }
-        poison(X, 2 * n);
+        tu_poison(X, 2 * n);
         CHECK(fft_c2c(p, x, X, 1, 0) == SP_OK);
         double e = rel_err_vs_oracle(x, n, X, n, bins, 4, tab, 0);
         CHECK_MSG(e < REL_TOL, "n=2^22: forward rel L2 err %.3g on 4 bins", e);
@@ -352,7 +285,7 @@ static void test_batches(void)
         cpx *x = malloc(37 * n * sizeof *x), *X = malloc(37 * n * sizeof *X);
         float *xr = malloc(37 * n * sizeof *xr);
         cpx *Xr = malloc(37 * bins * sizeof *Xr);
-        dcpx *tab = oracle_table(n);
+        tu_dcpx *tab = tu_dft_table(n);
         CHECK(x && X && xr && Xr && tab);
         if (!p || !x || !X || !xr || !Xr || !tab)
             goto next;
@@ -363,8 +296,8 @@ static void test_batches(void)
                 x[i].im = rng_float();
                 xr[i] = rng_float();
             }
-            poison(X, 2 * 37 * n);
-            poison(Xr, 2 * 37 * bins);
+            tu_poison(X, 2 * 37 * n);
+            tu_poison(Xr, 2 * 37 * bins);
             CHECK(fft_c2c(p, x, X, batch, 0) == SP_OK);
             CHECK(fft_r2c(p, xr, Xr, batch) == SP_OK);
             for (size_t b = 0; b < batch; b++) {
@@ -421,7 +354,7 @@ static void test_stft_levels(void)
             const double phase = 2.0 * TEST_PI * (double)rng_below(1000) / 1000.0;
             for (size_t i = 0; i < len; i++)
                 sig[i] = (float)sin(2.0 * TEST_PI * (double)k * (double)i / (double)n + phase);
-            poison(db, frames * bins);
+            tu_poison(db, frames * bins);
             CHECK(fft_stft_db(p, sig, frames, db) == SP_OK);
             CHECK_MSG(!any_nan(db, frames * bins), "%s: NaN in the output", windows[wi]);
             for (size_t f = 0; f < frames; f++) {
@@ -431,7 +364,7 @@ static void test_stft_levels(void)
             }
         }
         memset(sig, 0, len * sizeof *sig);
-        poison(db, frames * bins);
+        tu_poison(db, frames * bins);
         CHECK(fft_stft_db(p, sig, frames, db) == SP_OK);
         size_t off = 0;
         for (size_t i = 0; i < frames * bins; i++)
@@ -461,7 +394,7 @@ static void test_stft_range(void)
         double amp = pow(10.0, level / 20.0);
         for (size_t i = 0; i < n; i++)
             sig[i] = (float)(amp * cos(2.0 * TEST_PI * (double)(k * i) / (double)n));
-        poison(db, bins);
+        tu_poison(db, bins);
         CHECK(fft_stft_db(p, sig, 1, db) == SP_OK);
         double ref = fft_amp_to_db((float)amp);
         if (!(fabs(db[k] - ref) <= worst)) {
@@ -507,7 +440,7 @@ static void stft_manual_case(size_t n)
         sig[i] = rng_float() * (i % 97 == 0 ? 1e-6f : 1.0f);
     for (size_t i = 0; i < n / 8; i++) /* some bins near or at the floor */
         sig[i] = 0.0f;
-    poison(db, frames * bins);
+    tu_poison(db, frames * bins);
     CHECK(fft_stft_db(p, sig, frames, db) == SP_OK);
     double worst = 0.0;
     for (size_t f = 0; f < frames; f++) {
@@ -522,7 +455,7 @@ static void stft_manual_case(size_t n)
     }
     CHECK_MSG(worst < 1e-4, "n=%zu: stft_db differs from r2c + level scale + dB by %.3g dB", n,
               worst);
-    poison(db4, frames * bins);
+    tu_poison(db4, frames * bins);
     CHECK(fft_stft_db(p4, sig, frames, db4) == SP_OK);
     CHECK_MSG(memcmp(db, db4, frames * bins * sizeof *db) == 0,
               "n=%zu: stft_db's sse2 path differs from the default", n);
@@ -530,7 +463,7 @@ static void stft_manual_case(size_t n)
     sig[hop + 3] = NAN;
     sig[5 * hop + 1] = INFINITY;
     sig[9 * hop + 1] = -INFINITY;
-    poison(db, frames * bins);
+    tu_poison(db, frames * bins);
     CHECK(fft_stft_db(p, sig, frames, db) == SP_OK);
     CHECK_MSG(!any_nan(db, frames * bins), "n=%zu: NaN/Inf input gave NaN output", n);
     CHECK(fft_stft_db(p, sig, frames + 1, db) == SP_EINVAL); /* more than max_batch */
@@ -582,8 +515,8 @@ static void test_stft_threads(void)
     static const size_t counts[] = {67, 64, 33, 7, 2, 1};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
         for (int rep = 0; rep < 2; rep++) { /* the pool is reused call after call */
-            poison(db1, maxf * bins);
-            poison(dbt, maxf * bins);
+            tu_poison(db1, maxf * bins);
+            tu_poison(dbt, maxf * bins);
             CHECK(fft_stft_db(p1, sig, counts[c], db1) == SP_OK);
             CHECK(fft_stft_db(pt, sig, counts[c], dbt) == SP_OK);
             CHECK_MSG(memcmp(db1, dbt, counts[c] * bins * sizeof *db1) == 0,
@@ -672,11 +605,7 @@ static void test_errors(void)
 
 int main(void)
 {
-    const char *env = getenv("SPECTRO_TEST_SEED");
-    uint64_t seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    rng_state = seed ? seed : 1;
-    printf("test_fft: seed %llu (SPECTRO_TEST_SEED=%llu replays it)\n", (unsigned long long)seed,
-           (unsigned long long)seed);
+    tu_seed("test_fft");
     test_errors();
     test_sizes();
     test_largest();

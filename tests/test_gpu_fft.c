@@ -14,25 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "check.h"
 #include "fft.h"
 #include "fft_backend.h"
 #include "fft_gpu.h"
+#include "test_util.h"
 #include "window.h"
 
 static int quick;
-static uint64_t rng;
-
-static double urand(void) /* [-1, 1) */
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
 
 static void *xmalloc(size_t bytes)
 {
@@ -47,21 +37,15 @@ static void *xmalloc(size_t bytes)
 static void fill_cpx(cpx *x, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
-        x[i].re = (float)urand();
-        x[i].im = (float)urand();
+        x[i].re = (float)rng_signed();
+        x[i].im = (float)rng_signed();
     }
 }
 
 static void fill_real(float *x, size_t count)
 {
     for (size_t i = 0; i < count; i++)
-        x[i] = (float)urand();
-}
-
-static void poison(float *x, size_t floats)
-{
-    for (size_t i = 0; i < floats; i++)
-        x[i] = NAN;
+        x[i] = (float)rng_signed();
 }
 
 static int all_finite(const float *x, size_t floats)
@@ -98,34 +82,24 @@ static double rel_l2_cpx(const cpx *got, const cpx *ref, size_t count)
     return l2_rel(&a);
 }
 
-/* Brute-force DFT bin k of one frame in double; cs/sn hold cos/sin(2 pi i/n). */
-static void dft_bin(const cpx *x, size_t n, size_t k, int inverse, const double *cs,
-                    const double *sn, double *re, double *im)
+/* test_util's DFT reference, its table taken as xmalloc takes memory: the run stops
+ * without it. */
+static tu_dcpx *dft_table(size_t n)
 {
-    double sr = 0, si = 0, sg = inverse ? 1.0 : -1.0;
-    for (size_t i = 0; i < n; i++) {
-        size_t idx = (i * k) & (n - 1);
-        double c = cs[idx], s = sg * sn[idx];
-        sr += x[i].re * c - x[i].im * s;
-        si += x[i].re * s + x[i].im * c;
+    tu_dcpx *t = tu_dft_table(n);
+    if (!t) {
+        fprintf(stderr, "test_gpu_fft: out of host memory (a DFT table of %zu points)\n", n);
+        exit(1);
     }
-    if (inverse) {
-        sr /= (double)n;
-        si /= (double)n;
-    }
-    *re = sr;
-    *im = si;
+    return t;
 }
 
-static void trig_table(size_t n, double **cs, double **sn)
+/* Brute-force DFT bin k of one complex frame, in double. */
+static void dft_bin(const cpx *x, size_t n, size_t k, int inverse, const tu_dcpx *tab, double *re, double *im)
 {
-    *cs = xmalloc(n * sizeof **cs);
-    *sn = xmalloc(n * sizeof **sn);
-    for (size_t i = 0; i < n; i++) {
-        double a = 2.0 * 3.14159265358979323846 * (double)i / (double)n;
-        (*cs)[i] = cos(a);
-        (*sn)[i] = sin(a);
-    }
+    tu_dcpx r = tu_dft_bin(&x[0].re, &x[0].im, 2, n, k, tab, inverse);
+    *re = r.re;
+    *im = r.im;
 }
 
 /* Bins checked for frame size n: all up to 1024, else 0, 1, n/2, n-1 and 44 random ones. */
@@ -142,7 +116,7 @@ static size_t pick_bins(size_t n, size_t limit, size_t *bins)
     bins[c++] = n / 2 < limit ? n / 2 : limit - 1;
     bins[c++] = limit - 1;
     while (c < 48)
-        bins[c++] = (size_t)((urand() + 1.0) * 0.5 * (double)limit) % limit;
+        bins[c++] = (size_t)((rng_signed() + 1.0) * 0.5 * (double)limit) % limit;
     return c;
 }
 
@@ -158,25 +132,14 @@ static size_t pick_frames(size_t batch, size_t *frames)
     frames[c++] = 0;
     frames[c++] = batch - 1;
     while (c < 6)
-        frames[c++] = (size_t)((urand() + 1.0) * 0.5 * (double)batch) % batch;
+        frames[c++] = (size_t)((rng_signed() + 1.0) * 0.5 * (double)batch) % batch;
     return c;
 }
 
 static fft_plan *make_plan(fft_backend_kind kind, size_t n, size_t hop, const float *window,
                            size_t max_batch)
 {
-    fft_config cfg = fft_config_default();
-    fft_plan *p = NULL;
-    sp_errinfo ei = {{0}};
-    cfg.backend = kind;
-    cfg.n = n;
-    cfg.hop = hop;
-    cfg.window = window;
-    cfg.max_batch = max_batch;
-    int err = fft_plan_create(&cfg, &p, &ei);
-    CHECK_MSG(err == SP_OK, "plan %d n=%zu max_batch=%zu: %s (%s)", (int)kind, n, max_batch,
-              sp_strerror(err), ei.msg);
-    return err == SP_OK ? p : NULL;
+    return tu_plan(kind, n, hop, window, max_batch);
 }
 
 enum { PATH_FUSED, PATH_PERLEVEL, PATH_PORTABLE, PATH_COUNT };
@@ -202,14 +165,14 @@ static const char *kind_name(fft_backend_kind k)
 /* c2c forward against the DFT, inverse(forward) against x, in == out. Returns the forward
  * output (caller frees) for the cross-backend comparison. */
 static cpx *check_c2c(fft_backend_kind kind, size_t n, size_t batch, size_t max_batch,
-                      const cpx *x, const double *cs, const double *sn)
+                      const cpx *x, const tu_dcpx *tab)
 {
     fft_plan *p = make_plan(kind, n, n, NULL, max_batch);
     cpx *y = xmalloc(n * batch * sizeof *y);
     cpx *z = xmalloc(n * batch * sizeof *z);
     size_t *bins = xmalloc((n < 1024 ? n : 1024) * sizeof *bins);
     size_t frames[8];
-    poison((float *)y, 2 * n * batch);
+    tu_poison((float *)y, 2 * n * batch);
     if (!p) {
         free(z);
         free(bins);
@@ -230,7 +193,7 @@ static cpx *check_c2c(fft_backend_kind kind, size_t n, size_t batch, size_t max_
         size_t nb = pick_bins(n, n, bins);
         for (size_t b = 0; b < nb; b++) {
             double rr, ri;
-            dft_bin(x + f * n, n, bins[b], 0, cs, sn, &rr, &ri);
+            dft_bin(x + f * n, n, bins[b], 0, tab, &rr, &ri);
             l2_add(&fwd, y[f * n + bins[b]].re, y[f * n + bins[b]].im, rr, ri);
         }
     }
@@ -239,20 +202,20 @@ static cpx *check_c2c(fft_backend_kind kind, size_t n, size_t batch, size_t max_
               batch, e);
 
     /* inverse vs DFT (a few bins) and inverse(forward(x)) == x */
-    poison((float *)z, 2 * n * batch);
+    tu_poison((float *)z, 2 * n * batch);
     err = fft_c2c(p, y, z, batch, 1);
     CHECK_MSG(err == SP_OK, "%s inverse: %s", kind_name(kind), fft_plan_last_error(p));
     e = rel_l2_cpx(z, x, n * batch);
     CHECK_MSG(e < 1e-5, "%s inverse(forward(x)) n=%zu batch=%zu: rel L2 %.3g", kind_name(kind), n,
               batch, e);
     /* inverse of x itself against the inverse DFT (frame 0, a few bins) */
-    poison((float *)z, 2 * n * batch);
+    tu_poison((float *)z, 2 * n * batch);
     CHECK(fft_c2c(p, x, z, batch, 1) == SP_OK);
     l2acc inv = {0, 0};
     for (int b = 0; b < 8; b++) {
-        size_t k = b == 0 ? 0 : (size_t)((urand() + 1.0) * 0.5 * (double)n) % n;
+        size_t k = b == 0 ? 0 : (size_t)((rng_signed() + 1.0) * 0.5 * (double)n) % n;
         double rr, ri;
-        dft_bin(x, n, k, 1, cs, sn, &rr, &ri);
+        dft_bin(x, n, k, 1, tab, &rr, &ri);
         l2_add(&inv, z[k].re, z[k].im, rr, ri);
     }
     e = l2_rel(&inv);
@@ -274,7 +237,7 @@ static cpx *check_c2c(fft_backend_kind kind, size_t n, size_t batch, size_t max_
 
 /* r2c against the DFT of the real frames (bins 0..n/2). */
 static cpx *check_r2c(fft_backend_kind kind, size_t n, size_t batch, size_t max_batch,
-                      const float *xr, const double *cs, const double *sn)
+                      const float *xr, const tu_dcpx *tab)
 {
     size_t nb = n / 2 + 1;
     fft_plan *p = make_plan(kind, n, n, NULL, max_batch);
@@ -282,7 +245,7 @@ static cpx *check_r2c(fft_backend_kind kind, size_t n, size_t batch, size_t max_
     cpx *frame = xmalloc(n * sizeof *frame);
     size_t *bins = xmalloc((nb < 1024 ? nb : 1024) * sizeof *bins);
     size_t frames[8];
-    poison((float *)y, 2 * nb * batch);
+    tu_poison((float *)y, 2 * nb * batch);
     if (!p)
         goto done;
     int err = fft_r2c(p, xr, y, batch);
@@ -301,7 +264,7 @@ static cpx *check_r2c(fft_backend_kind kind, size_t n, size_t batch, size_t max_
         size_t cnt = pick_bins(n, nb, bins);
         for (size_t b = 0; b < cnt; b++) {
             double rr, ri;
-            dft_bin(frame, n, bins[b], 0, cs, sn, &rr, &ri);
+            dft_bin(frame, n, bins[b], 0, tab, &rr, &ri);
             l2_add(&acc, y[f * nb + bins[b]].re, y[f * nb + bins[b]].im, rr, ri);
         }
         /* bins 0 and n/2 of a real signal are real */
@@ -320,25 +283,24 @@ done:
  * against each other. */
 static void check_size(size_t n, size_t batch, size_t max_batch)
 {
-    double *cs, *sn;
-    trig_table(n, &cs, &sn);
+    tu_dcpx *tab = dft_table(n);
     cpx *x = xmalloc(n * batch * sizeof *x);
     float *xr = xmalloc(n * batch * sizeof *xr);
     fill_cpx(x, n * batch);
     fill_real(xr, n * batch);
 
-    cpx *b = check_c2c(FFT_BACKEND_CUFFT, n, batch, max_batch, x, cs, sn);
-    cpx *br = check_r2c(FFT_BACKEND_CUFFT, n, batch, max_batch, xr, cs, sn);
+    cpx *b = check_c2c(FFT_BACKEND_CUFFT, n, batch, max_batch, x, tab);
+    cpx *br = check_r2c(FFT_BACKEND_CUFFT, n, batch, max_batch, xr, tab);
     for (int path = 0; path < PATH_COUNT; path++) {
         if (path == PATH_PORTABLE && n < PORTABLE_FROM)
             continue;
         set_path(path);
-        cpx *a = check_c2c(FFT_BACKEND_CUDA, n, batch, max_batch, x, cs, sn);
+        cpx *a = check_c2c(FFT_BACKEND_CUDA, n, batch, max_batch, x, tab);
         double e = rel_l2_cpx(a, b, n * batch);
         CHECK_MSG(e < 1e-5, "c2c %s vs cufft n=%zu batch=%zu: rel L2 %.3g", kind_name(FFT_BACKEND_CUDA),
                   n, batch, e);
         free(a);
-        a = check_r2c(FFT_BACKEND_CUDA, n, batch, max_batch, xr, cs, sn);
+        a = check_r2c(FFT_BACKEND_CUDA, n, batch, max_batch, xr, tab);
         e = rel_l2_cpx(a, br, (n / 2 + 1) * batch);
         CHECK_MSG(e < 1e-5, "r2c %s vs cufft n=%zu batch=%zu: rel L2 %.3g", kind_name(FFT_BACKEND_CUDA),
                   n, batch, e);
@@ -349,8 +311,7 @@ static void check_size(size_t n, size_t batch, size_t max_batch)
     free(br);
     free(x);
     free(xr);
-    free(cs);
-    free(sn);
+    free(tab);
 }
 
 /* Large sizes: the GPU backends against the CPU backend (and a few bins of the DFT). */
@@ -362,8 +323,7 @@ static void check_large(size_t n, size_t batch)
     cpx *ref = xmalloc(n * batch * sizeof *ref);
     cpx *rref = xmalloc(nb * batch * sizeof *rref);
     cpx *y = xmalloc(n * batch * sizeof *y);
-    double *cs, *sn;
-    trig_table(n, &cs, &sn);
+    tu_dcpx *tab = dft_table(n);
     fill_cpx(x, n * batch);
     fill_real(xr, n * batch);
 
@@ -382,20 +342,20 @@ static void check_large(size_t n, size_t batch)
         fft_plan *p = make_plan(kinds[k], n, n, NULL, batch);
         if (!p)
             continue;
-        poison((float *)y, 2 * n * batch);
+        tu_poison((float *)y, 2 * n * batch);
         CHECK(fft_c2c(p, x, y, batch, 0) == SP_OK);
         double e = rel_l2_cpx(y, ref, n * batch);
         CHECK_MSG(e < 1e-5, "%s c2c n=%zu: rel L2 vs cpu %.3g", kind_name(kinds[k]), n, e);
         l2acc acc = {0, 0};
         for (int b = 0; b < 6; b++) {
-            size_t bin = b == 0 ? 0 : (size_t)((urand() + 1.0) * 0.5 * (double)n) % n;
+            size_t bin = b == 0 ? 0 : (size_t)((rng_signed() + 1.0) * 0.5 * (double)n) % n;
             double rr, ri;
-            dft_bin(x, n, bin, 0, cs, sn, &rr, &ri);
+            dft_bin(x, n, bin, 0, tab, &rr, &ri);
             l2_add(&acc, y[bin].re, y[bin].im, rr, ri);
         }
         e = l2_rel(&acc);
         CHECK_MSG(e < 1e-5, "%s c2c n=%zu: rel L2 vs DFT (6 bins) %.3g", kind_name(kinds[k]), n, e);
-        poison((float *)y, 2 * nb * batch);
+        tu_poison((float *)y, 2 * nb * batch);
         CHECK(fft_r2c(p, xr, y, batch) == SP_OK);
         e = rel_l2_cpx(y, rref, nb * batch);
         CHECK_MSG(e < 1e-5, "%s r2c n=%zu: rel L2 vs cpu %.3g", kind_name(kinds[k]), n, e);
@@ -408,8 +368,7 @@ static void check_large(size_t n, size_t batch)
     free(ref);
     free(rref);
     free(y);
-    free(cs);
-    free(sn);
+    free(tab);
 }
 
 /* stft_db against the CPU backend: dB within 0.01 where the CPU level is above -100 dBFS. */
@@ -428,7 +387,7 @@ static void check_stft(size_t n, size_t hop, size_t max_batch, size_t total_fram
      * sits within 60 dB of the peak for most bins */
     for (size_t i = 0; i < len; i++)
         sig[i] = (float)(0.5 * sin(2.0 * 3.14159265358979323846 * (double)(n / 8) * (double)i / (double)n) +
-                         0.2 * urand());
+                         0.2 * rng_signed());
 
     fft_backend_kind kinds[4] = {FFT_BACKEND_CPU, FFT_BACKEND_CUDA, FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT};
     for (int k = 0; k < 4; k++) {
@@ -437,7 +396,7 @@ static void check_stft(size_t n, size_t hop, size_t max_batch, size_t total_fram
         if (!p)
             continue;
         float *out = k == 0 ? ref : got;
-        poison(out, total_frames * nb);
+        tu_poison(out, total_frames * nb);
         /* calls of up to max_batch frames, like the pipeline; one odd-sized call in between */
         size_t f = 0, call = 0;
         while (f < total_frames) {
@@ -523,8 +482,8 @@ static void check_pinned(fft_backend_kind kind)
         fill_real(sig, len);
         memcpy(psig, sig, len * sizeof *sig);
         for (size_t off = 0; off <= 5; off += 5) { /* frames into the signal and the output */
-            poison(ref, (max_batch + 3) * nb);
-            poison(pout, (max_batch + 3) * nb);
+            tu_poison(ref, (max_batch + 3) * nb);
+            tu_poison(pout, (max_batch + 3) * nb);
             CHECK(fft_stft_db(p, sig + off * hop, max_batch, ref + (off ? 3 : 0) * nb) == SP_OK);
             CHECK(fft_stft_db(p, psig + off * hop, max_batch, pout + (off ? 3 : 0) * nb) == SP_OK);
             CHECK_MSG(memcmp(ref + (off ? 3 : 0) * nb, pout + (off ? 3 : 0) * nb, max_batch * nb * sizeof *ref) == 0,
@@ -532,8 +491,8 @@ static void check_pinned(fft_backend_kind kind)
         }
         fill_cpx(cin, max_batch * n);
         memcpy(pcin, cin, max_batch * n * sizeof *cin);
-        poison((float *)cref, 2 * max_batch * n);
-        poison((float *)pcout, 2 * max_batch * n);
+        tu_poison((float *)cref, 2 * max_batch * n);
+        tu_poison((float *)pcout, 2 * max_batch * n);
         CHECK(fft_c2c(p, cin, cref, max_batch, 0) == SP_OK);
         CHECK(fft_c2c(p, pcin, pcout, max_batch, 0) == SP_OK);
         CHECK_MSG(memcmp(cref, pcout, max_batch * n * sizeof *cref) == 0,
@@ -567,7 +526,7 @@ static void check_full_scale(fft_backend_kind kind)
         sig[i] = (float)cos(2.0 * 3.14159265358979323846 * 100.0 * (double)i / (double)n + 0.3);
     fft_plan *p = make_plan(kind, n, hop, win, nf);
     if (p) {
-        poison(db, nf * nb);
+        tu_poison(db, nf * nb);
         CHECK(fft_stft_db(p, sig, nf, db) == SP_OK);
         for (size_t f = 0; f < nf; f++)
             CHECK_CLOSE(db[f * nb + 100], 0.0, 0.001);
@@ -590,7 +549,7 @@ static void check_loud(fft_backend_kind kind, size_t n)
         sig[i] = (float)(1e30 * cos(2.0 * 3.14159265358979323846 * (double)kb * (double)i / (double)n));
     fft_plan *p = make_plan(kind, n, hop, win, nf);
     if (p) {
-        poison(db, nf * nb);
+        tu_poison(db, nf * nb);
         CHECK(fft_stft_db(p, sig, nf, db) == SP_OK);
         CHECK_MSG(all_finite(db, nf * nb), "%s stft_db n=%zu, amplitude 1e30: a level not finite", kind_name(kind), n);
         for (size_t f = 0; f < nf; f++)
@@ -612,7 +571,7 @@ static void check_nan_input(fft_backend_kind kind)
         return;
     fill_real(sig, n);
     sig[17] = NAN;
-    poison(db, nb);
+    tu_poison(db, nb);
     CHECK(fft_stft_db(p, sig, 1, db) == SP_OK);
     int ok = 1;
     for (size_t k = 0; k < nb; k++)
@@ -728,13 +687,9 @@ int main(void)
 {
     sp_errinfo ei = {{0}};
     const char *q = getenv("SPECTRO_GPU_TEST_QUICK");
-    const char *seed = getenv("SPECTRO_TEST_SEED");
     quick = q && *q && strcmp(q, "0") != 0;
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows in a log even if a run is cut off */
-    rng = seed ? strtoull(seed, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-    if (rng == 0)
-        rng = 1;
-    printf("test_gpu_fft: seed %llu%s\n", (unsigned long long)rng, quick ? " (quick)" : "");
+    tu_seed(quick ? "test_gpu_fft (quick)" : "test_gpu_fft");
 
     if (fft_backend_cuda.probe(&ei) != SP_OK) {
         printf("test_gpu_fft: skipped: %s\n", ei.msg);

@@ -7,35 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "check.h"
 #include "fft.h"
 #include "peaks.h"
+#include "test_util.h"
 #include "window.h"
 
 #define TEST_PI 3.14159265358979323846
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1DULL;
-}
-
-static size_t rng_range(size_t lo, size_t hi)
-{
-    return lo + (size_t)(rng_next() % (uint64_t)(hi - lo + 1));
-}
-
-static double rng_unit(void)
-{
-    return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0);
-}
 
 /* A parabola y(x) = A + c (x - (k + d))^2 sampled at k-1, k, k+1. With d = m/64,
  * c = -j/4 and an integer A the three samples are exact in float, so the interpolation
@@ -126,18 +105,11 @@ static void test_sines(void)
     const size_t n = 4096, bins = n / 2 + 1;
     float *w = malloc(n * sizeof *w), *sig = malloc(n * sizeof *sig), *db = malloc(bins * sizeof *db);
     window_spec ws = window_spec_default(); /* hann */
-    fft_config fc = fft_config_default();
     fft_plan *plan = NULL;
-    sp_errinfo ei = {{0}};
     double worst = 0.0, worst_db = 0.0;
     int bad = 0, bad_db = 0;
     CHECK(window_fill(&ws, n, w, NULL) == SP_OK);
-    fc.backend = FFT_BACKEND_CPU;
-    fc.n = n;
-    fc.hop = n;
-    fc.window = w;
-    fc.max_batch = 1;
-    CHECK(fft_plan_create(&fc, &plan, &ei) == SP_OK);
+    plan = tu_plan(FFT_BACKEND_CPU, n, n, w, 1);
     for (int trial = 0; plan && trial < 200; trial++) {
         const double rate = trial % 2 ? 48000.0 : 44100.0;
         const double bin = 4.0 + rng_unit() * ((double)(n / 2) - 8.0); /* fractional bin position */
@@ -173,10 +145,7 @@ static void test_sines(void)
 
 int main(void)
 {
-    const char *e = getenv("SPECTRO_TEST_SEED");
-    uint64_t seed = e && *e ? strtoull(e, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-    rng_state = seed ? seed : 1;
-    printf("test_peaks: seed %llu (SPECTRO_TEST_SEED to repeat)\n", (unsigned long long)seed);
+    tu_seed("test_peaks");
     test_parabola();
     test_edges();
     test_sines();

@@ -15,6 +15,7 @@
 #include "fft.h"
 #include "png_write.h"
 #include "render.h"
+#include "test_util.h"
 #include "window.h"
 
 #define RATE 48000.0
@@ -25,8 +26,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-static char dir[] = "/tmp/test_render.XXXXXX";
-
 /* dB spectra of nframes frames of a sine (amplitude amp, frequency hz) through a hann
  * window and the CPU FFT, as the analysis makes them. */
 static float *sine_db(double hz, double amp, size_t nframes)
@@ -35,18 +34,11 @@ static float *sine_db(double hz, double amp, size_t nframes)
     float *sig = malloc(len * sizeof *sig), *win = malloc(N * sizeof *win);
     float *db = malloc(nframes * BINS * sizeof *db);
     window_spec ws = window_spec_default();
-    fft_config fc = fft_config_default();
-    fft_plan *plan = NULL;
-    sp_errinfo ei;
+    fft_plan *plan;
     for (size_t i = 0; i < len; i++)
         sig[i] = (float)(amp * sin(2 * M_PI * hz * (double)i / RATE));
     window_fill(&ws, N, win, NULL);
-    fc.backend = FFT_BACKEND_CPU;
-    fc.n = N;
-    fc.hop = HOP;
-    fc.window = win;
-    fc.max_batch = 64;
-    CHECK(fft_plan_create(&fc, &plan, &ei) == SP_OK);
+    plan = tu_plan(FFT_BACKEND_CPU, N, HOP, win, 64);
     for (size_t f = 0; plan && f < nframes; f += 64) {
         size_t nb = nframes - f < 64 ? nframes - f : 64;
         CHECK(fft_stft_db(plan, sig + f * HOP, nb, db + f * BINS) == SP_OK);
@@ -99,11 +91,6 @@ static int level_of(const uint8_t *p, int cmap)
     return best;
 }
 
-static void path_in_dir(char *buf, size_t len, const char *name)
-{
-    snprintf(buf, len, "%s/%s", dir, name);
-}
-
 /* Pixels differing from the background in a rectangle. */
 static int ink(const uint8_t *img, int w, int x0, int y0, int x1, int y1)
 {
@@ -138,7 +125,7 @@ static void test_sine_row(freq_scale scale, double hz, const char *name)
         return;
     }
     CHECK(render_add(r, 0, 0, 120, db) == SP_OK);
-    path_in_dir(path, sizeof path, "sine.png");
+    tu_path(path, sizeof path, "sine.png");
     CHECK_MSG(render_write_png(r, path, &ei) == SP_OK, "%s", ei.msg);
     img = read_png(path, &w, &h);
     CHECK(img && w == 800 && h == 500);
@@ -188,7 +175,7 @@ static uint8_t *empty_picture(const render_config *cfg, const char *name, render
     CHECK(render_create(cfg, RATE, N, 0.0, HOP / RATE, 1, -1, r, &ei) == SP_OK);
     if (!*r)
         return NULL;
-    path_in_dir(path, sizeof path, name);
+    tu_path(path, sizeof path, name);
     CHECK(render_write_png(*r, path, &ei) == SP_OK);
     rgba = read_png(path, w, &h);
     CHECK(rgba != NULL);
@@ -352,7 +339,7 @@ static void test_stereo(void)
         render_rect p0 = render_plot_rect(r, 0), p1 = render_plot_rect(r, 1);
         CHECK(p0.h == p1.h && p1.y > p0.y + p0.h && p1.y + p1.h <= render_colorbar_rect(r).y + render_colorbar_rect(r).h);
     }
-    path_in_dir(path, sizeof path, "stereo.png");
+    tu_path(path, sizeof path, "stereo.png");
     CHECK_MSG(render_write_png(r, path, &ei) == SP_OK, "%s", ei.msg);
     {
         int w, h;
@@ -559,37 +546,24 @@ static void test_errors(void)
     CHECK(strstr(ei.msg, "/nonexistent-spectro-dir/out.png") != NULL);
     /* the target is a directory: the temporary is written, the rename fails, the
      * temporary must go */
-    path_in_dir(sub, sizeof sub, "adir");
+    tu_path(sub, sizeof sub, "adir");
     CHECK(mkdir(sub, 0755) == 0);
     CHECK(render_write_png(r, sub, &ei) == SP_EIO && strstr(ei.msg, sub));
-    CHECK(temp_left(dir, "adir") == 0);
+    CHECK(temp_left(tu_tmpdir(), "adir") == 0);
     CHECK(rmdir(sub) == 0);
     /* a good write leaves the file and no temporary */
-    path_in_dir(path, sizeof path, "ok.png");
+    tu_path(path, sizeof path, "ok.png");
     CHECK(render_write_png(r, path, &ei) == SP_OK && access(path, F_OK) == 0);
-    CHECK(temp_left(dir, "ok.png") == 0);
+    CHECK(temp_left(tu_tmpdir(), "ok.png") == 0);
     unlink(path);
     CHECK(png_write_rgba(path, NULL, 10, 10, &ei) == SP_EINVAL);
     render_destroy(r);
 }
 
-static void cleanup(void)
-{
-    const char *names[] = {"sine.png", "bar.png", "stereo.png", "ok.png"};
-    char path[256];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        path_in_dir(path, sizeof path, names[i]);
-        unlink(path);
-    }
-    rmdir(dir);
-}
-
 int main(void)
 {
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    if (tu_tmpdir_make("render") != 0)
         return 1;
-    }
     test_sine_row(FREQ_SCALE_LINEAR, 3000, "linear 3 kHz");
     test_sine_row(FREQ_SCALE_LOG, 3000, "log 3 kHz");
     test_sine_row(FREQ_SCALE_MEL, 3000, "mel 3 kHz");
@@ -618,6 +592,6 @@ int main(void)
     test_parts(2, FREQ_SCALE_LOG);
     test_parts(3, FREQ_SCALE_MEL);
     test_errors();
-    cleanup();
+    tu_tmpdir_remove();
     return check_done("test_render");
 }

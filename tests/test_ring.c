@@ -15,29 +15,7 @@
 
 #include "check.h"
 #include "ring.h"
-
-/* ---- random numbers: xorshift64*, seeded per run ---------------------------------------- */
-
-static uint64_t rng_next(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 0x2545F4914F6CDD1DULL;
-}
-
-/* uniform in [lo, hi] */
-static size_t rng_range(uint64_t *s, size_t lo, size_t hi)
-{
-    return lo + (size_t)(rng_next(s) % (uint64_t)(hi - lo + 1));
-}
-
-static uint64_t seed_from_env(void)
-{
-    const char *e = getenv("SPECTRO_TEST_SEED");
-    uint64_t s = e && *e ? strtoull(e, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-    return s ? s : 1;
-}
+#include "test_util.h"
 
 /* Values are exact integers in float below 2^24. */
 #define VAL_MOD ((size_t)1 << 24)
@@ -103,7 +81,7 @@ static void test_full_empty(void)
     CHECK(ring_writable(&r) == 8);
 }
 
-static void test_single_thread(uint64_t *rng)
+static void test_single_thread(void)
 {
     enum { CAP = 1024, ROUNDS = 20000 };
     static float store[CAP], in[2048], out[2048];
@@ -114,9 +92,9 @@ static void test_single_thread(uint64_t *rng)
 
     CHECK(ring_init(&r, store, CAP) == SP_OK);
     for (int round = 0; round < ROUNDS; round++) {
-        size_t level = written - consumed, op = rng_next(rng) % 3;
-        size_t n = (rng_next(rng) & 1) ? odd[rng_next(rng) % (sizeof odd / sizeof odd[0])]
-                                       : rng_range(rng, 0, 1200) | 1;
+        size_t level = written - consumed, op = rng_next() % 3;
+        size_t n = (rng_next() & 1) ? odd[rng_next() % (sizeof odd / sizeof odd[0])]
+                                    : rng_range(0, 1200) | 1;
         if (ring_readable(&r) != level || ring_writable(&r) != CAP - level)
             count_bad++;
         if (op == 0) {
@@ -164,7 +142,7 @@ static void *producer_main(void *arg)
     float block[1100];
     size_t next = 0;
     while (next < s->n) {
-        size_t want = rng_range(&rng, 0, 1099) | 1, off = 0; /* odd, 1..1099 */
+        size_t want = rng_range_at(&rng, 0, 1099) | 1, off = 0; /* odd, 1..1099 */
         if (want > s->n - next)
             want = s->n - next;
         for (size_t i = 0; i < want; i++)
@@ -187,10 +165,10 @@ static void *consumer_main(void *arg)
     float block[1500];
     size_t next = 0;
     while (next < s->n) {
-        size_t want = rng_range(&rng, 1, 1500), got, avail = ring_readable(s->r);
+        size_t want = rng_range_at(&rng, 1, 1500), got, avail = ring_readable(s->r);
         if (avail > ring_capacity(s->r))
             s->over_cap++;
-        if (rng_next(&rng) % 8 == 0) /* read exactly what is said to be there */
+        if (rng_next_at(&rng) % 8 == 0) /* read exactly what is said to be there */
             want = avail ? (avail < 1500 ? avail : 1500) : 1;
         got = ring_read(s->r, block, want);
         if (got == 0) {
@@ -245,17 +223,17 @@ static void test_threads(uint64_t seed, size_t n)
 
 int main(int argc, char **argv)
 {
-    uint64_t seed = seed_from_env(), rng = seed;
     const char *env = getenv("SPECTRO_RING_N");
     size_t n = 20000000;
+    tu_seed("test_ring");
     if (argc > 1)
         n = strtoull(argv[1], NULL, 10);
     else if (env && *env)
         n = strtoull(env, NULL, 10);
-    printf("test_ring: seed %llu (SPECTRO_TEST_SEED to repeat), N %zu\n", (unsigned long long)seed, n);
+    printf("test_ring: N %zu\n", n);
     test_init();
     test_full_empty();
-    test_single_thread(&rng);
-    test_threads(rng_next(&rng) | 1, n);
+    test_single_thread();
+    test_threads(rng_next() | 1, n);
     return check_done("test_ring");
 }

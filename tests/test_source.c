@@ -6,115 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include "check.h"
 #include "source.h"
+#include "test_util.h"
 
 #define TEST_PI 3.14159265358979323846
-
-/* ---- random numbers ------------------------------------------------------------------- */
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1DULL;
-}
-
-static double rng_unit(void) /* [0, 1) */
-{
-    return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static size_t rng_range(size_t lo, size_t hi)
-{
-    return lo + (size_t)(rng_next() % (uint64_t)(hi - lo + 1));
-}
-
-/* ---- a scratch directory ---------------------------------------------------------------- */
-
-static char tmpdir[256];
-
-static void path_in_tmp(char *buf, size_t len, const char *name)
-{
-    snprintf(buf, len, "%s/%s", tmpdir, name);
-}
-
-/* Removes every file in tmpdir (flat), then the directory. */
-static void remove_tmpdir(void)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    char p[512];
-    if (d) {
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-            if (unlink(p) != 0)
-                rmdir(p);
-        }
-        closedir(d);
-    }
-    CHECK_MSG(rmdir(tmpdir) == 0, "cannot remove %s", tmpdir);
-}
-
-/* ---- hand-made WAV files: a 44-byte header and the data -------------------------------- */
-
-static void put_u16(unsigned char *p, unsigned v)
-{
-    p[0] = (unsigned char)(v & 0xff);
-    p[1] = (unsigned char)(v >> 8);
-}
-
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-/* format 1 (PCM, 16 bit) or 3 (IEEE float, 32 bit). data_bytes_declared is what the header
- * promises; data_len bytes are actually written. */
-static int write_wav(const char *path, int fmt, int channels, int rate, const void *data, size_t data_len,
-                     size_t data_bytes_declared)
-{
-    unsigned char h[44];
-    int bits = fmt == 1 ? 16 : 32, block = channels * bits / 8;
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    memcpy(h, "RIFF", 4);
-    put_u32(h + 4, (uint32_t)(36 + data_bytes_declared));
-    memcpy(h + 8, "WAVEfmt ", 8);
-    put_u32(h + 16, 16);
-    put_u16(h + 20, (unsigned)fmt);
-    put_u16(h + 22, (unsigned)channels);
-    put_u32(h + 24, (uint32_t)rate);
-    put_u32(h + 28, (uint32_t)(rate * block));
-    put_u16(h + 32, (unsigned)block);
-    put_u16(h + 34, (unsigned)bits);
-    memcpy(h + 36, "data", 4);
-    put_u32(h + 40, (uint32_t)data_bytes_declared);
-    if (fwrite(h, 1, 44, f) != 44 || fwrite(data, 1, data_len, f) != data_len) {
-        fclose(f);
-        return -1;
-    }
-    return fclose(f);
-}
-
-/* Samples are stored little-endian: this test assumes a little-endian host (x86, ARM). */
-static int host_is_little_endian(void)
-{
-    uint16_t one = 1;
-    return *(unsigned char *)&one == 1;
-}
 
 /* Reads the whole source in random block sizes; returns frames read (buffer of cap frames). */
 static size_t read_all(source *s, float *dst, size_t cap_frames, int *err_out)
@@ -254,12 +153,12 @@ static void test_pcm16_mono(void)
     size_t n, bad = 0;
     int err;
 
-    path_in_tmp(path, sizeof path, "mono16.wav");
+    tu_path(path, sizeof path, "mono16.wav");
     for (size_t i = 0; i < frames; i++)
         pcm[i] = (int16_t)((int)rng_range(0, 65535) - 32768);
     pcm[0] = -32768;
     pcm[1] = 32767;
-    CHECK(write_wav(path, 1, 1, rate, pcm, frames * 2, frames * 2) == 0);
+    CHECK(tu_write_wav(path, 1, 1, rate, pcm, frames * 2, frames * 2) == 0);
     err = source_open_file(path, &s, &ei);
     CHECK_MSG(err == SP_OK, "%s: %d %s", path, err, ei.msg);
     if (!s)
@@ -301,7 +200,7 @@ static void test_float_stereo(void)
     size_t n, bad = 0, nonfinite_written = 0;
     int err;
 
-    path_in_tmp(path, sizeof path, "stereo_float.wav");
+    tu_path(path, sizeof path, "stereo_float.wav");
     for (size_t i = 0; i < frames * 2; i++)
         data[i] = (float)(2.0 * rng_unit() - 1.0);
     /* some NaN and infinities at random places, counted */
@@ -312,7 +211,7 @@ static void test_float_stereo(void)
         data[at] = k % 3 == 0 ? NAN : (k % 3 == 1 ? INFINITY : -INFINITY);
         nonfinite_written++;
     }
-    CHECK(write_wav(path, 3, 2, rate, data, frames * 8, frames * 8) == 0);
+    CHECK(tu_write_wav(path, 3, 2, rate, data, frames * 8, frames * 8) == 0);
     err = source_open_file(path, &s, &ei);
     CHECK_MSG(err == SP_OK, "%s: %d %s", path, err, ei.msg);
     if (!s)
@@ -354,11 +253,11 @@ static void test_truncated(void)
     size_t n, bad = 0;
     int err;
 
-    path_in_tmp(path, sizeof path, "truncated.wav");
+    tu_path(path, sizeof path, "truncated.wav");
     for (size_t i = 0; i < frames * 2; i++)
         pcm[i] = (int16_t)((int)rng_range(0, 65535) - 32768);
     /* stereo PCM16; the header promises `frames`, only `present` are there */
-    CHECK(write_wav(path, 1, 2, 22050, pcm, present * 4, frames * 4) == 0);
+    CHECK(tu_write_wav(path, 1, 2, 22050, pcm, present * 4, frames * 4) == 0);
     err = source_open_file(path, &s, &ei);
     CHECK_MSG(err == SP_OK, "%s: %d %s", path, err, ei.msg);
     if (!s)
@@ -396,23 +295,23 @@ static void test_errors(void)
     char path[512];
     FILE *f;
 
-    path_in_tmp(path, sizeof path, "does-not-exist.wav");
+    tu_path(path, sizeof path, "does-not-exist.wav");
     expect_input_error(path, "missing file");
-    path_in_tmp(path, sizeof path, "no-such-dir/x.wav");
+    tu_path(path, sizeof path, "no-such-dir/x.wav");
     expect_input_error(path, "missing directory");
 
-    path_in_tmp(path, sizeof path, "a-directory.wav");
+    tu_path(path, sizeof path, "a-directory.wav");
     CHECK(mkdir(path, 0700) == 0);
     expect_input_error(path, "directory");
 
-    path_in_tmp(path, sizeof path, "empty.wav");
+    tu_path(path, sizeof path, "empty.wav");
     f = fopen(path, "wb");
     CHECK(f != NULL);
     if (f)
         fclose(f);
     expect_input_error(path, "empty file");
 
-    path_in_tmp(path, sizeof path, "text.wav");
+    tu_path(path, sizeof path, "text.wav");
     f = fopen(path, "w");
     CHECK(f != NULL);
     if (f) {
@@ -422,31 +321,21 @@ static void test_errors(void)
     }
     expect_input_error(path, "text file");
 
-    path_in_tmp(path, sizeof path, "header-only.wav");
-    CHECK(write_wav(path, 1, 0, 44100, "", 0, 0) == 0); /* zero channels */
+    tu_path(path, sizeof path, "header-only.wav");
+    CHECK(tu_write_wav(path, 1, 0, 44100, "", 0, 0) == 0); /* zero channels */
     expect_input_error(path, "zero channels");
 }
 
 int main(void)
 {
-    const char *e = getenv("SPECTRO_TEST_SEED");
-    uint64_t seed = e && *e ? strtoull(e, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-    rng_state = seed ? seed : 1;
-    printf("test_source: seed %llu (SPECTRO_TEST_SEED to repeat)\n", (unsigned long long)seed);
-    if (!host_is_little_endian()) {
-        printf("test_source: big-endian host, WAV writer assumes little-endian: skipped\n");
-        return 77;
-    }
-    snprintf(tmpdir, sizeof tmpdir, "%s/spectro-test-source-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    int rc = tu_begin_files("test_source");
+    if (rc != 0)
+        return rc;
     test_synth();
     test_pcm16_mono();
     test_float_stereo();
     test_truncated();
     test_errors();
-    remove_tmpdir();
+    CHECK_MSG(tu_tmpdir_remove() == 0, "cannot remove %s", tu_tmpdir());
     return check_done("test_source");
 }

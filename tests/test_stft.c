@@ -8,38 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "check.h"
 #include "fft.h"
 #include "stft.h"
+#include "test_util.h"
 #include "window.h"
 
 #define MAX_BATCH 16
 #define MAX_OUT 8
 
 /* ---- random numbers ------------------------------------------------------------------- */
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1DULL;
-}
-
-static size_t rng_range(size_t lo, size_t hi)
-{
-    return lo + (size_t)(rng_next() % (uint64_t)(hi - lo + 1));
-}
-
-static float rng_sample(void) /* uniform in [-1, 1) */
-{
-    return (float)((double)(rng_next() >> 11) * (2.0 / 9007199254740992.0) - 1.0);
-}
 
 static float rng_dyadic(void) /* k/4096, |k| <= 4096: sums and halvings stay exact */
 {
@@ -111,24 +90,10 @@ static float window_buf[4096];
 
 static fft_plan *make_plan(size_t n, size_t hop, size_t max_batch, int hann)
 {
-    fft_config fc = fft_config_default();
-    fft_plan *p = NULL;
-    sp_errinfo ei = {{0}};
     window_spec ws = window_spec_default();
-    int err;
-    fc.backend = FFT_BACKEND_CPU;
-    fc.n = n;
-    fc.hop = hop;
-    fc.max_batch = max_batch;
-    if (hann) {
+    if (hann)
         window_fill(&ws, n, window_buf, NULL);
-        fc.window = window_buf;
-    } else {
-        fc.window = NULL;
-    }
-    err = fft_plan_create(&fc, &p, &ei);
-    CHECK_MSG(err == SP_OK, "fft_plan_create n %zu hop %zu: %d %s", n, hop, err, ei.msg);
-    return p;
+    return tu_plan(FFT_BACKEND_CPU, n, hop, hann ? window_buf : NULL, max_batch);
 }
 
 static size_t expected_frames(size_t L, size_t n, size_t hop)
@@ -221,7 +186,7 @@ static void test_counts(void)
                 collector whole, split;
                 stft_config cfg = stft_config_default();
                 for (size_t i = 0; i < L; i++)
-                    sig[i] = rng_sample();
+                    sig[i] = (float)rng_signed();
                 cfg.n = n;
                 cfg.hop = hop;
                 cfg.in_channels = 1;
@@ -273,7 +238,7 @@ static void test_batches(void)
     fft_plan *plan = make_plan(n, hop, MAX_BATCH, 1), *ref = make_plan(n, hop, 1, 1);
     float *sig = malloc(L * sizeof *sig);
     for (size_t i = 0; i < L; i++)
-        sig[i] = rng_sample();
+        sig[i] = (float)rng_signed();
     for (size_t b = 0; plan && ref && b < 3; b++) {
         collector c;
         stft_config cfg = stft_config_default();
@@ -324,7 +289,7 @@ static void test_channels(void)
         int K = (int)rng_range(0, (size_t)ch - 1);
 
         for (size_t i = 0; i < L * (size_t)ch; i++)
-            in[i] = exact ? rng_dyadic() : rng_sample();
+            in[i] = exact ? rng_dyadic() : (float)rng_signed();
         for (size_t i = 0; i < L; i++) {
             double acc = 0.0;
             for (int c = 0; c < ch; c++)
@@ -439,7 +404,7 @@ static void test_flush(void)
         float *sig = malloc(cap * sizeof *sig);
         int bad_count = 0;
         for (size_t i = 0; i < cap; i++)
-            sig[i] = rng_sample();
+            sig[i] = (float)rng_signed();
         if (!plan || !ref)
             goto next;
         cfg.n = n;
@@ -485,7 +450,7 @@ static void test_flush(void)
         sp_errinfo ei = {{0}};
         float sig[40];
         for (size_t i = 0; i < 40; i++)
-            sig[i] = rng_sample();
+            sig[i] = (float)rng_signed();
         cfg.n = n;
         cfg.hop = hop;
         cfg.batch = 4;
@@ -520,7 +485,7 @@ static void test_errors(void)
     if (!plan)
         return;
     for (size_t i = 0; i < 2000; i++)
-        sig[i] = rng_sample();
+        sig[i] = (float)rng_signed();
     cfg.n = 64;
     cfg.hop = 16;
     cfg.in_channels = 2;
@@ -564,10 +529,7 @@ static void test_errors(void)
 
 int main(void)
 {
-    const char *e = getenv("SPECTRO_TEST_SEED");
-    uint64_t seed = e && *e ? strtoull(e, NULL, 0) : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-    rng_state = seed ? seed : 1;
-    printf("test_stft: seed %llu (SPECTRO_TEST_SEED to repeat)\n", (unsigned long long)seed);
+    tu_seed("test_stft");
     test_counts();
     test_batches();
     test_channels();
