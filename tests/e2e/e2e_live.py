@@ -18,7 +18,6 @@
 """
 import os
 import re
-import subprocess
 import sys
 import threading
 import time
@@ -53,12 +52,16 @@ class SineFeeder:
             except OSError:
                 return
             try:
-                while not self.stop:
-                    os.write(fd, self.block)
+                self.feed(fd)
             except OSError:
                 pass
             finally:
                 os.close(fd)
+
+    def feed(self, fd):
+        """What one reader gets: the sine until it closes its end (EPIPE)."""
+        while not self.stop:
+            os.write(fd, self.block)
 
     def close(self):
         self.stop = True
@@ -78,21 +81,11 @@ class StallingFeeder(SineFeeder):
         self.stall_s = stall_s
         super().__init__(path)
 
-    def run(self):
-        while not self.stop:
-            try:
-                fd = os.open(self.path, os.O_WRONLY)
-            except OSError:
-                return
-            try:
-                os.write(fd, self.block)
-                t_end = time.monotonic() + self.stall_s
-                while not self.stop and time.monotonic() < t_end:
-                    time.sleep(0.05)
-            except OSError:
-                pass
-            finally:
-                os.close(fd)
+    def feed(self, fd):
+        os.write(fd, self.block)
+        t_end = time.monotonic() + self.stall_s
+        while not self.stop and time.monotonic() < t_end:
+            time.sleep(0.05)
 
 
 def mic_env(fifo):
@@ -108,8 +101,7 @@ def run_realtime(wav, out, stall, *opts):
     env = dict(os.environ)
     if stall:
         env["SPECTRO_TEST_STALL"] = stall
-    return subprocess.run([E.BIN, "--realtime", "-b", "cpu"] + [str(o) for o in opts] + ["-o", out, wav],
-                          capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+    return E.run(["--realtime", "-b", "cpu"] + list(opts) + ["-o", out, wav], env=env)
 
 
 class Live(unittest.TestCase):
@@ -124,9 +116,7 @@ class Live(unittest.TestCase):
             t = np.arange(48000 * 60) / 48000.0
             with open(path, "wb") as f:
                 f.write((0.5 * np.sin(2 * np.pi * 1000.0 * t)).astype("<f4").tobytes())
-            p = subprocess.run([E.BIN, "--duration", "2", "--peaks", "--rate", "48000", "-b", "cpu"],
-                               capture_output=True, text=True, timeout=60, env=mic_env(path),
-                               stdin=subprocess.DEVNULL)
+            p = E.run(["--duration", "2", "--peaks", "--rate", "48000", "-b", "cpu"], env=mic_env(path))
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertNotIn("ALSA lib", p.stderr)
             self.assertNotIn("jack", p.stderr.lower())
@@ -163,9 +153,7 @@ class Live(unittest.TestCase):
                     f.write((0.5 * np.sin(2 * np.pi * (200.0 * t + 6.0 * t * t))).astype("<f4").tobytes())
             env = mic_env(path)
             env["SPECTRO_TEST_STALL"] = "0.5:0.05"
-            p = subprocess.run([E.BIN, "--duration", "270", "--peaks", "--rate", str(rate), "-b", "cpu"],
-                               capture_output=True, text=True, timeout=120, env=env,
-                               stdin=subprocess.DEVNULL)
+            p = E.run(["--duration", "270", "--peaks", "--rate", rate, "-b", "cpu"], timeout=120, env=env)
             self.assertEqual(p.returncode, 0, p.stderr)
             m = re.search(r"(\d+) samples per channel dropped", p.stderr)
             self.assertIsNotNone(m, p.stderr)
@@ -201,9 +189,7 @@ class Live(unittest.TestCase):
             fifo = os.path.join(d, "sine.fifo")
             feeder = StallingFeeder(fifo, 3.0)
             try:
-                p = subprocess.run([E.BIN, "--duration", "30", "--peaks", "--rate", "48000", "-b", "cpu"],
-                                   capture_output=True, text=True, timeout=60, env=mic_env(fifo),
-                                   stdin=subprocess.DEVNULL)
+                p = E.run(["--duration", "30", "--peaks", "--rate", "48000", "-b", "cpu"], env=mic_env(fifo))
             finally:
                 feeder.close()
             self.assertEqual(p.returncode, 1, p.stderr)
@@ -230,9 +216,7 @@ class Live(unittest.TestCase):
                 env = dict(os.environ, ALSA_CONFIG_PATH=BUSY_CONF, SPECTRO_TEST_BUSY_LOG=log,
                            SPECTRO_TEST_FREE_OPENS=str(free_opens),
                            JACK_DEFAULT_SERVER="spectro-test-no-server")
-                p = subprocess.run([E.BIN, "--duration", "2", "--peaks", "-b", "cpu"] + extra,
-                                   capture_output=True, text=True, timeout=60, env=env,
-                                   stdin=subprocess.DEVNULL)
+                p = E.run(["--duration", "2", "--peaks", "-b", "cpu"] + extra, env=env)
                 opens = []
                 if os.path.exists(log):
                     with open(log) as f:
@@ -254,8 +238,7 @@ class Live(unittest.TestCase):
             fifo = os.path.join(d, "sine.fifo")
             feeder = SineFeeder(fifo)
             try:
-                p = subprocess.run([E.BIN, "--list-devices"], capture_output=True, text=True,
-                                   timeout=30, env=mic_env(fifo), stdin=subprocess.DEVNULL)
+                p = E.run(["--list-devices"], timeout=30, env=mic_env(fifo))
             finally:
                 feeder.close()
             self.assertEqual(p.returncode, 0, p.stderr)
@@ -264,8 +247,7 @@ class Live(unittest.TestCase):
 
     def test_no_alsa_config_is_one_clear_line(self):
         env = dict(os.environ, ALSA_CONFIG_PATH="/nonexistent/alsa.conf")
-        p = subprocess.run([E.BIN, "--duration", "1", "--peaks"], capture_output=True, text=True,
-                           timeout=30, env=env, stdin=subprocess.DEVNULL)
+        p = E.run(["--duration", "1", "--peaks"], timeout=30, env=env)
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertEqual(len(E.stderr_lines(p)), 1, p.stderr)
         self.assertTrue(p.stderr.startswith("spectro: "), p.stderr)
@@ -278,9 +260,7 @@ class Live(unittest.TestCase):
             E.write_float_wav(wav, np.sin(2 * np.pi * f0 * t).astype(np.float32), rate)
             env = dict(os.environ, SPECTRO_TEST_STALL="1.0:1.2")
             out = os.path.join(d, "o.npy")
-            p = subprocess.run([E.BIN, "--realtime", "-b", "cpu", "-o", out, wav],
-                               capture_output=True, text=True, timeout=60, env=env,
-                               stdin=subprocess.DEVNULL)
+            p = E.run(["--realtime", "-b", "cpu", "-o", out, wav], env=env)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("dropped", p.stderr)
             meta = E.load_json(self, out + ".json")

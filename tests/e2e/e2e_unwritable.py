@@ -18,9 +18,8 @@ class Modes(unittest.TestCase):
         png = ["--png", "a.png"] if HAVE_PNG else []
         for mask in (0o022, 0o077, 0o002):
             with E.TempDir() as d:
-                p = subprocess.run([E.BIN, E.asset("two_tone_48k_s16.wav"), "-o", "a.npy"] + png,
-                                   cwd=d, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-                                   preexec_fn=lambda: os.umask(mask))
+                p = E.run([E.asset("two_tone_48k_s16.wav"), "-o", "a.npy"] + png, cwd=d,
+                          preexec_fn=lambda: os.umask(mask))
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual(E.listing(d), {"a.npy", "a.npy.json"} | ({"a.png"} if png else set()))
                 for name in sorted(E.listing(d)):

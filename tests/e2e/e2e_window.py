@@ -24,8 +24,8 @@ import zlib
 
 import numpy as np
 
-BIN = None
-ASSETS = None
+import spectro_e2e as E
+
 DISPLAY = None
 XVFB = None
 
@@ -171,7 +171,7 @@ class Window:
     def __init__(self, args, env=None):
         self.dir = tempfile.mkdtemp(prefix="spectro_win_")
         self.err = open(os.path.join(self.dir, "stderr.txt"), "w+")
-        self.proc = subprocess.Popen([BIN] + [str(a) for a in args], cwd=self.dir, env=xenv(env),
+        self.proc = subprocess.Popen([E.BIN] + [str(a) for a in args], cwd=self.dir, env=xenv(env),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.err)
         self.wid = None
         deadline = time.time() + 60  # sanitizer builds under load start slowly
@@ -255,17 +255,6 @@ class Window:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def write_wav(path, x, rate=48000):
-    """Float32 WAV: x is (samples,) or (samples, channels)."""
-    x = np.asarray(x, np.float32)
-    ch = 1 if x.ndim == 1 else x.shape[1]
-    with open(path, "wb") as f:
-        data = x.tobytes()
-        f.write(b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVE")
-        f.write(b"fmt " + struct.pack("<IHHIIHH", 16, 3, ch, rate, rate * 4 * ch, 4 * ch, 32))
-        f.write(b"data" + struct.pack("<I", len(data)) + data)
-
-
 def busy_signal(seconds, channels=1, rate=48000):
     """A sweep with bursts (every spectrum differs, so a column out of place shows); the
     second channel sweeps down."""
@@ -342,7 +331,7 @@ class TestWindow(unittest.TestCase):
 
     def test_file_view_keys_resize_quit(self):
         """Whole-file view: picture, keys, resize, screenshot after, q exits 0."""
-        w = self.open(["-q", "--size", "960x600", os.path.join(ASSETS, "sine_1125hz_48k_f32.wav")])
+        w = self.open(["-q", "--size", "960x600", E.asset("sine_1125hz_48k_f32.wav")])
         img = self.settled(w, lambda im: self.check_picture(im, 1125.0))
         self.assertEqual(img.shape[:2], (600, 960))
         ximg = w.screenshot_x()
@@ -368,7 +357,7 @@ class TestWindow(unittest.TestCase):
         N 4096, hop 512, 960x600); returns it and the path of its SPECTRO_VIEW_STATS file."""
         path = os.path.join(self.tmp, "sine3k.wav")
         t = np.arange(48000 * seconds) / 48000.0
-        write_wav(path, 0.5 * np.sin(2 * np.pi * 3000.0 * t))
+        E.write_float_wav(path, 0.5 * np.sin(2 * np.pi * 3000.0 * t), 48000)
         stats = os.path.join(self.tmp, "stats.json")
         w = self.open(["-q", "--realtime", "-b", "cpu", "-n", "4096", "--hop", "512", "--size", "960x600", path],
                       env={"SPECTRO_VIEW_STATS": stats})
@@ -428,7 +417,7 @@ class TestWindow(unittest.TestCase):
         for channels in (1, 2):
             with self.subTest(channels=channels):
                 path = os.path.join(self.tmp, "busy%d.wav" % channels)
-                write_wav(path, busy_signal(14, channels))
+                E.write_float_wav(path, busy_signal(14, channels), 48000)
                 stats = os.path.join(self.tmp, "verify%d.json" % channels)
                 args = ["-q", "--realtime", "-b", "cpu", "-n", "2048", "--hop", "512", "--size", "960x600"]
                 if channels > 1:
@@ -470,7 +459,7 @@ class TestWindow(unittest.TestCase):
         for channels in (1, 2):
             with self.subTest(channels=channels):
                 path = os.path.join(self.tmp, "shown%d.wav" % channels)
-                write_wav(path, busy_signal(12, channels))
+                E.write_float_wav(path, busy_signal(12, channels), 48000)
                 args = ["-q", "--realtime", "-b", "cpu", "-n", "4096", "--hop", "512", "--size", "960x600"]
                 if channels > 1:
                     args += ["--channel", "all"]
@@ -493,7 +482,7 @@ class TestWindow(unittest.TestCase):
     def test_channel_all_stacks(self):
         """--channel all: one panel per channel, each at its own tone."""
         w = self.open(["-q", "--channel", "all", "--size", "960x700",
-                       os.path.join(ASSETS, "stereo_1500l_3000r_48k_s16.wav")])
+                       E.asset("stereo_1500l_3000r_48k_s16.wav")])
 
         def check(img):
             is_frame = np.all(img == np.array(FRAME, np.uint8), axis=2)
@@ -510,8 +499,7 @@ class TestWindow(unittest.TestCase):
 
     def test_bad_file_no_window(self):
         """A file that cannot be read fails before any window: exit 2, one line."""
-        p = subprocess.run([BIN, os.path.join(self.tmp, "missing.wav")], env=xenv(), capture_output=True,
-                           text=True, timeout=20)
+        p = E.run([os.path.join(self.tmp, "missing.wav")], timeout=20, env=xenv())
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
 
@@ -521,8 +509,7 @@ class TestWindow(unittest.TestCase):
         env["DISPLAY"] = ":%d" % (os.getpid() % 1000 + 5000)
         env.pop("WAYLAND_DISPLAY", None)
         env.pop("SDL_VIDEODRIVER", None)
-        p = subprocess.run([BIN, "-q", os.path.join(ASSETS, "sine_1125hz_48k_f32.wav")], env=env,
-                           capture_output=True, text=True, timeout=20)
+        p = E.run(["-q", E.asset("sine_1125hz_48k_f32.wav")], timeout=20, env=env)
         self.assertEqual(p.returncode, 1, p.stderr)
         lines = p.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, p.stderr)
@@ -535,8 +522,7 @@ class TestWindow(unittest.TestCase):
         env.pop("DISPLAY", None)
         env.pop("WAYLAND_DISPLAY", None)
         env.pop("SDL_VIDEODRIVER", None)
-        p = subprocess.run([BIN, os.path.join(ASSETS, "sine_1125hz_48k_f32.wav")], env=env, capture_output=True,
-                           text=True, timeout=20)
+        p = E.run([E.asset("sine_1125hz_48k_f32.wav")], timeout=20, env=env)
         self.assertEqual(p.returncode, 1, p.stderr)
         lines = p.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, p.stderr)
@@ -574,18 +560,15 @@ def start_xvfb():
 
 
 def main():
-    global BIN, ASSETS, DISPLAY, XVFB
-    if len(sys.argv) < 3:
-        sys.exit("usage: %s SPECTRO_BINARY ASSETS_DIR" % sys.argv[0])
-    BIN = os.path.abspath(sys.argv[1])
-    ASSETS = os.path.abspath(sys.argv[2])
+    global DISPLAY, XVFB
+    argv = E.parse_args()
     for tool in ("Xvfb", "xdotool", "xwd"):
         if not shutil.which(tool):
             print("skipped: %s is not installed (apt-get install xvfb xdotool x11-apps)" % tool)
             sys.exit(77)
     XVFB, DISPLAY = start_xvfb()
     try:
-        prog = unittest.main(argv=[sys.argv[0]] + sys.argv[3:], verbosity=2, exit=False)
+        prog = unittest.main(argv=argv, verbosity=2, exit=False)
         ok = prog.result.wasSuccessful()
     finally:
         XVFB.send_signal(signal.SIGTERM)

@@ -31,8 +31,9 @@ WINDOWS = ["hann", "hamming", "blackman", "blackman-harris", "flattop", "rect",
            "kaiser", "gauss"]
 
 
-def main():
-    """Entry point of every test script: argv = [script, binary, assets]."""
+def parse_args():
+    """argv = [script, binary, assets, unittest args...]: sets BIN and ASSETS, returns the
+    argv for unittest.main."""
     global BIN, ASSETS
     if len(sys.argv) < 3:
         sys.exit("usage: %s SPECTRO_BINARY ASSETS_DIR" % sys.argv[0])
@@ -40,17 +41,23 @@ def main():
     ASSETS = os.path.abspath(sys.argv[2])
     if not os.access(BIN, os.X_OK):
         sys.exit("spectro binary not found or not executable: " + BIN)
-    unittest.main(argv=[sys.argv[0]] + sys.argv[3:], verbosity=2)
+    return [sys.argv[0]] + sys.argv[3:]
+
+
+def main():
+    """Entry point of every test script: argv = [script, binary, assets]."""
+    unittest.main(argv=parse_args(), verbosity=2)
 
 
 def asset(name):
     return os.path.join(ASSETS, name)
 
 
-def run(args, cwd=None, timeout=60):
-    """Run the binary; returns CompletedProcess with text stdout/stderr."""
+def run(args, cwd=None, timeout=60, env=None, **kw):
+    """Run the binary (stdin empty; env None: this environment; kw: more subprocess.run
+    options); returns CompletedProcess with text stdout/stderr."""
     return subprocess.run([BIN] + [str(a) for a in args], cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL, **kw)
 
 
 def stderr_lines(proc):
