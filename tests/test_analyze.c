@@ -201,7 +201,7 @@ static void test_run(void)
     cfg.hop = hop;
     cfg.channel = 0;
     cfg.backend = FFT_BACKEND_CPU;
-    cfg.dump_path = npy;
+    CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
     memset(&res, 0, sizeof res);
     err = analyze_run(&cfg, &res, &ei);
     CHECK_MSG(err == SP_OK, "analyze_run: %d %s", err, ei.msg);
@@ -246,8 +246,8 @@ static void test_run(void)
         size_t lines = 0, bad = 0;
         path_in_tmp(npy, sizeof npy, "all.npy");
         cfg.channel = STFT_CHANNEL_ALL;
-        cfg.dump_path = npy;
-        cfg.peaks = 1;
+        CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
+        CHECK(analyze_set_output(&cfg, "peaks", NULL, &ei) == SP_OK);
         cfg.out = out;
         cfg.batch = 3;
         err = analyze_run(&cfg, &res, &ei);
@@ -281,14 +281,14 @@ static void test_run(void)
             fclose(out);
         remove_in_tmp("all.npy");
         remove_in_tmp("all.npy.json");
-        cfg.peaks = 0;
+        cfg.n_outputs = 0; /* no peaks (and the dump is asked for again below) */
         cfg.out = stdout;
         cfg.batch = 0;
     }
 
     /* a bad channel index: SP_EINVAL, no output */
     path_in_tmp(npy, sizeof npy, "bad.npy");
-    cfg.dump_path = npy;
+    CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
     cfg.channel = 2;
     err = analyze_run(&cfg, &res, &ei);
     CHECK_MSG(err == SP_EINVAL, "channel 2 of a stereo file: %d, expected SP_EINVAL", err);
@@ -308,7 +308,7 @@ static void test_run(void)
     {
         atomic_int stop = 1;
         path_in_tmp(npy, sizeof npy, "stopped.npy");
-        cfg.dump_path = npy;
+        CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
         cfg.stop = &stop;
         err = analyze_run(&cfg, &res, &ei);
         CHECK_MSG(err == SP_EINTERRUPTED, "stopped file run: %d, expected SP_EINTERRUPTED", err);
@@ -347,7 +347,7 @@ static void test_short(void)
     cfg.input = wav;
     cfg.n = N;
     cfg.backend = FFT_BACKEND_CPU;
-    cfg.dump_path = npy;
+    CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
     err = analyze_run(&cfg, &res, &ei);
     CHECK_MSG(err == SP_OK, "short: %d %s", err, ei.msg);
     CHECK_MSG(res.frames == 1 && res.samples == 300, "short: %llu frames, %llu samples",

@@ -47,6 +47,8 @@ typedef struct {
     int64_t source_frames;     /* samples per channel the source promises; -1 unknown */
     int64_t frames_expected;   /* per output channel within --duration; -1 unknown (live,
                                 * or no length) */
+    int64_t frames_hint;       /* as frames_expected, also in a live run (a file streamed
+                                * with --realtime): what to size a picture for, no promise */
     int live;                  /* microphone or --realtime: frames may be skipped */
 } sink_stream;
 
