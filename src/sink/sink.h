@@ -1,6 +1,7 @@
 /* sink: where spectra go. Every output kind (the .npy/.csv dump, --peaks, the PNG picture,
  * the window) fills one sink_ops table; the pipeline (analyze_run) runs one source into a
- * list of sinks and calls each through it:
+ * list of sinks and calls each through it (sink_table.h lists the output kinds and the
+ * order of the calls):
  *
  *   open     once, after the source is open and the FFT plan made, before the first frame;
  *            the sink says what it needs (sink_wants)
