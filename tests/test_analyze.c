@@ -11,6 +11,7 @@
 
 #include "analyze.h"
 #include "check.h"
+#include "peaks.h"
 #include "stft.h"
 #include "test_util.h"
 
@@ -110,7 +111,7 @@ static void test_run(void)
     cfg.hop = hop;
     cfg.channel = 0;
     cfg.backend = FFT_BACKEND_CPU;
-    cfg.dump_path = npy;
+    CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
     memset(&res, 0, sizeof res);
     err = analyze_run(&cfg, &res, &ei);
     CHECK_MSG(err == SP_OK, "analyze_run: %d %s", err, ei.msg);
@@ -155,8 +156,8 @@ static void test_run(void)
         size_t lines = 0, bad = 0;
         tu_path(npy, sizeof npy, "all.npy");
         cfg.channel = STFT_CHANNEL_ALL;
-        cfg.dump_path = npy;
-        cfg.peaks = 1;
+        CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
+        CHECK(analyze_set_output(&cfg, "peaks", NULL, &ei) == SP_OK);
         cfg.out = out;
         cfg.batch = 3;
         err = analyze_run(&cfg, &res, &ei);
@@ -190,14 +191,14 @@ static void test_run(void)
             fclose(out);
         remove_in_tmp("all.npy");
         remove_in_tmp("all.npy.json");
-        cfg.peaks = 0;
+        cfg.n_outputs = 0; /* no peaks (and the dump is asked for again below) */
         cfg.out = stdout;
         cfg.batch = 0;
     }
 
     /* a bad channel index: SP_EINVAL, no output */
     tu_path(npy, sizeof npy, "bad.npy");
-    cfg.dump_path = npy;
+    CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
     cfg.channel = 2;
     err = analyze_run(&cfg, &res, &ei);
     CHECK_MSG(err == SP_EINVAL, "channel 2 of a stereo file: %d, expected SP_EINVAL", err);
@@ -217,7 +218,7 @@ static void test_run(void)
     {
         atomic_int stop = 1;
         tu_path(npy, sizeof npy, "stopped.npy");
-        cfg.dump_path = npy;
+        CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
         cfg.stop = &stop;
         err = analyze_run(&cfg, &res, &ei);
         CHECK_MSG(err == SP_EINTERRUPTED, "stopped file run: %d, expected SP_EINTERRUPTED", err);
@@ -256,7 +257,7 @@ static void test_short(void)
     cfg.input = wav;
     cfg.n = N;
     cfg.backend = FFT_BACKEND_CPU;
-    cfg.dump_path = npy;
+    CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
     err = analyze_run(&cfg, &res, &ei);
     CHECK_MSG(err == SP_OK, "short: %d %s", err, ei.msg);
     CHECK_MSG(res.frames == 1 && res.samples == 300, "short: %llu frames, %llu samples",
@@ -317,6 +318,147 @@ static void test_auto_batch(void)
     CHECK(analyze_auto_batch(4096, 1024, 1, 0) > 1); /* a file analysis does batch */
 }
 
+/* A caller's sink that records what it got: it declares spectra and a peak search, checks
+ * every peak record against the spectra it came with, and can fail at its n-th spectra. */
+typedef struct {
+    size_t kmin, kmax, n, bins;
+    double rate;
+    int fail_at;        /* fail the fail_at-th spectra call (1-based); 0 never */
+    int calls, opened, finished, aborted, bad_peaks;
+    uint64_t peak_frames;
+    const float *last_db; /* the block of the last spectra call: its peaks come next */
+} rec_sink;
+
+static int rec_open(void *self, const sink_stream *st, sink_wants *w, sp_errinfo *ei)
+{
+    rec_sink *r = self;
+    (void)ei;
+    r->opened++;
+    r->n = st->n;
+    r->bins = st->bins;
+    r->rate = st->rate;
+    w->spectra = 1;
+    w->peaks = 1;
+    w->peak_kmin = r->kmin;
+    w->peak_kmax = r->kmax;
+    return SP_OK;
+}
+
+static int rec_spectra(void *self, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+{
+    rec_sink *r = self;
+    (void)channel, (void)first, (void)nframes;
+    r->last_db = db;
+    if (++r->calls == r->fail_at)
+        return sp_fail(ei, SP_EIO, "rec: failing as asked");
+    return SP_OK;
+}
+
+static int rec_peaks(void *self, int channel, uint64_t first, size_t nframes, const peak *pk, sp_errinfo *ei)
+{
+    rec_sink *r = self;
+    (void)channel, (void)first, (void)ei;
+    for (size_t i = 0; i < nframes; i++) {
+        peak want = peaks_find_range(r->last_db + i * r->bins, r->n, r->rate, r->kmin, r->kmax);
+        if (pk[i].bin != want.bin || pk[i].db != want.db || pk[i].bin < r->kmin || pk[i].bin > r->kmax)
+            r->bad_peaks++;
+    }
+    r->peak_frames += nframes;
+    return SP_OK;
+}
+
+static int rec_finish(void *self, const sink_end *end, sp_errinfo *ei)
+{
+    (void)end, (void)ei;
+    ((rec_sink *)self)->finished++;
+    return SP_OK;
+}
+
+static void rec_abort(void *self)
+{
+    ((rec_sink *)self)->aborted++;
+}
+
+static const sink_ops rec_ops = {"rec", rec_open, rec_spectra, rec_peaks, rec_finish, rec_abort, NULL};
+
+/* Several sinks in one run: the dump, the picture and a caller's sink, with its declared
+ * peaks computed by the pipeline; then one failing part-way aborts the others. */
+static void test_sink_list(void)
+{
+    char wav[512], npy[512], png[512], names[512];
+    const size_t frames_in = 30000;
+    float *pcm = malloc(frames_in * sizeof *pcm);
+    analyze_config cfg = analyze_config_default();
+    analyze_result res;
+    sp_errinfo ei = {{0}};
+    rec_sink rec;
+    sink s = {&rec_ops, &rec};
+    int err;
+
+    for (size_t i = 0; i < frames_in; i++)
+        pcm[i] = (float)(0.5 * sin(2 * TEST_PI * 1000.0 * (double)i / RATE) + 0.1 * rng_unit());
+    tu_path(wav, sizeof wav, "list.wav");
+    tu_path(npy, sizeof npy, "list.npy");
+    tu_path(png, sizeof png, "list.png");
+    CHECK(write_float_wav(wav, 1, RATE, pcm, frames_in) == 0);
+    cfg.input = wav;
+    cfg.n = N;
+    cfg.backend = FFT_BACKEND_CPU;
+    cfg.batch = 7;
+    cfg.extra_sinks = &s;
+    cfg.n_extra_sinks = 1;
+    CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
+#ifdef SPECTRO_HAVE_RENDER
+    CHECK(analyze_set_output(&cfg, "png", png, &ei) == SP_OK);
+#endif
+    CHECK(analyze_set_output(&cfg, "nope", npy, &ei) == SP_EINVAL && strstr(ei.msg, "nope"));
+    CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK); /* again: replaces, one dump */
+#ifdef SPECTRO_HAVE_RENDER
+    CHECK(cfg.n_outputs == 2);
+#else
+    CHECK(cfg.n_outputs == 1);
+#endif
+
+    /* all well: every output in place, the caller's sink finished, its peaks right */
+    memset(&rec, 0, sizeof rec);
+    rec.kmin = 3;
+    rec.kmax = 100;
+    err = analyze_run(&cfg, &res, &ei);
+    CHECK_MSG(err == SP_OK, "sink list: %d %s", err, ei.msg);
+    CHECK(rec.opened == 1 && rec.finished == 1 && rec.aborted == 0);
+    CHECK_MSG(rec.peak_frames == res.frames && rec.bad_peaks == 0, "%llu peak records of %llu frames, %d wrong",
+              (unsigned long long)rec.peak_frames, (unsigned long long)res.frames, rec.bad_peaks);
+    CHECK(tu_exists(npy));
+#ifdef SPECTRO_HAVE_RENDER
+    CHECK(tu_exists(png));
+    remove_in_tmp("list.png");
+#endif
+    remove_in_tmp("list.npy");
+    remove_in_tmp("list.npy.json");
+
+    /* the caller's sink fails at its third block: the run fails with its error, every
+     * other output is aborted and nothing is left */
+    memset(&rec, 0, sizeof rec);
+    rec.kmin = 1;
+    rec.kmax = N / 2 - 1;
+    rec.fail_at = 3;
+    err = analyze_run(&cfg, &res, &ei);
+    CHECK_MSG(err == SP_EIO && strstr(ei.msg, "rec:"), "failing sink: %d %s", err, ei.msg);
+    CHECK(rec.opened == 1 && rec.finished == 0 && rec.aborted == 1);
+    CHECK_MSG(tu_tmpdir_count("list.wav", names, sizeof names) == 0, "a failed run left: %s", names);
+
+    /* two outputs on standard output: refused before any work */
+    cfg.n_outputs = 0;
+    cfg.n_extra_sinks = 0;
+    CHECK(analyze_set_output(&cfg, "dump", "-", &ei) == SP_OK);
+    CHECK(analyze_set_output(&cfg, "peaks", NULL, &ei) == SP_OK);
+    err = analyze_run(&cfg, &res, &ei);
+    CHECK_MSG(err == SP_EINVAL && strcmp(ei.msg, "--dump - and --peaks both write to standard output: pick one") == 0,
+              "two on stdout: %d %s", err, ei.msg);
+    remove_in_tmp("list.wav");
+    free(pcm);
+}
+
 int main(void)
 {
     int rc = tu_begin_files("test_analyze");
@@ -325,6 +467,7 @@ int main(void)
     test_run();
     test_short();
     test_auto_batch();
+    test_sink_list();
     CHECK_MSG(rmdir(tu_tmpdir()) == 0, "cannot remove %s (not empty?)", tu_tmpdir());
     return check_done("test_analyze");
 }

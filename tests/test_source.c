@@ -326,12 +326,62 @@ static void test_errors(void)
     expect_input_error(path, "zero channels");
 }
 
+/* The synth: spec and the source kinds' table. */
+static void test_synth_spec(void)
+{
+    source_synth_config c;
+    sp_errinfo ei = {{0}};
+    source *s = NULL;
+    static const char *bad[] = {"synth:foo=1",       "synth:rate=abc",   "synth:rate=0",  "synth:channels=2000",
+                                "synth:sine=1000@",  "synth:sine=-5",    "synth:noise=x", "synth:duration=0",
+                                "synth:duration=-1", "synth:rate",       "synth:,",       "synth:seed=1.5",
+                                "synth:rate=48000x", "synth:channels=1.5"};
+    const char *spec = "synth:channels=32,rate=96000,sine=1000,noise=0.01,duration=10";
+    CHECK_MSG(source_synth_parse(spec, &c, &ei) == SP_OK, "%s: %s", spec, ei.msg);
+    CHECK(c.channels == 32 && c.rate == 96000 && c.ntones == 1 && c.freq[0] == 1000.0 && c.amp[0] == 0.5);
+    CHECK(c.noise == 0.01 && c.frames == 960000 && strcmp(c.name, spec) == 0);
+    CHECK(source_synth_parse("synth:", &c, &ei) == SP_OK && c.rate == 48000 && c.channels == 1 && c.frames == 48000 &&
+          c.ntones == 1);
+    CHECK(source_synth_parse("synth:sine=100@0.25,sine=200,step=5,seed=7,duration=inf", &c, &ei) == SP_OK);
+    CHECK(c.ntones == 2 && c.freq[0] == 100.0 && c.amp[0] == 0.25 && c.freq[1] == 200.0 && c.amp[1] == 0.5);
+    CHECK(c.channel_step_hz == 5.0 && c.seed == 7 && c.frames == -1);
+    CHECK(source_synth_parse("synth:sine=1,sine=2,sine=3,sine=4,sine=5,sine=6,sine=7,sine=8,sine=9", &c, &ei) ==
+          SP_EINVAL);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ei.msg[0] = 0;
+        CHECK_MSG(source_synth_parse(bad[i], &c, &ei) == SP_EINVAL && strstr(ei.msg, bad[i]) &&
+                      !strchr(ei.msg, '\n'),
+                  "%s: \"%s\"", bad[i], ei.msg);
+    }
+
+    /* the table picks by the input's form: NULL the microphone, synth: the generator,
+     * anything else (also "-") a path */
+    CHECK(strcmp(source_kind_for(NULL)->name, "microphone") == 0);
+    CHECK(strcmp(source_kind_for("synth:rate=8000")->name, "synth") == 0);
+    CHECK(strcmp(source_kind_for("-")->name, "file") == 0);
+    CHECK(strcmp(source_kind_for("synth.wav")->name, "file") == 0);
+    {
+        source_request req = {"synth:rate=8000,channels=3,duration=0.5", NULL, 0, 0};
+        CHECK_MSG(source_open_request(&req, &s, &ei) == SP_OK, "%s", ei.msg);
+        if (s) {
+            const source_info *info = source_get_info(s);
+            CHECK(info->rate == 8000 && info->channels == 3 && info->frames_hint == 4000 &&
+                  strcmp(info->name, req.input) == 0 && !source_is_push(s));
+            source_close(s);
+        }
+        req.input = "synth:bogus=1";
+        s = NULL;
+        CHECK(source_open_request(&req, &s, &ei) == SP_EINVAL && s == NULL);
+    }
+}
+
 int main(void)
 {
     int rc = tu_begin_files("test_source");
     if (rc != 0)
         return rc;
     test_synth();
+    test_synth_spec();
     test_pcm16_mono();
     test_float_stereo();
     test_truncated();

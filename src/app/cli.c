@@ -170,11 +170,9 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_DUMP:
         if ((err = dump_format_from_path(val, &fmt, ei)) != SP_OK)
             return err;
-        a->dump_path = val;
-        return SP_OK;
+        return analyze_set_output(a, "dump", val, ei);
     case OPT_PEAKS:
-        a->peaks = 1;
-        return SP_OK;
+        return analyze_set_output(a, "peaks", NULL, ei);
     case OPT_QUIET:
         o->quiet = 1;
         return SP_OK;
@@ -190,8 +188,7 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_PNG:
         if (!*val)
             return sp_fail(ei, SP_EINVAL, "--png: missing output path");
-        a->png_path = val;
-        return SP_OK;
+        return analyze_set_output(a, "png", val, ei);
     case OPT_SIZE:
         return render_parse_size(val, &a->render.width, &a->render.height, ei);
     case OPT_SCALE:
@@ -303,7 +300,7 @@ int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)
     if (o->an.input && (o->an.device || o->an.rate || o->an.channels))
         return sp_fail(ei, SP_EINVAL, "%s: --device, --rate and --channels are for the microphone, not a file",
                        o->an.device ? "--device" : o->an.rate ? "--rate" : "--channels");
-    o->headless = o->an.dump_path || o->an.peaks || o->an.png_path;
+    o->headless = o->an.n_outputs > 0;
     if (o->an.hop == 0)
         o->an.hop = o->an.n / 4;
     return SP_OK;

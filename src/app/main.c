@@ -63,8 +63,8 @@ static int list_devices(void)
 static void test_hooks(analyze_config *an)
 {
     const char *stall = getenv("SPECTRO_TEST_STALL");
-    if (stall && sscanf(stall, "%lf:%lf", &an->stall_at, &an->stall_for) != 2)
-        an->stall_at = an->stall_for = 0;
+    if (stall && sscanf(stall, "%lf:%lf", &an->test.stall_at, &an->test.stall_for) != 2)
+        an->test.stall_at = an->test.stall_for = 0;
 }
 
 int main(int argc, char **argv)

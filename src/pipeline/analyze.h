@@ -1,6 +1,6 @@
 /* analyze: one analysis run from a source to the sinks.
  *
- *   file:       reader thread: source_read -> ring (blocks while the ring is full: files
+ *   file, synth: reader thread: source_read -> ring (blocks while the ring is full: files
  *               never lose a sample)
  *   microphone: PortAudio's callback -> ring (never blocks; what does not fit is counted)
  *   --realtime: reader thread paced at the file's own rate -> ring (like a microphone)
@@ -22,14 +22,18 @@
 #include "fft.h"
 #include "render.h"
 #include "sink.h"
+#include "sink_table.h"
 #include "source.h"
 #include "stft.h"
 #include "window.h"
 
 struct analyze_result_s;
 
+#define ANALYZE_MAX_OUTPUTS 8
+
 typedef struct {
-    const char *input;     /* audio file; NULL = the microphone */
+    const char *input;     /* a file path ("-" too), "synth:..." (source_synth_parse); NULL =
+                            * the microphone: the source kinds' table picks by the form */
     const char *device;    /* microphone: index or name substring, NULL = default */
     int rate, channels;    /* microphone: 0 = the device's defaults */
     int realtime;          /* stream the file through the live path at its own rate */
@@ -39,19 +43,21 @@ typedef struct {
     window_spec window;
     int channel;           /* STFT_CHANNEL_MIX, STFT_CHANNEL_ALL, or an index */
     fft_backend_kind backend;
-    const char *dump_path; /* NULL: no dump */
-    int peaks;             /* print one peak line per frame to `out` */
+    /* The outputs, one per kind at most (analyze_set_output): {"dump", path}, {"png",
+     * path}, {"peaks", NULL}; sink_table.h lists the kinds. Paths are borrowed. */
+    sink_request outputs[ANALYZE_MAX_OUTPUTS];
+    int n_outputs;
     double peak_fmin, peak_fmax; /* Hz range searched for peaks; 0 = whole spectrum */
-    const char *png_path;  /* NULL: no picture; else drawn with `render` at the end */
-    render_config render;  /* title NULL = made from the source and the settings */
-    FILE *out;             /* peaks (and CSV on stdout) */
+    render_config render;  /* the picture (--png, the window); title NULL = made from the
+                            * source and the settings */
+    FILE *out;             /* peaks */
     int progress;          /* draw a progress bar on stderr */
     size_t batch;          /* frames per FFT call, 0 = chosen from n and the channels */
     atomic_int *stop;      /* non-zero stops the run (a signal handler or another thread
                             * sets it); may be NULL */
-    /* Sinks of the caller's own (the window), after those made from the options above:
-     * borrowed (the caller destroys them); the run calls open, spectra/peaks, and finish
-     * or abort (sink.h). */
+    /* Sinks of the caller's own (the window), called before those made from outputs[] and
+     * finished after them: borrowed (the caller destroys them); the run calls open,
+     * spectra/peaks, and finish or abort (sink.h). */
     const sink *extra_sinks;
     int n_extra_sinks;
     /* When not NULL, receives (before the first sink call) the monotonic time, in
@@ -59,12 +65,22 @@ typedef struct {
      * *capture_anchor + i/rate. Live runs only; the window measures capture-to-pixel
      * latency with it. Written and read on the analysis thread (in the sink). */
     double *capture_anchor;
-    /* Test hook: after `stall_at` seconds of audio, the analysis sleeps `stall_for`
-     * seconds once (a stalled consumer: the live path must count drops and catch up). */
-    double stall_at, stall_for;
+    const char *png_path;  /* obsolete and ignored: outputs[] holds the picture; kept until
+                            * view.c, which clears it, no longer names it */
+    /* Hooks for the tests, not settings (main sets them from SPECTRO_TEST_*): after
+     * `stall_at` seconds of audio, the analysis sleeps `stall_for` seconds once (a stalled
+     * consumer: the live path must count drops and catch up). */
+    struct {
+        double stall_at, stall_for;
+    } test;
 } analyze_config;
 
 analyze_config analyze_config_default(void);
+
+/* Asks for an output of `kind` (a row of sink_table.h) at `path`, replacing the one of that
+ * kind asked for before (the command line's last --dump wins). SP_EINVAL for an unknown
+ * kind or a full list. */
+int analyze_set_output(analyze_config *c, const char *kind, const char *path, sp_errinfo *ei);
 
 typedef struct analyze_result_s {
     source_info info;
@@ -86,7 +102,7 @@ typedef struct analyze_result_s {
     double plan_s, fft_s, sink_s, wait_s;
 } analyze_result;
 
-/* Runs the analysis. On failure nothing is left at dump_path. res is filled as far as
+/* Runs the analysis. On failure no output is left that looks finished. res is filled as far as
  * the run got (it may be NULL). */
 int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei);
 

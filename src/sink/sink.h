@@ -1,6 +1,7 @@
 /* sink: where spectra go. Every output kind (the .npy/.csv dump, --peaks, the PNG picture,
  * the window) fills one sink_ops table; the pipeline (analyze_run) runs one source into a
- * list of sinks and calls each through it:
+ * list of sinks and calls each through it (sink_table.h lists the output kinds and the
+ * order of the calls):
  *
  *   open     once, after the source is open and the FFT plan made, before the first frame;
  *            the sink says what it needs (sink_wants)
@@ -47,6 +48,8 @@ typedef struct {
     int64_t source_frames;     /* samples per channel the source promises; -1 unknown */
     int64_t frames_expected;   /* per output channel within --duration; -1 unknown (live,
                                 * or no length) */
+    int64_t frames_hint;       /* as frames_expected, also in a live run (a file streamed
+                                * with --realtime): what to size a picture for, no promise */
     int live;                  /* microphone or --realtime: frames may be skipped */
 } sink_stream;
 

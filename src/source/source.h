@@ -78,10 +78,45 @@ typedef struct {
     double channel_step_hz;          /* channel c plays freq + c*channel_step_hz */
     double noise;                    /* uniform noise amplitude */
     uint32_t seed;
+    const char *name;                /* what messages call it; NULL = "synth" */
 } source_synth_config;
 
 source_synth_config source_synth_config_default(void); /* 48 kHz mono 1 s, 1 kHz at 0.5 */
 int source_open_synth(const source_synth_config *cfg, source **out, sp_errinfo *ei);
+
+/* Parses a synthetic source's spec: "synth:" then comma-separated keys, each at most
+ * once except sine:
+ *   rate=HZ  channels=C  sine=FREQ[@AMP] (up to SOURCE_SYNTH_MAX_TONES; the first replaces
+ *   the default tone; AMP 0.5 when left out)  noise=AMP  duration=SECONDS|inf  step=HZ
+ *   (channel c plays FREQ + c*step)  seed=N
+ * e.g. "synth:channels=32,rate=96000,sine=1000,noise=0.01,duration=10". Starts from
+ * source_synth_config_default(); *out->name is the spec. SP_EINVAL with a line naming the
+ * key at fault. */
+int source_synth_parse(const char *spec, source_synth_config *out, sp_errinfo *ei);
+
+/* ---- the source kinds: chosen by the input's form --------------------------------------- */
+
+/* What the user asked for: an input (NULL = the microphone) and the microphone's settings. */
+typedef struct {
+    const char *input;
+    const char *device;
+    int rate, channels;
+} source_request;
+
+/* One row per source kind; the first row whose claims() accepts the input opens it. A new
+ * kind is one file and one row in source_table.c. */
+typedef struct {
+    const char *name;
+    int (*claims)(const char *input);
+    int (*open)(const source_request *req, source **out, sp_errinfo *ei);
+} source_kind;
+
+int source_kind_count(void);
+const source_kind *source_kind_at(int i); /* NULL out of range */
+/* The kind that claims this input (never NULL: a file path takes what the others leave). */
+const source_kind *source_kind_for(const char *input);
+/* Opens the input through its kind. */
+int source_open_request(const source_request *req, source **out, sp_errinfo *ei);
 
 /* 1 for a push source (start/stop), 0 for a pull source (read). */
 int source_is_push(const source *s);

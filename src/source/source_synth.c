@@ -1,6 +1,7 @@
 /* Synthetic source: sines + noise, computed in double from the absolute sample index so
  * that any block size gives the same samples. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,7 +90,118 @@ int source_open_synth(const source_synth_config *cfg, source **out, sp_errinfo *
     info.rate = cfg->rate;
     info.channels = cfg->channels;
     info.frames_hint = cfg->frames;
-    strcpy(info.name, "synth");
+    snprintf(info.name, sizeof info.name, "%s", cfg->name ? cfg->name : "synth");
     strcpy(info.format, "synthetic");
     return source_create(&synth_ops, st, &info, out, ei);
+}
+
+/* ---- the spec ---------------------------------------------------------------------------- */
+
+#define SYNTH_KEYS "rate, channels, sine, noise, duration, step, seed"
+
+/* A whole number in [lo, hi] or a finite real in [lo, hi]: the text must be used up. */
+static int synth_number(const char *text, size_t len, double lo, double hi, double *out)
+{
+    char buf[64], *end;
+    double v;
+    if (len == 0 || len >= sizeof buf)
+        return 0;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    v = strtod(buf, &end);
+    if (*end || !isfinite(v) || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int synth_bad(const char *spec, const char *item, size_t len, const char *want, sp_errinfo *ei)
+{
+    return sp_fail(ei, SP_EINVAL, "%s: %.*s: expected %s", spec, (int)len, item, want);
+}
+
+/* sine=FREQ[@AMP] */
+static int synth_sine(const char *spec, const char *item, size_t len, const char *val, size_t vlen,
+                      source_synth_config *c, int *tones, sp_errinfo *ei)
+{
+    const char *at = memchr(val, '@', vlen);
+    size_t flen = at ? (size_t)(at - val) : vlen;
+    double f, a = 0.5;
+    if (*tones >= SOURCE_SYNTH_MAX_TONES)
+        return synth_bad(spec, item, len, "at most 8 sines", ei);
+    if (!synth_number(val, flen, 0.0, 1e9, &f) || (at && !synth_number(at + 1, vlen - flen - 1, 0.0, 1e6, &a)))
+        return synth_bad(spec, item, len, "sine=FREQ or sine=FREQ@AMP (Hz, amplitude, from 0)", ei);
+    c->freq[*tones] = f;
+    c->amp[*tones] = a;
+    c->ntones = ++*tones;
+    return SP_OK;
+}
+
+/* One key=value item. *duration: seconds asked for (-1 endless), applied once rate is known. */
+static int synth_item(const char *spec, const char *item, size_t len, source_synth_config *c, int *tones,
+                      double *duration, sp_errinfo *ei)
+{
+    const char *eq = memchr(item, '=', len);
+    size_t klen = eq ? (size_t)(eq - item) : len, vlen = eq ? len - klen - 1 : 0;
+    const char *val = eq ? eq + 1 : item + len;
+    double v;
+#define SYNTH_KEY(k) (klen == sizeof k - 1 && memcmp(item, k, klen) == 0)
+    if (!eq)
+        return synth_bad(spec, item, len, "KEY=VALUE (keys: " SYNTH_KEYS ")", ei);
+    if (SYNTH_KEY("sine"))
+        return synth_sine(spec, item, len, val, vlen, c, tones, ei);
+    if (SYNTH_KEY("rate")) {
+        if (!synth_number(val, vlen, 1, SOURCE_MAX_RATE, &v) || v != floor(v))
+            return synth_bad(spec, item, len, "a whole rate in Hz from 1 to 10000000", ei);
+        c->rate = (int)v;
+    } else if (SYNTH_KEY("channels")) {
+        if (!synth_number(val, vlen, 1, SOURCE_MAX_CHANNELS, &v) || v != floor(v))
+            return synth_bad(spec, item, len, "a channel count from 1 to 1024", ei);
+        c->channels = (int)v;
+    } else if (SYNTH_KEY("noise")) {
+        if (!synth_number(val, vlen, 0.0, 1e6, &c->noise))
+            return synth_bad(spec, item, len, "a noise amplitude from 0", ei);
+    } else if (SYNTH_KEY("step")) {
+        if (!synth_number(val, vlen, -1e9, 1e9, &c->channel_step_hz))
+            return synth_bad(spec, item, len, "a frequency step in Hz", ei);
+    } else if (SYNTH_KEY("seed")) {
+        if (!synth_number(val, vlen, 0, 4294967295.0, &v) || v != floor(v))
+            return synth_bad(spec, item, len, "a whole seed from 0 to 4294967295", ei);
+        c->seed = (uint32_t)v;
+    } else if (SYNTH_KEY("duration")) {
+        if (vlen == 3 && memcmp(val, "inf", 3) == 0)
+            *duration = -1.0;
+        else if (!synth_number(val, vlen, 0.0, 1e9, duration) || *duration <= 0.0)
+            return synth_bad(spec, item, len, "a duration in seconds above 0, or inf", ei);
+    } else {
+        return sp_fail(ei, SP_EINVAL, "%s: %.*s: unknown key (keys: " SYNTH_KEYS ")", spec, (int)klen, item);
+    }
+#undef SYNTH_KEY
+    return SP_OK;
+}
+
+int source_synth_parse(const char *spec, source_synth_config *out, sp_errinfo *ei)
+{
+    source_synth_config c = source_synth_config_default();
+    const char *p;
+    int tones = 0, err;
+    double duration = 1.0;
+    if (!spec || !out)
+        return sp_fail(ei, SP_EINVAL, "source_synth_parse: NULL argument");
+    if (strncmp(spec, "synth:", 6) != 0)
+        return sp_fail(ei, SP_EINVAL, "%s: not a synth: spec", spec);
+    for (p = spec + 6; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == 0)
+            return sp_fail(ei, SP_EINVAL, "%s: an empty item (keys: " SYNTH_KEYS ")", spec);
+        if ((err = synth_item(spec, p, len, &c, &tones, &duration, ei)) != SP_OK)
+            return err;
+        p += len + (p[len] == ',');
+    }
+    c.frames = duration < 0 ? -1 : (int64_t)(duration * c.rate + 0.5);
+    if (c.frames == 0)
+        return sp_fail(ei, SP_EINVAL, "%s: duration: shorter than one sample at %d Hz", spec, c.rate);
+    c.name = spec;
+    *out = c;
+    return SP_OK;
 }

@@ -1,0 +1,174 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline_internal.h"
+#include "sink_table.h"
+
+void pipe_reduce_peaks(const float *db, size_t nframes, size_t bins, size_t n, double rate, size_t kmin,
+                       size_t kmax, peak *out)
+{
+    for (size_t i = 0; i < nframes; i++)
+        out[i] = peaks_find_range(db + i * bins, n, rate, kmin, kmax);
+}
+
+/* The request of `kind` in the config, NULL when it asks for none. */
+static const sink_request *request_of(const analyze_config *cfg, const char *kind)
+{
+    for (int i = 0; i < cfg->n_outputs; i++)
+        if (strcmp(cfg->outputs[i].kind, kind) == 0)
+            return &cfg->outputs[i];
+    return NULL;
+}
+
+/* At most one output on standard output: "--dump - and --peaks both write ...". */
+static int check_stdout(const analyze_config *cfg, sp_errinfo *ei)
+{
+    const sink_request *first = NULL;
+    const sink_kind *first_kind = NULL;
+    for (int i = 0; i < sink_kind_count(); i++) {
+        const sink_kind *k = sink_kind_at(i);
+        const sink_request *q = request_of(cfg, k->name);
+        if (!q || !k->writes_stdout(q->path))
+            continue;
+        if (first)
+            return sp_fail(ei, SP_EINVAL, "%s%s%s and %s%s%s both write to standard output: pick one",
+                           first_kind->option, first->path ? " " : "", first->path ? first->path : "", k->option,
+                           q->path ? " " : "", q->path ? q->path : "");
+        first = q;
+        first_kind = k;
+    }
+    return SP_OK;
+}
+
+int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
+{
+    sink_options opt;
+    int total = cfg->n_extra_sinks + sink_kind_count(), err;
+    memset(l, 0, sizeof *l);
+    for (int i = 0; i < cfg->n_outputs; i++)
+        if (!sink_kind_find(cfg->outputs[i].kind))
+            return sp_fail(ei, SP_EINVAL, "unknown output kind \"%s\"", cfg->outputs[i].kind);
+    if ((err = check_stdout(cfg, ei)) != SP_OK)
+        return err;
+    l->s = calloc((size_t)total, sizeof *l->s);
+    l->wants = calloc((size_t)total, sizeof *l->wants);
+    l->reduction = calloc((size_t)total, sizeof *l->reduction);
+    l->red = calloc((size_t)total, sizeof *l->red);
+    if (!l->s || !l->wants || !l->reduction || !l->red)
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    for (int i = 0; i < cfg->n_extra_sinks; i++)
+        l->s[l->count++] = cfg->extra_sinks[i];
+    l->own_from = l->count;
+    opt.render = &cfg->render;
+    opt.peak_fmin = cfg->peak_fmin;
+    opt.peak_fmax = cfg->peak_fmax;
+    opt.out = cfg->out ? cfg->out : stdout;
+    for (int i = 0; i < sink_kind_count(); i++) {
+        const sink_kind *k = sink_kind_at(i);
+        const sink_request *q = request_of(cfg, k->name);
+        if (q) {
+            if ((err = k->create(q->path, &opt, &l->s[l->count], ei)) != SP_OK)
+                return err;
+            l->count++;
+        }
+    }
+    return SP_OK;
+}
+
+/* The sink's peak search joins an equal one or becomes a new reduction. */
+static int add_reduction(pipe_sinks *l, int i)
+{
+    const sink_wants *w = &l->wants[i];
+    int r;
+    for (r = 0; r < l->nred; r++)
+        if (l->red[r].kmin == w->peak_kmin && l->red[r].kmax == w->peak_kmax)
+            break;
+    if (r == l->nred) {
+        l->red[r].kmin = w->peak_kmin;
+        l->red[r].kmax = w->peak_kmax;
+        l->nred++;
+    }
+    return r;
+}
+
+int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei)
+{
+    int err;
+    l->n = ss->n;
+    l->bins = ss->bins;
+    l->rate = ss->rate;
+    l->ei = ei;
+    for (int i = 0; i < l->count; i++) {
+        memset(&l->wants[i], 0, sizeof l->wants[i]);
+        if ((err = l->s[i].ops->open(l->s[i].self, ss, &l->wants[i], ei)) != SP_OK)
+            return err; /* not opened: destroy alone cleans it up */
+        l->opened = i + 1;
+        l->reduction[i] = l->wants[i].peaks && l->s[i].ops->peaks ? add_reduction(l, i) : -1;
+    }
+    return SP_OK;
+}
+
+/* Room for the reductions of a block of nframes. */
+static int reserve_peaks(pipe_sinks *l, size_t nframes)
+{
+    if (nframes <= l->pk_cap)
+        return SP_OK;
+    for (int r = 0; r < l->nred; r++) {
+        peak *p = realloc(l->red[r].pk, nframes * sizeof *p);
+        if (!p)
+            return sp_fail(l->ei, SP_ENOMEM, "out of memory for the peaks of %zu frames", nframes);
+        l->red[r].pk = p;
+    }
+    l->pk_cap = nframes;
+    return SP_OK;
+}
+
+int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db)
+{
+    pipe_sinks *l = user;
+    int err;
+    if (l->nred > 0 && (err = reserve_peaks(l, nframes)) != SP_OK)
+        return err;
+    for (int r = 0; r < l->nred; r++)
+        pipe_reduce_peaks(db, nframes, l->bins, l->n, l->rate, l->red[r].kmin, l->red[r].kmax, l->red[r].pk);
+    for (int i = 0; i < l->count; i++) {
+        const sink *s = &l->s[i];
+        if (l->wants[i].spectra && s->ops->spectra &&
+            (err = s->ops->spectra(s->self, channel, first, nframes, db, l->ei)) != SP_OK)
+            return err;
+        if (l->reduction[i] >= 0 &&
+            (err = s->ops->peaks(s->self, channel, first, nframes, l->red[l->reduction[i]].pk, l->ei)) != SP_OK)
+            return err;
+    }
+    return SP_OK;
+}
+
+int pipe_sinks_finish(pipe_sinks *l, const sink_end *end, sp_errinfo *ei)
+{
+    int err;
+    for (int i = l->opened - 1; i >= 0; i--)
+        if (l->s[i].ops->finish && (err = l->s[i].ops->finish(l->s[i].self, end, ei)) != SP_OK)
+            return err;
+    return SP_OK;
+}
+
+void pipe_sinks_abort(pipe_sinks *l)
+{
+    for (int i = l->opened - 1; i >= 0; i--)
+        if (l->s[i].ops->abort)
+            l->s[i].ops->abort(l->s[i].self);
+    l->opened = 0;
+}
+
+void pipe_sinks_free(pipe_sinks *l)
+{
+    for (int i = l->own_from; i < l->count; i++)
+        sink_destroy(&l->s[i]);
+    for (int r = 0; r < l->nred; r++)
+        free(l->red[r].pk);
+    free(l->s);
+    free(l->wants);
+    free(l->reduction);
+    free(l->red);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,183 @@
+/* The --png output kind: the picture, drawn while the run goes and written at finish.
+ *
+ * render_add runs on a thread of its own, so that drawing one block of spectra overlaps
+ * the FFT of the next. No copy: the framer keeps a block unchanged until the sink's next
+ * call returns (sink.h), and drawer_add waits there until the previous block is drawn. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+#include "sink_table.h"
+
+typedef struct {
+    render *r;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    const float *db; /* the block being handed over or drawn; NULL = idle */
+    int channel;
+    uint64_t first;
+    size_t nframes;
+    int quit, err, started;
+} drawer;
+
+typedef struct {
+    const char *path;
+    render_config rc;
+    render *r;
+    drawer draw;
+    int written;
+} png_sink;
+
+static void *drawer_main(void *arg)
+{
+    drawer *d = arg;
+    pthread_mutex_lock(&d->mu);
+    for (;;) {
+        while (!d->db && !d->quit)
+            pthread_cond_wait(&d->cv, &d->mu);
+        if (!d->db)
+            break; /* quit with nothing left */
+        int skip = d->err != SP_OK; /* after an error the rest is only drained */
+        pthread_mutex_unlock(&d->mu);
+        int err = skip ? SP_OK : render_add(d->r, d->channel, d->first, d->nframes, d->db);
+        pthread_mutex_lock(&d->mu);
+        if (err != SP_OK && !d->err)
+            d->err = err;
+        d->db = NULL;
+        pthread_cond_broadcast(&d->cv);
+    }
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+}
+
+static int drawer_start(drawer *d, render *r, sp_errinfo *ei)
+{
+    memset(d, 0, sizeof *d);
+    d->r = r;
+    pthread_mutex_init(&d->mu, NULL);
+    pthread_cond_init(&d->cv, NULL);
+    if (pthread_create(&d->thread, NULL, drawer_main, d) != 0) {
+        pthread_cond_destroy(&d->cv);
+        pthread_mutex_destroy(&d->mu);
+        return sp_fail(ei, SP_ENOMEM, "cannot start the drawing thread");
+    }
+    d->started = 1;
+    return SP_OK;
+}
+
+/* Waits until the previous block is drawn, then hands this one over. */
+static int drawer_add(drawer *d, int channel, uint64_t first, size_t nframes, const float *db)
+{
+    int err;
+    pthread_mutex_lock(&d->mu);
+    while (d->db)
+        pthread_cond_wait(&d->cv, &d->mu);
+    err = d->err;
+    if (err == SP_OK) {
+        d->db = db;
+        d->channel = channel;
+        d->first = first;
+        d->nframes = nframes;
+        pthread_cond_broadcast(&d->cv);
+    }
+    pthread_mutex_unlock(&d->mu);
+    return err;
+}
+
+/* Draws what was handed over and stops the thread (idempotent); the first render_add error. */
+static int drawer_finish(drawer *d)
+{
+    if (d->started) {
+        pthread_mutex_lock(&d->mu);
+        d->quit = 1;
+        pthread_cond_broadcast(&d->cv);
+        pthread_mutex_unlock(&d->mu);
+        pthread_join(d->thread, NULL);
+        pthread_cond_destroy(&d->cv);
+        pthread_mutex_destroy(&d->mu);
+        d->started = 0;
+    }
+    return d->err;
+}
+
+static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
+{
+    png_sink *s = self;
+    render_config rc = s->rc;
+    char title[512];
+    const char *slash = strrchr(st->source, '/');
+    int err;
+    if (!rc.title) {
+        snprintf(title, sizeof title, "%s  \xe2\x80\x94  %d Hz, N=%zu, hop=%zu, %s, %s",
+                 slash ? slash + 1 : st->source, st->rate, st->n, st->hop, st->window, st->backend);
+        rc.title = title;
+    }
+    if ((err = render_create(&rc, st->rate, st->n, st->time_first_s, st->time_step_s, st->channels,
+                             st->frames_hint, &s->r, ei)) != SP_OK ||
+        (err = drawer_start(&s->draw, s->r, ei)) != SP_OK)
+        return err;
+    wants->spectra = 1;
+    return SP_OK;
+}
+
+static int png_sink_spectra(void *self, int channel, uint64_t first, size_t nframes, const float *db,
+                            sp_errinfo *ei)
+{
+    png_sink *s = self;
+    int err = drawer_add(&s->draw, channel, first, nframes, db);
+    return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
+}
+
+static int png_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
+{
+    png_sink *s = self;
+    int err;
+    (void)end;
+    if ((err = drawer_finish(&s->draw)) != SP_OK)
+        return sp_fail(ei, err, "drawing the picture failed");
+    if ((err = render_write_png(s->r, s->path, ei)) != SP_OK)
+        return err;
+    s->written = 1;
+    return SP_OK;
+}
+
+/* Also after finish: an output that finishes later (the dump) failed, and no half of the
+ * run's output may stay. */
+static void png_sink_abort(void *self)
+{
+    png_sink *s = self;
+    drawer_finish(&s->draw);
+    if (s->written)
+        remove(s->path);
+    s->written = 0;
+}
+
+static void png_sink_destroy(void *self)
+{
+    png_sink *s = self;
+    if (!s)
+        return;
+    drawer_finish(&s->draw);
+    render_destroy(s->r);
+    free(s);
+}
+
+static const sink_ops png_sink_ops = {"png",           png_sink_open,  png_sink_spectra, NULL,
+                                      png_sink_finish, png_sink_abort, png_sink_destroy};
+
+int sink_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
+{
+    png_sink *s;
+    if (!path || !*path || !opt || !opt->render || !out)
+        return sp_fail(ei, SP_EINVAL, "--png: missing output path");
+    if (!(s = calloc(1, sizeof *s)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    s->path = path;
+    s->rc = *opt->render;
+    out->ops = &png_sink_ops;
+    out->self = s;
+    return SP_OK;
+}

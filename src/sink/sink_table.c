@@ -1,0 +1,53 @@
+#include "sink_table.h"
+
+#include <string.h>
+
+static int path_is_dash(const char *path)
+{
+    return path && strcmp(path, "-") == 0;
+}
+
+static int always(const char *path)
+{
+    (void)path;
+    return 1;
+}
+
+static int never(const char *path)
+{
+    (void)path;
+    return 0;
+}
+
+/* The order is the order of the calls (sink_table.h): the dump first, so it finishes last. */
+static const sink_kind KINDS[] = {
+    {"dump", "--dump", sink_dump_create, path_is_dash},
+    {"png", "--png", sink_png_create, never},
+    {"peaks", "--peaks", sink_peaks_create, always},
+};
+
+int sink_kind_count(void)
+{
+    return (int)(sizeof KINDS / sizeof KINDS[0]);
+}
+
+const sink_kind *sink_kind_at(int i)
+{
+    return i >= 0 && i < sink_kind_count() ? &KINDS[i] : NULL;
+}
+
+const sink_kind *sink_kind_find(const char *name)
+{
+    for (int i = 0; name && i < sink_kind_count(); i++)
+        if (strcmp(KINDS[i].name, name) == 0)
+            return &KINDS[i];
+    return NULL;
+}
+
+void sink_destroy(sink *s)
+{
+    if (s && s->ops && s->ops->destroy)
+        s->ops->destroy(s->self);
+    if (s)
+        s->ops = NULL;
+}

@@ -1,0 +1,53 @@
+/* sink_table: the output kinds a run can be asked for, one row each. A new output kind is
+ * one file (its create function, filling a sink from sink.h) and one row in sink_table.c.
+ *
+ * The pipeline builds its sinks in the table's order and calls them in that order (open,
+ * spectra, peaks); it finishes them in the reverse order, so the first kind (the dump,
+ * whose commit puts the result in place) finishes last, after everything else succeeded.
+ */
+#ifndef SPECTRO_SINK_TABLE_H
+#define SPECTRO_SINK_TABLE_H
+
+#include <stdio.h>
+
+#include "err.h"
+#include "render.h"
+#include "sink.h"
+
+/* One output asked for: a kind of the table and its path ("-" for standard output where
+ * the kind allows it; NULL for a kind without one, such as peaks). */
+typedef struct {
+    const char *kind;
+    const char *path;
+} sink_request;
+
+/* Settings of particular kinds, shared by all: each kind reads what concerns it. Borrowed
+ * for the sinks' life. */
+typedef struct {
+    const render_config *render; /* png: the picture (title NULL = made from the stream) */
+    double peak_fmin, peak_fmax; /* peaks: Hz range searched; 0 = the whole spectrum */
+    FILE *out;                   /* peaks: where the lines go */
+} sink_options;
+
+typedef struct {
+    const char *name;            /* sink_request.kind */
+    const char *option;          /* the command line's name, for messages: "--dump" */
+    /* Makes the sink (no file is touched before open). */
+    int (*create)(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+    /* 1 when a request of this kind writes to standard output */
+    int (*writes_stdout)(const char *path);
+} sink_kind;
+
+int sink_kind_count(void);
+const sink_kind *sink_kind_at(int i);          /* NULL out of range */
+const sink_kind *sink_kind_find(const char *name); /* NULL when unknown */
+
+/* Destroys a sink made by a kind's create (NULL ops: no-op). */
+void sink_destroy(sink *s);
+
+/* The kinds (each in its own file). */
+int sink_dump_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+int sink_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+int sink_peaks_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+
+#endif
