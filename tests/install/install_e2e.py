@@ -1,0 +1,317 @@
+#!/usr/bin/python3
+"""The installed spectro: `cmake --install` trees, their desktop files, the .deb.
+
+    install_e2e.py MODE BUILD_DIR ASSETS_DIR FONT_REL APP_ID
+
+MODE is one of
+  tree       cmake --install BUILD_DIR into a prefix, and with DESTDIR under another prefix:
+             every file where the install rules say, the font at FONT_REL from bin/, and the
+             installed binary run from / makes the same PNG and dump as the build's
+  desktop    desktop-file-validate on the installed desktop entry (exit 77 without it)
+  appstream  appstreamcli validate --no-net on the installed metainfo and tree (77 without)
+  deb        scripts/package.sh into a scratch directory, its Depends against the libraries
+             the binary needs, the package unpacked with dpkg-deb -x and run from there
+             (77 without dpkg-deb or dpkg-shlibdeps)
+BUILD_DIR is the configured and built tree the tests come from (its cmake installs it).
+Standard library only.
+"""
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODES = {"tree": [], "desktop": ["desktop-file-validate"], "appstream": ["appstreamcli"],
+         "deb": ["dpkg-deb", "dpkg-shlibdeps", "cpack"]}
+ICON_SIZES = (16, 32, 48, 64, 128, 256)
+ASSET = "two_tone_48k_s16.wav"
+BUILD = ASSETS = FONT_REL = APP_ID = None
+
+
+def sh(args, cwd="/", env=None, timeout=120):
+    """Run a command (from / unless told) and return the CompletedProcess, text output."""
+    full = dict(os.environ)
+    full.update(env or {})
+    return subprocess.run([str(a) for a in args], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def cache_value(name):
+    with open(os.path.join(BUILD, "CMakeCache.txt")) as f:
+        for line in f:
+            m = re.match(re.escape(name) + r":[A-Z]+=(.*)$", line.rstrip("\n"))
+            if m:
+                return m.group(1)
+    raise KeyError(name)
+
+
+def has_renderer():
+    """Whether the build draws pictures: SDL2, SDL2_ttf and libpng found (as CMake decides)."""
+    def found(name):
+        try:
+            return cache_value(name) == "1"
+        except KeyError:
+            return False
+    return all(found(n) for n in ("SDL2_FOUND", "SDL2TTF_FOUND", "PNG_FOUND"))
+
+
+def build_binary():
+    return os.path.join(BUILD, "src", "spectro")
+
+
+def png_size(path):
+    """(width, height) from a PNG's IHDR, or None when the file is not a PNG."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return None
+    return struct.unpack(">II", head[16:24])
+
+
+def listing(d):
+    out = set()
+    for root, _, files in os.walk(d):
+        for n in files:
+            out.add(os.path.relpath(os.path.join(root, n), d))
+    return out
+
+
+def expected_files():
+    """What the install rules put under the prefix (relative paths)."""
+    share = "share"
+    files = {"bin/spectro",
+             share + "/spectro/fonts/DejaVuSans.ttf",
+             share + "/spectro/fonts/LICENSE",
+             share + "/applications/%s.desktop" % APP_ID,
+             share + "/metainfo/%s.metainfo.xml" % APP_ID,
+             share + "/icons/hicolor/scalable/apps/%s.svg" % APP_ID}
+    files |= {share + "/icons/hicolor/%dx%d/apps/%s.png" % (s, s, APP_ID) for s in ICON_SIZES}
+    return files
+
+
+class Scratch:
+    def __enter__(self):
+        self.path = tempfile.mkdtemp(prefix="spectro-install-")
+        return self.path
+
+    def __exit__(self, *a):
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+class Base(unittest.TestCase):
+    def install(self, prefix, destdir=None, component=None):
+        """cmake --install BUILD_DIR [--prefix PREFIX] [--component C] [DESTDIR]; returns
+        the tree's root."""
+        args = [cache_value("CMAKE_COMMAND"), "--install", BUILD]
+        if prefix:
+            args += ["--prefix", prefix]
+        if component:
+            args += ["--component", component]
+        p = sh(args, env={"DESTDIR": destdir} if destdir else None)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        return (destdir or "") + (prefix or cache_value("CMAKE_INSTALL_PREFIX"))
+
+    def check_runs(self, tree, d, same_build=True):
+        """The installed binary, run from /, draws and dumps what the build's binary does
+        (byte for byte when same_build; else a PNG and a .npy of their own)."""
+        exe = os.path.join(tree, "bin", "spectro")
+        for args, name, magic in ((["--png"], "x.png", b"\x89PNG"), (["-o"], "x.npy", b"\x93NUMPY")):
+            if name.endswith(".png") and not has_renderer():
+                continue
+            args = ["-q", "-b", "cpu"] + args
+            ref = os.path.join(d, "ref-" + name)
+            p = sh([build_binary()] + args + [ref, os.path.join(ASSETS, ASSET)])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            out = os.path.join(d, name)
+            p = sh([exe] + args + [out, os.path.join(ASSETS, ASSET)])
+            self.assertEqual(p.returncode, 0, "%s %s: %s" % (exe, args, p.stderr))
+            with open(out, "rb") as f:
+                got = f.read()
+            self.assertTrue(got.startswith(magic), out)
+            if same_build:
+                with open(ref, "rb") as f:
+                    self.assertEqual(got, f.read(), "%s %s differs from the build's" % (exe, args))
+
+
+class Tree(Base):
+    def test_prefix(self):
+        with Scratch() as d:
+            tree = self.install(os.path.join(d, "p"))
+            self.assertEqual(listing(tree), expected_files())
+            font = os.path.normpath(os.path.join(tree, "bin", FONT_REL))
+            self.assertEqual(font, os.path.join(tree, "share/spectro/fonts/DejaVuSans.ttf"))
+            self.check_runs(tree, d)
+            for s in ICON_SIZES:
+                icon = os.path.join(tree, "share/icons/hicolor/%dx%d/apps/%s.png" % (s, s, APP_ID))
+                self.assertEqual(png_size(icon), (s, s), icon)
+
+    def test_destdir_and_other_prefix(self):
+        with Scratch() as d:
+            for prefix in (None, "/opt/spectro"):   # the configured prefix, then another
+                with self.subTest(prefix=prefix):
+                    dest = os.path.join(d, "dest-%s" % ("opt" if prefix else "default"))
+                    tree = self.install(prefix, destdir=dest)
+                    self.assertTrue(tree.startswith(dest + "/"), tree)
+                    self.assertEqual(listing(tree), expected_files())
+                    self.assertEqual(listing(dest), {os.path.relpath(os.path.join(tree, f), dest)
+                                                     for f in expected_files()})
+                    self.check_runs(tree, d)
+
+    def test_bundled_font_draws(self):
+        # the fallback font as the renderer's font: a picture of the default size
+        if not has_renderer():
+            self.skipTest("this build draws no pictures")
+        with Scratch() as d:
+            tree = self.install(os.path.join(d, "p"))
+            out = os.path.join(d, "f.png")
+            font = os.path.normpath(os.path.join(tree, "bin", FONT_REL))
+            p = sh([os.path.join(tree, "bin", "spectro"), "-q", "--png", out,
+                    os.path.join(ASSETS, ASSET)], env={"SPECTRO_FONT": font})
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(png_size(out), (1920, 1080))
+
+
+def desktop_entry(path):
+    keys = {}
+    with open(path) as f:
+        for line in f:
+            if "=" in line and not line.startswith("#"):
+                k, v = line.rstrip("\n").split("=", 1)
+                keys[k] = v
+    return keys
+
+
+class Desktop(Base):
+    def test_valid_and_opens_audio(self):
+        with Scratch() as d:
+            tree = self.install(os.path.join(d, "p"))
+            path = os.path.join(tree, "share/applications/%s.desktop" % APP_ID)
+            p = sh(["desktop-file-validate", path])
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertEqual(p.stdout + p.stderr, "", "desktop-file-validate warns")
+            e = desktop_entry(path)
+            self.assertEqual(e["Exec"], "spectro %f")
+            self.assertEqual(e["Terminal"], "false")
+            self.assertTrue(os.path.exists(os.path.join(tree, "bin", e["Exec"].split()[0])))
+            self.assertEqual(e["Icon"], APP_ID)
+            mimes = set(e["MimeType"].rstrip(";").split(";"))
+            for m in ("audio/x-wav", "audio/wav", "audio/flac", "audio/x-flac", "audio/ogg",
+                      "audio/x-vorbis+ogg", "audio/x-aiff", "audio/mpeg"):
+                self.assertIn(m, mimes)
+            self.assertIn("Audio", e["Categories"].split(";"))
+
+
+class AppStream(Base):
+    def test_valid(self):
+        with Scratch() as d:
+            tree = self.install(os.path.join(d, "p"))
+            path = os.path.join(tree, "share/metainfo/%s.metainfo.xml" % APP_ID)
+            p = sh(["appstreamcli", "validate", "--no-net", "--strict", path])
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            # the tree: the metainfo's launchable names the installed desktop entry
+            p = sh(["appstreamcli", "validate-tree", "--no-net", "--strict", tree])
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            with open(path) as f:
+                text = f.read()
+            self.assertIn("<id>%s</id>" % APP_ID, text)
+            self.assertIn('<launchable type="desktop-id">%s.desktop</launchable>' % APP_ID, text)
+
+
+def owner(path):
+    """The Debian package that holds a file, trying its /usr-merged and resolved names."""
+    real = os.path.realpath(path)
+    for cand in (path, real, "/usr" + path, "/usr" + real, path[4:], real[4:]):
+        if cand.startswith("/"):
+            q = sh(["dpkg", "-S", cand])
+            if q.returncode == 0:
+                return q.stdout.split(":")[0]
+    return None
+
+
+def needed_packages(exe):
+    """The packages holding the shared libraries exe names (objdump's NEEDED, resolved by
+    ldd), or None when that cannot be worked out here."""
+    if not (shutil.which("objdump") and shutil.which("ldd")):
+        return None
+    libs = re.findall(r"^\s*NEEDED\s+(\S+)", sh(["objdump", "-p", exe]).stdout, re.M)
+    where = dict(re.findall(r"^\s*(\S+) => (/\S+)", sh(["ldd", exe]).stdout, re.M))
+    pkgs = set()
+    for lib in libs:
+        pkg = owner(where[lib]) if lib in where else None
+        if not pkg:
+            return None
+        pkgs.add(pkg)
+    return pkgs
+
+
+class Deb(Base):
+    def test_package(self):
+        with Scratch() as d:
+            p = sh([os.path.join(ROOT, "scripts", "package.sh")], cwd=d, timeout=300,
+                   env={"SPECTRO_PACKAGE_DIR": os.path.join(d, "build"), "SPECTRO_JOBS": "2"})
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            debs = p.stdout.split()
+            self.assertEqual(len(debs), 1, p.stdout)
+            deb = debs[0]
+            self.assertRegex(os.path.basename(deb), r"^spectro_\d+\.\d+\.\d+_[a-z0-9]+\.deb$")
+
+            fields = {}
+            for f in ("Package", "Version", "Section", "Maintainer", "Depends", "Description"):
+                q = sh(["dpkg-deb", "-f", deb, f])
+                self.assertEqual(q.returncode, 0, q.stderr)
+                fields[f] = q.stdout.strip()
+            self.assertEqual(fields["Package"], "spectro")
+            self.assertEqual(fields["Section"], "sound")
+            self.assertNotEqual(fields["Maintainer"], "")
+            self.assertGreater(len(fields["Description"].splitlines()), 1, "no long description")
+            depends = {re.split(r"[\s(]", x.strip())[0] for x in fields["Depends"].split(",")}
+            self.assertIn("libsndfile1", depends)
+            self.assertFalse([x for x in depends if "cuda" in x or "cufft" in x], depends)
+
+            root = os.path.join(d, "root")
+            q = sh(["dpkg-deb", "-x", deb, root])
+            self.assertEqual(q.returncode, 0, q.stderr)
+            # the package holds what the install rules give its component, no more
+            self.assertEqual(listing(os.path.join(root, "usr")),
+                             listing(self.install(os.path.join(d, "p"), component="spectro")))
+            exe = os.path.join(root, "usr", "bin", "spectro")
+            # dpkg-shlibdeps found a package for every library the binary needs
+            need = needed_packages(exe)
+            if need is not None:
+                self.assertEqual(need - depends, set(), fields["Depends"])
+
+            q = sh([exe, "--version"])
+            self.assertEqual(q.returncode, 0, q.stderr)
+            self.assertTrue(q.stdout.startswith("spectro " + fields["Version"]), q.stdout)
+            # package.sh builds Release, CPU only, no sanitizers: the same bytes as such a
+            # build (a CUDA build is compared by format only: its host code differs)
+            plain = cache_value("CMAKE_BUILD_TYPE") == "Release" and \
+                cache_value("SPECTRO_CUDA") == "OFF" and \
+                not any(cache_value(o) == "ON" for o in ("SPECTRO_SANITIZE", "SPECTRO_TSAN"))
+            self.check_runs(os.path.join(root, "usr"), d, same_build=plain)
+
+
+def main():
+    global BUILD, ASSETS, FONT_REL, APP_ID
+    if len(sys.argv) < 6 or sys.argv[1] not in MODES:
+        sys.exit("usage: %s %s BUILD_DIR ASSETS_DIR FONT_REL APP_ID"
+                 % (sys.argv[0], "|".join(MODES)))
+    mode = sys.argv[1]
+    BUILD, ASSETS = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    FONT_REL, APP_ID = sys.argv[4], sys.argv[5]
+    missing = [t for t in MODES[mode] if not shutil.which(t)]
+    if missing:
+        print("skipped: %s not installed" % ", ".join(missing))
+        sys.exit(77)
+    cls = {"tree": Tree, "desktop": Desktop, "appstream": AppStream, "deb": Deb}[mode]
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(cls)
+    ok = unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful()
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
