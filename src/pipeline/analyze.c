@@ -479,6 +479,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
 
     fc = fft_config_default();
     fc.backend = cfg->backend;
+    fc.tuning = cfg->fft_tuning;
     fc.n = cfg->n;
     fc.hop = res->hop;
     fc.window = win;

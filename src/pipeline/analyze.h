@@ -39,6 +39,7 @@ typedef struct {
     window_spec window;
     int channel;           /* STFT_CHANNEL_MIX, STFT_CHANNEL_ALL, or an index */
     fft_backend_kind backend;
+    fft_tuning fft_tuning; /* the backends' tuning (fft.h), 0 = defaults */
     const char *dump_path; /* NULL: no dump */
     int peaks;             /* print one peak line per frame to `out` */
     double peak_fmin, peak_fmax; /* Hz range searched for peaks; 0 = whole spectrum */
