@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "env.h"
 #include "fft.h"
 #include "window.h"
 
@@ -23,6 +24,8 @@
 #define BENCH_POINTS ((size_t)1 << 18) /* points per batched call (2 MiB of complex input) */
 
 static int quick;
+/* SPECTRO_CPU_THREADS and SPECTRO_CPU_SIMD, read in main as the program reads them */
+static fft_tuning env_tuning;
 
 static double now_s(void)
 {
@@ -149,6 +152,7 @@ static fft_plan *plan_cpu(size_t n, size_t max_batch)
     fft_plan *p = NULL;
     sp_errinfo ei = {{0}};
     cfg.backend = FFT_BACKEND_CPU;
+    cfg.tuning = env_tuning;
     cfg.n = n;
     cfg.hop = n;
     cfg.max_batch = max_batch;
@@ -319,6 +323,7 @@ static int table_stft(void)
                  0.01f * frand(&seed);
     window_fill(&spec, n, w, NULL);
     cfg.backend = FFT_BACKEND_CPU;
+    cfg.tuning = env_tuning;
     cfg.n = n;
     cfg.hop = hop;
     cfg.window = w;
@@ -336,10 +341,12 @@ static int table_stft(void)
         double dt = now_s() - t0;
         best = dt < best ? dt : best;
     }
-    const char *env = getenv("SPECTRO_CPU_THREADS");
+    char threads[32] = "default (min(CPUs, 8))";
+    if (env_tuning.cpu_threads > 0)
+        snprintf(threads, sizeof threads, "%d", env_tuning.cpu_threads);
     printf("\n3. stft_db, %zu s of 48 kHz audio: N %zu, hop %zu, hann, %zu frames in batches of "
            "%zu, threads %s\n",
-           len / rate, n, hop, frames, batch, env ? env : "default (min(CPUs, 8))");
+           len / rate, n, hop, frames, batch, threads);
     printf("   %.3f s (best of %d), %.2f us per frame, %.0fx real time\n", best, quick ? 1 : 3,
            best / (double)frames * 1e6, (double)len / (double)rate / best);
     err = 0;
@@ -354,6 +361,11 @@ out:
 int main(int argc, char **argv)
 {
     char model[256];
+    sp_errinfo ei = {{0}};
+    if (app_env_fft(&env_tuning, &ei) != SP_OK) {
+        fprintf(stderr, "bench_fft_cpu: %s\n", ei.msg);
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;

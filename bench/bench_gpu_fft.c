@@ -28,40 +28,40 @@
 #include <string.h>
 #include <time.h>
 
+#include "env.h"
 #include "err.h"
 #include "fft.h"
 #include "fft_fused.h"
 #include "fft_gpu.h"
-#include "gpu_bench.h"
+#include "gpu_time.h"
 
 enum { P_FUSED, P_PERLEVEL, P_CUFFT, P_COUNT };
 static const char *pname[P_COUNT] = {"fused", "perlevel", "cufft"};
 
-static const fft_backend *use_path(int p)
+/* The settings from the environment (SPECTRO_CUDA_STREAM ...), read once in main. */
+static fft_config env_cfg;
+
+/* A config for path p: the environment's tuning, the path's backend and kernels. */
+static fft_config path_config(int p)
 {
-    if (p == P_CUFFT)
-        return &fft_backend_cufft;
-    setenv("SPECTRO_CUDA_PATH", p == P_FUSED ? "fused" : "perlevel", 1);
-    return &fft_backend_cuda;
+    fft_config cfg = env_cfg;
+    cfg.backend = p == P_CUFFT ? FFT_BACKEND_CUFFT : FFT_BACKEND_CUDA;
+    cfg.tuning.cuda_path = p == P_PERLEVEL ? FFT_CUDA_PATH_PERLEVEL : FFT_CUDA_PATH_FUSED;
+    return cfg;
 }
 
-static void *create(int p, size_t n, size_t hop, size_t max_batch, const float *win, double wsum,
-                    sp_errinfo *ei)
+/* A plan driven on device data (gpu_time.h); NULL with ei on failure. */
+static gpu_plan *create(int p, size_t n, size_t hop, size_t max_batch, const float *win, double wsum,
+                        sp_errinfo *ei)
 {
-    fft_config cfg = fft_config_default();
-    void *st = NULL;
-    const fft_backend *be = use_path(p);
+    fft_config cfg = path_config(p);
+    gpu_plan *gp = NULL;
     cfg.n = n;
     cfg.hop = hop;
     cfg.max_batch = max_batch;
-    if (be->create(&cfg, win, wsum, &st, ei) != SP_OK)
+    if (fft_gpu_plan_create(&cfg, win, wsum, &gp, ei) != SP_OK)
         return NULL;
-    return st;
-}
-
-static void destroy(int p, void *st)
-{
-    use_path(p)->destroy(st);
+    return gp;
 }
 
 /* iterative radix-2 FFT in double (the reference) */
@@ -101,14 +101,12 @@ static void fft_double(double *re, double *im, size_t n)
 static double c2c_error(int p, size_t n)
 {
     size_t b = 2;
-    fft_config cfg = fft_config_default();
+    fft_config cfg = path_config(p);
     fft_plan *pl = NULL;
     sp_errinfo ei = {{0}};
     cpx *x = malloc(n * b * sizeof *x), *y = malloc(n * b * sizeof *y);
     double *re = malloc(n * sizeof *re), *im = malloc(n * sizeof *im);
     double e2 = 0, r2 = 0;
-    use_path(p);
-    cfg.backend = p == P_CUFFT ? FFT_BACKEND_CUFFT : FFT_BACKEND_CUDA;
     cfg.n = n;
     cfg.hop = n;
     cfg.max_batch = b;
@@ -176,24 +174,24 @@ int main(int argc, char **argv)
                         "[log2 points a batch, 20..27]\n");
         return 2;
     }
-    if (fft_backend_cuda.probe(&ei) != SP_OK) {
+    env_cfg = fft_config_default();
+    if (app_env_fft(&env_cfg.tuning, &ei) != SP_OK) {
+        fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
+        return 2;
+    }
+    if (gpu_probe(&ei) != SP_OK) {
         fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
         return 1;
     }
-    if (gpu_bench_device(name, sizeof name, &sms, &mem, &ei) != SP_OK ||
-        gpu_bench_d2d(copy_bytes, reps, &copy_ms, &ei) != SP_OK) {
+    if (gpu_time_device(name, sizeof name, &sms, &mem, &ei) != SP_OK ||
+        gpu_time_d2d(copy_bytes, reps, &copy_ms, &ei) != SP_OK) {
         fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
         return 1;
     }
     double copy_gbs = 2.0 * (double)copy_bytes / (copy_ms * 1e-3) / 1e9;
-    fft_cuda_env env;
-    if (fft_cuda_env_read(&env, &ei) != SP_OK) {
-        fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
-        return 2;
-    }
     printf("device: %s, %d SMs, %.1f GiB; C2C 16384 by the %s kernel%s\n", name, sms, (double)mem / (1 << 30),
-           (fft_cuda_c2c_flags(&env) & FUSED_STREAM) ? "streamed" : "one-block",
-           env.stream >= 0 ? " (SPECTRO_CUDA_STREAM)" : "");
+           (fft_cuda_c2c_flags(&env_cfg) & FUSED_STREAM) ? "streamed" : "one-block",
+           env_cfg.tuning.cuda_stream != FFT_CUDA_STREAM_AUTO ? " (SPECTRO_CUDA_STREAM)" : "");
     printf("copy: device-to-device cudaMemcpy of %zu MiB: %.3f ms, %.0f GB/s (read + write)\n",
            copy_bytes >> 20, copy_ms, copy_gbs);
 
@@ -212,12 +210,12 @@ int main(int argc, char **argv)
         size_t n = (size_t)1 << l, batch = run_bytes / (16 * n);
         cbatch[l - LMIN] = batch;
         for (int p = 0; p < P_COUNT; p++) {
-            void *st = create(p, n, n, 2 * batch, win, (double)n, &ei);
-            if (!st || gpu_bench_c2c(st, batch, reps, &ct[l - LMIN][p], &ei) != SP_OK) {
+            gpu_plan *gp = create(p, n, n, 2 * batch, win, (double)n, &ei);
+            if (!gp || gpu_time_forward(gp, 0, batch, reps, &ct[l - LMIN][p], &ei) != SP_OK) {
                 fprintf(stderr, "bench_gpu_fft: c2c N=%zu %s: %s\n", n, pname[p], ei.msg);
                 return 1;
             }
-            destroy(p, st);
+            gpu_plan_destroy(gp);
             cerr[l - LMIN][p] = c2c_error(p, n);
         }
     }
@@ -275,12 +273,12 @@ int main(int argc, char **argv)
             size_t n = (size_t)1 << l, batch = run_bytes / (8 * n);
             double t[P_COUNT];
             for (int p = 0; p < P_COUNT; p++) {
-                void *st = create(p, n, n, 2 * batch, win, (double)n, &ei);
-                if (!st || gpu_bench_r2c(st, batch, reps, &t[p], &ei) != SP_OK) {
+                gpu_plan *gp = create(p, n, n, 2 * batch, win, (double)n, &ei);
+                if (!gp || gpu_time_forward(gp, 1, batch, reps, &t[p], &ei) != SP_OK) {
                     fprintf(stderr, "bench_gpu_fft: r2c n=%zu %s: %s\n", n, pname[p], ei.msg);
                     return 1;
                 }
-                destroy(p, st);
+                gpu_plan_destroy(gp);
             }
             double bytes = (4.0 * (double)n + 8.0 * (double)(n / 2 + 1)) * (double)batch;
             double speed = t[P_CUFFT] / t[P_FUSED];
@@ -299,12 +297,12 @@ int main(int argc, char **argv)
         int sreps = reps < 5 ? reps : 5;
         double t[P_COUNT];
         for (int p = 0; p < P_COUNT; p++) {
-            void *st = create(p, n, hop, 16384, win, (double)n, &ei);
-            if (!st || gpu_bench_stft(st, nsamp, sreps, &t[p], &nf, &ei) != SP_OK) {
+            gpu_plan *gp = create(p, n, hop, 16384, win, (double)n, &ei);
+            if (!gp || gpu_time_stft(gp, nsamp, sreps, &t[p], &nf, &ei) != SP_OK) {
                 fprintf(stderr, "bench_gpu_fft: stft %s: %s\n", pname[p], ei.msg);
                 return 1;
             }
-            destroy(p, st);
+            gpu_plan_destroy(gp);
         }
         double bytes = 4.0 * (double)nsamp + 4.0 * (double)nf * (double)(n / 2 + 1);
         double floor_ms = bytes / (copy_gbs * 1e9) * 1e3;
@@ -326,13 +324,11 @@ int main(int argc, char **argv)
         printf("\nlive: one frame n=4096 per fft_stft_db call (copy in + compute + copy out), host wall "
            "time, median of 2000 after 100 warm-up\n");
     for (int p = 0; p < P_COUNT && WANT("live"); p++) {
-        fft_config cfg = fft_config_default();
+        fft_config cfg = path_config(p);
         fft_plan *pl = NULL;
         size_t n = 4096, nb = n / 2 + 1, runs = 2000;
         float *sig = malloc(n * sizeof *sig), *db = malloc(nb * sizeof *db);
         double *us = malloc(runs * sizeof *us);
-        use_path(p);
-        cfg.backend = p == P_CUFFT ? FFT_BACKEND_CUFFT : FFT_BACKEND_CUDA;
         cfg.n = n;
         cfg.hop = 1024;
         cfg.max_batch = 1;

@@ -35,7 +35,7 @@ typedef struct {
     float2 *d_tw; /* n/2 twiddles */
     unsigned log2n;
     void *stream[GPU_NSLOTS];
-    int fused;                /* SPECTRO_CUDA_PATH: 1 fused (default) or portable, 0 perlevel */
+    int fused;                /* fft_config.cuda_path: 1 fused (default) or portable, 0 perlevel */
     unsigned c2c_flags;       /* fused_c2c's FUSED_* (portable: none) */
     cpx *d_tmp[GPU_NSLOTS];   /* fused four-step scratch (chunk*n points), n > 2^17 (2^14 without clusters) */
 } cuda_ctx;
@@ -215,34 +215,13 @@ static const gpu_xform cuda_xform = {cuda_c2c, cuda_r2c, cuda_ctx_destroy, cuda_
 
 /* ---- backend -------------------------------------------------------------------------- */
 
-int fft_cuda_env_read(fft_cuda_env *env, sp_errinfo *ei)
+unsigned fft_cuda_c2c_flags(const fft_config *cfg)
 {
-    env->fused = 1;
-    env->sm90 = 1;
-    env->stream = -1;
-    const char *path = getenv("SPECTRO_CUDA_PATH");
-    if (path && *path) {
-        if (strcmp(path, "perlevel") == 0)
-            env->fused = 0;
-        else if (strcmp(path, "portable") == 0)
-            env->sm90 = 0;
-        else if (strcmp(path, "fused") != 0)
-            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_PATH=%s: must be fused, portable or perlevel", path);
-    }
-    const char *sv = getenv("SPECTRO_CUDA_STREAM");
-    if (sv && *sv) {
-        if (strcmp(sv, "0") != 0 && strcmp(sv, "1") != 0)
-            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_STREAM=%s: must be 0 or 1", sv);
-        env->stream = sv[0] == '1';
-    }
-    return SP_OK;
-}
-
-unsigned fft_cuda_c2c_flags(const fft_cuda_env *env)
-{
-    if (!env->sm90 || !fused_sm90_ok())
+    const fft_tuning *t = &cfg->tuning;
+    if (t->cuda_path == FFT_CUDA_PATH_PORTABLE || !fused_sm90_ok())
         return 0;
-    return FUSED_SM90 | ((env->stream < 0 ? fused_stream_pays() : env->stream) ? FUSED_STREAM : 0u);
+    int stream = t->cuda_stream == FFT_CUDA_STREAM_AUTO ? fused_stream_pays() : t->cuda_stream == FFT_CUDA_STREAM_ON;
+    return FUSED_SM90 | (stream ? FUSED_STREAM : 0u);
 }
 
 static int cuda_create(const fft_config *cfg, const float *window, double window_sum,
@@ -254,9 +233,10 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
     int err;
 
     *state = NULL;
-    fft_cuda_env env;
-    if ((err = fft_cuda_env_read(&env, ei)) != SP_OK)
-        return err;
+    if ((unsigned)cfg->tuning.cuda_path > FFT_CUDA_PATH_PERLEVEL ||
+        (unsigned)cfg->tuning.cuda_stream > FFT_CUDA_STREAM_ON)
+        return sp_fail(ei, SP_EINVAL, "cuda FFT: cuda_path %d or cuda_stream %d out of range",
+                       (int)cfg->tuning.cuda_path, (int)cfg->tuning.cuda_stream);
     if ((err = gpu_plan_create(cfg, window, window_sum, &gp, ei)) != SP_OK)
         return err;
     c = (cuda_ctx *)calloc(1, sizeof *c);
@@ -264,8 +244,8 @@ static int cuda_create(const fft_config *cfg, const float *window, double window
         err = sp_fail(ei, SP_ENOMEM, "out of memory for a CUDA FFT plan");
         goto fail;
     }
-    c->fused = env.fused;
-    c->c2c_flags = fft_cuda_c2c_flags(&env);
+    c->fused = cfg->tuning.cuda_path != FFT_CUDA_PATH_PERLEVEL;
+    c->c2c_flags = fft_cuda_c2c_flags(cfg);
     gpu_plan_set_xform(gp, &cuda_xform, c); /* gp owns c from here */
     while (((size_t)1 << c->log2n) < n)
         c->log2n++;
@@ -306,3 +286,13 @@ extern "C" const fft_backend fft_backend_cuda = {
     "cuda", gpu_probe, cuda_create, gpu_plan_destroy, gpu_plan_c2c, gpu_plan_r2c, gpu_plan_stft_db,
     gpu_plan_host_alloc, gpu_plan_host_free,
 };
+
+int fft_gpu_plan_create(const fft_config *cfg, const float *window, double window_sum, gpu_plan **out,
+                        sp_errinfo *ei)
+{
+    const fft_backend *be = cfg->backend == FFT_BACKEND_CUFFT ? &fft_backend_cufft : &fft_backend_cuda;
+    void *state = NULL;
+    int err = be->create(cfg, window, window_sum, &state, ei);
+    *out = (gpu_plan *)state;
+    return err;
+}

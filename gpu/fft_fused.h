@@ -47,7 +47,7 @@ int fused_sm90_ok(void);
 /* 1 when, at N = 2^14, the streamed kernel (one block an SM, each frame brought into shared
  * memory by bulk copies while the previous one computes) beats the one-block-a-frame kernel
  * here: an sm_90 device whose memory is fast for its SMs (>= 16 bytes a cycle an SM at peak:
- * an H200, not an H100). The cuda backend lets SPECTRO_CUDA_STREAM=0|1 override it. */
+ * an H200, not an H100). fft_config.cuda_stream overrides it in the cuda backend. */
 int fused_stream_pays(void);
 
 /* fused_c2c flags */

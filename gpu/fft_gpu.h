@@ -6,26 +6,23 @@
 #define SPECTRO_FFT_GPU_H
 
 #include "fft_backend.h"
+#include "gpu_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-extern const fft_backend fft_backend_cuda;
-extern const fft_backend fft_backend_cufft;
+/* fft_backend_cuda and fft_backend_cufft, declared in fft_backend.h */
 
-/* The cuda backend's environment. SPECTRO_CUDA_PATH: fused (default), portable (the fused
- * kernels a build for GPUs before sm_90 runs, so that a Hopper tests them too) or perlevel
- * (the reference kernels, one launch a level). SPECTRO_CUDA_STREAM=0|1: C2C 16384 by the
- * one-block or the streamed kernel instead of the device's choice (stream -1). Another
- * value: SP_EINVAL, naming the variable. */
-typedef struct {
-    int fused, sm90, stream;
-} fft_cuda_env;
-int fft_cuda_env_read(fft_cuda_env *env, sp_errinfo *ei);
+/* fused_c2c's flags (FUSED_*, fft_fused.h) that the cuda backend uses for cfg's
+ * cuda_path and cuda_stream on the current device (the bench names the kernel with it). */
+unsigned fft_cuda_c2c_flags(const fft_config *cfg);
 
-/* fused_c2c's flags (FUSED_*, fft_fused.h) for env on the current device */
-unsigned fft_cuda_c2c_flags(const fft_cuda_env *env);
+/* The GPU plan of the cuda or cufft backend (cfg->backend; cfg validated as fft.c does) for
+ * code that drives it on device data through gpu_plan.h's device entry points (the
+ * benchmarks); everyone else goes through fft.h. Destroy with gpu_plan_destroy. */
+int fft_gpu_plan_create(const fft_config *cfg, const float *window, double window_sum, gpu_plan **out,
+                        sp_errinfo *ei);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
 
 static_assert(sizeof(cpx) == sizeof(float2), "cpx must have the layout of float2");
 
@@ -192,21 +191,6 @@ __global__ void scale_kernel(float2 *d_data, size_t count, float s)
         return;
     float2 v = d_data[t];
     d_data[t] = make_float2(v.x * s, v.y * s);
-}
-
-/* Fills d_out with values in [-1, 1) from a per-element hash (for timing runs only). */
-__global__ void fill_random_kernel(float *d_out, size_t count, uint32_t seed)
-{
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= count)
-        return;
-    uint32_t h = (uint32_t)t * 2654435761u ^ seed ^ (uint32_t)(t >> 32);
-    h ^= h >> 16;
-    h *= 0x7feb352dU;
-    h ^= h >> 15;
-    h *= 0x846ca68bU;
-    h ^= h >> 16;
-    d_out[t] = (float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f;
 }
 
 static unsigned ilog2(size_t n)
@@ -664,72 +648,41 @@ int gpu_plan_stft_db(void *state, const float *signal, size_t nframes, float *db
     return run_checked((gpu_plan *)state, &j, ei);
 }
 
-/* ---- timing --------------------------------------------------------------------------- */
+/* ---- device-resident entry points (the benchmarks) ------------------------------------ */
 
-static double median_of(std::vector<float> &ms)
+size_t gpu_plan_hop(const gpu_plan *gp)
 {
-    std::sort(ms.begin(), ms.end());
-    return ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+    return gp->hop;
 }
 
-/* One forward transform of `batch` frames from slot 0's buffer into slot 1's. */
-static int run_xform(gpu_plan *gp, int real, size_t batch, sp_errinfo *ei)
+void *gpu_plan_work(const gpu_plan *gp, int slot)
 {
+    return gp->d_work[slot];
+}
+
+int gpu_plan_forward_device(gpu_plan *gp, int real, size_t batch, sp_errinfo *ei)
+{
+    if (!gp || batch < 1 || batch > gp->chunk)
+        return sp_fail(ei, SP_EINVAL, "gpu_plan_forward_device: batch %zu not in 1..%zu", batch,
+                       gp ? gp->chunk : 0);
+    if (gp->broken)
+        return sp_fail(ei, SP_EGPU, "GPU plan unusable after an earlier error: %s", gp->why);
     if (real)
         return gp->xf->r2c(gp->ctx, 0, (float *)gp->d_work[0], gp->d_spec[1], batch, ei);
     return gp->xf->c2c(gp->ctx, 0, (const cpx *)gp->d_work[0], (cpx *)gp->d_work[1], batch, 0, ei);
 }
 
-static int time_xform(gpu_plan *gp, int real, size_t batch, int reps, double *median_ms,
-                      cudaEvent_t ev[2], sp_errinfo *ei)
+int gpu_plan_stft_device(gpu_plan *gp, const float *d_sig, size_t nframes, float *d_db, sp_errinfo *ei)
 {
-    cudaStream_t st = gp->stream[0];
-    size_t floats = batch * gp->n * 2;
-    std::vector<float> ms;
+    cudaStream_t st;
+    size_t bins;
     int err;
-
-    fill_random_kernel<<<blocks_for(floats), GPU_BLOCK, 0, st>>>((float *)gp->d_work[0], floats,
-                                                                 0x5eed1234u);
-    if ((err = gpu_check_launch(ei, "fill_random_kernel")) != SP_OK)
-        return err;
-    for (int w = 0; w < 3; w++)
-        if ((err = run_xform(gp, real, batch, ei)) != SP_OK)
-            return err;
-    GPU_CK(cudaStreamSynchronize(st));
-    for (int r = 0; r < reps; r++) {
-        float t = 0;
-        /* the per-level r2c transforms its input in place: refresh it (untimed) so that
-         * every run sees finite data, then one untimed run, so that the timed one starts
-         * from the state its own previous run left (as the c2c and stft timings do), not
-         * from a cache full of the refill's writes: after the refill our r2c times varied
-         * 0.86-0.97x cuFFT's from one process to the next, cuFFT's by 1% (H200) */
-        if (real) {
-            fill_random_kernel<<<blocks_for(floats), GPU_BLOCK, 0, st>>>((float *)gp->d_work[0],
-                                                                         floats, 0x5eed1234u);
-            if ((err = gpu_check_launch(ei, "fill_random_kernel")) != SP_OK)
-                return err;
-            if ((err = run_xform(gp, real, batch, ei)) != SP_OK)
-                return err;
-        }
-        GPU_CK(cudaEventRecord(ev[0], st));
-        if ((err = run_xform(gp, real, batch, ei)) != SP_OK)
-            return err;
-        GPU_CK(cudaEventRecord(ev[1], st));
-        GPU_CK(cudaEventSynchronize(ev[1]));
-        GPU_CK(cudaEventElapsedTime(&t, ev[0], ev[1]));
-        ms.push_back(t);
-    }
-    *median_ms = median_of(ms);
-    return SP_OK;
-}
-
-/* The short-time levels of d_sig (nframes frames) into d_db on slot 0's stream. */
-static int run_stft_device(gpu_plan *gp, const float *d_sig, size_t nframes, float *d_db,
-                           sp_errinfo *ei)
-{
-    cudaStream_t st = gp->stream[0];
-    size_t bins = gp->n / 2 + 1;
-    int err;
+    if (!gp || !d_sig || !d_db)
+        return sp_fail(ei, SP_EINVAL, "gpu_plan_stft_device: NULL argument");
+    if (gp->broken)
+        return sp_fail(ei, SP_EGPU, "GPU plan unusable after an earlier error: %s", gp->why);
+    st = gp->stream[0];
+    bins = gp->n / 2 + 1;
     if (gp->xf->stft_db) {
         err = gp->xf->stft_db(gp->ctx, 0, d_sig, gp->hop, gp->d_window, gp->scale_mid,
                               gp->scale_edge, nframes, d_db, ei);
@@ -752,104 +705,4 @@ static int run_stft_device(gpu_plan *gp, const float *d_sig, size_t nframes, flo
             return err;
     }
     return SP_OK;
-}
-
-static int time_stft(gpu_plan *gp, size_t nsamples, int reps, double *median_ms, size_t nframes,
-                     cudaEvent_t ev[2], sp_errinfo *ei)
-{
-    cudaStream_t st = gp->stream[0];
-    float *d_sig = NULL, *d_db = NULL;
-    std::vector<float> ms;
-    int err;
-    size_t bins = gp->n / 2 + 1;
-    if ((err = gpu_malloc((void **)&d_sig, nsamples * sizeof(float), "the benchmark signal", ei)) ||
-        (err = gpu_malloc((void **)&d_db, nframes * bins * sizeof(float), "the benchmark levels", ei)))
-        goto done;
-    fill_random_kernel<<<blocks_for(nsamples), GPU_BLOCK, 0, st>>>(d_sig, nsamples, 0x5eed4321u);
-    if ((err = gpu_check_launch(ei, "fill_random_kernel")) != SP_OK)
-        goto done;
-    if ((err = run_stft_device(gp, d_sig, nframes, d_db, ei)) != SP_OK)
-        goto done;
-    for (int r = 0; r < reps && err == SP_OK; r++) {
-        float t = 0;
-        cudaError_t e = cudaEventRecord(ev[0], st);
-        if (e == cudaSuccess && (err = run_stft_device(gp, d_sig, nframes, d_db, ei)) != SP_OK)
-            break;
-        if (e == cudaSuccess)
-            e = cudaEventRecord(ev[1], st);
-        if (e == cudaSuccess)
-            e = cudaEventSynchronize(ev[1]);
-        if (e == cudaSuccess)
-            e = cudaEventElapsedTime(&t, ev[0], ev[1]);
-        if (e != cudaSuccess)
-            err = gpu_fail_cuda(ei, (int)e, "timing the short-time transform");
-        ms.push_back(t);
-    }
-    if (err == SP_OK)
-        *median_ms = median_of(ms);
-done:
-    if (d_sig || d_db)
-        (void)cudaStreamSynchronize(st);
-    cudaFree(d_sig);
-    cudaFree(d_db);
-    return err;
-}
-
-/* Event pair, argument checks and the error latch around one timing function. */
-static int timed(gpu_plan *gp, int what, size_t arg, int reps, double *median_ms, size_t *nframes,
-                 sp_errinfo *ei)
-{
-    cudaEvent_t ev[2] = {NULL, NULL};
-    int err;
-    if (!gp || !median_ms || reps < 1)
-        return sp_fail(ei, SP_EINVAL, "gpu plan timing: bad argument");
-    if (what != OP_STFT && (arg < 1 || arg > gp->chunk))
-        return sp_fail(ei, SP_EINVAL, "gpu plan timing: batch %zu not in 1..%zu", arg, gp->chunk);
-    if (what == OP_STFT && arg < gp->n)
-        return sp_fail(ei, SP_EINVAL, "gpu plan timing: %zu samples, fewer than n", arg);
-    if (gp->broken)
-        return sp_fail(ei, SP_EGPU, "GPU plan unusable after an earlier error: %s", gp->why);
-    GPU_CK(cudaEventCreate(&ev[0]));
-    {
-        cudaError_t e = cudaEventCreate(&ev[1]);
-        if (e != cudaSuccess) {
-            cudaEventDestroy(ev[0]);
-            return gpu_fail_cuda(ei, (int)e, "cudaEventCreate");
-        }
-    }
-    sp_errinfo local;
-    local.msg[0] = 0;
-    if (what == OP_STFT) {
-        size_t nf = (arg - gp->n) / gp->hop + 1;
-        if (nframes)
-            *nframes = nf;
-        err = time_stft(gp, arg, reps, median_ms, nf, ev, &local);
-    } else {
-        err = time_xform(gp, what == OP_R2C, arg, reps, median_ms, ev, &local);
-    }
-    if (err != SP_OK) {
-        gp->broken = 1;
-        memcpy(gp->why, local.msg, sizeof gp->why);
-        if (ei)
-            *ei = local;
-    }
-    cudaEventDestroy(ev[0]);
-    cudaEventDestroy(ev[1]);
-    return err;
-}
-
-int gpu_plan_time_c2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei)
-{
-    return timed((gpu_plan *)state, OP_C2C, batch, reps, median_ms, NULL, ei);
-}
-
-int gpu_plan_time_r2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei)
-{
-    return timed((gpu_plan *)state, OP_R2C, batch, reps, median_ms, NULL, ei);
-}
-
-int gpu_plan_time_stft(void *state, size_t nsamples, int reps, double *median_ms, size_t *nframes,
-                       sp_errinfo *ei)
-{
-    return timed((gpu_plan *)state, OP_STFT, nsamples, reps, median_ms, nframes, ei);
 }

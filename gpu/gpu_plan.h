@@ -86,19 +86,18 @@ int gpu_plan_stft_db(void *state, const float *signal, size_t nframes, float *db
 void *gpu_plan_host_alloc(void *state, size_t bytes);
 void gpu_plan_host_free(void *state, void *p);
 
-/* Device-side time of one forward c2c transform of `batch` frames (batch <= chunk), out of
- * place from slot 0's buffer (random data) into slot 1's: the median over `reps` timed runs
- * after warm-up, in milliseconds, measured with CUDA events. For the benchmarks. */
-int gpu_plan_time_c2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei);
-/* The same for one real forward transform of `batch` frames (slot 0's buffer -> slot 1's
- * spectra). */
-int gpu_plan_time_r2c(void *state, size_t batch, int reps, double *median_ms, sp_errinfo *ei);
-/* Device time of the short-time levels of a device-resident signal of `nsamples` random
- * samples (floor((nsamples-n)/hop)+1 frames, written to a device buffer): the backend's
- * fused kernel when it has one for this plan, else the plan's framing + r2c + dB kernels
- * over sub-batches of `chunk` frames. Median of `reps` runs; *nframes gets the count. */
-int gpu_plan_time_stft(void *state, size_t nsamples, int reps, double *median_ms, size_t *nframes,
-                       sp_errinfo *ei);
+/* Device-resident entry points, for code that drives a plan on device data without host
+ * copies (the benchmarks, bench/gpu_time.cu, time them with CUDA events). They queue work
+ * on slot 0's stream and return without waiting. */
+size_t gpu_plan_hop(const gpu_plan *gp);
+void *gpu_plan_work(const gpu_plan *gp, int slot); /* n complex a frame, `chunk` frames */
+/* One forward transform of `batch` (1 .. chunk) frames: c2c from slot 0's work buffer into
+ * slot 1's; real (r2c, which may overwrite its input) from slot 0's into slot 1's spectra. */
+int gpu_plan_forward_device(gpu_plan *gp, int real, size_t batch, sp_errinfo *ei);
+/* The short-time levels of the device signal d_sig (nframes frames at the plan's hop and
+ * window) into d_db (nframes*(n/2+1) floats): the backend's fused kernel when it has one
+ * for this plan, else the plan's framing + r2c + dB kernels over sub-batches of `chunk`. */
+int gpu_plan_stft_device(gpu_plan *gp, const float *d_sig, size_t nframes, float *d_db, sp_errinfo *ei);
 
 /* Helpers for the gpu/ .cu files. cuda_err carries a cudaError_t. */
 int gpu_fail_cuda(sp_errinfo *ei, int cuda_err, const char *what);

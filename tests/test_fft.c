@@ -86,9 +86,12 @@ static int any_nan(const float *f, size_t count)
     return 0;
 }
 
+/* The tuning make_plan gives its plans (the 4-wide path, a thread count). */
+static fft_tuning tuning;
+
 static fft_plan *make_plan(size_t n, size_t hop, const float *window, size_t max_batch)
 {
-    return tu_plan(FFT_BACKEND_CPU, n, hop, window, max_batch);
+    return tu_plan_tuned(FFT_BACKEND_CPU, &tuning, n, hop, window, max_batch);
 }
 
 /* ---- c2c / r2c against the oracle, every size 2^4 .. 2^16 ---------------------------- */
@@ -163,11 +166,11 @@ static void test_sizes(void)
         CHECK_MSG(e < REL_TOL, "n=%zu: r2c rel L2 err %.3g", n, e);
         CHECK_MSG(Xr[0].im == 0.0f && Xr[n / 2].im == 0.0f, "n=%zu: DC/Nyquist not real", n);
 
-        /* the 4-wide path (SPECTRO_CPU_SIMD=sse2) agrees with the default (8-wide where the
+        /* the 4-wide path (FFT_CPU_SIMD_SSE2) agrees with the default (8-wide where the
          * CPU has AVX), which was just checked against the oracle */
-        setenv("SPECTRO_CPU_SIMD", "sse2", 1);
+        tuning.cpu_simd = FFT_CPU_SIMD_SSE2;
         fft_plan *p4 = make_plan(n, 1, NULL, 1);
-        unsetenv("SPECTRO_CPU_SIMD");
+        tuning.cpu_simd = FFT_CPU_SIMD_AUTO;
         if (p4) {
             tu_poison(y, 2 * n);
             CHECK(fft_c2c(p4, x, y, 1, 0) == SP_OK);
@@ -412,7 +415,7 @@ static void test_stft_range(void)
 
 /* stft_db is the r2c of the windowed frame, scaled and converted as fft.h says, for sizes
  * whose split runs on the vector loops, the scalar tail or both; the 4-wide path
- * (SPECTRO_CPU_SIMD=sse2) gives the same bits as the default (8-wide where the CPU has
+ * (FFT_CPU_SIMD_SSE2) gives the same bits as the default (8-wide where the CPU has
  * AVX2). Also: NaN and infinite samples never give NaN. */
 static void stft_manual_case(size_t n)
 {
@@ -430,9 +433,9 @@ static void stft_manual_case(size_t n)
         goto out;
     CHECK(window_fill(&spec, n, w, &wsum) == SP_OK);
     p = make_plan(n, hop, w, frames);
-    setenv("SPECTRO_CPU_SIMD", "sse2", 1);
+    tuning.cpu_simd = FFT_CPU_SIMD_SSE2;
     p4 = make_plan(n, hop, w, frames);
-    unsetenv("SPECTRO_CPU_SIMD");
+    tuning.cpu_simd = FFT_CPU_SIMD_AUTO;
     pr = make_plan(n, 1, NULL, 1);
     if (!p || !p4 || !pr)
         goto out;
@@ -506,10 +509,11 @@ static void test_stft_threads(void)
     for (size_t i = 0; i < len; i++)
         sig[i] = rng_float();
 
-    setenv("SPECTRO_CPU_THREADS", "1", 1);
+    tuning.cpu_threads = 1;
     p1 = make_plan(n, hop, w, maxf);
-    setenv("SPECTRO_CPU_THREADS", "5", 1);
+    tuning.cpu_threads = 5;
     pt = make_plan(n, hop, w, maxf);
+    tuning.cpu_threads = 0;
     if (!p1 || !pt)
         goto out;
     static const size_t counts[] = {67, 64, 33, 7, 2, 1};
@@ -526,14 +530,13 @@ static void test_stft_threads(void)
         }
     }
 
-    /* a bad override is an error that names the variable */
-    setenv("SPECTRO_CPU_THREADS", "many", 1);
+    /* a count out of range is refused (a bad SPECTRO_CPU_THREADS: e2e_cli.py) */
     cfg.backend = FFT_BACKEND_CPU;
+    cfg.tuning.cpu_threads = FFT_CPU_THREADS_MAX + 1;
     fft_plan *bad = NULL;
     CHECK(fft_plan_create(&cfg, &bad, &ei) == SP_EINVAL && bad == NULL);
-    CHECK_MSG(strstr(ei.msg, "SPECTRO_CPU_THREADS") != NULL, "message '%s'", ei.msg);
+    CHECK_MSG(strstr(ei.msg, "threads") != NULL, "message '%s'", ei.msg);
 out:
-    unsetenv("SPECTRO_CPU_THREADS");
     fft_plan_destroy(p1);
     fft_plan_destroy(pt);
     free(sig);

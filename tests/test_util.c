@@ -203,11 +203,19 @@ int tu_write_wav(const char *path, int fmt, int channels, int rate, const void *
 
 fft_plan *tu_plan(fft_backend_kind backend, size_t n, size_t hop, const float *window, size_t max_batch)
 {
+    return tu_plan_tuned(backend, NULL, n, hop, window, max_batch);
+}
+
+fft_plan *tu_plan_tuned(fft_backend_kind backend, const fft_tuning *tuning, size_t n, size_t hop,
+                        const float *window, size_t max_batch)
+{
     static const char *names[] = {"auto", "cpu", "cuda", "cufft"};
     fft_config cfg = fft_config_default();
     fft_plan *p = NULL;
     sp_errinfo ei = {{0}};
     int err;
+    if (tuning)
+        cfg.tuning = *tuning;
     cfg.backend = backend;
     cfg.n = n;
     cfg.hop = hop;

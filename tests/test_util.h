@@ -69,6 +69,9 @@ int tu_write_wav(const char *path, int fmt, int channels, int rate, const void *
  * max_batch frames a call); a failure counts as a failed check naming the sizes and the
  * backend's message, and gives NULL. */
 fft_plan *tu_plan(fft_backend_kind backend, size_t n, size_t hop, const float *window, size_t max_batch);
+/* The same with the backends' tuning (fft.h; NULL = the defaults). */
+fft_plan *tu_plan_tuned(fft_backend_kind backend, const fft_tuning *tuning, size_t n, size_t hop,
+                        const float *window, size_t max_batch);
 
 typedef struct {
     double re, im;

@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,73 +9,6 @@
 #include "dump.h"
 #include "scale.h"
 #include "stft.h"
-
-void cli_usage(FILE *f)
-{
-    fputs("usage: spectro [options] [FILE]\n"
-          "\n"
-          "A spectrum analyzer. With FILE (WAV, FLAC, Ogg, AIFF, MP3, ... anything libsndfile\n"
-          "reads) it analyses the file; without, the microphone. With no output option it opens\n"
-          "a window: a scrolling spectrogram (microphone, --realtime) or the whole file.\n"
-          "\n"
-          "analysis:\n"
-          "  -n, --fft-size N       FFT size, a power of two from 16 to 4194304 (default 4096)\n"
-          "      --hop H            frame step in samples, >= 1 (default N/4)\n"
-          "  -w, --window NAME[:P]  hann (default), hamming, blackman, blackman-harris, flattop,\n"
-          "                         rect, kaiser[:beta] (beta 8.6), gauss[:sigma] (sigma 0.4 of N/2)\n"
-          "  -c, --channel C        mix (default: the mean of all channels), all, or an index from 0\n"
-          "  -b, --backend B        auto (default: cuda when a GPU is usable, else cpu), cpu, cuda, cufft\n"
-          "\n"
-          "output:\n"
-          "  -o, --dump OUT         write the spectra in dBFS: OUT.npy (NumPy) or OUT.csv, with the\n"
-          "                         metadata in OUT.json beside it; - writes CSV to standard output\n"
-          "      --peaks            print one line per frame: time_s<TAB>freq_hz<TAB>db\n"
-          "                         (with --channel all: channel<TAB>time_s<TAB>freq_hz<TAB>db)\n"
-          "\n"
-          "      --png OUT          draw the spectrogram picture to OUT (PNG), no window\n"
-          "\n"
-          "picture and window:\n"
-          "      --size WxH         picture size in pixels (default 1920x1080)\n"
-          "      --scale S          frequency axis: linear (default), log, mel\n"
-          "      --colormap C       viridis (default), magma, inferno, plasma, cividis, gray\n"
-          "      --db-range LO:HI   colour range in dBFS (default -120:0)\n"
-          "      --fmin HZ          lowest frequency shown (and searched by --peaks)\n"
-          "      --fmax HZ          highest frequency shown (and searched by --peaks)\n"
-          "\n"
-          "input:\n"
-          "      --realtime         stream FILE through the live path at its own rate\n"
-          "      --duration S       stop after S seconds of audio (microphone, file)\n"
-          "      --list-devices     list the audio input devices and exit\n"
-          "      --device D         microphone: an index or part of a name from --list-devices\n"
-          "      --rate R           microphone: sample rate in Hz (default: the device's)\n"
-          "      --channels C       microphone: channels to capture (default 1)\n"
-          "\n"
-          "  -q, --quiet            no progress bar, notes or warnings\n"
-          "  -v, --verbose          say what was chosen and how fast it ran\n"
-          "  -h, --help             this text\n"
-          "  -V, --version          the version\n"
-          "\n"
-          "Levels are dBFS: a full-scale sine on a bin reads 0 dB with any window; the floor is -200.\n"
-          "Exit status: 0 success, 1 runtime failure (I/O, device), 2 bad usage or bad input.\n",
-          f);
-}
-
-/* Whole-string unsigned decimal in [lo, hi]. */
-static int parse_size(const char *opt, const char *text, size_t lo, size_t hi, size_t *out, sp_errinfo *ei)
-{
-    char *end;
-    unsigned long long v;
-    if (!text || !*text || *text == '-' || *text == '+')
-        return sp_fail(ei, SP_EINVAL, "%s %s: expected a positive integer", opt, text ? text : "");
-    errno = 0;
-    v = strtoull(text, &end, 10);
-    if (errno || *end || end == text)
-        return sp_fail(ei, SP_EINVAL, "%s %s: expected a positive integer", opt, text);
-    if (v < lo || v > hi)
-        return sp_fail(ei, SP_EINVAL, "%s %s: must be from %zu to %zu", opt, text, lo, hi);
-    *out = (size_t)v;
-    return SP_OK;
-}
 
 typedef enum {
     OPT_FFT_SIZE,
@@ -103,21 +37,231 @@ typedef enum {
     OPT_CHANNELS
 } opt_id;
 
-static const struct {
+/* A list that --help reads from its module's table ("hann (default), hamming, ..."). */
+typedef void (*list_fn)(char *buf, size_t len);
+static void list_windows(char *buf, size_t len);
+static void list_backends(char *buf, size_t len);
+static void list_dump_formats(char *buf, size_t len);
+static void list_scales(char *buf, size_t len);
+static void list_colormaps(char *buf, size_t len);
+
+/* The one table of options: the parser and --help read it (and, later, the man page and
+ * shell completion). In --help's order; `section` starts a group ("" = a blank line only).
+ * The help text is `help`, then the list, then `help_after`; "\n" forces a line break,
+ * other breaks come from wrapping at HELP_WIDTH. */
+typedef struct {
     const char *longname;
     char shortname;
-    int takes_value;
+    const char *value; /* the value's name in --help; NULL: takes no value */
     opt_id id;
-} options[] = {
-    {"fft-size", 'n', 1, OPT_FFT_SIZE}, {"hop", 0, 1, OPT_HOP},        {"window", 'w', 1, OPT_WINDOW},
-    {"channel", 'c', 1, OPT_CHANNEL},   {"backend", 'b', 1, OPT_BACKEND}, {"dump", 'o', 1, OPT_DUMP},
-    {"peaks", 0, 0, OPT_PEAKS},         {"quiet", 'q', 0, OPT_QUIET},   {"verbose", 'v', 0, OPT_VERBOSE},
-    {"help", 'h', 0, OPT_HELP},         {"version", 'V', 0, OPT_VERSION}, {"png", 0, 1, OPT_PNG},
-    {"size", 0, 1, OPT_SIZE},           {"scale", 0, 1, OPT_SCALE},     {"colormap", 0, 1, OPT_COLORMAP},
-    {"db-range", 0, 1, OPT_DB_RANGE},   {"fmin", 0, 1, OPT_FMIN},       {"fmax", 0, 1, OPT_FMAX},
-    {"realtime", 0, 0, OPT_REALTIME},   {"duration", 0, 1, OPT_DURATION}, {"list-devices", 0, 0, OPT_LIST_DEVICES},
-    {"device", 0, 1, OPT_DEVICE},       {"rate", 0, 1, OPT_RATE},       {"channels", 0, 1, OPT_CHANNELS},
+    const char *section;
+    const char *help;
+    list_fn list;
+    const char *help_after;
+} cli_option;
+
+static const cli_option options[] = {
+    {"fft-size", 'n', "N", OPT_FFT_SIZE, "analysis",
+     "FFT size, a power of two from 16 to 4194304 (default 4096)", NULL, NULL},
+    {"hop", 0, "H", OPT_HOP, NULL, "frame step in samples, >= 1 (default N/4)", NULL, NULL},
+    {"window", 'w', "NAME[:P]", OPT_WINDOW, NULL, "", list_windows, NULL},
+    {"channel", 'c', "C", OPT_CHANNEL, NULL, "mix (default: the mean of all channels), all, or an index from 0",
+     NULL, NULL},
+    {"backend", 'b', "B", OPT_BACKEND, NULL, "", list_backends, NULL},
+    {"dump", 'o', "OUT", OPT_DUMP, "output", "write the spectra in dBFS: ", list_dump_formats,
+     ", with the metadata in OUT.json beside it; - writes CSV to standard output"},
+    {"peaks", 0, NULL, OPT_PEAKS, NULL,
+     "print one line per frame: time_s<TAB>freq_hz<TAB>db\n(with --channel all: channel<TAB>time_s<TAB>freq_hz<TAB>db)",
+     NULL, NULL},
+    {"png", 0, "OUT", OPT_PNG, "", "draw the spectrogram picture to OUT (PNG), no window", NULL, NULL},
+    {"size", 0, "WxH", OPT_SIZE, "picture and window", "picture size in pixels (default 1920x1080)", NULL, NULL},
+    {"scale", 0, "S", OPT_SCALE, NULL, "frequency axis: ", list_scales, NULL},
+    {"colormap", 0, "C", OPT_COLORMAP, NULL, "", list_colormaps, NULL},
+    {"db-range", 0, "LO:HI", OPT_DB_RANGE, NULL, "colour range in dBFS (default -120:0)", NULL, NULL},
+    {"fmin", 0, "HZ", OPT_FMIN, NULL, "lowest frequency shown (and searched by --peaks)", NULL, NULL},
+    {"fmax", 0, "HZ", OPT_FMAX, NULL, "highest frequency shown (and searched by --peaks)", NULL, NULL},
+    {"realtime", 0, NULL, OPT_REALTIME, "input", "stream FILE through the live path at its own rate", NULL, NULL},
+    {"duration", 0, "S", OPT_DURATION, NULL, "stop after S seconds of audio (microphone, file)", NULL, NULL},
+    {"list-devices", 0, NULL, OPT_LIST_DEVICES, NULL, "list the audio input devices and exit", NULL, NULL},
+    {"device", 0, "D", OPT_DEVICE, NULL, "microphone: an index or part of a name from --list-devices", NULL, NULL},
+    {"rate", 0, "R", OPT_RATE, NULL, "microphone: sample rate in Hz (default: the device's)", NULL, NULL},
+    {"channels", 0, "C", OPT_CHANNELS, NULL, "microphone: channels to capture (default 1)", NULL, NULL},
+    {"quiet", 'q', NULL, OPT_QUIET, "", "no progress bar, notes or warnings", NULL, NULL},
+    {"verbose", 'v', NULL, OPT_VERBOSE, NULL, "say what was chosen and how fast it ran", NULL, NULL},
+    {"help", 'h', NULL, OPT_HELP, NULL, "this text", NULL, NULL},
+    {"version", 'V', NULL, OPT_VERSION, NULL, "the version", NULL, NULL},
 };
+#define OPTION_COUNT (sizeof options / sizeof options[0])
+
+/* ---- --help ------------------------------------------------------------------------ */
+
+#define HELP_WIDTH 90  /* the longest line --help prints */
+#define HELP_INDENT 25 /* where the help text starts, after "  -w, --window NAME[:P]  " */
+
+/* Appends to buf (at *at) what the format makes, truncating at len. */
+static void list_add(char *buf, size_t len, size_t *at, const char *sep, const char *item, const char *note)
+{
+    int w;
+    if (*at >= len)
+        return;
+    w = snprintf(buf + *at, len - *at, "%s%s%s%s%s", sep, item, note ? " (" : "", note ? note : "", note ? ")" : "");
+    if (w > 0)
+        *at += (size_t)w;
+}
+
+static void list_windows(char *buf, size_t len)
+{
+    window_spec def = window_spec_default();
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < window_count(); i++) {
+        char item[96];
+        window_help(i, item, sizeof item);
+        list_add(buf, len, &at, i ? ", " : "", item, window_spec_at(i).kind == def.kind ? "default" : NULL);
+    }
+}
+
+/* The default backend's note says what it picks: "auto (default: cuda when ...)". */
+static void list_backends(char *buf, size_t len)
+{
+    fft_backend_kind def = fft_config_default().backend, kind;
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < fft_backend_count(); i++) {
+        char note[128];
+        int is_def = fft_backend_parse(fft_backend_name(i), &kind) == SP_OK && kind == def;
+        snprintf(note, sizeof note, "default: %s", fft_backend_help(i));
+        list_add(buf, len, &at, i ? ", " : "", fft_backend_name(i), is_def ? note : NULL);
+    }
+}
+
+/* "OUT.npy (NumPy) or OUT.csv" */
+static void list_dump_formats(char *buf, size_t len)
+{
+    size_t at = 0;
+    int n = dump_format_count();
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) {
+        char item[32];
+        snprintf(item, sizeof item, "OUT%s", dump_format_ext(i));
+        list_add(buf, len, &at, i == 0 ? "" : i + 1 < n ? ", " : " or ", item, dump_format_help(i));
+    }
+}
+
+static void list_scales(char *buf, size_t len)
+{
+    freq_scale def = render_config_default().scale;
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < scale_count(); i++)
+        list_add(buf, len, &at, i ? ", " : "", scale_name((freq_scale)i), i == (int)def ? "default" : NULL);
+}
+
+static void list_colormaps(char *buf, size_t len)
+{
+    int def = render_config_default().colormap;
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < colormap_count(); i++)
+        list_add(buf, len, &at, i ? ", " : "", colormap_name(i), i == def ? "default" : NULL);
+}
+
+/* Prints text from column `col` (the cursor is there), wrapping at HELP_WIDTH onto lines
+ * indented to HELP_INDENT; "\n" in text breaks the line. */
+static void help_wrap(FILE *f, const char *text, size_t col)
+{
+    const char *p = text;
+    int line_start = 1;
+    while (*p) {
+        size_t word = strcspn(p, " \n");
+        if (!line_start && col + 1 + word > HELP_WIDTH) {
+            fprintf(f, "\n%*s", HELP_INDENT, "");
+            col = HELP_INDENT;
+            line_start = 1;
+        }
+        if (!line_start) {
+            fputc(' ', f);
+            col++;
+        }
+        fprintf(f, "%.*s", (int)word, p);
+        col += word;
+        line_start = 0;
+        p += word;
+        if (*p == '\n') {
+            fprintf(f, "\n%*s", HELP_INDENT, "");
+            col = HELP_INDENT;
+            line_start = 1;
+        }
+        if (*p)
+            p++;
+    }
+    fputc('\n', f);
+}
+
+static void help_option(FILE *f, const cli_option *opt)
+{
+    char head[64], text[1024], list[512] = "";
+    int w;
+    if (opt->shortname)
+        w = snprintf(head, sizeof head, "  -%c, --%s%s%s", opt->shortname, opt->longname, opt->value ? " " : "",
+                     opt->value ? opt->value : "");
+    else
+        w = snprintf(head, sizeof head, "      --%s%s%s", opt->longname, opt->value ? " " : "",
+                     opt->value ? opt->value : "");
+    if (opt->list)
+        opt->list(list, sizeof list);
+    snprintf(text, sizeof text, "%s%s%s", opt->help, list, opt->help_after ? opt->help_after : "");
+    fprintf(f, "%-*s", HELP_INDENT, head);
+    help_wrap(f, text, w < HELP_INDENT ? HELP_INDENT : (size_t)w);
+}
+
+void cli_usage(FILE *f)
+{
+    fputs("usage: spectro [options] [FILE]\n"
+          "\n"
+          "A spectrum analyzer. With FILE (WAV, FLAC, Ogg, AIFF, MP3, ... anything libsndfile\n"
+          "reads) it analyses the file; without, the microphone. With no output option it opens\n"
+          "a window: a scrolling spectrogram (microphone, --realtime) or the whole file.\n",
+          f);
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        if (options[i].section)
+            fprintf(f, "\n%s%s", options[i].section, *options[i].section ? ":\n" : "");
+        help_option(f, &options[i]);
+    }
+    fputs("\n"
+          "Levels are dBFS: a full-scale sine on a bin reads 0 dB with any window; the floor is -200.\n"
+          "Exit status: 0 success, 1 runtime failure (I/O, device), 2 bad usage or bad input.\n",
+          f);
+}
+
+/* ---- values ---------------------------------------------------------------------------- */
+
+/* Whole-string unsigned decimal in [lo, hi]. */
+static int parse_size(const char *opt, const char *text, size_t lo, size_t hi, size_t *out, sp_errinfo *ei)
+{
+    char *end;
+    unsigned long long v;
+    if (!text || !*text || *text == '-' || *text == '+')
+        return sp_fail(ei, SP_EINVAL, "%s %s: expected a positive integer", opt, text ? text : "");
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (errno || *end || end == text)
+        return sp_fail(ei, SP_EINVAL, "%s %s: expected a positive integer", opt, text);
+    if (v < lo || v > hi)
+        return sp_fail(ei, SP_EINVAL, "%s %s: must be from %zu to %zu", opt, text, lo, hi);
+    *out = (size_t)v;
+    return SP_OK;
+}
+
+/* parse_size into an int (hi fits one). */
+static int parse_int(const char *opt, const char *text, size_t lo, size_t hi, int *out, sp_errinfo *ei)
+{
+    size_t v;
+    int err = parse_size(opt, text, lo, hi, &v, ei);
+    if (err == SP_OK)
+        *out = (int)v;
+    return err;
+}
 
 /* Whole-string finite decimal >= lo (and > lo when strict). */
 static int parse_real(const char *opt, const char *text, double lo, int strict, double *out, sp_errinfo *ei)
@@ -134,119 +278,221 @@ static int parse_real(const char *opt, const char *text, double lo, int strict, 
     return SP_OK;
 }
 
+static int parse_fft_size(const char *name, const char *val, size_t *n, sp_errinfo *ei)
+{
+    int err = parse_size(name, val, 1, (size_t)-1, n, ei);
+    if (err != SP_OK)
+        return err;
+    if (!fft_is_pow2(*n) || *n < FFT_MIN_SIZE || *n > FFT_MAX_SIZE)
+        return sp_fail(ei, SP_EINVAL, "%s %s: must be a power of two from %u to %u", name, val, FFT_MIN_SIZE,
+                       FFT_MAX_SIZE);
+    return SP_OK;
+}
+
+static int parse_channel(const char *name, const char *val, int *channel, sp_errinfo *ei)
+{
+    size_t k;
+    if (strcmp(val, "mix") == 0) {
+        *channel = STFT_CHANNEL_MIX;
+    } else if (strcmp(val, "all") == 0) {
+        *channel = STFT_CHANNEL_ALL;
+    } else {
+        if (parse_size(name, val, 0, 1 << 20, &k, ei) != SP_OK)
+            return sp_fail(ei, SP_EINVAL, "%s %s: expected mix, all, or a channel index from 0", name, val);
+        *channel = (int)k;
+    }
+    return SP_OK;
+}
+
+static int parse_backend(const char *name, const char *val, fft_backend_kind *kind, sp_errinfo *ei)
+{
+    char list[128];
+    size_t at = 0;
+    if (fft_backend_parse(val, kind) == SP_OK)
+        return SP_OK;
+    list[0] = 0;
+    for (int i = 0; i < fft_backend_count(); i++)
+        list_add(list, sizeof list, &at, i ? ", " : "", fft_backend_name(i), NULL);
+    return sp_fail(ei, SP_EINVAL, "%s %s: unknown backend (%s)", name, val, list);
+}
+
+/* "1920x1080" -> 1920, 1080; RENDER_MIN_WIDTH x RENDER_MIN_HEIGHT .. RENDER_MAX_SIZE. */
+static int parse_picture_size(const char *text, int *w, int *h, sp_errinfo *ei)
+{
+    char *end;
+    long a, b;
+    if (!text || !*text)
+        return sp_fail(ei, SP_EINVAL, "--size: expected WxH, e.g. 1920x1080");
+    a = strtol(text, &end, 10);
+    if (end == text || (*end != 'x' && *end != 'X') || end[1] < '0' || end[1] > '9')
+        return sp_fail(ei, SP_EINVAL, "--size %s: expected WxH, e.g. 1920x1080", text);
+    b = strtol(end + 1, &end, 10);
+    if (*end)
+        return sp_fail(ei, SP_EINVAL, "--size %s: expected WxH, e.g. 1920x1080", text);
+    if (a < RENDER_MIN_WIDTH || a > RENDER_MAX_SIZE || b < RENDER_MIN_HEIGHT || b > RENDER_MAX_SIZE)
+        return sp_fail(ei, SP_EINVAL, "--size %s: width must be %d .. %d and height %d .. %d pixels", text,
+                       RENDER_MIN_WIDTH, RENDER_MAX_SIZE, RENDER_MIN_HEIGHT, RENDER_MAX_SIZE);
+    *w = (int)a;
+    *h = (int)b;
+    return SP_OK;
+}
+
+/* "-120:0" -> -120, 0 (lo < hi, finite). */
+static int parse_db_range(const char *text, float *lo, float *hi, sp_errinfo *ei)
+{
+    char *end;
+    double a, b;
+    if (!text || !*text)
+        return sp_fail(ei, SP_EINVAL, "--db-range: expected LO:HI in dB, e.g. -120:0");
+    a = strtod(text, &end);
+    if (end == text || *end != ':')
+        return sp_fail(ei, SP_EINVAL, "--db-range %s: expected LO:HI in dB, e.g. -120:0", text);
+    b = strtod(end + 1, &end);
+    if (end == text || *end || !isfinite(a) || !isfinite(b) || fabs(a) > 1e4 || fabs(b) > 1e4)
+        return sp_fail(ei, SP_EINVAL, "--db-range %s: expected LO:HI in dB, e.g. -120:0", text);
+    if (!(a < b))
+        return sp_fail(ei, SP_EINVAL, "--db-range %s: LO must be below HI", text);
+    *lo = (float)a;
+    *hi = (float)b;
+    return SP_OK;
+}
+
+/* A non-empty path or name: *out = val. */
+static int parse_nonempty(const char *what, const char *val, const char **out, sp_errinfo *ei)
+{
+    if (!*val)
+        return sp_fail(ei, SP_EINVAL, "%s", what);
+    *out = val;
+    return SP_OK;
+}
+
+/* --fmin / --fmax: the picture's range, and the range the peaks are searched in. */
+static int parse_freq(const char *name, const char *val, int strict, double *render_f, double *peak_f,
+                      sp_errinfo *ei)
+{
+    int err = parse_real(name, val, 0.0, strict, render_f, ei);
+    if (err == SP_OK)
+        *peak_f = *render_f;
+    return err;
+}
+
+static int parse_dump(analyze_config *a, const char *val, sp_errinfo *ei)
+{
+    dump_format fmt;
+    int err = dump_format_from_path(val, &fmt, ei);
+    return err != SP_OK ? err : analyze_set_output(a, "dump", val, ei);
+}
+
+static int parse_png(analyze_config *a, const char *val, sp_errinfo *ei)
+{
+    if (!*val)
+        return sp_fail(ei, SP_EINVAL, "--png: missing output path");
+    return analyze_set_output(a, "png", val, ei);
+}
+
+/* ---- the command line ------------------------------------------------------------------ */
+
+static int set_flag(int *flag)
+{
+    *flag = 1;
+    return SP_OK;
+}
+
+/* One option's value (NULL for a switch) into o; name is the option as given ("-n"). */
 static int apply(cli_options *o, opt_id id, const char *name, const char *val, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
-    dump_format fmt;
-    int err = SP_OK;
+    render_config *r = &a->render;
     switch (id) {
-    case OPT_FFT_SIZE:
-        if ((err = parse_size(name, val, 1, (size_t)-1, &a->n, ei)) != SP_OK)
-            return err;
-        if (!fft_is_pow2(a->n) || a->n < FFT_MIN_SIZE || a->n > FFT_MAX_SIZE)
-            return sp_fail(ei, SP_EINVAL, "%s %s: must be a power of two from %u to %u", name, val, FFT_MIN_SIZE,
-                           FFT_MAX_SIZE);
-        return SP_OK;
-    case OPT_HOP:
-        return parse_size(name, val, 1, (size_t)1 << 40, &a->hop, ei);
-    case OPT_WINDOW:
-        return window_parse(val, &a->window, ei);
-    case OPT_CHANNEL:
-        if (strcmp(val, "mix") == 0) {
-            a->channel = STFT_CHANNEL_MIX;
-        } else if (strcmp(val, "all") == 0) {
-            a->channel = STFT_CHANNEL_ALL;
-        } else {
-            size_t k;
-            if (parse_size(name, val, 0, 1 << 20, &k, ei) != SP_OK)
-                return sp_fail(ei, SP_EINVAL, "%s %s: expected mix, all, or a channel index from 0", name, val);
-            a->channel = (int)k;
-        }
-        return SP_OK;
-    case OPT_BACKEND:
-        if (fft_backend_parse(val, &a->backend) != SP_OK)
-            return sp_fail(ei, SP_EINVAL, "%s %s: unknown backend (auto, cpu, cuda, cufft)", name, val);
-        return SP_OK;
-    case OPT_DUMP:
-        if ((err = dump_format_from_path(val, &fmt, ei)) != SP_OK)
-            return err;
-        return analyze_set_output(a, "dump", val, ei);
-    case OPT_PEAKS:
-        return analyze_set_output(a, "peaks", NULL, ei);
-    case OPT_QUIET:
-        o->quiet = 1;
-        return SP_OK;
-    case OPT_VERBOSE:
-        o->verbose = 1;
-        return SP_OK;
-    case OPT_HELP:
-        o->help = 1;
-        return SP_OK;
-    case OPT_VERSION:
-        o->version = 1;
-        return SP_OK;
-    case OPT_PNG:
-        if (!*val)
-            return sp_fail(ei, SP_EINVAL, "--png: missing output path");
-        return analyze_set_output(a, "png", val, ei);
-    case OPT_SIZE:
-        return render_parse_size(val, &a->render.width, &a->render.height, ei);
-    case OPT_SCALE:
-        return scale_parse(val, &a->render.scale, ei);
-    case OPT_COLORMAP:
-        return colormap_parse(val, &a->render.colormap, ei);
-    case OPT_DB_RANGE:
-        return render_parse_db_range(val, &a->render.db_lo, &a->render.db_hi, ei);
-    case OPT_FMIN:
-        if ((err = parse_real(name, val, 0.0, 0, &a->render.fmin, ei)) != SP_OK)
-            return err;
-        a->peak_fmin = a->render.fmin;
-        return SP_OK;
-    case OPT_FMAX:
-        if ((err = parse_real(name, val, 0.0, 1, &a->render.fmax, ei)) != SP_OK)
-            return err;
-        a->peak_fmax = a->render.fmax;
-        return SP_OK;
-    case OPT_REALTIME:
-        a->realtime = 1;
-        return SP_OK;
-    case OPT_DURATION:
-        return parse_real(name, val, 0.0, 1, &a->duration, ei);
-    case OPT_LIST_DEVICES:
-        o->list_devices = 1;
-        return SP_OK;
-    case OPT_DEVICE:
-        if (!*val)
-            return sp_fail(ei, SP_EINVAL, "--device: empty device name");
-        a->device = val;
-        return SP_OK;
-    case OPT_RATE: {
-        size_t v;
-        if ((err = parse_size(name, val, 1, SOURCE_MAX_RATE, &v, ei)) != SP_OK)
-            return err;
-        a->rate = (int)v;
-        return SP_OK;
-    }
-    case OPT_CHANNELS: {
-        size_t v;
-        if ((err = parse_size(name, val, 1, SOURCE_MAX_CHANNELS, &v, ei)) != SP_OK)
-            return err;
-        a->channels = (int)v;
-        return SP_OK;
-    }
+    case OPT_FFT_SIZE: return parse_fft_size(name, val, &a->n, ei);
+    case OPT_HOP: return parse_size(name, val, 1, (size_t)1 << 40, &a->hop, ei);
+    case OPT_WINDOW: return window_parse(val, &a->window, ei);
+    case OPT_CHANNEL: return parse_channel(name, val, &a->channel, ei);
+    case OPT_BACKEND: return parse_backend(name, val, &a->backend, ei);
+    case OPT_DUMP: return parse_dump(a, val, ei);
+    case OPT_PEAKS: return analyze_set_output(a, "peaks", NULL, ei);
+    case OPT_PNG: return parse_png(a, val, ei);
+    case OPT_SIZE: return parse_picture_size(val, &r->width, &r->height, ei);
+    case OPT_SCALE: return scale_parse(val, &r->scale, ei);
+    case OPT_COLORMAP: return colormap_parse(val, &r->colormap, ei);
+    case OPT_DB_RANGE: return parse_db_range(val, &r->db_lo, &r->db_hi, ei);
+    case OPT_FMIN: return parse_freq(name, val, 0, &r->fmin, &a->peak_fmin, ei);
+    case OPT_FMAX: return parse_freq(name, val, 1, &r->fmax, &a->peak_fmax, ei);
+    case OPT_REALTIME: return set_flag(&a->realtime);
+    case OPT_DURATION: return parse_real(name, val, 0.0, 1, &a->duration, ei);
+    case OPT_LIST_DEVICES: return set_flag(&o->list_devices);
+    case OPT_DEVICE: return parse_nonempty("--device: empty device name", val, &a->device, ei);
+    case OPT_RATE: return parse_int(name, val, 1, SOURCE_MAX_RATE, &a->rate, ei);
+    case OPT_CHANNELS: return parse_int(name, val, 1, SOURCE_MAX_CHANNELS, &a->channels, ei);
+    case OPT_QUIET: return set_flag(&o->quiet);
+    case OPT_VERBOSE: return set_flag(&o->verbose);
+    case OPT_HELP: return set_flag(&o->help);
+    case OPT_VERSION: return set_flag(&o->version);
     }
     return SP_EINVAL;
 }
 
+/* The option that argv[*i] names (with its value, from "--x=V", "-xV" or the next
+ * argument, which *i then steps over), or SP_EINVAL naming it. */
+static int find_option(int argc, char **argv, int *i, const cli_option **opt, char *name, size_t name_len,
+                       const char **val, sp_errinfo *ei)
+{
+    const char *arg = argv[*i];
+    size_t j;
+    *val = NULL;
+    if (arg[1] == '-') {
+        const char *eq = strchr(arg + 2, '=');
+        size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+        for (j = 0; j < OPTION_COUNT; j++)
+            if (strlen(options[j].longname) == len && strncmp(arg + 2, options[j].longname, len) == 0)
+                break;
+        snprintf(name, name_len, "--%.*s", (int)(len < 40 ? len : 40), arg + 2);
+        if (j == OPTION_COUNT)
+            return sp_fail(ei, SP_EINVAL, "%s: unknown option (see spectro --help)", name);
+        if (eq && !options[j].value)
+            return sp_fail(ei, SP_EINVAL, "%s: takes no value", name);
+        *val = eq ? eq + 1 : NULL;
+    } else {
+        for (j = 0; j < OPTION_COUNT; j++)
+            if (options[j].shortname && options[j].shortname == arg[1])
+                break;
+        snprintf(name, name_len, "-%c", arg[1]);
+        if (j == OPTION_COUNT || (arg[2] && !options[j].value))
+            return sp_fail(ei, SP_EINVAL, "%s: unknown option (see spectro --help)", arg);
+        if (arg[2])
+            *val = arg + 2;
+    }
+    if (options[j].value && !*val) {
+        if (*i + 1 >= argc)
+            return sp_fail(ei, SP_EINVAL, "%s: missing value", name);
+        *val = argv[++*i];
+    }
+    *opt = &options[j];
+    return SP_OK;
+}
+
+/* What no single option can check: the options together. */
+static int check_together(cli_options *o, sp_errinfo *ei)
+{
+    if (o->an.render.fmax > 0 && o->an.render.fmin >= o->an.render.fmax)
+        return sp_fail(ei, SP_EINVAL, "--fmin %g: must be below --fmax %g", o->an.render.fmin, o->an.render.fmax);
+    if (o->an.realtime && !o->an.input)
+        return sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
+    if (o->an.input && (o->an.device || o->an.rate || o->an.channels))
+        return sp_fail(ei, SP_EINVAL, "%s: --device, --rate and --channels are for the microphone, not a file",
+                       o->an.device ? "--device" : o->an.rate ? "--rate" : "--channels");
+    return SP_OK;
+}
+
 int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)
 {
-    int only_files = 0;
+    int only_files = 0, err;
     memset(o, 0, sizeof *o);
     o->an = analyze_config_default();
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
+        const cli_option *opt = NULL;
         char name[64];
-        size_t j, nopt = sizeof options / sizeof options[0];
         if (only_files || arg[0] != '-' || strcmp(arg, "-") == 0) {
             if (o->an.input)
                 return sp_fail(ei, SP_EINVAL, "%s: only one input file can be given (already have %s)", arg,
@@ -258,48 +504,14 @@ int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)
             only_files = 1;
             continue;
         }
-        if (arg[1] == '-') {
-            const char *eq = strchr(arg + 2, '=');
-            size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-            for (j = 0; j < nopt; j++)
-                if (strlen(options[j].longname) == len && strncmp(arg + 2, options[j].longname, len) == 0)
-                    break;
-            snprintf(name, sizeof name, "--%.*s", (int)(len < 40 ? len : 40), arg + 2);
-            if (j == nopt)
-                return sp_fail(ei, SP_EINVAL, "%s: unknown option (see spectro --help)", name);
-            if (eq && !options[j].takes_value)
-                return sp_fail(ei, SP_EINVAL, "%s: takes no value", name);
-            val = eq ? eq + 1 : NULL;
-        } else {
-            for (j = 0; j < nopt; j++)
-                if (options[j].shortname && options[j].shortname == arg[1])
-                    break;
-            snprintf(name, sizeof name, "-%c", arg[1]);
-            if (j == nopt || (arg[2] && !options[j].takes_value))
-                return sp_fail(ei, SP_EINVAL, "%s: unknown option (see spectro --help)", arg);
-            if (arg[2])
-                val = arg + 2;
-        }
-        if (options[j].takes_value && !val) {
-            if (i + 1 >= argc)
-                return sp_fail(ei, SP_EINVAL, "%s: missing value", name);
-            val = argv[++i];
-        }
-        {
-            int err = apply(o, options[j].id, name, val, ei);
-            if (err != SP_OK)
-                return err;
-        }
+        if ((err = find_option(argc, argv, &i, &opt, name, sizeof name, &val, ei)) != SP_OK ||
+            (err = apply(o, opt->id, name, val, ei)) != SP_OK)
+            return err;
     }
     if (o->help || o->version || o->list_devices)
         return SP_OK;
-    if (o->an.render.fmax > 0 && o->an.render.fmin >= o->an.render.fmax)
-        return sp_fail(ei, SP_EINVAL, "--fmin %g: must be below --fmax %g", o->an.render.fmin, o->an.render.fmax);
-    if (o->an.realtime && !o->an.input)
-        return sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
-    if (o->an.input && (o->an.device || o->an.rate || o->an.channels))
-        return sp_fail(ei, SP_EINVAL, "%s: --device, --rate and --channels are for the microphone, not a file",
-                       o->an.device ? "--device" : o->an.rate ? "--rate" : "--channels");
+    if ((err = check_together(o, ei)) != SP_OK)
+        return err;
     o->headless = o->an.n_outputs > 0;
     if (o->an.hop == 0)
         o->an.hop = o->an.n / 4;

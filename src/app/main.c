@@ -10,6 +10,7 @@
 
 #include "analyze.h"
 #include "cli.h"
+#include "env.h"
 #include "source.h"
 #include "view.h"
 
@@ -86,6 +87,8 @@ int main(int argc, char **argv)
     }
     if (o.list_devices)
         return list_devices();
+    if ((err = app_env_read(&o.an, &ei)) != SP_OK)
+        return fail(err, &ei);
     install_signals();
     test_hooks(&o.an);
     o.an.stop = &stop_requested;

@@ -6,9 +6,26 @@
 #include <string.h>
 
 #include "fft_backend.h"
+
+/* The one list of backends: parsing, --help and plan creation read it. `be` is NULL for
+ * auto (chosen at plan creation) and for a backend this build lacks. */
 #ifdef SPECTRO_HAVE_CUDA
-#include "fft_gpu.h"
+#define GPU_BACKEND(b) (&(b))
+#else
+#define GPU_BACKEND(b) NULL
 #endif
+static const struct {
+    const char *name;
+    fft_backend_kind kind;
+    const fft_backend *be;
+    const char *help;
+} backends[] = {
+    {"auto", FFT_BACKEND_AUTO, NULL, "cuda when a GPU is usable, else cpu"},
+    {"cpu", FFT_BACKEND_CPU, &fft_backend_cpu, "radix-2 FFT in C, on every machine"},
+    {"cuda", FFT_BACKEND_CUDA, GPU_BACKEND(fft_backend_cuda), "the project's CUDA kernels"},
+    {"cufft", FFT_BACKEND_CUFFT, GPU_BACKEND(fft_backend_cufft), "NVIDIA cuFFT, for cross-checks"},
+};
+#define BACKEND_COUNT ((int)(sizeof backends / sizeof backends[0]))
 
 struct fft_plan {
     const fft_backend *be;
@@ -44,58 +61,69 @@ float fft_amp_to_db(float a)
     return 20.0f * log10f(a);
 }
 
+/* The table of a built backend, NULL for auto and for one this build lacks. */
+static const fft_backend *backend_of(fft_backend_kind kind)
+{
+    for (int i = 0; i < BACKEND_COUNT; i++)
+        if (backends[i].kind == kind)
+            return backends[i].be;
+    return NULL;
+}
+
 fft_backend_kind fft_backend_resolve(fft_backend_kind kind)
 {
+    const fft_backend *gpu = backend_of(FFT_BACKEND_CUDA);
     if (kind != FFT_BACKEND_AUTO)
         return kind;
-#ifdef SPECTRO_HAVE_CUDA
-    if (fft_backend_cuda.probe(NULL) == SP_OK)
+    if (gpu && gpu->probe(NULL) == SP_OK)
         return FFT_BACKEND_CUDA;
-#endif
     return FFT_BACKEND_CPU;
+}
+
+int fft_backend_count(void)
+{
+    return BACKEND_COUNT;
+}
+
+const char *fft_backend_name(int i)
+{
+    return i >= 0 && i < BACKEND_COUNT ? backends[i].name : NULL;
+}
+
+const char *fft_backend_help(int i)
+{
+    return i >= 0 && i < BACKEND_COUNT ? backends[i].help : NULL;
 }
 
 int fft_backend_parse(const char *text, fft_backend_kind *out)
 {
-    static const struct {
-        const char *name;
-        fft_backend_kind kind;
-    } names[] = {{"auto", FFT_BACKEND_AUTO},
-                 {"cpu", FFT_BACKEND_CPU},
-                 {"cuda", FFT_BACKEND_CUDA},
-                 {"cufft", FFT_BACKEND_CUFFT}};
     if (!text || !out)
         return SP_EINVAL;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (strcmp(text, names[i].name) == 0) {
-            *out = names[i].kind;
+    for (int i = 0; i < BACKEND_COUNT; i++) {
+        if (strcmp(text, backends[i].name) == 0) {
+            *out = backends[i].kind;
             return SP_OK;
         }
     }
     return SP_EINVAL;
 }
 
+/* The named backend's table, or NULL with why (this build lacks it). */
 static const fft_backend *backend_for(fft_backend_kind kind, sp_errinfo *ei, int *err)
 {
-    *err = SP_OK;
-    switch (kind) {
-    case FFT_BACKEND_CPU:
-        return &fft_backend_cpu;
-    case FFT_BACKEND_CUDA:
-    case FFT_BACKEND_CUFFT:
-#ifdef SPECTRO_HAVE_CUDA
-        (void)ei;
-        return kind == FFT_BACKEND_CUDA ? &fft_backend_cuda : &fft_backend_cufft;
-#else
+    for (int i = 0; i < BACKEND_COUNT; i++) {
+        if (backends[i].kind != kind || kind == FFT_BACKEND_AUTO)
+            continue;
+        if (backends[i].be) {
+            *err = SP_OK;
+            return backends[i].be;
+        }
         *err = sp_fail(ei, SP_EUNSUPPORTED,
                        "--backend %s: this build of spectro has no GPU support (built without CUDA)",
-                       kind == FFT_BACKEND_CUDA ? "cuda" : "cufft");
+                       backends[i].name);
         return NULL;
-#endif
-    case FFT_BACKEND_AUTO:
-    default:
-        break;
     }
+    *err = sp_fail(ei, SP_EINVAL, "fft_plan_create: unknown backend %d", (int)kind);
     return NULL;
 }
 
@@ -131,18 +159,15 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
     p->max_batch = cfg->max_batch;
 
     if (cfg->backend == FFT_BACKEND_AUTO) {
-#ifdef SPECTRO_HAVE_CUDA
+        const fft_backend *gpu = backend_of(FFT_BACKEND_CUDA);
         sp_errinfo why = {{0}};
-        if (fft_backend_cuda.probe(&why) == SP_OK &&
-            fft_backend_cuda.create(cfg, win, wsum, &p->state, &why) == SP_OK) {
-            p->be = &fft_backend_cuda;
+        if (!gpu) {
+            snprintf(p->fallback, sizeof p->fallback, "this build has no GPU support (built without CUDA)");
+        } else if (gpu->probe(&why) == SP_OK && gpu->create(cfg, win, wsum, &p->state, &why) == SP_OK) {
+            p->be = gpu;
         } else {
-            snprintf(p->fallback, sizeof p->fallback, "%s",
-                     why.msg[0] ? why.msg : "no usable CUDA device");
+            snprintf(p->fallback, sizeof p->fallback, "%s", why.msg[0] ? why.msg : "no usable CUDA device");
         }
-#else
-        snprintf(p->fallback, sizeof p->fallback, "this build has no GPU support (built without CUDA)");
-#endif
         if (!p->be) {
             p->be = &fft_backend_cpu;
             if ((err = p->be->create(cfg, win, wsum, &p->state, ei)) != SP_OK)

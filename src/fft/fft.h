@@ -37,6 +37,30 @@ _Static_assert(sizeof(cpx) == 2 * sizeof(float), "cpx must be two packed floats"
 
 typedef enum { FFT_BACKEND_AUTO, FFT_BACKEND_CPU, FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT } fft_backend_kind;
 
+/* The cpu backend's threads for one plan: 1 .. FFT_CPU_THREADS_MAX (0 in the config: the
+ * default, min(online CPUs, 8)). */
+#define FFT_CPU_THREADS_MAX 256
+
+/* The cpu backend's vector width: FFT_CPU_SIMD_SSE2 keeps the 4-wide path where the CPU
+ * also has AVX (the tests compare both). */
+typedef enum { FFT_CPU_SIMD_AUTO, FFT_CPU_SIMD_SSE2 } fft_cpu_simd;
+
+/* The cuda backend's kernels: fused (the fast path), portable (the fused kernels a build
+ * for GPUs before sm_90 runs, so that a Hopper tests them too) or perlevel (the reference
+ * kernels, one launch a level). */
+typedef enum { FFT_CUDA_PATH_FUSED, FFT_CUDA_PATH_PORTABLE, FFT_CUDA_PATH_PERLEVEL } fft_cuda_path;
+
+/* The cuda backend's C2C 16384 kernel: the device's choice, or forced one-block or streamed. */
+typedef enum { FFT_CUDA_STREAM_AUTO, FFT_CUDA_STREAM_OFF, FFT_CUDA_STREAM_ON } fft_cuda_stream;
+
+/* Tuning, all 0 = the defaults; the program takes it from the environment (app/env.h). */
+typedef struct {
+    int cpu_threads;     /* 0 or 1 .. FFT_CPU_THREADS_MAX; never more than max_batch */
+    fft_cpu_simd cpu_simd;
+    fft_cuda_path cuda_path;
+    fft_cuda_stream cuda_stream;
+} fft_tuning;
+
 typedef struct {
     fft_backend_kind backend;
     size_t n;            /* transform size, power of two in [FFT_MIN_SIZE, FFT_MAX_SIZE] */
@@ -44,9 +68,11 @@ typedef struct {
     const float *window; /* n coefficients for fft_stft_db, copied; NULL = rectangular */
     size_t max_batch;    /* most frames (or transforms) per call, >= 1 */
     int live;            /* 1: latency matters more than throughput (small batches) */
+    fft_tuning tuning;
 } fft_config;
 
-/* backend auto, n 4096, hop 1024, rectangular window, max_batch 64, not live. */
+/* backend auto, n 4096, hop 1024, rectangular window, max_batch 64, not live, default
+ * tuning. */
 fft_config fft_config_default(void);
 
 typedef struct fft_plan fft_plan;
@@ -103,7 +129,16 @@ float fft_amp_to_db(float a);
  * device is usable, else FFT_BACKEND_CPU. Other kinds are returned unchanged. */
 fft_backend_kind fft_backend_resolve(fft_backend_kind kind);
 
-/* Backend name -> kind ("auto", "cpu", "cuda", "cufft"); SP_EINVAL otherwise. */
+/* The table of backends, in the order --help lists them: ids 0 .. fft_backend_count()-1.
+ * fft_backend_name(i) is the name fft_backend_parse takes ("auto", "cpu", "cuda",
+ * "cufft"), fft_backend_help(i) one line about it (for --help, a man page); both NULL out
+ * of range. Backends that this build lacks are listed too: a plan for one fails with
+ * SP_EUNSUPPORTED, saying so. */
+int fft_backend_count(void);
+const char *fft_backend_name(int i);
+const char *fft_backend_help(int i);
+
+/* Backend name -> kind; SP_EINVAL otherwise. */
 int fft_backend_parse(const char *text, fft_backend_kind *out);
 
 #ifdef __cplusplus

@@ -29,7 +29,9 @@ typedef struct fft_backend {
     void (*host_free)(void *state, void *p);
 } fft_backend;
 
-extern const fft_backend fft_backend_cpu; /* src/fft/fft_cpu.c */
+extern const fft_backend fft_backend_cpu;   /* src/fft/fft_cpu.c */
+extern const fft_backend fft_backend_cuda;  /* gpu/fft_cuda.cu, when built with CUDA */
+extern const fft_backend fft_backend_cufft; /* gpu/fft_cufft.cu, when built with CUDA */
 
 #ifdef __cplusplus
 }

@@ -18,18 +18,17 @@
  *
  * Vectors. 4-wide GCC/Clang generic vectors (SSE2 on x86-64, NEON), a scalar fallback
  * elsewhere; on x86-64 GCC builds the levels with h >= 16 also have 8-wide AVX versions
- * picked at run time when the CPU has AVX (SPECTRO_CPU_SIMD=sse2 keeps the 4-wide path).
+ * picked at run time when the CPU has AVX (fft_config.cpu_simd can keep the 4-wide path).
  * No FMA and no -ffast-math: both paths give the same bits.
  *
  * Threads. stft_db splits its frames over a pool made in create(): the caller takes the
  * first share, nthreads-1 workers the others, each with its own scratch. nthreads is
- * min(online CPUs, 8), SPECTRO_CPU_THREADS overrides (1 = no threads), never above
+ * min(online CPUs, 8), fft_config.cpu_threads overrides (1 = no threads), never above
  * max_batch. Calls with nframes*n < 65536 run on the caller alone (waking the pool costs
  * more than it saves).
  * Nothing is allocated after create(). */
 #include "fft_backend.h"
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -76,7 +75,6 @@ static inline void vst(float *p, vf v)
 #define CPU_ALIGN 64
 #define CPU_PI 3.14159265358979323846 /* M_PI is not in ISO C */
 #define CPU_THREADS_MAX_DEFAULT 8
-#define CPU_THREADS_MAX 256
 #define CPU_THREAD_MIN_WORK 65536 /* nframes * n below which stft_db stays on the caller */
 
 typedef struct cpu_state cpu_state;
@@ -654,26 +652,21 @@ static void cpu_destroy(void *state)
     free(st);
 }
 
-/* min(online CPUs, 8); SPECTRO_CPU_THREADS overrides; never more than the frames of a call. */
-static int thread_count(size_t max_batch, size_t *out, sp_errinfo *ei)
+/* min(online CPUs, 8), or the config's count; never more than the frames of a call. */
+static int thread_count(const fft_config *cfg, size_t *out, sp_errinfo *ei)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t t = cpus < 1 ? 1 : (size_t)cpus;
-    const char *env = getenv("SPECTRO_CPU_THREADS");
 
     if (t > CPU_THREADS_MAX_DEFAULT)
         t = CPU_THREADS_MAX_DEFAULT;
-    if (env && *env) {
-        char *end = NULL;
-        errno = 0;
-        long v = strtol(env, &end, 10);
-        if (errno || end == env || *end || v < 1 || v > CPU_THREADS_MAX)
-            return sp_fail(ei, SP_EINVAL, "SPECTRO_CPU_THREADS=%s: must be a whole number from 1 to %d",
-                           env, CPU_THREADS_MAX);
-        t = (size_t)v;
-    }
-    if (t > max_batch)
-        t = max_batch;
+    if (cfg->tuning.cpu_threads < 0 || cfg->tuning.cpu_threads > FFT_CPU_THREADS_MAX)
+        return sp_fail(ei, SP_EINVAL, "cpu FFT: %d threads: must be from 1 to %d (0: the default)",
+                       cfg->tuning.cpu_threads, FFT_CPU_THREADS_MAX);
+    if (cfg->tuning.cpu_threads > 0)
+        t = (size_t)cfg->tuning.cpu_threads;
+    if (t > cfg->max_batch)
+        t = cfg->max_batch;
     *out = t;
     return SP_OK;
 }
@@ -707,15 +700,14 @@ static int cpu_create(const fft_config *cfg, const float *window, double window_
     st->log2n = ilog2(n);
 #ifdef CPU_AVX_DISPATCH
     {
-        /* SPECTRO_CPU_SIMD=sse2 keeps the 4-wide path (tests cover both) */
-        const char *simd = getenv("SPECTRO_CPU_SIMD");
+        /* the tests cover both paths */
+        int sse2_only = cfg->tuning.cpu_simd == FFT_CPU_SIMD_SSE2;
         __builtin_cpu_init();
-        int sse2_only = simd && strcmp(simd, "sse2") == 0;
         st->avx = __builtin_cpu_supports("avx") && !sse2_only;
         st->avx2 = __builtin_cpu_supports("avx2") && !sse2_only;
     }
 #endif
-    if ((err = thread_count(cfg->max_batch, &st->nthreads, ei)) != SP_OK)
+    if ((err = thread_count(cfg, &st->nthreads, ei)) != SP_OK)
         goto fail;
 
     st->twr = cpu_alloc(n, sizeof(float));

@@ -14,7 +14,6 @@
 #define WIN_KAISER_BETA 8.6
 #define WIN_GAUSS_SIGMA 0.4
 #define WIN_KAISER_BETA_MAX 500.0 /* I0(beta) stays finite in double far beyond this */
-#define WIN_NAMES "hann, hamming, blackman, blackman-harris, flattop, rect, kaiser[:beta], gauss[:sigma]"
 
 /* The one list of windows: parsing, formatting, --help and the window's `w` key read it. */
 static const struct {
@@ -22,15 +21,16 @@ static const struct {
     window_kind kind;
     const char *param;  /* the parameter's name in --help, NULL: none */
     double param_default;
+    const char *param_unit; /* after the default in --help, NULL: none */
 } win_names[] = {
-    {"hann", WINDOW_HANN, NULL, 0.0},
-    {"hamming", WINDOW_HAMMING, NULL, 0.0},
-    {"blackman", WINDOW_BLACKMAN, NULL, 0.0},
-    {"blackman-harris", WINDOW_BLACKMAN_HARRIS, NULL, 0.0},
-    {"flattop", WINDOW_FLATTOP, NULL, 0.0},
-    {"rect", WINDOW_RECT, NULL, 0.0},
-    {"kaiser", WINDOW_KAISER, "beta", WIN_KAISER_BETA},
-    {"gauss", WINDOW_GAUSS, "sigma", WIN_GAUSS_SIGMA},
+    {"hann", WINDOW_HANN, NULL, 0.0, NULL},
+    {"hamming", WINDOW_HAMMING, NULL, 0.0, NULL},
+    {"blackman", WINDOW_BLACKMAN, NULL, 0.0, NULL},
+    {"blackman-harris", WINDOW_BLACKMAN_HARRIS, NULL, 0.0, NULL},
+    {"flattop", WINDOW_FLATTOP, NULL, 0.0, NULL},
+    {"rect", WINDOW_RECT, NULL, 0.0, NULL},
+    {"kaiser", WINDOW_KAISER, "beta", WIN_KAISER_BETA, NULL},
+    {"gauss", WINDOW_GAUSS, "sigma", WIN_GAUSS_SIGMA, "of N/2"},
 };
 #define WIN_NAME_COUNT (sizeof win_names / sizeof win_names[0])
 
@@ -70,6 +70,22 @@ void window_names(char *buf, size_t len)
     }
 }
 
+void window_help(int i, char *buf, size_t len)
+{
+    if (!buf || len == 0)
+        return;
+    buf[0] = 0;
+    if (i < 0 || i >= (int)WIN_NAME_COUNT)
+        return;
+    if (!win_names[i].param) {
+        snprintf(buf, len, "%s", win_names[i].name);
+        return;
+    }
+    snprintf(buf, len, "%s[:%s] (%s %g%s%s)", win_names[i].name, win_names[i].param, win_names[i].param,
+             win_names[i].param_default, win_names[i].param_unit ? " " : "",
+             win_names[i].param_unit ? win_names[i].param_unit : "");
+}
+
 window_spec window_spec_default(void)
 {
     window_spec s;
@@ -91,8 +107,10 @@ static int param_ok(window_kind kind, double p)
 
 int window_parse(const char *text, window_spec *out, sp_errinfo *ei)
 {
+    char names[160];
+    window_names(names, sizeof names);
     if (!text || !out)
-        return sp_fail(ei, SP_EINVAL, "--window: missing value (" WIN_NAMES ")");
+        return sp_fail(ei, SP_EINVAL, "--window: missing value (%s)", names);
 
     const char *colon = strchr(text, ':');
     size_t len = colon ? (size_t)(colon - text) : strlen(text);
@@ -102,7 +120,7 @@ int window_parse(const char *text, window_spec *out, sp_errinfo *ei)
             break;
     }
     if (i == WIN_NAME_COUNT)
-        return sp_fail(ei, SP_EINVAL, "--window %s: unknown window (" WIN_NAMES ")", text);
+        return sp_fail(ei, SP_EINVAL, "--window %s: unknown window (%s)", text, names);
 
     window_spec s;
     s.kind = win_names[i].kind;
@@ -111,17 +129,17 @@ int window_parse(const char *text, window_spec *out, sp_errinfo *ei)
         const char *num = colon + 1;
         char *end = NULL;
         if (!win_names[i].param)
-            return sp_fail(ei, SP_EINVAL, "--window %s: %s takes no parameter (" WIN_NAMES ")",
-                           text, win_names[i].name);
+            return sp_fail(ei, SP_EINVAL, "--window %s: %s takes no parameter (%s)", text,
+                           win_names[i].name, names);
         errno = 0;
         double v = strtod(num, &end);
         if (*num == 0 || end == num || *end != 0 || errno == ERANGE || !param_ok(s.kind, v)) {
             if (s.kind == WINDOW_KAISER)
                 return sp_fail(ei, SP_EINVAL,
-                               "--window %s: kaiser beta must be a number from 0 to %g (" WIN_NAMES ")",
-                               text, WIN_KAISER_BETA_MAX);
-            return sp_fail(ei, SP_EINVAL,
-                           "--window %s: gauss sigma must be a number above 0 (" WIN_NAMES ")", text);
+                               "--window %s: kaiser beta must be a number from 0 to %g (%s)", text,
+                               WIN_KAISER_BETA_MAX, names);
+            return sp_fail(ei, SP_EINVAL, "--window %s: gauss sigma must be a number above 0 (%s)", text,
+                           names);
         }
         s.param = v;
     }

@@ -50,6 +50,9 @@ int window_count(void);
 const char *window_name(int i);
 window_spec window_spec_at(int i);
 void window_names(char *buf, size_t len);
+/* Window i as --help lists it: "hann", ..., "kaiser[:beta] (beta 8.6)",
+ * "gauss[:sigma] (sigma 0.4 of N/2)"; "" out of range. */
+void window_help(int i, char *buf, size_t len);
 
 /* Parses "hann", "kaiser", "kaiser:6", "gauss:0.3" ... Returns SP_EINVAL (with a message
  * that lists the valid names) for an unknown name or a bad parameter. */

@@ -24,51 +24,6 @@ render_config render_config_default(void)
     return c;
 }
 
-/* ---- option parsing ------------------------------------------------------------------ */
-
-int render_parse_size(const char *text, int *w, int *h, sp_errinfo *ei)
-{
-    char *end;
-    long a, b;
-    if (!w || !h)
-        return sp_fail(ei, SP_EINVAL, "render_parse_size: bad arguments");
-    if (!text || !*text)
-        return sp_fail(ei, SP_EINVAL, "--size: expected WxH, e.g. 1920x1080");
-    a = strtol(text, &end, 10);
-    if (end == text || (*end != 'x' && *end != 'X') || end[1] < '0' || end[1] > '9')
-        return sp_fail(ei, SP_EINVAL, "--size %s: expected WxH, e.g. 1920x1080", text);
-    b = strtol(end + 1, &end, 10);
-    if (*end)
-        return sp_fail(ei, SP_EINVAL, "--size %s: expected WxH, e.g. 1920x1080", text);
-    if (a < RENDER_MIN_WIDTH || a > RENDER_MAX_SIZE || b < RENDER_MIN_HEIGHT || b > RENDER_MAX_SIZE)
-        return sp_fail(ei, SP_EINVAL, "--size %s: width must be %d .. %d and height %d .. %d pixels", text,
-                       RENDER_MIN_WIDTH, RENDER_MAX_SIZE, RENDER_MIN_HEIGHT, RENDER_MAX_SIZE);
-    *w = (int)a;
-    *h = (int)b;
-    return SP_OK;
-}
-
-int render_parse_db_range(const char *text, float *lo, float *hi, sp_errinfo *ei)
-{
-    char *end;
-    double a, b;
-    if (!lo || !hi)
-        return sp_fail(ei, SP_EINVAL, "render_parse_db_range: bad arguments");
-    if (!text || !*text)
-        return sp_fail(ei, SP_EINVAL, "--db-range: expected LO:HI in dB, e.g. -120:0");
-    a = strtod(text, &end);
-    if (end == text || *end != ':')
-        return sp_fail(ei, SP_EINVAL, "--db-range %s: expected LO:HI in dB, e.g. -120:0", text);
-    b = strtod(end + 1, &end);
-    if (end == text || *end || !isfinite(a) || !isfinite(b) || fabs(a) > 1e4 || fabs(b) > 1e4)
-        return sp_fail(ei, SP_EINVAL, "--db-range %s: expected LO:HI in dB, e.g. -120:0", text);
-    if (!(a < b))
-        return sp_fail(ei, SP_EINVAL, "--db-range %s: LO must be below HI", text);
-    *lo = (float)a;
-    *hi = (float)b;
-    return SP_OK;
-}
-
 #ifndef SPECTRO_HAVE_RENDER
 
 /* Built without SDL2, SDL2_ttf or libpng: options still parse, pictures are refused. */
@@ -210,7 +165,7 @@ struct render {
 
 int render_find_font(const render_config *cfg, char *found, size_t len, sp_errinfo *ei)
 {
-    const char *env = getenv("SPECTRO_FONT");
+    const char *env = cfg->font_search;
     const char *dirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu",
                           "/usr/share/fonts/dejavu-sans-fonts", "/usr/local/share/fonts", SPECTRO_FONT_DIR};
     if (cfg->font) {

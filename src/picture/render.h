@@ -21,7 +21,7 @@
  * scale); the bin -> row mapping is computed once at create.
  *
  * Labels are drawn with SDL2_ttf (no display or SDL video needed) in DejaVu Sans, looked
- * for at cfg.font, $SPECTRO_FONT, the usual system paths and SPECTRO_FONT_DIR (set at
+ * for at cfg.font, cfg.font_search, the usual system paths and SPECTRO_FONT_DIR (set at
  * build time); anti-aliased, sized from the picture.
  *
  * Thread safety: one thread uses a render at a time. render_create and render_destroy
@@ -52,6 +52,8 @@ typedef struct {
     double fmin, fmax;   /* Hz; fmin 0 = 0 Hz (log: scale_log_default_fmin), fmax 0 = Nyquist */
     const char *title;   /* top line, UTF-8, copied; NULL or "" = none */
     const char *font;    /* a TTF file; NULL = look for DejaVu Sans */
+    const char *font_search; /* tried first in that search, skipped when unreadable, its
+                              * bold cut beside it for the title ($SPECTRO_FONT); NULL = none */
 } render_config;
 
 render_config render_config_default(void);
@@ -134,15 +136,7 @@ void render_draw_column(render *r, const float *db, uint8_t *rgba, size_t pitch)
  * draws the panels itself. SP_EINVAL for a bad t0 or dt. */
 int render_set_time(render *r, double t0, double dt, int64_t frames);
 
-/* ---- option parsing helpers for the CLI ---- */
-
-/* "1920x1080" -> 1920, 1080; RENDER_MIN_WIDTH x RENDER_MIN_HEIGHT .. RENDER_MAX_SIZE.
- * SP_EINVAL: "--size 10x: expected WxH, e.g. 1920x1080". */
-int render_parse_size(const char *text, int *w, int *h, sp_errinfo *ei);
-/* "-120:0" -> -120, 0 (lo < hi, finite). SP_EINVAL: "--db-range 0:-10: ...". */
-int render_parse_db_range(const char *text, float *lo, float *hi, sp_errinfo *ei);
-
-/* The label font: cfg->font, $SPECTRO_FONT, the system's DejaVu Sans, SPECTRO_FONT_DIR.
+/* The label font: cfg->font, cfg->font_search, the system's DejaVu Sans, SPECTRO_FONT_DIR.
  * `found` receives the path; SP_EIO with advice when there is none. */
 int render_find_font(const render_config *cfg, char *found, size_t len, sp_errinfo *ei);
 

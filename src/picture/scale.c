@@ -23,8 +23,13 @@ int scale_parse(const char *text, freq_scale *out, sp_errinfo *ei)
             return SP_OK;
         }
     }
-    return sp_fail(ei, SP_EINVAL, "--scale %s: unknown frequency scale (use linear, log or mel)",
-                   text ? text : "(null)");
+    char list[128];
+    size_t at = 0;
+    list[0] = 0;
+    for (int i = 0; i < SCALE_COUNT && at < sizeof list; i++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i == 0 ? "" : i + 1 < SCALE_COUNT ? ", " : " or ",
+                               scale_names[i]);
+    return sp_fail(ei, SP_EINVAL, "--scale %s: unknown frequency scale (use %s)", text ? text : "(null)", list);
 }
 
 const char *scale_name(freq_scale s)

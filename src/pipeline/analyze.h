@@ -43,6 +43,7 @@ typedef struct {
     window_spec window;
     int channel;           /* STFT_CHANNEL_MIX, STFT_CHANNEL_ALL, or an index */
     fft_backend_kind backend;
+    fft_tuning fft_tuning; /* the backends' tuning (fft.h), 0 = defaults */
     /* The outputs, one per kind at most (analyze_set_output): {"dump", path}, {"png",
      * path}, {"peaks", NULL}; sink_table.h lists the kinds. Paths are borrowed. */
     sink_request outputs[ANALYZE_MAX_OUTPUTS];

@@ -50,9 +50,37 @@ struct dump {
     int committed;
 };
 
+/* The one list of file formats, by extension: parsing, its message and --help read it.
+ * "-" (CSV on standard output) is not a file and stays apart. */
+static const struct {
+    const char *ext;
+    dump_format format;
+    const char *help; /* after the name in --help, NULL: none */
+} dump_formats[] = {
+    {".npy", DUMP_NPY, "NumPy"},
+    {".csv", DUMP_CSV, NULL},
+};
+#define DUMP_FORMAT_COUNT ((int)(sizeof dump_formats / sizeof dump_formats[0]))
+
+int dump_format_count(void)
+{
+    return DUMP_FORMAT_COUNT;
+}
+
+const char *dump_format_ext(int i)
+{
+    return i >= 0 && i < DUMP_FORMAT_COUNT ? dump_formats[i].ext : NULL;
+}
+
+const char *dump_format_help(int i)
+{
+    return i >= 0 && i < DUMP_FORMAT_COUNT ? dump_formats[i].help : NULL;
+}
+
 int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei)
 {
-    size_t len;
+    char list[128];
+    size_t len, at = 0;
     if (!path || !*path)
         return sp_fail(ei, SP_EINVAL, "--dump: missing output path");
     if (strcmp(path, "-") == 0) {
@@ -60,14 +88,19 @@ int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei)
         return SP_OK;
     }
     len = strlen(path);
-    if (len > 4 && strcmp(path + len - 4, ".npy") == 0)
-        *out = DUMP_NPY;
-    else if (len > 4 && strcmp(path + len - 4, ".csv") == 0)
-        *out = DUMP_CSV;
-    else
-        return sp_fail(ei, SP_EINVAL, "--dump %s: unknown output type (use .npy, .csv or - for CSV on stdout)",
-                       path);
-    return SP_OK;
+    for (int i = 0; i < DUMP_FORMAT_COUNT; i++) {
+        size_t el = strlen(dump_formats[i].ext);
+        if (len > el && strcmp(path + len - el, dump_formats[i].ext) == 0) {
+            *out = dump_formats[i].format;
+            return SP_OK;
+        }
+    }
+    list[0] = 0;
+    for (int i = 0; i < DUMP_FORMAT_COUNT && at < sizeof list; i++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s, ", dump_formats[i].ext);
+    if (at >= 2 && at < sizeof list)
+        list[at - 2] = 0;
+    return sp_fail(ei, SP_EINVAL, "--dump %s: unknown output type (use %s or - for CSV on stdout)", path, list);
 }
 
 static char *str_printf(const char *a, const char *b)

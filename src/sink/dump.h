@@ -24,6 +24,12 @@ typedef enum { DUMP_NPY, DUMP_CSV, DUMP_CSV_STDOUT } dump_format;
 
 /* Format from the path's extension (.npy, .csv, or "-"); SP_EINVAL names the option. */
 int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei);
+/* The table of file formats: ids 0 .. dump_format_count()-1 in --help's order;
+ * dump_format_ext(i) is the extension (".npy"), dump_format_help(i) a note for --help
+ * ("NumPy") or NULL; both NULL out of range. */
+int dump_format_count(void);
+const char *dump_format_ext(int i);
+const char *dump_format_help(int i);
 
 typedef struct {
     const char *path;

@@ -1,6 +1,9 @@
 #!/usr/bin/python3
-"""--help, --version, backend selection messages."""
+"""--help, --version, backend selection messages, option values and environment variables
+that the parser and app/env.c refuse (the exact line, exit 2, no file left)."""
+import os
 import re
+import subprocess
 import unittest
 
 import spectro_e2e as E
@@ -57,6 +60,56 @@ class Cli(unittest.TestCase):
             p = E.run([E.asset("two_tone_48k_s16.wav"), "-b", "auto", "-o", out])
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn(E.load_json(self, out + ".json")["backend"], ("cpu", "cuda"))
+
+    def test_bad_values(self):
+        cases = [
+            (["--size", "10x"], "--size 10x: expected WxH, e.g. 1920x1080"),
+            (["--size", "100x100"], "--size 100x100: width must be 200 .. 16384 and height 150 .. 16384 pixels"),
+            (["--size", "800x600x2"], "--size 800x600x2: expected WxH, e.g. 1920x1080"),
+            (["--db-range", "0:-10"], "--db-range 0:-10: LO must be below HI"),
+            (["--db-range", "-120"], "--db-range -120: expected LO:HI in dB, e.g. -120:0"),
+            (["--db-range", "a:b"], "--db-range a:b: expected LO:HI in dB, e.g. -120:0"),
+            (["-b", "gpu"], "-b gpu: unknown backend (auto, cpu, cuda, cufft)"),
+            (["--scale", "bark"], "--scale bark: unknown frequency scale (use linear, log or mel)"),
+            (["-w", "sinc"], "--window sinc: unknown window (hann, hamming, blackman, blackman-harris, "
+                             "flattop, rect, kaiser[:beta], gauss[:sigma])"),
+            (["-o", "x.txt"], "--dump x.txt: unknown output type (use .npy, .csv or - for CSV on stdout)"),
+        ]
+        for args, line in cases:
+            with self.subTest(args=args):
+                p = E.run([E.asset("two_tone_48k_s16.wav")] + args)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(p.stderr, "spectro: " + line + "\n")
+
+    def test_bad_environment(self):
+        # read by app/env.c before any work, whichever backend runs
+        cases = [
+            ("SPECTRO_CPU_THREADS", "many", "must be a whole number from 1 to 256"),
+            ("SPECTRO_CPU_THREADS", "0", "must be a whole number from 1 to 256"),
+            ("SPECTRO_CPU_THREADS", "257", "must be a whole number from 1 to 256"),
+            ("SPECTRO_CUDA_PATH", "fast", "must be fused, portable or perlevel"),
+            ("SPECTRO_CUDA_STREAM", "yes", "must be 0 or 1"),
+            ("SPECTRO_CUDA_STREAM", "2", "must be 0 or 1"),
+        ]
+        for var, value, why in cases:
+            with self.subTest(var=var, value=value), E.TempDir() as d:
+                env = dict(os.environ)
+                env[var] = value
+                p = subprocess.run([E.BIN, E.asset("two_tone_48k_s16.wav"), "-b", "cpu", "-o", d + "/o.npy"],
+                                   capture_output=True, text=True, timeout=60, env=env,
+                                   stdin=subprocess.DEVNULL)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(p.stderr, "spectro: %s=%s: %s\n" % (var, value, why))
+                self.assertEqual(E.listing(d), set())
+
+    def test_good_environment(self):
+        env = dict(os.environ, SPECTRO_CPU_THREADS="3", SPECTRO_CPU_SIMD="sse2", SPECTRO_CUDA_PATH="perlevel",
+                   SPECTRO_CUDA_STREAM="1", SPECTRO_FONT="")
+        p = subprocess.run([E.BIN, E.asset("two_tone_48k_s16.wav"), "-q", "--peaks"], capture_output=True,
+                           text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr, "")
+        self.assertEqual(p.stdout, E.run([E.asset("two_tone_48k_s16.wav"), "-q", "--peaks"]).stdout)
 
 
 if __name__ == "__main__":

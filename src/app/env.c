@@ -1,0 +1,54 @@
+#include "env.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* NULL for an unset or empty variable: both mean the default. */
+static const char *env_get(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+int app_env_fft(fft_tuning *t, sp_errinfo *ei)
+{
+    const char *threads = env_get("SPECTRO_CPU_THREADS"), *simd = env_get("SPECTRO_CPU_SIMD");
+    const char *path = env_get("SPECTRO_CUDA_PATH"), *stream = env_get("SPECTRO_CUDA_STREAM");
+
+    memset(t, 0, sizeof *t);
+    if (threads) {
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(threads, &end, 10);
+        if (errno || end == threads || *end || v < 1 || v > FFT_CPU_THREADS_MAX)
+            return sp_fail(ei, SP_EINVAL, "SPECTRO_CPU_THREADS=%s: must be a whole number from 1 to %d",
+                           threads, FFT_CPU_THREADS_MAX);
+        t->cpu_threads = (int)v;
+    }
+    /* any other value keeps the default, as it always did */
+    if (simd && strcmp(simd, "sse2") == 0)
+        t->cpu_simd = FFT_CPU_SIMD_SSE2;
+    if (path) {
+        if (strcmp(path, "perlevel") == 0)
+            t->cuda_path = FFT_CUDA_PATH_PERLEVEL;
+        else if (strcmp(path, "portable") == 0)
+            t->cuda_path = FFT_CUDA_PATH_PORTABLE;
+        else if (strcmp(path, "fused") != 0)
+            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_PATH=%s: must be fused, portable or perlevel", path);
+    }
+    if (stream) {
+        if (strcmp(stream, "0") != 0 && strcmp(stream, "1") != 0)
+            return sp_fail(ei, SP_EINVAL, "SPECTRO_CUDA_STREAM=%s: must be 0 or 1", stream);
+        t->cuda_stream = stream[0] == '1' ? FFT_CUDA_STREAM_ON : FFT_CUDA_STREAM_OFF;
+    }
+    return SP_OK;
+}
+
+int app_env_read(analyze_config *an, sp_errinfo *ei)
+{
+    int err = app_env_fft(&an->fft_tuning, ei);
+    if (err == SP_OK)
+        an->render.font_search = env_get("SPECTRO_FONT");
+    return err;
+}

@@ -1,0 +1,28 @@
+/* env: the environment variables spectro reads, turned into config fields. Only app/ (and
+ * the benchmarks, which read the same variables) call this: library code takes its settings
+ * as arguments.
+ *
+ *   SPECTRO_CPU_THREADS=1..256           cpu backend threads (default min(online CPUs, 8))
+ *   SPECTRO_CPU_SIMD=sse2                cpu backend: keep the 4-wide path where AVX exists
+ *   SPECTRO_CUDA_PATH=fused|portable|perlevel   cuda backend kernels (default fused)
+ *   SPECTRO_CUDA_STREAM=0|1              cuda backend: C2C 16384 one-block or streamed
+ *                                        (default: the device's choice)
+ *   SPECTRO_FONT=FILE                    label font tried before the system's (skipped when
+ *                                        unreadable)
+ * Unset or empty: the default. A bad value is SP_EINVAL with one line naming the variable,
+ * e.g. "SPECTRO_CUDA_STREAM=yes: must be 0 or 1". */
+#ifndef SPECTRO_ENV_H
+#define SPECTRO_ENV_H
+
+#include "analyze.h"
+#include "err.h"
+#include "fft.h"
+
+/* The FFT backends' variables into *t (every field set). */
+int app_env_fft(fft_tuning *t, sp_errinfo *ei);
+
+/* Every variable into the analysis config: app_env_fft into an->fft_tuning, SPECTRO_FONT
+ * into an->render. */
+int app_env_read(analyze_config *an, sp_errinfo *ei);
+
+#endif
