@@ -671,45 +671,12 @@ static int thread_count(const fft_config *cfg, size_t *out, sp_errinfo *ei)
     return SP_OK;
 }
 
-static int cpu_create(const fft_config *cfg, const float *window, double window_sum, void **state,
-                      sp_errinfo *ei)
+/* The plan's tables: twiddles of every level (slot h+j of level h), the real-input
+ * untangle's, the bit reversals of the radix-4 first pass, the window and the squared
+ * level scales. */
+static int cpu_tables(cpu_state *st, const float *window, double window_sum, sp_errinfo *ei)
 {
-    cpu_state *st = NULL;
-    int err;
-
-    if (!cfg || !window || !state)
-        return sp_fail(ei, SP_EINVAL, "cpu FFT: NULL argument");
-    *state = NULL;
-    if (!fft_is_pow2(cfg->n) || cfg->n < FFT_MIN_SIZE || cfg->n > FFT_MAX_SIZE)
-        return sp_fail(ei, SP_EINVAL, "--fft-size %zu: must be a power of two from %u to %u", cfg->n,
-                       FFT_MIN_SIZE, FFT_MAX_SIZE);
-    if (cfg->hop < 1 || cfg->max_batch < 1)
-        return sp_fail(ei, SP_EINVAL, "cpu FFT: hop and max_batch must be at least 1");
-    if (!(window_sum > 0.0) || !isfinite(window_sum))
-        return sp_fail(ei, SP_EINVAL, "window: its sum (%g) must be positive and finite", window_sum);
-
-    const size_t n = cfg->n, half = n / 2;
-    st = calloc(1, sizeof *st);
-    if (!st) {
-        err = sp_fail(ei, SP_ENOMEM, "out of memory for a CPU FFT plan of size %zu", n);
-        goto fail;
-    }
-    st->n = n;
-    st->half = half;
-    st->hop = cfg->hop;
-    st->log2n = ilog2(n);
-#ifdef CPU_AVX_DISPATCH
-    {
-        /* the tests cover both paths */
-        int sse2_only = cfg->tuning.cpu_simd == FFT_CPU_SIMD_SSE2;
-        __builtin_cpu_init();
-        st->avx = __builtin_cpu_supports("avx") && !sse2_only;
-        st->avx2 = __builtin_cpu_supports("avx2") && !sse2_only;
-    }
-#endif
-    if ((err = thread_count(cfg, &st->nthreads, ei)) != SP_OK)
-        goto fail;
-
+    const size_t n = st->n, half = st->half;
     st->twr = cpu_alloc(n, sizeof(float));
     st->twi = cpu_alloc(n, sizeof(float));
     st->twi_inv = cpu_alloc(n, sizeof(float));
@@ -722,10 +689,8 @@ static int cpu_create(const fft_config *cfg, const float *window, double window_
     st->re = cpu_alloc(n, sizeof(float));
     st->im = cpu_alloc(n, sizeof(float));
     if (!st->twr || !st->twi || !st->twi_inv || !st->rtwr || !st->rtwi || !st->rev4_full ||
-        !st->rev4_half || !st->win || !st->scale2 || !st->re || !st->im) {
-        err = sp_fail(ei, SP_ENOMEM, "out of memory for a CPU FFT plan of size %zu", n);
-        goto fail;
-    }
+        !st->rev4_half || !st->win || !st->scale2 || !st->re || !st->im)
+        return sp_fail(ei, SP_ENOMEM, "out of memory for a CPU FFT plan of size %zu", n);
 
     st->twr[0] = 1.0f; /* slot 0 is never read; keep it defined */
     st->twi[0] = st->twi_inv[0] = 0.0f;
@@ -751,52 +716,85 @@ static int cpu_create(const fft_config *cfg, const float *window, double window_
         double sc = fft_level_scale(n, k, window_sum);
         st->scale2[k] = (float)(sc * sc);
     }
+    return SP_OK;
+}
 
-    if (st->nthreads > 1) {
-        st->workers = calloc(st->nthreads - 1, sizeof *st->workers);
-        if (!st->workers) {
-            err = sp_fail(ei, SP_ENOMEM, "out of memory for %zu CPU FFT threads", st->nthreads);
-            goto fail;
-        }
-        for (size_t i = 0; i + 1 < st->nthreads; i++) {
-            cpu_worker *w = &st->workers[i];
-            w->st = st;
-            w->index = i + 1;
-            w->re = cpu_alloc(half, sizeof(float));
-            w->im = cpu_alloc(half, sizeof(float));
-            if (!w->re || !w->im) {
-                err = sp_fail(ei, SP_ENOMEM,
-                              "out of memory for the scratch of %zu CPU FFT threads (size %zu)",
-                              st->nthreads, n);
-                goto fail;
-            }
-        }
-        if (pthread_mutex_init(&st->mu, NULL) != 0) {
-            err = sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
-            goto fail;
-        }
-        if (pthread_cond_init(&st->go, NULL) != 0) {
-            pthread_mutex_destroy(&st->mu);
-            err = sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
-            goto fail;
-        }
-        if (pthread_cond_init(&st->done, NULL) != 0) {
-            pthread_cond_destroy(&st->go);
-            pthread_mutex_destroy(&st->mu);
-            err = sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
-            goto fail;
-        }
-        st->sync_ready = 1;
-        for (size_t i = 0; i + 1 < st->nthreads; i++) {
-            int rc = pthread_create(&st->workers[i].tid, NULL, worker_main, &st->workers[i]);
-            if (rc != 0) {
-                err = sp_fail(ei, SP_ENOMEM, "cannot start CPU FFT thread %zu of %zu: %s", i + 2,
-                              st->nthreads, strerror(rc));
-                goto fail;
-            }
-            st->nworkers++;
-        }
+/* The worker threads (the calling thread is worker 0): their scratch, the pool's lock and
+ * conditions, the threads. cpu_destroy undoes what got done. */
+static int cpu_pool_start(cpu_state *st, sp_errinfo *ei)
+{
+    st->workers = calloc(st->nthreads - 1, sizeof *st->workers);
+    if (!st->workers)
+        return sp_fail(ei, SP_ENOMEM, "out of memory for %zu CPU FFT threads", st->nthreads);
+    for (size_t i = 0; i + 1 < st->nthreads; i++) {
+        cpu_worker *w = &st->workers[i];
+        w->st = st;
+        w->index = i + 1;
+        w->re = cpu_alloc(st->half, sizeof(float));
+        w->im = cpu_alloc(st->half, sizeof(float));
+        if (!w->re || !w->im)
+            return sp_fail(ei, SP_ENOMEM, "out of memory for the scratch of %zu CPU FFT threads (size %zu)",
+                           st->nthreads, st->n);
     }
+    if (pthread_mutex_init(&st->mu, NULL) != 0)
+        return sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
+    if (pthread_cond_init(&st->go, NULL) != 0) {
+        pthread_mutex_destroy(&st->mu);
+        return sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
+    }
+    if (pthread_cond_init(&st->done, NULL) != 0) {
+        pthread_cond_destroy(&st->go);
+        pthread_mutex_destroy(&st->mu);
+        return sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
+    }
+    st->sync_ready = 1;
+    for (size_t i = 0; i + 1 < st->nthreads; i++) {
+        int rc = pthread_create(&st->workers[i].tid, NULL, worker_main, &st->workers[i]);
+        if (rc != 0)
+            return sp_fail(ei, SP_ENOMEM, "cannot start CPU FFT thread %zu of %zu: %s", i + 2, st->nthreads,
+                           strerror(rc));
+        st->nworkers++;
+    }
+    return SP_OK;
+}
+
+static int cpu_create(const fft_config *cfg, const float *window, double window_sum, void **state,
+                      sp_errinfo *ei)
+{
+    cpu_state *st = NULL;
+    int err;
+
+    if (!cfg || !window || !state)
+        return sp_fail(ei, SP_EINVAL, "cpu FFT: NULL argument");
+    *state = NULL;
+    if (!fft_is_pow2(cfg->n) || cfg->n < FFT_MIN_SIZE || cfg->n > FFT_MAX_SIZE)
+        return sp_fail(ei, SP_EINVAL, "--fft-size %zu: must be a power of two from %u to %u", cfg->n,
+                       FFT_MIN_SIZE, FFT_MAX_SIZE);
+    if (cfg->hop < 1 || cfg->max_batch < 1)
+        return sp_fail(ei, SP_EINVAL, "cpu FFT: hop and max_batch must be at least 1");
+    if (!(window_sum > 0.0) || !isfinite(window_sum))
+        return sp_fail(ei, SP_EINVAL, "window: its sum (%g) must be positive and finite", window_sum);
+
+    st = calloc(1, sizeof *st);
+    if (!st)
+        return sp_fail(ei, SP_ENOMEM, "out of memory for a CPU FFT plan of size %zu", cfg->n);
+    st->n = cfg->n;
+    st->half = cfg->n / 2;
+    st->hop = cfg->hop;
+    st->log2n = ilog2(cfg->n);
+#ifdef CPU_AVX_DISPATCH
+    {
+        /* the tests cover both paths */
+        int sse2_only = cfg->tuning.cpu_simd == FFT_CPU_SIMD_SSE2;
+        __builtin_cpu_init();
+        st->avx = __builtin_cpu_supports("avx") && !sse2_only;
+        st->avx2 = __builtin_cpu_supports("avx2") && !sse2_only;
+    }
+#endif
+    if ((err = thread_count(cfg, &st->nthreads, ei)) != SP_OK ||
+        (err = cpu_tables(st, window, window_sum, ei)) != SP_OK ||
+        (st->nthreads > 1 && (err = cpu_pool_start(st, ei)) != SP_OK))
+        goto fail;
     *state = st;
     return SP_OK;
 
