@@ -340,6 +340,7 @@ uint64_t view_draw_frame(view *v, const view_stream *info, int started)
         v->ui.shot_pending = 0;
         screenshot(v);
     }
+    v->ui.toast_up = v->ui.toast[0] && sp_now() < v->ui.toast_until;
     view_verify_overlays(v, &L, 0);
     for (int pass = 0; pass < 2; pass++) {
         view_draw_toast(v, &L, pass);

@@ -145,6 +145,8 @@ typedef struct {
     /* messages */
     char toast[640];
     double toast_until;
+    int toast_up;      /* the toast shows in this frame: decided once, so that its claim, its
+                        * drawing and the check's agree when it expires meanwhile */
     int shot_pending;
 } ui_state;
 

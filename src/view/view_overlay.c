@@ -164,7 +164,7 @@ void view_draw_toast(view *v, const layout *L, int draw)
     canvas *cv = &v->cv;
     int fs = L->fs;
     view_font(v, fs);
-    if (v->ui.toast[0] && sp_now() < v->ui.toast_until) {
+    if (v->ui.toast_up) {
         int tw = canvas_text_width(v->font, v->ui.toast), bx = (cv->w - tw) / 2 - fs, by = L->status_y - v->line_h * 2 - fs;
         if (!draw) {
             view_overlay_area(v, bx, by, tw + 2 * fs, v->line_h + fs);
