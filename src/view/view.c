@@ -8,9 +8,7 @@
 view_config view_config_default(void)
 {
     view_config c;
-    memset(&c, 0, sizeof c);
-    c.display = c.wayland_display = NULL;
-    c.stats_path = NULL;
+    memset(&c, 0, sizeof c); /* pointers NULL, switches off */
     return c;
 }
 

@@ -158,7 +158,7 @@ void view_entry_db(const view *v, const int16_t *s, float *db)
  * bins, in order), every entry added as the renderer's frame i (its time that of its
  * middle frame), drawn into rgba (the picture's size). *out receives the render. */
 int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uint8_t *rgba, render **out,
-                        sp_errinfo *ei)
+                      sp_errinfo *ei)
 {
     picture *p = &v->pic;
     double t0 = view_frame_time(p, (double)p->a0 + 0.5 * (double)(p->span - 1));

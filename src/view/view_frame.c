@@ -157,14 +157,15 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
             w = canvas_text_width(v->font, buf);
             view_text(v, buf, gx - w / 2, ty + tick + gap, RENDER_COL_LABEL);
         }
-        view_text(v, cap, x0 + (pw - canvas_text_width(v->font, cap)) / 2, ty + tick + gap + v->line_h + fs / 4, RENDER_COL_LABEL);
+        view_text(v, cap, x0 + (pw - canvas_text_width(v->font, cap)) / 2, ty + tick + gap + v->line_h + fs / 4,
+                  RENDER_COL_LABEL);
     }
     /* legend */
     if (have_hold) {
         int ly = bottom.y + (int)lround(0.4 * fs), lx = x0 + (int)lround(0.5 * fs);
         const char *hl = v->live ? "peak hold" : "max of view";
-        canvas_blend(cv, lx - fs / 3, ly - fs / 6, fs + fs / 3 + canvas_text_width(v->font, hl) + fs * 2 / 3, v->line_h + fs / 3, COL_BLACK,
-              190);
+        int bw = fs + fs / 3 + canvas_text_width(v->font, hl) + fs * 2 / 3;
+        canvas_blend(cv, lx - fs / 3, ly - fs / 6, bw, v->line_h + fs / 3, COL_BLACK, 190);
         canvas_fill(cv, lx, ly + v->line_h / 2, fs, 2, COL_HOLD);
         view_text(v, hl, lx + fs + fs / 3, ly, RENDER_COL_LABEL);
     }

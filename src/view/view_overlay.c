@@ -165,7 +165,8 @@ void view_draw_toast(view *v, const layout *L, int draw)
     int fs = L->fs;
     view_font(v, fs);
     if (v->ui.toast_up) {
-        int tw = canvas_text_width(v->font, v->ui.toast), bx = (cv->w - tw) / 2 - fs, by = L->status_y - v->line_h * 2 - fs;
+        int tw = canvas_text_width(v->font, v->ui.toast), bx = (cv->w - tw) / 2 - fs;
+        int by = L->status_y - v->line_h * 2 - fs;
         if (!draw) {
             view_overlay_area(v, bx, by, tw + 2 * fs, v->line_h + fs);
             return;
