@@ -2,7 +2,8 @@
  * writes them as PNG, decodes the files with libpng and checks the picture: the sine's
  * row on every scale, axes and labels present, the colour bar against the colour map,
  * the maximum over frames when frames outnumber pixels, bounded accumulation, drawing in
- * parts against the whole picture, errors. */
+ * parts against the whole picture, errors; the canvas helpers (canvas.h) that the
+ * renderer and the window share. */
 #include <dirent.h>
 #include <png.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "canvas.h"
 #include "check.h"
 #include "colormap.h"
 #include "fft.h"
@@ -550,6 +552,42 @@ static void test_errors(void)
     render_destroy(r);
 }
 
+/* canvas.h: fills, blends and outlines stay inside the clip, inside a larger image
+ * (pitch), and blend with rounding. */
+static void test_canvas(void)
+{
+    enum { W = 12, H = 9, PAD = 3 }; /* rows PAD pixels longer than the image */
+    size_t pitch = (W + PAD) * 4;
+    uint8_t *px = calloc(H * pitch, 1);
+    const rgb8 red = {200, 0, 0}, white = {255, 255, 255};
+    canvas c = canvas_make(px, W, H, pitch);
+    int inside = 0;
+    CHECK(px && c.clip.x == 0 && c.clip.y == 0 && c.clip.w == W && c.clip.h == H);
+    if (!px)
+        return;
+    canvas_fill(&c, -5, -5, 100, 100, red); /* the whole image, not the padding */
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W + PAD; x++) {
+            const uint8_t *p = px + (size_t)y * pitch + (size_t)x * 4;
+            CHECK_MSG(x < W ? p[0] == 200 && p[3] == 255 : p[0] == 0 && p[3] == 0, "fill at %d, %d", x, y);
+        }
+    c.clip.x = 2, c.clip.y = 3, c.clip.w = 4, c.clip.h = 2;
+    canvas_blend(&c, 0, 0, W, H, white, 128); /* (200 * 127 + 255 * 128 + 127) / 255 = 228 */
+    canvas_outline(&c, 4, 4, 5, 5, white);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const uint8_t *p = px + (size_t)y * pitch + (size_t)x * 4;
+            int in = x >= 2 && x < 6 && y >= 3 && y < 5;
+            int on = in && y == 4 && x >= 4; /* the outline's top row, clipped */
+            inside += in;
+            CHECK_MSG(p[0] == (on ? 255 : in ? 228 : 200) && p[1] == (on ? 255 : in ? 128 : 0) && p[3] == 255,
+                      "pixel %d, %d: %d %d %d %d", x, y, p[0], p[1], p[2], p[3]);
+        }
+    CHECK(inside == 8);
+    CHECK(canvas_text_width(NULL, "x") == 0);
+    free(px);
+}
+
 int main(void)
 {
     if (tu_tmpdir_make("render") != 0)
@@ -582,6 +620,7 @@ int main(void)
     test_parts(2, FREQ_SCALE_LOG);
     test_parts(3, FREQ_SCALE_MEL);
     test_errors();
+    test_canvas();
     tu_tmpdir_remove();
     return check_done("test_render");
 }

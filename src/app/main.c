@@ -95,7 +95,18 @@ int main(int argc, char **argv)
     o.an.out = stdout;
     o.an.progress = !o.quiet && isatty(STDERR_FILENO);
 
-    err = o.headless ? analyze_run(&o.an, &res, &ei) : view_run(&o.an, &res, &ei);
+    if (o.headless) {
+        err = analyze_run(&o.an, &res, &ei);
+    } else {
+        view_config vc = view_config_default();
+        const char *verify = getenv("SPECTRO_VIEW_VERIFY");
+        vc.display = getenv("DISPLAY");
+        vc.wayland_display = getenv("WAYLAND_DISPLAY");
+        vc.video_driver_set = getenv("SDL_VIDEODRIVER") != NULL;
+        vc.stats_path = getenv("SPECTRO_VIEW_STATS");
+        vc.verify = verify && *verify && strcmp(verify, "0") != 0;
+        err = view_run(&o.an, &vc, &res, &ei);
+    }
     if (err != SP_OK)
         return fail(err, &ei);
     if (!o.quiet) {

@@ -76,6 +76,7 @@ void render_destroy(render *r)
 #include <string.h>
 #include <unistd.h>
 
+#include "canvas.h"
 #include "png_write.h"
 
 #ifndef SPECTRO_FONT_DIR
@@ -153,11 +154,9 @@ struct render {
     accum *acc;    /* channels entries */
     int64_t axis_frames; /* frames the time axis spans; -1 = those added */
 
-    /* the drawing under way: the picture's rows are pitch bytes apart, and only pixels
-     * inside clip are written (render_draw: the whole picture) */
-    size_t pitch;
-    render_rect clip;
-    int clipped;     /* clip is smaller than the picture */
+    /* the drawing under way: the picture, and only pixels inside cv.clip are written
+     * (render_draw: the whole picture) */
+    canvas cv;
     int keep_panels; /* the panels' pixels are the caller's: neither cleared nor drawn */
 };
 
@@ -188,94 +187,21 @@ int render_find_font(const render_config *cfg, char *found, size_t len, sp_errin
                    ": install fonts-dejavu-core (or set SPECTRO_FONT to a .ttf file)");
 }
 
-static int text_width(TTF_Font *font, const char *s)
-{
-    int w = 0, h = 0;
-    if (!s || !*s || TTF_SizeUTF8(font, s, &w, &h) != 0)
-        return 0;
-    return w;
-}
-
-/* Blends text (anti-aliased, SDL2_ttf's "blended" mode: one colour, coverage in alpha)
- * with its box's top-left at x, y. rotate: turned 90 degrees counter-clockwise, reading
- * bottom to top. Clipped to the picture. */
-static void draw_text(const render *r, uint8_t *img, TTF_Font *font, const char *s, int x, int y, rgb8 c,
-                      int rotate)
-{
-    SDL_Color fg = {c.r, c.g, c.b, 255};
-    SDL_Surface *sf;
-    int x0 = r->clip.x, y0 = r->clip.y, x1 = r->clip.x + r->clip.w, y1 = r->clip.y + r->clip.h, tw = 0, th = 0;
-    size_t pitch = r->pitch; /* a local: the stores below may alias r */
-    if (!s || !*s)
-        return;
-    /* text wholly outside a clip smaller than the picture is not rendered at all (the
-     * window redraws small parts of its picture often) */
-    if (r->clipped && TTF_SizeUTF8(font, s, &tw, &th) == 0) {
-        int bw = rotate ? th : tw, bh = rotate ? tw : th;
-        if (x >= x1 || y >= y1 || x + bw <= x0 || y + bh <= y0)
-            return;
-    }
-    if (!(sf = TTF_RenderUTF8_Blended(font, s, fg)))
-        return;
-    for (int sy = 0; sy < sf->h; sy++) {
-        const uint32_t *src = (const uint32_t *)((const uint8_t *)sf->pixels + (size_t)sy * (size_t)sf->pitch);
-        for (int sx = 0; sx < sf->w; sx++) {
-            unsigned a = src[sx] >> 24; /* ARGB8888 */
-            int dx = rotate ? x + sy : x + sx, dy = rotate ? y + (sf->w - 1 - sx) : y + sy;
-            uint8_t *p;
-            if (!a || dx < x0 || dy < y0 || dx >= x1 || dy >= y1)
-                continue;
-            p = img + (size_t)dy * pitch + (size_t)dx * 4;
-            p[0] = (uint8_t)((p[0] * (255 - a) + c.r * a + 127) / 255);
-            p[1] = (uint8_t)((p[1] * (255 - a) + c.g * a + 127) / 255);
-            p[2] = (uint8_t)((p[2] * (255 - a) + c.b * a + 127) / 255);
-        }
-    }
-    SDL_FreeSurface(sf);
-}
-
 /* Cuts s (UTF-8, in place) until it fits max_w pixels, ending it with an ellipsis. */
 static void fit_text(TTF_Font *font, char *s, int max_w)
 {
     size_t n = strlen(s);
-    if (text_width(font, s) <= max_w)
+    if (canvas_text_width(font, s) <= max_w)
         return;
     while (n > 0) {
         do
             n--;
         while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80);
         strcpy(s + n, "\xe2\x80\xa6"); /* U+2026 */
-        if (text_width(font, s) <= max_w)
+        if (canvas_text_width(font, s) <= max_w)
             return;
     }
     s[0] = 0;
-}
-
-/* ---- pixels ---------------------------------------------------------------------------- */
-
-static void fill_rect(const render *r, uint8_t *img, int x, int y, int w, int h, rgb8 c)
-{
-    const render_rect *k = &r->clip;
-    int x0 = x < k->x ? k->x : x, y0 = y < k->y ? k->y : y;
-    int x1 = x + w > k->x + k->w ? k->x + k->w : x + w, y1 = y + h > k->y + k->h ? k->y + k->h : y + h;
-    for (int yy = y0; yy < y1; yy++) {
-        uint8_t *p = img + (size_t)yy * r->pitch + (size_t)x0 * 4;
-        for (int xx = x0; xx < x1; xx++, p += 4) {
-            p[0] = c.r;
-            p[1] = c.g;
-            p[2] = c.b;
-            p[3] = 255;
-        }
-    }
-}
-
-/* A one-pixel frame just outside rect a (the data itself is never covered). */
-static void frame_rect(const render *r, uint8_t *img, render_rect a, rgb8 c)
-{
-    fill_rect(r, img, a.x - 1, a.y - 1, a.w + 2, 1, c);
-    fill_rect(r, img, a.x - 1, a.y + a.h, a.w + 2, 1, c);
-    fill_rect(r, img, a.x - 1, a.y, 1, a.h, c);
-    fill_rect(r, img, a.x + a.w, a.y, 1, a.h, c);
 }
 
 /* ---- axes ------------------------------------------------------------------------------ */
@@ -481,7 +407,7 @@ static int layout(render *r, sp_errinfo *ei)
             (y - r->line_h / 2.0 < -r->panel_gap / 2.0 || y + r->line_h / 2.0 > r->panel_h + r->panel_gap / 2.0))
             r->ticks[i].labeled = 0;
         if (r->ticks[i].labeled) {
-            int w = text_width(r->font, r->ticks[i].label);
+            int w = canvas_text_width(r->font, r->ticks[i].label);
             maxw = w > maxw ? w : maxw;
         }
         r->ticks[kept++] = r->ticks[i];
@@ -495,7 +421,7 @@ static int layout(render *r, sp_errinfo *ei)
     for (int i = 0; i < ndb; i++) {
         int w;
         format_signed(dbv[i], dbdec, buf, sizeof buf);
-        w = text_width(r->font, buf);
+        w = canvas_text_width(r->font, buf);
         dbw = w > dbw ? w : dbw;
     }
     left = r->pad / 2 + r->line_h + fs / 2 + maxw + r->tick_gap + r->tick_len;
@@ -726,22 +652,23 @@ static uint64_t total_frames(const render *r)
 /* One panel. Pixel column x covers frames [x*F/W, (x+1)*F/W) and shows the maximum of the
  * columns whose centre falls there, so each accumulated column lands in exactly one
  * pixel; a pixel with none (fewer frames than pixels) shows the column under its centre. */
-static void draw_panel(const render *r, uint8_t *img, int channel, uint8_t *tmp)
+static void draw_panel(const render *r, int channel, uint8_t *tmp)
 {
     const accum *a = &r->acc[channel];
     const uint8_t(*lut)[3] = colormap_lut(r->cfg.colormap);
-    size_t rows = (size_t)r->panel_h, pitch = r->pitch; /* locals: the stores below may alias r */
+    size_t rows = (size_t)r->panel_h, pitch = r->cv.pitch; /* locals: the stores below may alias r */
+    uint8_t *img = r->cv.px;
     int pw = r->plot.w, px = r->plot.x, py = r->plot.y + channel * (r->panel_h + r->panel_gap);
     uint64_t F = total_frames(r), fpc = a->fpc;
     uint64_t ncols = a->frames ? (a->frames + fpc - 1) / fpc : 0;
     size_t j = 0;
     /* the panel's pixels inside the clip: x in [cx0, cx1), rows [y0, y1) */
-    int cx0 = r->clip.x - r->plot.x, cx1 = r->clip.x + r->clip.w - r->plot.x;
-    size_t y0 = r->clip.y > py ? (size_t)(r->clip.y - py) : 0;
-    size_t y1 = r->clip.y + r->clip.h < py + r->panel_h ? (size_t)(r->clip.y + r->clip.h - py) : rows;
+    int cx0 = r->cv.clip.x - r->plot.x, cx1 = r->cv.clip.x + r->cv.clip.w - r->plot.x;
+    size_t y0 = r->cv.clip.y > py ? (size_t)(r->cv.clip.y - py) : 0;
+    size_t y1 = r->cv.clip.y + r->cv.clip.h < py + r->panel_h ? (size_t)(r->cv.clip.y + r->cv.clip.h - py) : rows;
     if (cx1 > pw)
         cx1 = pw;
-    if (cx0 >= cx1 || r->clip.y >= py + r->panel_h || r->clip.y + r->clip.h <= py)
+    if (cx0 >= cx1 || r->cv.clip.y >= py + r->panel_h || r->cv.clip.y + r->cv.clip.h <= py)
         return;
     for (int x = 0; x < cx1; x++) {
         double fa = (double)x * (double)F / pw, fb = (double)(x + 1) * (double)F / pw;
@@ -780,7 +707,7 @@ static void draw_panel(const render *r, uint8_t *img, int channel, uint8_t *tmp)
     }
 }
 
-static void draw_freq_axis(const render *r, uint8_t *img, int channel)
+static void draw_freq_axis(const render *r, int channel)
 {
     int py = r->plot.y + channel * (r->panel_h + r->panel_gap);
     for (int i = 0; i < r->nticks; i++) {
@@ -791,44 +718,44 @@ static void draw_freq_axis(const render *r, uint8_t *img, int channel)
             y = py + r->panel_h - 1;
         if (y < py)
             y = py;
-        fill_rect(r, img, r->plot.x - 1 - len, y, len, 1, t->labeled ? RENDER_COL_TICK : RENDER_COL_FRAME);
+        canvas_fill(&r->cv, r->plot.x - 1 - len, y, len, 1, t->labeled ? RENDER_COL_TICK : RENDER_COL_FRAME);
         if (t->labeled) {
-            int w = text_width(r->font, t->label);
-            draw_text(r, img, r->font, t->label, r->plot.x - 1 - r->tick_len - r->tick_gap - w, y - r->line_h / 2,
+            int w = canvas_text_width(r->font, t->label);
+            canvas_text(&r->cv, r->font, t->label, r->plot.x - 1 - r->tick_len - r->tick_gap - w, y - r->line_h / 2,
                       RENDER_COL_LABEL, 0);
         }
     }
 }
 
-static void draw_time_axis(const render *r, uint8_t *img)
+static void draw_time_axis(const render *r)
 {
     uint64_t F = r->axis_frames >= 0 ? (uint64_t)r->axis_frames : total_frames(r);
     double tmin = r->t0 - 0.5 * r->dt, tmax = r->t0 + ((double)F - 0.5) * r->dt, span = tmax - tmin, step;
     int style = tmax >= 3600 ? 2 : tmax >= 60 ? 1 : 0, decimals, y = r->plot.y + r->plot.h + 1;
     char buf[64];
     const char *caption = style == 2 ? "Time (h:mm:ss)" : style == 1 ? "Time (m:ss)" : "Time (s)";
-    int cw = text_width(r->font, caption);
-    draw_text(r, img, r->font, caption, r->plot.x + (r->plot.w - cw) / 2,
+    int cw = canvas_text_width(r->font, caption);
+    canvas_text(&r->cv, r->font, caption, r->plot.x + (r->plot.w - cw) / 2,
               y + r->tick_len + r->tick_gap + r->line_h + r->fs / 4, RENDER_COL_LABEL, 0);
     if (F == 0)
         return;
     /* label width from the longest label, with a decimal guess refined once */
     format_time(tmax, style, 1, buf, sizeof buf);
-    step = nice_time_step((text_width(r->font, buf) + 2.0 * r->fs) * span / r->plot.w);
+    step = nice_time_step((canvas_text_width(r->font, buf) + 2.0 * r->fs) * span / r->plot.w);
     decimals = step_decimals(step);
     for (double k = ceil(tmin / step - 1e-9); k * step <= tmax + 1e-9 * step; k++) {
         double t = k * step;
         int x = r->plot.x + (int)floor((t - tmin) / span * r->plot.w), w;
         if (x > r->plot.x + r->plot.w - 1)
             x = r->plot.x + r->plot.w - 1;
-        fill_rect(r, img, x, y, 1, r->tick_len, RENDER_COL_TICK);
+        canvas_fill(&r->cv, x, y, 1, r->tick_len, RENDER_COL_TICK);
         format_time(fabs(t) < 1e-9 * step ? 0.0 : t, style, decimals, buf, sizeof buf);
-        w = text_width(r->font, buf);
-        draw_text(r, img, r->font, buf, x - w / 2, y + r->tick_len + r->tick_gap, RENDER_COL_LABEL, 0);
+        w = canvas_text_width(r->font, buf);
+        canvas_text(&r->cv, r->font, buf, x - w / 2, y + r->tick_len + r->tick_gap, RENDER_COL_LABEL, 0);
     }
 }
 
-static void draw_colorbar(const render *r, uint8_t *img)
+static void draw_colorbar(const render *r)
 {
     const uint8_t(*lut)[3] = colormap_lut(r->cfg.colormap);
     double v[MAX_AXIS_TICKS];
@@ -838,16 +765,16 @@ static void draw_colorbar(const render *r, uint8_t *img)
         double t = r->bar.h > 1 ? 1.0 - (double)y / (r->bar.h - 1) : 1.0;
         int i = (int)lround(t * 255);
         rgb8 c = {lut[i][0], lut[i][1], lut[i][2]};
-        fill_rect(r, img, r->bar.x, r->bar.y + y, r->bar.w, 1, c);
+        canvas_fill(&r->cv, r->bar.x, r->bar.y + y, r->bar.w, 1, c);
     }
-    frame_rect(r, img, r->bar, RENDER_COL_FRAME);
+    canvas_outline(&r->cv, r->bar.x - 1, r->bar.y - 1, r->bar.w + 2, r->bar.h + 2, RENDER_COL_FRAME);
     for (int i = 0; i < n; i++) {
         int y = r->bar.y +
                 (int)lround((r->cfg.db_hi - v[i]) / (r->cfg.db_hi - r->cfg.db_lo) * (r->bar.h - 1));
         int x = r->bar.x + r->bar.w + 1;
-        fill_rect(r, img, x, y, r->tick_len, 1, RENDER_COL_TICK);
+        canvas_fill(&r->cv, x, y, r->tick_len, 1, RENDER_COL_TICK);
         format_signed(fabs(v[i]) < 1e-9 ? 0.0 : v[i], dec, buf, sizeof buf);
-        draw_text(r, img, r->font, buf, x + r->tick_len + r->tick_gap, y - r->line_h / 2, RENDER_COL_LABEL, 0);
+        canvas_text(&r->cv, r->font, buf, x + r->tick_len + r->tick_gap, y - r->line_h / 2, RENDER_COL_LABEL, 0);
     }
 }
 
@@ -861,26 +788,26 @@ static void channel_label(const render *r, int channel, char *buf, size_t len, i
 }
 
 /* The background, around the panels when they are the caller's. */
-static void fill_background(const render *r, uint8_t *img)
+static void fill_background(const render *r)
 {
     int W = r->cfg.width, y = 0;
     if (!r->keep_panels) {
-        fill_rect(r, img, 0, 0, W, r->cfg.height, RENDER_COL_BG);
+        canvas_fill(&r->cv, 0, 0, W, r->cfg.height, RENDER_COL_BG);
         return;
     }
     for (int c = 0; c < r->channels; c++) {
         render_rect p = render_plot_rect(r, c);
-        fill_rect(r, img, 0, y, W, p.y - y, RENDER_COL_BG);
-        fill_rect(r, img, 0, p.y, p.x, p.h, RENDER_COL_BG);
-        fill_rect(r, img, p.x + p.w, p.y, W - p.x - p.w, p.h, RENDER_COL_BG);
+        canvas_fill(&r->cv, 0, y, W, p.y - y, RENDER_COL_BG);
+        canvas_fill(&r->cv, 0, p.y, p.x, p.h, RENDER_COL_BG);
+        canvas_fill(&r->cv, p.x + p.w, p.y, W - p.x - p.w, p.h, RENDER_COL_BG);
         y = p.y + p.h;
     }
-    fill_rect(r, img, 0, y, W, r->cfg.height - y, RENDER_COL_BG);
+    canvas_fill(&r->cv, 0, y, W, r->cfg.height - y, RENDER_COL_BG);
 }
 
 /* Everything, in this order (later parts cover earlier ones), written only inside
  * r->clip: every pixel there comes out as in the whole picture. */
-static int draw_all(render *r, uint8_t *rgba, sp_errinfo *ei)
+static int draw_all(render *r, sp_errinfo *ei)
 {
     uint8_t *tmp;
     int W = r->cfg.width, capw, capx;
@@ -890,43 +817,43 @@ static int draw_all(render *r, uint8_t *rgba, sp_errinfo *ei)
     if (!r->keep_panels)
         for (int c = 0; c < r->channels; c++)
             accum_flush(r, &r->acc[c]);
-    fill_background(r, rgba);
+    fill_background(r);
     for (int c = 0; c < r->channels; c++) {
         render_rect p = render_plot_rect(r, c);
         if (!r->keep_panels)
-            draw_panel(r, rgba, c, tmp);
-        frame_rect(r, rgba, p, RENDER_COL_FRAME);
-        draw_freq_axis(r, rgba, c);
+            draw_panel(r, c, tmp);
+        canvas_outline(&r->cv, p.x - 1, p.y - 1, p.w + 2, p.h + 2, RENDER_COL_FRAME); /* just outside */
+        draw_freq_axis(r, c);
         if (r->channels > 1) {
             char label[32];
             int lx, ly;
             channel_label(r, c, label, sizeof label, &lx, &ly);
-            draw_text(r, rgba, r->font, label, lx + 1, ly + 1, COL_SHADOW, 0);
-            draw_text(r, rgba, r->font, label, lx, ly, RENDER_COL_TITLE, 0);
+            canvas_text(&r->cv, r->font, label, lx + 1, ly + 1, COL_SHADOW, 0);
+            canvas_text(&r->cv, r->font, label, lx, ly, RENDER_COL_TITLE, 0);
         }
     }
     free(tmp);
-    draw_time_axis(r, rgba);
+    draw_time_axis(r);
     {
         const char *fc = "Frequency";
-        int fw = text_width(r->font, fc);
-        draw_text(r, rgba, r->font, fc, r->pad / 2, r->plot.y + (r->plot.h - fw) / 2, RENDER_COL_LABEL, 1);
+        int fw = canvas_text_width(r->font, fc);
+        canvas_text(&r->cv, r->font, fc, r->pad / 2, r->plot.y + (r->plot.h - fw) / 2, RENDER_COL_LABEL, 1);
     }
-    draw_colorbar(r, rgba);
+    draw_colorbar(r);
 
     /* the caption of the bar at the right end of the title row, the title before it */
-    capw = text_width(r->font, cap);
+    capw = canvas_text_width(r->font, cap);
     capx = W - r->pad - capw;
     if (capx > r->bar.x)
         capx = r->bar.x;
-    draw_text(r, rgba, r->font, cap, capx, r->pad / 2 + (r->title_h - r->line_h) / 2, RENDER_COL_LABEL, 0);
-    if (r->title && *r->title && r->clip.y < r->pad / 2 + r->title_h) {
+    canvas_text(&r->cv, r->font, cap, capx, r->pad / 2 + (r->title_h - r->line_h) / 2, RENDER_COL_LABEL, 0);
+    if (r->title && *r->title && r->cv.clip.y < r->pad / 2 + r->title_h) {
         size_t len = strlen(r->title) + 4;
         char *t = malloc(len);
         if (t) {
             snprintf(t, len, "%s", r->title);
             fit_text(r->font_title, t, capx - r->fs - r->plot.x);
-            draw_text(r, rgba, r->font_title, t, r->plot.x, r->pad / 2, RENDER_COL_TITLE, 0);
+            canvas_text(&r->cv, r->font_title, t, r->plot.x, r->pad / 2, RENDER_COL_TITLE, 0);
             free(t);
         }
     }
@@ -937,13 +864,9 @@ int render_draw(render *r, uint8_t *rgba, sp_errinfo *ei)
 {
     if (!r || !rgba)
         return sp_fail(ei, SP_EINVAL, "render_draw: bad arguments");
-    r->pitch = (size_t)r->cfg.width * 4;
-    r->clip.x = r->clip.y = 0;
-    r->clip.w = r->cfg.width;
-    r->clip.h = r->cfg.height;
-    r->clipped = 0;
+    r->cv = canvas_make(rgba, r->cfg.width, r->cfg.height, (size_t)r->cfg.width * 4);
     r->keep_panels = 0;
-    return draw_all(r, rgba, ei);
+    return draw_all(r, ei);
 }
 
 int render_draw_area(render *r, uint8_t *rgba, size_t pitch, render_rect area, int keep_panels, sp_errinfo *ei)
@@ -953,16 +876,15 @@ int render_draw_area(render *r, uint8_t *rgba, size_t pitch, render_rect area, i
         return sp_fail(ei, SP_EINVAL, "render_draw_area: bad arguments");
     x1 = area.x + area.w < r->cfg.width ? area.x + area.w : r->cfg.width;
     y1 = area.y + area.h < r->cfg.height ? area.y + area.h : r->cfg.height;
-    r->clip.x = area.x > 0 ? area.x : 0;
-    r->clip.y = area.y > 0 ? area.y : 0;
-    r->clip.w = x1 - r->clip.x;
-    r->clip.h = y1 - r->clip.y;
-    if (r->clip.w <= 0 || r->clip.h <= 0)
+    r->cv = canvas_make(rgba, r->cfg.width, r->cfg.height, pitch);
+    r->cv.clip.x = area.x > 0 ? area.x : 0;
+    r->cv.clip.y = area.y > 0 ? area.y : 0;
+    r->cv.clip.w = x1 - r->cv.clip.x;
+    r->cv.clip.h = y1 - r->cv.clip.y;
+    if (r->cv.clip.w <= 0 || r->cv.clip.h <= 0)
         return SP_OK;
-    r->clipped = r->clip.w < r->cfg.width || r->clip.h < r->cfg.height;
-    r->pitch = pitch;
     r->keep_panels = keep_panels != 0;
-    return draw_all(r, rgba, ei);
+    return draw_all(r, ei);
 }
 
 void render_draw_column(render *r, const float *db, uint8_t *rgba, size_t pitch)

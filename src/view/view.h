@@ -1,6 +1,7 @@
 /* view: the SDL2 window. A scrolling spectrogram with a live spectrum curve (microphone,
  * --realtime), or a whole file's spectrogram with zoom and scroll; axes, colour bar,
- * cursor read-out, key bindings, status line. Draws with the renderer's code (render.h).
+ * cursor read-out, key bindings, status line. Draws with the renderer's code (render.h,
+ * canvas.h).
  *
  * view_run runs the analysis (analyze_run) on a worker thread, with the view as its sink,
  * and the window's event loop on the calling thread (SDL wants the main thread). It
@@ -13,8 +14,26 @@
 #include "analyze.h"
 #include "err.h"
 
-/* cfg's sink, on_start and capture_anchor belong to the view; cfg->stop is honoured
- * (SIGINT closes the window). res receives the analysis result (may be NULL). */
-int view_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei);
+/* The window's settings from outside the command line (main reads them from the
+ * environment; the view reads none). */
+typedef struct {
+    /* where the display is: DISPLAY (X11) and WAYLAND_DISPLAY; NULL or "" both, and no
+     * video_driver_set: there is none, and view_run says so without trying */
+    const char *display, *wayland_display;
+    int video_driver_set;   /* SDL_VIDEODRIVER names SDL's driver: take the one SDL opens */
+    /* for the tests */
+    const char *stats_path; /* SPECTRO_VIEW_STATS: frames drawn, fps, latency (JSON) written
+                             * there when the window closes; NULL or "": none */
+    int verify;             /* SPECTRO_VIEW_VERIFY: every live picture drawn in parts is also
+                             * drawn whole and compared, and what is shown read back (slow) */
+} view_config;
+
+/* No display, no statistics, no checks. */
+view_config view_config_default(void);
+
+/* cfg's extra_sinks, capture_anchor and stop belong to the view (cfg->stop is honoured:
+ * SIGINT closes the window). vcfg may be NULL (view_config_default()). res receives the
+ * analysis result (may be NULL). */
+int view_run(const analyze_config *cfg, const view_config *vcfg, analyze_result *res, sp_errinfo *ei);
 
 #endif

@@ -1,0 +1,155 @@
+/* view_check: for the tests, as view_config asks. verify: every live picture drawn in
+ * parts is compared with a whole redraw from the same snapshot, and what the renderer
+ * shows is read back and compared with the window expected. stats_path: frames drawn,
+ * fps, latency percentiles and the checks' counts, as one JSON object, when the window
+ * closes. See view_internal.h. */
+#include "view_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* view_config.verify: the picture area of the canvas and the spectra kept against a
+ * whole picture drawn the old way from v->ver.snap (the same snapshot). */
+void view_verify_live(view *v, const layout *L, const render_config *rc)
+{
+    picture *p = &v->pic;
+    verify *vf = &v->ver;
+    render *ref = NULL;
+    sp_errinfo ei = {{0}};
+    size_t row = (size_t)L->pic_w * 4;
+    char msg[256] = "";
+    vf->frames++;
+    if (!view_grow((void **)&vf->px, &vf->px_cap, row * (size_t)L->pic_h, 1) ||
+        view_full_picture(v, rc, vf->snap, vf->px, &ref, &ei) != SP_OK)
+        snprintf(msg, sizeof msg, "cannot draw the reference: %.200s", ei.msg);
+    for (int y = 0; !msg[0] && y < L->pic_h; y++) {
+        const uint8_t *a = v->cv.px + (size_t)y * (size_t)v->cv.w * 4, *b = vf->px + (size_t)y * row;
+        if (memcmp(a, b, row) != 0) {
+            size_t x = 0;
+            while (a[x] == b[x])
+                x++;
+            snprintf(msg, sizeof msg, "pixel (%zu, %d) differs from a whole redraw", x / 4, y);
+        }
+    }
+    for (int c = 0; !msg[0] && c < p->channels; c++)
+        for (size_t i = 0; !msg[0] && i < p->count; i++)
+            if (memcmp(view_snap_entry(p, c, i), vf->snap + ((size_t)c * p->count + i) * p->bins,
+                       p->bins * sizeof *vf->snap) != 0)
+                snprintf(msg, sizeof msg, "spectrum %zu of channel %d differs from the store's", i, c);
+    if (msg[0] && vf->mismatched++ == 0 && vf->shown_mismatched == 0)
+        snprintf(vf->first, sizeof vf->first, "frame %llu: %s", (unsigned long long)vf->frames, msg);
+    render_destroy(ref);
+}
+
+/* A difference seen in what was shown counts unless the window turned out to be in the
+ * middle of a resize then (view.c's fit_drawable drops it): the GL drawable changes size under
+ * that frame. */
+static void verify_commit(view *v)
+{
+    verify *vf = &v->ver;
+    if (!vf->pending[0])
+        return;
+    if (vf->shown_mismatched++ == 0 && vf->mismatched == 0)
+        snprintf(vf->first, sizeof vf->first, "%s", vf->pending);
+    vf->pending[0] = 0;
+}
+
+/* view_config.verify: what the renderer is about to show, read back, against the window
+ * expected (view_verify_overlays): the textures' updates in parts are checked. */
+void view_verify_shown(view *v)
+{
+    verify *vf = &v->ver;
+    size_t row = (size_t)v->cv.w * 4;
+    char msg[256] = "";
+    verify_commit(v);
+    vf->shown++;
+    if (!vf->ref_ok || !view_grow((void **)&vf->px, &vf->px_cap, row * (size_t)v->cv.h, 1) ||
+        SDL_RenderReadPixels(v->ren, NULL, SDL_PIXELFORMAT_RGBA32, vf->px, (int)row) != 0)
+        snprintf(msg, sizeof msg, "cannot read the window back: %.160s", SDL_GetError());
+    for (int y = 0; !msg[0] && y < v->cv.h; y++)
+        for (int x = 0; x < v->cv.w; x++) {
+            size_t o = (size_t)y * row + (size_t)x * 4;
+            const uint8_t *a = vf->ref + o, *b = vf->px + o;
+            if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2]) {
+                snprintf(msg, sizeof msg, "shown pixel (%d, %d) differs from the window expected", x, y);
+                break;
+            }
+        }
+    if (msg[0])
+        snprintf(vf->pending, sizeof vf->pending, "shown frame %llu: %s", (unsigned long long)vf->shown, msg);
+}
+
+/* view_config.verify: the expected window for verify_shown: the canvas before the overlays
+ * (whole then: the check composes every panel) with the overlays drawn straight onto it,
+ * none of the areas they claim (view_overlay_area) composed again. */
+void view_verify_overlays(view *v, const layout *L, int after)
+{
+    verify *vf = &v->ver;
+    size_t n = (size_t)v->cv.w * (size_t)v->cv.h * 4;
+    uint8_t *px;
+    if (!vf->on)
+        return;
+    if (!after) {
+        vf->ref_ok = view_grow((void **)&vf->ref, &vf->ref_cap, n, 1);
+        if (vf->ref_ok)
+            memcpy(vf->ref, v->cv.px, n);
+        return;
+    }
+    if (!vf->ref_ok)
+        return;
+    px = v->cv.px;
+    v->cv.px = vf->ref;
+    view_draw_toast(v, L, 1);
+    view_draw_readout(v, L, 1);
+    if (v->ui.help)
+        view_draw_help(v, L, 1);
+    v->cv.px = px;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void view_write_stats(view *v, const char *path)
+{
+    stats *s = &v->st;
+    FILE *f = fopen(path, "w");
+    double fps = s->drawn > 1 && s->last > s->first ? (double)(s->drawn - 1) / (s->last - s->first) : 0;
+    double p50 = -1, p95 = -1;
+    size_t n = s->nlat < MAX_LAT_SAMPLES ? s->nlat : MAX_LAT_SAMPLES;
+    if (!f)
+        return;
+    if (n > 0) {
+        qsort(s->lat, n, sizeof *s->lat, cmp_double);
+        p50 = s->lat[(n - 1) / 2];
+        p95 = s->lat[(size_t)((double)(n - 1) * 0.95)];
+    }
+    fprintf(f,
+            "{\"frames_drawn\": %llu, \"mean_fps\": %.2f, \"latency_p50_ms\": %.2f, \"latency_p95_ms\": %.2f, "
+            "\"latency_samples\": %zu, \"draw_ms_mean\": %.2f, \"renderer\": \"%s\", \"vsync\": %d, "
+            "\"width\": %d, \"height\": %d",
+            (unsigned long long)s->drawn, fps, p50 >= 0 ? p50 * 1e3 : -1.0, p95 >= 0 ? p95 * 1e3 : -1.0, n,
+            s->drawn ? s->draw_s * 1e3 / (double)s->drawn : 0.0, v->renderer_name, v->vsync, v->dw, v->dh);
+    verify_commit(v);
+    if (v->ver.on)
+        fprintf(f,
+                ", \"verify_frames\": %llu, \"verify_mismatches\": %llu, \"verify_shown\": %llu, "
+                "\"verify_shown_mismatches\": %llu, \"verify_first\": \"%s\"",
+                (unsigned long long)v->ver.frames, (unsigned long long)v->ver.mismatched,
+                (unsigned long long)v->ver.shown, (unsigned long long)v->ver.shown_mismatched, v->ver.first);
+    fprintf(f, "}\n");
+    fclose(f);
+}
+
+
+/* A frame was presented at t_present. */
+void view_stats_frame(view *v, double t_present)
+{
+    v->st.drawn++;
+    if (v->st.drawn == 1)
+        v->st.first = t_present;
+    v->st.last = t_present;
+}

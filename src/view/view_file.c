@@ -1,0 +1,296 @@
+/* view_file: what a picture shows (its entries, their snapshot, the renderer's config),
+ * the whole-file picture drawn from scratch, and its zoom and scroll in time. See
+ * view_internal.h. */
+#include "view_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int view_grow(void **p, size_t *cap, size_t want, size_t elem)
+{
+    void *q;
+    if (want <= *cap)
+        return 1;
+    if (!(q = realloc(*p, want * elem)))
+        return 0;
+    *p = q;
+    *cap = want;
+    return 1;
+}
+
+uint64_t view_expected_frames(const view_stream *info)
+{
+    int64_t hint = info->source_frames;
+    if (hint < 0)
+        return 0;
+    if ((uint64_t)hint < info->n)
+        return 1;
+    return ((uint64_t)hint - info->n) / info->hop + 1;
+}
+
+/* Frame time (centre) and the time at the left edge of frame f's slot. */
+double view_frame_time(const picture *p, double f)
+{
+    return (f * (double)p->hop + (double)(p->n / 2)) / p->rate;
+}
+
+/* Resolves the frequency range of the base scale (before zoom). */
+void view_base_range(const view *v, double rate, size_t n, double *lo, double *hi)
+{
+    double fmin = v->user->render.fmin, fmax = v->user->render.fmax;
+    if (fmax <= 0 || fmax > rate / 2)
+        fmax = rate / 2;
+    if (v->ui.scale == FREQ_SCALE_LOG && fmin <= 0)
+        fmin = scale_log_default_fmin(rate, n);
+    if (fmin >= fmax)
+        fmin = 0;
+    *lo = fmin;
+    *hi = fmax;
+}
+
+static void make_title(const view *v, const view_stream *info, char *buf, size_t len)
+{
+    const char *name = info->name, *slash = strrchr(name, '/');
+    if (!v->user->input)
+        snprintf(buf, len, "Live \xe2\x80\x94 %s", name);
+    else if (v->user->realtime)
+        snprintf(buf, len, "%s  (real time)", slash ? slash + 1 : name);
+    else
+        snprintf(buf, len, "%s", slash ? slash + 1 : name);
+}
+
+/* The renderer's config for the picture as the settings are now (its title written into
+ * `title`), and the stream's fields of the picture. */
+render_config view_picture_config(view *v, const layout *L, const view_stream *info, char *title, size_t len)
+{
+    picture *p = &v->pic;
+    render_config rc = v->user->render;
+    double lo, hi;
+
+    p->channels = info->channels;
+    p->bins = info->n / 2 + 1;
+    p->n = info->n;
+    p->hop = info->hop;
+    p->rate = info->rate;
+    view_base_range(v, p->rate, p->n, &lo, &hi);
+    rc.width = L->pic_w;
+    rc.height = L->pic_h;
+    rc.scale = v->ui.scale;
+    rc.colormap = v->ui.cmap;
+    rc.db_lo = v->ui.db_lo;
+    rc.db_hi = v->ui.db_hi;
+    rc.fmin = v->ui.zf_lo > 0 ? v->ui.zf_lo : lo;
+    rc.fmax = v->ui.zf_hi > 0 ? v->ui.zf_hi : hi;
+    if (rc.scale != FREQ_SCALE_LOG && rc.fmin == 0 && lo == 0)
+        rc.fmin = 0;
+    make_title(v, info, title, len);
+    rc.title = title;
+    return rc;
+}
+
+/* The entries the picture shows with plot_w pixel columns (p->a0, span, count) and the
+ * newest frame it shows (*newest). Under mu. */
+void view_picture_range(view *v, const view_stream *info, size_t plot_w, uint64_t *newest)
+{
+    picture *p = &v->pic;
+    uint64_t frames = view_store_frames(v->sh.store), total;
+    if (info->live) {
+        uint64_t end = v->ui.paused ? v->ui.paused_frames : frames;
+        uint64_t cap = view_store_capacity(v->sh.store), zmax = 1;
+        while (zmax * 2 * plot_w <= cap)
+            zmax *= 2;
+        if (v->ui.live_zoom > zmax)
+            v->ui.live_zoom = zmax;
+        p->span = v->ui.live_zoom;
+        p->count = plot_w;
+        p->a0 = (int64_t)end - (int64_t)(p->span * plot_w);
+        /* columns stay put as the picture scrolls: entry edges on multiples of span */
+        p->a0 = p->a0 >= 0 ? p->a0 / (int64_t)p->span * (int64_t)p->span
+                           : -((-p->a0 + (int64_t)p->span - 1) / (int64_t)p->span) * (int64_t)p->span;
+        *newest = end;
+    } else {
+        double a, b;
+        total = view_expected_frames(info);
+        if (total < frames)
+            total = frames;
+        if (total == 0)
+            total = 1;
+        if (!v->ui.file_view_set) {
+            v->ui.v0 = 0;
+            v->ui.v1 = (double)total;
+        }
+        if (v->ui.v1 > (double)total && v->ui.file_view_set) {
+            double span = v->ui.v1 - v->ui.v0;
+            v->ui.v1 = (double)total;
+            v->ui.v0 = fmax(0.0, v->ui.v1 - span);
+        }
+        if (!(v->ui.v1 > v->ui.v0) || !isfinite(v->ui.v0) || !isfinite(v->ui.v1)) {
+            v->ui.v0 = 0;
+            v->ui.v1 = (double)total;
+        }
+        a = v->ui.v0;
+        b = v->ui.v1;
+        p->span = view_store_span(v->sh.store, (uint64_t)ceil(b - a), plot_w);
+        p->a0 = (int64_t)(floor(a / (double)p->span) * (double)p->span);
+        p->count = (size_t)ceil((b - (double)p->a0) / (double)p->span);
+        if (p->count < 1)
+            p->count = 1;
+        *newest = frames;
+    }
+}
+
+/* Entry i of channel c in p->snap. */
+const int16_t *view_snap_entry(const picture *p, int c, size_t i)
+{
+    return p->snap + ((size_t)c * p->count + (i + p->rot) % p->count) * p->bins;
+}
+
+/* One entry as the renderer's input: dB with the gain. */
+void view_entry_db(const view *v, const int16_t *s, float *db)
+{
+    for (size_t k = 0; k < v->pic.bins; k++)
+        db[k] = (float)s[k] * 0.01f + v->ui.gain;
+}
+
+/* The whole picture from scratch: a render for the entries in snap (channels x count x
+ * bins, in order), every entry added as the renderer's frame i (its time that of its
+ * middle frame), drawn into rgba (the picture's size). *out receives the render. */
+int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uint8_t *rgba, render **out,
+                      sp_errinfo *ei)
+{
+    picture *p = &v->pic;
+    double t0 = view_frame_time(p, (double)p->a0 + 0.5 * (double)(p->span - 1));
+    double dt = (double)p->span * (double)p->hop / p->rate;
+    int err;
+    *out = NULL;
+    if ((err = render_create(rc, p->rate, p->n, t0, dt, p->channels, (int64_t)p->count, out, ei)) != SP_OK)
+        return err;
+    if (!view_grow((void **)&p->fbuf, &p->fbuf_cap, p->bins, sizeof *p->fbuf))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    for (int c = 0; c < p->channels; c++)
+        for (size_t i = 0; i < p->count; i++) {
+            view_entry_db(v, snap + ((size_t)c * p->count + i) * p->bins, p->fbuf);
+            render_add(*out, c, i, 1, p->fbuf);
+        }
+    return render_draw(*out, rgba, ei);
+}
+
+/* File view: builds pic->r and draws it into v->pic_px (L.pic_w x L.pic_h), all of it.
+ * Returns 1 when drawn. */
+int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uint64_t *newest_out)
+{
+    picture *p = &v->pic;
+    char title[600];
+    render_config rc = view_picture_config(v, L, info, title, sizeof title);
+    sp_errinfo ei = {{0}};
+    int C = p->channels, err;
+    size_t plot_w, need;
+    render *probe = NULL;
+
+    /* the plot's width comes from the layout, which does not depend on the time range:
+     * measured once per layout (a probe), then the real picture with its time origin */
+    if (p->plot_w > 0 && p->key.width == rc.width && p->key.height == rc.height && p->key.scale == rc.scale &&
+        p->key.db_lo == rc.db_lo && p->key.db_hi == rc.db_hi && p->key.fmin == rc.fmin && p->key.fmax == rc.fmax &&
+        p->key_rate == p->rate && p->key_n == p->n && p->key_channels == C) {
+        plot_w = (size_t)p->plot_w;
+    } else {
+        if ((err = render_create(&rc, p->rate, p->n, 0.0, 1.0, C, 1, &probe, &ei)) != SP_OK) {
+            snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
+            p->plot_w = 0;
+            return 0;
+        }
+        plot_w = (size_t)render_plot_rect(probe, 0).w;
+        render_destroy(probe);
+        p->key = rc;
+        p->key_rate = p->rate;
+        p->key_n = p->n;
+        p->key_channels = C;
+        p->plot_w = (int)plot_w;
+    }
+
+    pthread_mutex_lock(&v->sh.mu);
+    view_picture_range(v, info, plot_w, newest_out);
+    need = (size_t)C * p->count * p->bins;
+    if (!view_grow((void **)&p->snap, &p->snap_cap, need, sizeof *p->snap)) {
+        pthread_mutex_unlock(&v->sh.mu);
+        snprintf(p->render_err, sizeof p->render_err, "out of memory");
+        return 0;
+    }
+    for (int c = 0; c < C; c++)
+        view_store_get(v->sh.store, c, p->a0, p->span, p->count, p->snap + (size_t)c * p->count * p->bins);
+    pthread_mutex_unlock(&v->sh.mu);
+    p->rot = 0;
+
+    render_destroy(p->r);
+    p->r = NULL;
+    v->scr.valid = 0; /* the live picture's render is gone */
+    if (!view_grow((void **)&v->pic_px, &v->pic_cap, (size_t)L->pic_w * (size_t)L->pic_h * 4, 1))
+        return 0;
+    if (view_full_picture(v, &rc, p->snap, v->pic_px, &p->r, &ei) != SP_OK) {
+        snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
+        return 0;
+    }
+    p->render_err[0] = 0;
+    return 1;
+}
+
+double view_total_frames(view *v)
+{
+    uint64_t total, have;
+    pthread_mutex_lock(&v->sh.mu);
+    total = v->sh.started ? view_expected_frames(&v->sh.info) : 0;
+    have = view_store_frames(v->sh.store);
+    pthread_mutex_unlock(&v->sh.mu);
+    return (double)(total > have ? total : have > 0 ? have : 1);
+}
+
+/* File view: zoom by k (> 1 in) around frame position a (frames). */
+void view_zoom_time(view *v, double a, double k)
+{
+    double total = view_total_frames(v), span;
+    if (!(v->ui.v1 > v->ui.v0)) { /* no picture yet: the whole file */
+        v->ui.v0 = 0;
+        v->ui.v1 = total;
+    }
+    span = (v->ui.v1 - v->ui.v0) / k;
+    if (span < 8)
+        span = 8;
+    if (span > total)
+        span = total;
+    v->ui.v0 = a - (a - v->ui.v0) * span / (v->ui.v1 - v->ui.v0);
+    v->ui.v1 = v->ui.v0 + span;
+    if (v->ui.v0 < 0) {
+        v->ui.v1 -= v->ui.v0;
+        v->ui.v0 = 0;
+    }
+    if (v->ui.v1 > total) {
+        v->ui.v0 -= v->ui.v1 - total;
+        v->ui.v1 = total;
+    }
+    v->ui.file_view_set = 1;
+}
+
+void view_scroll_time(view *v, double frames)
+{
+    double total = view_total_frames(v), span = v->ui.v1 - v->ui.v0;
+    v->ui.v0 += frames;
+    if (v->ui.v0 < 0)
+        v->ui.v0 = 0;
+    if (v->ui.v0 + span > total)
+        v->ui.v0 = total - span;
+    v->ui.v1 = v->ui.v0 + span;
+    v->ui.file_view_set = 1;
+}
+
+/* Frame position under drawable x (file view). */
+double view_frame_at_x(view *v, int x)
+{
+    picture *p = &v->pic;
+    render_rect pr;
+    if (!p->r)
+        return 0.5 * (v->ui.v0 + v->ui.v1);
+    pr = render_plot_rect(p->r, 0);
+    return (double)p->a0 + ((double)(x - pr.x) / pr.w) * (double)(p->count * p->span);
+}

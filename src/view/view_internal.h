@@ -1,0 +1,349 @@
+/* view_internal.h: the window's parts, shared by its files (view.h is the public side).
+ *
+ *   view.c          view_run: set-up, the event loop (dispatch only), pacing, clean-up
+ *   view_worker.c   the analysis thread, and the view as its sink (sink.h)
+ *   view_file.c     the picture's range and snapshot; the whole-file picture, its zoom/scroll
+ *   view_live.c     the live picture, drawn a little at a time; the textures
+ *   view_frame.c    one frame: layout, picture, spectrum strip, status, overlays
+ *   view_overlay.c  text, status line, read-out, message, help
+ *   view_input.c    keys, wheel, mouse, frequency zoom
+ *   view_check.c    for the tests: view_config.verify checks and view_config.stats_path
+ *
+ *   analysis thread                          window thread (the caller's)
+ *   analyze_run -> sink: dB -> view_store    events, then at most 60 times a second:
+ *               (under `mu`, O(bins)/frame)    file: snapshot of the visible spectra
+ *                                                (under mu) -> render (the --png code)
+ *                                                -> picture, all of it
+ *                                              live: the spectra new since the last
+ *                                                picture -> their pixel columns, the
+ *                                                rest kept (view_draw_live)
+ *                                              + live spectrum, status line, overlays
+ *                                              -> one streaming texture, updated where
+ *                                                the picture changed -> present
+ *
+ * The window's picture is composed in one RGBA buffer of the drawable size:
+ *
+ *   +---------------------------------------------+-----------------+
+ *   | render_draw: title, axes, panels, colour bar| spectrum curve  |
+ *   |                                             | per channel     |
+ *   +---------------------------------------------+-----------------+
+ *   | status line                                                   |
+ *   +---------------------------------------------------------------+
+ *
+ * Everything here runs on the window's thread except view_worker.c's sink calls, which
+ * touch only `shared` (under its mu).
+ */
+#ifndef SPECTRO_VIEW_INTERNAL_H
+#define SPECTRO_VIEW_INTERNAL_H
+
+#include <SDL.h>
+#include <SDL_ttf.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "canvas.h"
+#include "render.h"
+#include "sink.h"
+#include "view.h"
+#include "view_store.h"
+
+#define STORE_BUDGET_LIVE ((size_t)128 << 20)
+#define STORE_BUDGET_FILE ((size_t)512 << 20)
+#define FRAME_PERIOD (1.0 / 60.0)
+#define MIN_WIN_W 560
+#define MIN_WIN_H 360
+#define MAX_LAT_SAMPLES 65536
+#define HOLD_DECAY_DB_S 20.0 /* peak hold falls this fast after HOLD_TIME_S */
+#define HOLD_TIME_S 1.0
+#define TOAST_S 3.0
+/* live: a frame may start this much before it is due, or wait this much after, for new
+ * spectra (live_wait); together more than the usual time between two deliveries */
+#define ALIGN_EARLY_S (0.5 * FRAME_PERIOD)
+#define ALIGN_LATE_S (0.4 * FRAME_PERIOD)
+/* live with vsync: after a present returns, new spectra are waited for from VSYNC_OPEN_S
+ * to VSYNC_LATE_S (vsync_wait) */
+#define VSYNC_OPEN_S (0.15 * FRAME_PERIOD)
+#define VSYNC_LATE_S (0.5 * FRAME_PERIOD)
+#define DIRECT_MAX_CHANNELS 16 /* more: the live panels go through the canvas (see view_damage) */
+
+/* the renderer's palette (RENDER_COL_*) and the window's own colours */
+static const rgb8 COL_STATUS_BG = {0x0b, 0x0c, 0x10};
+static const rgb8 COL_PANEL_BG = {0x0d, 0x0f, 0x13};
+static const rgb8 COL_GRID = {0x23, 0x27, 0x30};
+static const rgb8 COL_CURVE = {0xf2, 0xf4, 0xf8};
+static const rgb8 COL_HOLD = {0xff, 0xa0, 0x3c};
+static const rgb8 COL_LIVE = {0xff, 0x4d, 0x4d};
+static const rgb8 COL_PAUSED = {0xff, 0xc8, 0x3c};
+static const rgb8 COL_BLACK = {0, 0, 0};
+static const rgb8 COL_WHITE = {0xff, 0xff, 0xff};
+
+/* What the window keeps of the run's sink_stream (its strings outlive the run). */
+typedef struct {
+    char name[256];        /* the source: a path, "microphone", "synth:..." */
+    char window[64];       /* canonical text, e.g. "kaiser:8.6" */
+    char backend[16];      /* "cpu", "cuda", "cufft" */
+    int rate;              /* Hz */
+    int channels;          /* output channels */
+    size_t n, hop, bins;
+    int64_t source_frames; /* samples per channel the source promises; -1 unknown */
+    int live;
+} view_stream;
+
+/* ---- state shared with the analysis thread (guarded by mu) ---- */
+
+typedef struct {
+    pthread_mutex_t mu;
+    Uint32 wake_event;    /* SDL event that wakes the window's loop; set before any worker */
+    int started;          /* on_start ran: info valid, store made */
+    view_stream info;     /* what on_start saw */
+    view_store *store;
+    double anchor;        /* capture time of sample 0 (live), copied from anchor_src */
+    int have_anchor;
+    uint64_t version;     /* bumped by every sink call */
+    uint64_t next0;       /* channel 0's next frame index */
+    uint64_t skipped;     /* frames the live analysis skipped (it fell behind) */
+    int finished;         /* the worker returned */
+    int err;              /* its result */
+    sp_errinfo ei;
+    analyze_result res;
+    double anchor_src;    /* written by analyze_run on its thread (cfg.capture_anchor) */
+    uint64_t gen;         /* bumped when the store is replaced (a start or restart) */
+    int want_wake;        /* the window waits for new spectra: wake it when they are in */
+    double last_in;       /* when the last spectra came in (every channel) */
+    double in_gap;        /* the usual time between two deliveries (moving average) */
+} shared;
+
+typedef struct {
+    analyze_config cfg;   /* the run's config: extra_sinks, capture_anchor, stop belong to the view */
+    shared *sh;
+    sink as_sink;         /* the view as the run's sink (self = sh) */
+    atomic_int stop;
+    pthread_t thread;
+    int running;
+} worker;
+
+/* ---- the window's own state ---- */
+
+typedef struct {
+    /* settings the keys change */
+    freq_scale scale;
+    int cmap;
+    float db_lo, db_hi, gain;
+    double zf_lo, zf_hi; /* frequency zoom in Hz; 0 = the configured range */
+    int paused;
+    uint64_t paused_frames;
+    int help;
+    /* time: live = frames per column (power of two); file = visible frames [v0, v1) */
+    uint64_t live_zoom;
+    double v0, v1;
+    int file_view_set;
+    /* mouse, in drawable pixels */
+    int mx, my, mouse_in;
+    int dragging;
+    double drag_x, drag_v0;
+    /* messages */
+    char toast[640];
+    double toast_until;
+    int toast_up;      /* the toast shows in this frame: decided once, so that its claim, its
+                        * drawing and the check's agree when it expires meanwhile */
+    int shot_pending;
+} ui_state;
+
+/* What the last picture was drawn from, for the read-out and the mouse. */
+typedef struct {
+    render *r;
+    int ok;
+    int64_t a0;        /* first frame of entry 0 */
+    uint64_t span;     /* frames per entry */
+    size_t count;      /* entries */
+    int channels;
+    size_t bins, n, hop;
+    double rate;
+    int16_t *snap;     /* channels * count * bins: entry i of channel c in slot (i + rot) % count */
+    size_t snap_cap;
+    size_t rot;        /* live: entries keep their slot as the picture scrolls; file: 0 */
+    float *hold;       /* channels * bins: live peak hold (dB) */
+    double *hold_t;    /* channels * bins: when each hold was set */
+    size_t hold_cap, hold_t_cap;
+    double hold_last;     /* when the hold last fell */
+    uint64_t hold_frames; /* frames already folded into the hold */
+    render_config key; /* the config plot_w was measured with (title, font aside) */
+    double key_rate;
+    size_t key_n;
+    int key_channels, plot_w;
+    float *fbuf;       /* bins floats */
+    size_t fbuf_cap;
+    char render_err[512];
+} picture;
+
+/* The live picture, kept from one frame to the next (see view_draw_live). What it was
+ * made for is its key: any change there starts it over. */
+typedef struct {
+    int valid;
+    render_config rc;  /* p->r's config; rc.title points to title */
+    char title[600];
+    double rate;
+    size_t n;
+    int channels;
+    float gain;
+    uint64_t span, gen;
+    size_t count;
+    int chrome_ok;     /* chrome is p->r's picture */
+    int canvas_ok;     /* the canvas holds chrome around the panels: nothing drew there since */
+    uint8_t *chrome;   /* pic_w x pic_h: p->r's picture, panels left out (the time axis is redrawn) */
+    size_t chrome_cap;
+    int panel_h;
+    uint8_t *ring;     /* channels x panel_h rows x count RGBA: pixel column of slot j at x = j */
+    size_t ring_cap;
+    int64_t *slot_e;   /* channels x count: the entry a slot holds */
+    uint8_t *slot_st;  /* its view_store_entry_state when drawn (VIEW_STORE_OPEN: draw again) */
+    uint8_t *slot_new; /* fetched this frame, to draw */
+    size_t slot_e_cap, slot_st_cap, slot_new_cap;
+} scroll;
+
+/* view_config.verify (tests): every live picture is also drawn whole, the old way, from
+ * the same snapshot, and compared. */
+typedef struct {
+    int on;
+    uint64_t frames, mismatched, shown, shown_mismatched; /* shown: the texture read back */
+    int16_t *snap;
+    size_t snap_cap;
+    uint8_t *px;
+    size_t px_cap;
+    uint8_t *ref;      /* the window expected (view_verify_overlays) */
+    size_t ref_cap;
+    int ref_ok;
+    char first[320];   /* the first difference, for the stats */
+    char pending[320]; /* a difference in the last frame shown (verify_commit) */
+} verify;
+
+/* Text rendered by SDL2_ttf, kept between frames: most labels come back every frame. */
+#define TEXT_CACHE 48
+typedef struct {
+    SDL_Surface *sf;   /* NULL: free */
+    uint64_t font_gen; /* the font it was rendered with (view.font_gen) */
+    rgb8 col;
+    uint64_t used;     /* when last drawn, for the oldest to go */
+    char s[256];
+} text_entry;
+
+typedef struct {
+    uint64_t drawn;
+    double first, last;
+    double *lat;
+    size_t nlat;
+    uint64_t newest_shown;
+    double draw_s;      /* time spent composing pictures (view_draw_frame), in all */
+} stats;
+
+typedef struct {
+    const analyze_config *user; /* the caller's config */
+    view_config vc;
+    worker w;
+    shared sh;
+    ui_state ui;
+    picture pic;
+    scroll scr;
+    verify ver;
+    stats st;
+    SDL_Window *win;
+    SDL_Renderer *ren;
+    SDL_Texture *tex;
+    int vsync, software;
+    char renderer_name[64];
+    int dw, dh;       /* drawable size */
+    canvas cv;        /* dw x dh, all of it writable */
+    uint8_t *pic_px;  /* the renderer's picture */
+    size_t pic_cap;
+    TTF_Font *font;
+    int font_px;
+    uint64_t font_gen; /* bumped whenever font changes */
+    text_entry texts[TEXT_CACHE];
+    uint64_t text_tick;
+    char font_path[1024];
+    int ttf;
+    size_t n0, hop0;  /* the FFT size and hop asked for, for `n` */
+    int window_idx;   /* window.h's table: the `w` key's place in it */
+    double fps_t0;
+    uint64_t fps_n;
+    double fps;
+    double last_latency;
+    double vs_late; /* live with vsync: the latest draw after a present (vsync_wait) */
+    int live, finished; /* copies made under mu once per loop, for the window's thread */
+    int line_h;
+    /* what the texture must take from this frame: all of the canvas, or its parts that
+     * changed (dmg); ring_panels: the live panels come from the ring's own texture */
+    int dmg_all, ring_panels, ndmg;
+    SDL_Rect dmg[64];
+    SDL_Texture *ring_tex; /* the ring (scroll.ring), where the live panels are drawn from */
+    int ring_tex_w, ring_tex_h, ring_tex_stale;
+    int ring_live;         /* view_draw_live drew this frame: slots it fetched go to ring_tex */
+    /* what the overlays (read-out, message, help) covered: put back at the next frame */
+    int ncovered;
+    SDL_Rect covered[8];
+} view;
+
+typedef struct {
+    int pic_w, pic_h;   /* the renderer's part, top-left */
+    int side_x, side_w; /* the spectrum strip */
+    int status_y, status_h;
+    int fs;
+} layout;
+
+/* view_worker.c */
+int view_worker_start(worker *w, sp_errinfo *ei);
+void view_worker_stop(worker *w);
+
+/* view_file.c: the picture's range and snapshot (both kinds), the whole-file picture */
+int view_grow(void **p, size_t *cap, size_t want, size_t elem);
+uint64_t view_expected_frames(const view_stream *info);
+double view_frame_time(const picture *p, double f);
+void view_base_range(const view *v, double rate, size_t n, double *lo, double *hi);
+render_config view_picture_config(view *v, const layout *L, const view_stream *info, char *title, size_t len);
+void view_picture_range(view *v, const view_stream *info, size_t plot_w, uint64_t *newest);
+const int16_t *view_snap_entry(const picture *p, int c, size_t i);
+void view_entry_db(const view *v, const int16_t *s, float *db);
+int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uint8_t *rgba, render **out,
+                      sp_errinfo *ei);
+int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uint64_t *newest_out);
+double view_total_frames(view *v);
+void view_zoom_time(view *v, double a, double k);
+void view_scroll_time(view *v, double frames);
+double view_frame_at_x(view *v, int x);
+
+/* view_live.c */
+int view_draw_live(view *v, const layout *L, const view_stream *info, uint64_t *newest_out, int direct);
+void view_damage(view *v, int x, int y, int w, int h);
+void view_overlay_area(view *v, int x, int y, int w, int h);
+void view_present(view *v);
+
+/* view_frame.c */
+layout view_layout(int W, int H);
+uint64_t view_draw_frame(view *v, const view_stream *info, int started);
+
+/* view_overlay.c */
+int view_font(view *v, int px);
+int view_text(view *v, const char *s, int x, int y, rgb8 col);
+void view_toast(view *v, const char *msg);
+void view_draw_status(view *v, const layout *L, const view_stream *info, double latency);
+/* Overlays are drawn in two passes: `draw` 0 only claims the areas they will cover
+ * (view_overlay_area), so that no claim comes after another overlay's pixels. */
+void view_draw_toast(view *v, const layout *L, int draw);
+void view_draw_readout(view *v, const layout *L, int draw);
+void view_draw_help(view *v, const layout *L, int draw);
+
+/* view_input.c: 1 to quit; *err for a failed restart */
+int view_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *ei);
+void view_wheel(view *v, const SDL_MouseWheelEvent *e, int live);
+void view_mouse_motion(view *v, int x, int y, int live);
+void view_mouse_button(view *v, int x, int y, int down);
+
+/* view_check.c: for the tests (view_config) */
+void view_verify_live(view *v, const layout *L, const render_config *rc);
+void view_verify_shown(view *v);
+void view_verify_overlays(view *v, const layout *L, int after);
+void view_stats_frame(view *v, double t_present);
+void view_write_stats(view *v, const char *path);
+
+#endif

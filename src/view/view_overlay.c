@@ -1,0 +1,296 @@
+/* view_overlay: text in the window's font (cached), the status line, and what is drawn
+ * over the picture: the cursor's read-out, a short message, the help. See
+ * view_internal.h. */
+#include "view_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "colormap.h"
+#include "scale.h"
+
+/* "A4 +3 ct" for 441 Hz (A4 = 440 Hz, equal temperament). */
+static void note_name(double hz, char *buf, size_t len)
+{
+    static const char *names[12] = {"C", "C\xe2\x99\xaf", "D", "D\xe2\x99\xaf", "E", "F",
+                                    "F\xe2\x99\xaf", "G", "G\xe2\x99\xaf", "A", "A\xe2\x99\xaf", "B"};
+    double midi;
+    long n;
+    int ct;
+    if (!(hz >= 8.0) || !isfinite(hz)) {
+        snprintf(buf, len, "\xe2\x80\x94");
+        return;
+    }
+    midi = 69.0 + 12.0 * log2(hz / 440.0);
+    n = lround(midi);
+    ct = (int)lround((midi - (double)n) * 100.0);
+    snprintf(buf, len, "%s%ld %s%d ct", names[((n % 12) + 12) % 12], n / 12 - 1, ct < 0 ? "\xe2\x88\x92" : "+",
+             abs(ct));
+}
+
+int view_font(view *v, int px)
+{
+    if (v->font && v->font_px == px)
+        return 1;
+    if (v->font)
+        TTF_CloseFont(v->font);
+    v->font = TTF_OpenFont(v->font_path, px);
+    v->font_px = px;
+    v->font_gen++;
+    if (v->font) {
+        TTF_SetFontHinting(v->font, TTF_HINTING_LIGHT);
+        v->line_h = TTF_FontHeight(v->font);
+    }
+    return v->font != NULL;
+}
+
+/* v->font's rendering of s in colour col: from the cache, else rendered and kept there in
+ * place of the entry drawn longest ago (NULL when it cannot be rendered). Strings too
+ * long for an entry are rendered each time, into *own (the caller frees it). */
+static SDL_Surface *text_surface(view *v, const char *s, rgb8 col, SDL_Surface **own)
+{
+    SDL_Color fg = {col.r, col.g, col.b, 255};
+    text_entry *e = NULL;
+    *own = NULL;
+    if (strlen(s) >= sizeof v->texts[0].s)
+        return *own = TTF_RenderUTF8_Blended(v->font, s, fg);
+    for (int i = 0; i < TEXT_CACHE; i++) {
+        text_entry *t = &v->texts[i];
+        if (t->sf && t->font_gen == v->font_gen && t->col.r == col.r && t->col.g == col.g && t->col.b == col.b &&
+            strcmp(t->s, s) == 0) {
+            t->used = ++v->text_tick;
+            return t->sf;
+        }
+        if (!e || !t->sf || (e->sf && t->used < e->used))
+            e = t;
+    }
+    SDL_FreeSurface(e->sf);
+    if (!(e->sf = TTF_RenderUTF8_Blended(v->font, s, fg)))
+        return NULL;
+    e->font_gen = v->font_gen;
+    e->col = col;
+    e->used = ++v->text_tick;
+    snprintf(e->s, sizeof e->s, "%s", s);
+    return e->sf;
+}
+
+/* Anti-aliased text in v->font with its box's top-left at x, y; returns the x after it. */
+int view_text(view *v, const char *s, int x, int y, rgb8 col)
+{
+    SDL_Surface *own, *sf;
+    if (!v->font || !s || !*s || !(sf = text_surface(v, s, col, &own)))
+        return x;
+    canvas_blit_text(&v->cv, sf, x, y, col, 0);
+    x += sf->w;
+    SDL_FreeSurface(own);
+    return x;
+}
+
+void view_toast(view *v, const char *msg)
+{
+    snprintf(v->ui.toast, sizeof v->ui.toast, "%s", msg);
+    v->ui.toast_until = sp_now() + TOAST_S;
+}
+
+void view_draw_status(view *v, const layout *L, const view_stream *info, double latency)
+{
+    canvas *cv = &v->cv;
+    char left[512], right[256], lat[48], wname[64];
+    int fs = L->fs, y, x = fs;
+    const char *name = info->name, *slash = strrchr(name, '/');
+    shared *sh = &v->sh;
+    uint64_t dropped;
+    view_font(v, fs);
+    canvas_fill(cv, 0, L->status_y, cv->w, L->status_h, COL_STATUS_BG);
+    canvas_fill(cv, 0, L->status_y, cv->w, 1, COL_GRID);
+    y = L->status_y + (L->status_h - v->line_h) / 2;
+    if (info->live) {
+        if (v->ui.paused)
+            x = view_text(v, "\xe2\x9d\x9a\xe2\x9d\x9a PAUSED   ", x, y, COL_PAUSED);
+        else if (v->finished)
+            x = view_text(v, "\xe2\x96\xa0 ENDED   ", x, y, RENDER_COL_TICK);
+        else
+            x = view_text(v, "\xe2\x97\x8f LIVE   ", x, y, COL_LIVE);
+    } else {
+        char st[64];
+        uint64_t total = view_expected_frames(info), have;
+        pthread_mutex_lock(&sh->mu);
+        have = view_store_frames(sh->store);
+        pthread_mutex_unlock(&sh->mu);
+        if (v->finished)
+            snprintf(st, sizeof st, "%s", v->ui.paused ? "\xe2\x9d\x9a\xe2\x9d\x9a PAUSED   " : "");
+        else
+            snprintf(st, sizeof st, "analysing %.0f%%   ", total ? 100.0 * (double)have / (double)total : 0.0);
+        x = view_text(v, st, x, y, v->ui.paused ? COL_PAUSED : COL_HOLD);
+    }
+    snprintf(wname, sizeof wname, "%s", info->window);
+    pthread_mutex_lock(&sh->mu);
+    dropped = sh->finished ? sh->res.dropped : sh->skipped * info->hop;
+    pthread_mutex_unlock(&sh->mu);
+    snprintf(left, sizeof left,
+             "%s  \xc2\xb7  %d Hz  \xc2\xb7  N=%zu  hop=%zu  %s  \xc2\xb7  %s  \xc2\xb7  %s  %s  %s%g \xe2\x80\xa6 %s%g dB  "
+             "gain %s%g dB",
+             slash ? slash + 1 : name, info->rate, info->n, info->hop, wname, info->backend,
+             colormap_name(v->ui.cmap), scale_name(v->ui.scale), v->ui.db_lo < 0 ? "\xe2\x88\x92" : "",
+             fabs((double)v->ui.db_lo), v->ui.db_hi < 0 ? "\xe2\x88\x92" : "", fabs((double)v->ui.db_hi),
+             v->ui.gain < 0 ? "\xe2\x88\x92" : "+", fabs((double)v->ui.gain));
+    if (info->live) {
+        if (latency > 0)
+            snprintf(lat, sizeof lat, "%.0f ms", latency * 1e3);
+        else
+            snprintf(lat, sizeof lat, "\xe2\x80\x94");
+        snprintf(right, sizeof right, "latency %s  \xc2\xb7  dropped %llu  \xc2\xb7  %.0f fps   h: help", lat,
+                 (unsigned long long)dropped, v->fps);
+    } else {
+        if (v->finished) /* a still picture: redrawn on demand only */
+            snprintf(right, sizeof right, "h: help");
+        else
+            snprintf(right, sizeof right, "%.0f fps   h: help", v->fps);
+    }
+    {
+        int rw = canvas_text_width(v->font, right), rx = cv->w - fs - rw;
+        view_text(v, left, x, y, RENDER_COL_LABEL);
+        canvas_fill(cv, rx - fs, L->status_y + 1, rw + 2 * fs, L->status_h - 1, COL_STATUS_BG);
+        view_text(v, right, rx, y, RENDER_COL_TICK);
+    }
+}
+
+/* A short message above the status line (not in screenshots). */
+void view_draw_toast(view *v, const layout *L, int draw)
+{
+    canvas *cv = &v->cv;
+    int fs = L->fs;
+    view_font(v, fs);
+    if (v->ui.toast_up) {
+        int tw = canvas_text_width(v->font, v->ui.toast), bx = (cv->w - tw) / 2 - fs;
+        int by = L->status_y - v->line_h * 2 - fs;
+        if (!draw) {
+            view_overlay_area(v, bx, by, tw + 2 * fs, v->line_h + fs);
+            return;
+        }
+        canvas_blend(cv, bx, by, tw + 2 * fs, v->line_h + fs, COL_BLACK, 210);
+        canvas_outline(cv, bx, by, tw + 2 * fs, v->line_h + fs, RENDER_COL_FRAME);
+        view_text(v, v->ui.toast, bx + fs, by + fs / 2, RENDER_COL_TITLE);
+    }
+}
+
+/* Cross-hair and a read-out box: time, frequency (and note), level. */
+void view_draw_readout(view *v, const layout *L, int draw)
+{
+    picture *p = &v->pic;
+    canvas *cv = &v->cv;
+    int mx = v->ui.mx, my = v->ui.my, fs = L->fs;
+    if (!v->ui.mouse_in || !p->r || !p->ok)
+        return;
+    for (int c = 0; c < p->channels; c++) {
+        render_rect pr = render_plot_rect(p->r, c);
+        const scale_map *map = render_scale(p->r);
+        char l1[96], l2[96], l3[96], note[48], hz[32];
+        double u, hzv, t;
+        size_t i, k;
+        float db;
+        int bw, bh, bx, by;
+        if (mx < pr.x || mx >= pr.x + pr.w || my < pr.y || my >= pr.y + pr.h)
+            continue;
+        i = (size_t)(((double)(mx - pr.x) + 0.5) / pr.w * (double)p->count);
+        if (i >= p->count)
+            i = p->count - 1;
+        u = 1.0 - ((double)(my - pr.y) + 0.5) / pr.h;
+        hzv = scale_from_unit(map, u);
+        k = (size_t)lround(hzv * (double)p->n / p->rate);
+        if (k >= p->bins)
+            k = p->bins - 1;
+        db = (float)view_snap_entry(p, c, i)[k] * 0.01f;
+        t = view_frame_time(p, (double)p->a0 + (double)i * (double)p->span + 0.5 * (double)(p->span - 1));
+        if (hzv >= 1000)
+            snprintf(hz, sizeof hz, "%.3f kHz", hzv / 1000);
+        else
+            snprintf(hz, sizeof hz, "%.1f Hz", hzv);
+        note_name(hzv, note, sizeof note);
+        snprintf(l1, sizeof l1, "%s%.3f s", t < 0 ? "\xe2\x88\x92" : "", fabs(t));
+        snprintf(l2, sizeof l2, "%s   %s", hz, note);
+        {
+            char ch[24] = "";
+            if (p->channels > 1)
+                snprintf(ch, sizeof ch, "   ch %d", c);
+            if (db <= -199.99f)
+                snprintf(l3, sizeof l3, "\xe2\x89\xa4 \xe2\x88\x92" "200 dBFS%s", ch);
+            else
+                snprintf(l3, sizeof l3, "%s%.1f dBFS%s", db < 0 ? "\xe2\x88\x92" : "", fabs((double)db), ch);
+        }
+        view_font(v, fs);
+        bw = canvas_text_width(v->font, l2);
+        bw = canvas_text_width(v->font, l1) > bw ? canvas_text_width(v->font, l1) : bw;
+        bw = canvas_text_width(v->font, l3) > bw ? canvas_text_width(v->font, l3) : bw;
+        bw += fs;
+        bh = 3 * v->line_h + fs / 2;
+        bx = mx + fs;
+        by = my + fs;
+        if (bx + bw > pr.x + pr.w)
+            bx = mx - fs - bw;
+        if (by + bh > pr.y + pr.h)
+            by = my - fs - bh;
+        if (!draw) {
+            view_overlay_area(v, pr.x, my, pr.w, 1);
+            view_overlay_area(v, mx, pr.y, 1, pr.h);
+            view_overlay_area(v, bx, by, bw, bh);
+            continue;
+        }
+        canvas_blend(cv, pr.x, my, pr.w, 1, COL_WHITE, 70);
+        canvas_blend(cv, mx, pr.y, 1, pr.h, COL_WHITE, 70);
+        canvas_blend(cv, bx, by, bw, bh, COL_BLACK, 200);
+        canvas_outline(cv, bx, by, bw, bh, RENDER_COL_FRAME);
+        view_text(v, l1, bx + fs / 2, by + fs / 4, RENDER_COL_TITLE);
+        view_text(v, l2, bx + fs / 2, by + fs / 4 + v->line_h, RENDER_COL_TITLE);
+        view_text(v, l3, bx + fs / 2, by + fs / 4 + 2 * v->line_h, RENDER_COL_TITLE);
+    }
+}
+
+void view_draw_help(view *v, const layout *L, int draw)
+{
+    static const char *const keys[][2] = {
+        {"space", "pause / resume the display"},
+        {"s", "screenshot (spectro-YYYYmmdd-HHMMSS.png)"},
+        {"c", "next colour map"},
+        {"l", "next frequency scale (linear, log, mel)"},
+        {"w", "next window (restarts the analysis)"},
+        {"n", "next FFT size (restarts the analysis)"},
+        {"\xe2\x86\x91 / \xe2\x86\x93", "dB range up / down (5 dB)"},
+        {"+ / \xe2\x88\x92", "gain up / down (3 dB)"},
+        {"wheel", "time zoom (file: around the cursor)"},
+        {"\xe2\x86\x90 / \xe2\x86\x92, drag", "scroll in time (file)"},
+        {"Home / End", "start / end of the file"},
+        {"shift+wheel, PgUp / PgDn", "frequency zoom"},
+        {"0", "reset the zoom"},
+        {"h / ?", "this help"},
+        {"q / Esc", "quit"},
+    };
+    canvas *cv = &v->cv;
+    int fs = L->fs, n = (int)(sizeof keys / sizeof keys[0]), kw = 0, dw = 0, bw, bh, bx, by, lh;
+    view_font(v, fs);
+    lh = v->line_h + fs / 3;
+    for (int i = 0; i < n; i++) {
+        int a = canvas_text_width(v->font, keys[i][0]), b = canvas_text_width(v->font, keys[i][1]);
+        kw = a > kw ? a : kw;
+        dw = b > dw ? b : dw;
+    }
+    bw = kw + dw + 4 * fs;
+    bh = (n + 2) * lh + fs;
+    bx = (cv->w - bw) / 2;
+    by = (cv->h - bh) / 2;
+    if (!draw) {
+        view_overlay_area(v, bx, by, bw, bh);
+        return;
+    }
+    canvas_blend(cv, bx, by, bw, bh, COL_BLACK, 225);
+    canvas_outline(cv, bx, by, bw, bh, RENDER_COL_FRAME);
+    view_text(v, "Keys", bx + fs, by + fs / 2, RENDER_COL_TITLE);
+    for (int i = 0; i < n; i++) {
+        int y = by + fs / 2 + (i + 1) * lh + lh / 2;
+        view_text(v, keys[i][0], bx + fs + kw - canvas_text_width(v->font, keys[i][0]), y, COL_HOLD);
+        view_text(v, keys[i][1], bx + 3 * fs + kw, y, RENDER_COL_LABEL);
+    }
+}

@@ -1,0 +1,138 @@
+/* view_worker: the analysis on a thread of its own, with the view as its sink (sink.h):
+ * open makes the store, spectra copy into it. See view_internal.h. */
+#include "view_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+
+static void wake(const shared *sh)
+{
+    SDL_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = sh->wake_event;
+    SDL_PushEvent(&ev); /* thread-safe: wakes the window's loop */
+}
+
+/* Open: what the window needs of the stream, and the store for its spectra. */
+static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_errinfo *ei)
+{
+    shared *sh = user;
+    view_store *st = NULL;
+    view_stream info;
+    int err;
+    memset(&info, 0, sizeof info);
+    snprintf(info.name, sizeof info.name, "%s", ss->source);
+    snprintf(info.window, sizeof info.window, "%s", ss->window);
+    snprintf(info.backend, sizeof info.backend, "%s", ss->backend);
+    info.rate = ss->rate;
+    info.channels = ss->channels;
+    info.n = ss->n;
+    info.hop = ss->hop;
+    info.bins = ss->n / 2 + 1;
+    info.source_frames = ss->source_frames;
+    info.live = ss->live;
+    wants->spectra = 1;
+    err = view_store_create(info.channels, info.bins, info.live, info.live ? STORE_BUDGET_LIVE : STORE_BUDGET_FILE,
+                            &st, ei);
+    if (err != SP_OK)
+        return err;
+    pthread_mutex_lock(&sh->mu);
+    view_store_destroy(sh->store);
+    sh->store = st;
+    sh->info = info;
+    sh->started = 1;
+    sh->have_anchor = 0;
+    sh->version++;
+    sh->gen++;
+    pthread_mutex_unlock(&sh->mu);
+    return SP_OK;
+}
+
+/* Runs on the analysis thread: a copy into the store, nothing that waits long. */
+static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+{
+    (void)ei;
+    shared *sh = user;
+    int err, woken = 0;
+    pthread_mutex_lock(&sh->mu);
+    err = view_store_add(sh->store, channel, first, nframes, db);
+    if (channel == 0) {
+        if (first > sh->next0)
+            sh->skipped += first - sh->next0;
+        sh->next0 = first + nframes;
+    }
+    if (sh->info.live && !sh->have_anchor && sh->anchor_src > 0) {
+        sh->anchor = sh->anchor_src;
+        sh->have_anchor = 1;
+    }
+    sh->version++;
+    if (channel == sh->info.channels - 1) { /* every channel is in */
+        double now = sp_now();
+        if (sh->last_in > 0)
+            sh->in_gap += 0.125 * (now - sh->last_in - sh->in_gap);
+        sh->last_in = now;
+        woken = sh->want_wake;
+        sh->want_wake = 0;
+    }
+    pthread_mutex_unlock(&sh->mu);
+    if (woken)
+        wake(sh);
+    return err;
+}
+
+static const sink_ops VIEW_SINK = {"window", on_start, on_frames, NULL, NULL, NULL, NULL};
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    analyze_result res;
+    sp_errinfo ei = {{0}};
+    int err = analyze_run(&w->cfg, &res, &ei);
+    pthread_mutex_lock(&w->sh->mu);
+    w->sh->finished = 1;
+    w->sh->err = err;
+    w->sh->ei = ei;
+    w->sh->res = res;
+    pthread_mutex_unlock(&w->sh->mu);
+    wake(w->sh);
+    return NULL;
+}
+
+int view_worker_start(worker *w, sp_errinfo *ei)
+{
+    shared *sh = w->sh;
+    pthread_mutex_lock(&sh->mu);
+    sh->started = sh->finished = 0;
+    sh->err = SP_OK;
+    sh->next0 = sh->skipped = 0;
+    sh->anchor_src = 0;
+    sh->have_anchor = 0;
+    sh->last_in = sh->in_gap = 0;
+    view_store_destroy(sh->store);
+    sh->store = NULL;
+    sh->version++;
+    sh->gen++;
+    pthread_mutex_unlock(&sh->mu);
+    atomic_store(&w->stop, 0);
+    w->as_sink.ops = &VIEW_SINK;
+    w->as_sink.self = sh;
+    w->cfg.extra_sinks = &w->as_sink;
+    w->cfg.n_extra_sinks = 1;
+    w->cfg.capture_anchor = &sh->anchor_src;
+    w->cfg.stop = &w->stop;
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+        return sp_fail(ei, SP_ENOMEM, "cannot start the analysis thread");
+    w->running = 1;
+    return SP_OK;
+}
+
+void view_worker_stop(worker *w)
+{
+    if (!w->running)
+        return;
+    atomic_store(&w->stop, 1);
+    pthread_join(w->thread, NULL);
+    w->running = 0;
+}
