@@ -1,6 +1,7 @@
 #include "env.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,8 +48,22 @@ int app_env_fft(fft_tuning *t, sp_errinfo *ei)
 
 int app_env_read(analyze_config *an, sp_errinfo *ei)
 {
+    const char *stall = env_get("SPECTRO_TEST_STALL");
     int err = app_env_fft(&an->fft_tuning, ei);
-    if (err == SP_OK)
-        an->render.font_search = env_get("SPECTRO_FONT");
-    return err;
+    if (err != SP_OK)
+        return err;
+    an->render.font_search = env_get("SPECTRO_FONT");
+    if (stall && sscanf(stall, "%lf:%lf", &an->test.stall_at, &an->test.stall_for) != 2)
+        an->test.stall_at = an->test.stall_for = 0;
+    return SP_OK;
+}
+
+void app_env_view(view_config *vc)
+{
+    const char *verify = env_get("SPECTRO_VIEW_VERIFY");
+    vc->display = getenv("DISPLAY");
+    vc->wayland_display = getenv("WAYLAND_DISPLAY");
+    vc->video_driver_set = getenv("SDL_VIDEODRIVER") != NULL;
+    vc->stats_path = env_get("SPECTRO_VIEW_STATS");
+    vc->verify = verify && strcmp(verify, "0") != 0;
 }

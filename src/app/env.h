@@ -9,6 +9,13 @@
  *                                        (default: the device's choice)
  *   SPECTRO_FONT=FILE                    label font tried before the system's (skipped when
  *                                        unreadable)
+ * and, for the tests:
+ *   SPECTRO_TEST_STALL=AT:FOR            the analysis sleeps FOR seconds once after AT
+ *                                        seconds of audio (a stalled consumer of a live run)
+ *   SPECTRO_VIEW_STATS=FILE              the window writes its frame-rate and latency
+ *                                        statistics to FILE when it closes
+ *   SPECTRO_VIEW_VERIFY=1                the window checks its drawing in parts against a
+ *                                        whole redraw
  * Unset or empty: the default. A bad value is SP_EINVAL with one line naming the variable,
  * e.g. "SPECTRO_CUDA_STREAM=yes: must be 0 or 1". */
 #ifndef SPECTRO_ENV_H
@@ -17,12 +24,17 @@
 #include "analyze.h"
 #include "err.h"
 #include "fft.h"
+#include "view.h"
 
 /* The FFT backends' variables into *t (every field set). */
 int app_env_fft(fft_tuning *t, sp_errinfo *ei);
 
 /* Every variable into the analysis config: app_env_fft into an->fft_tuning, SPECTRO_FONT
- * into an->render. */
+ * into an->render, SPECTRO_TEST_STALL into an->test (ignored when malformed). */
 int app_env_read(analyze_config *an, sp_errinfo *ei);
+
+/* The window's: the display variables the view decides "no display" from (DISPLAY,
+ * WAYLAND_DISPLAY, whether SDL_VIDEODRIVER is set) and its test switches. */
+void app_env_view(view_config *vc);
 
 #endif

@@ -59,15 +59,6 @@ static int list_devices(void)
     return 0;
 }
 
-/* SPECTRO_TEST_STALL=AT:FOR makes the analysis sleep FOR seconds once after AT seconds of
- * audio: the tests' way to stall the consumer of a live run. */
-static void test_hooks(analyze_config *an)
-{
-    const char *stall = getenv("SPECTRO_TEST_STALL");
-    if (stall && sscanf(stall, "%lf:%lf", &an->test.stall_at, &an->test.stall_for) != 2)
-        an->test.stall_at = an->test.stall_for = 0;
-}
-
 int main(int argc, char **argv)
 {
     cli_options o;
@@ -90,7 +81,6 @@ int main(int argc, char **argv)
     if ((err = app_env_read(&o.an, &ei)) != SP_OK)
         return fail(err, &ei);
     install_signals();
-    test_hooks(&o.an);
     o.an.stop = &stop_requested;
     o.an.out = stdout;
     o.an.progress = !o.quiet && isatty(STDERR_FILENO);
@@ -99,12 +89,7 @@ int main(int argc, char **argv)
         err = analyze_run(&o.an, &res, &ei);
     } else {
         view_config vc = view_config_default();
-        const char *verify = getenv("SPECTRO_VIEW_VERIFY");
-        vc.display = getenv("DISPLAY");
-        vc.wayland_display = getenv("WAYLAND_DISPLAY");
-        vc.video_driver_set = getenv("SDL_VIDEODRIVER") != NULL;
-        vc.stats_path = getenv("SPECTRO_VIEW_STATS");
-        vc.verify = verify && *verify && strcmp(verify, "0") != 0;
+        app_env_view(&vc);
         err = view_run(&o.an, &vc, &res, &ei);
     }
     if (err != SP_OK)
