@@ -3,7 +3,9 @@
 # Sourced by scripts/run.sh and scripts/test.sh; needs root or sudo to install.
 #   SPECTRO_DEPS=build   only what building needs (default)
 #   SPECTRO_DEPS=test    also what the tests need
+#   SPECTRO_NO_DEPS=1    install nothing (the caller knows the build's dependencies are there)
 spectro_deps() {
+    [ "${SPECTRO_NO_DEPS:-0}" = 1 ] && return 0
     local want=(build-essential cmake pkg-config libsndfile1-dev portaudio19-dev libsdl2-dev
                 libsdl2-ttf-dev libpng-dev libfftw3-dev libasound2-dev fonts-dejavu-core)
     if [ "${SPECTRO_DEPS:-build}" = test ]; then

@@ -60,7 +60,7 @@ def has_renderer():
 
 
 def build_binary():
-    return os.path.join(BUILD, "src", "spectro")
+    return os.path.join(BUILD, "spectro")
 
 
 def png_size(path):
@@ -250,9 +250,15 @@ def needed_packages(exe):
 
 class Deb(Base):
     def test_package(self):
+        if needed_packages(build_binary()) is None:
+            # e.g. libraries unpacked beside the checkout on a machine without them installed:
+            # dpkg-shlibdeps cannot work out Depends there
+            self.skipTest("the build's libraries do not all come from Debian packages here")
         with Scratch() as d:
+            # the test build has every build dependency already: no package installs
             p = sh([os.path.join(ROOT, "scripts", "package.sh")], cwd=d, timeout=300,
-                   env={"SPECTRO_PACKAGE_DIR": os.path.join(d, "build"), "SPECTRO_JOBS": "2"})
+                   env={"SPECTRO_PACKAGE_DIR": os.path.join(d, "build"), "SPECTRO_JOBS": "2",
+                        "SPECTRO_NO_DEPS": "1"})
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
             debs = p.stdout.split()
             self.assertEqual(len(debs), 1, p.stdout)
@@ -309,8 +315,10 @@ def main():
         sys.exit(77)
     cls = {"tree": Tree, "desktop": Desktop, "appstream": AppStream, "deb": Deb}[mode]
     suite = unittest.defaultTestLoader.loadTestsFromTestCase(cls)
-    ok = unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful()
-    sys.exit(0 if ok else 1)
+    r = unittest.TextTestRunner(verbosity=2).run(suite)
+    if r.wasSuccessful() and r.testsRun and len(r.skipped) == r.testsRun:
+        sys.exit(77)  # nothing could be checked here: ctest shows it as skipped
+    sys.exit(0 if r.wasSuccessful() else 1)
 
 
 if __name__ == "__main__":
