@@ -221,7 +221,10 @@ void cli_usage(FILE *f)
           "\n"
           "A spectrum analyzer. With FILE (WAV, FLAC, Ogg, AIFF, MP3, ... anything libsndfile\n"
           "reads) it analyses the file; without, the microphone. With no output option it opens\n"
-          "a window: a scrolling spectrogram (microphone, --realtime) or the whole file.\n",
+          "a window: a scrolling spectrogram (microphone, --realtime) or the whole file.\n"
+          "FILE may also be a generated signal, synth:KEY=VALUE,... with the keys rate, channels,\n"
+          "sine=FREQ[@AMP] (up to 8), noise=AMP, step=HZ (per channel), duration=S|inf, seed=N,\n"
+          "e.g. synth:channels=2,sine=1000,sine=5000@0.1,noise=0.01,duration=10\n",
           f);
     for (size_t i = 0; i < OPTION_COUNT; i++) {
         if (options[i].section)
