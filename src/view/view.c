@@ -350,7 +350,7 @@ static void dispatch(view *v, loop_state *ls, const SDL_Event *e, int *err, sp_e
         ls->quit = 1;
         break;
     case SDL_KEYDOWN:
-        if (view_key(v, &e->key.keysym, ls->live, err, ei))
+        if (view_on_key(v, &e->key.keysym, ls->live, err, ei))
             ls->quit = 1;
         ls->dirty = 1;
         break;

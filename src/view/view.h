@@ -28,6 +28,13 @@ typedef struct {
                              * drawn whole and compared, and what is shown read back (slow) */
 } view_config;
 
+/* The keys the window takes, in the order its help lists them: view_key(i) names the key
+ * or keys in UTF-8 ("h / ?", arrows as U+2190..U+2193), view_key_action(i) says what they
+ * do; NULL out of range. */
+int view_key_count(void);
+const char *view_key(int i);
+const char *view_key_action(int i);
+
 /* No display, no statistics, no checks. */
 view_config view_config_default(void);
 

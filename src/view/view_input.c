@@ -226,7 +226,7 @@ static void move_key(view *v, SDL_Keycode sym, int shift, int live)
     }
 }
 
-int view_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *ei)
+int view_on_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *ei)
 {
     int shift = (ks->mod & KMOD_SHIFT) != 0;
     switch (ks->sym) {

@@ -334,7 +334,7 @@ void view_draw_readout(view *v, const layout *L, int draw);
 void view_draw_help(view *v, const layout *L, int draw);
 
 /* view_input.c: 1 to quit; *err for a failed restart */
-int view_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *ei);
+int view_on_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *ei);
 void view_wheel(view *v, const SDL_MouseWheelEvent *e, int live);
 void view_mouse_motion(view *v, int x, int y, int live);
 void view_mouse_button(view *v, int x, int y, int down);

@@ -251,29 +251,12 @@ void view_draw_readout(view *v, const layout *L, int draw)
 
 void view_draw_help(view *v, const layout *L, int draw)
 {
-    static const char *const keys[][2] = {
-        {"space", "pause / resume the display"},
-        {"s", "screenshot (spectro-YYYYmmdd-HHMMSS.png)"},
-        {"c", "next colour map"},
-        {"l", "next frequency scale (linear, log, mel)"},
-        {"w", "next window (restarts the analysis)"},
-        {"n", "next FFT size (restarts the analysis)"},
-        {"\xe2\x86\x91 / \xe2\x86\x93", "dB range up / down (5 dB)"},
-        {"+ / \xe2\x88\x92", "gain up / down (3 dB)"},
-        {"wheel", "time zoom (file: around the cursor)"},
-        {"\xe2\x86\x90 / \xe2\x86\x92, drag", "scroll in time (file)"},
-        {"Home / End", "start / end of the file"},
-        {"shift+wheel, PgUp / PgDn", "frequency zoom"},
-        {"0", "reset the zoom"},
-        {"h / ?", "this help"},
-        {"q / Esc", "quit"},
-    };
     canvas *cv = &v->cv;
-    int fs = L->fs, n = (int)(sizeof keys / sizeof keys[0]), kw = 0, dw = 0, bw, bh, bx, by, lh;
+    int fs = L->fs, n = view_key_count(), kw = 0, dw = 0, bw, bh, bx, by, lh;
     view_font(v, fs);
     lh = v->line_h + fs / 3;
     for (int i = 0; i < n; i++) {
-        int a = canvas_text_width(v->font, keys[i][0]), b = canvas_text_width(v->font, keys[i][1]);
+        int a = canvas_text_width(v->font, view_key(i)), b = canvas_text_width(v->font, view_key_action(i));
         kw = a > kw ? a : kw;
         dw = b > dw ? b : dw;
     }
@@ -290,7 +273,7 @@ void view_draw_help(view *v, const layout *L, int draw)
     view_text(v, "Keys", bx + fs, by + fs / 2, RENDER_COL_TITLE);
     for (int i = 0; i < n; i++) {
         int y = by + fs / 2 + (i + 1) * lh + lh / 2;
-        view_text(v, keys[i][0], bx + fs + kw - canvas_text_width(v->font, keys[i][0]), y, COL_HOLD);
-        view_text(v, keys[i][1], bx + 3 * fs + kw, y, RENDER_COL_LABEL);
+        view_text(v, view_key(i), bx + fs + kw - canvas_text_width(v->font, view_key(i)), y, COL_HOLD);
+        view_text(v, view_key_action(i), bx + 3 * fs + kw, y, RENDER_COL_LABEL);
     }
 }
