@@ -215,6 +215,62 @@ static void help_option(FILE *f, const cli_option *opt)
     help_wrap(f, text, w < HELP_INDENT ? HELP_INDENT : (size_t)w);
 }
 
+/* ---- the table as data (man page, completion) --------------------------------------- */
+
+/* The bare names of a list option's table, space-separated. */
+static void list_names(list_fn list, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    if (list == list_windows)
+        for (int i = 0; i < window_count(); i++)
+            list_add(buf, len, &at, i ? " " : "", window_name(i), NULL);
+    else if (list == list_backends)
+        for (int i = 0; i < fft_backend_count(); i++)
+            list_add(buf, len, &at, i ? " " : "", fft_backend_name(i), NULL);
+    else if (list == list_scales)
+        for (int i = 0; i < scale_count(); i++)
+            list_add(buf, len, &at, i ? " " : "", scale_name((freq_scale)i), NULL);
+    else if (list == list_colormaps)
+        for (int i = 0; i < colormap_count(); i++)
+            list_add(buf, len, &at, i ? " " : "", colormap_name(i), NULL);
+}
+
+int cli_option_count(void)
+{
+    return (int)OPTION_COUNT;
+}
+
+int cli_option_doc_at(int i, cli_option_doc *out)
+{
+    const cli_option *o;
+    char list[512] = "";
+    if (i < 0 || i >= (int)OPTION_COUNT || !out)
+        return SP_EINVAL;
+    o = &options[i];
+    memset(out, 0, sizeof *out);
+    out->longname = o->longname;
+    out->shortname = o->shortname;
+    out->value = o->value;
+    out->section = o->section;
+    if (o->list)
+        o->list(list, sizeof list);
+    snprintf(out->text, sizeof out->text, "%s%s%s", o->help, list, o->help_after ? o->help_after : "");
+    out->kind = 'n';
+    if (o->list && o->list != list_dump_formats) {
+        out->kind = 'l';
+        list_names(o->list, out->values, sizeof out->values);
+    } else if (o->id == OPT_CHANNEL) {
+        out->kind = 'l';
+        snprintf(out->values, sizeof out->values, "mix all");
+    } else if (o->id == OPT_DEVICE) {
+        out->kind = 'd';
+    } else if (o->value && strcmp(o->value, "OUT") == 0) {
+        out->kind = 'f';
+    }
+    return SP_OK;
+}
+
 void cli_usage(FILE *f)
 {
     fputs("usage: spectro [options] [FILE]\n"

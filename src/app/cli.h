@@ -20,4 +20,21 @@ int cli_parse(int argc, char **argv, cli_options *out, sp_errinfo *ei);
 
 void cli_usage(FILE *f);
 
+/* The options table as data, for the documentation made from it at build time (the man
+ * page, shell completion: app/gendoc.c). */
+typedef struct {
+    const char *longname;  /* "fft-size" */
+    char shortname;        /* 'n', or 0 */
+    const char *value;     /* the value's name ("N"), or NULL: a switch */
+    const char *section;   /* a group starts here ("analysis"); "" or NULL: none */
+    char text[1024];       /* the help text with its list, unwrapped; "\n" is a line break */
+    char kind;             /* the value: 'l' one of `values`, 'f' a file name, 'd' an audio
+                            * device (spectro --list-devices), 'n' anything else or none */
+    char values[512];      /* kind 'l': the names it takes, space-separated */
+} cli_option_doc;
+
+int cli_option_count(void);
+/* SP_EINVAL when i is out of range. */
+int cli_option_doc_at(int i, cli_option_doc *out);
+
 #endif

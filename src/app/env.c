@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* NULL for an unset or empty variable: both mean the default. */
 static const char *env_get(const char *name)
@@ -46,13 +47,40 @@ int app_env_fft(fft_tuning *t, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* The font installed with spectro: SPECTRO_INSTALL_FONT_REL from the running binary's
+ * folder (the same under any prefix or DESTDIR). NULL when /proc does not say where the
+ * binary is. */
+static const char *bundled_font(void)
+{
+#ifdef SPECTRO_INSTALL_FONT_REL
+    static char path[4096 + sizeof SPECTRO_INSTALL_FONT_REL + 1];
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash;
+    if (n <= 0)
+        return NULL;
+    exe[n] = 0;
+    if (!(slash = strrchr(exe, '/')))
+        return NULL;
+    *slash = 0;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", exe, SPECTRO_INSTALL_FONT_REL) >= sizeof path)
+        return NULL;
+    return path;
+#else
+    return NULL;
+#endif
+}
+
 int app_env_read(analyze_config *an, sp_errinfo *ei)
 {
+    const char *fonts = env_get("SPECTRO_TEST_FONTS");
     const char *stall = env_get("SPECTRO_TEST_STALL");
     int err = app_env_fft(&an->fft_tuning, ei);
     if (err != SP_OK)
         return err;
     an->render.font_search = env_get("SPECTRO_FONT");
+    an->render.font_bundled = bundled_font();
+    an->render.font_no_system = fonts && strcmp(fonts, "bundled") == 0;
     if (stall && sscanf(stall, "%lf:%lf", &an->test.stall_at, &an->test.stall_for) != 2)
         an->test.stall_at = an->test.stall_for = 0;
     return SP_OK;

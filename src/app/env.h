@@ -10,6 +10,8 @@
  *   SPECTRO_FONT=FILE                    label font tried before the system's (skipped when
  *                                        unreadable)
  * and, for the tests:
+ *   SPECTRO_TEST_FONTS=bundled           labels only from SPECTRO_FONT or the font installed
+ *                                        beside the binary (not the system's)
  *   SPECTRO_TEST_STALL=AT:FOR            the analysis sleeps FOR seconds once after AT
  *                                        seconds of audio (a stalled consumer of a live run)
  *   SPECTRO_VIEW_STATS=FILE              the window writes its frame-rate and latency

@@ -162,6 +162,9 @@ struct render {
 
 /* ---- fonts and text ------------------------------------------------------------------ */
 
+/* Where the label font is looked for, in order: cfg->font (must be readable), font_search,
+ * the system's folders, font_bundled, the source tree's assets/fonts (SPECTRO_FONT_DIR). */
+
 int render_find_font(const render_config *cfg, char *found, size_t len, sp_errinfo *ei)
 {
     const char *env = cfg->font_search;
@@ -177,11 +180,19 @@ int render_find_font(const render_config *cfg, char *found, size_t len, sp_errin
         snprintf(found, len, "%s", env);
         return SP_OK;
     }
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    for (size_t i = 0; !cfg->font_no_system && i + 1 < sizeof dirs / sizeof dirs[0]; i++) {
         snprintf(found, len, "%s/%s", dirs[i], FONT_FILE);
         if (access(found, R_OK) == 0)
             return SP_OK;
     }
+    if (cfg->font_bundled && access(cfg->font_bundled, R_OK) == 0) {
+        snprintf(found, len, "%s", cfg->font_bundled);
+        return SP_OK;
+    }
+    /* last, the source tree's copy: a binary run from its build tree */
+    snprintf(found, len, "%s/%s", dirs[sizeof dirs / sizeof dirs[0] - 1], FONT_FILE);
+    if (!cfg->font_no_system && access(found, R_OK) == 0)
+        return SP_OK;
     return sp_fail(ei, SP_EIO,
                    "font " FONT_FILE " not found in /usr/share/fonts/... or " SPECTRO_FONT_DIR
                    ": install fonts-dejavu-core (or set SPECTRO_FONT to a .ttf file)");

@@ -54,6 +54,10 @@ typedef struct {
     const char *font;    /* a TTF file; NULL = look for DejaVu Sans */
     const char *font_search; /* tried first in that search, skipped when unreadable, its
                               * bold cut beside it for the title ($SPECTRO_FONT); NULL = none */
+    const char *font_bundled; /* tried after the system's fonts: the font installed with
+                               * spectro (the app finds it beside its binary); NULL = none */
+    int font_no_system;  /* tests: search neither the system's font folders nor the
+                          * source tree's, only font, font_search and font_bundled */
 } render_config;
 
 render_config render_config_default(void);
