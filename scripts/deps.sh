@@ -9,7 +9,7 @@ spectro_deps() {
     local want=(build-essential cmake pkg-config libsndfile1-dev portaudio19-dev libsdl2-dev
                 libsdl2-ttf-dev libpng-dev libfftw3-dev libasound2-dev fonts-dejavu-core)
     if [ "${SPECTRO_DEPS:-build}" = test ]; then
-        want+=(python3 python3-numpy python3-scipy sox libsox-fmt-all xvfb xdotool x11-apps alsa-utils
+        want+=(python3 python3-numpy python3-scipy sox libsox-fmt-all xvfb xdotool x11-apps alsa-utils man-db zsh
                desktop-file-utils appstream)
     fi
     local missing=()

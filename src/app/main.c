@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "env.h"
 #include "source.h"
+#include "version.h"
 #include "view.h"
 
 /* set from the signal handler: a lock-free atomic, which C11 allows there */
@@ -73,7 +74,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.version) {
-        printf("spectro %s\n", SPECTRO_VERSION);
+        app_print_version(stdout);
         return 0;
     }
     if (o.list_devices)

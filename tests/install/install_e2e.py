@@ -7,6 +7,10 @@ MODE is one of
   tree       cmake --install BUILD_DIR into a prefix, and with DESTDIR under another prefix:
              every file where the install rules say, the font at FONT_REL from bin/, and the
              installed binary run from / makes the same PNG and dump as the build's
+  docs       the installed man page renders (man -l, no groff warnings) and names every option
+             --help prints and no other; the bash completion registers and completes options,
+             list values and audio files; the zsh completion parses (zsh -n, when zsh is
+             there); --version names the features this build has (exit 77 without man)
   desktop    desktop-file-validate on the installed desktop entry (exit 77 without it)
   appstream  appstreamcli validate --no-net on the installed metainfo and tree (77 without)
   deb        scripts/package.sh into a scratch directory, its Depends against the libraries
@@ -25,7 +29,7 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MODES = {"tree": [], "desktop": ["desktop-file-validate"], "appstream": ["appstreamcli"],
+MODES = {"tree": [], "docs": ["man", "bash"], "desktop": ["desktop-file-validate"], "appstream": ["appstreamcli"],
          "deb": ["dpkg-deb", "dpkg-shlibdeps", "cpack"]}
 ICON_SIZES = (16, 32, 48, 64, 128, 256)
 ASSET = "two_tone_48k_s16.wav"
@@ -88,7 +92,10 @@ def expected_files():
              share + "/spectro/fonts/LICENSE",
              share + "/applications/%s.desktop" % APP_ID,
              share + "/metainfo/%s.metainfo.xml" % APP_ID,
-             share + "/icons/hicolor/scalable/apps/%s.svg" % APP_ID}
+             share + "/icons/hicolor/scalable/apps/%s.svg" % APP_ID,
+             share + "/man/man1/spectro.1",
+             share + "/bash-completion/completions/spectro",
+             share + "/zsh/vendor-completions/_spectro"}
     files |= {share + "/icons/hicolor/%dx%d/apps/%s.png" % (s, s, APP_ID) for s in ICON_SIZES}
     return files
 
@@ -248,6 +255,77 @@ def needed_packages(exe):
     return pkgs
 
 
+
+def help_options(text):
+    """The long options a --help or man page text names, from its option lines."""
+    return set(re.findall(r"^\s*(?:-[a-zA-Z], )?(--[a-z][a-z-]*)", text, re.M))
+
+
+class Docs(Base):
+    def test_man_page(self):
+        with Scratch() as d:
+            tree = self.install(os.path.join(d, "p"))
+            page = os.path.join(tree, "share/man/man1/spectro.1")
+            p = sh(["man", "--warnings", "-l", page], env={"MANWIDTH": "100", "MAN_KEEP_FORMATTING": "0"})
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stderr.strip(), "", "groff warnings: " + p.stderr)
+            text = re.sub(r".\x08", "", p.stdout)  # overstrike bold/underline
+            for head in ("NAME", "SYNOPSIS", "OPTIONS", "THE WINDOW", "OUTPUT FORMATS", "EXIT STATUS",
+                         "EXAMPLES"):
+                self.assertRegex(text, r"(?m)^%s$" % head)
+            helptext = sh([build_binary(), "--help"]).stdout
+            in_help, in_man = help_options(helptext), help_options(text)
+            self.assertGreater(len(in_help), 20)
+            self.assertEqual(in_help, in_man, "--help and the man page name different options")
+            # every key of the window's help is in the page
+            for key in ("space", "Home / End", "q / Esc"):
+                self.assertIn(key, text)
+
+    def test_bash_completion(self):
+        with Scratch() as d:
+            tree = self.install(os.path.join(d, "p"))
+            comp = os.path.join(tree, "share/bash-completion/completions/spectro")
+            script = ('source "$1"; complete -p spectro || exit 9\n'
+                      'c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _spectro; '
+                      'echo "${COMPREPLY[*]}"; }\n'
+                      'c spectro --wind; c spectro --window ""; c spectro --colormap ma; '
+                      'c spectro -b ""; cd "$2" && c spectro two_tone_48k_s16')
+            p = sh(["bash", "-c", script, "bash", comp, ASSETS])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = p.stdout.splitlines()
+            self.assertEqual(lines[0], "complete -F _spectro spectro")
+            self.assertEqual(lines[1], "--window")
+            self.assertIn("blackman-harris", lines[2].split())
+            self.assertIn("kaiser", lines[2].split())
+            self.assertEqual(lines[3].split(), ["magma"])
+            self.assertEqual(set(lines[4].split()), {"auto", "cpu", "cuda", "cufft"})
+            self.assertEqual(lines[5].split(), ["two_tone_48k_s16.wav"])
+
+    def test_zsh_completion(self):
+        if not shutil.which("zsh"):
+            self.skipTest("zsh not installed")
+        with Scratch() as d:
+            tree = self.install(os.path.join(d, "p"))
+            comp = os.path.join(tree, "share/zsh/vendor-completions/_spectro")
+            p = sh(["zsh", "-n", comp])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(comp) as f:
+                text = f.read()
+            self.assertTrue(text.startswith("#compdef spectro"))
+            self.assertIn("(hann hamming blackman", text)
+
+    def test_version(self):
+        p = sh([build_binary(), "--version"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"^spectro \d+\.\d+\.\d+ \(git [0-9a-f]+(-dirty)?|unknown\)")
+        feats = dict(re.findall(r"^  (\w+):\s+(yes|no)", p.stdout, re.M))
+        self.assertEqual(feats.get("window"), "yes" if has_renderer() else "no")
+        self.assertEqual(feats.get("png"), feats.get("window"))
+        self.assertEqual(feats.get("cuda"), "yes" if cache_value("SPECTRO_BUILT_CUDA") == "ON" else "no")
+        self.assertEqual(feats.get("microphone"), "yes" if cache_value("PORTAUDIO_FOUND") == "1" else "no")
+        self.assertEqual(feats.get("files"), "yes")
+
+
 class Deb(Base):
     def test_package(self):
         if needed_packages(build_binary()) is None:
@@ -313,7 +391,7 @@ def main():
     if missing:
         print("skipped: %s not installed" % ", ".join(missing))
         sys.exit(77)
-    cls = {"tree": Tree, "desktop": Desktop, "appstream": AppStream, "deb": Deb}[mode]
+    cls = {"tree": Tree, "docs": Docs, "desktop": Desktop, "appstream": AppStream, "deb": Deb}[mode]
     suite = unittest.defaultTestLoader.loadTestsFromTestCase(cls)
     r = unittest.TextTestRunner(verbosity=2).run(suite)
     if r.wasSuccessful() and r.testsRun and len(r.skipped) == r.testsRun:
