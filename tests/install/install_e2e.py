@@ -180,6 +180,18 @@ class Tree(Base):
                     os.path.join(ASSETS, ASSET)], env={"SPECTRO_FONT": font})
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(png_size(out), (1920, 1080))
+            # found on its own beside the installed binary, the system's fonts left out: the
+            # build's binary, with no font installed beside it, finds none that way
+            os.remove(out)
+            wav = os.path.join(ASSETS, ASSET)
+            p = sh([os.path.join(tree, "bin", "spectro"), "-q", "--png", out, wav],
+                   env={"SPECTRO_TEST_FONTS": "bundled", "SPECTRO_FONT": ""})
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(png_size(out), (1920, 1080))
+            p = sh([build_binary(), "-q", "--png", os.path.join(d, "g.png"), wav],
+                   env={"SPECTRO_TEST_FONTS": "bundled", "SPECTRO_FONT": ""})
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("DejaVuSans.ttf not found", p.stderr)
 
 
 def desktop_entry(path):
