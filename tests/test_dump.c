@@ -2,9 +2,15 @@
  * shape 2-D and 3-D, 64-byte aligned data, the bytes written, channel-major), the JSON
  * sidecar, the CSV header and rows, atomic commit (nothing at the final path before
  * dump_commit, no temporary left after dump_destroy), SP_EIO for a missing directory and
- * dump_format_from_path. The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
+ * dump_format_from_path; 300 channels under a limit of 64 descriptors (one spool file, not
+ * one per channel); a .npy and a CSV into a FIFO (final header first, no sidecar); a job
+ * larger than the free space refused at open. The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -331,7 +337,6 @@ static void test_abandon(const char *name, int channels)
     CHECK(dump_open(&dc, &d, &ei) == SP_OK);
     if (!d)
         return;
-    CHECK_MSG(tu_tmpdir_count(NULL, NULL, 0) >= 1, "dump_open made no temporary file beside %s", path);
     for (int c = 0; c < channels; c++)
         CHECK(dump_write(d, c, 0, 1, row, &ei) == SP_OK);
     CHECK(!tu_exists(path));
@@ -356,6 +361,115 @@ static void test_unwritable(void)
     CHECK_MSG(err == SP_EIO, "dump_open into a missing directory: %d, expected SP_EIO", err);
     CHECK_MSG(strstr(ei.msg, path) != NULL, "message \"%s\" does not name %s", ei.msg, path);
     CHECK(d == NULL);
+    CHECK(tu_tmpdir_count(NULL, NULL, 0) == 0);
+}
+
+/* Several hundred channels with 64 descriptors: the spool is one file, not one a channel. */
+static void test_many_channels(void)
+{
+    struct rlimit old, low;
+    CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
+    low = old;
+    low.rlim_cur = 64;
+    CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+    test_npy(300, 1);
+    test_csv(300, 0);
+    CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+}
+
+typedef struct {
+    char path[512];
+    unsigned char *got;
+    size_t len;
+} fifo_reader;
+
+static void *read_fifo(void *arg)
+{
+    fifo_reader *r = arg;
+    size_t cap = 1 << 16;
+    ssize_t n;
+    int fd = open(r->path, O_RDONLY);
+    r->got = malloc(cap);
+    if (fd < 0 || !r->got)
+        return NULL;
+    while ((n = read(fd, r->got + r->len, cap - r->len)) > 0) {
+        r->len += (size_t)n;
+        if (r->len == cap)
+            r->got = realloc(r->got, cap *= 2);
+    }
+    close(fd);
+    return NULL;
+}
+
+/* Through a FIFO: the .npy arrives whole with its final shape first (it cannot seek), the
+ * channels in order; no sidecar beside it. */
+static void test_fifo(int channels)
+{
+    fifo_reader r;
+    pthread_t t;
+    const size_t bins = 9, frames = rng_range(3, 40);
+    float *data = malloc((size_t)channels * frames * bins * sizeof *data);
+    char shape[96], names[256];
+    dump_config dc;
+    dump *d = NULL;
+    sp_errinfo ei = {{0}};
+    dump_meta meta = make_meta(channels, bins, frames);
+    memset(&r, 0, sizeof r);
+    tu_path(r.path, sizeof r.path, "p.npy");
+    CHECK(mkfifo(r.path, 0600) == 0);
+    CHECK(pthread_create(&t, NULL, read_fifo, &r) == 0);
+    for (size_t i = 0; i < (size_t)channels * frames * bins; i++)
+        data[i] = rng_db();
+    memset(&dc, 0, sizeof dc);
+    dc.path = r.path;
+    dc.channels = channels;
+    dc.stacked = channels > 1;
+    dc.bins = bins;
+    CHECK_MSG(dump_open(&dc, &d, &ei) == SP_OK, "%s", ei.msg);
+    for (size_t f = 0; d && f < frames; f++)
+        for (int c = 0; c < channels; c++)
+            CHECK(dump_write(d, c, f, 1, data + ((size_t)c * frames + f) * bins, &ei) == SP_OK);
+    if (d)
+        CHECK_MSG(dump_commit(d, &meta, &ei) == SP_OK, "%s", ei.msg);
+    dump_destroy(d);
+    pthread_join(t, NULL);
+    if (channels > 1)
+        snprintf(shape, sizeof shape, "'shape': (%d, %zu, %zu)", channels, frames, bins);
+    else
+        snprintf(shape, sizeof shape, "'shape': (%zu, %zu)", frames, bins);
+    CHECK_MSG(r.len == 128 + (size_t)channels * frames * bins * 4, "the reader got %zu bytes", r.len);
+    if (r.len == 128 + (size_t)channels * frames * bins * 4) {
+        r.got[127] = 0;
+        CHECK_MSG(strstr((char *)r.got + 10, shape) != NULL, "header \"%s\" lacks %s", r.got + 10, shape);
+        CHECK(memcmp(r.got + 128, data, (size_t)channels * frames * bins * 4) == 0);
+    }
+    CHECK_MSG(tu_tmpdir_count(NULL, names, sizeof names) == 1, "beside the FIFO: %s", names);
+    free(r.got);
+    free(data);
+    tu_tmpdir_empty();
+}
+
+/* frames_expected known: a job larger than the filesystem's free space is refused at once,
+ * naming the size and the free space; nothing is left. */
+static void test_too_big(void)
+{
+    char path[512];
+    dump_config dc;
+    dump *d = NULL;
+    sp_errinfo ei = {{0}};
+    tu_path(path, sizeof path, "huge.npy");
+    memset(&dc, 0, sizeof dc);
+    dc.path = path;
+    dc.channels = 2;
+    dc.bins = 2049;
+    dc.frames_expected = (uint64_t)1 << 40; /* 18 PB */
+    CHECK(dump_open(&dc, &d, &ei) == SP_EIO && d == NULL);
+    CHECK_MSG(strstr(ei.msg, "needs 18 PB") && strstr(ei.msg, "free on /") && strstr(ei.msg, path),
+              "message \"%s\"", ei.msg);
+    CHECK(tu_tmpdir_count(NULL, NULL, 0) == 0);
+    dc.frames_expected = 10; /* small: fine */
+    CHECK_MSG(dump_open(&dc, &d, &ei) == SP_OK, "%s", ei.msg);
+    dump_destroy(d);
     CHECK(tu_tmpdir_count(NULL, NULL, 0) == 0);
 }
 
@@ -398,6 +512,10 @@ int main(void)
     test_abandon("gone.csv", 2);
     test_unwritable();
     test_format();
+    test_many_channels();
+    test_fifo(1);
+    test_fifo(3);
+    test_too_big();
     CHECK_MSG(tu_tmpdir_remove() == 0, "cannot remove %s", tu_tmpdir());
     return check_done("test_dump");
 }

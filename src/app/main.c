@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "checks.h"
 #include "cli.h"
 #include "env.h"
 #include "source.h"
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
     }
     if (o.list_devices)
         return list_devices();
-    if ((err = app_env_read(&o.an, &ei)) != SP_OK)
+    if ((err = app_env_read(&o.an, &ei)) != SP_OK || (err = app_check_files(&o.an, &ei)) != SP_OK)
         return fail(err, &ei);
     install_signals();
     o.an.stop = &stop_requested;

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "outfile.h"
 
@@ -72,40 +71,20 @@ static int encode(FILE *f, const uint8_t *rgba, int w, int h, png_ctx *ctx)
 
 int png_write_rgba(const char *path, const uint8_t *rgba, int w, int h, sp_errinfo *ei)
 {
-    char *tmp;
+    outfile *o = NULL;
     int err;
-    FILE *f;
     png_ctx ctx;
 
     if (!path || !*path || !rgba || w < 1 || h < 1 || w > 65535 || h > 65535)
         return sp_fail(ei, SP_EINVAL, "png_write_rgba: bad arguments");
-    if ((err = outfile_temp(path, &f, &tmp, ei)) != SP_OK)
+    if ((err = outfile_open(path, 0, &o, ei)) != SP_OK)
         return err;
     ctx.msg[0] = 0;
     errno = 0;
-    if (encode(f, rgba, w, h, &ctx) != 0) {
+    if (encode(outfile_stream(o), rgba, w, h, &ctx) != 0)
         err = sp_fail(ei, SP_EIO, "%s: write failed: %s", path, errno ? strerror(errno) : ctx.msg);
-        fclose(f);
-        goto fail;
-    }
-    if (fflush(f) != 0 || ferror(f)) {
-        err = sp_fail(ei, SP_EIO, "%s: write failed: %s", path, strerror(errno));
-        fclose(f);
-        goto fail;
-    }
-    if (fclose(f) != 0) {
-        err = sp_fail(ei, SP_EIO, "%s: write failed: %s", path, strerror(errno));
-        goto fail;
-    }
-    if (rename(tmp, path) != 0) {
-        err = sp_fail(ei, SP_EIO, "%s: cannot write: %s", path, strerror(errno));
-        goto fail;
-    }
-    free(tmp);
-    return SP_OK;
-
-fail:
-    unlink(tmp);
-    free(tmp);
+    else
+        err = outfile_commit(o, ei);
+    outfile_discard(o);
     return err;
 }

@@ -1,9 +1,11 @@
 /* png_write: writes an RGBA8888 picture as a PNG file, safely.
  *
- * The file is written to a hidden temporary beside the path (dir/.name.XXXXXX) and
- * renamed over it when complete, so a failed write never leaves a file that looks
- * finished; on failure the temporary is removed. Used by the renderer (--png) and by the
- * window's screenshot key. Opaque pictures (every alpha 255) are stored as RGB.
+ * Written through outfile (outfile.h): to a temporary beside the path (unnamed where the
+ * filesystem allows) put in place when complete, so a failed write never leaves a file that
+ * looks finished; a FIFO, a device or /dev/stdout is written straight through (so
+ * `--png /dev/stdout | display -` works); a symlink is followed. Used by the renderer
+ * (--png) and by the window's screenshot key. Opaque pictures (every alpha 255) are stored
+ * as RGB.
  *
  * Thread safety: reentrant (libpng state is per call).
  */

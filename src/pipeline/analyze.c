@@ -354,12 +354,44 @@ static int run_end(run *r, sp_errinfo *ei)
     return pipe_sinks_finish(&r->sinks, &end, ei);
 }
 
+/* A live run whose input was lost (SP_EAUDIO) or whose output stopped (SP_EIO: a disk
+ * nearly full, a closed stdout) ends like Ctrl-C for its outputs: the sinks are finished
+ * with the frames analysed so far, and the run still fails with that error (exit 1). No
+ * frame is flushed: the framer's work may be half done. 1 when the outputs were kept; 0
+ * when not (a file run, another error, or finishing failed too): then they are aborted. */
+static int run_keep(run *r, int err, sp_errinfo *ei)
+{
+    analyze_result *res = r->res;
+    sp_errinfo why = {{0}};
+    sink_end end;
+    if (!res->live || r->sinks.opened == 0 || (err != SP_EAUDIO && err != SP_EIO))
+        return 0;
+    if (ei)
+        why = *ei;
+    progress_end(&r->pg);
+    pipe_input_stop(&r->in, NULL);
+    res->frames = stft_frames(r->st);
+    res->samples = stft_samples(r->st);
+    res->nonfinite = source_nonfinite(r->src);
+    res->dropped += source_dropped(r->src) + pipe_input_dropped(&r->in);
+    memset(&end, 0, sizeof end);
+    end.frames = res->frames;
+    end.samples = res->samples;
+    end.nonfinite_samples = res->nonfinite;
+    end.dropped_samples = res->dropped;
+    end.interrupted = res->interrupted;
+    err = pipe_sinks_finish(&r->sinks, &end, NULL);
+    if (ei)
+        *ei = why; /* the reason the run ended, not what finishing said */
+    return err == SP_OK;
+}
+
 int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
 {
     analyze_result local;
     run r;
     double t_start = sp_now();
-    int err;
+    int err, kept = 0;
 
     if (!res)
         res = &local;
@@ -391,12 +423,14 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     if (res->live && (err = pipe_input_start(&r.in, r.src, &r.r, cfg->realtime, cfg->stop, ei)) != SP_OK)
         goto done;
     progress_begin(&r.pg, stderr, cfg->progress && !res->live, res->info.rate, res->info.frames_hint);
-    if ((err = pump(&r, ei)) != SP_OK)
+    if ((err = pump(&r, ei)) != SP_OK) {
+        kept = run_keep(&r, err, ei);
         goto done;
+    }
     err = run_end(&r, ei);
 
 done:
-    if (err != SP_OK) {
+    if (err != SP_OK && !kept) {
         pipe_sinks_abort(&r.sinks);
         progress_end(&r.pg);
     }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "spool.h"
 
 /* The .npy header is written with room for any shape and rewritten at commit, so the data
  * can stream out before the frame count is known. 128 bytes keep the data 64-byte aligned
@@ -20,8 +21,17 @@
  * filled one, the writer empties them in order. */
 #define WRITE_SLOTS 3
 
+/* What the commit still needs on the filesystem besides the data: the sidecar and the
+ * filesystem's own blocks, and the data in flight that the free space does not show yet
+ * (outfile's 1 MiB stream buffer; the writer's queue is counted apart). */
+#define DUMP_RESERVE ((uint64_t)256 << 10)
+#define DUMP_STREAM_BUF ((uint64_t)1 << 20)
+
+/* CSV rows of spooled channels are gathered up to this before one spool_write. */
+#define CSV_BLOCK ((size_t)1 << 20)
+
 typedef struct {
-    FILE *f;
+    int channel;
     char *data;
     size_t len, cap;
 } write_job;
@@ -30,6 +40,7 @@ typedef struct {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    dump *d;
     write_job slot[WRITE_SLOTS];
     int head, count; /* filled slots: head .. head+count-1 (mod WRITE_SLOTS) */
     int closing;
@@ -40,13 +51,19 @@ struct dump {
     dump_config cfg;
     writer *w;                       /* .npy only */
     dump_format fmt;
-    char *final_path, *tmp_path;     /* data file */
-    char *json_path, *json_tmp_path; /* sidecar */
-    FILE *main;                      /* channel 0 (and the header) */
-    FILE **spool;                    /* channels 1..channels-1, anonymous temp files */
+    outfile *out;                    /* the data file; NULL for stdout */
+    FILE *main;                      /* out's stream, or stdout */
+    int direct;                      /* main cannot seek back: stdout, a FIFO, a device */
+    int ch0_main;                    /* channel 0 goes straight into main; the rest waits
+                                      * in the spool */
+    spool *sp;                       /* NULL when every channel goes into main */
     uint64_t *frames;                /* rows written per channel */
     char *line;                      /* CSV row buffer */
     size_t line_cap;
+    char *blk;                       /* CSV rows gathered for the spool */
+    size_t blk_len;
+    uint64_t row_bytes;              /* .npy: exact; CSV: an estimate, for the space checks */
+    int stopped;                     /* refused a block for want of space */
     int committed;
 };
 
@@ -112,17 +129,17 @@ static char *str_printf(const char *a, const char *b)
     return s;
 }
 
-static int write_npy_header(FILE *f, const dump *d)
+static int write_npy_header(FILE *f, const dump *d, uint64_t frames)
 {
     char hdr[NPY_HEADER_BYTES];
     char dict[NPY_HEADER_BYTES];
     int len;
     if (d->cfg.stacked)
         len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %llu, %zu), }",
-                       d->cfg.channels, (unsigned long long)d->frames[0], d->cfg.bins);
+                       d->cfg.channels, (unsigned long long)frames, d->cfg.bins);
     else
         len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%llu, %zu), }",
-                       (unsigned long long)d->frames[0], d->cfg.bins);
+                       (unsigned long long)frames, d->cfg.bins);
     if (len < 0 || len > NPY_HEADER_BYTES - 11)
         return SP_EIO;
     memcpy(hdr, "\x93NUMPY\x01\x00", 8);
@@ -145,6 +162,14 @@ static int write_csv_header(FILE *f, const dump *d)
     return ferror(f) ? SP_EIO : SP_OK;
 }
 
+/* Bytes of one channel's data to where they go: main or the spool. 0 or an errno. */
+static int put_bytes(dump *d, int channel, const void *data, size_t len)
+{
+    if (channel == 0 && d->ch0_main)
+        return fwrite(data, 1, len, d->main) == len ? 0 : (errno ? errno : EIO);
+    return spool_write(d->sp, channel, data, len);
+}
+
 static void *writer_main(void *arg)
 {
     writer *w = arg;
@@ -158,8 +183,8 @@ static void *writer_main(void *arg)
             break;
         j = &w->slot[w->head];
         pthread_mutex_unlock(&w->mu);
-        if (!w->err && fwrite(j->data, 1, j->len, j->f) != j->len)
-            failed = errno ? errno : EIO;
+        if (!w->err)
+            failed = put_bytes(w->d, j->channel, j->data, j->len);
         pthread_mutex_lock(&w->mu);
         if (failed && !w->err)
             w->err = failed;
@@ -176,6 +201,7 @@ static int writer_start(dump *d)
     writer *w = calloc(1, sizeof *w);
     if (!w)
         return SP_ENOMEM;
+    w->d = d;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
@@ -188,8 +214,8 @@ static int writer_start(dump *d)
     return SP_OK;
 }
 
-/* Queues len bytes for f; waits while every slot is full. Returns the writer's errno. */
-static int writer_put(writer *w, FILE *f, const void *data, size_t len)
+/* Queues len bytes of channel; waits while every slot is full. Returns the writer's errno. */
+static int writer_put(writer *w, int channel, const void *data, size_t len)
 {
     write_job *j;
     int err;
@@ -210,7 +236,7 @@ static int writer_put(writer *w, FILE *f, const void *data, size_t len)
         j->cap = len;
     }
     memcpy(j->data, data, len);
-    j->f = f;
+    j->channel = channel;
     j->len = len;
     pthread_mutex_lock(&w->mu);
     w->count++;
@@ -241,6 +267,85 @@ static int writer_stop(dump *d)
     return err;
 }
 
+/* What the commit still needs besides `round` more bytes: the reserve, the buffers in
+ * flight (the stream's, the writer's queue of at most WRITE_SLOTS rounds), and the spool's
+ * way into main: one piece where reading back frees space, all of it elsewhere. */
+static uint64_t space_needed(const dump *d, uint64_t round)
+{
+    uint64_t need = DUMP_RESERVE + DUMP_STREAM_BUF + (d->w ? WRITE_SLOTS * round : 0);
+    if (d->sp)
+        need += spool_frees_as_it_copies(d->sp) ? SPOOL_COPY_PIECE : spool_total(d->sp);
+    return need;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Up front: the whole job, and what its commit needs, against the free space. */
+static int check_job_size(dump *d, sp_errinfo *ei)
+{
+    uint64_t free_b, size, need;
+    char mount[256], need_s[32], free_s[32];
+    const uint64_t frames = d->cfg.frames_expected, ch = (uint64_t)d->cfg.channels;
+    if (frames == 0 || d->direct || outfile_free_space(d->cfg.path, &free_b, mount, sizeof mount) != 0)
+        return SP_OK;
+    /* saturating: an absurd job must not wrap round to a small one */
+    size = frames > (UINT64_MAX - NPY_HEADER_BYTES) / d->row_bytes / ch ? UINT64_MAX
+                                                                        : NPY_HEADER_BYTES + frames * d->row_bytes * ch;
+    need = add_sat(size, DUMP_RESERVE + DUMP_STREAM_BUF);
+    if (d->sp) /* the spooled channels are copied into the file at the end */
+        need = add_sat(need, spool_frees_as_it_copies(d->sp) ? SPOOL_COPY_PIECE : size / ch * (ch - 1));
+    if (need <= free_b)
+        return SP_OK;
+    outfile_format_bytes(size, need_s, sizeof need_s);
+    outfile_format_bytes(free_b, free_s, sizeof free_s);
+    return sp_fail(ei, SP_EIO, "--dump %s: needs %s%s, %s free on %s", d->cfg.path,
+                   d->fmt == DUMP_NPY ? "" : "about ", need_s, free_s, mount);
+}
+
+/* While running: refuses (and stops) before a block would leave too little for the
+ * commit. On channel 0's write, for the block's every channel. */
+static int check_space(dump *d, size_t nframes, sp_errinfo *ei)
+{
+    uint64_t free_b, round = (uint64_t)nframes * d->row_bytes * (uint64_t)d->cfg.channels;
+    char mount[256], free_s[32];
+    if (d->direct || outfile_free_space(d->cfg.path, &free_b, NULL, 0) != 0 ||
+        free_b >= round + space_needed(d, round))
+        return SP_OK;
+    d->stopped = 1;
+    if (outfile_free_space(d->cfg.path, &free_b, mount, sizeof mount) != 0)
+        snprintf(mount, sizeof mount, "its filesystem");
+    outfile_format_bytes(free_b, free_s, sizeof free_s);
+    return sp_fail(ei, SP_EIO, "--dump %s: stopped after %llu frames: %s free on %s, too little to go on",
+                   d->cfg.path, (unsigned long long)d->frames[0], free_s, mount);
+}
+
+/* The data file: stdout, or an outfile; where each channel goes; the spool. */
+static int open_files(dump *d, sp_errinfo *ei)
+{
+    int err;
+    if (d->fmt == DUMP_CSV_STDOUT) {
+        d->main = stdout;
+        d->direct = 1;
+    } else {
+        if ((err = outfile_open(d->cfg.path, 0, &d->out, ei)) != SP_OK)
+            return err;
+        d->main = outfile_stream(d->out);
+        d->direct = !outfile_seekable(d->out);
+    }
+    /* a .npy that cannot seek back to its header goes whole at the commit */
+    d->ch0_main = !(d->fmt == DUMP_NPY && d->direct);
+    if (d->cfg.channels > 1 || !d->ch0_main) {
+        /* stdout's spool goes to /tmp, as for any output written straight through */
+        if ((err = spool_create(d->fmt == DUMP_CSV_STDOUT ? "/dev/stdout" : d->cfg.path, d->cfg.channels, &d->sp,
+                                ei)) != SP_OK)
+            return err;
+    }
+    return SP_OK;
+}
+
 int dump_open(const dump_config *cfg, dump **out, sp_errinfo *ei)
 {
     dump *d;
@@ -256,31 +361,20 @@ int dump_open(const dump_config *cfg, dump **out, sp_errinfo *ei)
         d->cfg.stacked = 1; /* several channels always need the channel axis */
     if ((err = dump_format_from_path(cfg->path, &d->fmt, ei)) != SP_OK)
         goto fail;
-    err = SP_ENOMEM;
-    d->spool = calloc((size_t)cfg->channels, sizeof *d->spool);
     d->frames = calloc((size_t)cfg->channels, sizeof *d->frames);
     d->line_cap = 32 + cfg->bins * 16;
     d->line = malloc(d->line_cap);
-    if (!d->spool || !d->frames || !d->line)
+    /* a CSV value is ",-12.3456" or so: 8 bytes is on the low side, so that an estimate
+     * never refuses a job that fits */
+    d->row_bytes = d->fmt == DUMP_NPY ? cfg->bins * sizeof(float) : 16 + cfg->bins * 8;
+    if (!d->frames || !d->line)
         goto fail_msg;
-    if (d->fmt == DUMP_CSV_STDOUT) {
-        d->main = stdout;
-    } else {
-        d->final_path = str_printf(cfg->path, "");
-        d->json_path = str_printf(cfg->path, ".json");
-        if (!d->final_path || !d->json_path)
-            goto fail_msg;
-        if ((err = outfile_temp(d->final_path, &d->main, &d->tmp_path, ei)) != SP_OK)
-            goto fail;
-        setvbuf(d->main, NULL, _IOFBF, 1 << 20);
-    }
-    for (int c = 1; c < cfg->channels; c++) {
-        if (!(d->spool[c] = tmpfile())) {
-            err = sp_fail(ei, SP_EIO, "cannot create a temporary file for channel %d: %s", c, strerror(errno));
-            goto fail;
-        }
-    }
-    err = d->fmt == DUMP_NPY ? write_npy_header(d->main, d) : write_csv_header(d->main, d);
+    if ((err = open_files(d, ei)) != SP_OK || (err = check_job_size(d, ei)) != SP_OK)
+        goto fail;
+    if (d->fmt == DUMP_NPY && d->ch0_main)
+        err = write_npy_header(d->main, d, 0);
+    else if (d->fmt != DUMP_NPY)
+        err = write_csv_header(d->main, d);
     if (err != SP_OK) {
         err = sp_fail(ei, SP_EIO, "%s: write failed: %s", cfg->path, strerror(errno));
         goto fail;
@@ -297,9 +391,35 @@ fail:
     return err;
 }
 
-static int write_csv_rows(dump *d, FILE *f, int channel, uint64_t first, size_t nframes, const float *db)
+/* Spooled CSV rows: gathered into blk, written a block at a time. */
+static int csv_flush(dump *d, int channel)
 {
-    for (size_t i = 0; i < nframes; i++) {
+    int e = d->blk_len ? spool_write(d->sp, channel, d->blk, d->blk_len) : 0;
+    d->blk_len = 0;
+    return e;
+}
+
+static int csv_put(dump *d, int channel, const char *row, size_t len)
+{
+    int e;
+    if (channel == 0 && d->ch0_main)
+        return fwrite(row, 1, len, d->main) == len ? 0 : (errno ? errno : EIO);
+    if (!d->blk && !(d->blk = malloc(CSV_BLOCK)))
+        return ENOMEM;
+    if (d->blk_len + len > CSV_BLOCK && (e = csv_flush(d, channel)) != 0)
+        return e;
+    if (len > CSV_BLOCK)
+        return spool_write(d->sp, channel, row, len);
+    memcpy(d->blk + d->blk_len, row, len);
+    d->blk_len += len;
+    return 0;
+}
+
+/* 0 or an errno. */
+static int write_csv_rows(dump *d, int channel, uint64_t first, size_t nframes, const float *db)
+{
+    int e = 0;
+    for (size_t i = 0; i < nframes && !e; i++) {
         const float *row = db + i * d->cfg.bins;
         size_t pos = 0;
         if (d->cfg.stacked)
@@ -310,29 +430,33 @@ static int write_csv_rows(dump *d, FILE *f, int channel, uint64_t first, size_t 
         for (size_t k = 0; k < d->cfg.bins; k++)
             pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, ",%.4f", (double)row[k]);
         d->line[pos++] = '\n';
-        if (fwrite(d->line, 1, pos, f) != pos)
-            return SP_EIO;
+        e = csv_put(d, channel, d->line, pos);
     }
-    return SP_OK;
+    return e ? e : csv_flush(d, channel);
 }
 
 int dump_write(dump *d, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
 {
-    FILE *f;
-    int err;
+    int err, e;
     if (!d || channel < 0 || channel >= d->cfg.channels || !db)
         return sp_fail(ei, SP_EINVAL, "dump_write: bad arguments");
-    f = channel == 0 ? d->main : d->spool[channel];
-    if (d->fmt == DUMP_NPY) {
-        int e = writer_put(d->w, f, db, nframes * d->cfg.bins * sizeof *db);
-        if (e)
-            return sp_fail(ei, e == ENOMEM ? SP_ENOMEM : SP_EIO, "%s: write failed: %s", d->cfg.path,
-                           strerror(e));
-    } else if ((err = write_csv_rows(d, f, channel, first, nframes, db)) != SP_OK) {
-        return sp_fail(ei, SP_EIO, "%s: write failed: %s", d->cfg.path, strerror(errno));
-    }
+    if (d->stopped)
+        return sp_fail(ei, SP_EIO, "--dump %s: stopped for want of space", d->cfg.path);
+    if (channel == 0 && (err = check_space(d, nframes, ei)) != SP_OK)
+        return err;
+    if (d->fmt == DUMP_NPY)
+        e = writer_put(d->w, channel, db, nframes * d->cfg.bins * sizeof *db);
+    else
+        e = write_csv_rows(d, channel, first, nframes, db);
+    if (e)
+        return sp_fail(ei, e == ENOMEM ? SP_ENOMEM : SP_EIO, "%s: write failed: %s", d->cfg.path, strerror(e));
     d->frames[channel] += nframes;
     return SP_OK;
+}
+
+int dump_stopped(const dump *d)
+{
+    return d && d->stopped;
 }
 
 static void json_string(FILE *f, const char *s)
@@ -373,61 +497,92 @@ static void write_json(FILE *f, const dump_meta *m)
             m->truncated ? "true" : "false");
 }
 
-/* Appends the spooled channels to the main file, in channel order. */
-static int append_spools(dump *d)
+/* The frames every channel has: all of them, unless a stop came between channels. */
+static uint64_t whole_frames(const dump *d)
 {
-    char buf[1 << 16];
-    for (int c = 1; c < d->cfg.channels; c++) {
-        size_t got;
-        rewind(d->spool[c]);
-        while ((got = fread(buf, 1, sizeof buf, d->spool[c])) > 0)
-            if (fwrite(buf, 1, got, d->main) != got)
-                return SP_EIO;
-        if (ferror(d->spool[c]))
-            return SP_EIO;
+    uint64_t f = d->frames[0];
+    for (int c = 1; c < d->cfg.channels; c++)
+        if (d->frames[c] < f)
+            f = d->frames[c];
+    return f;
+}
+
+/* The .npy: main holds the header and channel 0 (cut to `frames` rows), or, written
+ * straight through, nothing yet: then the final header goes first. The spooled channels
+ * follow, in order. 0 or an errno. */
+static int finish_npy(dump *d, uint64_t frames)
+{
+    const uint64_t row = d->cfg.bins * sizeof(float);
+    int e;
+    if (d->ch0_main && d->frames[0] > frames) {
+        off_t keep = (off_t)(NPY_HEADER_BYTES + frames * row);
+        if (fflush(d->main) != 0 || ftruncate(fileno(d->main), keep) != 0 || fseeko(d->main, keep, SEEK_SET) != 0)
+            return errno;
     }
-    return SP_OK;
+    if (!d->ch0_main && write_npy_header(d->main, d, frames) != SP_OK)
+        return errno ? errno : EIO;
+    for (int c = d->ch0_main ? 1 : 0; c < d->cfg.channels; c++)
+        if ((e = spool_copy(d->sp, c, frames * row, d->main)) != 0)
+            return e;
+    if (d->ch0_main && (fseek(d->main, 0, SEEK_SET) != 0 || write_npy_header(d->main, d, frames) != SP_OK))
+        return errno ? errno : EIO;
+    return 0;
+}
+
+static int finish_csv(dump *d)
+{
+    int e;
+    for (int c = d->ch0_main ? 1 : 0; d->sp && c < d->cfg.channels; c++)
+        if ((e = spool_copy(d->sp, c, spool_bytes(d->sp, c), d->main)) != 0)
+            return e;
+    return 0;
+}
+
+/* The sidecar, committed after the data (so a half never looks whole: a failure takes the
+ * data back out). */
+static int write_sidecar(dump *d, const dump_meta *meta, sp_errinfo *ei)
+{
+    outfile *j = NULL;
+    char *path = str_printf(d->cfg.path, ".json");
+    int err;
+    if (!path)
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    if ((err = outfile_open(path, 0, &j, ei)) == SP_OK) {
+        write_json(outfile_stream(j), meta);
+        err = outfile_commit(j, ei);
+    }
+    outfile_discard(j);
+    free(path);
+    return err;
 }
 
 int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei)
 {
-    FILE *jf = NULL;
-    int err;
+    dump_meta m;
+    int e, err;
     if (!d || !meta)
         return sp_fail(ei, SP_EINVAL, "dump_commit: bad arguments");
-    if ((errno = writer_stop(d)) != 0)
-        goto io_fail;
-    if (append_spools(d) != SP_OK)
-        goto io_fail;
+    m = *meta;
+    m.frames = whole_frames(d);
+    if ((e = writer_stop(d)) != 0 || (e = d->fmt == DUMP_NPY ? finish_npy(d, m.frames) : finish_csv(d)) != 0)
+        return sp_fail(ei, SP_EIO, "%s: write failed: %s", d->cfg.path, strerror(e));
     if (d->fmt == DUMP_CSV_STDOUT) {
         if (fflush(stdout) != 0)
-            goto io_fail;
+            return sp_fail(ei, SP_EIO, "%s: write failed: %s", d->cfg.path, strerror(errno));
         d->committed = 1;
         return SP_OK;
     }
-    if (d->fmt == DUMP_NPY && (fseek(d->main, 0, SEEK_SET) != 0 || write_npy_header(d->main, d) != SP_OK))
-        goto io_fail;
-    if (fflush(d->main) != 0 || fclose(d->main) != 0) {
-        d->main = NULL;
-        goto io_fail;
-    }
+    err = outfile_commit(d->out, ei);
     d->main = NULL;
-    if ((err = outfile_temp(d->json_path, &jf, &d->json_tmp_path, ei)) != SP_OK)
+    if (err != SP_OK)
         return err;
-    write_json(jf, meta);
-    if (fclose(jf) != 0)
-        goto io_fail;
-    if (rename(d->tmp_path, d->final_path) != 0)
-        goto io_fail;
-    if (rename(d->json_tmp_path, d->json_path) != 0) {
-        unlink(d->final_path);
-        goto io_fail;
+    /* no sidecar beside a FIFO or a device: its name means nothing there */
+    if (!d->direct && (err = write_sidecar(d, &m, ei)) != SP_OK) {
+        outfile_unpublish(d->cfg.path);
+        return err;
     }
     d->committed = 1;
     return SP_OK;
-
-io_fail:
-    return sp_fail(ei, SP_EIO, "%s: write failed: %s", d->cfg.path, strerror(errno));
 }
 
 void dump_destroy(dump *d)
@@ -435,24 +590,10 @@ void dump_destroy(dump *d)
     if (!d)
         return;
     writer_stop(d);
-    if (d->main && d->main != stdout)
-        fclose(d->main);
-    if (d->spool)
-        for (int c = 1; c < d->cfg.channels; c++)
-            if (d->spool[c])
-                fclose(d->spool[c]);
-    if (!d->committed) {
-        if (d->tmp_path)
-            unlink(d->tmp_path);
-        if (d->json_tmp_path)
-            unlink(d->json_tmp_path);
-    }
-    free(d->final_path);
-    free(d->tmp_path);
-    free(d->json_path);
-    free(d->json_tmp_path);
-    free(d->spool);
+    outfile_discard(d->out); /* without a commit, the temporary goes */
+    spool_destroy(d->sp);
     free(d->frames);
     free(d->line);
+    free(d->blk);
     free(d);
 }

@@ -7,10 +7,23 @@
  *   -        the CSV on stdout
  * Beside a file goes OUT.json (out.npy -> out.npy.json) with the analysis metadata.
  *
- * Everything is written under temporary names in the output's directory and renamed into
- * place by dump_commit(); dump_destroy() without a commit removes them, so a failed run
- * never leaves a file that looks finished. Memory stays constant with the stream length:
- * channels after the first are spooled to temporary files and appended at commit.
+ * Files go through outfile (outfile.h): written under unnamed temporaries in the output's
+ * directory and put in place by dump_commit(); dump_destroy() without a commit leaves
+ * nothing, so a failed run never leaves a file that looks finished. A FIFO, a device or a
+ * descriptor of ours (/dev/fd/N) is written straight through and gets no sidecar; as it
+ * cannot seek back to the .npy header, a .npy there is spooled whole and goes out, final
+ * header first, at the commit (a CSV streams).
+ *
+ * Memory stays constant with the stream length: channels after the first (all of them for
+ * a .npy written straight through) wait in ONE spool file on the output's filesystem
+ * (spool.h), appended at commit; a bounded number of files whatever the channel count.
+ *
+ * Space: with frames_expected known, dump_open refuses a job larger than the free space of
+ * the output's filesystem ("--dump x.npy: needs 206 TB, 53 GB free on /work", SP_EIO).
+ * While running, each block of frames is refused, and the dump stops (dump_stopped), when
+ * writing it would leave less than a reserve (what the commit still needs: the sidecar, the
+ * buffers in flight, the spool's copy); dump_commit then still makes a complete file of
+ * the frames written so far, which is what a live run keeps.
  */
 #ifndef SPECTRO_DUMP_H
 #define SPECTRO_DUMP_H
@@ -40,6 +53,8 @@ typedef struct {
     double bin_hz;     /* CSV header */
     double time_first; /* CSV time column: time_first + f * time_step */
     double time_step;
+    uint64_t frames_expected; /* frames per channel the run promises, 0 = unknown: the
+                               * space check at open */
 } dump_config;
 
 /* The sidecar's content. */
@@ -66,11 +81,18 @@ typedef struct dump dump;
  * writable or missing. */
 int dump_open(const dump_config *cfg, dump **out, sp_errinfo *ei);
 
-/* Appends nframes rows of channel `channel`; frames of one channel arrive in order. */
+/* Appends nframes rows of channel `channel`; frames of one channel arrive in order, and
+ * the channels of one block in channel order (the space check is made on channel 0's, for
+ * all of them). SP_EIO naming the path when the data cannot be written, or when the
+ * filesystem is nearly full: then the dump stops (dump_stopped) and refuses more. */
 int dump_write(dump *d, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei);
 
-/* Finishes the files (the .npy header gets its final shape), writes the sidecar and
- * renames everything into place. */
+/* 1 once the dump stopped for want of space: it can still be committed. */
+int dump_stopped(const dump *d);
+
+/* Finishes the files (the .npy header gets its final shape: the frames every channel
+ * has, which the sidecar's "frames" also says), writes the sidecar and puts everything in
+ * place. */
 int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei);
 
 /* Closes, and removes the temporary files unless committed. NULL is a no-op. */

@@ -29,6 +29,9 @@ static int dump_sink_open(void *self, const sink_stream *st, sink_wants *wants, 
     dc.bin_hz = st->bin_hz;
     dc.time_first = st->time_first_s;
     dc.time_step = st->time_step_s;
+    /* known before the first frame (a file, or a live run with --duration): the dump
+     * refuses a job larger than the free space */
+    dc.frames_expected = st->frames_hint > 0 ? (uint64_t)st->frames_hint : 0;
     if ((err = dump_open(&dc, &s->d, ei)) != SP_OK)
         return err;
     s->next = calloc((size_t)st->channels, sizeof *s->next);
@@ -64,14 +67,16 @@ static int dump_sink_spectra(void *self, int channel, uint64_t first, size_t nfr
     return SP_OK;
 }
 
-/* The sidecar: the stream as opened, the end as reached. */
+/* The sidecar: the stream as opened, the end as reached (its frame count is the dump's:
+ * dump_commit says how many rows every channel has). */
 static int dump_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
 {
     dump_sink *s = self;
     const sink_stream *st = &s->st;
     dump_meta m;
     int err;
-    for (int c = 0; c < st->channels; c++)
+    /* a dump stopped for want of space keeps what it has: no floor rows after it */
+    for (int c = 0; c < st->channels && !dump_stopped(s->d); c++)
         if ((err = dump_sink_gap(s, c, end->frames, ei)) != SP_OK)
             return err;
     m.source = st->source;

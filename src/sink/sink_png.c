@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "render.h"
 #include "sink_table.h"
 
@@ -145,13 +146,13 @@ static int png_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
 }
 
 /* Also after finish: an output that finishes later (the dump) failed, and no half of the
- * run's output may stay. */
+ * run's output may stay (a picture sent down a FIFO or to a device cannot be taken back). */
 static void png_sink_abort(void *self)
 {
     png_sink *s = self;
     drawer_finish(&s->draw);
     if (s->written)
-        remove(s->path);
+        outfile_unpublish(s->path);
     s->written = 0;
 }
 

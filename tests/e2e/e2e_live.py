@@ -200,6 +200,35 @@ class Live(unittest.TestCase):
             self.assertGreater(len(rows), 0, "the second of audio before the loss is analysed")
             self.assertLess(abs(np.median([float(r[1]) for r in rows]) - 1000.0), 1.0, p.stdout[:300])
 
+    def test_microphone_lost_keeps_outputs(self):
+        """A lost device ends the run with exit 1, like Ctrl-C for the outputs: the .npy (and
+        the picture) of what was analysed before the loss stay, complete and readable."""
+        have_png = os.environ.get("SPECTRO_TEST_RENDER", "1") != "0"
+        with E.TempDir() as d:
+            fifo = os.path.join(d, "sine.fifo")
+            out, png = os.path.join(d, "rec.npy"), os.path.join(d, "rec.png")
+            feeder = StallingFeeder(fifo, 3.0)
+            try:
+                p = E.run(["--duration", "30", "--rate", "48000", "-b", "cpu", "-o", out]
+                          + (["--png", png, "--size", "320x200"] if have_png else []), env=mic_env(fifo))
+            finally:
+                feeder.close()
+            self.assertEqual(p.returncode, 1, p.stderr)
+            lines = E.stderr_lines(p)
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertIn("audio device lost", lines[0])
+            a = E.load_npy(self, out)
+            meta = E.load_json(self, out + ".json")
+            self.assertEqual(meta["frames"], a.shape[0])
+            self.assertGreater(a.shape[0], 0)
+            # 1000 Hz at 48 kHz, N 4096: bin 85.3
+            self.assertIn(int(np.median(np.argmax(a, axis=1))), (85, 86))
+            if have_png:
+                with open(png, "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            self.assertEqual(sorted(os.listdir(d)), sorted(["sine.fifo", "rec.npy", "rec.npy.json"]
+                                                           + (["rec.png"] if have_png else [])))
+
     @unittest.skipUnless(BUSY_CONF, "the busy ALSA plugin was not built (no SPECTRO_TEST_BUSY_CONF: "
                          "needs alsa/pcm_external.h from libasound2-dev)")
     def test_microphone_busy(self):
