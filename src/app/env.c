@@ -37,6 +37,8 @@ static int env_auto_rates(const char *v, fft_tuning *t, sp_errinfo *ei)
         if (errno || end == p + klen + 1 || !(x > 0 && x < 1e300) || (*end && *end != ','))
             goto bad;
         *(double *)((char *)t + keys[k].off) = x;
+        if (*end == ',' && !end[1])
+            goto bad; /* a comma announces another item */
         p = *end ? end + 1 : end;
     }
     return SP_OK;
