@@ -3,7 +3,8 @@
  *   2. single-thread throughput, c2c and r2c, N = 256 .. 65536, batched, median of several
  *      runs; with FFTW3f (built with HAVE_FFTW3F) FFTW's single-precision one-thread time
  *      (FFTW_MEASURE plans) and the ratio ours/FFTW;
- *   3. stft_db over a 10-minute 48 kHz signal (N 4096, hop 1024) with the default threads.
+ *   3. stft_db over a 10-minute 48 kHz signal (N 4096, hop 1024) with the default threads,
+ *      and the rate --backend auto's cost model takes for the cpu (fft_choose.c).
  * Usage: bench_fft_cpu [--quick] */
 #include <math.h>
 #include <stdint.h>
@@ -349,6 +350,18 @@ static int table_stft(void)
            len / rate, n, hop, frames, batch, threads);
     printf("   %.3f s (best of %d), %.2f us per frame, %.0fx real time\n", best, quick ? 1 : 3,
            best / (double)frames * 1e6, (double)len / (double)rate / best);
+    {
+        /* --backend auto's unit (fft_choose.c): one frame's N*log2(N), a second, a thread,
+         * on the threads this plan ran (as auto counts them) */
+        fft_config ac = cfg;
+        fft_choice ch;
+        ac.backend = FFT_BACKEND_AUTO;
+        if (fft_config_choose(&ac, &ch) == SP_OK && ch.cpu_threads > 0)
+            printf("   auto's cpu_core rate: %.2g N*log2(N) a second a thread (%d threads; "
+                   "fft_choose.c's constant: %.2g)\n",
+                   (double)frames * (double)n * log2((double)n) / best / ch.cpu_threads, ch.cpu_threads,
+                   fft_rates_default().cpu_core);
+    }
     err = 0;
 out:
     fft_plan_destroy(p);

@@ -28,3 +28,31 @@ once_within() {
     t1=$(date +%s.%N)
     awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.3f", z - a }'
 }
+
+# make_wav PYTHON PATH SECONDS: a chord with vibrato and some noise, 48 kHz mono 16-bit PCM,
+# as a recording would be (the end-to-end benchmarks' input)
+make_wav() {
+    "$1" - "$2" "$3" <<'PY'
+import sys, numpy as np, wave
+path, secs = sys.argv[1], int(sys.argv[2])
+fs = 48000
+with wave.open(path, "wb") as w:
+    w.setnchannels(1); w.setsampwidth(2); w.setframerate(fs)
+    rng = np.random.default_rng(1)
+    for s in range(secs):
+        t = (np.arange(fs) + s * fs) / fs
+        x = 0.3 * np.sin(2 * np.pi * 440 * t + 3 * np.sin(2 * np.pi * 5 * t))
+        x += 0.2 * np.sin(2 * np.pi * 1320 * t) + 0.01 * rng.standard_normal(fs)
+        w.writeframes((np.clip(x, -1, 1) * 32767).astype("<i2").tobytes())
+PY
+}
+
+# the first Python with NumPy (pyenv or venv shims may lack it), or SPECTRO_PYTHON
+find_python() {
+    local c
+    if [ -n "${SPECTRO_PYTHON:-}" ]; then printf '%s' "$SPECTRO_PYTHON"; return 0; fi
+    for c in /usr/bin/python3 python3; do
+        if "$c" -c 'import numpy, scipy' 2>/dev/null; then printf '%s' "$c"; return 0; fi
+    done
+    return 1
+}

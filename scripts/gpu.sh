@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: build for it, run the whole test suite (the GPU tests must
-# run, not skip; every other test then runs with --backend auto = cuda), compute-sanitizer
+# run, not skip; every other test then runs with --backend auto = cuda: SPECTRO_AUTO_RATES
+# makes the cpu look slow, so auto takes the GPU even for the tests' short files), compute-sanitizer
 # (memcheck, racecheck, synccheck) on the GPU test program and on the binary, and the GPU
 # benchmarks. Each step logs to $LOGS/<step>.log; the summary says which steps failed.
 #
@@ -8,7 +9,9 @@
 #   SPECTRO_GPU_STEPS="test sanitize" scripts/gpu.sh
 #   SPECTRO_CUDA_ARCH=90 LOGS=/tmp/logs scripts/gpu.sh
 # Steps: build test sanitize bench e2e (bench: bench_gpu_fft; e2e: bench_cuda_start, then
-# bench_e2e.sh per backend on 10 minutes, and on 60 minutes without the NumPy reference),
+# bench_e2e.sh per backend on 10 minutes, and on 60 minutes without the NumPy reference, then
+# bench_auto.sh: auto against cpu and cuda on the 10-minute dump, the dense --peaks job and
+# the 60-minute dump),
 # and on request profile (ncu on the kernel that misses its target).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +56,7 @@ if want test; then
         skip="-E '^(e2e_assets|e2e_options)$'"
         echo "   (no sox here: e2e_assets and e2e_options, which need it for their references, are left out)"
     fi
-    run all-tests bash -c "cd '$build' && ctest -j$((jobs / 2)) --output-on-failure -LE gpu $skip"
+    run all-tests bash -c "cd '$build' && SPECTRO_AUTO_RATES=cpu_core:1 ctest -j$((jobs / 2)) --output-on-failure -LE gpu $skip"
 fi
 
 if want sanitize; then
@@ -91,6 +94,9 @@ if want e2e; then
         run "bench_e2e60-$be" env BENCH_MINUTES=60 BENCH_NUMPY=0 bash "$root/bench/bench_e2e.sh" "$build/spectro" --backend $be
         grep -E '^(input|spectro|time)' "$logs/bench_e2e60-$be.log"
     done
+    # auto within 10 % of the faster backend (the script reports the ratio; a miss is not a failure)
+    run bench_auto env BENCH_AUTO_JOBS="dump dense dump60" bash "$root/bench/bench_auto.sh" "$build/spectro"
+    cat "$logs/bench_auto.log"
 fi
 
 # Nsight Compute on the kernel whose target is not met (opt-in step "profile"): C2C 16384

@@ -687,6 +687,38 @@ after_oom:
     free(win);
 }
 
+/* auto with a job described: a device node exists here, so a dense job goes to the GPU
+ * and a tiny one to the cpu, without a fallback note (test_backend_choose has the grid). */
+static void test_auto_weighs(void)
+{
+    static const struct {
+        size_t n, hop;
+        uint64_t frames;
+        const char *expect;
+    } jobs[] = {{16384, 64, 450000, "cuda"}, {4096, 1024, 43, "cpu"}};
+    char why[128];
+    CHECK_MSG(fft_gpu_present(why, sizeof why) == 1, "CUDA runs but no device node: %s", why);
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        fft_config cfg = fft_config_default();
+        fft_plan *p = NULL;
+        sp_errinfo ei = {{0}};
+        cfg.n = jobs[i].n;
+        cfg.hop = jobs[i].hop;
+        cfg.max_batch = 64;
+        cfg.job.channels = 1;
+        cfg.job.rate = 48000;
+        cfg.job.frames = jobs[i].frames;
+        CHECK(fft_plan_create(&cfg, &p, &ei) == SP_OK);
+        if (!p)
+            continue;
+        CHECK_MSG(strcmp(fft_plan_backend_name(p), jobs[i].expect) == 0, "auto, N %zu hop %zu: %s", jobs[i].n,
+                  jobs[i].hop, fft_plan_backend_name(p));
+        CHECK(fft_plan_fallback_reason(p)[0] == 0);
+        CHECK(fft_plan_choice(p)->made && fft_plan_choice(p)->device == 1);
+        fft_plan_destroy(p);
+    }
+}
+
 int main(void)
 {
     sp_errinfo ei = {{0}};
@@ -708,6 +740,7 @@ int main(void)
         CHECK(fft_plan_fallback_reason(p)[0] == 0);
         fft_plan_destroy(p);
     }
+    test_auto_weighs();
 
     /* every size 2^4 .. 2^16 (2^12 when quick) against the DFT, batches 1 and 3; batch 1000
      * (two sub-batches of 500; 8000 threads a level, not a multiple of the 256-thread block),

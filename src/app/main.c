@@ -116,6 +116,11 @@ int main(int argc, char **argv)
                 res.info.name, res.info.format, res.info.rate, res.info.channels, res.info.channels == 1 ? "" : "s",
                 res.n, res.hop, res.window, res.backend, res.batch, (unsigned long long)res.frames, res.seconds,
                 res.seconds > 0 ? (double)res.samples / res.info.rate / res.seconds : 0.0);
+    if (o.verbose && res.choice.made) {
+        char line[320];
+        fft_choice_format(&res.choice, line, sizeof line);
+        fprintf(stderr, "spectro: backend: %s\n", line);
+    }
     if (o.verbose)
         fprintf(stderr, "spectro: time: %.3f s making the %s plan, %.3f s in FFT calls, %.3f s in output, "
                         "%.3f s waiting for input\n",

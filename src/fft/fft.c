@@ -4,34 +4,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fft_backend.h"
 
 /* The one list of backends: parsing, --help and plan creation read it. `be` is NULL for
- * auto (chosen at plan creation) and for a backend this build lacks. */
+ * auto (chosen at plan creation) and for a backend this build lacks; `present` is the
+ * check auto makes before any call into the backend (NULL: always there). */
 #ifdef SPECTRO_HAVE_CUDA
 #define GPU_BACKEND(b) (&(b))
 #else
 #define GPU_BACKEND(b) NULL
 #endif
+#define NO_GPU_BUILD "this build has no GPU support (built without CUDA)"
 static const struct {
     const char *name;
     fft_backend_kind kind;
     const fft_backend *be;
+    int (*present)(char *why, size_t len); /* milliseconds, no CUDA call (fft_choose.c) */
     const char *help;
 } backends[] = {
-    {"auto", FFT_BACKEND_AUTO, NULL, "cuda when a GPU is usable, else cpu"},
-    {"cpu", FFT_BACKEND_CPU, &fft_backend_cpu, "radix-2 FFT in C, on every machine"},
-    {"cuda", FFT_BACKEND_CUDA, GPU_BACKEND(fft_backend_cuda), "the project's CUDA kernels"},
-    {"cufft", FFT_BACKEND_CUFFT, GPU_BACKEND(fft_backend_cufft), "NVIDIA cuFFT, for cross-checks"},
+    {"auto", FFT_BACKEND_AUTO, NULL, NULL, "cpu, or cuda when a GPU exists and the job pays for its start"},
+    {"cpu", FFT_BACKEND_CPU, &fft_backend_cpu, NULL, "radix-2 FFT in C, on every machine"},
+    {"cuda", FFT_BACKEND_CUDA, GPU_BACKEND(fft_backend_cuda), fft_gpu_present, "the project's CUDA kernels"},
+    {"cufft", FFT_BACKEND_CUFFT, GPU_BACKEND(fft_backend_cufft), fft_gpu_present, "NVIDIA cuFFT, for cross-checks"},
 };
 #define BACKEND_COUNT ((int)(sizeof backends / sizeof backends[0]))
+
+#define CPU_THREADS_DEFAULT_MAX 8 /* as fft_cpu.c's thread_count: min(online CPUs, 8) */
+#define CPU_POOL_MIN_POINTS 65536 /* fft_cpu.c: calls of fewer frames x n run on one thread */
 
 struct fft_plan {
     const fft_backend *be;
     void *state;
     size_t n, max_batch;
     char fallback[sizeof(sp_errinfo)];
+    fft_choice choice;
     sp_errinfo err;
 };
 
@@ -61,23 +69,88 @@ float fft_amp_to_db(float a)
     return 20.0f * log10f(a);
 }
 
-/* The table of a built backend, NULL for auto and for one this build lacks. */
-static const fft_backend *backend_of(fft_backend_kind kind)
+/* The table's row of a kind, -1 for none. */
+static int row_of(fft_backend_kind kind)
 {
     for (int i = 0; i < BACKEND_COUNT; i++)
         if (backends[i].kind == kind)
-            return backends[i].be;
-    return NULL;
+            return i;
+    return -1;
+}
+
+/* The table of a built backend, NULL for auto and for one this build lacks. */
+static const fft_backend *backend_of(fft_backend_kind kind)
+{
+    int i = row_of(kind);
+    return i < 0 ? NULL : backends[i].be;
+}
+
+/* Whether the GPU backend can be tried here, from the build and the device nodes (or the
+ * tuning's pretence), without a call into it; when not, why into why[len]. */
+static int gpu_device(const fft_tuning *t, char *why, size_t len)
+{
+    int i = row_of(FFT_BACKEND_CUDA);
+    if (t && t->auto_device == FFT_AUTO_DEVICE_PRESENT)
+        return 1;
+    if (t && t->auto_device == FFT_AUTO_DEVICE_NONE) {
+        snprintf(why, len, "no GPU device (the tuning says none)");
+        return 0;
+    }
+    if (i < 0 || !backends[i].be) {
+        snprintf(why, len, NO_GPU_BUILD);
+        return 0;
+    }
+    return !backends[i].present || backends[i].present(why, len);
 }
 
 fft_backend_kind fft_backend_resolve(fft_backend_kind kind)
 {
-    const fft_backend *gpu = backend_of(FFT_BACKEND_CUDA);
+    char why[96];
     if (kind != FFT_BACKEND_AUTO)
         return kind;
-    if (gpu && gpu->probe(NULL) == SP_OK)
-        return FFT_BACKEND_CUDA;
-    return FFT_BACKEND_CPU;
+    return gpu_device(NULL, why, sizeof why) ? FFT_BACKEND_CUDA : FFT_BACKEND_CPU;
+}
+
+/* The cpu backend's threads for this config, as fft_cpu.c counts them. */
+static int cpu_threads_for(const fft_config *cfg)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t t = cpus < 1 ? 1 : (size_t)cpus;
+    if (t > CPU_THREADS_DEFAULT_MAX)
+        t = CPU_THREADS_DEFAULT_MAX;
+    if (cfg->tuning.cpu_threads > 0)
+        t = (size_t)cfg->tuning.cpu_threads;
+    if (t > cfg->max_batch)
+        t = cfg->max_batch;
+    if (cfg->max_batch * cfg->n < CPU_POOL_MIN_POINTS)
+        t = 1; /* even a full call runs on the caller alone */
+    return t < 1 ? 1 : (int)t;
+}
+
+int fft_config_choose(const fft_config *cfg, fft_choice *out)
+{
+    fft_rates rates = fft_rates_default();
+    fft_job job;
+    if (!cfg || !out)
+        return SP_EINVAL;
+    if (cfg->backend != FFT_BACKEND_AUTO) {
+        memset(out, 0, sizeof *out);
+        out->kind = cfg->backend;
+        return SP_OK;
+    }
+    job = cfg->job;
+    job.n = cfg->n;
+    job.hop = cfg->hop;
+    job.live = cfg->live;
+    if (cfg->tuning.auto_cpu_core > 0)
+        rates.cpu_core = cfg->tuning.auto_cpu_core;
+    if (cfg->tuning.auto_gpu_start > 0)
+        rates.gpu_start = cfg->tuning.auto_gpu_start;
+    if (cfg->tuning.auto_gpu > 0)
+        rates.gpu = cfg->tuning.auto_gpu;
+    rates.cpu_threads = cpu_threads_for(cfg);
+    rates.device = gpu_device(&cfg->tuning, rates.no_device, sizeof rates.no_device);
+    return fft_backend_choose(&job, &rates, out);
 }
 
 int fft_backend_count(void)
@@ -127,6 +200,30 @@ static const fft_backend *backend_for(fft_backend_kind kind, sp_errinfo *ei, int
     return NULL;
 }
 
+/* auto: the choice (no CUDA call), then the GPU if it won and starts, else the cpu. A GPU
+ * that was chosen but does not start, or that is missing, leaves p->fallback saying why;
+ * one that lost to the cpu leaves it empty (the choice says so). */
+static int plan_auto(fft_plan *p, const fft_config *cfg, const float *win, double wsum, sp_errinfo *ei)
+{
+    fft_config_choose(cfg, &p->choice);
+    if (p->choice.kind == FFT_BACKEND_CUDA) {
+        const fft_backend *gpu = backend_of(FFT_BACKEND_CUDA);
+        sp_errinfo why = {{0}};
+        if (!gpu)
+            snprintf(p->fallback, sizeof p->fallback, NO_GPU_BUILD);
+        else if (gpu->probe(&why) == SP_OK && gpu->create(cfg, win, wsum, &p->state, &why) == SP_OK)
+            p->be = gpu;
+        else
+            snprintf(p->fallback, sizeof p->fallback, "%s", why.msg[0] ? why.msg : "no usable CUDA device");
+    } else if (!p->choice.device) {
+        snprintf(p->fallback, sizeof p->fallback, "%s", p->choice.no_device);
+    }
+    if (p->be)
+        return SP_OK;
+    p->be = &fft_backend_cpu;
+    return p->be->create(cfg, win, wsum, &p->state, ei);
+}
+
 int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
 {
     fft_plan *p = NULL;
@@ -159,20 +256,8 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
     p->max_batch = cfg->max_batch;
 
     if (cfg->backend == FFT_BACKEND_AUTO) {
-        const fft_backend *gpu = backend_of(FFT_BACKEND_CUDA);
-        sp_errinfo why = {{0}};
-        if (!gpu) {
-            snprintf(p->fallback, sizeof p->fallback, "this build has no GPU support (built without CUDA)");
-        } else if (gpu->probe(&why) == SP_OK && gpu->create(cfg, win, wsum, &p->state, &why) == SP_OK) {
-            p->be = gpu;
-        } else {
-            snprintf(p->fallback, sizeof p->fallback, "%s", why.msg[0] ? why.msg : "no usable CUDA device");
-        }
-        if (!p->be) {
-            p->be = &fft_backend_cpu;
-            if ((err = p->be->create(cfg, win, wsum, &p->state, ei)) != SP_OK)
-                goto fail;
-        }
+        if ((err = plan_auto(p, cfg, win, wsum, ei)) != SP_OK)
+            goto fail;
     } else {
         p->be = backend_for(cfg->backend, ei, &err);
         if (!p->be)
@@ -215,6 +300,12 @@ const char *fft_plan_backend_name(const fft_plan *p)
 const char *fft_plan_fallback_reason(const fft_plan *p)
 {
     return p ? p->fallback : "";
+}
+
+const fft_choice *fft_plan_choice(const fft_plan *p)
+{
+    static const fft_choice none;
+    return p ? &p->choice : &none;
 }
 
 size_t fft_plan_size(const fft_plan *p)

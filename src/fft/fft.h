@@ -5,7 +5,8 @@
  *   cpu    radix-2 decimation in time in C (always present)
  *   cuda   the project's CUDA kernels (gpu/), when built with CUDA and a device exists
  *   cufft  NVIDIA cuFFT, for cross-checks
- *   auto   cuda when usable, else cpu
+ *   auto   the one that finishes the job first (fft_backend_choose), weighed before any
+ *          CUDA call
  *
  * Levels (DESIGN.md): for a window w with sum S, a_k = 2|X_k|/S for 0 < k < n/2 and
  * |X_k|/S for k = 0 and k = n/2; dB = 20*log10(max(a_k, 1e-10)), never NaN.
@@ -16,6 +17,7 @@
 #define SPECTRO_FFT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 
@@ -53,13 +55,28 @@ typedef enum { FFT_CUDA_PATH_FUSED, FFT_CUDA_PATH_PORTABLE, FFT_CUDA_PATH_PERLEV
 /* The cuda backend's C2C 16384 kernel: the device's choice, or forced one-block or streamed. */
 typedef enum { FFT_CUDA_STREAM_AUTO, FFT_CUDA_STREAM_OFF, FFT_CUDA_STREAM_ON } fft_cuda_stream;
 
+/* What auto takes the device nodes to say: probe them, or (tests) pretend. */
+typedef enum { FFT_AUTO_DEVICE_PROBE, FFT_AUTO_DEVICE_NONE, FFT_AUTO_DEVICE_PRESENT } fft_auto_device;
+
 /* Tuning, all 0 = the defaults; the program takes it from the environment (app/env.h). */
 typedef struct {
     int cpu_threads;     /* 0 or 1 .. FFT_CPU_THREADS_MAX; never more than max_batch */
     fft_cpu_simd cpu_simd;
     fft_cuda_path cuda_path;
     fft_cuda_stream cuda_stream;
+    /* auto's rates (fft_rates), 0 = the measured constants; and its device check */
+    double auto_cpu_core, auto_gpu_start, auto_gpu;
+    fft_auto_device auto_device;
 } fft_tuning;
+
+/* A job for auto to weigh (fft_backend_choose). */
+typedef struct {
+    size_t n, hop;       /* transform size and frame step */
+    int channels;        /* transforms a frame (output channels); 0 = no job described */
+    uint64_t frames;     /* frames a channel the job analyses; 0 = unknown (a pipe, live) */
+    double rate;         /* samples a second a channel (live load; a file of unknown length) */
+    int live;            /* 1: a live run: the GPU only when the CPU cannot keep up */
+} fft_job;
 
 typedef struct {
     fft_backend_kind backend;
@@ -69,25 +86,29 @@ typedef struct {
     size_t max_batch;    /* most frames (or transforms) per call, >= 1 */
     int live;            /* 1: latency matters more than throughput (small batches) */
     fft_tuning tuning;
+    fft_job job;         /* for auto: the job's size (its n, hop and live are the fields
+                          * above); job.channels 0 = not described: the GPU when one exists */
 } fft_config;
 
 /* backend auto, n 4096, hop 1024, rectangular window, max_batch 64, not live, default
- * tuning. */
+ * tuning, no job described. */
 fft_config fft_config_default(void);
 
 typedef struct fft_plan fft_plan;
 
 /* Creates a plan. Fails with SP_EINVAL for a bad size, SP_EUNSUPPORTED when the build
  * lacks the backend asked for, SP_ENODEV when no GPU is usable, SP_EGPU/SP_ENOMEM when
- * allocation fails (the message names the size asked for). With FFT_BACKEND_AUTO a GPU
- * that cannot be used is not an error: the plan falls back to cpu and
- * fft_plan_fallback_reason() says why. */
+ * allocation fails (the message names the size asked for). With FFT_BACKEND_AUTO the plan
+ * takes fft_config_choose's choice (fft_plan_choice); a GPU that cannot be used is not an
+ * error: the plan falls back to cpu and fft_plan_fallback_reason() says why. When auto
+ * chooses the cpu, CUDA is not initialised at all. */
 int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei);
 void fft_plan_destroy(fft_plan *plan); /* NULL is a no-op */
 
 /* "cpu", "cuda" or "cufft": the backend actually running. */
 const char *fft_plan_backend_name(const fft_plan *plan);
-/* Why auto did not pick the GPU ("" when it did, or when a backend was named). */
+/* Why auto could not use the GPU: no device, no GPU in this build, or its start failed
+ * ("" when it ran on the GPU, when the cpu was the faster choice, or a backend was named). */
 const char *fft_plan_fallback_reason(const fft_plan *plan);
 size_t fft_plan_size(const fft_plan *plan);
 size_t fft_plan_max_batch(const fft_plan *plan);
@@ -125,9 +146,74 @@ static inline float fft_level_scale(size_t n, size_t k, double window_sum)
 }
 /* 20*log10(max(a, 1e-10)) with NaN mapped to the floor. */
 float fft_amp_to_db(float a);
-/* What FFT_BACKEND_AUTO would pick here: FFT_BACKEND_CUDA when the build has CUDA and a
- * device is usable, else FFT_BACKEND_CPU. Other kinds are returned unchanged. */
+/* What FFT_BACKEND_AUTO picks for a plan with no job described: FFT_BACKEND_CUDA when the
+ * build has CUDA and a device node exists (fft_gpu_present; no CUDA call), else
+ * FFT_BACKEND_CPU. Other kinds are returned unchanged. */
 fft_backend_kind fft_backend_resolve(fft_backend_kind kind);
+
+/* ---- auto's choice (fft_choose.c) ----------------------------------------------------- */
+
+/* Whether an NVIDIA GPU exists, from the driver's device nodes, in microseconds and
+ * without a CUDA call: /dev/nvidiactl with /dev/nvidia0.., an entry of /proc/driver/nvidia/gpus, or
+ * WSL's /dev/dxg. 1 or 0; when 0, `why` (may be NULL) says what was missing. A node is not
+ * proof that CUDA works: the GPU backend's own probe decides that, once it is chosen. */
+int fft_gpu_present(char *why, size_t len);
+/* The same under another root directory ("/tmp/x" looks at /tmp/x/dev/...): the tests'. */
+int fft_gpu_present_under(const char *root, char *why, size_t len);
+
+/* This machine for auto: rates in units of one frame's N*log2(N), and what it has. */
+typedef struct {
+    double cpu_core;     /* units a second on one of the cpu backend's threads */
+    double gpu_start;    /* seconds the GPU costs a process before (and after) any work */
+    double gpu;          /* units a second on the GPU, copies to and from the host included */
+    int cpu_threads;     /* the cpu backend's threads for the job */
+    int device;          /* 1: the build has a GPU backend and a device node exists */
+    char no_device[96];  /* device 0: why ("no NVIDIA device node ...") */
+} fft_rates;
+
+/* The measured constants (FFT_RATE_* in fft_choose.c, which says where each came from). */
+fft_rates fft_rates_default(void);
+
+/* What auto weighed and chose. Estimates are seconds of work for the job (basis JOB), for
+ * one minute of audio (MINUTE: a file of unknown length), or the seconds of work a second
+ * of audio brings (LIVE: the load, 1 = a thread's whole time on every thread). */
+typedef enum { FFT_CHOICE_NONE, FFT_CHOICE_JOB, FFT_CHOICE_MINUTE, FFT_CHOICE_LIVE } fft_choice_basis;
+typedef struct {
+    int made;            /* 1: auto chose (0: a backend was named, nothing weighed) */
+    fft_backend_kind kind; /* FFT_BACKEND_CPU or FFT_BACKEND_CUDA */
+    fft_choice_basis basis;
+    double cpu_s, gpu_s; /* the estimates; gpu_s includes gpu_start_s (JOB, MINUTE) */
+    double gpu_start_s;
+    int cpu_threads;
+    int device;
+    char no_device[96];
+} fft_choice;
+
+/* Live: the cpu when it keeps up using at most this share of its threads, else the GPU. */
+#define FFT_LIVE_CPU_MAX_LOAD 0.5
+
+/* Weighs the job on this machine: the cpu's time, frames x N*log2(N) x channels at
+ * cpu_core a thread on cpu_threads threads, against the GPU's start plus its rate.
+ *   files, length known: the faster one; unknown length: as if a minute of audio;
+ *   live: the GPU when the cpu would be busier than FFT_LIVE_CPU_MAX_LOAD, else the cpu;
+ *   no job described (channels 0): the GPU when a device exists;
+ *   no device: the cpu, and out->no_device says why.
+ * A pure function: no probing, no CUDA. SP_EINVAL for a NULL argument. */
+int fft_backend_choose(const fft_job *job, const fft_rates *rates, fft_choice *out);
+
+/* fft_backend_choose for a plan's config: its job (n, hop, live from the config), the
+ * constants with the tuning's overrides, the cpu threads that config would run (the
+ * tuning's or min(online CPUs, 8), no more than max_batch), the device nodes (or the
+ * tuning's pretence). What fft_plan_create does for FFT_BACKEND_AUTO, without a CUDA call;
+ * out->made is 0 for a named backend. */
+int fft_config_choose(const fft_config *cfg, fft_choice *out);
+
+/* One line for --verbose, e.g. "auto chose cpu: cpu ~0.06 s (8 threads), cuda ~0.36 s
+ * (0.35 s start)"; "" when nothing was chosen. */
+void fft_choice_format(const fft_choice *c, char *buf, size_t len);
+
+/* What auto weighed and chose for this plan (made 0 when a backend was named). */
+const fft_choice *fft_plan_choice(const fft_plan *plan);
 
 /* The table of backends, in the order --help lists them: ids 0 .. fft_backend_count()-1.
  * fft_backend_name(i) is the name fft_backend_parse takes ("auto", "cpu", "cuda",

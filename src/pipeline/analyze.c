@@ -150,6 +150,33 @@ static int run_make_ring(run *r, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* The job auto weighs (frames a channel as far as known, channels, the rate) and the
+ * frames per FFT call: the batch of the backend auto will choose, weighed with the cpu's
+ * batch first (its threads never outnumber a call's frames); no CUDA call. */
+static void plan_job_and_batch(const run *r, fft_config *fc)
+{
+    const analyze_config *cfg = r->cfg;
+    const analyze_result *res = r->res;
+    int64_t frames = res->info.frames_hint;
+    fft_choice choice;
+    int gpu = cfg->backend != FFT_BACKEND_CPU;
+    if (r->limit != UINT64_MAX && (frames < 0 || (uint64_t)frames > r->limit))
+        frames = (int64_t)r->limit;
+    frames = expected_frames(frames, res->n, res->hop);
+    fc->job.channels = res->out_channels;
+    fc->job.frames = frames > 0 ? (uint64_t)frames : 0;
+    fc->job.rate = res->info.rate;
+    if (cfg->batch || res->live) {
+        fc->max_batch = cfg->batch ? cfg->batch : res->hop > LIVE_BIG_HOP ? 1 : LIVE_BATCH;
+        return;
+    }
+    fc->max_batch = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 0);
+    if (cfg->backend == FFT_BACKEND_AUTO)
+        gpu = fft_config_choose(fc, &choice) == SP_OK && choice.kind != FFT_BACKEND_CPU;
+    if (gpu)
+        fc->max_batch = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 1);
+}
+
 /* The window, the FFT plan (a GPU's start-up) and the framer, which calls the sinks. */
 static int run_make_plan(run *r, sp_errinfo *ei)
 {
@@ -168,17 +195,16 @@ static int run_make_plan(run *r, sp_errinfo *ei)
     fc.hop = res->hop;
     fc.window = r->win;
     fc.live = res->live;
+    fc.tuning = cfg->fft_tuning;
     res->plan_s = sp_now();
-    fc.max_batch = cfg->batch      ? cfg->batch
-                   : res->live     ? (res->hop > LIVE_BIG_HOP ? 1 : LIVE_BATCH)
-                                   : analyze_auto_batch(cfg->n, res->hop, res->out_channels,
-                                                        fft_backend_resolve(cfg->backend) != FFT_BACKEND_CPU);
+    plan_job_and_batch(r, &fc);
     if ((err = fft_plan_create(&fc, &r->plan, ei)) != SP_OK)
         return err;
     res->batch = fc.max_batch;
     res->plan_s = sp_now() - res->plan_s;
     snprintf(res->backend, sizeof res->backend, "%s", fft_plan_backend_name(r->plan));
     snprintf(res->fallback, sizeof res->fallback, "%s", fft_plan_fallback_reason(r->plan));
+    res->choice = *fft_plan_choice(r->plan);
     sc.n = cfg->n;
     sc.hop = res->hop;
     sc.in_channels = r->ch;

@@ -86,7 +86,10 @@ int analyze_set_output(analyze_config *c, const char *kind, const char *path, sp
 typedef struct analyze_result_s {
     source_info info;
     char backend[16];
-    char fallback[512];    /* why auto did not use the GPU ("" if it did or was not asked) */
+    char fallback[512];    /* why auto could not use the GPU ("" if it did, if the cpu was
+                            * the faster choice, or if a backend was named) */
+    fft_choice choice;     /* --backend auto: what it weighed and chose (fft_choice_format);
+                            * choice.made 0 for a named backend */
     char window[64];
     size_t n, hop, batch;
     int out_channels;
