@@ -7,27 +7,34 @@
 #include <unistd.h>
 
 #include "fft_backend.h"
+#include "fft_gpu_load.h"
 
-/* The one list of backends: parsing, --help and plan creation read it. `be` is NULL for
- * auto (chosen at plan creation) and for a backend this build lacks; `present` is the
- * check auto makes before any call into the backend (NULL: always there). */
+/* The one list of backends: parsing, --help and plan creation read it. `get` gives the
+ * backend's table (NULL for auto, chosen at plan creation): the GPU rows load it from the
+ * GPU module on first use (fft_gpu_load.h), so that CPU runs never touch CUDA; `present`
+ * is the check auto makes before that (NULL: always there). */
 #ifdef SPECTRO_HAVE_CUDA
-#define GPU_BACKEND(b) (&(b))
+#define GPU_BUILT 1
 #else
-#define GPU_BACKEND(b) NULL
+#define GPU_BUILT 0
 #endif
 #define NO_GPU_BUILD "this build has no GPU support (built without CUDA)"
+typedef const fft_backend *(*backend_get)(const fft_tuning *t, sp_errinfo *ei);
+static const fft_backend *get_cpu(const fft_tuning *t, sp_errinfo *ei);
+static const fft_backend *get_cuda(const fft_tuning *t, sp_errinfo *ei);
+static const fft_backend *get_cufft(const fft_tuning *t, sp_errinfo *ei);
 static const struct {
     const char *name;
     fft_backend_kind kind;
-    const fft_backend *be;
+    backend_get get;
+    int built;                             /* this build has it */
     int (*present)(char *why, size_t len); /* milliseconds, no CUDA call (fft_choose.c) */
     const char *help;
 } backends[] = {
-    {"auto", FFT_BACKEND_AUTO, NULL, NULL, "cpu, or cuda when a GPU exists and the job pays for its start"},
-    {"cpu", FFT_BACKEND_CPU, &fft_backend_cpu, NULL, "radix-2 FFT in C, on every machine"},
-    {"cuda", FFT_BACKEND_CUDA, GPU_BACKEND(fft_backend_cuda), fft_gpu_present, "the project's CUDA kernels"},
-    {"cufft", FFT_BACKEND_CUFFT, GPU_BACKEND(fft_backend_cufft), fft_gpu_present, "NVIDIA cuFFT, for cross-checks"},
+    {"auto", FFT_BACKEND_AUTO, NULL, 1, NULL, "cpu, or cuda when a GPU exists and the job pays for its start"},
+    {"cpu", FFT_BACKEND_CPU, get_cpu, 1, NULL, "radix-2 FFT in C, on every machine"},
+    {"cuda", FFT_BACKEND_CUDA, get_cuda, GPU_BUILT, fft_gpu_present, "the project's CUDA kernels"},
+    {"cufft", FFT_BACKEND_CUFFT, get_cufft, GPU_BUILT, fft_gpu_present, "NVIDIA cuFFT, for cross-checks"},
 };
 #define BACKEND_COUNT ((int)(sizeof backends / sizeof backends[0]))
 
@@ -78,11 +85,34 @@ static int row_of(fft_backend_kind kind)
     return -1;
 }
 
-/* The table of a built backend, NULL for auto and for one this build lacks. */
-static const fft_backend *backend_of(fft_backend_kind kind)
+static const fft_backend *get_cpu(const fft_tuning *t, sp_errinfo *ei)
 {
-    int i = row_of(kind);
-    return i < 0 ? NULL : backends[i].be;
+    (void)t;
+    (void)ei;
+    return &fft_backend_cpu;
+}
+
+/* A GPU backend from the module; NULL with why (not built, not installed, not loadable). */
+static const fft_backend *get_gpu(const fft_tuning *t, int cufft, sp_errinfo *ei)
+{
+    const fft_backend *cuda = NULL, *cufft_be = NULL;
+    if (!GPU_BUILT) {
+        sp_fail(ei, SP_EUNSUPPORTED, NO_GPU_BUILD);
+        return NULL;
+    }
+    if (fft_gpu_backends(t ? t->gpu_module : NULL, &cuda, &cufft_be, ei) != SP_OK)
+        return NULL;
+    return cufft ? cufft_be : cuda;
+}
+
+static const fft_backend *get_cuda(const fft_tuning *t, sp_errinfo *ei)
+{
+    return get_gpu(t, 0, ei);
+}
+
+static const fft_backend *get_cufft(const fft_tuning *t, sp_errinfo *ei)
+{
+    return get_gpu(t, 1, ei);
 }
 
 /* Whether the GPU backend can be tried here, from the build and the device nodes (or the
@@ -96,7 +126,7 @@ static int gpu_device(const fft_tuning *t, char *why, size_t len)
         snprintf(why, len, "no GPU device (the tuning says none)");
         return 0;
     }
-    if (i < 0 || !backends[i].be) {
+    if (i < 0 || !backends[i].built) {
         snprintf(why, len, NO_GPU_BUILD);
         return 0;
     }
@@ -181,22 +211,25 @@ int fft_backend_parse(const char *text, fft_backend_kind *out)
     return SP_EINVAL;
 }
 
-/* The named backend's table, or NULL with why (this build lacks it). */
-static const fft_backend *backend_for(fft_backend_kind kind, sp_errinfo *ei, int *err)
+/* The named backend's table, or NULL with why (this build lacks it, or its module is
+ * missing), the line naming the option. */
+static const fft_backend *backend_for(const fft_config *cfg, sp_errinfo *ei, int *err)
 {
     for (int i = 0; i < BACKEND_COUNT; i++) {
-        if (backends[i].kind != kind || kind == FFT_BACKEND_AUTO)
+        sp_errinfo why = {{0}};
+        const fft_backend *be;
+        if (backends[i].kind != cfg->backend || cfg->backend == FFT_BACKEND_AUTO)
             continue;
-        if (backends[i].be) {
+        if ((be = backends[i].get(&cfg->tuning, &why)) != NULL) {
             *err = SP_OK;
-            return backends[i].be;
+            return be;
         }
-        *err = sp_fail(ei, SP_EUNSUPPORTED,
-                       "--backend %s: this build of spectro has no GPU support (built without CUDA)",
-                       backends[i].name);
+        *err = sp_fail(ei, SP_EUNSUPPORTED, "--backend %s: %s", backends[i].name,
+                       strcmp(why.msg, NO_GPU_BUILD) == 0 ? "this build of spectro has no GPU support (built without CUDA)"
+                                                          : why.msg);
         return NULL;
     }
-    *err = sp_fail(ei, SP_EINVAL, "fft_plan_create: unknown backend %d", (int)kind);
+    *err = sp_fail(ei, SP_EINVAL, "fft_plan_create: unknown backend %d", (int)cfg->backend);
     return NULL;
 }
 
@@ -207,10 +240,10 @@ static int plan_auto(fft_plan *p, const fft_config *cfg, const float *win, doubl
 {
     fft_config_choose(cfg, &p->choice);
     if (p->choice.kind == FFT_BACKEND_CUDA) {
-        const fft_backend *gpu = backend_of(FFT_BACKEND_CUDA);
         sp_errinfo why = {{0}};
+        const fft_backend *gpu = get_cuda(&cfg->tuning, &why);
         if (!gpu)
-            snprintf(p->fallback, sizeof p->fallback, NO_GPU_BUILD);
+            snprintf(p->fallback, sizeof p->fallback, "%s", why.msg);
         else if (gpu->probe(&why) == SP_OK && gpu->create(cfg, win, wsum, &p->state, &why) == SP_OK)
             p->be = gpu;
         else
@@ -259,7 +292,7 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
         if ((err = plan_auto(p, cfg, win, wsum, ei)) != SP_OK)
             goto fail;
     } else {
-        p->be = backend_for(cfg->backend, ei, &err);
+        p->be = backend_for(cfg, ei, &err);
         if (!p->be)
             goto fail;
         if (p->be->probe && (err = p->be->probe(ei)) != SP_OK) {

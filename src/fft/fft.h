@@ -67,6 +67,9 @@ typedef struct {
     /* auto's rates (fft_rates), 0 = the measured constants; and its device check */
     double auto_cpu_core, auto_gpu_start, auto_gpu;
     fft_auto_device auto_device;
+    /* the GPU module (libspectro-cuda.so) to load, tried before the build tree's and the
+     * loader's search; NULL = those only (the program passes the one installed beside it) */
+    const char *gpu_module;
 } fft_tuning;
 
 /* A job for auto to weigh (fft_backend_choose). */

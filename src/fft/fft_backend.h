@@ -29,9 +29,15 @@ typedef struct fft_backend {
     void (*host_free)(void *state, void *p);
 } fft_backend;
 
+/* The table's layout, checked between the program and the GPU module it loads (gpu/
+ * gpu_module.cu): a module built from another version of this header is refused. */
+#define FFT_BACKEND_ABI ((0x5350u << 16) | (unsigned)sizeof(fft_backend))
+
 extern const fft_backend fft_backend_cpu;   /* src/fft/fft_cpu.c */
-extern const fft_backend fft_backend_cuda;  /* gpu/fft_cuda.cu, when built with CUDA */
-extern const fft_backend fft_backend_cufft; /* gpu/fft_cufft.cu, when built with CUDA */
+/* gpu/fft_cuda.cu and gpu/fft_cufft.cu, in the GPU module (fft_gpu_load.h: the program
+ * loads them from it; the GPU tests and benchmarks link them directly) */
+extern const fft_backend fft_backend_cuda;
+extern const fft_backend fft_backend_cufft;
 
 #ifdef __cplusplus
 }
