@@ -625,11 +625,12 @@ static void check_reduce(size_t n, size_t hop, size_t max_batch, size_t total)
 }
 
 /* A live plan runs one-sub-batch calls as CUDA graphs (captured on a shape's second call):
- * reductions with and without spectra and with other ranges are other shapes, and every
- * call gives the records (and spectra) of a plain plan. */
+ * reductions with and without spectra and with other ranges are other shapes (six here,
+ * each met three times: run plainly, captured, replayed), and every call gives the records
+ * (and spectra) of a plain plan. */
 static void check_reduce_live(size_t n, size_t hop)
 {
-    const size_t max_batch = 16, nb = n / 2 + 1, calls = 12, len = (calls * 8 - 1) * hop + n;
+    const size_t max_batch = 16, nb = n / 2 + 1, calls = 18, len = (calls * 8 - 1) * hop + n;
     float *sig = xmalloc(len * sizeof *sig), *db = xmalloc(8 * nb * sizeof *db), *dbr = xmalloc(8 * nb * sizeof *dbr);
     fft_peak_raw got[8 * FFT_PEAK_RANGES_MAX], want[8 * FFT_PEAK_RANGES_MAX];
     fft_peak_req reqs[3];
