@@ -4,8 +4,11 @@
  *      runs; with FFTW3f (built with HAVE_FFTW3F) FFTW's single-precision one-thread time
  *      (FFTW_MEASURE plans) and the ratio ours/FFTW;
  *   3. stft_db over a 10-minute 48 kHz signal (N 4096, hop 1024) with the default threads,
- *      and the rate --backend auto's cost model takes for the cpu (fft_choose.c).
- * Usage: bench_fft_cpu [--quick] */
+ *      and the rate --backend auto's cost model takes for the cpu (fft_choose.c);
+ *   4. the dense --peaks case (N 16384, hop 64): stft_db, stft_db + the host scan (the
+ *      pipeline before the reduction), stft_reduce with and without the spectra, and the
+ *      scan's share of each.
+ * Usage: bench_fft_cpu [--quick] [--peaks (table 4 alone)] */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -371,6 +374,98 @@ out:
     return err;
 }
 
+/* ---- 4. the dense --peaks case: N 16384, hop 64 ---------------------------------------- */
+
+/* One pass over the signal's frames in calls of `batch`: mode 0 stft_db alone, 1 stft_db
+ * then the host scan of every row on this thread (the pipeline before the reduction), 2
+ * stft_reduce with the spectra, 3 stft_reduce without them (what --peaks alone runs). */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Returns the wall time; *cpu gets the process's CPU time (all threads), which a busy
+ * shared machine disturbs less. */
+static double peaks_pass(fft_plan *p, const float *sig, size_t frames, size_t hop, size_t batch, size_t bins,
+                         float *db, fft_peak_raw *raw, const fft_peak_req *req, int mode, double *cpu)
+{
+    double t0 = now_s(), c0 = cpu_s();
+    for (size_t f = 0; f < frames; f += batch) {
+        size_t nf = frames - f < batch ? frames - f : batch;
+        if (mode >= 2) {
+            fft_stft_reduce(p, sig + f * hop, nf, mode == 2 ? db : NULL, req, raw);
+            continue;
+        }
+        fft_stft_db(p, sig + f * hop, nf, db);
+        for (size_t i = 0; mode == 1 && i < nf; i++)
+            raw[i] = fft_peak_scan(db + i * bins, req->kmin[0], req->kmax[0]);
+    }
+    *cpu = cpu_s() - c0;
+    return now_s() - t0;
+}
+
+static int table_peaks(void)
+{
+    static const char *names[4] = {"stft_db alone", "stft_db + host scan (before)",
+                                   "stft_reduce, spectra too", "stft_reduce, no spectra (--peaks)"};
+    const size_t rate = 48000, n = 16384, hop = 64, bins = n / 2 + 1;
+    const size_t len = (quick ? 10 : 60) * rate, frames = (len - n) / hop + 1;
+    const size_t batch = ((size_t)1 << 19) / bins; /* the program's batch on the cpu backend */
+    float *sig = malloc(len * sizeof *sig), *w = malloc(n * sizeof *w);
+    float *db = malloc(batch * bins * sizeof *db);
+    fft_peak_raw *raw = malloc(batch * sizeof *raw);
+    window_spec spec = window_spec_default();
+    fft_config cfg = fft_config_default();
+    fft_peak_req req = {1, {1}, {n / 2 - 1}};
+    fft_plan *p = NULL;
+    sp_errinfo ei = {{0}};
+    uint64_t seed = 5;
+    double best[4] = {1e30, 1e30, 1e30, 1e30}, cbest[4] = {1e30, 1e30, 1e30, 1e30};
+    int err = 1;
+
+    if (!sig || !w || !db || !raw)
+        goto out;
+    for (size_t i = 0; i < len; i++)
+        sig[i] = 0.3f * (float)sin(2.0 * BENCH_PI * 440.0 * (double)i / (double)rate) + 0.01f * frand(&seed);
+    window_fill(&spec, n, w, NULL);
+    cfg.backend = FFT_BACKEND_CPU;
+    cfg.tuning = env_tuning;
+    cfg.n = n;
+    cfg.hop = hop;
+    cfg.window = w;
+    cfg.max_batch = batch;
+    if (fft_plan_create(&cfg, &p, &ei) != SP_OK) {
+        fprintf(stderr, "bench_fft_cpu: peaks plan: %s\n", ei.msg);
+        goto out;
+    }
+    for (int run = 0; run < (quick ? 1 : 3); run++) /* interleaved: drifts hit every mode alike */
+        for (int m = 0; m < 4; m++) {
+            double c, dt = peaks_pass(p, sig, frames, hop, batch, bins, db, raw, &req, m, &c);
+            best[m] = dt < best[m] ? dt : best[m];
+            cbest[m] = c < cbest[m] ? c : cbest[m];
+        }
+    printf("\n4. the dense --peaks case, %zu s of 48 kHz audio: N %zu, hop %zu, %zu frames in batches of %zu\n",
+           len / rate, n, hop, frames, batch);
+    printf("   %-36s %9s %9s %14s\n", "", "wall", "cpu", "cpu per frame");
+    for (int m = 0; m < 4; m++)
+        printf("   %-36s %7.3f s %7.3f s %9.2f us\n", names[m], best[m], cbest[m], cbest[m] / (double)frames * 1e6);
+    /* the scan's cost is what a mode adds to stft_db alone; without the spectra nothing is
+     * written out either, which may make the whole cheaper than stft_db alone */
+    printf("   the scan: before %.3f s wall (%.1f %% of that run), with the reduction +%.3f s cpu over stft_db "
+           "alone, no spectra %+.3f s cpu\n",
+           best[1] - best[0], 100.0 * (best[1] - best[0]) / best[1], cbest[2] - cbest[0], cbest[3] - cbest[0]);
+    err = 0;
+out:
+    fft_plan_destroy(p);
+    free(sig);
+    free(w);
+    free(db);
+    free(raw);
+    return err;
+}
+
 int main(int argc, char **argv)
 {
     char model[256];
@@ -379,17 +474,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_fft_cpu: %s\n", ei.msg);
         return 2;
     }
+    int only_peaks = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;
+        } else if (strcmp(argv[i], "--peaks") == 0) {
+            only_peaks = 1;
         } else {
-            fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--peaks]\n", argv[0]);
             return 2;
         }
     }
     cpu_model(model, sizeof model);
     printf("bench_fft_cpu: cpu backend, %s%s\n", model, quick ? " (--quick)" : "");
-    if (table_brute() || table_throughput() || table_stft())
+    if (only_peaks)
+        return table_peaks();
+    if (table_brute() || table_throughput() || table_stft() || table_peaks())
         return 1;
     return 0;
 }

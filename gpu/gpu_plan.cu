@@ -5,14 +5,17 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 static_assert(sizeof(cpx) == sizeof(float2), "cpx must have the layout of float2");
+static_assert(sizeof(fft_peak_raw) == 16, "fft_peak_raw must be 16 bytes");
 
 #define GPU_BLOCK 256
+#define PEAK_BLOCK 256 /* threads of peak_reduce_kernel: one block a frame and range */
 #define GPU_NGRAPHS 16
 #define GPU_NPINNED 8
 
@@ -30,13 +33,16 @@ struct gpu_plan {
     size_t spec_bytes; /* n/2+1 complex a frame */
     size_t sig_bytes;  /* signal for `chunk` frames: (chunk-1)*hop + n floats */
     size_t hin_bytes, hout_bytes;
+    size_t pk_bytes;   /* peak records for `chunk` frames, every range */
     float scale_mid, scale_edge;
     float *d_window;
     cudaStream_t stream[GPU_NSLOTS];
     void *d_work[GPU_NSLOTS];
     cpx *d_spec[GPU_NSLOTS];
     float *d_sig[GPU_NSLOTS];
-    unsigned char *h_in[GPU_NSLOTS], *h_out[GPU_NSLOTS]; /* pinned staging, made when first needed */
+    fft_peak_raw *d_pk[GPU_NSLOTS]; /* the records of a reduction (pk_bytes) */
+    unsigned char *h_in[GPU_NSLOTS], *h_out[GPU_NSLOTS], *h_pk[GPU_NSLOTS]; /* pinned staging,
+                                                                      * made when first needed */
     /* pinned memory handed out by gpu_plan_host_alloc: copies to and from it go straight
      * to the device, without staging */
     struct {
@@ -45,16 +51,20 @@ struct gpu_plan {
     } pinned[GPU_NPINNED];
     const gpu_xform *xf;
     void *ctx;
-    /* live plans: graphs of whole one-sub-batch calls (slot 0), keyed by op, direction and
-     * frame count; `seen` marks a shape met once (captured the second time) */
+    /* live plans: graphs of whole one-sub-batch calls (slot 0), keyed by op, direction,
+     * frame count and, for a reduction, its ranges and whether the spectra come back too;
+     * `seen` marks a shape met once (captured the second time) */
     int live;
     struct {
         int op, inverse, state; /* state 0 empty, 1 seen, 2 graph ready */
         size_t cnt;
+        int reduce, want_db;
+        fft_peak_req req; /* zeroed past nranges, so that memcmp compares */
         cudaGraphExec_t exec;
     } graph[GPU_NGRAPHS];
     int graphs_off; /* a capture failed: run live calls without graphs */
     int direct_out[GPU_NSLOTS]; /* the slot's sub-batch lands in the caller's memory */
+    int direct_pk[GPU_NSLOTS];  /* the same for its peak records */
     int broken;
     char why[sizeof(((sp_errinfo *)0)->msg)];
 };
@@ -184,6 +194,76 @@ __global__ void amp_db_kernel(const float2 *__restrict__ d_spec, float *__restri
     d_db[t] = (a > 1e-10f) ? 20.0f * log10f(a) : FFT_DB_FLOOR;
 }
 
+/* The ranges of a peak search, by value into the kernel (and into a captured graph). */
+struct peak_ranges {
+    unsigned nranges;
+    unsigned kmin[FFT_PEAK_RANGES_MAX], kmax[FFT_PEAK_RANGES_MAX];
+};
+
+/* (v, i) wins over (bv, bi): stronger, or as strong at a lower bin; i == UINT_MAX is no
+ * candidate. Keeps the first of equal maxima, as the host scan's `>` does. */
+__device__ __forceinline__ bool peak_better(float v, unsigned i, float bv, unsigned bi)
+{
+    return i != UINT_MAX && (bi == UINT_MAX || v > bv || (v == bv && i < bi));
+}
+
+/* The peak record of one frame's dB row (blockIdx.x) in one range (blockIdx.y): each thread
+ * keeps the first maximum of its bins k0+t, k0+t+PEAK_BLOCK, ... (`>`), then the threads'
+ * winners compete (warp shuffles, then the warps' winners), ties going to the lower bin:
+ * the bin fft_peak_scan finds for every row without NaN (dB rows hold none). Rows are
+ * d_db[f*bins ...]; the record goes to d_out[f*nranges + range]. */
+__global__ void __launch_bounds__(PEAK_BLOCK) peak_reduce_kernel(const float *__restrict__ d_db, size_t bins,
+                                                                 peak_ranges pr, fft_peak_raw *__restrict__ d_out)
+{
+    __shared__ float s_v[PEAK_BLOCK / 32];
+    __shared__ unsigned s_i[PEAK_BLOCK / 32];
+    const float *row = d_db + (size_t)blockIdx.x * bins;
+    const unsigned k0 = pr.kmin[blockIdx.y], k1 = pr.kmax[blockIdx.y];
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    unsigned bi = UINT_MAX;
+    float bv = 0.0f;
+    for (unsigned k = k0 + threadIdx.x; k <= k1; k += PEAK_BLOCK) {
+        float v = row[k];
+        if (bi == UINT_MAX || v > bv) {
+            bv = v;
+            bi = k;
+        }
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        float v = __shfl_down_sync(0xffffffffu, bv, off);
+        unsigned i = __shfl_down_sync(0xffffffffu, bi, off);
+        if (peak_better(v, i, bv, bi)) {
+            bv = v;
+            bi = i;
+        }
+    }
+    if (lane == 0) {
+        s_v[warp] = bv;
+        s_i[warp] = bi;
+    }
+    __syncthreads();
+    if (warp != 0)
+        return;
+    bv = lane < PEAK_BLOCK / 32 ? s_v[lane] : 0.0f;
+    bi = lane < PEAK_BLOCK / 32 ? s_i[lane] : UINT_MAX;
+    for (int off = 16; off > 0; off >>= 1) {
+        float v = __shfl_down_sync(0xffffffffu, bv, off);
+        unsigned i = __shfl_down_sync(0xffffffffu, bi, off);
+        if (peak_better(v, i, bv, bi)) {
+            bv = v;
+            bi = i;
+        }
+    }
+    if (lane == 0) {
+        fft_peak_raw o;
+        o.bin = bi;
+        o.l = row[bi - 1];
+        o.c = row[bi];
+        o.r = row[bi + 1];
+        d_out[(size_t)blockIdx.x * pr.nranges + blockIdx.y] = o;
+    }
+}
+
 __global__ void scale_kernel(float2 *d_data, size_t count, float s)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -258,6 +338,7 @@ int gpu_plan_create(const fft_config *cfg, const float *window, double window_su
     gp->sig_bytes = ((chunk - 1) * cfg->hop + n) * sizeof(float);
     gp->hin_bytes = std::max(chunk * gp->work_bytes, gp->sig_bytes);
     gp->hout_bytes = chunk * gp->work_bytes;
+    gp->pk_bytes = chunk * FFT_PEAK_RANGES_MAX * sizeof(fft_peak_raw);
     /* the same float expressions as fft_level_scale() in src/fft/fft.h */
     gp->scale_mid = (float)(2.0 / window_sum);
     gp->scale_edge = (float)(1.0 / window_sum);
@@ -280,7 +361,8 @@ int gpu_plan_create(const fft_config *cfg, const float *window, double window_su
         }
         if ((err = gpu_malloc(&gp->d_work[s], chunk * gp->work_bytes, "FFT work buffers", ei)) ||
             (err = gpu_malloc((void **)&gp->d_spec[s], chunk * gp->spec_bytes, "spectra", ei)) ||
-            (err = gpu_malloc((void **)&gp->d_sig[s], gp->sig_bytes, "the signal", ei)))
+            (err = gpu_malloc((void **)&gp->d_sig[s], gp->sig_bytes, "the signal", ei)) ||
+            (err = gpu_malloc((void **)&gp->d_pk[s], gp->pk_bytes, "peak records", ei)))
             goto fail;
     }
     *out = gp;
@@ -373,8 +455,10 @@ void gpu_plan_destroy(void *state)
         cudaFree(gp->d_work[s]);
         cudaFree(gp->d_spec[s]);
         cudaFree(gp->d_sig[s]);
+        cudaFree(gp->d_pk[s]);
         cudaFreeHost(gp->h_in[s]);
         cudaFreeHost(gp->h_out[s]);
+        cudaFreeHost(gp->h_pk[s]);
         if (gp->stream[s])
             cudaStreamDestroy(gp->stream[s]);
     }
@@ -391,51 +475,99 @@ enum { OP_C2C, OP_R2C, OP_STFT };
 typedef struct {
     int op, inverse;
     const unsigned char *h_in; /* user input */
-    unsigned char *h_out;      /* user output */
+    unsigned char *h_out;      /* user output; NULL for a reduction without the spectra */
     size_t batch;
+    const fft_peak_req *req;   /* OP_STFT with a peak search, else NULL */
+    unsigned char *h_pk;       /* with req: the user's records, f*nranges + range */
 } job;
 
-/* Bytes of user input/output for frames [f0, f0+cnt). */
-static void job_extent(const gpu_plan *gp, const job *j, size_t f0, size_t cnt, size_t *in_off,
-                       size_t *in_bytes, size_t *out_off, size_t *out_bytes)
+/* Where frames [f0, f0+cnt) of a job lie in the user's buffers. */
+typedef struct {
+    size_t in_off, in_bytes, out_off, out_bytes, pk_off, pk_bytes;
+} extent;
+
+static extent job_extent(const gpu_plan *gp, const job *j, size_t f0, size_t cnt)
 {
-    size_t bins = gp->n / 2 + 1;
+    size_t bins = gp->n / 2 + 1, rec = j->req ? j->req->nranges * sizeof(fft_peak_raw) : 0;
+    extent e;
     switch (j->op) {
     case OP_C2C:
-        *in_off = f0 * gp->work_bytes;
-        *in_bytes = cnt * gp->work_bytes;
-        *out_off = *in_off;
-        *out_bytes = *in_bytes;
+        e.in_off = f0 * gp->work_bytes;
+        e.in_bytes = cnt * gp->work_bytes;
+        e.out_off = e.in_off;
+        e.out_bytes = e.in_bytes;
         break;
     case OP_R2C:
-        *in_off = f0 * gp->n * sizeof(float);
-        *in_bytes = cnt * gp->n * sizeof(float);
-        *out_off = f0 * gp->spec_bytes;
-        *out_bytes = cnt * gp->spec_bytes;
+        e.in_off = f0 * gp->n * sizeof(float);
+        e.in_bytes = cnt * gp->n * sizeof(float);
+        e.out_off = f0 * gp->spec_bytes;
+        e.out_bytes = cnt * gp->spec_bytes;
         break;
     default: /* OP_STFT */
-        *in_off = f0 * gp->hop * sizeof(float);
-        *in_bytes = ((cnt - 1) * gp->hop + gp->n) * sizeof(float);
-        *out_off = f0 * bins * sizeof(float);
-        *out_bytes = cnt * bins * sizeof(float);
+        e.in_off = f0 * gp->hop * sizeof(float);
+        e.in_bytes = ((cnt - 1) * gp->hop + gp->n) * sizeof(float);
+        e.out_off = f0 * bins * sizeof(float);
+        e.out_bytes = cnt * bins * sizeof(float);
         break;
     }
+    e.pk_off = f0 * rec;
+    e.pk_bytes = cnt * rec;
+    return e;
 }
 
-/* Queues H2D from `src`, the kernels and D2H to `dst` of one sub-batch on slot s (pinned
- * host memory: the slot's staging buffers or the caller's own pinned blocks). Nothing here
- * reads or writes host data: a live plan captures it as a graph. */
-static int queue_device(gpu_plan *gp, const job *j, int s, size_t cnt, const void *src, void *dst,
+/* The levels of cnt frames of slot s's signal into the slot's work buffer: the backend's
+ * fused kernel when it has one for this plan, else framing + r2c + dB. */
+static int queue_levels(gpu_plan *gp, int s, size_t cnt, sp_errinfo *ei)
+{
+    cudaStream_t st = gp->stream[s];
+    size_t bins = gp->n / 2 + 1, total = cnt * gp->n;
+    int err;
+    if (gp->xf->stft_db &&
+        (err = gp->xf->stft_db(gp->ctx, s, gp->d_sig[s], gp->hop, gp->d_window, gp->scale_mid, gp->scale_edge, cnt,
+                               (float *)gp->d_work[s], ei)) != SP_EUNSUPPORTED)
+        return err; /* the backend's fused kernel: signal in, levels out */
+    frame_window_kernel<<<blocks_for(total), GPU_BLOCK, 0, st>>>(gp->d_sig[s], gp->d_window, (float *)gp->d_work[s],
+                                                                  ilog2(gp->n), gp->hop, total);
+    if ((err = gpu_check_launch(ei, "frame_window_kernel")) != SP_OK)
+        return err;
+    if ((err = gp->xf->r2c(gp->ctx, s, (float *)gp->d_work[s], gp->d_spec[s], cnt, ei)) != SP_OK)
+        return err;
+    /* the work buffer is free again after r2c: the levels land there */
+    total = cnt * bins;
+    amp_db_kernel<<<blocks_for(total), GPU_BLOCK, 0, st>>>((const float2 *)gp->d_spec[s], (float *)gp->d_work[s], bins,
+                                                            total, gp->scale_mid, gp->scale_edge);
+    return gpu_check_launch(ei, "amp_db_kernel");
+}
+
+/* The peak records of the cnt dB rows in slot s's work buffer into its d_pk. */
+static int queue_peaks(gpu_plan *gp, int s, size_t cnt, const fft_peak_req *req, sp_errinfo *ei)
+{
+    peak_ranges pr;
+    memset(&pr, 0, sizeof pr);
+    pr.nranges = (unsigned)req->nranges;
+    for (size_t r = 0; r < req->nranges; r++) {
+        pr.kmin[r] = (unsigned)req->kmin[r];
+        pr.kmax[r] = (unsigned)req->kmax[r];
+    }
+    dim3 grid((unsigned)cnt, pr.nranges);
+    peak_reduce_kernel<<<grid, PEAK_BLOCK, 0, gp->stream[s]>>>((const float *)gp->d_work[s], gp->n / 2 + 1, pr,
+                                                                gp->d_pk[s]);
+    return gpu_check_launch(ei, "peak_reduce_kernel");
+}
+
+/* Queues H2D from `src`, the kernels and D2H to `dst` (the results; NULL: a reduction's
+ * spectra stay on the device) and to `dst_pk` (a reduction's records) of one sub-batch on
+ * slot s, in pinned host memory: the slot's staging buffers or the caller's own pinned
+ * blocks. Nothing here reads or writes host data: a live plan captures it as a graph. */
+static int queue_device(gpu_plan *gp, const job *j, int s, size_t cnt, const void *src, void *dst, void *dst_pk,
                         sp_errinfo *ei)
 {
-    size_t in_off, in_bytes, out_off, out_bytes;
+    extent e = job_extent(gp, j, 0, cnt);
     cudaStream_t st = gp->stream[s];
-    size_t bins = gp->n / 2 + 1;
     int err;
 
-    job_extent(gp, j, 0, cnt, &in_off, &in_bytes, &out_off, &out_bytes);
     void *d_dst = j->op == OP_STFT ? (void *)gp->d_sig[s] : gp->d_work[s];
-    GPU_CK(cudaMemcpyAsync(d_dst, src, in_bytes, cudaMemcpyHostToDevice, st));
+    GPU_CK(cudaMemcpyAsync(d_dst, src, e.in_bytes, cudaMemcpyHostToDevice, st));
 
     const void *d_res;
     if (j->op == OP_C2C) {
@@ -447,37 +579,57 @@ static int queue_device(gpu_plan *gp, const job *j, int s, size_t cnt, const voi
         if ((err = gp->xf->r2c(gp->ctx, s, (float *)gp->d_work[s], gp->d_spec[s], cnt, ei)) != SP_OK)
             return err;
         d_res = gp->d_spec[s];
-    } else if (gp->xf->stft_db &&
-               (err = gp->xf->stft_db(gp->ctx, s, gp->d_sig[s], gp->hop, gp->d_window, gp->scale_mid,
-                                      gp->scale_edge, cnt, (float *)gp->d_work[s], ei)) != SP_EUNSUPPORTED) {
-        /* the backend's fused kernel: signal in, levels out */
-        if (err != SP_OK)
-            return err;
-        d_res = gp->d_work[s];
     } else {
-        size_t total = cnt * gp->n;
-        frame_window_kernel<<<blocks_for(total), GPU_BLOCK, 0, st>>>(
-            gp->d_sig[s], gp->d_window, (float *)gp->d_work[s], ilog2(gp->n), gp->hop, total);
-        if ((err = gpu_check_launch(ei, "frame_window_kernel")) != SP_OK)
-            return err;
-        if ((err = gp->xf->r2c(gp->ctx, s, (float *)gp->d_work[s], gp->d_spec[s], cnt, ei)) != SP_OK)
-            return err;
-        /* the work buffer is free again after r2c: the levels land there */
-        total = cnt * bins;
-        amp_db_kernel<<<blocks_for(total), GPU_BLOCK, 0, st>>>(
-            (const float2 *)gp->d_spec[s], (float *)gp->d_work[s], bins, total, gp->scale_mid,
-            gp->scale_edge);
-        if ((err = gpu_check_launch(ei, "amp_db_kernel")) != SP_OK)
+        if ((err = queue_levels(gp, s, cnt, ei)) != SP_OK)
             return err;
         d_res = gp->d_work[s];
     }
-    GPU_CK(cudaMemcpyAsync(dst, d_res, out_bytes, cudaMemcpyDeviceToHost, st));
+    if (j->req) {
+        if ((err = queue_peaks(gp, s, cnt, j->req, ei)) != SP_OK)
+            return err;
+        GPU_CK(cudaMemcpyAsync(dst_pk, gp->d_pk[s], e.pk_bytes, cudaMemcpyDeviceToHost, st));
+    }
+    if (dst)
+        GPU_CK(cudaMemcpyAsync(dst, d_res, e.out_bytes, cudaMemcpyDeviceToHost, st));
     return SP_OK;
+}
+
+/* The graph slot of a job's shape: same op, direction, frame count and, for a reduction,
+ * ranges and spectra wanted or not. */
+static int graph_matches(const gpu_plan *gp, int g, const job *j, size_t cnt)
+{
+    if (!gp->graph[g].state || gp->graph[g].op != j->op || gp->graph[g].inverse != j->inverse ||
+        gp->graph[g].cnt != cnt || gp->graph[g].reduce != (j->req != NULL))
+        return 0;
+    if (!j->req)
+        return 1;
+    const fft_peak_req *q = &gp->graph[g].req;
+    if (gp->graph[g].want_db != (j->h_out != NULL) || q->nranges != j->req->nranges)
+        return 0;
+    for (size_t r = 0; r < q->nranges; r++)
+        if (q->kmin[r] != j->req->kmin[r] || q->kmax[r] != j->req->kmax[r])
+            return 0;
+    return 1;
+}
+
+static void graph_remember(gpu_plan *gp, int g, const job *j, size_t cnt)
+{
+    gp->graph[g].op = j->op;
+    gp->graph[g].inverse = j->inverse;
+    gp->graph[g].cnt = cnt;
+    gp->graph[g].reduce = j->req != NULL;
+    gp->graph[g].want_db = j->h_out != NULL;
+    memset(&gp->graph[g].req, 0, sizeof gp->graph[g].req);
+    if (j->req)
+        gp->graph[g].req = *j->req;
+    gp->graph[g].state = 1;
 }
 
 /* Live plans: the whole sub-batch as one graph launch once its shape was seen before
  * (the first call also makes any per-shape state, e.g. cuFFT's plan for that batch, so
- * that nothing synchronises during the capture). Returns 1 when it did not apply. */
+ * that nothing synchronises during the capture). Reductions too: their ranges are part of
+ * the shape, and the records come back through the slot's staging buffer like the levels.
+ * Returns 1 when it did not apply. */
 static int queue_graph(gpu_plan *gp, const job *j, size_t cnt, sp_errinfo *ei)
 {
     cudaStream_t st = gp->stream[0];
@@ -487,25 +639,21 @@ static int queue_graph(gpu_plan *gp, const job *j, size_t cnt, sp_errinfo *ei)
     if (!gp->live || gp->graphs_off || !gp->xf->stft_db)
         return 1;
     for (g = 0; g < GPU_NGRAPHS; g++) {
-        if (gp->graph[g].state && gp->graph[g].op == j->op && gp->graph[g].inverse == j->inverse &&
-            gp->graph[g].cnt == cnt)
+        if (graph_matches(gp, g, j, cnt))
             break;
         if (!gp->graph[g].state && free_g < 0)
             free_g = g;
     }
     if (g == GPU_NGRAPHS) { /* first time: remember the shape, run it plainly */
-        if (free_g >= 0) {
-            gp->graph[free_g].op = j->op;
-            gp->graph[free_g].inverse = j->inverse;
-            gp->graph[free_g].cnt = cnt;
-            gp->graph[free_g].state = 1;
-        }
+        if (free_g >= 0)
+            graph_remember(gp, free_g, j, cnt);
         return 1;
     }
     if (gp->graph[g].state == 1) {
         cudaGraph_t graph = NULL;
         GPU_CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-        int err = queue_device(gp, j, 0, cnt, gp->h_in[0], gp->h_out[0], ei);
+        int err = queue_device(gp, j, 0, cnt, gp->h_in[0], j->h_out ? gp->h_out[0] : NULL,
+                               j->req ? gp->h_pk[0] : NULL, ei);
         cudaError_t e = cudaStreamEndCapture(st, &graph);
         if (err != SP_OK) {
             if (graph)
@@ -527,58 +675,63 @@ static int queue_graph(gpu_plan *gp, const job *j, size_t cnt, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* The slot's pinned staging buffers, made on first use (callers whose data lives in
- * gpu_plan_host_alloc memory never need them). */
-static int staging(gpu_plan *gp, int s, sp_errinfo *ei)
+/* The slot's pinned staging buffers that a sub-batch needs, made on first use (callers
+ * whose data lives in gpu_plan_host_alloc memory never need them). */
+static int staging(gpu_plan *gp, int s, int in, int out, int pk, sp_errinfo *ei)
 {
     int err = SP_OK;
-    if (!gp->h_in[s] && (err = host_alloc(&gp->h_in[s], gp->hin_bytes, "input staging", ei)) != SP_OK)
+    if (in && !gp->h_in[s] && (err = host_alloc(&gp->h_in[s], gp->hin_bytes, "input staging", ei)) != SP_OK)
         return err;
-    if (!gp->h_out[s])
-        err = host_alloc(&gp->h_out[s], gp->hout_bytes, "output staging", ei);
+    if (out && !gp->h_out[s] && (err = host_alloc(&gp->h_out[s], gp->hout_bytes, "output staging", ei)) != SP_OK)
+        return err;
+    if (pk && !gp->h_pk[s])
+        err = host_alloc(&gp->h_pk[s], gp->pk_bytes, "peak record staging", ei);
     return err;
 }
 
 /* Queues sub-batch [f0, f0+cnt) of the job on slot s (as a graph for a live single
  * sub-batch). Input in the caller's pinned memory goes to the device from there, else it
- * is staged into the slot's buffer first; the same for the output (finish). */
-static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, int single,
-                   sp_errinfo *ei)
+ * is staged into the slot's buffer first; the same for the outputs (finish). */
+static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, int single, sp_errinfo *ei)
 {
-    size_t in_off, in_bytes, out_off, out_bytes;
+    extent e = job_extent(gp, j, f0, cnt);
     const void *src;
-    void *dst;
+    void *dst = NULL, *dst_pk = NULL;
     int err, graph = single && s == 0 && gp->live;
-    job_extent(gp, j, f0, cnt, &in_off, &in_bytes, &out_off, &out_bytes);
     /* graphs keep the pointers they were captured with: the staging buffers */
-    src = graph ? NULL : pinned_range(gp, j->h_in + in_off, in_bytes);
-    gp->direct_out[s] = !graph && pinned_range(gp, j->h_out + out_off, out_bytes);
-    if ((!src || !gp->direct_out[s]) && (err = staging(gp, s, ei)) != SP_OK)
+    src = graph ? NULL : pinned_range(gp, j->h_in + e.in_off, e.in_bytes);
+    gp->direct_out[s] = j->h_out && !graph && pinned_range(gp, j->h_out + e.out_off, e.out_bytes);
+    gp->direct_pk[s] = j->req && !graph && pinned_range(gp, j->h_pk + e.pk_off, e.pk_bytes);
+    if ((err = staging(gp, s, !src, j->h_out && !gp->direct_out[s], j->req && !gp->direct_pk[s], ei)) != SP_OK)
         return err;
     if (src) {
-        src = j->h_in + in_off;
+        src = j->h_in + e.in_off;
     } else {
         /* host staging: the slot's pinned buffer is idle (its last sub-batch was finished) */
-        memcpy(gp->h_in[s], j->h_in + in_off, in_bytes);
+        memcpy(gp->h_in[s], j->h_in + e.in_off, e.in_bytes);
         src = gp->h_in[s];
     }
-    dst = gp->direct_out[s] ? (void *)(j->h_out + out_off) : (void *)gp->h_out[s];
+    if (j->h_out)
+        dst = gp->direct_out[s] ? (void *)(j->h_out + e.out_off) : (void *)gp->h_out[s];
+    if (j->req)
+        dst_pk = gp->direct_pk[s] ? (void *)(j->h_pk + e.pk_off) : (void *)gp->h_pk[s];
     if (graph) {
         int r = queue_graph(gp, j, cnt, ei);
         if (r <= 0)
             return r;
     }
-    return queue_device(gp, j, s, cnt, src, dst, ei);
+    return queue_device(gp, j, s, cnt, src, dst, dst_pk, ei);
 }
 
-/* Waits for slot s's sub-batch and copies its result out of the staging buffer. */
+/* Waits for slot s's sub-batch and copies its results out of the staging buffers. */
 static int finish(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_errinfo *ei)
 {
-    size_t in_off, in_bytes, out_off, out_bytes;
-    job_extent(gp, j, f0, cnt, &in_off, &in_bytes, &out_off, &out_bytes);
+    extent e = job_extent(gp, j, f0, cnt);
     GPU_CK(cudaStreamSynchronize(gp->stream[s]));
-    if (!gp->direct_out[s])
-        memcpy(j->h_out + out_off, gp->h_out[s], out_bytes);
+    if (j->h_out && !gp->direct_out[s])
+        memcpy(j->h_out + e.out_off, gp->h_out[s], e.out_bytes);
+    if (j->req && !gp->direct_pk[s])
+        memcpy(j->h_pk + e.pk_off, gp->h_pk[s], e.pk_bytes);
     return SP_OK;
 }
 
@@ -603,18 +756,20 @@ static int run_job(gpu_plan *gp, const job *j, sp_errinfo *ei)
     return err;
 }
 
-/* Entry guard and error latch shared by the three calls. */
+/* Entry guard and error latch shared by the calls. */
 static int run_checked(gpu_plan *gp, const job *j, sp_errinfo *ei)
 {
     sp_errinfo local;
     int err;
-    if (!gp || !j->h_in || !j->h_out)
+    if (!gp || !j->h_in || (!j->h_out && !j->req) || (j->req && !j->h_pk))
         return sp_fail(ei, SP_EINVAL, "gpu plan: NULL argument");
     if (gp->broken)
         return sp_fail(ei, SP_EGPU, "GPU plan unusable after an earlier error: %s", gp->why);
     if (j->batch > gp->max_batch)
         return sp_fail(ei, SP_EINVAL, "batch of %zu frames exceeds the plan's max_batch %zu",
                        j->batch, gp->max_batch);
+    if (j->req && (j->req->nranges < 1 || j->req->nranges > FFT_PEAK_RANGES_MAX))
+        return sp_fail(ei, SP_EINVAL, "gpu plan: %zu peak ranges", j->req->nranges);
     if (j->batch == 0)
         return SP_OK;
     local.msg[0] = 0;
@@ -632,19 +787,28 @@ static int run_checked(gpu_plan *gp, const job *j, sp_errinfo *ei)
 
 int gpu_plan_c2c(void *state, const cpx *in, cpx *out, size_t batch, int inverse, sp_errinfo *ei)
 {
-    job j = {OP_C2C, inverse, (const unsigned char *)in, (unsigned char *)out, batch};
+    job j = {OP_C2C, inverse, (const unsigned char *)in, (unsigned char *)out, batch, NULL, NULL};
     return run_checked((gpu_plan *)state, &j, ei);
 }
 
 int gpu_plan_r2c(void *state, const float *in, cpx *out, size_t batch, sp_errinfo *ei)
 {
-    job j = {OP_R2C, 0, (const unsigned char *)in, (unsigned char *)out, batch};
+    job j = {OP_R2C, 0, (const unsigned char *)in, (unsigned char *)out, batch, NULL, NULL};
     return run_checked((gpu_plan *)state, &j, ei);
 }
 
 int gpu_plan_stft_db(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei)
 {
-    job j = {OP_STFT, 0, (const unsigned char *)signal, (unsigned char *)db, nframes};
+    job j = {OP_STFT, 0, (const unsigned char *)signal, (unsigned char *)db, nframes, NULL, NULL};
+    return run_checked((gpu_plan *)state, &j, ei);
+}
+
+int gpu_plan_stft_reduce(void *state, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                         fft_peak_raw *peaks, sp_errinfo *ei)
+{
+    job j = {OP_STFT, 0, (const unsigned char *)signal, (unsigned char *)db, nframes, req, (unsigned char *)peaks};
+    if (!req)
+        return sp_fail(ei, SP_EINVAL, "gpu plan: NULL argument");
     return run_checked((gpu_plan *)state, &j, ei);
 }
 

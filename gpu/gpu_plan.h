@@ -9,7 +9,8 @@
  *   - the pipeline that splits a call into sub-batches of at most `chunk` frames and runs
  *     them on alternating slots, so that the copies and host staging of one sub-batch
  *     overlap the kernels of the other;
- *   - the framing+window, magnitude->dBFS and scaling kernels.
+ *   - the framing+window, magnitude->dBFS and scaling kernels, and the peak search of each
+ *     frame's dB row (fft_stft_reduce: only the records cross the bus).
  * The backend supplies the transforms themselves (gpu_xform), queued on a slot's stream.
  *
  * Device pointers (d_) and streams cross this header as void* / cpx* / float*: no CUDA
@@ -79,6 +80,13 @@ void gpu_plan_destroy(void *state);
 int gpu_plan_c2c(void *state, const cpx *in, cpx *out, size_t batch, int inverse, sp_errinfo *ei);
 int gpu_plan_r2c(void *state, const float *in, cpx *out, size_t batch, sp_errinfo *ei);
 int gpu_plan_stft_db(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei);
+/* stft_db with the peak search of req beside it (fft_stft_reduce): a kernel reduces each
+ * frame's dB row in device memory to its records (one block a frame and range), queued
+ * on the slot's stream after the dB kernels; only the records come back when db is NULL,
+ * both when it is not. Live plans run it as a graph too (the ranges are part of the
+ * graph's shape). */
+int gpu_plan_stft_reduce(void *state, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                         fft_peak_raw *peaks, sp_errinfo *ei);
 /* Host memory for the plan's callers: pinned (page-locked) while the plan has room for it
  * (GPU_NPINNED blocks), so that calls whose input or output lies in it copy straight
  * between it and the device, skipping the staging copy; plain malloc memory otherwise.

@@ -1,7 +1,8 @@
 /* test_fft: the cpu FFT backend against a double-precision brute-force DFT (the O(N^2)
  * "brute force" transform of the seed paper), on fresh random inputs with the output
  * poisoned with NaN first; plus the algebra an FFT must satisfy (inverse, Parseval, the
- * convolution theorem), batches, the dBFS contract of stft_db, threads and errors.
+ * convolution theorem), batches, the dBFS contract of stft_db, threads and errors; the peak
+ * reduction beside the FFT (fft_stft_reduce) against stft_db + the host scan, bit for bit.
  *
  * The seed comes from the clock and is printed; SPECTRO_TEST_SEED=<n> replays a run. */
 #include <math.h>
@@ -545,6 +546,216 @@ out:
     free(dbt);
 }
 
+/* ---- the peak reduction beside the FFT (fft_stft_reduce) ------------------------------- */
+
+/* Ranges that cover the vector paths' corners: the whole spectrum, single bins at both
+ * ends, spans shorter than, equal to and longer than a vector (4 or 8) at odd offsets,
+ * and random ones. */
+static size_t reduce_ranges(size_t n, fft_peak_req *out, size_t max_out)
+{
+    const size_t top = n / 2 - 1;
+    size_t lo[12], hi[12], cnt = 0, nreq = 0;
+#define RANGE(a, b) (lo[cnt] = (a), hi[cnt] = (b) < top ? (b) : top, cnt++)
+    RANGE(1, top);
+    RANGE(1, 1);
+    RANGE(top, top);
+    RANGE(top > 7 ? top - 7 : 1, top);
+    RANGE(3, 3 + 6); /* 7 bins */
+    RANGE(2, 2 + 8); /* 9 bins */
+    RANGE(5, 5 + 2); /* 3 bins */
+#undef RANGE
+    while (cnt < 12) {
+        size_t a = rng_range(1, top), b = rng_range(1, top);
+        lo[cnt] = a < b ? a : b;
+        hi[cnt++] = a < b ? b : a;
+    }
+    /* requests of 1, 2, 3, 4, 1, ... ranges, through the list */
+    for (size_t i = 0; i < cnt && nreq < max_out; nreq++) {
+        fft_peak_req *q = &out[nreq];
+        memset(q, 0, sizeof *q);
+        for (q->nranges = 0; q->nranges < 1 + nreq % FFT_PEAK_RANGES_MAX && i < cnt; q->nranges++, i++) {
+            q->kmin[q->nranges] = lo[i];
+            q->kmax[q->nranges] = hi[i];
+        }
+    }
+    return nreq;
+}
+
+static int raw_equal(const fft_peak_raw *a, const fft_peak_raw *b)
+{
+    return a->bin == b->bin && memcmp(&a->l, &b->l, 3 * sizeof(float)) == 0;
+}
+
+/* The signals: random, a loud sine between bins, a faint on-bin sine over the dB floor
+ * (every other bin reads exactly -200: ties across all lanes), all zeros (a row of ties),
+ * an impulse (rect: every inner bin the same level, ties again). */
+static void reduce_signal(int kind, float *sig, size_t len, size_t n)
+{
+    for (size_t i = 0; i < len; i++) {
+        double t = (double)i;
+        switch (kind) {
+        case 0:
+            sig[i] = rng_float();
+            break;
+        case 1:
+            sig[i] = (float)(0.8 * sin(2.0 * TEST_PI * t * ((double)n / 5.3 + 0.37) / (double)n));
+            break;
+        case 2:
+            sig[i] = (float)(1e-6 * cos(2.0 * TEST_PI * t * (double)(n / 8) / (double)n));
+            break;
+        case 3:
+            sig[i] = 0.0f;
+            break;
+        default:
+            sig[i] = i % n == 0 ? 1.0f : 0.0f;
+            break;
+        }
+    }
+}
+
+/* One plan: every request and frame count, db NULL and not, against fft_stft_db plus the
+ * host scan (fft_peak_scan) bit for bit; returns the records that differ. */
+static int reduce_plan_case(fft_plan *p, const float *sig, size_t n, size_t maxf, const fft_peak_req *reqs,
+                            size_t nreq, const char *what)
+{
+    static const size_t counts[] = {67, 64, 33, 7, 2, 1};
+    const size_t bins = n / 2 + 1;
+    float *db_ref = malloc(maxf * bins * sizeof *db_ref), *db = malloc(maxf * bins * sizeof *db);
+    fft_peak_raw *ref = malloc((maxf + 1) * FFT_PEAK_RANGES_MAX * sizeof *ref);
+    fft_peak_raw *got = malloc((maxf + 1) * FFT_PEAK_RANGES_MAX * sizeof *got);
+    int bad = 0;
+    CHECK(db_ref && db && ref && got);
+    if (!db_ref || !db || !ref || !got)
+        goto out;
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        size_t nf = counts[c] < maxf ? counts[c] : maxf;
+        CHECK(fft_stft_db(p, sig, nf, db_ref) == SP_OK);
+        for (size_t q = 0; q < nreq; q++) {
+            const fft_peak_req *req = &reqs[q];
+            size_t nr = req->nranges;
+            for (size_t f = 0; f < nf; f++)
+                for (size_t r = 0; r < nr; r++)
+                    ref[f * nr + r] = fft_peak_scan(db_ref + f * bins, req->kmin[r], req->kmax[r]);
+            for (int with_db = 0; with_db < 2; with_db++) {
+                tu_poison(got, (maxf + 1) * FFT_PEAK_RANGES_MAX * 4);
+                tu_poison(db, maxf * bins);
+                CHECK(fft_stft_reduce(p, sig, nf, with_db ? db : NULL, req, got) == SP_OK);
+                for (size_t i = 0; i < nf * nr; i++)
+                    if (!raw_equal(&got[i], &ref[i])) {
+                        if (bad++ < 5)
+                            CHECK_MSG(0, "%s: %zu frames, range %zu..%zu, frame %zu: bin %u, host scan %u", what, nf,
+                                      req->kmin[i % nr], req->kmax[i % nr], i / nr, got[i].bin, ref[i].bin);
+                    }
+                CHECK_MSG(isnan(got[nf * nr].c), "%s: wrote past the last record", what);
+                if (with_db)
+                    CHECK_MSG(memcmp(db, db_ref, nf * bins * sizeof *db) == 0, "%s: %zu frames: spectra differ", what,
+                              nf);
+                else
+                    CHECK_MSG(isnan(db[0]) && isnan(db[nf * bins - 1]), "%s: db NULL wrote to db", what);
+            }
+        }
+    }
+out:
+    free(db_ref);
+    free(db);
+    free(ref);
+    free(got);
+    return bad;
+}
+
+/* The cpu backend's reduction (threads 1 and 5, 4- and 8-wide) against the host scan. */
+static void test_stft_reduce(void)
+{
+    static const size_t sizes[] = {16, 64, 2048, 16384};
+    const size_t maxf = 67;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        const size_t n = sizes[si], hop = n / 4 + 3, len = (maxf - 1) * hop + n;
+        float *sig = malloc(len * sizeof *sig), *w = malloc(n * sizeof *w);
+        window_spec hann = {WINDOW_HANN, 0.0};
+        fft_peak_req reqs[16];
+        size_t nreq = reduce_ranges(n, reqs, 16);
+        CHECK(sig && w);
+        if (!sig || !w)
+            goto next;
+        CHECK(window_fill(&hann, n, w, NULL) == SP_OK);
+        for (int kind = 0; kind < 5; kind++) {
+            reduce_signal(kind, sig, len, n);
+            for (int cfgi = 0; cfgi < 4; cfgi++) {
+                char what[96];
+                tuning.cpu_threads = cfgi & 1 ? 5 : 1;
+                tuning.cpu_simd = cfgi & 2 ? FFT_CPU_SIMD_SSE2 : FFT_CPU_SIMD_AUTO;
+                fft_plan *p = make_plan(n, hop, kind == 4 ? NULL : w, maxf);
+                snprintf(what, sizeof what, "n=%zu signal %d threads %d%s", n, kind, tuning.cpu_threads,
+                         cfgi & 2 ? " sse2" : "");
+                if (p)
+                    reduce_plan_case(p, sig, n, maxf, reqs, nreq, what);
+                fft_plan_destroy(p);
+            }
+            tuning.cpu_threads = 0;
+            tuning.cpu_simd = FFT_CPU_SIMD_AUTO;
+        }
+    next:
+        free(sig);
+        free(w);
+    }
+}
+
+/* What the reduction finds on known spectra: the sine's bin, and the lowest bin of a row
+ * of ties (zeros: every bin at the floor). Then the requests it refuses. */
+static void test_stft_reduce_known(void)
+{
+    const size_t n = 1024, hop = 256, bins = n / 2 + 1;
+    float sig[1024 + 3 * 256];
+    fft_peak_raw got[4 * FFT_PEAK_RANGES_MAX];
+    fft_peak_req req;
+    fft_plan *p = make_plan(n, hop, NULL, 4);
+    if (!p)
+        return;
+    memset(&req, 0, sizeof req);
+    for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++)
+        sig[i] = (float)(0.5 * cos(2.0 * TEST_PI * 100.0 * (double)i / (double)n));
+    req.nranges = 3;
+    req.kmin[0] = 1, req.kmax[0] = n / 2 - 1;
+    req.kmin[1] = 101, req.kmax[1] = 200; /* the sine outside: its skirt's first bin */
+    req.kmin[2] = 100, req.kmax[2] = 100;
+    CHECK(fft_stft_reduce(p, sig, 4, NULL, &req, got) == SP_OK);
+    for (size_t f = 0; f < 4; f++) {
+        CHECK_MSG(got[f * 3].bin == 100, "frame %zu: bin %u", f, got[f * 3].bin);
+        CHECK(fabsf(got[f * 3].c - 20.0f * log10f(0.5f)) < 1e-3f);
+        CHECK(got[f * 3 + 2].bin == 100 && got[f * 3 + 2].c == got[f * 3].c);
+        CHECK(got[f * 3 + 1].bin >= 101 && got[f * 3 + 1].bin <= 200);
+    }
+    memset(sig, 0, sizeof sig);
+    req.kmin[1] = 9, req.kmax[1] = 300;
+    req.kmin[2] = n / 2 - 1, req.kmax[2] = n / 2 - 1;
+    CHECK(fft_stft_reduce(p, sig, 4, NULL, &req, got) == SP_OK);
+    for (size_t f = 0; f < 4; f++) {
+        CHECK_MSG(got[f * 3].bin == 1 && got[f * 3 + 1].bin == 9 && got[f * 3 + 2].bin == n / 2 - 1,
+                  "ties: bins %u %u %u", got[f * 3].bin, got[f * 3 + 1].bin, got[f * 3 + 2].bin);
+        CHECK(got[f * 3].l == FFT_DB_FLOOR && got[f * 3].c == FFT_DB_FLOOR && got[f * 3].r == FFT_DB_FLOOR);
+    }
+    (void)bins;
+    /* refused: empty, reversed or out-of-range ranges, too many */
+    req.nranges = 1;
+    req.kmin[0] = 0, req.kmax[0] = 10;
+    CHECK(fft_stft_reduce(p, sig, 4, NULL, &req, got) == SP_EINVAL);
+    req.kmin[0] = 5, req.kmax[0] = n / 2;
+    CHECK(fft_stft_reduce(p, sig, 4, NULL, &req, got) == SP_EINVAL);
+    req.kmin[0] = 20, req.kmax[0] = 10;
+    CHECK(fft_stft_reduce(p, sig, 4, NULL, &req, got) == SP_EINVAL);
+    req.kmin[0] = 1, req.kmax[0] = 10;
+    req.nranges = 0;
+    CHECK(fft_stft_reduce(p, sig, 4, NULL, &req, got) == SP_EINVAL);
+    req.nranges = FFT_PEAK_RANGES_MAX + 1;
+    CHECK(fft_stft_reduce(p, sig, 4, NULL, &req, got) == SP_EINVAL);
+    req.nranges = 1;
+    CHECK(fft_stft_reduce(p, sig, 5, NULL, &req, got) == SP_EINVAL); /* over max_batch */
+    CHECK(fft_stft_reduce(p, sig, 4, NULL, NULL, got) == SP_EINVAL);
+    CHECK(fft_stft_reduce(p, sig, 4, NULL, &req, NULL) == SP_EINVAL);
+    CHECK(fft_stft_reduce(p, sig, 0, NULL, &req, got) == SP_OK);
+    fft_plan_destroy(p);
+}
+
 /* ---- errors -------------------------------------------------------------------------- */
 
 static void test_errors(void)
@@ -618,5 +829,7 @@ int main(void)
     test_stft_range();
     test_stft_manual();
     test_stft_threads();
+    test_stft_reduce();
+    test_stft_reduce_known();
     return check_done("test_fft");
 }

@@ -6,6 +6,9 @@
  * without the sm_90 ones, as a build for older GPUs runs them): make_plan() gives its plans
  * the path of the last set_path().
  *
+ * The peak reduction (fft_stft_reduce) of every backend and path against the CPU backend's:
+ * same bins, levels within 0.01 dB, ties to the lowest bin; live plans' graphs included.
+ *
  * Fresh random inputs every run (the seed is printed; SPECTRO_TEST_SEED=... repeats one),
  * outputs poisoned with NaN before each call. Exits 77 when no CUDA device is usable.
  * SPECTRO_GPU_TEST_QUICK=1 runs smaller sizes (for compute-sanitizer). */
@@ -460,6 +463,210 @@ static void check_stft(size_t n, size_t hop, size_t max_batch, size_t total_fram
     free(got);
 }
 
+/* ---- the peak reduction (fft_stft_reduce) ------------------------------------------------ */
+
+/* The signals of check_reduce: 0 a sine between bins plus noise (as check_stft), 1 zeros
+ * (every bin at the floor: a row of ties), 2 a faint sine on bin n/8 (-120 dBFS: every
+ * other bin at the floor, ties off the peak). */
+static void reduce_signal(int kind, float *sig, size_t len, size_t n)
+{
+    const double pi = 3.14159265358979323846, f = (double)(n / 8) + 0.31;
+    for (size_t i = 0; i < len; i++) {
+        double t = (double)i / (double)n;
+        sig[i] = kind == 0   ? (float)(0.5 * sin(2.0 * pi * f * t) + 0.2 * rng_signed())
+                 : kind == 1 ? 0.0f
+                             : (float)(1e-6 * cos(2.0 * pi * (double)(n / 8) * t));
+    }
+}
+
+/* Ranges: everything, the sine's neighbourhood, single bins at both ends, the top 8 bins,
+ * and one at random; nranges = FFT_PEAK_RANGES_MAX in the first request, 1 in the rest. */
+static size_t reduce_reqs(size_t n, fft_peak_req *q)
+{
+    const size_t top = n / 2 - 1, s = n / 8;
+    size_t a = rng_range(1, top), b = rng_range(1, top);
+    memset(q, 0, 3 * sizeof *q);
+    q[0].nranges = FFT_PEAK_RANGES_MAX;
+    q[0].kmin[0] = 1, q[0].kmax[0] = top;
+    q[0].kmin[1] = s > 3 ? s - 3 : 1, q[0].kmax[1] = s + 3 < top ? s + 3 : top;
+    q[0].kmin[2] = 1, q[0].kmax[2] = 1;
+    q[0].kmin[3] = top, q[0].kmax[3] = top;
+    q[1].nranges = 1;
+    q[1].kmin[0] = top > 7 ? top - 7 : 1, q[1].kmax[0] = top;
+    q[2].nranges = 1;
+    q[2].kmin[0] = a < b ? a : b, q[2].kmax[0] = a < b ? b : a;
+    return 3;
+}
+
+/* Runs the reduction over total frames in calls of up to max_batch (one call of 1 frame in
+ * between, as check_stft); db may be NULL. */
+static int run_reduce(fft_plan *p, const float *sig, size_t hop, size_t nb, size_t max_batch, size_t total,
+                      float *db, const fft_peak_req *q, fft_peak_raw *out)
+{
+    size_t f = 0, call = 0;
+    while (f < total) {
+        size_t cnt = call++ == 1 ? 1 : max_batch;
+        if (cnt > total - f)
+            cnt = total - f;
+        int err = fft_stft_reduce(p, sig + f * hop, cnt, db ? db + f * nb : NULL, q, out + f * q->nranges);
+        if (err != SP_OK)
+            return err;
+        f += cnt;
+    }
+    return SP_OK;
+}
+
+/* A GPU record against the CPU backend's: the same bin (or, where two bins of the CPU's row
+ * lie within 0.01 dB, a bin the CPU reads within 0.01 dB of its maximum: a near tie that
+ * float rounding may break either way); levels within 0.01 dB where the CPU reads them above
+ * -100 dBFS and within 60 dB of the record's peak, deeper ones within 1e-5 of its amplitude
+ * (check_stft's rule). Returns 1 when off, counting the near ties. */
+static int raw_off(const fft_peak_raw *g, const fft_peak_raw *c, const float *cpu_row, size_t *near_ties)
+{
+    const float gv[3] = {g->l, g->c, g->r}, cv[3] = {c->l, c->c, c->r};
+    if (g->bin != c->bin) {
+        if (!(fabsf(cpu_row[g->bin] - c->c) <= 0.01f))
+            return 1;
+        (*near_ties)++;
+        return 0;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (cv[i] > -100.0f && cv[i] >= c->c - 60.0f) {
+            if (!(fabsf(gv[i] - cv[i]) <= 0.01f))
+                return 1;
+        } else if (!(fabs(pow(10.0, gv[i] / 20.0) - pow(10.0, cv[i] / 20.0)) <= 1e-5 * pow(10.0, c->c / 20.0))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The device reduction of each backend and cuda path against the CPU backend's, with and
+ * without the spectra (the same records both ways; with them, exactly the host scan of the
+ * GPU's own spectra, and the spectra those of fft_stft_db), in malloc'd and pinned buffers. */
+static void check_reduce(size_t n, size_t hop, size_t max_batch, size_t total)
+{
+    const size_t nb = n / 2 + 1, len = (total - 1) * hop + n, nrec = total * FFT_PEAK_RANGES_MAX;
+    float *sig = xmalloc(len * sizeof *sig), *win = xmalloc(n * sizeof *win);
+    float *cdb = xmalloc(total * nb * sizeof *cdb), *gdb = xmalloc(total * nb * sizeof *gdb);
+    float *gdb2 = xmalloc(total * nb * sizeof *gdb2);
+    fft_peak_raw *cref = xmalloc(nrec * sizeof *cref), *g1 = xmalloc(nrec * sizeof *g1);
+    fft_peak_raw *g2 = xmalloc(nrec * sizeof *g2);
+    fft_peak_req reqs[3];
+    window_spec ws = window_spec_default();
+    CHECK(window_fill(&ws, n, win, NULL) == SP_OK);
+    fft_backend_kind kinds[4] = {FFT_BACKEND_CUDA, FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT, FFT_BACKEND_CUDA};
+    for (int kind = 0; kind < 3; kind++) {
+        size_t nreq = reduce_reqs(n, reqs), bad = 0, exact_bad = 0, near = 0, compared = 0;
+        reduce_signal(kind, sig, len, n);
+        fft_plan *cp = make_plan(FFT_BACKEND_CPU, n, hop, win, max_batch);
+        if (!cp)
+            break;
+        CHECK(run_reduce(cp, sig, hop, nb, max_batch, total, cdb, &reqs[0], cref) == SP_OK);
+        fft_plan_destroy(cp);
+        for (int k = 0; k < 4; k++) {
+            set_path(k == 1);
+            fft_plan *p = make_plan(kinds[k], n, hop, win, max_batch);
+            if (!p)
+                continue;
+            const char *what = k == 3 ? "cuda (pinned)" : kind_name(kinds[k]);
+            /* k == 3: the caller's buffers in pinned memory, which the plan copies to directly */
+            fft_peak_raw *pg1 = k == 3 ? fft_plan_host_alloc(p, nrec * sizeof *pg1) : g1;
+            float *pdb = k == 3 ? fft_plan_host_alloc(p, total * nb * sizeof *pdb) : gdb;
+            for (size_t q = 0; q < nreq && pg1 && pdb; q++) {
+                const size_t nr = reqs[q].nranges;
+                tu_poison(pg1, nrec * 4);
+                tu_poison(g2, nrec * 4);
+                tu_poison(pdb, total * nb);
+                CHECK_MSG(run_reduce(p, sig, hop, nb, max_batch, total, NULL, &reqs[q], pg1) == SP_OK,
+                          "%s reduce: %s", what, fft_plan_last_error(p));
+                CHECK_MSG(run_reduce(p, sig, hop, nb, max_batch, total, pdb, &reqs[q], g2) == SP_OK,
+                          "%s reduce with spectra: %s", what, fft_plan_last_error(p));
+                CHECK(fft_stft_db(p, sig, total < max_batch ? total : max_batch, gdb2) == SP_OK);
+                CHECK_MSG(memcmp(pdb, gdb2, (total < max_batch ? total : max_batch) * nb * sizeof *pdb) == 0,
+                          "%s n=%zu: the spectra of a reduction differ from stft_db's", what, n);
+                exact_bad += memcmp(pg1, g2, total * nr * sizeof *g2) != 0;
+                for (size_t f = 0; f < total; f++)
+                    for (size_t r = 0; r < nr; r++) {
+                        fft_peak_raw host = fft_peak_scan(pdb + f * nb, reqs[q].kmin[r], reqs[q].kmax[r]);
+                        fft_peak_raw cpu = q == 0 ? cref[f * nr + r]
+                                                  : fft_peak_scan(cdb + f * nb, reqs[q].kmin[r], reqs[q].kmax[r]);
+                        exact_bad += memcmp(&host, &g2[f * nr + r], sizeof host) != 0;
+                        bad += raw_off(&pg1[f * nr + r], &cpu, cdb + f * nb, &near);
+                        compared++;
+                    }
+            }
+            CHECK_MSG(exact_bad == 0, "%s reduce n=%zu signal %d: records differ from the host scan of its own "
+                      "spectra, or with spectra from without (%zu)", what, n, kind, exact_bad);
+            CHECK_MSG(bad == 0, "%s reduce n=%zu hop=%zu signal %d: %zu of %zu records off the CPU's", what, n, hop,
+                      kind, bad, compared);
+            if (kind != 0)
+                CHECK_MSG(near == 0, "%s reduce n=%zu signal %d: %zu bins differ from the CPU's on exact ties", what,
+                          n, kind, near);
+            printf("  reduce %s n=%zu hop=%zu signal %d: %zu records, %zu near ties\n", what, n, hop, kind,
+                   compared, near);
+            if (k == 3) {
+                fft_plan_host_free(p, pg1);
+                fft_plan_host_free(p, pdb);
+            }
+            fft_plan_destroy(p);
+            bad = exact_bad = near = compared = 0;
+        }
+        set_path(0);
+    }
+    free(sig);
+    free(win);
+    free(cdb);
+    free(gdb);
+    free(gdb2);
+    free(cref);
+    free(g1);
+    free(g2);
+}
+
+/* A live plan runs one-sub-batch calls as CUDA graphs (captured on a shape's second call):
+ * reductions with and without spectra and with other ranges are other shapes (six here,
+ * each met three times: run plainly, captured, replayed), and every call gives the records
+ * (and spectra) of a plain plan. */
+static void check_reduce_live(size_t n, size_t hop)
+{
+    const size_t max_batch = 16, nb = n / 2 + 1, calls = 18, len = (calls * 8 - 1) * hop + n;
+    float *sig = xmalloc(len * sizeof *sig), *db = xmalloc(8 * nb * sizeof *db), *dbr = xmalloc(8 * nb * sizeof *dbr);
+    fft_peak_raw got[8 * FFT_PEAK_RANGES_MAX], want[8 * FFT_PEAK_RANGES_MAX];
+    fft_peak_req reqs[3];
+    fft_config cfg = fft_config_default();
+    fft_plan *live = NULL, *plain = make_plan(FFT_BACKEND_CUDA, n, hop, NULL, max_batch);
+    sp_errinfo ei = {{0}};
+    size_t bad = 0;
+    reduce_signal(0, sig, len, n);
+    reduce_reqs(n, reqs);
+    cfg.backend = FFT_BACKEND_CUDA;
+    cfg.n = n;
+    cfg.hop = hop;
+    cfg.max_batch = max_batch;
+    cfg.live = 1;
+    CHECK_MSG(fft_plan_create(&cfg, &live, &ei) == SP_OK, "live plan: %s", ei.msg);
+    for (size_t c = 0; live && plain && c < calls; c++) {
+        const fft_peak_req *q = &reqs[c % 6 < 3 ? 0 : 1 + c % 2];
+        const size_t cnt = 8 - c % 2 * 3, nr = q->nranges; /* 8 (one sub-batch) or 5 frames */
+        float *d = c % 3 == 2 ? db : NULL;
+        tu_poison(got, 8 * FFT_PEAK_RANGES_MAX * 4);
+        tu_poison(db, 8 * nb);
+        CHECK(fft_stft_reduce(live, sig + c * 8 * hop, cnt, d, q, got) == SP_OK);
+        CHECK(fft_stft_reduce(plain, sig + c * 8 * hop, cnt, dbr, q, want) == SP_OK);
+        bad += memcmp(got, want, cnt * nr * sizeof *got) != 0;
+        if (d)
+            bad += memcmp(db, dbr, cnt * nb * sizeof *db) != 0;
+    }
+    CHECK_MSG(bad == 0, "live (graph) reductions n=%zu: %zu calls differ from a plain plan's", n, bad);
+    printf("  reduce live n=%zu: %zu calls as graphs and plain agree\n", n, calls);
+    fft_plan_destroy(live);
+    fft_plan_destroy(plain);
+    free(sig);
+    free(db);
+    free(dbr);
+}
+
 /* Buffers from fft_plan_host_alloc (pinned: the plan copies straight between them and the
  * device) give the same bits as malloc'd ones (staged through the plan's own buffers), at
  * the start of the blocks and at offsets inside them, over two sub-batches. */
@@ -801,6 +1008,18 @@ int main(void)
         check_stft(32768, 8192, 8, 20);    /* the largest fused short-time kernel */
         check_stft(65536, 16384, 16, 40);  /* past it: framing + cluster r2c (2^15) + dB */
     }
+    /* the peak reduction: the fused kernel's sizes, the largest fused one, past it (framing
+     * + r2c + dB), several sub-batches, odd hops */
+    check_reduce(16, 5, 7, 50);
+    check_reduce(1024, 256, 64, 200);
+    check_reduce(4096, 1001, 16, 40);
+    if (!quick) {
+        check_reduce(16384, 64, 64, 300);
+        check_reduce(32768, 8192, 8, 20);
+        check_reduce(65536, 16384, 16, 40);
+    }
+    check_reduce_live(1024, 256);
+    check_reduce_live(16384, 512);
     for (int path = 0; path < 2; path++) {
         set_path(path);
         check_pinned(FFT_BACKEND_CUDA);

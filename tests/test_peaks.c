@@ -1,6 +1,7 @@
 /* test_peaks: parabolic interpolation on exact parabolas (vertex frequency and level),
  * DC and Nyquist never chosen, and real windowed off-bin sines (hann, N = 4096) located
- * within 0.05 bin through fft_stft_db. The random seed is printed;
+ * within 0.05 bin through fft_stft_db; the split into the scan and peaks_refine keeping
+ * every bit of the one-piece search. The random seed is printed;
  * SPECTRO_TEST_SEED=... repeats a run. */
 #include <stddef.h>
 #include <stdint.h>
@@ -143,11 +144,71 @@ static void test_sines(void)
     free(db);
 }
 
+/* peaks_find_range before the split into the scan and peaks_refine, verbatim: the split
+ * must keep every bit of its results. */
+static peak find_range_before(const float *db, size_t n, double rate, size_t kmin, size_t kmax)
+{
+    peak p;
+    if (kmin < 1)
+        kmin = 1;
+    if (kmax > n / 2 - 1)
+        kmax = n / 2 - 1;
+    if (kmax < kmin)
+        kmax = kmin;
+    p.bin = kmin;
+    for (size_t k = kmin + 1; k <= kmax; k++)
+        if (db[k] > db[p.bin])
+            p.bin = k;
+    {
+        double l = db[p.bin - 1], c = db[p.bin], r = db[p.bin + 1];
+        double den = l - 2.0 * c + r, d = 0.0;
+        if (den < 0.0) {
+            d = 0.5 * (l - r) / den;
+            if (d > 0.5)
+                d = 0.5;
+            if (d < -0.5)
+                d = -0.5;
+        }
+        p.freq_hz = ((double)p.bin + d) * rate / (double)n;
+        p.db = c - 0.25 * (l - r) * d;
+    }
+    return p;
+}
+
+/* peaks_find_range (scan + peaks_refine) and peaks_refine on a backend's raw record
+ * (fft_peak_scan's) give what the one-piece search gave, bit for bit: random rows with
+ * coarse levels (many ties), ranges in and out of bounds, flat tops. */
+static void test_refine_split(void)
+{
+    int bad = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        const size_t n = (size_t)16 << rng_range(0, 8), half = n / 2;
+        const double rate = (double)rng_range(8000, 192000);
+        float *db = malloc((half + 1) * sizeof *db);
+        size_t kmin = rng_range(0, half + 2), kmax = rng_range(0, half + 2);
+        for (size_t i = 0; i <= half; i++)
+            db[i] = trial % 3 ? (float)(-200.0 + 200.0 * rng_unit()) : (float)-(double)rng_range(0, 6);
+        peak want = find_range_before(db, n, rate, kmin, kmax);
+        peak got = peaks_find_range(db, n, rate, kmin, kmax);
+        size_t lo = kmin < 1 ? 1 : kmin, hi = kmax > half - 1 ? half - 1 : kmax;
+        fft_peak_raw raw = fft_peak_scan(db, lo, hi < lo ? lo : hi);
+        peak via_raw = peaks_refine(raw.bin, raw.l, raw.c, raw.r, n, rate);
+        if (memcmp(&want, &got, sizeof want) != 0 || memcmp(&want, &via_raw, sizeof want) != 0) {
+            if (bad++ < 5)
+                CHECK_MSG(0, "n %zu range %zu..%zu: bin %zu / %zu, %.17g / %.17g Hz, %.17g / %.17g dB", n, kmin, kmax,
+                          got.bin, want.bin, got.freq_hz, want.freq_hz, got.db, want.db);
+        }
+        free(db);
+    }
+    CHECK_MSG(bad == 0, "%d searches differ from the one-piece search", bad);
+}
+
 int main(void)
 {
     tu_seed("test_peaks");
     test_parabola();
     test_edges();
     test_sines();
+    test_refine_split();
     return check_done("test_peaks");
 }

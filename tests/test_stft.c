@@ -2,7 +2,8 @@
  * hop > n, hop = 1, L = n and L < n (one zero-padded frame); every frame's spectrum against
  * fft_stft_db on that frame directly (bit for bit); pushes split into random blocks and
  * batch sizes 1, 3 and max giving identical spectra; channel mix / select / all; the sink's
- * frame numbering; stft_flush; bad configurations and sink errors.
+ * frame numbering; stft_flush; bad configurations and sink errors; a reduction
+ * (stft_set_reduce) handing over the host scan's records, with the spectra or without.
  * The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
 #include <stdint.h>
 #include <stdio.h>
@@ -527,6 +528,136 @@ static void test_errors(void)
     fft_plan_destroy(plan);
 }
 
+/* ---- with a reduction (stft_set_reduce) -------------------------------------------------- */
+
+/* A collector of the reduced blocks: the records per channel, the spectra when they come. */
+typedef struct {
+    collector spectra;        /* the db blocks, through collect() */
+    size_t nranges;
+    fft_peak_raw *raw[MAX_OUT];
+    size_t raw_cap[MAX_OUT];
+    uint64_t count[MAX_OUT];
+    int db_null, db_given;    /* calls with db NULL / not */
+} reduced;
+
+static int collect_reduced(void *user, int channel, uint64_t first, size_t nframes, const float *db,
+                           const fft_peak_raw *raw)
+{
+    reduced *r = user;
+    size_t need;
+    if (channel < 0 || channel >= MAX_OUT)
+        return SP_EINVAL;
+    need = (size_t)(r->count[channel] + nframes) * r->nranges;
+    if (need > r->raw_cap[channel]) {
+        fft_peak_raw *p = realloc(r->raw[channel], 2 * need * sizeof *p);
+        if (!p)
+            return SP_ENOMEM;
+        r->raw[channel] = p;
+        r->raw_cap[channel] = 2 * need;
+    }
+    memcpy(r->raw[channel] + (size_t)r->count[channel] * r->nranges, raw, nframes * r->nranges * sizeof *raw);
+    r->count[channel] += nframes;
+    if (!db) {
+        r->db_null++;
+        return SP_OK;
+    }
+    r->db_given++;
+    return collect(&r->spectra, channel, first, nframes, db);
+}
+
+/* Three channels analysed separately, with random blocks and batches: the records a
+ * reduction hands over are the host scan of the spectra of a plain run, with the spectra
+ * (identical to the plain run's) or without them (db NULL on every call). */
+static void test_reduce(void)
+{
+    const size_t n = 256, hop = 40, L = 3000 + rng_range(0, 2000), bins = n / 2 + 1;
+    const int ch = 3;
+    fft_plan *plan = make_plan(n, hop, MAX_BATCH, 1);
+    float *in = malloc(L * (size_t)ch * sizeof *in);
+    collector ref;
+    fft_peak_req req;
+    stft_config cfg = stft_config_default();
+    sp_errinfo ei = {{0}};
+    CHECK(in != NULL);
+    if (!plan || !in)
+        goto out;
+    for (size_t i = 0; i < L * (size_t)ch; i++)
+        in[i] = (float)rng_signed() * (i % 3 == 1 ? 1e-3f : 1.0f);
+    memset(&req, 0, sizeof req);
+    req.nranges = 2;
+    req.kmin[0] = 1, req.kmax[0] = n / 2 - 1;
+    req.kmin[1] = 10 + rng_range(0, 20), req.kmax[1] = req.kmin[1] + rng_range(0, 60);
+    cfg.n = n;
+    cfg.hop = hop;
+    cfg.in_channels = ch;
+    cfg.channel = STFT_CHANNEL_ALL;
+    cfg.batch = rng_range(1, MAX_BATCH);
+    collector_init(&ref, bins, ch);
+    analyse(plan, &cfg, in, L, 1, &ref);
+    for (int spectra = 0; spectra < 2; spectra++) {
+        reduced r;
+        stft *s = NULL;
+        int bad = 0;
+        memset(&r, 0, sizeof r);
+        collector_init(&r.spectra, bins, ch);
+        r.nranges = req.nranges;
+        cfg.batch = rng_range(1, MAX_BATCH);
+        CHECK(stft_create(&cfg, plan, collect, &r.spectra, &s, &ei) == SP_OK);
+        if (!s)
+            continue;
+        CHECK_MSG(stft_set_reduce(s, &req, spectra, collect_reduced, &ei) == SP_OK, "set_reduce: %s", ei.msg);
+        CHECK(run(s, in, ch, L, 1, &ei) == SP_OK);
+        CHECK(stft_set_reduce(s, &req, spectra, collect_reduced, &ei) == SP_EINVAL); /* after samples */
+        stft_destroy(s);
+        CHECK_MSG(spectra ? r.db_null == 0 && r.db_given > 0 : r.db_given == 0 && r.db_null > 0,
+                  "spectra %d: %d calls with db, %d without", spectra, r.db_given, r.db_null);
+        for (int c = 0; c < ch; c++) {
+            CHECK(r.count[c] == ref.count[0] && ref.count[c] == ref.count[0]);
+            if (r.count[c] != ref.count[c])
+                continue;
+            for (size_t f = 0; f < r.count[c]; f++)
+                for (size_t k = 0; k < req.nranges; k++) {
+                    fft_peak_raw want = fft_peak_scan(ref.db[c] + f * bins, req.kmin[k], req.kmax[k]);
+                    fft_peak_raw got = r.raw[c][f * req.nranges + k];
+                    bad += memcmp(&want, &got, sizeof want) != 0;
+                }
+            if (spectra)
+                CHECK_MSG(r.spectra.count[c] == ref.count[c] &&
+                              memcmp(r.spectra.db[c], ref.db[c], ref.count[c] * bins * sizeof(float)) == 0,
+                          "channel %d: the spectra differ from a plain run's", c);
+        }
+        CHECK_MSG(bad == 0, "spectra %d: %d records differ from the host scan", spectra, bad);
+        for (int c = 0; c < MAX_OUT; c++)
+            free(r.raw[c]);
+        collector_free(&r.spectra);
+    }
+    /* refused: ranges outside 1 .. n/2-1, none, reversed */
+    {
+        stft *s = NULL;
+        collector c;
+        collector_init(&c, bins, ch);
+        CHECK(stft_create(&cfg, plan, collect, &c, &s, &ei) == SP_OK);
+        req.kmax[0] = n / 2;
+        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &ei) == SP_EINVAL);
+        req.kmax[0] = n / 2 - 1;
+        req.kmin[1] = 0;
+        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &ei) == SP_EINVAL);
+        req.kmin[1] = 30, req.kmax[1] = 20;
+        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &ei) == SP_EINVAL);
+        req.kmax[1] = 40;
+        req.nranges = 0;
+        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &ei) == SP_EINVAL);
+        req.nranges = 1;
+        CHECK(stft_set_reduce(s, &req, 0, NULL, &ei) == SP_EINVAL);
+        stft_destroy(s);
+        collector_free(&c);
+    }
+    collector_free(&ref);
+out:
+    free(in);
+    fft_plan_destroy(plan);
+}
+
 int main(void)
 {
     tu_seed("test_stft");
@@ -535,5 +666,6 @@ int main(void)
     test_channels();
     test_flush();
     test_errors();
+    test_reduce();
     return check_done("test_stft");
 }

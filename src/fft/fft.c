@@ -48,6 +48,8 @@ struct fft_plan {
     char fallback[sizeof(sp_errinfo)];
     fft_choice choice;
     sp_errinfo err;
+    float *reduce_db; /* fft_stft_reduce's spectra when the backend has no reduction and the
+                       * caller wants none: max_batch rows, made on first use */
 };
 
 fft_config fft_config_default(void)
@@ -322,6 +324,7 @@ void fft_plan_destroy(fft_plan *p)
         return;
     if (p->be && p->state)
         p->be->destroy(p->state);
+    free(p->reduce_db);
     free(p);
 }
 
@@ -399,4 +402,57 @@ int fft_stft_db(fft_plan *p, const float *signal, size_t nframes, float *db)
         return SP_OK;
     p->err.msg[0] = 0;
     return p->be->stft_db(p->state, signal, nframes, db, &p->err);
+}
+
+fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax)
+{
+    fft_peak_raw o;
+    size_t b = kmin;
+    for (size_t k = kmin + 1; k <= kmax; k++)
+        if (db[k] > db[b]) /* the first of equal maxima stays */
+            b = k;
+    o.bin = (uint32_t)b;
+    o.l = db[b - 1];
+    o.c = db[b];
+    o.r = db[b + 1];
+    return o;
+}
+
+/* The ranges fit an n-point spectrum's bins 1 .. n/2-1. */
+static int peak_req_ok(const fft_peak_req *req, size_t n)
+{
+    if (req->nranges < 1 || req->nranges > FFT_PEAK_RANGES_MAX)
+        return 0;
+    for (size_t r = 0; r < req->nranges; r++)
+        if (req->kmin[r] < 1 || req->kmin[r] > req->kmax[r] || req->kmax[r] > n / 2 - 1)
+            return 0;
+    return 1;
+}
+
+int fft_stft_reduce(fft_plan *p, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                    fft_peak_raw *peaks)
+{
+    const size_t bins = p ? p->n / 2 + 1 : 0;
+    int err;
+    if (!p || !signal || !req || !peaks || nframes > p->max_batch)
+        return SP_EINVAL;
+    if (!peak_req_ok(req, p->n))
+        return sp_fail(&p->err, SP_EINVAL, "peak search: bins out of 1 .. %zu or more than %d ranges", p->n / 2 - 1,
+                       FFT_PEAK_RANGES_MAX);
+    if (nframes == 0)
+        return SP_OK;
+    p->err.msg[0] = 0;
+    if (p->be->stft_reduce)
+        return p->be->stft_reduce(p->state, signal, nframes, db, req, peaks, &p->err);
+    if (!db) {
+        if (!p->reduce_db && !(p->reduce_db = malloc(p->max_batch * bins * sizeof *p->reduce_db)))
+            return sp_fail(&p->err, SP_ENOMEM, "out of memory for the spectra of %zu frames", p->max_batch);
+        db = p->reduce_db;
+    }
+    if ((err = p->be->stft_db(p->state, signal, nframes, db, &p->err)) != SP_OK)
+        return err;
+    for (size_t f = 0; f < nframes; f++)
+        for (size_t r = 0; r < req->nranges; r++)
+            peaks[f * req->nranges + r] = fft_peak_scan(db + f * bins, req->kmin[r], req->kmax[r]);
+    return SP_OK;
 }

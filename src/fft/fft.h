@@ -131,6 +131,43 @@ int fft_r2c(fft_plan *plan, const float *in, cpx *out, size_t batch);
  * least (nframes-1)*hop + n samples. nframes <= max_batch. */
 int fft_stft_db(fft_plan *plan, const float *signal, size_t nframes, float *db);
 
+/* ---- reductions beside the FFT ------------------------------------------------------------
+ *
+ * A peak search over bins [kmin, kmax] of each frame's dB spectrum: the strongest bin (the
+ * first of equal maxima, as a scan with `>` finds it) and the levels at bin-1, bin, bin+1,
+ * from which the host refines frequency and level (sink/peaks.h, peaks_refine). Up to
+ * FFT_PEAK_RANGES_MAX ranges are searched in one call. A GPU backend computes the records
+ * where the spectra are, so that only they cross the bus. */
+#define FFT_PEAK_RANGES_MAX 4
+
+typedef struct {
+    size_t nranges;                    /* 1 .. FFT_PEAK_RANGES_MAX */
+    size_t kmin[FFT_PEAK_RANGES_MAX];  /* 1 <= kmin[r] <= kmax[r] <= n/2 - 1 */
+    size_t kmax[FFT_PEAK_RANGES_MAX];
+} fft_peak_req;
+
+/* What a device finds for one frame and range: 16 bytes. */
+typedef struct {
+    uint32_t bin;      /* the strongest bin in [kmin, kmax] */
+    float l, c, r;     /* its level and its neighbours' (dBFS): db[bin-1], db[bin], db[bin+1] */
+} fft_peak_raw;
+#ifndef __cplusplus
+_Static_assert(sizeof(fft_peak_raw) == 16, "fft_peak_raw must be 16 bytes");
+#endif
+
+/* fft_stft_db plus the peak search of req on every frame: peaks[f*req->nranges + r] for
+ * frame f and range r. db receives the spectra as fft_stft_db writes them, or is NULL when
+ * they are not wanted (a GPU backend then copies only the records back). A backend without
+ * its own reduction computes the spectra and scans them on the calling thread (the same
+ * records). SP_EINVAL for a range outside 1 .. n/2-1, kmin > kmax, or nranges out of
+ * 1 .. FFT_PEAK_RANGES_MAX. */
+int fft_stft_reduce(fft_plan *plan, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                    fft_peak_raw *peaks);
+
+/* The host scan of one dB spectrum row: the record of range [kmin, kmax] (valid bins as
+ * above). The reference every backend's reduction matches. */
+fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax);
+
 /* Host memory that the plan's backend moves fastest: pinned memory for the GPU backends
  * (calls whose input or output lies in it skip a staging copy), plain malloc otherwise.
  * NULL when out of memory. Free with fft_plan_host_free on the same plan, before the plan

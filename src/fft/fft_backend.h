@@ -27,6 +27,10 @@ typedef struct fft_backend {
     /* Optional (NULL: malloc/free): host memory that this backend moves fastest. */
     void *(*host_alloc)(void *state, size_t bytes);
     void (*host_free)(void *state, void *p);
+    /* Optional (NULL: stft_db, then fft_peak_scan on the caller's thread): stft_db with the
+     * peak search of req beside it (fft_stft_reduce; req validated, db may be NULL). */
+    int (*stft_reduce)(void *state, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                       fft_peak_raw *peaks, sp_errinfo *ei);
 } fft_backend;
 
 /* The table's layout, checked between the program and the GPU module it loads (gpu/

@@ -21,6 +21,10 @@
  * picked at run time when the CPU has AVX (fft_config.cpu_simd can keep the 4-wide path).
  * No FMA and no -ffast-math: both paths give the same bits.
  *
+ * Reductions. stft_reduce is stft_db plus the peak search of each frame's dB row, run by
+ * the thread that made the row right after making it (8-wide with AVX2, like the dB
+ * conversion); without the caller's db the row is the thread's own scratch.
+ *
  * Threads. stft_db splits its frames over a pool made in create(): the caller takes the
  * first share, nthreads-1 workers the others, each with its own scratch. nthreads is
  * min(online CPUs, 8), fft_config.cpu_threads overrides (1 = no threads), never above
@@ -79,11 +83,21 @@ static inline void vst(float *p, vf v)
 
 typedef struct cpu_state cpu_state;
 
+/* What a call asks of each frame: its dB row into db (NULL: into the thread's scratch
+ * row), and with req its peak records. */
+typedef struct {
+    const float *signal;
+    float *db;
+    const fft_peak_req *req; /* NULL: spectra only */
+    fft_peak_raw *peaks;
+} cpu_job;
+
 typedef struct {
     cpu_state *st;
     pthread_t tid;
     size_t index; /* share index, 1 .. nthreads-1 */
     float *re, *im; /* n/2 floats each */
+    float *row;     /* n/2+1: the dB row of stft_reduce without db (pages touched on use) */
 } cpu_worker;
 
 struct cpu_state {
@@ -98,6 +112,7 @@ struct cpu_state {
     float *win;                 /* n */
     float *scale2;              /* n/2+1 squared level scales (fft_level_scale^2) */
     float *re, *im;             /* caller's scratch, n floats each */
+    float *row;                 /* caller's dB row for stft_reduce without db, n/2+1 */
 
     size_t nthreads;     /* including the caller */
     size_t nworkers;     /* started so far */
@@ -108,9 +123,8 @@ struct cpu_state {
     unsigned long gen; /* bumped for each job, under mu */
     size_t pending;    /* workers still busy on the current job */
     int quit;
-    const float *job_signal;
+    cpu_job job;
     size_t job_nframes;
-    float *job_db;
 };
 
 static void *cpu_alloc(size_t count, size_t size)
@@ -553,22 +567,96 @@ AVX2_FN static void real_post_db_avx2(const float *restrict re, const float *res
 }
 #endif
 
-/* ---- one frame range of stft_db (caller or worker) ------------------------------------ */
+/* ---- the peak search of one dB row (stft_reduce) -------------------------------------- */
 
-static void stft_range(const cpu_state *st, float *re, float *im, const float *signal,
-                       size_t f0, size_t f1, float *db)
+/* The first strongest bin of v[k0 .. k1] (at least W bins), as fft_peak_scan finds it:
+ * each lane keeps the first maximum of its own bins (`>`), then the lanes' winners
+ * compete with ties going to the lower bin, then the bins after the last whole vector
+ * follow with `>` (they are above every bin before). The same bin as the scalar scan for
+ * every row without NaN, which dB rows never hold. One pass, in cache right after the row
+ * was written. IOTA is {0, 1, .., W-1}. */
+#define ARGMAX_BODY(V, VI, W, LD, IOTA)                                                     \
+    size_t k = k0;                                                                        \
+    V best = LD(v + k);                                                                   \
+    VI idx = (VI)IOTA + (int32_t)k, bidx = idx;                                           \
+    for (k += (W); k + (W) <= k1 + 1; k += (W)) {                                         \
+        V x = LD(v + k);                                                                  \
+        VI gt = x > best;                                                                 \
+        idx += (W);                                                                       \
+        best = (V)(((VI)x & gt) | ((VI)best & ~gt));                                      \
+        bidx = (idx & gt) | (bidx & ~gt);                                                 \
+    }                                                                                     \
+    size_t b = (size_t)bidx[0];                                                           \
+    float bv = best[0];                                                                   \
+    for (int l = 1; l < (W); l++)                                                         \
+        if (best[l] > bv || (best[l] == bv && (size_t)bidx[l] < b)) {                     \
+            bv = best[l];                                                                 \
+            b = (size_t)bidx[l];                                                          \
+        }                                                                                 \
+    for (; k <= k1; k++)                                                                  \
+        if (v[k] > bv) {                                                                  \
+            bv = v[k];                                                                    \
+            b = k;                                                                        \
+        }                                                                                 \
+    return b;
+
+static size_t argmax_row(const float *restrict v, size_t k0, size_t k1)
+{
+#ifdef CPU_VECTOR_DB
+    if (k1 - k0 + 1 >= VW) {
+        ARGMAX_BODY(vf, vi, VW, vld, ((vi){0, 1, 2, 3}))
+    }
+#endif
+    return (size_t)fft_peak_scan(v, k0, k1).bin;
+}
+
+#ifdef CPU_AVX_DISPATCH
+AVX2_FN static size_t argmax_row_avx2(const float *restrict v, size_t k0, size_t k1)
+{
+    if (k1 - k0 + 1 >= 8) {
+        ARGMAX_BODY(vf8, vi8, 8, vld8, ((vi8){0, 1, 2, 3, 4, 5, 6, 7}))
+    }
+    return (size_t)fft_peak_scan(v, k0, k1).bin;
+}
+#endif
+
+/* The records of every range of req for one frame's row. */
+static void reduce_row(const cpu_state *st, const float *row, const fft_peak_req *req, fft_peak_raw *out)
+{
+    (void)st; /* only the AVX2 dispatch reads it */
+    for (size_t r = 0; r < req->nranges; r++) {
+        size_t b;
+#ifdef CPU_AVX_DISPATCH
+        if (st->avx2)
+            b = argmax_row_avx2(row, req->kmin[r], req->kmax[r]);
+        else
+#endif
+            b = argmax_row(row, req->kmin[r], req->kmax[r]);
+        out[r].bin = (uint32_t)b;
+        out[r].l = row[b - 1];
+        out[r].c = row[b];
+        out[r].r = row[b + 1];
+    }
+}
+
+/* ---- one frame range of stft_db / stft_reduce (caller or worker) ---------------------- */
+
+static void stft_range(const cpu_state *st, float *re, float *im, float *scratch, const cpu_job *j, size_t f0,
+                       size_t f1)
 {
     const size_t bins = st->half + 1;
     for (size_t f = f0; f < f1; f++) {
-        gather_real(signal + f * st->hop, st->win, re, im, st->half, st->rev4_half);
+        float *row = j->db ? j->db + f * bins : scratch;
+        gather_real(j->signal + f * st->hop, st->win, re, im, st->half, st->rev4_half);
         levels_rest(re, im, st->half, st->log2n - 1, st->twr, st->twi, st->avx);
 #ifdef CPU_AVX_DISPATCH
-        if (st->avx2) {
-            real_post_db_avx2(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
-            continue;
-        }
+        if (st->avx2)
+            real_post_db_avx2(re, im, st->half, st->rtwr, st->rtwi, st->scale2, row);
+        else
 #endif
-        real_post_db(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
+            real_post_db(re, im, st->half, st->rtwr, st->rtwi, st->scale2, row);
+        if (j->req)
+            reduce_row(st, row, j->req, j->peaks + f * j->req->nranges);
     }
 }
 
@@ -591,13 +679,12 @@ static void *worker_main(void *arg)
         if (st->quit)
             break;
         seen = st->gen;
-        const float *signal = st->job_signal;
-        float *db = st->job_db;
+        cpu_job job = st->job;
         size_t f0, f1;
         share_of(st->job_nframes, st->nthreads, w->index, &f0, &f1);
         pthread_mutex_unlock(&st->mu);
 
-        stft_range(st, w->re, w->im, signal, f0, f1, db);
+        stft_range(st, w->re, w->im, w->row, &job, f0, f1);
 
         pthread_mutex_lock(&st->mu);
         if (--st->pending == 0)
@@ -635,6 +722,7 @@ static void cpu_destroy(void *state)
         for (size_t i = 0; i + 1 < st->nthreads; i++) {
             free(st->workers[i].re);
             free(st->workers[i].im);
+            free(st->workers[i].row);
         }
         free(st->workers);
     }
@@ -649,6 +737,7 @@ static void cpu_destroy(void *state)
     free(st->scale2);
     free(st->re);
     free(st->im);
+    free(st->row);
     free(st);
 }
 
@@ -688,8 +777,9 @@ static int cpu_tables(cpu_state *st, const float *window, double window_sum, sp_
     st->scale2 = cpu_alloc(half + 1, sizeof(float));
     st->re = cpu_alloc(n, sizeof(float));
     st->im = cpu_alloc(n, sizeof(float));
+    st->row = cpu_alloc(half + 1, sizeof(float));
     if (!st->twr || !st->twi || !st->twi_inv || !st->rtwr || !st->rtwi || !st->rev4_full ||
-        !st->rev4_half || !st->win || !st->scale2 || !st->re || !st->im)
+        !st->rev4_half || !st->win || !st->scale2 || !st->re || !st->im || !st->row)
         return sp_fail(ei, SP_ENOMEM, "out of memory for a CPU FFT plan of size %zu", n);
 
     st->twr[0] = 1.0f; /* slot 0 is never read; keep it defined */
@@ -732,7 +822,8 @@ static int cpu_pool_start(cpu_state *st, sp_errinfo *ei)
         w->index = i + 1;
         w->re = cpu_alloc(st->half, sizeof(float));
         w->im = cpu_alloc(st->half, sizeof(float));
-        if (!w->re || !w->im)
+        w->row = cpu_alloc(st->half + 1, sizeof(float));
+        if (!w->re || !w->im || !w->row)
             return sp_fail(ei, SP_ENOMEM, "out of memory for the scratch of %zu CPU FFT threads (size %zu)",
                            st->nthreads, st->n);
     }
@@ -857,25 +948,20 @@ static int cpu_r2c(void *state, const float *in, cpx *out, size_t batch, sp_erri
     return SP_OK;
 }
 
-static int cpu_stft_db(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei)
+/* Runs j over nframes frames: on the caller alone for small calls, else split over the
+ * pool (the caller takes share 0). */
+static void cpu_run(cpu_state *st, const cpu_job *j, size_t nframes)
 {
-    cpu_state *st = state;
-    if (!st || !signal || !db)
-        return sp_fail(ei, SP_EINVAL, "cpu FFT stft: NULL argument");
-    if (nframes == 0)
-        return SP_OK;
-
     size_t threads = st->nworkers + 1;
     if (threads == 1 || nframes < 2 || nframes * st->n < CPU_THREAD_MIN_WORK) {
-        stft_range(st, st->re, st->im, signal, 0, nframes, db);
-        return SP_OK;
+        stft_range(st, st->re, st->im, st->row, j, 0, nframes);
+        return;
     }
     /* Shares are fixed by nthreads; a call with fewer frames than threads gives some
      * workers an empty range. */
     pthread_mutex_lock(&st->mu);
-    st->job_signal = signal;
+    st->job = *j;
     st->job_nframes = nframes;
-    st->job_db = db;
     st->pending = st->nworkers;
     st->gen++;
     pthread_cond_broadcast(&st->go);
@@ -883,12 +969,37 @@ static int cpu_stft_db(void *state, const float *signal, size_t nframes, float *
 
     size_t f0, f1;
     share_of(nframes, st->nthreads, 0, &f0, &f1);
-    stft_range(st, st->re, st->im, signal, f0, f1, db);
+    stft_range(st, st->re, st->im, st->row, j, f0, f1);
 
     pthread_mutex_lock(&st->mu);
     while (st->pending)
         pthread_cond_wait(&st->done, &st->mu);
     pthread_mutex_unlock(&st->mu);
+}
+
+static int cpu_stft_db(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei)
+{
+    cpu_state *st = state;
+    cpu_job j = {signal, db, NULL, NULL};
+    if (!st || !signal || !db)
+        return sp_fail(ei, SP_EINVAL, "cpu FFT stft: NULL argument");
+    if (nframes > 0)
+        cpu_run(st, &j, nframes);
+    return SP_OK;
+}
+
+/* The peak search runs on each frame's row right after the row is made, on the thread
+ * that made it (the row is still in its cache); without db the row is that thread's
+ * scratch, and no spectrum is ever written out. */
+static int cpu_stft_reduce(void *state, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                           fft_peak_raw *peaks, sp_errinfo *ei)
+{
+    cpu_state *st = state;
+    cpu_job j = {signal, db, req, peaks};
+    if (!st || !signal || !req || !peaks)
+        return sp_fail(ei, SP_EINVAL, "cpu FFT stft_reduce: NULL argument");
+    if (nframes > 0)
+        cpu_run(st, &j, nframes);
     return SP_OK;
 }
 
@@ -900,4 +1011,5 @@ const fft_backend fft_backend_cpu = {
     .c2c = cpu_c2c,
     .r2c = cpu_r2c,
     .stft_db = cpu_stft_db,
+    .stft_reduce = cpu_stft_reduce,
 };

@@ -20,8 +20,13 @@ struct stft {
     size_t len;    /* valid samples in each channel buffer (the same for all) */
     size_t skip;   /* incoming samples still to drop before buffering resumes */
     float **sig;
-    float *db[2];  /* batch * bins each, used in turn (see stft_sink_fn) */
+    float *db[2];  /* batch * bins each, used in turn (see stft_sink_fn); NULL when a
+                    * reduction without spectra was set */
     int cur;       /* the one the next FFT call writes */
+    stft_reduce_fn reduce; /* set: batches go through fft_stft_reduce */
+    fft_peak_req req;
+    int spectra;           /* with reduce: the spectra are wanted too */
+    fft_peak_raw *raw[2];  /* batch * req.nranges each, used in turn like db */
     uint64_t frames, samples;
     double fft_s, sink_s; /* time spent in the FFT plan and in the sink */
 };
@@ -102,7 +107,35 @@ void stft_destroy(stft *s)
     free(s->sig);
     fft_plan_host_free(s->plan, s->db[0]);
     fft_plan_host_free(s->plan, s->db[1]);
+    fft_plan_host_free(s->plan, s->raw[0]);
+    fft_plan_host_free(s->plan, s->raw[1]);
     free(s);
+}
+
+int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_fn fn, sp_errinfo *ei)
+{
+    if (!s || !req || !fn)
+        return sp_fail(ei, SP_EINVAL, "stft_set_reduce: NULL argument");
+    if (s->reduce || s->samples || s->frames)
+        return sp_fail(ei, SP_EINVAL, "stft_set_reduce: only once, before the first samples");
+    if (req->nranges < 1 || req->nranges > FFT_PEAK_RANGES_MAX)
+        return sp_fail(ei, SP_EINVAL, "peak search: %zu ranges (1 to %d)", req->nranges, FFT_PEAK_RANGES_MAX);
+    for (size_t r = 0; r < req->nranges; r++)
+        if (req->kmin[r] < 1 || req->kmin[r] > req->kmax[r] || req->kmax[r] > s->cfg.n / 2 - 1)
+            return sp_fail(ei, SP_EINVAL, "peak search: bins %zu .. %zu not within 1 .. %zu", req->kmin[r],
+                           req->kmax[r], s->cfg.n / 2 - 1);
+    for (int i = 0; i < 2; i++)
+        if (!(s->raw[i] = fft_plan_host_alloc(s->plan, s->cfg.batch * req->nranges * sizeof *s->raw[i])))
+            return sp_fail(ei, SP_ENOMEM, "out of memory for the peaks of %zu frames", s->cfg.batch);
+    if (!spectra) /* never filled: give the (pinned, on a GPU) memory back */
+        for (int i = 0; i < 2; i++) {
+            fft_plan_host_free(s->plan, s->db[i]);
+            s->db[i] = NULL;
+        }
+    s->req = *req;
+    s->spectra = spectra;
+    s->reduce = fn;
+    return SP_OK;
 }
 
 int stft_out_channels(const stft *s)
@@ -132,8 +165,10 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
     size_t drop = nframes * s->cfg.hop;
     for (int c = 0; c < s->outs; c++) {
         float *db = s->db[s->cur];
+        fft_peak_raw *raw = s->raw[s->cur];
         double t0 = sp_now(), t1;
-        int err = fft_stft_db(s->plan, s->sig[c], nframes, db);
+        int err = s->reduce ? fft_stft_reduce(s->plan, s->sig[c], nframes, db, &s->req, raw)
+                            : fft_stft_db(s->plan, s->sig[c], nframes, db);
         s->cur ^= 1;
         t1 = sp_now();
         s->fft_s += t1 - t0;
@@ -141,7 +176,8 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
             return sp_fail(ei, err, "FFT (%s backend) failed: %s", fft_plan_backend_name(s->plan),
                            fft_plan_last_error(s->plan)[0] ? fft_plan_last_error(s->plan)
                                                            : sp_strerror(err));
-        err = s->sink(s->user, c, s->frames, nframes, db);
+        err = s->reduce ? s->reduce(s->user, c, s->frames, nframes, db, raw)
+                        : s->sink(s->user, c, s->frames, nframes, db);
         s->sink_s += sp_now() - t1;
         if (err != SP_OK)
             return err;

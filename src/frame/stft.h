@@ -31,6 +31,13 @@ extern "C" {
  * thread is done with it. */
 typedef int (*stft_sink_fn)(void *user, int channel, uint64_t first, size_t nframes, const float *db);
 
+/* Receives the blocks of an stft with a reduction (stft_set_reduce), instead of the sink:
+ * db as stft_sink_fn has it, or NULL when the spectra were not asked for, and
+ * raw[f*req.nranges + r], the peak record of frame first+f in range r. Both buffers keep
+ * stft_sink_fn's rule: unchanged until the next call returns. */
+typedef int (*stft_reduce_fn)(void *user, int channel, uint64_t first, size_t nframes, const float *db,
+                              const fft_peak_raw *raw);
+
 typedef struct {
     size_t n;          /* frame length = FFT size */
     size_t hop;        /* >= 1 */
@@ -47,6 +54,13 @@ typedef struct stft stft;
 int stft_create(const stft_config *cfg, fft_plan *plan, stft_sink_fn sink, void *user, stft **out,
                 sp_errinfo *ei);
 void stft_destroy(stft *s); /* NULL is a no-op */
+
+/* From now on every batch runs through fft_stft_reduce with the peak search req, and fn
+ * (with the stft's user) receives the blocks instead of the sink. spectra = 0: nobody wants
+ * the spectra, so they are never brought to host memory (a GPU plan copies back only the
+ * records) and fn gets db = NULL. Once, before the first stft_push; SP_EINVAL otherwise and
+ * for ranges outside bins 1 .. n/2-1. */
+int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_fn fn, sp_errinfo *ei);
 
 /* Number of output channels: 1, or in_channels with STFT_CHANNEL_ALL. */
 int stft_out_channels(const stft *s);

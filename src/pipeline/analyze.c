@@ -443,7 +443,8 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         goto done;
     {
         sink_stream ss = stream_of(&r);
-        if ((err = pipe_sinks_open(&r.sinks, &ss, ei)) != SP_OK)
+        if ((err = pipe_sinks_open(&r.sinks, &ss, ei)) != SP_OK ||
+            (err = pipe_sinks_attach(&r.sinks, r.st, ei)) != SP_OK)
             goto done;
     }
     if (res->live && (err = pipe_input_start(&r.in, r.src, &r.r, cfg->realtime, cfg->stop, ei)) != SP_OK)

@@ -3,8 +3,9 @@
  *   input.c   starts and stops the source: a push source writes into the ring from its
  *             own callback, a pull source gets a reader thread (pipe_input)
  *   sinks.c   the list of sinks of one run: built from the config's requests through the
- *             sink table, plus the caller's; the framer's callback fans each block out to
- *             them, with the reductions they declared (pipe_sinks)
+ *             sink table, plus the caller's; the reductions they declared go to the
+ *             framer (computed by the FFT backend); its callback fans each block out to
+ *             them (pipe_sinks)
  *   analyze.c the run: set-up, the loop (ring -> framer, live catch-up), the end
  */
 #ifndef SPECTRO_PIPELINE_INTERNAL_H
@@ -71,7 +72,8 @@ typedef struct {
     int count, own_from;        /* s[own_from..count) were made here and are destroyed here */
     int opened;                 /* s[0..opened) were opened: finish or abort them */
     pipe_reduction *red;
-    int nred;
+    int nred;                   /* distinct peak searches, <= FFT_PEAK_RANGES_MAX */
+    int spectra;                /* some sink wants the spectra themselves */
     size_t pk_cap;              /* frames each red[].pk holds */
     size_t n, bins;
     double rate;
@@ -82,18 +84,24 @@ typedef struct {
  * writes to standard output. */
 int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei);
 int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei);
-/* The framer's callback (stft_sink_fn): user is the pipe_sinks. */
+/* After open: when some sink declared a peak search, the framer runs the searches beside
+ * its FFT (stft_set_reduce) and calls pipe_sinks_reduced; without a sink that wants the
+ * spectra they never reach host memory. Else nothing changes (pipe_sinks_frames). */
+int pipe_sinks_attach(pipe_sinks *l, stft *st, sp_errinfo *ei);
+/* The framer's callbacks (stft_sink_fn, stft_reduce_fn): user is the pipe_sinks. */
 int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db);
+int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, const float *db,
+                       const fft_peak_raw *raw);
 /* Finishes in reverse order; on a failure the caller aborts. */
 int pipe_sinks_finish(pipe_sinks *l, const sink_end *end, sp_errinfo *ei);
 /* Aborts every opened sink, finished or not (reverse order). */
 void pipe_sinks_abort(pipe_sinks *l);
 void pipe_sinks_free(pipe_sinks *l);
 
-/* The per-frame peak reduction over bins [kmin, kmax] of nframes spectra db[f*bins + k]:
- * the one place it is computed (on the host today; a backend that computes it beside its
- * FFT takes over here). */
-void pipe_reduce_peaks(const float *db, size_t nframes, size_t bins, size_t n, double rate, size_t kmin,
-                       size_t kmax, peak *out);
+/* The per-frame peaks of range `range` of the records raw[f*nranges + range] that the FFT
+ * backend found beside its transform (fft_stft_reduce): the one place they become peaks
+ * (peaks_refine). */
+void pipe_refine_peaks(const fft_peak_raw *raw, size_t nframes, size_t nranges, size_t range, size_t n,
+                       double rate, peak *out);
 
 #endif

@@ -4,11 +4,13 @@
 #include "pipeline_internal.h"
 #include "sink_table.h"
 
-void pipe_reduce_peaks(const float *db, size_t nframes, size_t bins, size_t n, double rate, size_t kmin,
-                       size_t kmax, peak *out)
+void pipe_refine_peaks(const fft_peak_raw *raw, size_t nframes, size_t nranges, size_t range, size_t n,
+                       double rate, peak *out)
 {
-    for (size_t i = 0; i < nframes; i++)
-        out[i] = peaks_find_range(db + i * bins, n, rate, kmin, kmax);
+    for (size_t i = 0; i < nframes; i++) {
+        const fft_peak_raw *p = &raw[i * nranges + range];
+        out[i] = peaks_refine(p->bin, p->l, p->c, p->r, n, rate);
+    }
 }
 
 /* The request of `kind` in the config, NULL when it asks for none. */
@@ -75,7 +77,8 @@ int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* The sink's peak search joins an equal one or becomes a new reduction. */
+/* The sink's peak search joins an equal one or becomes a new reduction; -1 when the
+ * backends' request has no room for another range. */
 static int add_reduction(pipe_sinks *l, int i)
 {
     const sink_wants *w = &l->wants[i];
@@ -84,6 +87,8 @@ static int add_reduction(pipe_sinks *l, int i)
         if (l->red[r].kmin == w->peak_kmin && l->red[r].kmax == w->peak_kmax)
             break;
     if (r == l->nred) {
+        if (r == FFT_PEAK_RANGES_MAX)
+            return -1;
         l->red[r].kmin = w->peak_kmin;
         l->red[r].kmax = w->peak_kmax;
         l->nred++;
@@ -103,9 +108,27 @@ int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei)
         if ((err = l->s[i].ops->open(l->s[i].self, ss, &l->wants[i], ei)) != SP_OK)
             return err; /* not opened: destroy alone cleans it up */
         l->opened = i + 1;
-        l->reduction[i] = l->wants[i].peaks && l->s[i].ops->peaks ? add_reduction(l, i) : -1;
+        l->reduction[i] = -1;
+        if (l->wants[i].peaks && l->s[i].ops->peaks && (l->reduction[i] = add_reduction(l, i)) < 0)
+            return sp_fail(ei, SP_EINVAL, "%s: more than %d different peak searches in one run", l->s[i].ops->name,
+                           FFT_PEAK_RANGES_MAX);
+        l->spectra |= l->wants[i].spectra && l->s[i].ops->spectra;
     }
     return SP_OK;
+}
+
+int pipe_sinks_attach(pipe_sinks *l, stft *st, sp_errinfo *ei)
+{
+    fft_peak_req req;
+    if (l->nred == 0)
+        return SP_OK; /* spectra only: the framer calls pipe_sinks_frames */
+    memset(&req, 0, sizeof req);
+    req.nranges = (size_t)l->nred;
+    for (int r = 0; r < l->nred; r++) {
+        req.kmin[r] = l->red[r].kmin;
+        req.kmax[r] = l->red[r].kmax;
+    }
+    return stft_set_reduce(st, &req, l->spectra, pipe_sinks_reduced, ei);
 }
 
 /* Room for the reductions of a block of nframes. */
@@ -123,17 +146,14 @@ static int reserve_peaks(pipe_sinks *l, size_t nframes)
     return SP_OK;
 }
 
-int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db)
+/* Each sink gets what it declared: the spectra (db is NULL only when none wants them),
+ * then the peaks of the same frames (red[].pk already filled). */
+static int fan_out(pipe_sinks *l, int channel, uint64_t first, size_t nframes, const float *db)
 {
-    pipe_sinks *l = user;
     int err;
-    if (l->nred > 0 && (err = reserve_peaks(l, nframes)) != SP_OK)
-        return err;
-    for (int r = 0; r < l->nred; r++)
-        pipe_reduce_peaks(db, nframes, l->bins, l->n, l->rate, l->red[r].kmin, l->red[r].kmax, l->red[r].pk);
     for (int i = 0; i < l->count; i++) {
         const sink *s = &l->s[i];
-        if (l->wants[i].spectra && s->ops->spectra &&
+        if (db && l->wants[i].spectra && s->ops->spectra &&
             (err = s->ops->spectra(s->self, channel, first, nframes, db, l->ei)) != SP_OK)
             return err;
         if (l->reduction[i] >= 0 &&
@@ -141,6 +161,23 @@ int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, c
             return err;
     }
     return SP_OK;
+}
+
+int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db)
+{
+    return fan_out(user, channel, first, nframes, db);
+}
+
+int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, const float *db,
+                       const fft_peak_raw *raw)
+{
+    pipe_sinks *l = user;
+    int err;
+    if ((err = reserve_peaks(l, nframes)) != SP_OK)
+        return err;
+    for (int r = 0; r < l->nred; r++)
+        pipe_refine_peaks(raw, nframes, (size_t)l->nred, (size_t)r, l->n, l->rate, l->red[r].pk);
+    return fan_out(l, channel, first, nframes, db);
 }
 
 int pipe_sinks_finish(pipe_sinks *l, const sink_end *end, sp_errinfo *ei)

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """GPU backends against the CPU backend, end to end: `--dump` with --backend cuda (and
-cufft) equals --backend cpu on every audio asset, for several FFT sizes and hops.
+cufft) equals --backend cpu on every audio asset, for several FFT sizes and hops; so does
+`--peaks` (computed on the device: same bins, levels within 0.01 dB).
 
 Exits 77 (ctest: skipped) when this build or machine has no usable GPU.
 
@@ -10,6 +11,7 @@ whole frame (float32: ~1e-7 of the peak amplitude), so there the amplitudes must
 within 1e-5 of the frame's peak amplitude.
 """
 import os
+import re
 import sys
 import unittest
 
@@ -62,6 +64,62 @@ class GpuAgree(unittest.TestCase):
                         self.compare(np.load(d + "/c.npy"), np.load(d + "/g.npy"),
                                      "%s %s n=%d hop=%s" % (backend, name, n, hop))
                         compared += 1
+        self.assertGreater(compared, 20)
+
+
+PEAK_CASES = [["-n", 4096], ["-n", 1024, "--hop", 256], ["-n", 16384, "--hop", 64],
+              ["-n", 2048, "--fmin", 300, "--fmax", 3000], ["-n", 4096, "--channel", "all"]]
+
+
+def peak_rows(text):
+    """--peaks output -> rows of floats (time, freq, dB; the channel first with --channel all)."""
+    return [[float(v) for v in line.split("\t")] for line in text.splitlines()]
+
+
+class GpuPeaksAgree(unittest.TestCase):
+    """--peaks on the GPU (the reduction on the device, only the records copied back) against
+    --backend cpu: the same frames, the same peak bins (refined frequency within 0.01 bin) and
+    levels within 0.01 dB (printed to 0.01: 0.015 apart at most). Where float rounding
+    breaks a near tie (two bins within 0.01 dB) the other bin may win: counted, and few. The
+    same run with --dump (the spectra come back too) prints the same bytes."""
+    BACKENDS = ("cuda", "cufft")
+
+    def compare(self, cpu, gpu, bin_hz, what):
+        rc, rg = peak_rows(cpu), peak_rows(gpu)
+        self.assertEqual(len(rc), len(rg), what)
+        self.assertGreater(len(rc), 0, what)
+        near = 0
+        for a, b in zip(rc, rg):
+            self.assertEqual(a[:-2], b[:-2], what + ": frame times / channels differ")
+            ddb = abs(a[-1] - b[-1])
+            if abs(a[-2] - b[-2]) <= 0.01 * bin_hz + 0.0015:
+                self.assertLessEqual(ddb, 0.015, "%s: %s vs %s" % (what, a, b))
+            else:
+                self.assertLessEqual(ddb, 0.025, "%s: other peak %s vs %s" % (what, a, b))
+                near += 1
+        self.assertLessEqual(near, max(2, len(rc) // 100), what + ": %d near ties" % near)
+        return near
+
+    def test_peaks(self):
+        compared = near = 0
+        for backend in self.BACKENDS:
+            for name in audio_assets():
+                for case in PEAK_CASES:
+                    args = [E.asset(name), "-q", "--peaks"] + case
+                    pc = E.run(args + ["-b", "cpu", "-v"], timeout=120)
+                    pg = E.run(args + ["-b", backend], timeout=120)
+                    what = "%s %s %s" % (backend, name, " ".join(map(str, case)))
+                    self.assertEqual(pc.returncode, 0, what + ": " + pc.stderr)
+                    self.assertEqual(pg.returncode, 0, what + ": " + pg.stderr)
+                    rate = int(re.search(r"(\d+) Hz", pc.stderr).group(1))
+                    near += self.compare(pc.stdout, pg.stdout, rate / case[1], what)
+                    compared += 1
+                    if case is PEAK_CASES[0]:
+                        with E.TempDir() as d:
+                            pd = E.run(args + ["-b", backend, "--dump", d + "/g.npy"], timeout=120)
+                            self.assertEqual(pd.returncode, 0, pd.stderr)
+                            self.assertEqual(pd.stdout, pg.stdout, what + ": with --dump")
+        print("peaks: %d runs compared, %d near ties" % (compared, near))
         self.assertGreater(compared, 20)
 
 
