@@ -29,6 +29,7 @@
  * Nothing is allocated after create(). */
 #include "fft_backend.h"
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -96,6 +97,7 @@ struct cpu_state {
     uint32_t *rev4_full;        /* bit reversal of 4q in log2(n) bits, q < n/4 */
     uint32_t *rev4_half;        /* the same in log2(n/2) bits, q < n/8 */
     float *win;                 /* n */
+    float *win_small;           /* n: win * 2^-BIG_SHIFT, for frames that overflow */
     float *scale2;              /* n/2+1 squared level scales (fft_level_scale^2) */
     float *re, *im;             /* caller's scratch, n floats each */
 
@@ -426,7 +428,9 @@ static void real_post(const float *restrict re, const float *restrict im, size_t
  * i.e. p <= 1e-20, and NaN read FFT_DB_FLOOR). The vector path replaces glibc's log10f
  * (two thirds of stft_db's time otherwise) by the Cephes logf polynomial (about 1 ulp):
  * it agrees with fft_amp_to_db within 1e-4 dB for every a up to 1e19, reads exactly 0 dB
- * for a = 1 and +inf for p = +inf. V holds W floats, VI as many int32. */
+ * for a = 1, and +inf for p = +inf or NaN: the mark of a frame whose FFT or power
+ * overflowed, which stft_range then does again scaled down (frame_big). V holds W floats,
+ * VI as many int32. */
 #define POWER_DB_BODY(V, VI, W, LD, ST)                                                   \
     for (; k + (W) <= count; k += (W)) {                                                  \
         V p = LD(v + k);                                                                  \
@@ -452,7 +456,7 @@ static void real_post(const float *restrict re, const float *restrict im, size_t
         V ln = x + y + 0.693359375f * ef;                                                 \
         V d = 4.34294481903251828f * ln; /* 10 / ln 10 */                                 \
         VI ok = p > 1e-20f;              /* false for NaN */                              \
-        VI inf = p > 3.40282347e38f;                                                      \
+        VI inf = ~(p <= 3.40282347e38f); /* inf, or NaN from an overflowed FFT */        \
         V lo = (V){0} + FFT_DB_FLOOR, hi = (V){0} + INFINITY;                             \
         d = (V)(((VI)d & ok) | ((VI)lo & ~ok));                                           \
         d = (V)(((VI)hi & inf) | ((VI)d & ~inf));                                         \
@@ -496,7 +500,7 @@ static void power_to_db(float *restrict v, size_t count)
     POWER_DB_BODY(vf, vi, VW, vld, vst)
 #endif
     for (; k < count; k++)
-        v[k] = fft_amp_to_db(sqrtf(v[k]));
+        v[k] = v[k] <= FLT_MAX ? fft_amp_to_db(sqrtf(v[k])) : INFINITY;
 }
 
 /* Levels of one frame: the real-input split of real_post, then |X_k|^2 scale_k^2 in db[]
@@ -555,6 +559,37 @@ AVX2_FN static void real_post_db_avx2(const float *restrict re, const float *res
 
 /* ---- one frame range of stft_db (caller or worker) ------------------------------------ */
 
+/* ---- huge samples ----------------------------------------------------------------------
+ * Finite samples near the top of float (1e30, 3e38) overflow |X|^2, or X itself (inf - inf
+ * = NaN in a butterfly); the dB conversion marks such bins +inf. The frame is then done
+ * again with the window times 2^-BIG_SHIFT (exact: a power of two), which keeps X and
+ * |X|^2 finite for any finite input up to N = 2^24, and the shift is added back in dB.
+ * Samples that 2^-BIG_SHIFT pushes below float's range lie more than 600 dB under the
+ * frame's largest: float's own round-off buries them anyway. */
+#define BIG_SHIFT 100
+#define BIG_DB 602.05999132796239 /* 20 log10(2^100) */
+
+static int frame_overflowed(const float *db, size_t bins)
+{
+    int bad = 0;
+    for (size_t k = 0; k < bins; k++)
+        bad |= db[k] > FLT_MAX; /* no branch: the loop vectorises */
+    return bad;
+}
+
+static void frame_big(const cpu_state *st, float *re, float *im, const float *x, float *db)
+{
+    const size_t m = st->half;
+    gather_real(x, st->win_small, re, im, m, st->rev4_half);
+    levels_rest(re, im, m, st->log2n - 1, st->twr, st->twi, st->avx);
+    real_post_db_tail(re, im, m, st->rtwr, st->rtwi, st->scale2, db, 1);
+    for (size_t k = 0; k <= m; k++) {
+        /* !(p > 0) also catches NaN, from a NaN sample: the floor, as on the fast path */
+        double level = db[k] > 0.0f ? 10.0 * log10((double)db[k]) + BIG_DB : FFT_DB_FLOOR;
+        db[k] = level > FFT_DB_FLOOR ? (float)level : FFT_DB_FLOOR;
+    }
+}
+
 static void stft_range(const cpu_state *st, float *re, float *im, const float *signal,
                        size_t f0, size_t f1, float *db)
 {
@@ -563,12 +598,13 @@ static void stft_range(const cpu_state *st, float *re, float *im, const float *s
         gather_real(signal + f * st->hop, st->win, re, im, st->half, st->rev4_half);
         levels_rest(re, im, st->half, st->log2n - 1, st->twr, st->twi, st->avx);
 #ifdef CPU_AVX_DISPATCH
-        if (st->avx2) {
+        if (st->avx2)
             real_post_db_avx2(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
-            continue;
-        }
+        else
 #endif
-        real_post_db(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
+            real_post_db(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
+        if (frame_overflowed(db + f * bins, bins))
+            frame_big(st, re, im, signal + f * st->hop, db + f * bins);
     }
 }
 
@@ -646,6 +682,7 @@ static void cpu_destroy(void *state)
     free(st->rev4_full);
     free(st->rev4_half);
     free(st->win);
+    free(st->win_small);
     free(st->scale2);
     free(st->re);
     free(st->im);
@@ -685,11 +722,12 @@ static int cpu_tables(cpu_state *st, const float *window, double window_sum, sp_
     st->rev4_full = cpu_alloc(n / 4, sizeof(uint32_t));
     st->rev4_half = cpu_alloc(n / 8, sizeof(uint32_t));
     st->win = cpu_alloc(n, sizeof(float));
+    st->win_small = cpu_alloc(n, sizeof(float));
     st->scale2 = cpu_alloc(half + 1, sizeof(float));
     st->re = cpu_alloc(n, sizeof(float));
     st->im = cpu_alloc(n, sizeof(float));
     if (!st->twr || !st->twi || !st->twi_inv || !st->rtwr || !st->rtwi || !st->rev4_full ||
-        !st->rev4_half || !st->win || !st->scale2 || !st->re || !st->im)
+        !st->rev4_half || !st->win || !st->win_small || !st->scale2 || !st->re || !st->im)
         return sp_fail(ei, SP_ENOMEM, "out of memory for a CPU FFT plan of size %zu", n);
 
     st->twr[0] = 1.0f; /* slot 0 is never read; keep it defined */
@@ -712,6 +750,8 @@ static int cpu_tables(cpu_state *st, const float *window, double window_sum, sp_
     for (size_t q = 0; q < n / 8; q++)
         st->rev4_half[q] = bit_reverse((uint32_t)(4 * q), st->log2n - 1);
     memcpy(st->win, window, n * sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        st->win_small[i] = ldexpf(window[i], -BIG_SHIFT);
     for (size_t k = 0; k <= half; k++) {
         double sc = fft_level_scale(n, k, window_sum);
         st->scale2[k] = (float)(sc * sc);

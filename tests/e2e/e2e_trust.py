@@ -80,7 +80,7 @@ class HugeSamples(unittest.TestCase):
             for amp in (1e30, 3e38):
                 with self.subTest(amp=amp):
                     path = os.path.join(d, "huge.wav")
-                    x = amp * np.sin(2 * np.pi * 1000.0 * t)
+                    x = amp * np.sin(2 * np.pi * 1125.0 * t)  # bin 96 of 4096: no scalloping
                     E.write_float_wav(path, x, rate)
                     a, meta, p = E.dump(self, [path, "-b", "cpu"])
                     self.assertTrue(np.isfinite(a).all(), "non-finite levels for %g" % amp)
@@ -91,7 +91,7 @@ class HugeSamples(unittest.TestCase):
                     self.assertEqual(p.returncode, 0, p.stderr)
                     rows = np.array([[float(v) for v in l.split("\t")] for l in p.stdout.splitlines()])
                     self.assertTrue(np.isfinite(rows).all(), p.stdout[:200])
-                    self.assertLess(np.abs(rows[:, 1] - 1000.0).max(), 0.1)
+                    self.assertLess(np.abs(rows[:, 1] - 1125.0).max(), 0.1)
                     self.assertLess(np.abs(rows[:, 2] - want).max(), 0.1)
 
 
