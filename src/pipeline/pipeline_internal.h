@@ -75,6 +75,8 @@ typedef struct {
     size_t pk_cap;              /* frames each red[].pk holds */
     size_t n, bins;
     double rate;
+    const float *win;           /* the window's n coefficients (borrowed), set before open */
+    peaks_window *pw;           /* its transform, for the peak searches (made at open) */
     sp_errinfo *ei;             /* where the framer's callback reports */
 } pipe_sinks;
 
@@ -93,7 +95,7 @@ void pipe_sinks_free(pipe_sinks *l);
 /* The per-frame peak reduction over bins [kmin, kmax] of nframes spectra db[f*bins + k]:
  * the one place it is computed (on the host today; a backend that computes it beside its
  * FFT takes over here). */
-void pipe_reduce_peaks(const float *db, size_t nframes, size_t bins, size_t n, double rate, size_t kmin,
-                       size_t kmax, peak *out);
+void pipe_reduce_peaks(const peaks_window *pw, const float *db, size_t nframes, size_t bins, size_t n, double rate,
+                       size_t kmin, size_t kmax, peak *out);
 
 #endif

@@ -4,11 +4,11 @@
 #include "pipeline_internal.h"
 #include "sink_table.h"
 
-void pipe_reduce_peaks(const float *db, size_t nframes, size_t bins, size_t n, double rate, size_t kmin,
-                       size_t kmax, peak *out)
+void pipe_reduce_peaks(const peaks_window *pw, const float *db, size_t nframes, size_t bins, size_t n, double rate,
+                       size_t kmin, size_t kmax, peak *out)
 {
     for (size_t i = 0; i < nframes; i++)
-        out[i] = peaks_find_range(db + i * bins, n, rate, kmin, kmax);
+        out[i] = peaks_find_range(pw, db + i * bins, n, rate, kmin, kmax);
 }
 
 /* The request of `kind` in the config, NULL when it asks for none. */
@@ -105,6 +105,8 @@ int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei)
         l->opened = i + 1;
         l->reduction[i] = l->wants[i].peaks && l->s[i].ops->peaks ? add_reduction(l, i) : -1;
     }
+    if (l->nred > 0 && l->win && (err = peaks_window_create(l->win, l->n, &l->pw, ei)) != SP_OK)
+        return err;
     return SP_OK;
 }
 
@@ -130,7 +132,8 @@ int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, c
     if (l->nred > 0 && (err = reserve_peaks(l, nframes)) != SP_OK)
         return err;
     for (int r = 0; r < l->nred; r++)
-        pipe_reduce_peaks(db, nframes, l->bins, l->n, l->rate, l->red[r].kmin, l->red[r].kmax, l->red[r].pk);
+        pipe_reduce_peaks(l->pw, db, nframes, l->bins, l->n, l->rate, l->red[r].kmin, l->red[r].kmax,
+                          l->red[r].pk);
     for (int i = 0; i < l->count; i++) {
         const sink *s = &l->s[i];
         if (l->wants[i].spectra && s->ops->spectra &&
@@ -166,6 +169,7 @@ void pipe_sinks_free(pipe_sinks *l)
         sink_destroy(&l->s[i]);
     for (int r = 0; r < l->nred; r++)
         free(l->red[r].pk);
+    peaks_window_destroy(l->pw);
     free(l->s);
     free(l->wants);
     free(l->reduction);

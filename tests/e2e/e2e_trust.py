@@ -174,7 +174,8 @@ class ExitCodes(unittest.TestCase):
     @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
     def test_full_stdout_names_the_reason(self):
         with open("/dev/full", "w") as full:
-            p = subprocess.run([E.BIN, E.asset("two_tone_48k_s16.wav"), "--peaks"], stdout=full,
+            # long enough that a write fails mid-run, not only at the final flush
+            p = subprocess.run([E.BIN, "synth:duration=60", "--peaks"], stdout=full,
                                stderr=subprocess.PIPE, text=True, timeout=60)
         self.assertEqual(p.returncode, 1)
         lines = [l for l in p.stderr.splitlines() if not l.startswith("spectro: note:")]
