@@ -190,6 +190,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "spectro: time: %.3f s making the %s plan, %.3f s in FFT calls, %.3f s in output, "
                         "%.3f s waiting for input\n",
                 res.plan_s, res.backend, res.fft_s, res.sink_s, res.wait_s);
-    /* a live run that a signal ended kept its outputs, and still says it was stopped */
-    return res.interrupted ? interrupted_code() : 0;
+    /* a live run that a signal ended kept its outputs, and still says it was stopped (the
+     * window's own quit stops it the same way, but no signal came: 0) */
+    return res.interrupted && atomic_load(&stop_signal) ? interrupted_code() : 0;
 }

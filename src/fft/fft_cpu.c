@@ -429,9 +429,9 @@ static void real_post(const float *restrict re, const float *restrict im, size_t
  * (two thirds of stft_db's time otherwise) by the Cephes logf polynomial (about 1 ulp):
  * it agrees with fft_amp_to_db within 1e-4 dB for every a up to 1e19, reads exactly 0 dB
  * for a = 1, and +inf for p = +inf or NaN: the mark of a frame whose FFT or power
- * overflowed, which stft_range then does again scaled down (frame_big). V holds W floats,
- * VI as many int32. */
-#define POWER_DB_BODY(V, VI, W, LD, ST)                                                   \
+ * overflowed, which stft_range then does again scaled down (frame_big); ACC (VI) gathers
+ * the marks, one OR a vector. V holds W floats, VI as many int32. */
+#define POWER_DB_BODY(V, VI, W, LD, ST, ACC)                                              \
     for (; k + (W) <= count; k += (W)) {                                                  \
         V p = LD(v + k);                                                                  \
         VI bits = (VI)p;                                                                  \
@@ -460,6 +460,7 @@ static void real_post(const float *restrict re, const float *restrict im, size_t
         V lo = (V){0} + FFT_DB_FLOOR, hi = (V){0} + INFINITY;                             \
         d = (V)(((VI)d & ok) | ((VI)lo & ~ok));                                           \
         d = (V)(((VI)hi & inf) | ((VI)d & ~inf));                                         \
+        ACC |= inf;                                                                       \
         ST(v + k, d);                                                                     \
     }
 
@@ -493,14 +494,23 @@ static inline vf vrev(vf v)
 }
 #endif
 
-static void power_to_db(float *restrict v, size_t count)
+/* Returns 1 when a power overflowed (a level marked +inf). */
+static int power_to_db(float *restrict v, size_t count)
 {
     size_t k = 0;
+    int any = 0;
 #ifdef CPU_VECTOR_DB
-    POWER_DB_BODY(vf, vi, VW, vld, vst)
+    vi acc = {0};
+    POWER_DB_BODY(vf, vi, VW, vld, vst, acc)
+    for (int i = 0; i < VW; i++)
+        any |= acc[i] != 0;
 #endif
-    for (; k < count; k++)
-        v[k] = v[k] <= FLT_MAX ? fft_amp_to_db(sqrtf(v[k])) : INFINITY;
+    for (; k < count; k++) {
+        int big = !(v[k] <= FLT_MAX);
+        v[k] = big ? INFINITY : fft_amp_to_db(sqrtf(v[k]));
+        any |= big;
+    }
+    return any;
 }
 
 /* Levels of one frame: the real-input split of real_post, then |X_k|^2 scale_k^2 in db[]
@@ -521,16 +531,17 @@ static void real_post_db_tail(const float *restrict re, const float *restrict im
     }
 }
 
-static void real_post_db(const float *restrict re, const float *restrict im, size_t m,
-                         const float *restrict rtwr, const float *restrict rtwi,
-                         const float *restrict scale2, float *restrict db)
+/* Returns 1 when the frame overflowed (see power_to_db). */
+static int real_post_db(const float *restrict re, const float *restrict im, size_t m,
+                        const float *restrict rtwr, const float *restrict rtwi,
+                        const float *restrict scale2, float *restrict db)
 {
     size_t k = 1;
 #ifdef CPU_VECTOR_DB
     REAL_POST_DB_BODY(vf, VW, vld, vst, vrev)
 #endif
     real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
-    power_to_db(db, m + 1);
+    return power_to_db(db, m + 1);
 }
 
 #ifdef CPU_AVX_DISPATCH
@@ -541,7 +552,7 @@ AVX2_FN static inline vf8 vrev8(vf8 v)
 {
     return __builtin_shuffle(v, (vi8){7, 6, 5, 4, 3, 2, 1, 0});
 }
-AVX2_FN static void real_post_db_avx2(const float *restrict re, const float *restrict im,
+AVX2_FN static int real_post_db_avx2(const float *restrict re, const float *restrict im,
                                       size_t m, const float *restrict rtwr,
                                       const float *restrict rtwi, const float *restrict scale2,
                                       float *restrict db)
@@ -551,9 +562,13 @@ AVX2_FN static void real_post_db_avx2(const float *restrict re, const float *res
     real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
     float *restrict v = db;
     size_t count = m + 1;
+    vi8 acc = {0};
+    int any = 0;
     k = 0;
-    POWER_DB_BODY(vf8, vi8, 8, vld8, vst8)
-    power_to_db(v + k, count - k);
+    POWER_DB_BODY(vf8, vi8, 8, vld8, vst8, acc)
+    for (int i = 0; i < 8; i++)
+        any |= acc[i] != 0;
+    return any | power_to_db(v + k, count - k);
 }
 #endif
 
@@ -568,14 +583,6 @@ AVX2_FN static void real_post_db_avx2(const float *restrict re, const float *res
  * frame's largest: float's own round-off buries them anyway. */
 #define BIG_SHIFT 100
 #define BIG_DB 602.05999132796239 /* 20 log10(2^100) */
-
-static int frame_overflowed(const float *db, size_t bins)
-{
-    int bad = 0;
-    for (size_t k = 0; k < bins; k++)
-        bad |= db[k] > FLT_MAX; /* no branch: the loop vectorises */
-    return bad;
-}
 
 static void frame_big(const cpu_state *st, float *re, float *im, const float *x, float *db)
 {
@@ -595,15 +602,16 @@ static void stft_range(const cpu_state *st, float *re, float *im, const float *s
 {
     const size_t bins = st->half + 1;
     for (size_t f = f0; f < f1; f++) {
+        int big;
         gather_real(signal + f * st->hop, st->win, re, im, st->half, st->rev4_half);
         levels_rest(re, im, st->half, st->log2n - 1, st->twr, st->twi, st->avx);
 #ifdef CPU_AVX_DISPATCH
         if (st->avx2)
-            real_post_db_avx2(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
+            big = real_post_db_avx2(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
         else
 #endif
-            real_post_db(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
-        if (frame_overflowed(db + f * bins, bins))
+            big = real_post_db(re, im, st->half, st->rtwr, st->rtwi, st->scale2, db + f * bins);
+        if (big)
             frame_big(st, re, im, signal + f * st->hop, db + f * bins);
     }
 }
