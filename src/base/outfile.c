@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,20 @@ static void fill_suffix(char *x)
         x[i] = set[z % 62];
 }
 
+#ifndef NAME_MAX
+#define NAME_MAX 255
+#endif
+
+/* dir/.BASE.XXXXXX for path, BASE cut to keep the name within NAME_MAX: an output name of
+ * 248 .. 255 bytes is legal, its temporary with 8 more would not be (ENAMETOOLONG). The
+ * random suffix keeps a cut name unique. Returns the suffix's offset in name (n bytes). */
+static size_t temp_name(char *name, size_t n, const char *path, size_t dirlen)
+{
+    size_t base = strlen(path + dirlen), keep = base < NAME_MAX - 8 ? base : NAME_MAX - 8;
+    snprintf(name, n, "%.*s.%.*s.XXXXXX", (int)dirlen, path, (int)keep, path + dirlen);
+    return dirlen + 1 + keep + 1;
+}
+
 int outfile_temp(const char *path, FILE **f, char **tmp, sp_errinfo *ei)
 {
     const char *slash = strrchr(path, '/');
@@ -40,8 +55,7 @@ int outfile_temp(const char *path, FILE **f, char **tmp, sp_errinfo *ei)
     if (!name)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     for (int i = 0; i < OUTFILE_TRIES && fd < 0; i++) {
-        snprintf(name, n, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-        fill_suffix(name + n - 7);
+        fill_suffix(name + temp_name(name, n, path, dirlen));
         fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0 && errno != EEXIST)
             break;

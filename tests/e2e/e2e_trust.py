@@ -171,6 +171,24 @@ class ExitCodes(unittest.TestCase):
                 self.assertEqual(p.stdout.splitlines()[-1], "rc=0", p.stdout)
                 self.assertEqual(len(p.stdout.splitlines()), 2)
 
+    @unittest.skipIf("ASAN_OPTIONS" in os.environ or "TSAN_OPTIONS" in os.environ,
+                     "sanitizers reserve more address space than the limit")
+    def test_out_of_memory_names_the_input(self):
+        import resource
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (300 << 20, 300 << 20))
+        with E.TempDir() as d:
+            p = subprocess.run([E.BIN, "synth:duration=100", "-n", "4194304", "-q", "-o",
+                                os.path.join(d, "o.npy")], capture_output=True, text=True,
+                               timeout=60, preexec_fn=limit)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            lines = E.stderr_lines(p)
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertTrue(lines[0].startswith("spectro: synth:duration=100: "), lines[0])
+            self.assertIn("out of memory", lines[0])
+            self.assertEqual(E.listing(d), set())
+
     @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
     def test_full_stdout_names_the_reason(self):
         with open("/dev/full", "w") as full:
@@ -213,6 +231,25 @@ class ExitCodes(unittest.TestCase):
                 lines = E.stderr_lines(p)
                 self.assertLessEqual(len(lines), warn, p.stderr)
                 self.assertTrue(all(l.startswith("spectro: ") for l in lines), p.stderr)
+
+
+class LongNames(unittest.TestCase):
+    @unittest.skipUnless(os.environ.get("SPECTRO_TEST_RENDER", "1") != "0", "no renderer")
+    def test_output_names_up_to_name_max(self):
+        """Names of 248 .. 255 bytes work: the hidden temporary is cut to fit NAME_MAX
+        (a --dump's sidecar adds ".json", so a dump name stays within 250)."""
+        src = E.asset("two_tone_48k_s16.wav")
+        with E.TempDir() as d:
+            for length in (248, 251, 255):
+                with self.subTest(png=length):
+                    name = "p" * (length - 4) + ".png"
+                    p = E.run([src, "--png", name], cwd=d)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual(E.listing(d), {name})
+                    os.remove(os.path.join(d, name))
+            name = "d" * 246 + ".npy"
+            a, meta, p = E.dump(self, [src], out_name=name, cwd=d)
+            self.assertEqual(E.listing(d), {name, name + ".json"})
 
 
 if __name__ == "__main__":
