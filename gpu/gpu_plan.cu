@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -181,7 +182,10 @@ __global__ void frame_window_kernel(const float *__restrict__ d_sig, const float
 }
 
 /* Level in dBFS of each bin: a = |X| * (2/S inside, 1/S at 0 and n/2);
- * 20*log10(max(a, 1e-10)), NaN -> floor (the comparison is false for NaN). */
+ * 20*log10(max(a, 1e-10)), NaN -> floor (the comparisons are false for NaN). Where |X|^2
+ * overflows (|X| past 1.8e19: samples of 1e30) the level is taken from |X 2^-64| and
+ * 20 log10(2^64) added back, as fft_fused.cu's level_db does, so that the per-level and the
+ * fused paths agree for every finite X; the common path pays one compare a bin. */
 __global__ void amp_db_kernel(const float2 *__restrict__ d_spec, float *__restrict__ d_db,
                               size_t bins, size_t total, float scale_mid, float scale_edge)
 {
@@ -190,8 +194,16 @@ __global__ void amp_db_kernel(const float2 *__restrict__ d_spec, float *__restri
         return;
     size_t k = t % bins;
     float2 x = d_spec[t];
-    float a = sqrtf(x.x * x.x + x.y * x.y) * ((k == 0 || k == bins - 1) ? scale_edge : scale_mid);
-    d_db[t] = (a > 1e-10f) ? 20.0f * log10f(a) : FFT_DB_FLOOR;
+    float s = (k == 0 || k == bins - 1) ? scale_edge : scale_mid;
+    float q = x.x * x.x + x.y * x.y;
+    if (q <= FLT_MAX) {
+        float a = sqrtf(q) * s;
+        d_db[t] = (a > 1e-10f) ? 20.0f * log10f(a) : FFT_DB_FLOOR;
+    } else {
+        const float u = x.x * 0x1p-64f, v = x.y * 0x1p-64f;
+        float a = sqrtf(u * u + v * v) * s; /* NaN stays NaN and reads the floor */
+        d_db[t] = (a > 0.0f) ? 20.0f * log10f(a) + 385.318394f : FFT_DB_FLOOR;
+    }
 }
 
 /* The ranges of a peak search, by value into the kernel (and into a captured graph). */

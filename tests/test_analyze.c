@@ -14,6 +14,7 @@
 #include "peaks.h"
 #include "stft.h"
 #include "test_util.h"
+#include "window.h"
 
 #define TEST_PI 3.14159265358979323846
 
@@ -327,6 +328,7 @@ typedef struct {
     int calls, opened, finished, aborted, bad_peaks;
     uint64_t peak_frames;
     const float *last_db; /* the block of the last spectra call: its peaks come next */
+    peaks_window *pw;     /* the run's window's transform, made from its name at open */
 } rec_sink;
 
 static int rec_open(void *self, const sink_stream *st, sink_wants *w, sp_errinfo *ei)
@@ -337,6 +339,16 @@ static int rec_open(void *self, const sink_stream *st, sink_wants *w, sp_errinfo
     r->n = st->n;
     r->bins = st->bins;
     r->rate = st->rate;
+    {
+        window_spec ws;
+        float *coef = malloc(st->n * sizeof *coef);
+        peaks_window_destroy(r->pw);
+        r->pw = NULL;
+        if (!coef || window_parse(st->window, &ws, ei) != SP_OK || window_fill(&ws, st->n, coef, NULL) != SP_OK ||
+            peaks_window_create(coef, st->n, &r->pw, ei) != SP_OK)
+            r->bad_peaks++;
+        free(coef);
+    }
     w->spectra = 1;
     w->peaks = 1;
     w->peak_kmin = r->kmin;
@@ -359,7 +371,7 @@ static int rec_peaks(void *self, int channel, uint64_t first, size_t nframes, co
     rec_sink *r = self;
     (void)channel, (void)first, (void)ei;
     for (size_t i = 0; i < nframes; i++) {
-        peak want = peaks_find_range(r->last_db + i * r->bins, r->n, r->rate, r->kmin, r->kmax);
+        peak want = peaks_find_range(r->pw, r->last_db + i * r->bins, r->n, r->rate, r->kmin, r->kmax);
         if (pk[i].bin != want.bin || pk[i].db != want.db || pk[i].bin < r->kmin || pk[i].bin > r->kmax)
             r->bad_peaks++;
     }
@@ -369,14 +381,20 @@ static int rec_peaks(void *self, int channel, uint64_t first, size_t nframes, co
 
 static int rec_finish(void *self, const sink_end *end, sp_errinfo *ei)
 {
+    rec_sink *r = self;
     (void)end, (void)ei;
-    ((rec_sink *)self)->finished++;
+    r->finished++;
+    peaks_window_destroy(r->pw);
+    r->pw = NULL;
     return SP_OK;
 }
 
 static void rec_abort(void *self)
 {
-    ((rec_sink *)self)->aborted++;
+    rec_sink *r = self;
+    r->aborted++;
+    peaks_window_destroy(r->pw);
+    r->pw = NULL;
 }
 
 static const sink_ops rec_ops = {"rec", rec_open, rec_spectra, rec_peaks, rec_finish, rec_abort, NULL};

@@ -414,6 +414,57 @@ static void test_stft_range(void)
     fft_plan_destroy(p);
 }
 
+/* Huge finite samples (issue 17, item 3): a bin-centred sine of amplitude 1e20 .. 3e38
+ * (whose |X|^2, or X itself, overflows float) reads 20 log10(amp) dBFS, every level is
+ * finite, and the whole spectrum is the one of the same signal scaled by 2^-100, plus
+ * 602.06 dB. Random sizes 1024 .. 16384, windows, a few frames. */
+static void test_stft_huge(void)
+{
+    static const double amps[] = {1e20, 1e30, 1e36, 3e38};
+    const double shift_db = 20.0 * 100.0 * log10(2.0);
+    for (int t = 0; t < 8; t++) {
+        const size_t n = (size_t)1024 << rng_below(5), hop = n / 2, nf = 3, len = (nf - 1) * hop + n;
+        const size_t bins = n / 2 + 1, k = 16 + rng_below(n / 2 - 32); /* away from the images at 0, n/2 */
+        const double amp = amps[t % 4];
+        window_spec ws = window_spec_at((int)rng_below((size_t)window_count()));
+        float *w = malloc(n * sizeof *w), *sig = malloc(len * sizeof *sig), *small = malloc(len * sizeof *small);
+        float *db = malloc(nf * bins * sizeof *db), *ref = malloc(nf * bins * sizeof *ref);
+        fft_plan *p = NULL;
+        double worst = 0.0;
+        size_t nonfinite = 0;
+        char wname[32];
+        if (!w || !sig || !small || !db || !ref || window_fill(&ws, n, w, NULL) != SP_OK ||
+            !(p = make_plan(n, hop, w, nf)))
+            goto next;
+        for (size_t i = 0; i < len; i++) {
+            double v = cos(2.0 * TEST_PI * (double)(k * (i % n)) / (double)n);
+            sig[i] = (float)(amp * v);
+            small[i] = ldexpf(sig[i], -100);
+        }
+        tu_poison(db, nf * bins);
+        CHECK(fft_stft_db(p, sig, nf, db) == SP_OK);
+        CHECK(fft_stft_db(p, small, nf, ref) == SP_OK);
+        for (size_t i = 0; i < nf * bins; i++) {
+            nonfinite += !isfinite(db[i]);
+            if (ref[i] > -150.0f && !(fabs(db[i] - (ref[i] + shift_db)) <= worst))
+                worst = isfinite(db[i]) ? fabs(db[i] - (ref[i] + shift_db)) : INFINITY;
+        }
+        window_format(&ws, wname, sizeof wname);
+        CHECK_MSG(nonfinite == 0, "amp %g, n %zu, %s: %zu levels not finite", amp, n, wname, nonfinite);
+        CHECK_MSG(worst < 1e-3, "amp %g, n %zu: %.3g dB from the scaled spectrum + 602.06 dB", amp, n, worst);
+        for (size_t f = 0; f < nf; f++)
+            CHECK_MSG(fabs(db[f * bins + k] - 20.0 * log10(amp)) < 0.01, "amp %g, n %zu, frame %zu: %.4f dBFS, want %.4f",
+                      amp, n, f, (double)db[f * bins + k], 20.0 * log10(amp));
+    next:
+        fft_plan_destroy(p);
+        free(w);
+        free(sig);
+        free(small);
+        free(db);
+        free(ref);
+    }
+}
+
 /* stft_db is the r2c of the windowed frame, scaled and converted as fft.h says, for sizes
  * whose split runs on the vector loops, the scalar tail or both; the 4-wide path
  * (FFT_CPU_SIMD_SSE2) gives the same bits as the default (8-wide where the CPU has
@@ -827,6 +878,7 @@ int main(void)
     test_batches();
     test_stft_levels();
     test_stft_range();
+    test_stft_huge();
     test_stft_manual();
     test_stft_threads();
     test_stft_reduce();

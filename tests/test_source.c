@@ -2,6 +2,8 @@
  * written here by hand (PCM16 mono, float stereo, NaN/Inf, truncated), and the errors
  * (missing path, a directory, an empty file, a text file) with their codes and messages.
  * The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
+#include <math.h>
+#include <sndfile.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,6 +278,88 @@ out:
     free(got);
 }
 
+/* ---- truncation in every container (issue 17, item 4) ------------------------------------ */
+
+/* Writes `frames` of a noisy sine in `format` with libsndfile; 0, or -1 when this libsndfile
+ * cannot write the format (Opus, MP3 are optional in its builds). */
+static int write_with_sndfile(const char *path, int format, size_t frames)
+{
+    SF_INFO in = {0};
+    SNDFILE *sf;
+    float *x = malloc(frames * sizeof *x);
+    int rc = -1;
+    in.samplerate = 48000;
+    in.channels = 1;
+    in.format = format;
+    if (!x || !sf_format_check(&in) || !(sf = sf_open(path, SFM_WRITE, &in))) {
+        free(x);
+        return -1;
+    }
+    for (size_t i = 0; i < frames; i++)
+        x[i] = 0.3f * (float)sin(0.1 * (double)i) + 0.2f * (float)(rng_unit() - 0.5);
+    if (sf_writef_float(sf, x, (sf_count_t)frames) == (sf_count_t)frames)
+        rc = 0;
+    if (sf_close(sf) != 0)
+        rc = -1;
+    free(x);
+    return rc;
+}
+
+/* The source's reading of path: 0 when it opens, with frames read and the truncation flag. */
+static int read_file_source(const char *path, size_t *frames, int *truncated, sp_errinfo *ei)
+{
+    source *s = NULL;
+    int err = source_open_file(path, &s, ei);
+    float *buf = malloc(sizeof(float) * 600000);
+    *frames = 0;
+    *truncated = -1;
+    if (err == SP_OK && buf) {
+        *frames = read_all(s, buf, 600000, &err);
+        *truncated = source_truncated(s);
+    }
+    source_close(s);
+    free(buf);
+    return err;
+}
+
+static void test_truncated_formats(void)
+{
+    static const struct {
+        const char *name;
+        int format;
+    } fmts[] = {
+        {"aiff", SF_FORMAT_AIFF | SF_FORMAT_PCM_16}, {"au", SF_FORMAT_AU | SF_FORMAT_PCM_16},
+        {"w64", SF_FORMAT_W64 | SF_FORMAT_PCM_16},   {"caf", SF_FORMAT_CAF | SF_FORMAT_PCM_16},
+        {"ogg", SF_FORMAT_OGG | SF_FORMAT_VORBIS},    {"opus", SF_FORMAT_OGG | SF_FORMAT_OPUS},
+        {"wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16},    {"flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16},
+        {"rf64", SF_FORMAT_RF64 | SF_FORMAT_PCM_16},  {"aifc", SF_FORMAT_AIFF | SF_FORMAT_FLOAT},
+        {"mp3", SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III},
+    };
+    const size_t frames = 480000; /* 10 s: half an Ogg/Opus file still holds data pages */
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
+        char path[512], name[64];
+        struct stat sb;
+        sp_errinfo ei = {{0}};
+        size_t n;
+        int trunc, err;
+        snprintf(name, sizeof name, "whole.%s", fmts[i].name);
+        tu_path(path, sizeof path, name);
+        if (write_with_sndfile(path, fmts[i].format, frames) != 0) {
+            printf("test_source: this libsndfile cannot write %s: not tested\n", fmts[i].name);
+            continue;
+        }
+        err = read_file_source(path, &n, &trunc, &ei);
+        CHECK_MSG(err == SP_OK && n == frames && trunc == 0, "%s whole: err %d (%s), %zu of %zu frames, truncated %d",
+                  fmts[i].name, err, ei.msg, n, frames, trunc);
+        CHECK(stat(path, &sb) == 0 && truncate(path, sb.st_size / 2) == 0);
+        err = read_file_source(path, &n, &trunc, &ei);
+        CHECK_MSG(err == SP_OK && n > frames / 4 && n < frames && trunc == 1,
+                  "%s halved: err %d (%s), %zu of %zu frames, truncated %d", fmts[i].name, err, ei.msg, n, frames,
+                  trunc);
+        remove(path);
+    }
+}
+
 static void expect_input_error(const char *path, const char *what)
 {
     source *s = (source *)0x1;
@@ -385,6 +469,7 @@ int main(void)
     test_pcm16_mono();
     test_float_stereo();
     test_truncated();
+    test_truncated_formats();
     test_errors();
     CHECK_MSG(tu_tmpdir_remove() == 0, "cannot remove %s", tu_tmpdir());
     return check_done("test_source");

@@ -1,6 +1,7 @@
 /* spectro: the program. Parses the command line, runs the analysis (headless) or the
  * window, and is the only place that prints errors and picks the exit code (0 ok,
- * 1 runtime failure, 2 bad usage or input). */
+ * 1 runtime failure, 2 bad usage or input, 130/143 interrupted by SIGINT/SIGTERM). */
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -19,13 +20,17 @@
 /* set from the signal handler: a lock-free atomic, which C11 allows there */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
 static atomic_int stop_requested;
+static atomic_int stop_signal; /* the signal that asked, for the exit code 128 + it */
 
 static void on_signal(int sig)
 {
-    (void)sig;
+    atomic_store(&stop_signal, sig);
     atomic_store(&stop_requested, 1);
 }
 
+/* SIGINT and SIGTERM ask the run to stop (it cleans up, then exits 128 + the signal).
+ * SIGPIPE is ignored: a closed standard output becomes EPIPE on the write, which ends the
+ * run through its normal error path (see reader_gone). */
 static void install_signals(void)
 {
     struct sigaction sa;
@@ -34,12 +39,71 @@ static void install_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* 128 + the signal that stopped the run, as a shell reports a command it ended. */
+static int interrupted_code(void)
+{
+    int sig = atomic_load(&stop_signal);
+    return 128 + (sig > 0 ? sig : SIGINT);
+}
+
+/* Standard output is a pipe or socket whose reader has gone (`spectro --peaks f | head -1`):
+ * poll reports POLLERR on a pipe without readers (POLLHUP on a socket). */
+static int reader_gone(void)
+{
+    struct pollfd p = {STDOUT_FILENO, 0, 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+/* What names the input in a message: the path, "synth:...", or "microphone". */
+static const char *input_name(const analyze_config *an)
+{
+    return an->input ? an->input : "microphone";
+}
+
+/* One line on stderr. Generic lines from deep down ("out of memory", "interrupted",
+ * "cannot start the reader thread") get the input's name in front, so that every line
+ * names what it is about. */
+static int fail_run(int err, const sp_errinfo *ei, const analyze_config *an)
+{
+    const char *msg = ei->msg[0] ? ei->msg : sp_strerror(err);
+    const char *name = input_name(an);
+    int generic = err == SP_ENOMEM || err == SP_EINTERRUPTED || strncmp(msg, "cannot start", 12) == 0;
+    if (err == SP_EINTERRUPTED) {
+        fprintf(stderr, "spectro: %s: interrupted\n", name);
+        return interrupted_code();
+    }
+    if (generic && !strstr(msg, name))
+        fprintf(stderr, "spectro: %s: %s\n", name, msg);
+    else
+        fprintf(stderr, "spectro: %s\n", msg);
+    return sp_exit_code(err);
 }
 
 static int fail(int err, const sp_errinfo *ei)
 {
     fprintf(stderr, "spectro: %s\n", ei->msg[0] ? ei->msg : sp_strerror(err));
     return sp_exit_code(err);
+}
+
+/* The window's run decides "no display" itself; a missing or unreadable input is the
+ * user's first problem, so it is found first (exit 2, naming the file). Files and synth:
+ * specs are opened and closed again; the microphone and standard input are left alone
+ * (opening them takes the device or consumes the stream). */
+static int check_input(const analyze_config *an, sp_errinfo *ei)
+{
+    source_request req = {0};
+    source *src = NULL;
+    int err;
+    if (!an->input || strcmp(an->input, "-") == 0)
+        return SP_OK;
+    req.input = an->input;
+    err = source_open_request(&req, &src, ei);
+    source_close(src);
+    return err;
 }
 
 static int list_devices(void)
@@ -87,6 +151,8 @@ int main(int argc, char **argv)
     o.an.out = stdout;
     o.an.progress = !o.quiet && isatty(STDERR_FILENO);
 
+    if (!o.headless && (err = check_input(&o.an, &ei)) != SP_OK)
+        return fail(err, &ei);
     if (o.headless) {
         err = analyze_run(&o.an, &res, &ei);
     } else {
@@ -94,8 +160,10 @@ int main(int argc, char **argv)
         app_env_view(&vc);
         err = view_run(&o.an, &vc, &res, &ei);
     }
+    if (err != SP_OK && err != SP_EINTERRUPTED && reader_gone())
+        return 0; /* the reader took what it wanted (| head): quiet, as `yes | head` */
     if (err != SP_OK)
-        return fail(err, &ei);
+        return fail_run(err, &ei, &o.an);
     if (!o.quiet) {
         if (res.fallback[0])
             fprintf(stderr, "spectro: note: using the cpu backend: %s\n", res.fallback);
@@ -125,5 +193,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "spectro: time: %.3f s making the %s plan, %.3f s in FFT calls, %.3f s in output, "
                         "%.3f s waiting for input\n",
                 res.plan_s, res.backend, res.fft_s, res.sink_s, res.wait_s);
-    return 0;
+    /* a live run that a signal ended kept its outputs, and still says it was stopped (the
+     * window's own quit stops it the same way, but no signal came: 0) */
+    return res.interrupted && atomic_load(&stop_signal) ? interrupted_code() : 0;
 }

@@ -26,6 +26,8 @@ int sp_exit_code(int err)
         return 0;
     if (err == SP_EINVAL || err == SP_EINPUT)
         return 2;
+    if (err == SP_EINTERRUPTED)
+        return 128 + 2; /* SIGINT's number on every POSIX system */
     return 1;
 }
 

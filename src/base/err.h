@@ -3,7 +3,7 @@
  * Every fallible function returns an int: SP_OK (0) on success or a negative sp_err code.
  * Functions that can say more take an optional sp_errinfo* (last) and fill it with one
  * human-readable line that names the file or option at fault. Library code never prints
- * and never exits: main() decides what the user sees (sp_exit_code() maps to 0/1/2). */
+ * and never exits: main() decides what the user sees (sp_exit_code() maps to 0/1/2/130). */
 #ifndef SPECTRO_ERR_H
 #define SPECTRO_ERR_H
 
@@ -23,7 +23,8 @@ typedef enum {
     SP_ENODEV = -6,       /* no usable device (GPU or audio)           -> exit 1 */
     SP_EUNSUPPORTED = -7, /* feature not compiled into this build      -> exit 1 */
     SP_EAUDIO = -8,       /* audio device error                        -> exit 1 */
-    SP_EINTERRUPTED = -9  /* stopped by a signal                       -> exit 1 */
+    SP_EINTERRUPTED = -9  /* stopped by a signal        -> exit 130 (128 + SIGINT; main
+                           * makes it 143 when the signal was SIGTERM) */
 } sp_err;
 
 /* One line of detail for the user; msg[0] == 0 when nothing was said. */
@@ -34,7 +35,8 @@ typedef struct {
 /* Short generic text for a code ("bad input", ...). Never NULL. */
 const char *sp_strerror(int err);
 
-/* Process exit code for an error: 0 for SP_OK, 2 for usage/input errors, 1 otherwise. */
+/* Process exit code for an error: 0 for SP_OK, 2 for usage/input errors, 130 for
+ * SP_EINTERRUPTED (what shells give a command that SIGINT ended), 1 otherwise. */
 int sp_exit_code(int err);
 
 /* Formats the detail line into ei (when ei is not NULL) and returns err, so that a

@@ -112,15 +112,22 @@ static char *dir_of(const char *path)
     return d;
 }
 
-/* A fresh hidden name beside `target`: dir/.base.XXXXXX (malloc'd). */
+#ifndef NAME_MAX
+#define NAME_MAX 255
+#endif
+
+/* A fresh hidden name beside `target`: dir/.BASE.XXXXXX (malloc'd), BASE cut so that the
+ * name stays within NAME_MAX: an output name of 248 .. 255 bytes is legal, its temporary
+ * with 8 more would not be (ENAMETOOLONG); the random suffix keeps a cut name unique. */
 static char *hidden_name(const char *target)
 {
     const char *slash = strrchr(target, '/');
     size_t dirlen = slash ? (size_t)(slash - target) + 1 : 0, n = strlen(target) + 9;
+    size_t base = strlen(target + dirlen), keep = base < NAME_MAX - 8 ? base : NAME_MAX - 8;
     char *name = malloc(n);
     if (name) {
-        snprintf(name, n, "%.*s.%s.XXXXXX", (int)dirlen, target, target + dirlen);
-        fill_suffix(name + n - 7);
+        snprintf(name, n, "%.*s.%.*s.XXXXXX", (int)dirlen, target, (int)keep, target + dirlen);
+        fill_suffix(name + dirlen + 1 + keep + 1);
     }
     return name;
 }

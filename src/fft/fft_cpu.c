@@ -33,6 +33,7 @@
  * Nothing is allocated after create(). */
 #include "fft_backend.h"
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -110,6 +111,7 @@ struct cpu_state {
     uint32_t *rev4_full;        /* bit reversal of 4q in log2(n) bits, q < n/4 */
     uint32_t *rev4_half;        /* the same in log2(n/2) bits, q < n/8 */
     float *win;                 /* n */
+    float *win_small;           /* n: win * 2^-BIG_SHIFT, for frames that overflow */
     float *scale2;              /* n/2+1 squared level scales (fft_level_scale^2) */
     float *re, *im;             /* caller's scratch, n floats each */
     float *row;                 /* caller's dB row for stft_reduce without db, n/2+1 */
@@ -440,8 +442,10 @@ static void real_post(const float *restrict re, const float *restrict im, size_t
  * i.e. p <= 1e-20, and NaN read FFT_DB_FLOOR). The vector path replaces glibc's log10f
  * (two thirds of stft_db's time otherwise) by the Cephes logf polynomial (about 1 ulp):
  * it agrees with fft_amp_to_db within 1e-4 dB for every a up to 1e19, reads exactly 0 dB
- * for a = 1 and +inf for p = +inf. V holds W floats, VI as many int32. */
-#define POWER_DB_BODY(V, VI, W, LD, ST)                                                   \
+ * for a = 1, and +inf for p = +inf or NaN: the mark of a frame whose FFT or power
+ * overflowed, which stft_range then does again scaled down (frame_big); ACC (VI) gathers
+ * the marks, one OR a vector. V holds W floats, VI as many int32. */
+#define POWER_DB_BODY(V, VI, W, LD, ST, ACC)                                              \
     for (; k + (W) <= count; k += (W)) {                                                  \
         V p = LD(v + k);                                                                  \
         VI bits = (VI)p;                                                                  \
@@ -466,10 +470,11 @@ static void real_post(const float *restrict re, const float *restrict im, size_t
         V ln = x + y + 0.693359375f * ef;                                                 \
         V d = 4.34294481903251828f * ln; /* 10 / ln 10 */                                 \
         VI ok = p > 1e-20f;              /* false for NaN */                              \
-        VI inf = p > 3.40282347e38f;                                                      \
+        VI inf = ~(p <= 3.40282347e38f); /* inf, or NaN from an overflowed FFT */        \
         V lo = (V){0} + FFT_DB_FLOOR, hi = (V){0} + INFINITY;                             \
         d = (V)(((VI)d & ok) | ((VI)lo & ~ok));                                           \
         d = (V)(((VI)hi & inf) | ((VI)d & ~inf));                                         \
+        ACC |= inf;                                                                       \
         ST(v + k, d);                                                                     \
     }
 
@@ -503,14 +508,23 @@ static inline vf vrev(vf v)
 }
 #endif
 
-static void power_to_db(float *restrict v, size_t count)
+/* Returns 1 when a power overflowed (a level marked +inf). */
+static int power_to_db(float *restrict v, size_t count)
 {
     size_t k = 0;
+    int any = 0;
 #ifdef CPU_VECTOR_DB
-    POWER_DB_BODY(vf, vi, VW, vld, vst)
+    vi acc = {0};
+    POWER_DB_BODY(vf, vi, VW, vld, vst, acc)
+    for (int i = 0; i < VW; i++)
+        any |= acc[i] != 0;
 #endif
-    for (; k < count; k++)
-        v[k] = fft_amp_to_db(sqrtf(v[k]));
+    for (; k < count; k++) {
+        int big = !(v[k] <= FLT_MAX);
+        v[k] = big ? INFINITY : fft_amp_to_db(sqrtf(v[k]));
+        any |= big;
+    }
+    return any;
 }
 
 /* Levels of one frame: the real-input split of real_post, then |X_k|^2 scale_k^2 in db[]
@@ -531,16 +545,17 @@ static void real_post_db_tail(const float *restrict re, const float *restrict im
     }
 }
 
-static void real_post_db(const float *restrict re, const float *restrict im, size_t m,
-                         const float *restrict rtwr, const float *restrict rtwi,
-                         const float *restrict scale2, float *restrict db)
+/* Returns 1 when the frame overflowed (see power_to_db). */
+static int real_post_db(const float *restrict re, const float *restrict im, size_t m,
+                        const float *restrict rtwr, const float *restrict rtwi,
+                        const float *restrict scale2, float *restrict db)
 {
     size_t k = 1;
 #ifdef CPU_VECTOR_DB
     REAL_POST_DB_BODY(vf, VW, vld, vst, vrev)
 #endif
     real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
-    power_to_db(db, m + 1);
+    return power_to_db(db, m + 1);
 }
 
 #ifdef CPU_AVX_DISPATCH
@@ -551,7 +566,7 @@ AVX2_FN static inline vf8 vrev8(vf8 v)
 {
     return __builtin_shuffle(v, (vi8){7, 6, 5, 4, 3, 2, 1, 0});
 }
-AVX2_FN static void real_post_db_avx2(const float *restrict re, const float *restrict im,
+AVX2_FN static int real_post_db_avx2(const float *restrict re, const float *restrict im,
                                       size_t m, const float *restrict rtwr,
                                       const float *restrict rtwi, const float *restrict scale2,
                                       float *restrict db)
@@ -561,9 +576,13 @@ AVX2_FN static void real_post_db_avx2(const float *restrict re, const float *res
     real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
     float *restrict v = db;
     size_t count = m + 1;
+    vi8 acc = {0};
+    int any = 0;
     k = 0;
-    POWER_DB_BODY(vf8, vi8, 8, vld8, vst8)
-    power_to_db(v + k, count - k);
+    POWER_DB_BODY(vf8, vi8, 8, vld8, vst8, acc)
+    for (int i = 0; i < 8; i++)
+        any |= acc[i] != 0;
+    return any | power_to_db(v + k, count - k);
 }
 #endif
 
@@ -639,6 +658,29 @@ static void reduce_row(const cpu_state *st, const float *row, const fft_peak_req
     }
 }
 
+/* ---- huge samples ----------------------------------------------------------------------
+ * Finite samples near the top of float (1e30, 3e38) overflow |X|^2, or X itself (inf - inf
+ * = NaN in a butterfly); the dB conversion marks such bins +inf. The frame is then done
+ * again with the window times 2^-BIG_SHIFT (exact: a power of two), which keeps X and
+ * |X|^2 finite for any finite input up to N = 2^24, and the shift is added back in dB.
+ * Samples that 2^-BIG_SHIFT pushes below float's range lie more than 600 dB under the
+ * frame's largest: float's own round-off buries them anyway. */
+#define BIG_SHIFT 100
+#define BIG_DB 602.05999132796239 /* 20 log10(2^100) */
+
+static void frame_big(const cpu_state *st, float *re, float *im, const float *x, float *db)
+{
+    const size_t m = st->half;
+    gather_real(x, st->win_small, re, im, m, st->rev4_half);
+    levels_rest(re, im, m, st->log2n - 1, st->twr, st->twi, st->avx);
+    real_post_db_tail(re, im, m, st->rtwr, st->rtwi, st->scale2, db, 1);
+    for (size_t k = 0; k <= m; k++) {
+        /* !(p > 0) also catches NaN, from a NaN sample: the floor, as on the fast path */
+        double level = db[k] > 0.0f ? 10.0 * log10((double)db[k]) + BIG_DB : FFT_DB_FLOOR;
+        db[k] = level > FFT_DB_FLOOR ? (float)level : FFT_DB_FLOOR;
+    }
+}
+
 /* ---- one frame range of stft_db / stft_reduce (caller or worker) ---------------------- */
 
 static void stft_range(const cpu_state *st, float *re, float *im, float *scratch, const cpu_job *j, size_t f0,
@@ -647,14 +689,18 @@ static void stft_range(const cpu_state *st, float *re, float *im, float *scratch
     const size_t bins = st->half + 1;
     for (size_t f = f0; f < f1; f++) {
         float *row = j->db ? j->db + f * bins : scratch;
-        gather_real(j->signal + f * st->hop, st->win, re, im, st->half, st->rev4_half);
+        const float *x = j->signal + f * st->hop;
+        int big;
+        gather_real(x, st->win, re, im, st->half, st->rev4_half);
         levels_rest(re, im, st->half, st->log2n - 1, st->twr, st->twi, st->avx);
 #ifdef CPU_AVX_DISPATCH
         if (st->avx2)
-            real_post_db_avx2(re, im, st->half, st->rtwr, st->rtwi, st->scale2, row);
+            big = real_post_db_avx2(re, im, st->half, st->rtwr, st->rtwi, st->scale2, row);
         else
 #endif
-            real_post_db(re, im, st->half, st->rtwr, st->rtwi, st->scale2, row);
+            big = real_post_db(re, im, st->half, st->rtwr, st->rtwi, st->scale2, row);
+        if (big)
+            frame_big(st, re, im, x, row);
         if (j->req)
             reduce_row(st, row, j->req, j->peaks + f * j->req->nranges);
     }
@@ -734,6 +780,7 @@ static void cpu_destroy(void *state)
     free(st->rev4_full);
     free(st->rev4_half);
     free(st->win);
+    free(st->win_small);
     free(st->scale2);
     free(st->re);
     free(st->im);
@@ -774,12 +821,13 @@ static int cpu_tables(cpu_state *st, const float *window, double window_sum, sp_
     st->rev4_full = cpu_alloc(n / 4, sizeof(uint32_t));
     st->rev4_half = cpu_alloc(n / 8, sizeof(uint32_t));
     st->win = cpu_alloc(n, sizeof(float));
+    st->win_small = cpu_alloc(n, sizeof(float));
     st->scale2 = cpu_alloc(half + 1, sizeof(float));
     st->re = cpu_alloc(n, sizeof(float));
     st->im = cpu_alloc(n, sizeof(float));
     st->row = cpu_alloc(half + 1, sizeof(float));
     if (!st->twr || !st->twi || !st->twi_inv || !st->rtwr || !st->rtwi || !st->rev4_full ||
-        !st->rev4_half || !st->win || !st->scale2 || !st->re || !st->im || !st->row)
+        !st->rev4_half || !st->win || !st->win_small || !st->scale2 || !st->re || !st->im || !st->row)
         return sp_fail(ei, SP_ENOMEM, "out of memory for a CPU FFT plan of size %zu", n);
 
     st->twr[0] = 1.0f; /* slot 0 is never read; keep it defined */
@@ -802,6 +850,8 @@ static int cpu_tables(cpu_state *st, const float *window, double window_sum, sp_
     for (size_t q = 0; q < n / 8; q++)
         st->rev4_half[q] = bit_reverse((uint32_t)(4 * q), st->log2n - 1);
     memcpy(st->win, window, n * sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        st->win_small[i] = ldexpf(window[i], -BIG_SHIFT);
     for (size_t k = 0; k <= half; k++) {
         double sc = fft_level_scale(n, k, window_sum);
         st->scale2[k] = (float)(sc * sc);

@@ -443,6 +443,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         goto done;
     {
         sink_stream ss = stream_of(&r);
+        r.sinks.win = r.win; /* the peak searches level by the window's own transform */
         if ((err = pipe_sinks_open(&r.sinks, &ss, ei)) != SP_OK ||
             (err = pipe_sinks_attach(&r.sinks, r.st, ei)) != SP_OK)
             goto done;

@@ -77,6 +77,8 @@ typedef struct {
     size_t pk_cap;              /* frames each red[].pk holds */
     size_t n, bins;
     double rate;
+    const float *win;           /* the window's n coefficients (borrowed), set before open */
+    peaks_window *pw;           /* its transform, for the peak searches (made at open) */
     sp_errinfo *ei;             /* where the framer's callback reports */
 } pipe_sinks;
 
@@ -100,8 +102,8 @@ void pipe_sinks_free(pipe_sinks *l);
 
 /* The per-frame peaks of range `range` of the records raw[f*nranges + range] that the FFT
  * backend found beside its transform (fft_stft_reduce): the one place they become peaks
- * (peaks_refine). */
-void pipe_refine_peaks(const fft_peak_raw *raw, size_t nframes, size_t nranges, size_t range, size_t n,
-                       double rate, peak *out);
+ * (peaks_refine, by the window's own transform when pw is not NULL). */
+void pipe_refine_peaks(const peaks_window *pw, const fft_peak_raw *raw, size_t nframes, size_t nranges,
+                       size_t range, size_t n, double rate, peak *out);
 
 #endif

@@ -4,12 +4,12 @@
 #include "pipeline_internal.h"
 #include "sink_table.h"
 
-void pipe_refine_peaks(const fft_peak_raw *raw, size_t nframes, size_t nranges, size_t range, size_t n,
-                       double rate, peak *out)
+void pipe_refine_peaks(const peaks_window *pw, const fft_peak_raw *raw, size_t nframes, size_t nranges,
+                       size_t range, size_t n, double rate, peak *out)
 {
     for (size_t i = 0; i < nframes; i++) {
         const fft_peak_raw *p = &raw[i * nranges + range];
-        out[i] = peaks_refine(p->bin, p->l, p->c, p->r, n, rate);
+        out[i] = peaks_refine(pw, p->bin, p->l, p->c, p->r, n, rate);
     }
 }
 
@@ -114,6 +114,8 @@ int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei)
                            FFT_PEAK_RANGES_MAX);
         l->spectra |= l->wants[i].spectra && l->s[i].ops->spectra;
     }
+    if (l->nred > 0 && l->win && (err = peaks_window_create(l->win, l->n, &l->pw, ei)) != SP_OK)
+        return err;
     return SP_OK;
 }
 
@@ -176,7 +178,7 @@ int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, 
     if ((err = reserve_peaks(l, nframes)) != SP_OK)
         return err;
     for (int r = 0; r < l->nred; r++)
-        pipe_refine_peaks(raw, nframes, (size_t)l->nred, (size_t)r, l->n, l->rate, l->red[r].pk);
+        pipe_refine_peaks(l->pw, raw, nframes, (size_t)l->nred, (size_t)r, l->n, l->rate, l->red[r].pk);
     return fan_out(l, channel, first, nframes, db);
 }
 
@@ -203,6 +205,7 @@ void pipe_sinks_free(pipe_sinks *l)
         sink_destroy(&l->s[i]);
     for (int r = 0; r < l->nred; r++)
         free(l->red[r].pk);
+    peaks_window_destroy(l->pw);
     free(l->s);
     free(l->wants);
     free(l->reduction);

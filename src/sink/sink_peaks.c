@@ -1,6 +1,10 @@
 /* The --peaks output kind: one line per frame, "time_s<TAB>freq_hz<TAB>db", with the output
  * channel first under --channel all. It declares the peak search (sink_wants.peaks) and
- * prints the records the pipeline computed. */
+ * prints the records the pipeline computed.
+ *
+ * Under --channel all the framer hands the same frames channel after channel; the lines go
+ * out frame by frame, channels in order (times never go back), so the records of channels
+ * 0 .. C-2 wait in `held` until the last channel's block arrives. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +16,10 @@ typedef struct {
     double fmin, fmax;
     double t0, dt;
     int all, live;
+    int channels;
+    peak *held;      /* channels x cap records: the block of each channel so far */
+    size_t cap;      /* records per channel held has room for */
+    int write_errno; /* the first failed write's reason */
 } peaks_sink;
 
 static int peaks_sink_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
@@ -30,7 +38,38 @@ static int peaks_sink_open(void *self, const sink_stream *st, sink_wants *wants,
     s->t0 = st->time_first_s;
     s->dt = st->time_step_s;
     s->all = st->channel_name && strcmp(st->channel_name, "all") == 0;
+    s->channels = st->channels > 0 ? st->channels : 1;
     s->live = st->live;
+    return SP_OK;
+}
+
+/* One line; the reason of the first write that fails is kept for the message. */
+static void put_line(peaks_sink *s, int channel, double t, const peak *p)
+{
+    int rc = s->all ? fprintf(s->out, "%d\t%.6f\t%.3f\t%.2f\n", channel, t, p->freq_hz, p->db)
+                    : fprintf(s->out, "%.6f\t%.3f\t%.2f\n", t, p->freq_hz, p->db);
+    if (rc < 0 && s->write_errno == 0)
+        s->write_errno = errno ? errno : EIO;
+}
+
+static int write_failed(peaks_sink *s, sp_errinfo *ei)
+{
+    return sp_fail(ei, SP_EIO, "writing peaks to standard output failed: %s",
+                   strerror(s->write_errno ? s->write_errno : EIO));
+}
+
+/* Keeps channel's block until the last channel's (see the top). */
+static int hold(peaks_sink *s, int channel, size_t nframes, const peak *pk, sp_errinfo *ei)
+{
+    if (nframes > s->cap) {
+        peak *h = realloc(s->held, (size_t)s->channels * nframes * sizeof *h);
+        if (!h)
+            return sp_fail(ei, SP_ENOMEM, "--peaks: out of memory for %zu frames of %d channels", nframes,
+                           s->channels);
+        s->held = h;
+        s->cap = nframes;
+    }
+    memcpy(s->held + (size_t)channel * s->cap, pk, nframes * sizeof *pk);
     return SP_OK;
 }
 
@@ -38,17 +77,18 @@ static int peaks_sink_peaks(void *self, int channel, uint64_t first, size_t nfra
                             sp_errinfo *ei)
 {
     peaks_sink *s = self;
+    if (s->all && channel < s->channels - 1)
+        return hold(s, channel, nframes, pk, ei);
     for (size_t i = 0; i < nframes; i++) {
         double t = s->t0 + (double)(first + i) * s->dt;
-        if (s->all)
-            fprintf(s->out, "%d\t%.6f\t%.3f\t%.2f\n", channel, t, pk[i].freq_hz, pk[i].db);
-        else
-            fprintf(s->out, "%.6f\t%.3f\t%.2f\n", t, pk[i].freq_hz, pk[i].db);
+        for (int c = 0; s->all && c < channel; c++)
+            put_line(s, c, t, &s->held[(size_t)c * s->cap + i]);
+        put_line(s, channel, t, &pk[i]);
     }
+    if (s->live && fflush(s->out) != 0 && s->write_errno == 0) /* a live run's lines go out as they come */
+        s->write_errno = errno;
     if (ferror(s->out))
-        return sp_fail(ei, SP_EIO, "writing peaks to standard output failed");
-    if (s->live)
-        fflush(s->out); /* a live run's lines go out as they come */
+        return write_failed(s, ei);
     return SP_OK;
 }
 
@@ -56,8 +96,10 @@ static int peaks_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
 {
     peaks_sink *s = self;
     (void)end;
-    if (fflush(s->out) != 0)
-        return sp_fail(ei, SP_EIO, "writing peaks to standard output failed: %s", strerror(errno));
+    if (fflush(s->out) != 0 && s->write_errno == 0)
+        s->write_errno = errno;
+    if (ferror(s->out))
+        return write_failed(s, ei);
     return SP_OK;
 }
 
@@ -69,7 +111,10 @@ static void peaks_sink_abort(void *self)
 
 static void peaks_sink_destroy(void *self)
 {
-    free(self);
+    peaks_sink *s = self;
+    if (s)
+        free(s->held);
+    free(s);
 }
 
 static const sink_ops peaks_sink_ops = {"peaks",           peaks_sink_open,  NULL, peaks_sink_peaks,

@@ -1,17 +1,29 @@
 /* File source: libsndfile, every format the library reads, streamed block by block so
  * memory does not grow with the file's length. The header's frame count is a hint: we
- * read until the library returns 0. */
+ * read until the library returns 0.
+ *
+ * Truncation is what the container promised against what the file holds: fewer frames
+ * read than the header declared (FLAC, MP3, CAF ...), or, where libsndfile computes the
+ * frame count from the file's size itself (WAV, AIFF, AU, W64, RF64 ...), a size in its
+ * log that the file falls short of ("  SSND : 672008 (should be 335960)"), or an Ogg
+ * stream whose last page is not its end-of-stream page (libsndfile's log is no guide there:
+ * a whole Ogg file too logs "ended unexpectedly" once its last page has been read). */
 #include <errno.h>
 #include <sndfile.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "source.h"
 
 typedef struct {
     SNDFILE *sf;
+    FILE *vf;         /* a short CAF read through virtual I/O (open_short_caf), else NULL */
+    int64_t vlen;     /* the length it claims: where its data chunk should end */
     int64_t promised; /* frames the header declared (before libsndfile clamped it) */
     int at_end;       /* a read returned nothing: the end of the data (or a decode error) */
     int64_t read;
@@ -55,26 +67,193 @@ static void file_close(void *state)
         return;
     if (st->sf)
         sf_close(st->sf);
+    if (st->vf)
+        fclose(st->vf);
     free(st);
 }
 
 static const source_ops file_ops = {"file", file_read, file_truncated, file_close, NULL, NULL, NULL, NULL, NULL};
 
-/* libsndfile clamps a data chunk that runs past the end of the file and notes it in its
- * log as "data : 96000 (should be 20000)". */
+/* One log line "NAME : DECLARED (should be PRESENT)", indented or not: the header
+ * declares more bytes than the file holds. One byte short is a missing pad byte, which
+ * costs no sample. */
+static int line_says_short(const char *line, const char *should)
+{
+    const char *colon = memchr(line, ':', (size_t)(should - line));
+    long long declared, present;
+    if (!colon || sscanf(colon + 1, "%lld", &declared) != 1 ||
+        sscanf(should + strlen("should be"), "%lld", &present) != 1)
+        return 0;
+    return declared > present + 1;
+}
+
+/* libsndfile clamps a chunk that runs past the end of the file and notes it in its log,
+ * indented by nesting ("data : 96000 (should be 20000)", " SSND : ...", "  Data Size :
+ * ...", W64's "riff : ..."). */
 static int log_says_truncated(SNDFILE *sf)
 {
     char log[8192];
     const char *p;
+    log[0] = 0;
     sf_command(sf, SFC_GET_LOG_INFO, log, sizeof log);
     for (p = log; (p = strstr(p, "should be")) != NULL; p++) {
         const char *line = p;
         while (line > log && line[-1] != '\n')
             line--;
-        if (strncmp(line, "data", 4) == 0 || strncmp(line, "SSND", 4) == 0)
+        if (line_says_short(line, p))
             return 1;
     }
     return 0;
+}
+
+/* ---- an Ogg stream cut short -----------------------------------------------------------
+ * An Ogg stream says where it ends: its last page carries the end-of-stream flag. A file
+ * whose last page lacks it, or is itself cut, was truncated. */
+
+/* 1 when the Ogg file f's last page is incomplete or not marked end-of-stream. */
+static int ogg_missing_eos(FILE *f, off_t size)
+{
+    enum { TAIL = 65536 + 27 + 255 }; /* a page is at most 65307 bytes */
+    unsigned char *buf;
+    size_t len = size < TAIL ? (size_t)size : TAIL;
+    int missing = 1;
+    if (!(buf = malloc(len)))
+        return 0;
+    if (fseeko(f, size - (off_t)len, SEEK_SET) == 0 && fread(buf, 1, len, f) == len) {
+        for (size_t at = len >= 27 ? len - 26 : 0; at-- > 0;) {
+            size_t nseg, body = 0;
+            if (memcmp(buf + at, "OggS", 4) != 0 || buf[at + 4] != 0)
+                continue;
+            nseg = buf[at + 26];
+            if (at + 27 + nseg > len)
+                continue;
+            for (size_t i = 0; i < nseg; i++)
+                body += buf[at + 27 + i];
+            if (at + 27 + nseg + body > len)
+                continue; /* a capture pattern inside a page, or the cut page itself */
+            missing = !(buf[at + 5] & 0x04) || at + 27 + nseg + body < len;
+            break;
+        }
+    }
+    free(buf);
+    return missing;
+}
+
+/* ---- a CAF cut short ------------------------------------------------------------------
+ * libsndfile refuses a CAF whose data chunk runs past the end of the file ("malformed").
+ * Read through virtual I/O that claims the length the header promised: the reads then
+ * stop where the bytes do, and the frames read fall short of the frames declared. */
+
+static uint64_t be64(const unsigned char *b)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | b[i];
+    return v;
+}
+
+/* Where the data chunk of the CAF in f should end; 0 when f is not a CAF or says nothing
+ * (a data size of -1 means "to the end of the file"). */
+static int64_t caf_promised_end(FILE *f)
+{
+    unsigned char h[12];
+    int64_t at = 8;
+    if (fseeko(f, 0, SEEK_SET) != 0 || fread(h, 1, 8, f) != 8 || memcmp(h, "caff", 4) != 0)
+        return 0;
+    for (int chunks = 0; chunks < 64; chunks++) {
+        uint64_t size;
+        if (fseeko(f, at, SEEK_SET) != 0 || fread(h, 1, 12, f) != 12)
+            return 0;
+        size = be64(h + 4);
+        if (size > (uint64_t)INT64_MAX / 2)
+            return 0;
+        if (memcmp(h, "data", 4) == 0)
+            return at + 12 + (int64_t)size;
+        at += 12 + (int64_t)size;
+    }
+    return 0;
+}
+
+static sf_count_t vio_len(void *user)
+{
+    return ((file_state *)user)->vlen;
+}
+
+static sf_count_t vio_seek(sf_count_t off, int whence, void *user)
+{
+    file_state *st = user;
+    if (whence == SEEK_END) {
+        off += st->vlen;
+        whence = SEEK_SET;
+    }
+    if (fseeko(st->vf, (off_t)off, whence) != 0)
+        return -1;
+    return (sf_count_t)ftello(st->vf);
+}
+
+static sf_count_t vio_read(void *ptr, sf_count_t count, void *user)
+{
+    return (sf_count_t)fread(ptr, 1, (size_t)count, ((file_state *)user)->vf);
+}
+
+static sf_count_t vio_tell(void *user)
+{
+    return (sf_count_t)ftello(((file_state *)user)->vf);
+}
+
+/* After sf_open said "malformed": st->sf when path is a CAF cut short, else NULL. */
+static SNDFILE *open_short_caf(file_state *st, const char *path, off_t size, SF_INFO *in)
+{
+    static SF_VIRTUAL_IO io = {vio_len, vio_seek, vio_read, NULL, vio_tell};
+    if (!(st->vf = fopen(path, "rb")))
+        return NULL;
+    st->vlen = caf_promised_end(st->vf);
+    if (st->vlen > (int64_t)size && fseeko(st->vf, 0, SEEK_SET) == 0) {
+        memset(in, 0, sizeof *in);
+        if ((st->sf = sf_open_virtual(&io, SFM_READ, in, st)) != NULL) {
+            st->header_truncated = 1;
+            return st->sf;
+        }
+    }
+    fclose(st->vf);
+    st->vf = NULL;
+    return NULL;
+}
+
+/* sf_open with standard error sent to /dev/null: libmpg123 (libsndfile's MP3 decoder)
+ * prints its own warnings there ("Warning: Xing stream size off ..."), and we say what went
+ * wrong in one line of our own. The file source opens before the run's threads start, so
+ * nothing of ours is written to fd 2 meanwhile. */
+static SNDFILE *open_quietly(const char *path, SF_INFO *in)
+{
+    SNDFILE *sf;
+    int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    fflush(stderr);
+    if (saved >= 0 && null >= 0)
+        dup2(null, STDERR_FILENO);
+    sf = sf_open(path, SFM_READ, in);
+    if (saved >= 0 && null >= 0)
+        dup2(saved, STDERR_FILENO);
+    if (saved >= 0)
+        close(saved);
+    if (null >= 0)
+        close(null);
+    return sf;
+}
+
+/* An MP3 by its name or its first bytes (an ID3v2 tag or an MPEG audio frame sync). */
+static int looks_like_mp3(const char *path)
+{
+    unsigned char b[3] = {0};
+    size_t len = strlen(path);
+    FILE *f;
+    if (len >= 4 && strcasecmp(path + len - 4, ".mp3") == 0)
+        return 1;
+    if (!(f = fopen(path, "rb")))
+        return 0;
+    len = fread(b, 1, sizeof b, f);
+    fclose(f);
+    return len == 3 && (memcmp(b, "ID3", 3) == 0 || (b[0] == 0xff && (b[1] & 0xe6) == 0xe2));
 }
 
 static void describe_format(const SF_INFO *in, char *buf, size_t len)
@@ -115,10 +294,16 @@ int source_open_file(const char *path, source **out, sp_errinfo *ei)
         return sp_fail(ei, SP_ENOMEM, "out of memory opening %s", path);
     snprintf(st->path, sizeof st->path, "%s", path);
     memset(&in, 0, sizeof in);
-    st->sf = sf_open(path, SFM_READ, &in);
+    st->sf = open_quietly(path, &in);
+    if (!st->sf && sf_error(NULL) == SF_ERR_MALFORMED_FILE && S_ISREG(sb.st_mode))
+        st->sf = open_short_caf(st, path, sb.st_size, &in);
     if (!st->sf) {
         int code = sf_error(NULL);
-        if (code == SF_ERR_SYSTEM)
+        if (S_ISREG(sb.st_mode) && looks_like_mp3(path))
+            /* libsndfile says "File does not exist ..." of an MP3 without a whole frame */
+            err = sp_fail(ei, SP_EINPUT, "%s: a truncated or invalid MP3 file (no complete MPEG audio frame)",
+                          path);
+        else if (code == SF_ERR_SYSTEM)
             err = sp_fail(ei, SP_EIO, "%s: cannot open: %s", path, sf_strerror(NULL));
         else
             err = sp_fail(ei, SP_EINPUT, "%s: not a readable audio file (%s)", path, sf_strerror(NULL));
@@ -134,7 +319,14 @@ int source_open_file(const char *path, source **out, sp_errinfo *ei)
                       in.samplerate, SOURCE_MAX_RATE);
         goto fail;
     }
-    st->header_truncated = log_says_truncated(st->sf);
+    st->header_truncated |= log_says_truncated(st->sf);
+    if ((in.format & SF_FORMAT_TYPEMASK) == SF_FORMAT_OGG && S_ISREG(sb.st_mode)) {
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            st->header_truncated |= ogg_missing_eos(f, sb.st_size);
+            fclose(f);
+        }
+    }
     st->promised = in.frames;
 
     memset(&info, 0, sizeof info);
