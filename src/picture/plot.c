@@ -75,6 +75,7 @@ void plot_destroy(plot *p)
 #define LABEL_GAP_LINES 2.4  /* level labels at least this many text lines apart */
 #define MAX_CANDIDATES 4096  /* peaks tried for a label, strongest first */
 #define MAX_LEGEND 16        /* channels named in the legend; more: "..." */
+#define PROMINENCE_DB 10.0   /* a labelled peak stands this far above its channel's median */
 
 struct plot {
     plot_config cfg;
@@ -311,6 +312,23 @@ static rgb8 curve_colour(const plot *p, int channel)
 
 /* ---- drawing ------------------------------------------------------------------------------- */
 
+/* Cuts s (UTF-8, in place) until it fits max_w pixels, ending it with an ellipsis. */
+static void fit_text(TTF_Font *font, char *s, int max_w)
+{
+    size_t n = strlen(s);
+    if (canvas_text_width(font, s) <= max_w)
+        return;
+    while (n > 0) {
+        do
+            n--;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80);
+        strcpy(s + n, "\xe2\x80\xa6"); /* U+2026 */
+        if (canvas_text_width(font, s) <= max_w)
+            return;
+    }
+    s[0] = 0;
+}
+
 static void draw_grid_and_axes(const plot *p)
 {
     const render_rect *a = &p->area;
@@ -341,8 +359,12 @@ static void draw_grid_and_axes(const plot *p)
                 a->y + a->h + p->tick_len + p->tick_gap + p->line_h + p->fs / 4, RENDER_COL_LABEL, 0);
     w = canvas_text_width(p->font, p->cfg.ylabel);
     canvas_text(&p->cv, p->font, p->cfg.ylabel, p->pad / 2, a->y + (a->h - w) / 2, RENDER_COL_LABEL, 1);
-    if (p->cfg.rc.title && *p->cfg.rc.title)
-        canvas_text(&p->cv, p->font_title, p->cfg.rc.title, a->x, p->pad / 2, RENDER_COL_TITLE, 0);
+    if (p->cfg.rc.title && *p->cfg.rc.title) {
+        char t[1024];
+        snprintf(t, sizeof t, "%s", p->cfg.rc.title);
+        fit_text(p->font_title, t, p->cfg.rc.width - a->x - p->pad);
+        canvas_text(&p->cv, p->font_title, t, a->x, p->pad / 2, RENDER_COL_TITLE, 0);
+    }
 }
 
 /* The level a column shows: the highest bin in it, or, narrower than a bin, the value
@@ -435,7 +457,29 @@ static int candidate_cmp(const void *a, const void *b)
     return x->bin < y->bin ? -1 : x->bin > y->bin;
 }
 
-/* Local maxima of every channel inside the shown range and above the level range's floor. */
+static int float_cmp(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median level of bins kmin .. kmax: the floor that peaks must stand out of (noise
+ * has local maxima everywhere). O(k log k) once per picture. */
+static float median_level(const float *db, size_t kmin, size_t kmax)
+{
+    size_t count = kmax - kmin + 1;
+    float *tmp = malloc(count * sizeof *tmp), m;
+    if (!tmp)
+        return db[kmin];
+    memcpy(tmp, db + kmin, count * sizeof *tmp);
+    qsort(tmp, count, sizeof *tmp, float_cmp);
+    m = tmp[count / 2];
+    free(tmp);
+    return m;
+}
+
+/* Local maxima of every channel inside the shown range, above the level range's floor and
+ * PROMINENCE_DB above the channel's median. */
 static size_t find_candidates(const plot *p, const float *const *db, candidate **out)
 {
     double bin_hz = p->cfg.rate / (double)p->cfg.n;
@@ -444,10 +488,11 @@ static size_t find_candidates(const plot *p, const float *const *db, candidate *
     candidate *c = NULL;
     kmin = kmin < 1 ? 1 : kmin;
     kmax = kmax > last - 1 ? last - 1 : kmax;
-    for (int ch = 0; ch < p->cfg.channels; ch++)
+    for (int ch = 0; ch < p->cfg.channels && kmin <= kmax; ch++) {
+        const float *d = db[ch];
+        double floor_db = fmax(p->cfg.rc.db_lo, median_level(d, kmin, kmax) + PROMINENCE_DB);
         for (size_t k = kmin; k <= kmax; k++) {
-            const float *d = db[ch];
-            if (!(d[k] > d[k - 1] && d[k] >= d[k + 1] && d[k] > p->cfg.rc.db_lo))
+            if (!(d[k] > d[k - 1] && d[k] >= d[k + 1] && d[k] > floor_db))
                 continue;
             if (count == cap) {
                 candidate *nc = realloc(c, (cap = cap ? 2 * cap : 256) * sizeof *c);
@@ -459,6 +504,7 @@ static size_t find_candidates(const plot *p, const float *const *db, candidate *
             c[count].channel = ch;
             c[count++].bin = k;
         }
+    }
     if (count)
         qsort(c, count, sizeof *c, candidate_cmp);
     *out = c;
