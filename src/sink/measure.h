@@ -99,7 +99,8 @@ typedef struct {
 
 /* Tone analysis of one averaged power spectrum p[0 .. n/2] (measure_accum_power) of an
  * n-point FFT at `rate`, in the band lo .. hi Hz (measure_tone_band). fundamental_hz > 0:
- * the strongest bin within one bin of it; 0: the strongest bin of the band. Definitions
+ * the strongest bin within one bin of it; 0: the strongest bin of the band (above the DC
+ * region); its frequency is the power centroid of its lobe. Definitions
  * (README "Measurements"): with K the window's lobe_bins and d the noise per bin (the mean
  * of the band's bins outside the DC region 0..K and every lobe),
  *   F = the fundamental's lobe sum, H = the harmonics' lobe sums (2..10, up to the band's
