@@ -7,6 +7,7 @@
 
 #include "colormap.h"
 #include "dump.h"
+#include "measure.h"
 #include "scale.h"
 #include "stft.h"
 
@@ -34,7 +35,11 @@ typedef enum {
     OPT_LIST_DEVICES,
     OPT_DEVICE,
     OPT_RATE,
-    OPT_CHANNELS
+    OPT_CHANNELS,
+    OPT_AVERAGE,
+    OPT_PSD,
+    OPT_TONE,
+    OPT_TONE_FORMAT
 } opt_id;
 
 /* A list that --help reads from its module's table ("hann (default), hamming, ..."). */
@@ -44,6 +49,14 @@ static void list_backends(char *buf, size_t len);
 static void list_dump_formats(char *buf, size_t len);
 static void list_scales(char *buf, size_t len);
 static void list_colormaps(char *buf, size_t len);
+static void list_averages(char *buf, size_t len);
+static void list_tone_formats(char *buf, size_t len);
+
+#define TONE_KAISER_BETA 20.0 /* --tone's window unless --window is given */
+
+/* --tone-format's names: the one list the parser, --help and completion read. */
+static const char *const TONE_FORMATS[] = {"json", "text"};
+#define TONE_FORMAT_COUNT ((int)(sizeof TONE_FORMATS / sizeof TONE_FORMATS[0]))
 
 /* The one table of options: the parser and --help read it (and, later, the man page and
  * shell completion). In --help's order; `section` starts a group ("" = a blank line only).
@@ -60,6 +73,10 @@ typedef struct {
     const char *help_after;
 } cli_option;
 
+/* A value name in brackets ("[F]") is optional: "--x", "--x=V", or "--x V" when V reads as a
+ * value (optional_value_at). */
+#define OPTION_VALUE_OPTIONAL(o) ((o)->value && (o)->value[0] == '[')
+
 static const cli_option options[] = {
     {"fft-size", 'n', "N", OPT_FFT_SIZE, "analysis",
      "FFT size, a power of two from 16 to 4194304 (default 4096)", NULL, NULL},
@@ -74,6 +91,20 @@ static const cli_option options[] = {
      "print one line per frame: time_s<TAB>freq_hz<TAB>db\n(with --channel all: channel<TAB>time_s<TAB>freq_hz<TAB>db)",
      NULL, NULL},
     {"png", 0, "OUT", OPT_PNG, "", "draw the spectrogram picture to OUT (PNG), no window", NULL, NULL},
+    {"average", 0, "MODE", OPT_AVERAGE, "measurement",
+     "with --dump or --png: one spectrum per channel kept over all frames instead of every frame (--png: a "
+     "spectrum plot, its strongest peaks labelled): ",
+     list_averages, NULL},
+    {"psd", 0, NULL, OPT_PSD, NULL,
+     "with --average: write the power spectral density in dBFS/Hz, the level less 10*log10(ENBW * bin width)", NULL,
+     NULL},
+    {"tone", 0, "[F]", OPT_TONE, NULL,
+     "tone analysis of the strongest tone in the band (--fmin/--fmax, default 20 Hz to 20 kHz), or of the tone at F "
+     "Hz (--tone=F, or --tone F when F is a number): fundamental, harmonics 2-10, THD, THD+N, SNR, SINAD, ENOB, "
+     "noise, from the power-mean spectrum; one JSON object a line on standard output, each second when live; the "
+     "window is kaiser:20 unless --window is given",
+     NULL, NULL},
+    {"tone-format", 0, "FMT", OPT_TONE_FORMAT, NULL, "--tone's output: ", list_tone_formats, NULL},
     {"size", 0, "WxH", OPT_SIZE, "picture and window", "picture size in pixels (default 1920x1080)", NULL, NULL},
     {"scale", 0, "S", OPT_SCALE, NULL, "frequency axis: ", list_scales, NULL},
     {"colormap", 0, "C", OPT_COLORMAP, NULL, "", list_colormaps, NULL},
@@ -157,6 +188,22 @@ static void list_scales(char *buf, size_t len)
         list_add(buf, len, &at, i ? ", " : "", scale_name((freq_scale)i), i == (int)def ? "default" : NULL);
 }
 
+static void list_averages(char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < measure_average_count(); i++)
+        list_add(buf, len, &at, i ? ", " : "", measure_average_name(i), measure_average_help(i));
+}
+
+static void list_tone_formats(char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < TONE_FORMAT_COUNT; i++)
+        list_add(buf, len, &at, i ? ", " : "", TONE_FORMATS[i], i == 0 ? "default" : NULL);
+}
+
 static void list_colormaps(char *buf, size_t len)
 {
     int def = render_config_default().colormap;
@@ -234,6 +281,12 @@ static void list_names(list_fn list, char *buf, size_t len)
     else if (list == list_colormaps)
         for (int i = 0; i < colormap_count(); i++)
             list_add(buf, len, &at, i ? " " : "", colormap_name(i), NULL);
+    else if (list == list_averages)
+        for (int i = 0; i < measure_average_count(); i++)
+            list_add(buf, len, &at, i ? " " : "", measure_average_name(i), NULL);
+    else if (list == list_tone_formats)
+        for (int i = 0; i < TONE_FORMAT_COUNT; i++)
+            list_add(buf, len, &at, i ? " " : "", TONE_FORMATS[i], NULL);
 }
 
 int cli_option_count(void)
@@ -449,6 +502,43 @@ static int parse_png(analyze_config *a, const char *val, sp_errinfo *ei)
     return analyze_set_output(a, "png", val, ei);
 }
 
+/* --fmin / --fmax also bound --tone's band (where a value given, even 0, replaces the default). */
+static int parse_band(const char *name, const char *val, int strict, double *render_f, double *peak_f, double *band_f,
+                      sp_errinfo *ei)
+{
+    int err = parse_freq(name, val, strict, render_f, peak_f, ei);
+    if (err == SP_OK)
+        *band_f = *render_f;
+    return err;
+}
+
+static int parse_average(cli_options *o, const char *val, sp_errinfo *ei)
+{
+    o->average = 1;
+    return measure_average_parse(val, &o->an.measure.average, ei);
+}
+
+/* --tone, --tone=auto: the strongest tone; --tone=F, --tone F: the tone at F Hz. */
+static int parse_tone(analyze_config *a, const char *name, const char *val, sp_errinfo *ei)
+{
+    int err;
+    a->measure.tone_hz = 0.0;
+    if (val && strcmp(val, "auto") != 0 && (err = parse_real(name, val, 0.0, 1, &a->measure.tone_hz, ei)) != SP_OK)
+        return err;
+    return analyze_set_output(a, "tone", NULL, ei);
+}
+
+static int parse_tone_format(cli_options *o, const char *name, const char *val, sp_errinfo *ei)
+{
+    for (int i = 0; i < TONE_FORMAT_COUNT; i++)
+        if (strcmp(val, TONE_FORMATS[i]) == 0) {
+            o->an.measure.tone_text = i == 1;
+            o->tone_format = 1;
+            return SP_OK;
+        }
+    return sp_fail(ei, SP_EINVAL, "%s %s: unknown format (json, text)", name, val);
+}
+
 /* ---- the command line ------------------------------------------------------------------ */
 
 static int set_flag(int *flag)
@@ -465,7 +555,7 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     switch (id) {
     case OPT_FFT_SIZE: return parse_fft_size(name, val, &a->n, ei);
     case OPT_HOP: return parse_size(name, val, 1, (size_t)1 << 40, &a->hop, ei);
-    case OPT_WINDOW: return window_parse(val, &a->window, ei);
+    case OPT_WINDOW: o->window = 1; return window_parse(val, &a->window, ei);
     case OPT_CHANNEL: return parse_channel(name, val, &a->channel, ei);
     case OPT_BACKEND: return parse_backend(name, val, &a->backend, ei);
     case OPT_DUMP: return parse_dump(a, val, ei);
@@ -475,8 +565,8 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_SCALE: return scale_parse(val, &r->scale, ei);
     case OPT_COLORMAP: return colormap_parse(val, &r->colormap, ei);
     case OPT_DB_RANGE: return parse_db_range(val, &r->db_lo, &r->db_hi, ei);
-    case OPT_FMIN: return parse_freq(name, val, 0, &r->fmin, &a->peak_fmin, ei);
-    case OPT_FMAX: return parse_freq(name, val, 1, &r->fmax, &a->peak_fmax, ei);
+    case OPT_FMIN: return parse_band(name, val, 0, &r->fmin, &a->peak_fmin, &a->measure.band_lo, ei);
+    case OPT_FMAX: return parse_band(name, val, 1, &r->fmax, &a->peak_fmax, &a->measure.band_hi, ei);
     case OPT_REALTIME: return set_flag(&a->realtime);
     case OPT_DURATION: return parse_real(name, val, 0.0, 1, &a->duration, ei);
     case OPT_LIST_DEVICES: return set_flag(&o->list_devices);
@@ -487,8 +577,24 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_VERBOSE: return set_flag(&o->verbose);
     case OPT_HELP: return set_flag(&o->help);
     case OPT_VERSION: return set_flag(&o->version);
+    case OPT_AVERAGE: return parse_average(o, val, ei);
+    case OPT_PSD: return set_flag(&a->measure.psd);
+    case OPT_TONE: return parse_tone(a, name, val, ei);
+    case OPT_TONE_FORMAT: return parse_tone_format(o, name, val, ei);
     }
     return SP_EINVAL;
+}
+
+/* An optional value is taken from the next argument only when it reads as one: a number or
+ * "auto" (a file named "1000" is then written ./1000). */
+static int optional_value_at(const char *arg)
+{
+    char *end;
+    double v;
+    if (strcmp(arg, "auto") == 0)
+        return 1;
+    v = strtod(arg, &end);
+    return end != arg && !*end && isfinite(v);
 }
 
 /* The option that argv[*i] names (with its value, from "--x=V", "-xV" or the next
@@ -521,12 +627,49 @@ static int find_option(int argc, char **argv, int *i, const cli_option **opt, ch
         if (arg[2])
             *val = arg + 2;
     }
-    if (options[j].value && !*val) {
+    if (OPTION_VALUE_OPTIONAL(&options[j]) && !*val) {
+        if (*i + 1 < argc && optional_value_at(argv[*i + 1]))
+            *val = argv[++*i];
+    } else if (options[j].value && !*val) {
         if (*i + 1 >= argc)
             return sp_fail(ei, SP_EINVAL, "%s: missing value", name);
         *val = argv[++*i];
     }
     *opt = &options[j];
+    return SP_OK;
+}
+
+/* --average turns --dump and --png into their averaged kinds; --tone picks its window. */
+static int check_measure(cli_options *o, sp_errinfo *ei)
+{
+    analyze_config *a = &o->an;
+    int averaged = 0;
+    if (o->an.measure.psd && !o->average)
+        return sp_fail(ei, SP_EINVAL, "--psd: only with --average (it converts the averaged spectrum)");
+    for (int i = 0; o->average && i < a->n_outputs; i++) {
+        const char *kind = strcmp(a->outputs[i].kind, "dump") == 0  ? "average"
+                           : strcmp(a->outputs[i].kind, "png") == 0 ? "average-png"
+                                                                    : NULL;
+        if (kind) {
+            a->outputs[i].kind = sink_kind_find(kind)->name;
+            averaged++;
+        }
+    }
+    if (o->average && !averaged)
+        return sp_fail(ei, SP_EINVAL, "--average: give --dump or --png for the averaged spectrum");
+    for (int i = 0; i < a->n_outputs; i++)
+        if (strcmp(a->outputs[i].kind, "tone") == 0) {
+            /* the window's sidelobes leak the fundamental into the noise: kaiser:20's
+             * (-160 dB) measure a 16-bit sine at any frequency; blackman-harris's (-92 dB)
+             * stop near 86 dB SNR off a bin, hann's near 35 */
+            if (!o->window) {
+                a->window.kind = WINDOW_KAISER;
+                a->window.param = TONE_KAISER_BETA;
+            }
+            return SP_OK;
+        }
+    if (o->tone_format)
+        return sp_fail(ei, SP_EINVAL, "--tone-format: only with --tone");
     return SP_OK;
 }
 
@@ -540,7 +683,7 @@ static int check_together(cli_options *o, sp_errinfo *ei)
     if (o->an.input && (o->an.device || o->an.rate || o->an.channels))
         return sp_fail(ei, SP_EINVAL, "%s: --device, --rate and --channels are for the microphone, not a file",
                        o->an.device ? "--device" : o->an.rate ? "--rate" : "--channels");
-    return SP_OK;
+    return check_measure(o, ei);
 }
 
 int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)

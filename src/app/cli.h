@@ -12,7 +12,8 @@ typedef struct {
     analyze_config an;
     int help, version, verbose, quiet;
     int list_devices;
-    int headless; /* an output was asked for (--dump, --peaks, --png): no window */
+    int headless; /* an output was asked for (--dump, --peaks, --png, --tone): no window */
+    int window, average, tone_format; /* given: --window, --average, --tone-format */
 } cli_options;
 
 /* SP_EINVAL with one line naming the option for anything it does not accept. */

@@ -24,6 +24,7 @@ analyze_config analyze_config_default(void)
     c.backend = FFT_BACKEND_AUTO;
     c.out = stdout;
     c.render = render_config_default();
+    c.measure = sink_measure_default();
     return c;
 }
 
@@ -234,6 +235,7 @@ static sink_stream stream_of(const run *r)
     ss.hop = res->hop;
     ss.bins = res->n / 2 + 1;
     ss.window = res->window;
+    ss.window_coef = r->win;
     ss.backend = res->backend;
     ss.time_first_s = (double)(res->n / 2) / res->info.rate;
     ss.time_step_s = (double)res->hop / res->info.rate;

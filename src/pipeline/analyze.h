@@ -49,6 +49,8 @@ typedef struct {
     sink_request outputs[ANALYZE_MAX_OUTPUTS];
     int n_outputs;
     double peak_fmin, peak_fmax; /* Hz range searched for peaks; 0 = whole spectrum */
+    sink_measure measure;  /* --average, --psd, --tone: the "average", "average-png" and
+                            * "tone" outputs read it (sink_table.h) */
     render_config render;  /* the picture (--png, the window); title NULL = made from the
                             * source and the settings */
     FILE *out;             /* peaks */

@@ -134,7 +134,13 @@ static int write_npy_header(FILE *f, const dump *d, uint64_t frames)
     char hdr[NPY_HEADER_BYTES];
     char dict[NPY_HEADER_BYTES];
     int len;
-    if (d->cfg.stacked)
+    if (d->cfg.single && d->cfg.stacked)
+        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %zu), }",
+                       d->cfg.channels, d->cfg.bins);
+    else if (d->cfg.single) /* a 1-tuple keeps its comma: (bins,) */
+        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%zu,), }",
+                       d->cfg.bins);
+    else if (d->cfg.stacked)
         len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %llu, %zu), }",
                        d->cfg.channels, (unsigned long long)frames, d->cfg.bins);
     else
@@ -155,9 +161,10 @@ static int write_csv_header(FILE *f, const dump *d)
 {
     if (d->cfg.stacked)
         fputs("channel,", f);
-    fputs("time_s", f);
+    if (!d->cfg.single)
+        fputs("time_s", f);
     for (size_t k = 0; k < d->cfg.bins; k++)
-        fprintf(f, ",%.10g", (double)k * d->cfg.bin_hz);
+        fprintf(f, d->cfg.single && k == 0 ? "%.10g" : ",%.10g", (double)k * d->cfg.bin_hz);
     fputc('\n', f);
     return ferror(f) ? SP_EIO : SP_OK;
 }
@@ -425,10 +432,12 @@ static int write_csv_rows(dump *d, int channel, uint64_t first, size_t nframes, 
         if (d->cfg.stacked)
             pos += (size_t)snprintf(d->line, d->line_cap, "%d,", channel);
         /* 12 digits: microseconds a day into a recording */
-        pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, "%.12g",
-                                d->cfg.time_first + (double)(first + i) * d->cfg.time_step);
+        if (!d->cfg.single)
+            pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, "%.12g",
+                                    d->cfg.time_first + (double)(first + i) * d->cfg.time_step);
         for (size_t k = 0; k < d->cfg.bins; k++)
-            pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, ",%.4f", (double)row[k]);
+            pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, d->cfg.single && k == 0 ? "%.4f" : ",%.4f",
+                                    (double)row[k]);
         d->line[pos++] = '\n';
         e = csv_put(d, channel, d->line, pos);
     }
@@ -492,9 +501,9 @@ static void write_json(FILE *f, const dump_meta *m)
             "\n  \"bin_hz\": %.17g,\n  \"backend\": ",
             (unsigned long long)m->frames, m->bins, m->time_first_s, m->time_step_s, m->bin_hz);
     json_string(f, m->backend);
-    fprintf(f, ",\n  \"nonfinite_samples\": %llu,\n  \"dropped_samples\": %llu,\n  \"truncated\": %s\n}\n",
+    fprintf(f, ",\n  \"nonfinite_samples\": %llu,\n  \"dropped_samples\": %llu,\n  \"truncated\": %s%s\n}\n",
             (unsigned long long)m->nonfinite_samples, (unsigned long long)m->dropped_samples,
-            m->truncated ? "true" : "false");
+            m->truncated ? "true" : "false", m->extra ? m->extra : "");
 }
 
 /* The frames every channel has: all of them, unless a stop came between channels. */

@@ -5,6 +5,8 @@
  *   OUT.csv  header "time_s,<Hz of each bin>", one row per frame; stacked,
  *            "channel,time_s,..." and rows in channel-major order
  *   -        the CSV on stdout
+ * A single spectrum per channel (dump_config.single, --average) drops the frame axis:
+ * shape (bins,) or (channels, bins), CSV rows without the time column. 
  * Beside a file goes OUT.json (out.npy -> out.npy.json) with the analysis metadata.
  *
  * Files go through outfile (outfile.h): written under unnamed temporaries in the output's
@@ -49,6 +51,8 @@ typedef struct {
     int channels;      /* output channels */
     int stacked;       /* keep a channel axis even for one channel (--channel all); implied
                         * by channels > 1 */
+    int single;        /* one spectrum per channel, no frame axis (--average): shape (bins,)
+                        * or (channels, bins); CSV rows without the time column */
     size_t bins;
     double bin_hz;     /* CSV header */
     double time_first; /* CSV time column: time_first + f * time_step */
@@ -73,6 +77,8 @@ typedef struct {
     uint64_t nonfinite_samples;
     uint64_t dropped_samples; /* live input lost per channel */
     int truncated;
+    const char *extra; /* more members of the sidecar, written as given before its closing
+                        * brace: ",\n  \"key\": value" ...; NULL: none */
 } dump_meta;
 
 typedef struct dump dump;

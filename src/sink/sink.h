@@ -41,6 +41,8 @@ typedef struct {
     const char *channel_name;  /* "mix" or "all", else NULL */
     size_t n, hop, bins;       /* FFT size, frame step, n/2+1 */
     const char *window;        /* canonical text, e.g. "hann", "kaiser:8.6" */
+    const float *window_coef;  /* its n coefficients, as the FFT uses them (for the
+                                * measurements' ENBW and lobe width); valid during open */
     const char *backend;       /* the FFT backend running: "cpu", "cuda", "cufft" */
     double time_first_s;       /* frame f is at time_first_s + f*time_step_s (its centre) */
     double time_step_s;

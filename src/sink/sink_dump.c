@@ -21,6 +21,7 @@ static int dump_sink_open(void *self, const sink_stream *st, sink_wants *wants, 
     dump_sink *s = self;
     dump_config dc;
     int err;
+    memset(&dc, 0, sizeof dc);
     s->st = *st;
     dc.path = s->path;
     dc.channels = st->channels;
@@ -75,6 +76,7 @@ static int dump_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
     const sink_stream *st = &s->st;
     dump_meta m;
     int err;
+    memset(&m, 0, sizeof m);
     /* a dump stopped for want of space keeps what it has: no floor rows after it */
     for (int c = 0; c < st->channels && !dump_stopped(s->d); c++)
         if ((err = dump_sink_gap(s, c, end->frames, ei)) != SP_OK)

@@ -22,9 +22,22 @@ static int never(const char *path)
 /* The order is the order of the calls (sink_table.h): the dump first, so it finishes last. */
 static const sink_kind KINDS[] = {
     {"dump", "--dump", sink_dump_create, path_is_dash},
+    {"average", "--dump", sink_average_create, path_is_dash},
     {"png", "--png", sink_png_create, never},
+    {"average-png", "--png", sink_average_png_create, never},
     {"peaks", "--peaks", sink_peaks_create, always},
+    {"tone", "--tone", sink_tone_create, always},
 };
+
+sink_measure sink_measure_default(void)
+{
+    sink_measure m;
+    memset(&m, 0, sizeof m);
+    m.average = MEASURE_MEAN;
+    m.band_lo = -1.0;
+    m.band_hi = -1.0;
+    return m;
+}
 
 int sink_kind_count(void)
 {

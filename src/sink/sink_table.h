@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "measure.h"
 #include "render.h"
 #include "sink.h"
 
@@ -21,12 +22,26 @@ typedef struct {
     const char *path;
 } sink_request;
 
+/* The measurements' settings (--average, --psd, --tone, --tone-format). */
+typedef struct {
+    measure_average average;   /* average, average-png: what is kept over the frames */
+    int psd;                   /* average: write dBFS/Hz (the level less 10 log10(ENBW * bin_hz)) */
+    double tone_hz;            /* tone: the fundamental; 0 = the strongest tone of the band */
+    int tone_text;             /* tone: lines for people instead of JSON */
+    double band_lo, band_hi;   /* tone: the band in Hz; negative = 20 Hz, 20 kHz (clipped to
+                                * Nyquist) */
+} sink_measure;
+
+/* The defaults: mean, no --psd, the strongest tone, JSON, the default band. */
+sink_measure sink_measure_default(void);
+
 /* Settings of particular kinds, shared by all: each kind reads what concerns it. Borrowed
  * for the sinks' life. */
 typedef struct {
     const render_config *render; /* png: the picture (title NULL = made from the stream) */
     double peak_fmin, peak_fmax; /* peaks: Hz range searched; 0 = the whole spectrum */
-    FILE *out;                   /* peaks: where the lines go */
+    FILE *out;                   /* peaks, tone: where the lines go */
+    sink_measure measure;        /* average, average-png, tone */
 } sink_options;
 
 typedef struct {
@@ -49,5 +64,11 @@ void sink_destroy(sink *s);
 int sink_dump_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 int sink_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 int sink_peaks_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --average with --dump (sink_average.c): one averaged spectrum per channel */
+int sink_average_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --average with --png (sink_average.c): the averaged spectrum plotted */
+int sink_average_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --tone (sink_tone.c): THD, SNR ... of the averaged spectrum, at the end or each second live */
+int sink_tone_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 
 #endif

@@ -1,0 +1,238 @@
+/* The --average output kinds: one spectrum per channel kept over all the frames of the run
+ * (measure.h: power mean, max hold, min hold), written at the end
+ *
+ *   "average"      with --dump: dump.c's writer with one row and no frame axis, shape
+ *                  (bins,) or (channels, bins), in dBFS (or dBFS/Hz with --psd); the
+ *                  sidecar adds average, frames_averaged, units, enbw_bins, enbw_hz and
+ *                  psd_conversion
+ *   "average-png"  with --png: the spectrum plot (plot.h) instead of the spectrogram
+ *
+ * A live run's skipped frames are not averaged: frames_averaged counts what was. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+#include "fft.h"
+#include "plot.h"
+#include "sink_table.h"
+
+typedef struct {
+    const char *path;
+    int png;             /* the plot, not the dump */
+    sink_measure m;
+    render_config rc;    /* png */
+    sink_stream st;
+    measure_window win;
+    measure_accum *acc;
+    dump *d;
+    plot *plot;
+    char title[512];     /* the plot's, completed at finish (the plot borrows it) */
+    float *row;
+    int done;            /* committed (dump) or written (png) */
+    char extra[1024];    /* the sidecar's members */
+} average_sink;
+
+/* The plot is made at open, so that a bad --size or a missing font stops the run before
+ * it starts; its title (frames averaged) is completed at finish. */
+static int open_plot(average_sink *s, sp_errinfo *ei)
+{
+    const sink_stream *st = &s->st;
+    plot_config pc;
+    if (st->channels > RENDER_MAX_CHANNELS)
+        return sp_fail(ei, SP_EINVAL, "--png: at most %d channels in one picture", RENDER_MAX_CHANNELS);
+    memset(&pc, 0, sizeof pc);
+    pc.rc = s->rc;
+    if (!pc.rc.title)
+        pc.rc.title = s->title;
+    pc.rate = st->rate;
+    pc.n = st->n;
+    pc.channels = st->channels;
+    pc.ylabel = s->m.psd ? "Level (dBFS/Hz)" : "Level (dBFS)";
+    return plot_create(&pc, &s->plot, ei);
+}
+
+static int average_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
+{
+    average_sink *s = self;
+    int err;
+    s->st = *st;
+    s->st.window_coef = NULL; /* valid during open only */
+    if (st->window_coef) {
+        measure_window_of(st->window_coef, st->n, &s->win);
+    } else { /* a caller that says nothing of its window: rectangular */
+        s->win.enbw_bins = 1.0;
+        s->win.null_bins = 1.0;
+        s->win.lobe_bins = 1;
+    }
+    if (measure_accum_create(s->m.average, st->channels, st->bins, &s->acc) != SP_OK ||
+        !(s->row = malloc((size_t)st->channels * st->bins * sizeof *s->row)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    if (s->png) {
+        if ((err = open_plot(s, ei)) != SP_OK)
+            return err;
+    } else {
+        dump_config dc;
+        memset(&dc, 0, sizeof dc);
+        dc.path = s->path;
+        dc.channels = st->channels;
+        dc.stacked = st->channel_name && strcmp(st->channel_name, "all") == 0;
+        dc.single = 1;
+        dc.bins = st->bins;
+        dc.bin_hz = st->bin_hz;
+        if ((err = dump_open(&dc, &s->d, ei)) != SP_OK)
+            return err;
+    }
+    wants->spectra = 1;
+    return SP_OK;
+}
+
+static int average_spectra(void *self, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+{
+    average_sink *s = self;
+    (void)first, (void)ei;
+    measure_accum_add(s->acc, channel, nframes, db);
+    return SP_OK;
+}
+
+/* Frames averaged: the fewest of any channel (they are equal unless a run broke off). */
+static uint64_t frames_averaged(const average_sink *s)
+{
+    uint64_t f = measure_accum_frames(s->acc, 0);
+    for (int c = 1; c < s->st.channels; c++)
+        if (measure_accum_frames(s->acc, c) < f)
+            f = measure_accum_frames(s->acc, c);
+    return f;
+}
+
+/* The results, channel after channel, in s->row; offset: the --psd conversion or 0. */
+static double fill_rows(average_sink *s)
+{
+    double psd = measure_psd_offset_db(&s->win, s->st.bin_hz), offset = s->m.psd ? psd : 0.0;
+    for (int c = 0; c < s->st.channels; c++)
+        measure_accum_db(s->acc, c, offset, s->row + (size_t)c * s->st.bins);
+    return psd;
+}
+
+static void sidecar_extra(average_sink *s, double psd)
+{
+    snprintf(s->extra, sizeof s->extra,
+             ",\n  \"average\": \"%s\",\n  \"frames_averaged\": %llu,\n  \"units\": \"%s\",\n  \"enbw_bins\": %.17g,"
+             "\n  \"enbw_hz\": %.17g,\n  \"psd_conversion\": \"dBFS/Hz = dBFS - 10*log10(enbw_bins * bin_hz) = dBFS %s "
+             "%.6f\"",
+             measure_average_name((int)s->m.average), (unsigned long long)frames_averaged(s),
+             s->m.psd ? "dBFS/Hz" : "dBFS", s->win.enbw_bins, s->win.enbw_bins * s->st.bin_hz, psd < 0 ? "-" : "+",
+             psd < 0 ? -psd : psd);
+}
+
+static int finish_dump(average_sink *s, const sink_end *end, sp_errinfo *ei)
+{
+    const sink_stream *st = &s->st;
+    dump_meta m;
+    int err;
+    sidecar_extra(s, fill_rows(s));
+    for (int c = 0; c < st->channels; c++)
+        if ((err = dump_write(s->d, c, 0, 1, s->row + (size_t)c * st->bins, ei)) != SP_OK)
+            return err;
+    memset(&m, 0, sizeof m);
+    m.source = st->source;
+    m.sample_rate = st->rate;
+    m.source_channels = st->source_channels;
+    m.channel = st->channel;
+    m.channel_name = st->channel_name;
+    m.channels = st->channels;
+    m.fft_size = st->n;
+    m.hop = st->hop;
+    m.bins = st->bins;
+    m.window = st->window;
+    m.frames = end->frames;
+    m.time_first_s = st->time_first_s;
+    m.time_step_s = st->time_step_s;
+    m.bin_hz = st->bin_hz;
+    m.backend = st->backend;
+    m.nonfinite_samples = end->nonfinite_samples;
+    m.truncated = end->truncated;
+    m.dropped_samples = end->dropped_samples;
+    m.extra = s->extra;
+    return dump_commit(s->d, &m, ei);
+}
+
+static int finish_png(average_sink *s, sp_errinfo *ei)
+{
+    const sink_stream *st = &s->st;
+    const float *rows[RENDER_MAX_CHANNELS];
+    const char *slash = strrchr(st->source, '/');
+    fill_rows(s);
+    for (int c = 0; c < st->channels; c++)
+        rows[c] = s->row + (size_t)c * st->bins;
+    snprintf(s->title, sizeof s->title, "%s  \xe2\x80\x94  %s of %llu frames, %d Hz, N=%zu, hop=%zu, %s",
+             slash ? slash + 1 : st->source, measure_average_name((int)s->m.average),
+             (unsigned long long)frames_averaged(s), st->rate, st->n, st->hop, st->window);
+    return plot_write_png(s->plot, rows, s->path, ei);
+}
+
+static int average_finish(void *self, const sink_end *end, sp_errinfo *ei)
+{
+    average_sink *s = self;
+    int err = s->png ? finish_png(s, ei) : finish_dump(s, end, ei);
+    if (err == SP_OK)
+        s->done = 1;
+    return err;
+}
+
+/* The dump as the --dump kind does (it finishes last, so it stays once committed); the
+ * picture goes, as --png's does, since an output finishing later failed. */
+static void average_abort(void *self)
+{
+    average_sink *s = self;
+    if (s->png) {
+        if (s->done)
+            remove(s->path);
+        s->done = 0;
+    } else if (!s->done) {
+        dump_destroy(s->d);
+        s->d = NULL;
+    }
+}
+
+static void average_destroy(void *self)
+{
+    average_sink *s = self;
+    if (!s)
+        return;
+    dump_destroy(s->d);
+    plot_destroy(s->plot);
+    measure_accum_destroy(s->acc);
+    free(s->row);
+    free(s);
+}
+
+static const sink_ops average_ops = {"average",      average_open,  average_spectra, NULL,
+                                     average_finish, average_abort, average_destroy};
+
+static int average_create(const char *path, const sink_options *opt, int png, sink *out, sp_errinfo *ei)
+{
+    average_sink *s;
+    if (!path || !*path || !opt || !out || (png && !opt->render))
+        return sp_fail(ei, SP_EINVAL, "%s: missing output path", png ? "--png" : "--dump");
+    if (!(s = calloc(1, sizeof *s)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    s->path = path;
+    s->png = png;
+    s->m = opt->measure;
+    if (png)
+        s->rc = *opt->render;
+    out->ops = &average_ops;
+    out->self = s;
+    return SP_OK;
+}
+
+int sink_average_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
+{
+    return average_create(path, opt, 0, out, ei);
+}
+
+int sink_average_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
+{
+    return average_create(path, opt, 1, out, ei);
+}
