@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include "source_internal.h"
@@ -22,6 +23,7 @@ typedef struct {
     size_t pipe_block;    /* a pipe: frames per read at most (libsndfile waits for all it
                            * asks for); 0 for a file */
     int pipe_fd;          /* a pipe: its descriptor, polled so that a stop is seen */
+    size_t frame_bytes;   /* a pipe: bytes per frame as stored, 0 when not fixed */
     atomic_int *stop;
     char path[256];
 } file_state;
@@ -43,6 +45,14 @@ static int file_read(void *state, float *dst, size_t max_frames, size_t *got, sp
     if (st->pipe_block && st->stop && atomic_load(st->stop)) {
         *got = 0;
         return SP_OK;
+    }
+    if (st->pipe_block && st->frame_bytes) {
+        /* libsndfile waits for every frame asked for: ask for what the pipe holds, so that
+         * a writer pausing mid-block does not hold back what it sent (nor a stop) */
+        int avail = 0;
+        if (ioctl(st->pipe_fd, FIONREAD, &avail) == 0 && avail > 0 &&
+            (size_t)avail / st->frame_bytes < max_frames)
+            max_frames = (size_t)avail / st->frame_bytes > 0 ? (size_t)avail / st->frame_bytes : 1;
     }
     n = sf_readf_float(st->sf, dst, (sf_count_t)max_frames);
     if (n < 0)
@@ -113,6 +123,19 @@ static int log_says_truncated(SNDFILE *sf)
     return 0;
 }
 
+/* Bytes a sample takes in the stream, 0 when it is not fixed (compressed). */
+static size_t sample_bytes(int format)
+{
+    switch (format & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_S8: case SF_FORMAT_PCM_U8: case SF_FORMAT_ULAW: case SF_FORMAT_ALAW: return 1;
+    case SF_FORMAT_PCM_16: return 2;
+    case SF_FORMAT_PCM_24: return 3;
+    case SF_FORMAT_PCM_32: case SF_FORMAT_FLOAT: return 4;
+    case SF_FORMAT_DOUBLE: return 8;
+    default: return 0;
+    }
+}
+
 static void describe_format(const SF_INFO *in, char *buf, size_t len)
 {
     SF_FORMAT_INFO major = {0}, sub = {0};
@@ -162,6 +185,7 @@ int source_sndfile_adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int p
     st->pipe_block = pipe ? (size_t)in->samplerate / 50 + 1 : 0;
     st->pipe_fd = pipe_fd;
     st->stop = stop;
+    st->frame_bytes = pipe ? sample_bytes(in->format) * (size_t)in->channels : 0;
 
     memset(&info, 0, sizeof info);
     info.rate = in->samplerate;

@@ -10,8 +10,6 @@
 /* Fills *in for raw samples (format, rate, channels) when raw->encoding >= 0, else zeroes
  * it (libsndfile reads the header). */
 void source_raw_sfinfo(const source_raw_format *raw, SF_INFO *in);
-/* "f32le, 48000 Hz, 2 channels" for messages and the format field. */
-void source_raw_describe(const source_raw_format *raw, char *buf, size_t len);
 
 /* Wraps an open SNDFILE (ownership passes, also on failure) as a source called `name`:
  * checks the channels and the rate, fills the info (decoder "libsndfile"). pipe_fd >= 0:

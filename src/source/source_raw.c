@@ -45,13 +45,6 @@ void source_raw_sfinfo(const source_raw_format *raw, SF_INFO *in)
     in->channels = raw->channels;
 }
 
-void source_raw_describe(const source_raw_format *raw, char *buf, size_t len)
-{
-    const char *name = source_raw_name(raw->encoding);
-    snprintf(buf, len, "%s, %d Hz, %d channel%s", name ? name : "?", raw->rate, raw->channels,
-             raw->channels == 1 ? "" : "s");
-}
-
 /* A whole decimal in [lo, hi] spanning text[0..len). */
 static int raw_number(const char *text, size_t len, long lo, long hi, int *out)
 {
