@@ -233,8 +233,11 @@ static void help_option(FILE *f, const cli_option *opt)
     if (opt->list)
         opt->list(list, sizeof list);
     snprintf(text, sizeof text, "%s%s%s", opt->help, list, opt->help_after ? opt->help_after : "");
-    fprintf(f, "%-*s", HELP_INDENT, head);
-    help_wrap(f, text, w < HELP_INDENT ? HELP_INDENT : (size_t)w);
+    if (w >= HELP_INDENT) /* a long head ("--raw-format ENC,RATE,CH"): the text goes below */
+        fprintf(f, "%s\n%*s", head, HELP_INDENT, "");
+    else
+        fprintf(f, "%-*s", HELP_INDENT, head);
+    help_wrap(f, text, HELP_INDENT);
 }
 
 /* ---- the table as data (man page, completion) --------------------------------------- */
