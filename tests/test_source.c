@@ -1,8 +1,13 @@
 /* test_source: the synthetic source against sin() in double, the file source on WAV files
  * written here by hand (PCM16 mono, float stereo, NaN/Inf, truncated), and the errors
- * (missing path, a directory, an empty file, a text file) with their codes and messages.
- * The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
+ * (missing path, a directory, an empty file, a text file) with their codes and messages;
+ * truncation in every container libsndfile writes; seeking (the seek op and reading up to
+ * the start) against a whole read, raw samples (--raw-format), a FIFO read as a stream by
+ * the pipe kind, the table's hand-over from libsndfile to FFmpeg. The random seed is
+ * printed; SPECTRO_TEST_SEED=... repeats a run. */
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <sndfile.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -438,14 +443,15 @@ static void test_synth_spec(void)
                   "%s: \"%s\"", bad[i], ei.msg);
     }
 
-    /* the table picks by the input's form: NULL the microphone, synth: the generator,
-     * anything else (also "-") a path */
+    /* the table picks by the input's form: NULL the microphone, synth: the generator, "-"
+     * (or a FIFO: test_pipe) a stream, anything else a path */
     CHECK(strcmp(source_kind_for(NULL)->name, "microphone") == 0);
     CHECK(strcmp(source_kind_for("synth:rate=8000")->name, "synth") == 0);
-    CHECK(strcmp(source_kind_for("-")->name, "file") == 0);
+    CHECK(strcmp(source_kind_for("-")->name, "stdin") == 0);
     CHECK(strcmp(source_kind_for("synth.wav")->name, "file") == 0);
     {
-        source_request req = {"synth:rate=8000,channels=3,duration=0.5", NULL, 0, 0};
+        source_request req = {"synth:rate=8000,channels=3,duration=0.5", NULL, 0, 0,
+                              source_file_options_default(), NULL};
         CHECK_MSG(source_open_request(&req, &s, &ei) == SP_OK, "%s", ei.msg);
         if (s) {
             const source_info *info = source_get_info(s);
@@ -457,6 +463,276 @@ static void test_synth_spec(void)
         s = NULL;
         CHECK(source_open_request(&req, &s, &ei) == SP_EINVAL && s == NULL);
     }
+}
+
+/* ---- time ranges: seeking --------------------------------------------------------------- */
+
+/* Opens path (NULL: spec as a synth) and seeks to k; the frames read after it, into dst
+ * (cap frames); -1 when the seek failed. *reached: where the seek got. */
+static long seek_then_read(const char *path, const char *spec, int64_t k, float *dst, size_t cap, int64_t *reached,
+                           int *seek_err)
+{
+    source *s = NULL;
+    sp_errinfo ei = {{0}};
+    source_synth_config c;
+    int err;
+    long n = -1;
+    if (path)
+        err = source_open_file(path, &s, &ei);
+    else
+        err = source_synth_parse(spec, &c, &ei) == SP_OK ? source_open_synth(&c, &s, &ei) : SP_EINVAL;
+    CHECK_MSG(err == SP_OK, "%s: %s", path ? path : spec, ei.msg);
+    if (!s)
+        return -1;
+    *seek_err = source_seek(s, k, NULL, reached, &ei);
+    if (*seek_err == SP_OK) {
+        n = (long)read_all(s, dst, cap, &err);
+        CHECK(err == SP_OK);
+    }
+    source_close(s);
+    return n;
+}
+
+/* A WAV: seeking to k and reading gives the whole file's frames from k on; at or past
+ * the end the seek says so (SP_EINPUT). */
+static void test_seek_file(void)
+{
+    char path[512];
+    const size_t frames = 5000 + rng_range(0, 5000);
+    int16_t *pcm = malloc(frames * 2 * sizeof *pcm);
+    float *got = malloc((frames + 16) * 2 * sizeof *got);
+    int64_t reached;
+    int err;
+    tu_path(path, sizeof path, "seek16.wav");
+    for (size_t i = 0; i < frames * 2; i++)
+        pcm[i] = (int16_t)((int)rng_range(0, 65535) - 32768);
+    CHECK(tu_write_wav(path, 1, 2, 44100, pcm, frames * 4, frames * 4) == 0);
+    for (int t = 0; t < 6; t++) {
+        int64_t k = t == 0 ? 0 : t == 1 ? (int64_t)frames - 1 : (int64_t)rng_range(1, frames - 2);
+        size_t bad = 0;
+        long n = seek_then_read(path, NULL, k, got, frames + 16, &reached, &err);
+        CHECK_MSG(err == SP_OK && reached == k, "seek to %lld: err %d, reached %lld", (long long)k, err,
+                  (long long)reached);
+        CHECK_MSG(n == (long)frames - k, "after seeking to %lld: %ld frames, want %lld", (long long)k, n,
+                  (long long)frames - k);
+        for (long i = 0; i < n * 2 && i + k * 2 < (long)frames * 2; i++)
+            bad += got[i] != (float)pcm[i + k * 2] / 32768.0f;
+        CHECK_MSG(bad == 0, "after seeking to %lld: %zu samples differ", (long long)k, bad);
+    }
+    seek_then_read(path, NULL, (int64_t)frames, got, frames + 16, &reached, &err);
+    CHECK_MSG(err == SP_EINPUT, "seek to the end: %d", err);
+    seek_then_read(path, NULL, (int64_t)frames + 100, got, frames + 16, &reached, &err);
+    CHECK_MSG(err == SP_EINPUT, "seek past the end: %d", err);
+    free(pcm);
+    free(got);
+}
+
+/* The synth: a jump (the seek op) without noise, reading up to the start with it; both
+ * equal the whole run's frames from k on. Reading past the end reaches the end. */
+static void test_seek_synth(void)
+{
+    static const char *specs[] = {"synth:rate=8000,channels=2,sine=300,sine=1234@0.1,duration=1",
+                                  "synth:rate=8000,channels=2,sine=300,noise=0.2,seed=5,duration=1"};
+    float *whole = malloc(8100 * 2 * sizeof *whole), *part = malloc(8100 * 2 * sizeof *part);
+    int64_t reached;
+    int err;
+    for (int i = 0; i < 2; i++) {
+        long all = seek_then_read(NULL, specs[i], 0, whole, 8100, &reached, &err);
+        int64_t k = (int64_t)rng_range(1, 7999);
+        long n = seek_then_read(NULL, specs[i], k, part, 8100, &reached, &err);
+        CHECK_MSG(all == 8000 && n == 8000 - k && reached == k, "%s: %ld, %ld after %lld", specs[i], all, n,
+                  (long long)k);
+        CHECK_MSG(n > 0 && memcmp(part, whole + k * 2, (size_t)n * 2 * sizeof *part) == 0,
+                  "%s: the frames after seeking to %lld differ from the whole run's", specs[i], (long long)k);
+        n = seek_then_read(NULL, specs[i], 9000, part, 8100, &reached, &err);
+        CHECK_MSG(i == 0 ? err == SP_EINPUT : err == SP_OK && reached == 8000 && n == 0,
+                  "%s: past the end: err %d reached %lld", specs[i], err, (long long)reached);
+    }
+    free(whole);
+    free(part);
+}
+
+/* ---- raw samples ------------------------------------------------------------------------- */
+
+static void test_raw(void)
+{
+    static const char *bad[] = {"f32le",        "f32le,48000",      "x,48000,1",       "f32le,0,1",
+                                "f32le,48000,0", "f32le,48000,1,",  "f32le,-1,1",      "f32le,48000,2000",
+                                "f32le,48k,1",   ",48000,1",        "f32le,,1",        "F32LE,48000,1"};
+    source_raw_format r = source_raw_none();
+    source_file_options o = source_file_options_default();
+    sp_errinfo ei = {{0}};
+    char path[512];
+    const size_t frames = 1000 + rng_range(0, 3000);
+    float *x = malloc(frames * 3 * sizeof *x), *got = malloc((frames + 16) * 3 * sizeof *got);
+    source *s = NULL;
+    FILE *f;
+    int err;
+
+    CHECK(r.encoding < 0 && o.raw.encoding < 0 && o.stream == 0);
+    CHECK(source_raw_count() == 6 && strcmp(source_raw_name(0), "f32le") == 0 && source_raw_name(6) == NULL);
+    CHECK(source_raw_parse("s16le,44100,2", &r, &ei) == SP_OK && r.rate == 44100 && r.channels == 2 &&
+          strcmp(source_raw_name(r.encoding), "s16le") == 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ei.msg[0] = 0;
+        CHECK_MSG(source_raw_parse(bad[i], &r, &ei) == SP_EINVAL && strstr(ei.msg, "--raw-format") &&
+                      strstr(ei.msg, bad[i]),
+                  "%s: \"%s\"", bad[i], ei.msg);
+    }
+    /* a headerless file of f32le, 3 channels: the samples as written */
+    tu_path(path, sizeof path, "samples.f32");
+    for (size_t i = 0; i < frames * 3; i++)
+        x[i] = (float)rng_signed();
+    f = fopen(path, "wb");
+    CHECK(f && fwrite(x, sizeof *x, frames * 3, f) == frames * 3);
+    if (f)
+        fclose(f);
+    CHECK(source_raw_parse("f32le,22050,3", &o.raw, &ei) == SP_OK);
+    err = source_open_file_opts(path, &o, &s, &ei);
+    CHECK_MSG(err == SP_OK, "%s: %s", path, ei.msg);
+    if (s) {
+        const source_info *in = source_get_info(s);
+        size_t n = read_all(s, got, frames + 16, &err);
+        CHECK(in->rate == 22050 && in->channels == 3 && in->frames_hint == (int64_t)frames && !in->pipe &&
+              strcmp(in->decoder, "libsndfile") == 0);
+        CHECK_MSG(n == frames && memcmp(got, x, frames * 3 * sizeof *x) == 0, "raw f32le: %zu of %zu frames", n,
+                  frames);
+        source_close(s);
+    }
+    free(x);
+    free(got);
+}
+
+/* ---- a FIFO, read as a stream ------------------------------------------------------------ */
+
+typedef struct {
+    const char *fifo;
+    const unsigned char *bytes;
+    size_t len;
+} fifo_job;
+
+/* Writes the bytes into the FIFO in random pieces, as a pipe's writer would. */
+static void *fifo_writer(void *arg)
+{
+    fifo_job *j = arg;
+    uint64_t rs = 0x9e3779b97f4a7c15ull ^ j->len;
+    int fd = open(j->fifo, O_WRONLY);
+    size_t at = 0;
+    while (fd >= 0 && at < j->len) {
+        size_t want = rng_range_at(&rs, 1, 5000);
+        ssize_t w = write(fd, j->bytes + at, want < j->len - at ? want : j->len - at);
+        if (w <= 0)
+            break;
+        at += (size_t)w;
+    }
+    if (fd >= 0)
+        close(fd);
+    return NULL;
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    long n;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n)) && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    *len = buf ? (size_t)n : 0;
+    fclose(f);
+    return buf;
+}
+
+/* A WAV through a FIFO: the pipe kind claims it, it has no length and cannot seek (so
+ * --start reads up to k), and the frames are the file's. */
+static void test_pipe(void)
+{
+    char wav[512], fifo[512];
+    const size_t frames = 20000 + rng_range(0, 20000);
+    int16_t *pcm = malloc(frames * sizeof *pcm);
+    float *got = malloc((frames + 16) * sizeof *got);
+    source_file_options o = source_file_options_default();
+    fifo_job job;
+    pthread_t th;
+    source *s = NULL;
+    sp_errinfo ei = {{0}};
+    int64_t k = (int64_t)rng_range(1, frames - 1), reached = -1;
+    int err;
+
+    tu_path(wav, sizeof wav, "piped.wav");
+    tu_path(fifo, sizeof fifo, "pipe.fifo");
+    for (size_t i = 0; i < frames; i++)
+        pcm[i] = (int16_t)((int)rng_range(0, 65535) - 32768);
+    CHECK(tu_write_wav(wav, 1, 1, 16000, pcm, frames * 2, frames * 2) == 0);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(source_is_pipe_path(fifo) && source_is_pipe_path("-") && !source_is_pipe_path(wav));
+    CHECK(strcmp(source_kind_for(fifo)->name, "stdin") == 0);
+    job.fifo = fifo;
+    job.bytes = slurp(wav, &job.len);
+    CHECK(job.bytes != NULL);
+    if (!job.bytes || pthread_create(&th, NULL, fifo_writer, &job) != 0)
+        goto out;
+    err = source_open_pipe(fifo, &o, NULL, &s, &ei);
+    CHECK_MSG(err == SP_OK, "%s: %s", fifo, ei.msg);
+    if (s) {
+        const source_info *in = source_get_info(s);
+        size_t n, bad = 0;
+        CHECK(in->pipe && in->frames_hint == -1 && in->rate == 16000 && in->channels == 1 &&
+              strcmp(in->decoder, "libsndfile") == 0 && strcmp(in->name, fifo) == 0);
+        CHECK_MSG(source_seek(s, k, NULL, &reached, &ei) == SP_OK && reached == k, "skip to %lld: %lld, %s",
+                  (long long)k, (long long)reached, ei.msg);
+        n = read_all(s, got, frames + 16, &err);
+        CHECK_MSG(err == SP_OK && n == frames - (size_t)k, "%zu frames after %lld of %zu", n, (long long)k, frames);
+        for (size_t i = 0; i < n && i + (size_t)k < frames; i++)
+            bad += got[i] != (float)pcm[i + (size_t)k] / 32768.0f;
+        CHECK_MSG(bad == 0, "%zu samples through the FIFO differ from the file's", bad);
+        CHECK(source_truncated(s) == 0);
+        source_close(s);
+    } else {
+        int fd = open(fifo, O_RDONLY | O_NONBLOCK); /* let the writer finish */
+        if (fd >= 0)
+            close(fd);
+    }
+    pthread_join(th, NULL);
+out:
+    free((void *)job.bytes);
+    free(pcm);
+    free(got);
+}
+
+/* A file libsndfile does not know goes on to the FFmpeg row, whose line says what this
+ * build has; a raw file is not passed on. */
+static void test_pass_to_ffmpeg(void)
+{
+    char path[512];
+    source_request req = {NULL, NULL, 0, 0, source_file_options_default(), NULL};
+    const source_kind *last = source_kind_at(source_kind_count() - 1);
+    source *s = NULL;
+    sp_errinfo ei = {{0}};
+    FILE *f;
+    int err;
+    CHECK(last && strcmp(last->name, "ffmpeg") == 0);
+    tu_path(path, sizeof path, "text.m4a");
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("not audio in any format\n", f);
+        fclose(f);
+    }
+    req.input = path;
+    err = source_open_request(&req, &s, &ei);
+    CHECK_MSG(err == SP_EINPUT && s == NULL && strstr(ei.msg, path) && !strchr(ei.msg, '\n'), "%d %s", err,
+              ei.msg);
+    if (source_ffmpeg_version())
+        CHECK_MSG(strstr(ei.msg, "neither libsndfile nor FFmpeg") != NULL, "%s", ei.msg);
+    else
+        CHECK_MSG(strstr(ei.msg, "no FFmpeg support (built without libavformat)") != NULL, "%s", ei.msg);
+    CHECK(source_open_file_opts(path, &req.file, &s, &ei) == SOURCE_PASS && s == NULL);
+    CHECK(source_open_file(path, &s, &ei) == SP_EINPUT);
 }
 
 int main(void)
@@ -471,6 +747,11 @@ int main(void)
     test_truncated();
     test_truncated_formats();
     test_errors();
+    test_seek_file();
+    test_seek_synth();
+    test_raw();
+    test_pipe();
+    test_pass_to_ffmpeg();
     CHECK_MSG(tu_tmpdir_remove() == 0, "cannot remove %s", tu_tmpdir());
     return check_done("test_source");
 }

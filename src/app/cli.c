@@ -32,6 +32,10 @@ typedef enum {
     OPT_FMAX,
     OPT_REALTIME,
     OPT_DURATION,
+    OPT_START,
+    OPT_END,
+    OPT_RAW_FORMAT,
+    OPT_STREAM,
     OPT_LIST_DEVICES,
     OPT_DEVICE,
     OPT_RATE,
@@ -57,6 +61,7 @@ static void list_tone_formats(char *buf, size_t len);
 /* --tone-format's names: the one list the parser, --help and completion read. */
 static const char *const TONE_FORMATS[] = {"json", "text"};
 #define TONE_FORMAT_COUNT ((int)(sizeof TONE_FORMATS / sizeof TONE_FORMATS[0]))
+static void list_raw_encodings(char *buf, size_t len);
 
 /* The one table of options: the parser and --help read it (and, later, the man page and
  * shell completion). In --help's order; `section` starts a group ("" = a blank line only).
@@ -112,7 +117,15 @@ static const cli_option options[] = {
     {"fmin", 0, "HZ", OPT_FMIN, NULL, "lowest frequency shown (and searched by --peaks)", NULL, NULL},
     {"fmax", 0, "HZ", OPT_FMAX, NULL, "highest frequency shown (and searched by --peaks)", NULL, NULL},
     {"realtime", 0, NULL, OPT_REALTIME, "input", "stream FILE through the live path at its own rate", NULL, NULL},
-    {"duration", 0, "S", OPT_DURATION, NULL, "stop after S seconds of audio (microphone, file)", NULL, NULL},
+    {"duration", 0, "T", OPT_DURATION, NULL,
+     "stop after T of audio (microphone, file, pipe); a time is seconds or [h:]mm:ss[.fff]", NULL, NULL},
+    {"start", 0, "T", OPT_START, NULL, "begin T into FILE (seeking where the format allows); frame times stay "
+     "those of the whole file", NULL, NULL},
+    {"end", 0, "T", OPT_END, NULL, "stop T into FILE (not with --duration)", NULL, NULL},
+    {"raw-format", 0, "ENC,RATE,CH", OPT_RAW_FORMAT, NULL, "read FILE or - as headerless samples: ENC ",
+     list_raw_encodings, " (little-endian, interleaved), e.g. f32le,48000,1"},
+    {"stream", 0, "K", OPT_STREAM, NULL,
+     "the K-th audio stream of a file that FFmpeg reads (0 = the first, as ffmpeg -map 0:a:K)", NULL, NULL},
     {"list-devices", 0, NULL, OPT_LIST_DEVICES, NULL, "list the audio input devices and exit", NULL, NULL},
     {"device", 0, "D", OPT_DEVICE, NULL, "microphone: an index or part of a name from --list-devices", NULL, NULL},
     {"rate", 0, "R", OPT_RATE, NULL, "microphone: sample rate in Hz (default: the device's)", NULL, NULL},
@@ -213,6 +226,15 @@ static void list_colormaps(char *buf, size_t len)
         list_add(buf, len, &at, i ? ", " : "", colormap_name(i), i == def ? "default" : NULL);
 }
 
+static void list_raw_encodings(char *buf, size_t len)
+{
+    size_t at = 0;
+    int n = source_raw_count();
+    buf[0] = 0;
+    for (int i = 0; i < n; i++)
+        list_add(buf, len, &at, i == 0 ? "" : i + 1 < n ? ", " : " or ", source_raw_name(i), NULL);
+}
+
 /* Prints text from column `col` (the cursor is there), wrapping at HELP_WIDTH onto lines
  * indented to HELP_INDENT; "\n" in text breaks the line. */
 static void help_wrap(FILE *f, const char *text, size_t col)
@@ -258,8 +280,11 @@ static void help_option(FILE *f, const cli_option *opt)
     if (opt->list)
         opt->list(list, sizeof list);
     snprintf(text, sizeof text, "%s%s%s", opt->help, list, opt->help_after ? opt->help_after : "");
-    fprintf(f, "%-*s", HELP_INDENT, head);
-    help_wrap(f, text, w < HELP_INDENT ? HELP_INDENT : (size_t)w);
+    if (w >= HELP_INDENT) /* a long head ("--raw-format ENC,RATE,CH"): the text goes below */
+        fprintf(f, "%s\n%*s", head, HELP_INDENT, "");
+    else
+        fprintf(f, "%-*s", HELP_INDENT, head);
+    help_wrap(f, text, HELP_INDENT);
 }
 
 /* ---- the table as data (man page, completion) --------------------------------------- */
@@ -310,7 +335,7 @@ int cli_option_doc_at(int i, cli_option_doc *out)
         o->list(list, sizeof list);
     snprintf(out->text, sizeof out->text, "%s%s%s", o->help, list, o->help_after ? o->help_after : "");
     out->kind = 'n';
-    if (o->list && o->list != list_dump_formats) {
+    if (o->list && o->list != list_dump_formats && o->list != list_raw_encodings) {
         out->kind = 'l';
         list_names(o->list, out->values, sizeof out->values);
     } else if (o->id == OPT_CHANNEL) {
@@ -329,8 +354,10 @@ void cli_usage(FILE *f)
     fputs("usage: spectro [options] [FILE]\n"
           "\n"
           "A spectrum analyzer. With FILE (WAV, FLAC, Ogg, AIFF, MP3, ... anything libsndfile\n"
-          "reads) it analyses the file; without, the microphone. With no output option it opens\n"
-          "a window: a scrolling spectrogram (microphone, --realtime) or the whole file.\n"
+          "reads, and with FFmpeg AAC/M4A, video soundtracks, WMA, AC-3, ...) it analyses the\n"
+          "file; without, the microphone. FILE - (or a FIFO) reads a stream: WAV, AU, or raw\n"
+          "samples with --raw-format. With no output option it opens a window: a scrolling\n"
+          "spectrogram (microphone, --realtime, a pipe) or the whole file.\n"
           "FILE may also be a generated signal, synth:KEY=VALUE,... with the keys rate, channels,\n"
           "sine=FREQ[@AMP] (up to 8), noise=AMP, step=HZ (per channel), duration=S|inf, seed=N,\n"
           "e.g. synth:channels=2,sine=1000,sine=5000@0.1,noise=0.01,duration=10\n",
@@ -388,6 +415,49 @@ static int parse_real(const char *opt, const char *text, double lo, int strict, 
         return sp_fail(ei, SP_EINVAL, "%s %s: must be %s %g", opt, text, strict ? "above" : "at least", lo);
     *out = v;
     return SP_OK;
+}
+
+/* A time: seconds ("90", "1.5") or [h:]mm:ss[.fff] ("1:30", "1:02:03.5"), finite, >= 0
+ * (> 0 when strict). The one parser of --start, --end and --duration. */
+static int parse_time(const char *opt, const char *text, int strict, double *out, sp_errinfo *ei)
+{
+    double part[3], v = 0.0;
+    int nparts = 0;
+    const char *p = text;
+    for (;;) {
+        char *end;
+        size_t len = strcspn(p, ":");
+        if (nparts == 3 || len == 0 || ((*p < '0' || *p > '9') && *p != '.'))
+            goto bad;
+        errno = 0;
+        part[nparts] = strtod(p, &end);
+        if (errno || end != p + len || !isfinite(part[nparts]))
+            goto bad;
+        /* only the seconds may have a fraction; minutes and seconds after a colon < 60 */
+        if (nparts > 0 && part[nparts] >= 60.0)
+            goto bad;
+        nparts++;
+        if (!p[len])
+            break;
+        if (memchr(p, '.', len) || memchr(p, 'e', len) || memchr(p, 'E', len))
+            goto bad;
+        p += len + 1;
+    }
+    for (int i = 0; i < nparts; i++)
+        v = v * 60.0 + part[i];
+    if (v > 1e12)
+        goto bad;
+    if (strict && v == 0.0)
+        return sp_fail(ei, SP_EINVAL, "%s %s: must be above 0", opt, text);
+    *out = v;
+    return SP_OK;
+bad:
+    return sp_fail(ei, SP_EINVAL, "%s %s: expected a time: seconds or [h:]mm:ss[.fff]", opt, text);
+}
+
+static int parse_raw_format(const char *val, source_file_options *f, sp_errinfo *ei)
+{
+    return source_raw_parse(val, &f->raw, ei);
 }
 
 static int parse_fft_size(const char *name, const char *val, size_t *n, sp_errinfo *ei)
@@ -568,7 +638,11 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_FMIN: return parse_band(name, val, 0, &r->fmin, &a->peak_fmin, &a->measure.band_lo, ei);
     case OPT_FMAX: return parse_band(name, val, 1, &r->fmax, &a->peak_fmax, &a->measure.band_hi, ei);
     case OPT_REALTIME: return set_flag(&a->realtime);
-    case OPT_DURATION: return parse_real(name, val, 0.0, 1, &a->duration, ei);
+    case OPT_DURATION: return parse_time(name, val, 1, &a->duration, ei);
+    case OPT_START: return parse_time(name, val, 0, &a->start, ei);
+    case OPT_END: return parse_time(name, val, 1, &a->end, ei);
+    case OPT_RAW_FORMAT: return parse_raw_format(val, &a->file, ei);
+    case OPT_STREAM: return parse_int(name, val, 0, 1 << 20, &a->file.stream, ei);
     case OPT_LIST_DEVICES: return set_flag(&o->list_devices);
     case OPT_DEVICE: return parse_nonempty("--device: empty device name", val, &a->device, ei);
     case OPT_RATE: return parse_int(name, val, 1, SOURCE_MAX_RATE, &a->rate, ei);
@@ -680,6 +754,22 @@ static int check_together(cli_options *o, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "--fmin %g: must be below --fmax %g", o->an.render.fmin, o->an.render.fmax);
     if (o->an.realtime && !o->an.input)
         return sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
+    if (o->an.realtime && strcmp(o->an.input, "-") == 0)
+        return sp_fail(ei, SP_EINVAL, "--realtime: standard input is a stream, which delivers at its own pace");
+    if (o->an.end > 0 && o->an.duration > 0)
+        return sp_fail(ei, SP_EINVAL, "--end %g: give --end or --duration, not both", o->an.end);
+    if (o->an.end > 0 && o->an.end <= o->an.start)
+        return sp_fail(ei, SP_EINVAL, "--end %g: must be after --start %g", o->an.end, o->an.start);
+    if (!o->an.input && (o->an.start > 0 || o->an.end > 0))
+        return sp_fail(ei, SP_EINVAL, "%s: a time range needs a FILE (or -), not the microphone",
+                       o->an.start > 0 ? "--start" : "--end");
+    if ((!o->an.input || strncmp(o->an.input, "synth:", 6) == 0) &&
+        (o->an.file.raw.encoding >= 0 || o->an.file.stream > 0))
+        return sp_fail(ei, SP_EINVAL, "%s: reads a FILE or -, not %s",
+                       o->an.file.raw.encoding >= 0 ? "--raw-format" : "--stream",
+                       o->an.input ? "a generated signal" : "the microphone");
+    if (o->an.file.raw.encoding >= 0 && o->an.file.stream > 0)
+        return sp_fail(ei, SP_EINVAL, "--stream %d: raw samples hold one stream", o->an.file.stream);
     if (o->an.input && (o->an.device || o->an.rate || o->an.channels))
         return sp_fail(ei, SP_EINVAL, "%s: --device, --rate and --channels are for the microphone, not a file",
                        o->an.device ? "--device" : o->an.rate ? "--rate" : "--channels");

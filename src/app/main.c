@@ -95,12 +95,12 @@ static int fail(int err, const sp_errinfo *ei)
  * (opening them takes the device or consumes the stream). */
 static int check_input(const analyze_config *an, sp_errinfo *ei)
 {
-    source_request req = {0};
+    source_request req = {an->input, an->device, an->rate, an->channels, an->file, NULL};
     source *src = NULL;
     int err;
-    if (!an->input || strcmp(an->input, "-") == 0)
+    /* opening a pipe would take what its writer sends: the run opens it once */
+    if (!an->input || source_is_pipe_path(an->input))
         return SP_OK;
-    req.input = an->input;
     err = source_open_request(&req, &src, ei);
     source_close(src);
     return err;

@@ -2,6 +2,7 @@
 
 #include <sndfile.h>
 
+#include "source.h"
 #include "spectro_git.h"
 #ifdef SPECTRO_HAVE_RENDER
 #include <SDL.h>
@@ -47,7 +48,10 @@ void app_print_version(FILE *f)
 #else
     feature(f, "cuda:", 0, "built without CUDA");
 #endif
-    feature(f, "ffmpeg:", 0, "not supported yet");
+    if (source_ffmpeg_version())
+        feature(f, "ffmpeg:", 1, source_ffmpeg_version());
+    else
+        feature(f, "ffmpeg:", 0, "built without libavformat, libavcodec, libswresample or libavutil");
     sf_command(NULL, SFC_GET_LIB_VERSION, buf, sizeof buf);
     feature(f, "files:", 1, buf);
 }

@@ -1,5 +1,6 @@
 #include "analyze.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ analyze_config analyze_config_default(void)
     c.out = stdout;
     c.render = render_config_default();
     c.measure = sink_measure_default();
+    c.file = source_file_options_default();
     return c;
 }
 
@@ -90,6 +92,9 @@ typedef struct {
     pipe_sinks sinks;
     progress pg;
     int ch;                 /* source channels */
+    int may_skip;           /* live input that runs at its own clock (microphone, --realtime):
+                             * frames are skipped when the analysis falls behind */
+    uint64_t start;         /* --start in samples: where the analysis began */
     size_t whole;           /* frames per ring_read */
     size_t lag, keep;       /* live: frames behind before skipping; frames kept when skipping */
     uint64_t limit;         /* frames to analyse (--duration), UINT64_MAX = all */
@@ -100,12 +105,63 @@ typedef struct {
     int stalled;
 } run;
 
-/* The source and what follows from it: live or not, hop, channels, the --duration limit. */
+/* Samples at `seconds` into the input (the nearest sample; a start given as k*hop/rate is
+ * exactly k*hop). */
+static uint64_t to_samples(double seconds, int rate)
+{
+    double v = nearbyint(seconds * rate);
+    return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+}
+
+/* "song.wav: --start 90 s is past the end of the audio (61.250 s)" */
+static int range_past_end(const run *r, const char *what, double at_s, int64_t length, sp_errinfo *ei)
+{
+    const source_info *info = &r->res->info;
+    if (length >= 0)
+        return sp_fail(ei, SP_EINVAL, "%s: %s %g s is past the end of the audio (%.3f s)", info->name, what, at_s,
+                       (double)length / info->rate);
+    return sp_fail(ei, SP_EINVAL, "%s: %s %g s is past the end of the audio", info->name, what, at_s);
+}
+
+/* --start (a seek, or reading up to it) and --end (a limit counted from the start). */
+static int run_range(run *r, sp_errinfo *ei)
+{
+    const analyze_config *cfg = r->cfg;
+    int rate = r->res->info.rate;
+    int64_t reached = 0;
+    int err;
+    r->start = cfg->start > 0 ? to_samples(cfg->start, rate) : 0;
+    if (r->start > 0 && source_is_push(r->src))
+        return sp_fail(ei, SP_EINVAL, "--start: %s is live; a time range needs a file or a pipe", r->res->info.name);
+    if (cfg->end > 0) {
+        uint64_t end = to_samples(cfg->end, rate);
+        if (end <= r->start)
+            return sp_fail(ei, SP_EINVAL, "--end %g: must be after --start %g (at %d Hz)", cfg->end, cfg->start, rate);
+        r->limit = end - r->start;
+    }
+    r->res->start_s = (double)r->start / rate;
+    if (r->start == 0)
+        return SP_OK;
+    if (r->start > INT64_MAX)
+        return range_past_end(r, "--start", cfg->start, -1, ei);
+    err = source_seek(r->src, (int64_t)r->start, cfg->stop, &reached, ei);
+    if (err == SP_EINPUT) /* the source knows its end: a seek past it */
+        return range_past_end(r, "--start", cfg->start, r->res->info.frames_hint, ei);
+    if (err != SP_OK)
+        return err;
+    if (cfg->stop && atomic_load(cfg->stop))
+        return sp_fail(ei, SP_EINTERRUPTED, "interrupted");
+    if ((uint64_t)reached < r->start) /* read up to it, and the audio ended first */
+        return range_past_end(r, "--start", cfg->start, reached, ei);
+    return SP_OK;
+}
+
+/* The source and what follows from it: live or not, hop, channels, the time range. */
 static int run_open_source(run *r, sp_errinfo *ei)
 {
     const analyze_config *cfg = r->cfg;
     analyze_result *res = r->res;
-    source_request req = {cfg->input, cfg->device, cfg->rate, cfg->channels};
+    source_request req = {cfg->input, cfg->device, cfg->rate, cfg->channels, cfg->file, cfg->stop};
     const source_info *info;
     int err;
     if ((err = source_open_request(&req, &r->src, ei)) != SP_OK)
@@ -113,7 +169,11 @@ static int run_open_source(run *r, sp_errinfo *ei)
     info = source_get_info(r->src);
     r->ch = info->channels;
     res->info = *info;
-    res->live = source_is_push(r->src) || cfg->realtime;
+    if (cfg->realtime && info->pipe)
+        return sp_fail(ei, SP_EINVAL, "--realtime: %s is a pipe, which delivers at its own pace", info->name);
+    /* a pipe is live: it delivers at its writer's pace and has no length (source.h) */
+    r->may_skip = source_is_push(r->src) || cfg->realtime;
+    res->live = r->may_skip || info->pipe;
     res->n = cfg->n;
     res->hop = cfg->hop ? cfg->hop : cfg->n / 4;
     window_format(&cfg->window, res->window, sizeof res->window);
@@ -129,7 +189,7 @@ static int run_open_source(run *r, sp_errinfo *ei)
                            info->rate);
         r->limit = l >= 1.8e19 ? UINT64_MAX : (uint64_t)l;
     }
-    return SP_OK;
+    return run_range(r, ei);
 }
 
 /* Live: at most ~half a second (or 4 frames) behind before skipping ahead to the newest n
@@ -222,10 +282,14 @@ static sink_stream stream_of(const run *r)
     int64_t frames = res->info.frames_hint;
     sink_stream ss;
     memset(&ss, 0, sizeof ss);
+    if (frames >= 0) /* what is left after --start */
+        frames = (uint64_t)frames > r->start ? frames - (int64_t)r->start : 0;
     if (r->limit != UINT64_MAX && (frames < 0 || (uint64_t)frames > r->limit))
         frames = (int64_t)r->limit;
     ss.source = res->info.name;
     ss.format = res->info.format;
+    ss.decoder = res->info.decoder;
+    ss.start_s = res->start_s;
     ss.rate = res->info.rate;
     ss.source_channels = res->info.channels;
     ss.channels = res->out_channels;
@@ -237,10 +301,10 @@ static sink_stream stream_of(const run *r)
     ss.window = res->window;
     ss.window_coef = r->win;
     ss.backend = res->backend;
-    ss.time_first_s = (double)(res->n / 2) / res->info.rate;
+    ss.time_first_s = (double)(r->start + res->n / 2) / res->info.rate;
     ss.time_step_s = (double)res->hop / res->info.rate;
     ss.bin_hz = (double)res->info.rate / (double)res->n;
-    ss.source_frames = res->info.frames_hint;
+    ss.source_frames = r->start ? frames : res->info.frames_hint;
     ss.frames_hint = expected_frames(frames, res->n, res->hop);
     ss.frames_expected = res->live ? -1 : ss.frames_hint;
     ss.live = res->live;
@@ -332,7 +396,7 @@ static int pump(run *r, sp_errinfo *ei)
          * ring, so every gap before a frame seen is known. */
         lost = pipe_input_dropped(&r->in);
         avail = ring_readable(&r->r) / (size_t)r->ch;
-        if (res->live && avail > r->lag && live_catch_up(r, lost, &avail))
+        if (r->may_skip && avail > r->lag && live_catch_up(r, lost, &avail))
             break; /* the duration ends in what was dropped */
         if (skip_source_gaps(r))
             break; /* the duration ends in the gap */
@@ -363,8 +427,10 @@ static int run_end(run *r, sp_errinfo *ei)
     progress_end(&r->pg);
     if ((err = pipe_input_stop(&r->in, ei)) != SP_OK)
         return err;
-    if (!res->live && stft_samples(r->st) == 0)
+    if ((!res->live || res->info.pipe) && stft_samples(r->st) == 0)
         return sp_fail(ei, SP_EINPUT, "%s: holds no audio samples", res->info.name);
+    if (r->cfg->end > 0 && r->consumed < r->limit && !res->interrupted)
+        return range_past_end(r, "--end", r->cfg->end, (int64_t)(r->start + r->consumed), ei);
     if ((err = stft_finish(r->st, ei)) != SP_OK)
         return err;
     res->frames = stft_frames(r->st);
@@ -452,7 +518,13 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     }
     if (res->live && (err = pipe_input_start(&r.in, r.src, &r.r, cfg->realtime, cfg->stop, ei)) != SP_OK)
         goto done;
-    progress_begin(&r.pg, stderr, cfg->progress && !res->live, res->info.rate, res->info.frames_hint);
+    {
+        /* the range's length; a pipe has none: a bar without a percentage */
+        int64_t total = res->info.frames_hint < 0 ? -1 : res->info.frames_hint - (int64_t)r.start;
+        if (r.limit != UINT64_MAX && (total < 0 || (uint64_t)total > r.limit))
+            total = (int64_t)r.limit;
+        progress_begin(&r.pg, stderr, cfg->progress && (!res->live || res->info.pipe), res->info.rate, total);
+    }
     if ((err = pump(&r, ei)) != SP_OK) {
         kept = run_keep(&r, err, ei);
         goto done;

@@ -7,9 +7,14 @@
  *   then, on the calling thread: ring -> stft (frames, window, FFT backend, dB) -> sinks
  *   (dump, peaks, PNG renderer, and a caller's sink such as the window).
  *
- * Live runs (microphone, --realtime) use small batches and analyse every complete frame at
- * once; when the analysis falls behind it skips to fresh audio and counts what it skipped,
- * so the display stays live. Memory is bounded by the ring and the batch.
+ * Live runs (microphone, --realtime, a pipe) use small batches and analyse every complete
+ * frame at once. When the analysis falls behind, the microphone and --realtime skip to
+ * fresh audio and count what they skipped, so the display stays live; a pipe is never
+ * skipped (its writer waits for us), so it gives the same spectra as the file would.
+ * Memory is bounded by the ring and the batch.
+ *
+ * A time range (--start, --end or --duration) seeks where the source can and reads up to
+ * the start where it cannot; frame times stay absolute (the first is at start + N/2/rate).
  */
 #ifndef SPECTRO_ANALYZE_H
 #define SPECTRO_ANALYZE_H
@@ -38,6 +43,11 @@ typedef struct {
     int rate, channels;    /* microphone: 0 = the device's defaults */
     int realtime;          /* stream the file through the live path at its own rate */
     double duration;       /* seconds of audio to analyse; 0 = all of it / until stopped */
+    double start;          /* seconds into the input where the analysis begins (not the
+                            * microphone); rounded to the nearest sample */
+    double end;            /* seconds into the input where it stops, 0 = none (not with
+                            * duration); past the end of the audio: SP_EINVAL */
+    source_file_options file; /* files and pipes: --raw-format, --stream */
     size_t n;              /* FFT size */
     size_t hop;            /* 0 = n/4 */
     window_spec window;
@@ -95,7 +105,8 @@ typedef struct analyze_result_s {
     char window[64];
     size_t n, hop, batch;
     int out_channels;
-    int live;
+    int live;              /* microphone, --realtime or a pipe */
+    double start_s;        /* where the analysis began in the input (the sample's time) */
     uint64_t frames;       /* per output channel (frame index reached, skips included) */
     uint64_t samples;      /* per channel, as read */
     uint64_t nonfinite;

@@ -487,6 +487,12 @@ static void write_json(FILE *f, const dump_meta *m)
 {
     fputs("{\n  \"source\": ", f);
     json_string(f, m->source);
+    fputs(",\n  \"decoder\": ", f);
+    if (m->decoder && *m->decoder)
+        json_string(f, m->decoder);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"start_s\": %.17g", m->start_s);
     fprintf(f, ",\n  \"sample_rate\": %d,\n  \"source_channels\": %d,\n  \"channel\": ", m->sample_rate,
             m->source_channels);
     if (m->channel_name)

@@ -64,6 +64,8 @@ typedef struct {
 /* The sidecar's content. */
 typedef struct {
     const char *source;
+    const char *decoder;      /* "libsndfile", "ffmpeg"; NULL or "": none (JSON null) */
+    double start_s;           /* where in the source the analysis began */
     int sample_rate;
     int source_channels;
     int channel;       /* the channel analysed, when channel_name is NULL */

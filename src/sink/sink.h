@@ -34,6 +34,9 @@
 typedef struct {
     const char *source;        /* the input's name: a path, "microphone", "synth:..." */
     const char *format;        /* e.g. "WAV 24-bit PCM" */
+    const char *decoder;       /* "libsndfile", "ffmpeg"; "" when none (microphone, synth) */
+    double start_s;            /* --start: where in the input the analysis began (0: at its
+                                * start); time_first_s counts from the input's start */
     int rate;                  /* Hz */
     int source_channels;
     int channels;              /* output channels: 1, or source_channels (--channel all) */
@@ -52,7 +55,8 @@ typedef struct {
                                 * or no length) */
     int64_t frames_hint;       /* as frames_expected, also in a live run (a file streamed
                                 * with --realtime): what to size a picture for, no promise */
-    int live;                  /* microphone or --realtime: frames may be skipped */
+    int live;                  /* microphone, --realtime or a pipe: no length known ahead;
+                                * frames may be skipped (not from a pipe) */
 } sink_stream;
 
 /* What a sink needs, filled by its open. */

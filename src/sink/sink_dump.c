@@ -82,6 +82,8 @@ static int dump_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
         if ((err = dump_sink_gap(s, c, end->frames, ei)) != SP_OK)
             return err;
     m.source = st->source;
+    m.decoder = st->decoder;
+    m.start_s = st->start_s;
     m.sample_rate = st->rate;
     m.source_channels = st->source_channels;
     m.channel = st->channel;

@@ -83,6 +83,37 @@ int source_read(source *s, float *dst, size_t max_frames, size_t *got, sp_errinf
     return SP_OK;
 }
 
+int source_seek(source *s, int64_t frame, atomic_int *stop, int64_t *reached, sp_errinfo *ei)
+{
+    enum { SKIP_FLOATS = 1 << 14 };
+    float *buf;
+    int64_t at = 0;
+    int err = SP_EUNSUPPORTED;
+    if (!s || !reached || frame < 0 || !s->ops->read)
+        return sp_fail(ei, SP_EINVAL, "source_seek: not a pull source");
+    *reached = 0;
+    if (frame == 0)
+        return SP_OK;
+    if (s->ops->seek && (err = s->ops->seek(s->state, frame, ei)) == SP_OK)
+        *reached = frame;
+    if (err != SP_EUNSUPPORTED)
+        return err;
+    /* A stream that cannot seek: read up to the frame. What is read is discarded, so its
+     * NaN/Inf samples are not counted. Memory: one block. */
+    size_t block = SKIP_FLOATS / (size_t)s->info.channels + 1;
+    if (!(buf = malloc(block * (size_t)s->info.channels * sizeof *buf)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory skipping to the start of %s", s->info.name);
+    while (at < frame && !(stop && atomic_load(stop))) {
+        size_t want = (size_t)(frame - at < (int64_t)block ? frame - at : (int64_t)block), got = 0;
+        if ((err = s->ops->read(s->state, buf, want, &got, ei)) != SP_OK || got == 0)
+            break;
+        at += (int64_t)got;
+    }
+    free(buf);
+    *reached = at;
+    return err == SP_EUNSUPPORTED ? SP_OK : err;
+}
+
 const source_info *source_get_info(const source *s)
 {
     return &s->info;

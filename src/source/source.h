@@ -12,6 +12,7 @@
 #ifndef SPECTRO_SOURCE_H
 #define SPECTRO_SOURCE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,10 @@ typedef struct {
     int64_t frames_hint; /* frames the header promises, -1 when unknown; a hint only */
     char name[256];      /* what to call it in messages: the path, "synth", ... */
     char format[96];     /* e.g. "WAV 24-bit PCM" */
+    char decoder[16];    /* what decoded it: "libsndfile", "ffmpeg"; "" for a microphone or
+                          * a generated signal */
+    int pipe;            /* a pipe, a FIFO or a device: no length, no seeking; it delivers
+                          * at its writer's pace, so the pipeline treats it as live */
 } source_info;
 
 typedef struct source source;
@@ -54,16 +59,63 @@ typedef struct {
     uint64_t (*dropped)(const void *state);
     int (*status)(const void *state, sp_errinfo *ei);
     uint64_t (*take_gaps)(void *state, uint64_t upto, uint64_t *next_at);
+    /* Pull sources that can: moves to frame `frame` before the first read. SP_OK, or
+     * SP_EUNSUPPORTED when this stream cannot seek (source_seek then reads and discards);
+     * SP_EINPUT when `frame` lies past the end. NULL: cannot seek. */
+    int (*seek)(void *state, int64_t frame, sp_errinfo *ei);
 } source_ops;
+
+/* A kind's open() returns SOURCE_PASS when the input is not in a format it reads: the next
+ * kind of the table that claims the input is tried (source_open_request). */
+#define SOURCE_PASS 1
 
 /* Wraps a backend's state (ownership passes to the source, also on failure). */
 int source_create(const source_ops *ops, void *state, const source_info *info, source **out,
                   sp_errinfo *ei);
 
-/* Opens an audio file with libsndfile. SP_EINPUT (exit 2) when the path is missing, a
- * directory, empty, not audio, or has zero channels / an absurd rate; the message names
- * the file. */
+/* Headerless samples (--raw-format ENC,RATE,CHANNELS): the encoding is one of a table
+ * (f32le, s16le, ...; source_raw_name lists them, little-endian, interleaved). */
+typedef struct {
+    int encoding;        /* index into the table; -1: not raw (the default) */
+    int rate, channels;
+} source_raw_format;
+
+source_raw_format source_raw_none(void);
+/* "f32le,48000,2": SP_EINVAL with a line naming --raw-format and what was expected. */
+int source_raw_parse(const char *spec, source_raw_format *out, sp_errinfo *ei);
+int source_raw_count(void);
+const char *source_raw_name(int i); /* NULL out of range */
+
+/* How a file or a stream is read: raw samples, or the audio stream FFmpeg decodes. */
+typedef struct {
+    source_raw_format raw; /* encoding -1: the file says (a header) */
+    int stream;            /* the K-th audio stream (FFmpeg; 0 = the first) */
+} source_file_options;
+
+source_file_options source_file_options_default(void); /* not raw, stream 0 */
+
+/* Opens an audio file with libsndfile (source_open_file_opts: raw samples, --stream).
+ * SP_EINPUT (exit 2) when the path is missing, a directory, empty, not audio, or has zero
+ * channels / an absurd rate; the message names the file. SOURCE_PASS (only from
+ * source_open_file_opts) when libsndfile does not know the format, where FFmpeg may. */
 int source_open_file(const char *path, source **out, sp_errinfo *ei);
+int source_open_file_opts(const char *path, const source_file_options *o, source **out, sp_errinfo *ei);
+
+/* Standard input ("-") or a FIFO, read with libsndfile as a stream: WAV, AU, or raw
+ * samples (o->raw). A pipe has no length (frames_hint -1) and cannot seek (info.pipe);
+ * standard input redirected from a regular file is read as that file. A read waiting for
+ * a silent writer returns the end once *stop is set (stop may be NULL: it waits). */
+int source_open_pipe(const char *path, const source_file_options *o, atomic_int *stop, source **out,
+                     sp_errinfo *ei);
+/* 1 when the input is read as a stream: "-", or a path that is a FIFO. */
+int source_is_pipe_path(const char *input);
+
+/* A file through FFmpeg's libraries (AAC/M4A, video soundtracks, WMA, AC-3, ...): float
+ * samples at the file's own rate and channels, from its o->stream-th audio stream. Builds
+ * without FFmpeg return SP_EINPUT with a line saying so; source_ffmpeg_version() is then
+ * NULL, else the libraries' versions ("libavformat 59.27.100, ..."). */
+int source_open_ffmpeg(const char *path, const source_file_options *o, source **out, sp_errinfo *ei);
+const char *source_ffmpeg_version(void);
 
 /* A synthetic signal: a sum of sines plus optional white noise, identical in every
  * channel except for an optional per-channel frequency offset. */
@@ -101,10 +153,13 @@ typedef struct {
     const char *input;
     const char *device;
     int rate, channels;
+    source_file_options file; /* files and pipes: raw samples, --stream */
+    atomic_int *stop;         /* pipes: set, a read waiting for its writer gives up; may be NULL */
 } source_request;
 
-/* One row per source kind; the first row whose claims() accepts the input opens it. A new
- * kind is one file and one row in source_table.c. */
+/* One row per source kind; the first row whose claims() accepts the input opens it, or
+ * passes it on (SOURCE_PASS) to the next row that claims it. A new kind is one file and
+ * one row in source_table.c. */
 typedef struct {
     const char *name;
     int (*claims)(const char *input);
@@ -115,12 +170,17 @@ int source_kind_count(void);
 const source_kind *source_kind_at(int i); /* NULL out of range */
 /* The kind that claims this input (never NULL: a file path takes what the others leave). */
 const source_kind *source_kind_for(const char *input);
-/* Opens the input through its kind. */
+/* Opens the input through its kind (and those it passes it on to). */
 int source_open_request(const source_request *req, source **out, sp_errinfo *ei);
 
 /* 1 for a push source (start/stop), 0 for a pull source (read). */
 int source_is_push(const source *s);
 int source_read(source *s, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei);
+/* Pull sources, before the first read: moves to frame `frame`, by seeking where the source
+ * can, else by reading and discarding (stopping early when *stop becomes non-zero; stop may
+ * be NULL). *reached = the frame reached: less than `frame` when the source ended (or was
+ * stopped) first. SP_EINVAL for a push source. */
+int source_seek(source *s, int64_t frame, atomic_int *stop, int64_t *reached, sp_errinfo *ei);
 /* Push sources: start delivering into r (single producer: the source), stop, count. */
 int source_start(source *s, struct ring_s *r, sp_errinfo *ei);
 int source_stop(source *s);

@@ -1,6 +1,7 @@
 /* File source: libsndfile, every format the library reads, streamed block by block so
  * memory does not grow with the file's length. The header's frame count is a hint: we
- * read until the library returns 0.
+ * read until the library returns 0. The pipe kind (source_stdin.c) reads through the same
+ * code, from a descriptor.
  *
  * Truncation is what the container promised against what the file holds: fewer frames
  * read than the header declared (FLAC, MP3, CAF ...), or, where libsndfile computes the
@@ -9,33 +10,69 @@
  * stream whose last page is not its end-of-stream page (libsndfile's log is no guide there:
  * a whole Ogg file too logs "ended unexpectedly" once its last page has been read). */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sndfile.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "source.h"
+#include "source_internal.h"
+
+/* A short CAF read through virtual I/O (open_short_caf): the file, and the length it
+ * claims (where its data chunk should end). */
+typedef struct {
+    FILE *f;
+    int64_t len;
+} caf_vio;
 
 typedef struct {
     SNDFILE *sf;
-    FILE *vf;         /* a short CAF read through virtual I/O (open_short_caf), else NULL */
-    int64_t vlen;     /* the length it claims: where its data chunk should end */
+    caf_vio *vio;     /* a short CAF's virtual I/O, else NULL */
     int64_t promised; /* frames the header declared (before libsndfile clamped it) */
     int at_end;       /* a read returned nothing: the end of the data (or a decode error) */
     int64_t read;
     int header_truncated; /* libsndfile's log says the data chunk is shorter than declared */
     int ended_early;
+    size_t pipe_block;    /* a pipe: frames per read at most (libsndfile waits for all it
+                           * asks for); 0 for a file */
+    int pipe_fd;          /* a pipe: its descriptor, polled so that a stop is seen */
+    size_t frame_bytes;   /* a pipe: bytes per frame as stored, 0 when not fixed */
+    atomic_int *stop;
     char path[256];
 } file_state;
 
 static int file_read(void *state, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei)
 {
     file_state *st = state;
-    sf_count_t n = sf_readf_float(st->sf, dst, (sf_count_t)max_frames);
+    sf_count_t n;
+    if (st->pipe_block && max_frames > st->pipe_block)
+        max_frames = st->pipe_block;
+    /* a pipe whose writer is silent would hold the reader in read() past a stop (SIGTERM
+     * to spectro alone): wait for data in 100 ms steps, and end on the stop */
+    while (st->pipe_block && st->stop && !atomic_load(st->stop)) {
+        struct pollfd pfd = {st->pipe_fd, POLLIN, 0};
+        int r = poll(&pfd, 1, 100);
+        if (r > 0 || (r < 0 && errno != EINTR))
+            break; /* data, the writer gone (POLLHUP), or an error read() will report */
+    }
+    if (st->pipe_block && st->stop && atomic_load(st->stop)) {
+        *got = 0;
+        return SP_OK;
+    }
+    if (st->pipe_block && st->frame_bytes) {
+        /* libsndfile waits for every frame asked for: ask for what the pipe holds, so that
+         * a writer pausing mid-block does not hold back what it sent (nor a stop) */
+        int avail = 0;
+        if (ioctl(st->pipe_fd, FIONREAD, &avail) == 0 && avail > 0 &&
+            (size_t)avail / st->frame_bytes < max_frames)
+            max_frames = (size_t)avail / st->frame_bytes > 0 ? (size_t)avail / st->frame_bytes : 1;
+    }
+    n = sf_readf_float(st->sf, dst, (sf_count_t)max_frames);
     if (n < 0)
         n = 0;
     if (n == 0)
@@ -67,12 +104,29 @@ static void file_close(void *state)
         return;
     if (st->sf)
         sf_close(st->sf);
-    if (st->vf)
-        fclose(st->vf);
+    if (st->vio) {
+        fclose(st->vio->f);
+        free(st->vio);
+    }
     free(st);
 }
 
-static const source_ops file_ops = {"file", file_read, file_truncated, file_close, NULL, NULL, NULL, NULL, NULL};
+/* sf_seek is sample-exact for the formats libsndfile decodes itself; a pipe cannot seek. */
+static int file_seek(void *state, int64_t frame, sp_errinfo *ei)
+{
+    file_state *st = state;
+    if (st->pipe_block)
+        return SP_EUNSUPPORTED;
+    if (st->promised >= 0 && frame >= st->promised)
+        return sp_fail(ei, SP_EINPUT, "%s: the start is past the end", st->path);
+    if (sf_seek(st->sf, (sf_count_t)frame, SEEK_SET) != (sf_count_t)frame)
+        return SP_EUNSUPPORTED; /* read up to it instead */
+    st->read = frame;
+    return SP_OK;
+}
+
+static const source_ops file_ops = {"file", file_read, file_truncated, file_close, NULL,
+                                    NULL,   NULL,      NULL,           NULL,       file_seek};
 
 /* One log line "NAME : DECLARED (should be PRESENT)", indented or not: the header
  * declares more bytes than the file holds. One byte short is a missing pad byte, which
@@ -176,48 +230,55 @@ static int64_t caf_promised_end(FILE *f)
 
 static sf_count_t vio_len(void *user)
 {
-    return ((file_state *)user)->vlen;
+    return ((caf_vio *)user)->len;
 }
 
 static sf_count_t vio_seek(sf_count_t off, int whence, void *user)
 {
-    file_state *st = user;
+    caf_vio *v = user;
     if (whence == SEEK_END) {
-        off += st->vlen;
+        off += v->len;
         whence = SEEK_SET;
     }
-    if (fseeko(st->vf, (off_t)off, whence) != 0)
+    if (fseeko(v->f, (off_t)off, whence) != 0)
         return -1;
-    return (sf_count_t)ftello(st->vf);
+    return (sf_count_t)ftello(v->f);
 }
 
 static sf_count_t vio_read(void *ptr, sf_count_t count, void *user)
 {
-    return (sf_count_t)fread(ptr, 1, (size_t)count, ((file_state *)user)->vf);
+    return (sf_count_t)fread(ptr, 1, (size_t)count, ((caf_vio *)user)->f);
 }
 
 static sf_count_t vio_tell(void *user)
 {
-    return (sf_count_t)ftello(((file_state *)user)->vf);
+    return (sf_count_t)ftello(((caf_vio *)user)->f);
 }
 
-/* After sf_open said "malformed": st->sf when path is a CAF cut short, else NULL. */
-static SNDFILE *open_short_caf(file_state *st, const char *path, off_t size, SF_INFO *in)
+/* After sf_open said "malformed": the file opened through virtual I/O when path is a CAF
+ * cut short (*vio then holds its state, owned by the caller), else NULL. */
+static SNDFILE *open_short_caf(const char *path, off_t size, SF_INFO *in, caf_vio **vio)
 {
     static SF_VIRTUAL_IO io = {vio_len, vio_seek, vio_read, NULL, vio_tell};
-    if (!(st->vf = fopen(path, "rb")))
+    caf_vio *v = calloc(1, sizeof *v);
+    SNDFILE *sf = NULL;
+    *vio = NULL;
+    if (!v || !(v->f = fopen(path, "rb"))) {
+        free(v);
         return NULL;
-    st->vlen = caf_promised_end(st->vf);
-    if (st->vlen > (int64_t)size && fseeko(st->vf, 0, SEEK_SET) == 0) {
-        memset(in, 0, sizeof *in);
-        if ((st->sf = sf_open_virtual(&io, SFM_READ, in, st)) != NULL) {
-            st->header_truncated = 1;
-            return st->sf;
-        }
     }
-    fclose(st->vf);
-    st->vf = NULL;
-    return NULL;
+    v->len = caf_promised_end(v->f);
+    if (v->len > (int64_t)size && fseeko(v->f, 0, SEEK_SET) == 0) {
+        memset(in, 0, sizeof *in);
+        sf = sf_open_virtual(&io, SFM_READ, in, v);
+    }
+    if (!sf) {
+        fclose(v->f);
+        free(v);
+        return NULL;
+    }
+    *vio = v;
+    return sf;
 }
 
 /* sf_open with standard error sent to /dev/null: libmpg123 (libsndfile's MP3 decoder)
@@ -256,6 +317,19 @@ static int looks_like_mp3(const char *path)
     return len == 3 && (memcmp(b, "ID3", 3) == 0 || (b[0] == 0xff && (b[1] & 0xe6) == 0xe2));
 }
 
+/* Bytes a sample takes in the stream, 0 when it is not fixed (compressed). */
+static size_t sample_bytes(int format)
+{
+    switch (format & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_S8: case SF_FORMAT_PCM_U8: case SF_FORMAT_ULAW: case SF_FORMAT_ALAW: return 1;
+    case SF_FORMAT_PCM_16: return 2;
+    case SF_FORMAT_PCM_24: return 3;
+    case SF_FORMAT_PCM_32: case SF_FORMAT_FLOAT: return 4;
+    case SF_FORMAT_DOUBLE: return 8;
+    default: return 0;
+    }
+}
+
 static void describe_format(const SF_INFO *in, char *buf, size_t len)
 {
     SF_FORMAT_INFO major = {0}, sub = {0};
@@ -268,15 +342,106 @@ static void describe_format(const SF_INFO *in, char *buf, size_t len)
     snprintf(buf, len, "%s, %s", major.name, sub.name);
 }
 
-int source_open_file(const char *path, source **out, sp_errinfo *ei)
+int source_sndfile_unknown_format(int sf_code)
 {
-    struct stat sb;
-    SF_INFO in;
+    /* not a container libsndfile knows, or one whose codec it lacks (a WAV of MP3 ...) */
+    return sf_code == SF_ERR_UNRECOGNISED_FORMAT || sf_code == SF_ERR_UNSUPPORTED_ENCODING;
+}
+
+/* source_sndfile_adopt, plus a short CAF's virtual I/O (owned from here on) and what the
+ * caller found truncated already. */
+static int adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int pipe_fd, atomic_int *stop, caf_vio *vio,
+                 int truncated, source **out, sp_errinfo *ei)
+{
+    int pipe = pipe_fd >= 0;
     file_state *st = NULL;
     source_info info;
     int err;
 
-    if (!path || !out)
+    if (!(st = calloc(1, sizeof *st))) {
+        sf_close(sf);
+        if (vio) {
+            fclose(vio->f);
+            free(vio);
+        }
+        return sp_fail(ei, SP_ENOMEM, "out of memory opening %s", name);
+    }
+    st->sf = sf;
+    st->vio = vio;
+    snprintf(st->path, sizeof st->path, "%s", name);
+    if (in->channels < 1 || in->channels > SOURCE_MAX_CHANNELS) {
+        err = sp_fail(ei, SP_EINPUT, "%s: %d channels (spectro reads 1 to %d)", name, in->channels,
+                      SOURCE_MAX_CHANNELS);
+        goto fail;
+    }
+    if (in->samplerate < 1 || in->samplerate > SOURCE_MAX_RATE) {
+        err = sp_fail(ei, SP_EINPUT, "%s: sample rate %d Hz is not usable (1 Hz to %d Hz)", name,
+                      in->samplerate, SOURCE_MAX_RATE);
+        goto fail;
+    }
+    st->header_truncated = truncated || log_says_truncated(st->sf);
+    st->promised = in->frames;
+    /* 20 ms a read: a live writer (arecord) is followed closely, a fast one (cat) costs
+     * one call per 20 ms of audio */
+    st->pipe_block = pipe ? (size_t)in->samplerate / 50 + 1 : 0;
+    st->pipe_fd = pipe_fd;
+    st->stop = stop;
+    st->frame_bytes = pipe ? sample_bytes(in->format) * (size_t)in->channels : 0;
+
+    memset(&info, 0, sizeof info);
+    info.rate = in->samplerate;
+    info.channels = in->channels;
+    /* libsndfile reports SF_COUNT_MAX for streams of unknown length; a pipe has none */
+    info.frames_hint = (!pipe && in->frames > 0 && in->frames < INT64_MAX / 2) ? in->frames : -1;
+    if (in->frames <= 0 || in->frames >= INT64_MAX / 2)
+        st->promised = -1;
+    if (pipe) {
+        /* a pipe ends when its writer stops; streaming writers (arecord, sox) put a
+         * placeholder length in the header, and raw samples have none: no "ends early" */
+        st->promised = -1;
+        st->header_truncated = 0;
+    }
+    info.pipe = pipe;
+    snprintf(info.name, sizeof info.name, "%s", name);
+    snprintf(info.decoder, sizeof info.decoder, "libsndfile");
+    describe_format(in, info.format, sizeof info.format);
+    return source_create(&file_ops, st, &info, out, ei);
+
+fail:
+    file_close(st);
+    return err;
+}
+
+int source_sndfile_adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int pipe_fd, atomic_int *stop,
+                         source **out, sp_errinfo *ei)
+{
+    return adopt(sf, in, name, pipe_fd, stop, NULL, 0, out, ei);
+}
+
+source_file_options source_file_options_default(void)
+{
+    source_file_options o;
+    memset(&o, 0, sizeof o);
+    o.raw = source_raw_none();
+    return o;
+}
+
+int source_open_file(const char *path, source **out, sp_errinfo *ei)
+{
+    source_file_options o = source_file_options_default();
+    int err = source_open_file_opts(path, &o, out, ei);
+    return err == SOURCE_PASS ? SP_EINPUT : err;
+}
+
+int source_open_file_opts(const char *path, const source_file_options *o, source **out, sp_errinfo *ei)
+{
+    struct stat sb;
+    SF_INFO in;
+    SNDFILE *sf;
+    caf_vio *vio = NULL;
+    int err, truncated = 0;
+
+    if (!path || !o || !out)
         return sp_fail(ei, SP_EINVAL, "source_open_file: NULL argument");
     *out = NULL;
     if (stat(path, &sb) != 0) {
@@ -289,58 +454,36 @@ int source_open_file(const char *path, source **out, sp_errinfo *ei)
     if (S_ISREG(sb.st_mode) && sb.st_size == 0)
         return sp_fail(ei, SP_EINPUT, "%s: empty file", path);
 
-    st = calloc(1, sizeof *st);
-    if (!st)
-        return sp_fail(ei, SP_ENOMEM, "out of memory opening %s", path);
-    snprintf(st->path, sizeof st->path, "%s", path);
-    memset(&in, 0, sizeof in);
-    st->sf = open_quietly(path, &in);
-    if (!st->sf && sf_error(NULL) == SF_ERR_MALFORMED_FILE && S_ISREG(sb.st_mode))
-        st->sf = open_short_caf(st, path, sb.st_size, &in);
-    if (!st->sf) {
+    source_raw_sfinfo(&o->raw, &in);
+    sf = open_quietly(path, &in);
+    if (!sf && sf_error(NULL) == SF_ERR_MALFORMED_FILE && S_ISREG(sb.st_mode))
+        sf = open_short_caf(path, sb.st_size, &in, &vio);
+    if (!sf) {
         int code = sf_error(NULL);
         if (S_ISREG(sb.st_mode) && looks_like_mp3(path))
             /* libsndfile says "File does not exist ..." of an MP3 without a whole frame */
-            err = sp_fail(ei, SP_EINPUT, "%s: a truncated or invalid MP3 file (no complete MPEG audio frame)",
-                          path);
-        else if (code == SF_ERR_SYSTEM)
-            err = sp_fail(ei, SP_EIO, "%s: cannot open: %s", path, sf_strerror(NULL));
-        else
-            err = sp_fail(ei, SP_EINPUT, "%s: not a readable audio file (%s)", path, sf_strerror(NULL));
-        goto fail;
+            return sp_fail(ei, SP_EINPUT, "%s: a truncated or invalid MP3 file (no complete MPEG audio frame)",
+                           path);
+        if (code == SF_ERR_SYSTEM)
+            return sp_fail(ei, SP_EIO, "%s: cannot open: %s", path, sf_strerror(NULL));
+        err = sp_fail(ei, SP_EINPUT, "%s: not a readable audio file (%s)", path, sf_strerror(NULL));
+        /* FFmpeg's turn: a format libsndfile does not know, read as a file (not raw) */
+        return o->raw.encoding < 0 && source_sndfile_unknown_format(code) ? SOURCE_PASS : err;
     }
-    if (in.channels < 1 || in.channels > SOURCE_MAX_CHANNELS) {
-        err = sp_fail(ei, SP_EINPUT, "%s: %d channels (spectro reads 1 to %d)", path, in.channels,
-                      SOURCE_MAX_CHANNELS);
-        goto fail;
+    if (o->stream > 0) {
+        sf_close(sf);
+        if (vio) {
+            fclose(vio->f);
+            free(vio);
+        }
+        return sp_fail(ei, SP_EINVAL, "--stream %d: %s has one audio stream (--stream 0)", o->stream, path);
     }
-    if (in.samplerate < 1 || in.samplerate > SOURCE_MAX_RATE) {
-        err = sp_fail(ei, SP_EINPUT, "%s: sample rate %d Hz is not usable (1 Hz to %d Hz)", path,
-                      in.samplerate, SOURCE_MAX_RATE);
-        goto fail;
-    }
-    st->header_truncated |= log_says_truncated(st->sf);
     if ((in.format & SF_FORMAT_TYPEMASK) == SF_FORMAT_OGG && S_ISREG(sb.st_mode)) {
         FILE *f = fopen(path, "rb");
         if (f) {
-            st->header_truncated |= ogg_missing_eos(f, sb.st_size);
+            truncated = ogg_missing_eos(f, sb.st_size);
             fclose(f);
         }
     }
-    st->promised = in.frames;
-
-    memset(&info, 0, sizeof info);
-    info.rate = in.samplerate;
-    info.channels = in.channels;
-    /* libsndfile reports SF_COUNT_MAX for streams of unknown length */
-    info.frames_hint = (in.frames > 0 && in.frames < INT64_MAX / 2) ? in.frames : -1;
-    if (info.frames_hint < 0)
-        st->promised = -1;
-    snprintf(info.name, sizeof info.name, "%s", path);
-    describe_format(&in, info.format, sizeof info.format);
-    return source_create(&file_ops, st, &info, out, ei);
-
-fail:
-    file_close(st);
-    return err;
+    return adopt(sf, &in, path, -1, NULL, vio, truncated || vio != NULL, out, ei);
 }

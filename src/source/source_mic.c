@@ -402,7 +402,7 @@ static void mic_close(void *state)
 }
 
 static const source_ops mic_ops = {"mic",     NULL,       NULL,        mic_close,    mic_start,
-                                   mic_stop, mic_dropped, mic_status, mic_take_gaps};
+                                   mic_stop, mic_dropped, mic_status, mic_take_gaps, NULL};
 
 /* ---- device choice ---------------------------------------------------------------------- */
 

@@ -70,7 +70,21 @@ static void synth_close(void *state)
     free(state);
 }
 
-static const source_ops synth_ops = {"synth", synth_read, NULL, synth_close, NULL, NULL, NULL, NULL, NULL};
+/* Every sample is a function of its index, so a seek is a jump; the noise is a sequence,
+ * which only reading reproduces. */
+static int synth_seek(void *state, int64_t frame, sp_errinfo *ei)
+{
+    synth_state *st = state;
+    if (st->cfg.noise > 0.0)
+        return SP_EUNSUPPORTED;
+    if (st->cfg.frames >= 0 && frame >= st->cfg.frames)
+        return sp_fail(ei, SP_EINPUT, "%s: the start is past the end", st->cfg.name ? st->cfg.name : "synth");
+    st->pos = frame;
+    return SP_OK;
+}
+
+static const source_ops synth_ops = {"synth", synth_read, NULL, synth_close, NULL,
+                                     NULL,    NULL,       NULL, NULL,        synth_seek};
 
 int source_open_synth(const source_synth_config *cfg, source **out, sp_errinfo *ei)
 {

@@ -1,5 +1,7 @@
 /* The source kinds, chosen by the input's form. A new kind (a network stream, a generator)
- * is one file and one row here, before the file row, which takes every path ("-" too). */
+ * is one file and one row here, before the file row, which takes every other path. A kind
+ * that does not know the input's format passes it on (SOURCE_PASS) to the next row that
+ * claims it: the file row's libsndfile to the FFmpeg row. */
 #include <string.h>
 
 #include "source.h"
@@ -12,6 +14,11 @@ static int claims_none(const char *input)
 static int claims_synth(const char *input)
 {
     return input && strncmp(input, "synth:", 6) == 0;
+}
+
+static int claims_pipe(const char *input)
+{
+    return source_is_pipe_path(input);
 }
 
 static int claims_path(const char *input)
@@ -35,15 +42,27 @@ static int open_synth(const source_request *req, source **out, sp_errinfo *ei)
     return err != SP_OK ? err : source_open_synth(&c, out, ei);
 }
 
+static int open_pipe(const source_request *req, source **out, sp_errinfo *ei)
+{
+    return source_open_pipe(req->input, &req->file, req->stop, out, ei);
+}
+
 static int open_file(const source_request *req, source **out, sp_errinfo *ei)
 {
-    return source_open_file(req->input, out, ei);
+    return source_open_file_opts(req->input, &req->file, out, ei);
+}
+
+static int open_ffmpeg(const source_request *req, source **out, sp_errinfo *ei)
+{
+    return source_open_ffmpeg(req->input, &req->file, out, ei);
 }
 
 static const source_kind KINDS[] = {
     {"microphone", claims_none, open_mic},
     {"synth", claims_synth, open_synth},
+    {"stdin", claims_pipe, open_pipe},
     {"file", claims_path, open_file},
+    {"ffmpeg", claims_path, open_ffmpeg},
 };
 
 int source_kind_count(void)
@@ -66,9 +85,11 @@ const source_kind *source_kind_for(const char *input)
 
 int source_open_request(const source_request *req, source **out, sp_errinfo *ei)
 {
-    const source_kind *k;
+    int err = SP_EINPUT;
     if (!req || !out)
         return sp_fail(ei, SP_EINVAL, "source_open_request: NULL argument");
-    k = source_kind_for(req->input);
-    return k->open(req, out, ei);
+    for (int i = 0; i < source_kind_count(); i++)
+        if (KINDS[i].claims(req->input) && (err = KINDS[i].open(req, out, ei)) != SOURCE_PASS)
+            return err;
+    return SP_EINPUT; /* the last kind that claimed it passed: its line in ei stands */
 }

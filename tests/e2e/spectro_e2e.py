@@ -266,7 +266,7 @@ def load_json(tc, path):
         return json.load(f)
 
 
-JSON_KEYS = {"source", "sample_rate", "source_channels", "channel", "channels", "fft_size",
+JSON_KEYS = {"source", "decoder", "start_s", "sample_rate", "source_channels", "channel", "channels", "fft_size",
              "hop", "window", "frames", "bins", "time_first_s", "time_step_s", "bin_hz",
              "backend", "nonfinite_samples", "truncated"}
 
@@ -278,6 +278,7 @@ def check_meta(tc, meta, source, rate, src_ch, length, n=4096, hop=None, win="ha
     tc.assertFalse(missing, "JSON keys missing: %s" % sorted(missing))
     nf = frame_count(length, n, hop)
     tc.assertEqual(meta["source"], source)
+    tc.assertEqual(meta["start_s"], 0)
     tc.assertEqual(meta["sample_rate"], rate)
     tc.assertEqual(meta["source_channels"], src_ch)
     tc.assertEqual(meta["channel"], channel)

@@ -336,6 +336,7 @@ class Docs(Base):
         self.assertEqual(feats.get("cuda"), "yes" if cache_value("SPECTRO_BUILT_CUDA") == "ON" else "no")
         self.assertEqual(feats.get("microphone"), "yes" if cache_value("PORTAUDIO_FOUND") == "1" else "no")
         self.assertEqual(feats.get("files"), "yes")
+        self.assertEqual(feats.get("ffmpeg"), "yes" if cache_value("SPECTRO_BUILT_FFMPEG") in ("1", "ON") else "no")
 
 
 class Deb(Base):
