@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "batch.h"
 #include "cli.h"
 #include "env.h"
 #include "source.h"
@@ -94,6 +95,10 @@ int main(int argc, char **argv)
     o.an.stop = &stop_requested;
     o.an.out = stdout;
     o.an.progress = !o.quiet && isatty(STDERR_FILENO);
+    if (o.batch)
+        return batch_main(&o);
+    if ((err = batch_expand_single(&o, &ei)) != SP_OK)
+        return fail(err, &ei);
 
     err = o.headless ? analyze_run(&o.an, &res, &ei) : view_run(&o.an, &res, &ei);
     if (err != SP_OK)

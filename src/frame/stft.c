@@ -105,6 +105,14 @@ void stft_destroy(stft *s)
     free(s);
 }
 
+void stft_reset(stft *s)
+{
+    s->len = s->skip = 0;
+    s->cur = 0;
+    s->frames = s->samples = 0;
+    s->fft_s = s->sink_s = 0.0;
+}
+
 int stft_out_channels(const stft *s)
 {
     return s->outs;

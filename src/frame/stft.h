@@ -48,6 +48,10 @@ int stft_create(const stft_config *cfg, fft_plan *plan, stft_sink_fn sink, void 
                 sp_errinfo *ei);
 void stft_destroy(stft *s); /* NULL is a no-op */
 
+/* Back to the start of a new stream (frame 0, nothing buffered, the times at 0), keeping
+ * the buffers and the plan: the next input of a batch reuses them. */
+void stft_reset(stft *s);
+
 /* Number of output channels: 1, or in_channels with STFT_CHANNEL_ALL. */
 int stft_out_channels(const stft *s);
 

@@ -7,8 +7,6 @@
 #include "pipeline_internal.h"
 #include "progress.h"
 
-#define FILE_RING_FLOATS (1u << 23) /* 32 MB of samples between reader and analysis: room
-                                      * to read ahead while a GPU starts (0.2-0.3 s) */
 #define READ_BLOCK_FLOATS (1u << 16) /* one ring_read, all channels */
 #define LIVE_BATCH 16                /* frames per FFT call in live runs */
 #define LIVE_BIG_HOP ((size_t)1 << 20) /* live hops above it: one frame per call (the framer
@@ -76,18 +74,22 @@ static int64_t expected_frames(int64_t frames, size_t n, size_t hop)
     return (int64_t)(((uint64_t)frames - n) / hop + 1);
 }
 
-/* One run's state, from set-up to the end. */
+/* One run's state, from set-up to the end. The plan and the framer are the session's; the
+ * source, the ring and the reader are its feed's (a read-ahead may have started them). */
 typedef struct {
+    analyze_session *ss;
     const analyze_config *cfg;
     analyze_result *res;
-    source *src;
+    pipe_feed *f;
+    source *src;            /* f->src */
+    ring *ring;             /* &f->r */
+    pipe_input *in;         /* &f->in */
     fft_plan *plan;
     stft *st;
-    float *win, *buf, *ring_mem;
-    ring r;
-    pipe_input in;
+    float *win, *buf;
     pipe_sinks sinks;
-    progress pg;
+    progress own_pg;        /* the bar of a run on its own */
+    progress *pg;           /* own_pg, or the batch's bar */
     int ch;                 /* source channels */
     size_t whole;           /* frames per ring_read */
     size_t lag, keep;       /* live: frames behind before skipping; frames kept when skipping */
@@ -107,8 +109,14 @@ static int run_open_source(run *r, sp_errinfo *ei)
     source_request req = {cfg->input, cfg->device, cfg->rate, cfg->channels};
     const source_info *info;
     int err;
-    if ((err = source_open_request(&req, &r->src, ei)) != SP_OK)
+    if (r->f->open_err != SP_OK) { /* the read-ahead of this input failed */
+        if (ei)
+            *ei = r->f->open_ei;
+        return r->f->open_err;
+    }
+    if (!r->f->src && (err = source_open_request(&req, &r->f->src, ei)) != SP_OK)
         return err;
+    r->src = r->f->src;
     info = source_get_info(r->src);
     r->ch = info->channels;
     res->info = *info;
@@ -132,7 +140,8 @@ static int run_open_source(run *r, sp_errinfo *ei)
 }
 
 /* Live: at most ~half a second (or 4 frames) behind before skipping ahead to the newest n
- * samples; the ring holds twice that. Files: a fixed FILE_RING_FLOATS. */
+ * samples; the ring holds twice that. Files: a fixed FILE_RING_FLOATS (a read-ahead has
+ * made it and is filling it already). */
 static int run_make_ring(run *r, sp_errinfo *ei)
 {
     size_t ring_floats = FILE_RING_FLOATS, rate = (size_t)r->res->info.rate, n = r->cfg->n;
@@ -142,12 +151,10 @@ static int run_make_ring(run *r, sp_errinfo *ei)
         ring_floats = pow2_at_least(2 * r->lag * (size_t)r->ch);
     }
     r->whole = READ_BLOCK_FLOATS / (size_t)r->ch;
-    r->ring_mem = malloc(ring_floats * sizeof *r->ring_mem);
     r->buf = malloc(r->whole * (size_t)r->ch * sizeof *r->buf);
-    if (!r->ring_mem || !r->buf)
+    if (!r->buf)
         return sp_fail(ei, SP_ENOMEM, "out of memory for the sample ring");
-    ring_init(&r->r, r->ring_mem, ring_floats);
-    return SP_OK;
+    return r->in->reading ? SP_OK : pipe_feed_ring(r->f, ring_floats, ei);
 }
 
 /* The window, the FFT plan (a GPU's start-up) and the framer, which calls the sinks. */
@@ -173,7 +180,7 @@ static int run_make_plan(run *r, sp_errinfo *ei)
                    : res->live     ? (res->hop > LIVE_BIG_HOP ? 1 : LIVE_BATCH)
                                    : analyze_auto_batch(cfg->n, res->hop, res->out_channels,
                                                         fft_backend_resolve(cfg->backend) != FFT_BACKEND_CPU);
-    if ((err = fft_plan_create(&fc, &r->plan, ei)) != SP_OK)
+    if ((err = session_plan(r->ss, &fc, &r->plan, ei)) != SP_OK)
         return err;
     res->batch = fc.max_batch;
     res->plan_s = sp_now() - res->plan_s;
@@ -184,7 +191,7 @@ static int run_make_plan(run *r, sp_errinfo *ei)
     sc.in_channels = r->ch;
     sc.channel = cfg->channel;
     sc.batch = fc.max_batch;
-    return stft_create(&sc, r->plan, pipe_sinks_frames, &r->sinks, &r->st, ei);
+    return session_stft(r->ss, &sc, r->plan, &r->sinks, &r->st, ei);
 }
 
 /* What the run is, for the sinks' open. */
@@ -230,7 +237,7 @@ static int live_catch_up(run *r, uint64_t lost, size_t *avail)
     r->lost_seen = lost;
     if (skipped >= r->limit - r->consumed)
         return 1;
-    ring_skip(&r->r, gap * (size_t)r->ch);
+    ring_skip(r->ring, gap * (size_t)r->ch);
     r->taken += gap;
     stft_discard(r->st, skipped);
     r->res->dropped += gap;
@@ -265,8 +272,8 @@ static int consume(run *r, size_t avail, sp_errinfo *ei)
         avail = (size_t)(r->limit - r->consumed);
     if (cfg->capture_anchor && r->res->live && r->consumed == 0)
         /* the newest sample in the ring was captured about now */
-        *cfg->capture_anchor = sp_now() - (double)(ring_readable(&r->r) / (size_t)r->ch) / rate;
-    ring_read(&r->r, r->buf, avail * (size_t)r->ch);
+        *cfg->capture_anchor = sp_now() - (double)(ring_readable(r->ring) / (size_t)r->ch) / rate;
+    ring_read(r->ring, r->buf, avail * (size_t)r->ch);
     r->taken += avail;
     if ((err = stft_push(r->st, r->buf, avail, ei)) != SP_OK)
         return err;
@@ -277,7 +284,7 @@ static int consume(run *r, size_t avail, sp_errinfo *ei)
         r->stalled = 1;
         sp_sleep(cfg->test.stall_for);
     }
-    progress_update(&r->pg, (int64_t)r->consumed);
+    progress_update(r->pg, (int64_t)r->consumed);
     return SP_OK;
 }
 
@@ -290,20 +297,22 @@ static int pump(run *r, sp_errinfo *ei)
     while (r->consumed < r->limit) {
         size_t avail;
         uint64_t lost;
-        int finished = pipe_input_finished(&r->in);
+        int finished = pipe_input_finished(r->in);
         if (cfg->stop && atomic_load(cfg->stop)) {
             if (!res->live)
                 return sp_fail(ei, SP_EINTERRUPTED, "interrupted");
             res->interrupted = 1; /* Ctrl-C ends a live run normally */
             break;
         }
-        if ((err = pipe_input_status(&r->in, ei)) != SP_OK)
+        if ((err = pipe_input_status(r->in, ei)) != SP_OK)
             return err;
+        if (finished)
+            session_read_ahead(r->ss); /* the next input decodes while this one computes */
         /* what the paced reader dropped (the ring was full) is read before what the ring
          * holds. The microphone places its drops itself (source_take_gaps): read after the
          * ring, so every gap before a frame seen is known. */
-        lost = pipe_input_dropped(&r->in);
-        avail = ring_readable(&r->r) / (size_t)r->ch;
+        lost = pipe_input_dropped(r->in);
+        avail = ring_readable(r->ring) / (size_t)r->ch;
         if (res->live && avail > r->lag && live_catch_up(r, lost, &avail))
             break; /* the duration ends in what was dropped */
         if (skip_source_gaps(r))
@@ -313,7 +322,7 @@ static int pump(run *r, sp_errinfo *ei)
         if (avail == 0) {
             double t_wait;
             /* `finished` was read before `avail`: a finished reader has nothing more to give */
-            if (finished && ring_readable(&r->r) < (size_t)r->ch)
+            if (finished && ring_readable(r->ring) < (size_t)r->ch)
                 break;
             t_wait = sp_now();
             sp_sleep(100e-6);
@@ -332,8 +341,10 @@ static int run_end(run *r, sp_errinfo *ei)
     analyze_result *res = r->res;
     sink_end end;
     int err;
-    progress_end(&r->pg);
-    if ((err = pipe_input_stop(&r->in, ei)) != SP_OK)
+    if (r->pg == &r->own_pg)
+        progress_end(r->pg);
+    session_read_ahead(r->ss); /* (when the loop ended before the reader: --duration) */
+    if ((err = pipe_input_stop(r->in, ei)) != SP_OK)
         return err;
     if (!res->live && stft_samples(r->st) == 0)
         return sp_fail(ei, SP_EINPUT, "%s: holds no audio samples", res->info.name);
@@ -343,7 +354,7 @@ static int run_end(run *r, sp_errinfo *ei)
     res->samples = stft_samples(r->st);
     res->nonfinite = source_nonfinite(r->src);
     res->truncated = source_truncated(r->src);
-    res->dropped += source_dropped(r->src) + pipe_input_dropped(&r->in);
+    res->dropped += source_dropped(r->src) + pipe_input_dropped(r->in);
     memset(&end, 0, sizeof end);
     end.frames = res->frames;
     end.samples = res->samples;
@@ -354,21 +365,32 @@ static int run_end(run *r, sp_errinfo *ei)
     return pipe_sinks_finish(&r->sinks, &end, ei);
 }
 
-int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+/* The progress bar: the run's own, or its file's part of the batch's. */
+static void run_progress_begin(run *r)
 {
-    analyze_result local;
+    const analyze_result *res = r->res;
+    r->pg = session_progress(r->ss);
+    if (r->pg)
+        progress_file(r->pg, res->info.rate, res->live ? -1 : res->info.frames_hint);
+    else
+        progress_begin(r->pg = &r->own_pg, stderr, r->cfg->progress && !res->live, res->info.rate,
+                       res->info.frames_hint);
+}
+
+int pipe_run(analyze_session *ss, const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+{
     run r;
     double t_start = sp_now();
     int err;
 
-    if (!res)
-        res = &local;
     memset(res, 0, sizeof *res);
     memset(&r, 0, sizeof r);
+    r.ss = ss;
     r.cfg = cfg;
     r.res = res;
-    if (!cfg)
-        return sp_fail(ei, SP_EINVAL, "analyze_run: no config");
+    r.f = session_feed(ss, cfg->input);
+    r.ring = &r.f->r;
+    r.in = &r.f->in;
     if ((err = pipe_sinks_build(&r.sinks, cfg, ei)) != SP_OK)
         goto done;
     if (cfg->realtime && !cfg->input) {
@@ -377,20 +399,22 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     }
     if ((err = run_open_source(&r, ei)) != SP_OK || (err = run_make_ring(&r, ei)) != SP_OK)
         goto done;
-    /* a file is read and decoded from now on, while the FFT plan (a GPU's start) is made;
-     * live input starts once everything is ready, so that it does not begin behind */
-    if (!res->live && (err = pipe_input_start(&r.in, r.src, &r.r, 0, cfg->stop, ei)) != SP_OK)
+    /* a file is read and decoded from now on (or since the previous run), while the FFT
+     * plan (a GPU's start) is made; live input starts once everything is ready, so that it
+     * does not begin behind */
+    if (!res->live && !r.in->reading &&
+        (err = pipe_input_start(r.in, r.src, r.ring, 0, cfg->stop, ei)) != SP_OK)
         goto done;
     if ((err = run_make_plan(&r, ei)) != SP_OK)
         goto done;
     {
-        sink_stream ss = stream_of(&r);
-        if ((err = pipe_sinks_open(&r.sinks, &ss, ei)) != SP_OK)
+        sink_stream st = stream_of(&r);
+        if ((err = pipe_sinks_open(&r.sinks, &st, ei)) != SP_OK)
             goto done;
     }
-    if (res->live && (err = pipe_input_start(&r.in, r.src, &r.r, cfg->realtime, cfg->stop, ei)) != SP_OK)
+    if (res->live && (err = pipe_input_start(r.in, r.src, r.ring, cfg->realtime, cfg->stop, ei)) != SP_OK)
         goto done;
-    progress_begin(&r.pg, stderr, cfg->progress && !res->live, res->info.rate, res->info.frames_hint);
+    run_progress_begin(&r);
     if ((err = pump(&r, ei)) != SP_OK)
         goto done;
     err = run_end(&r, ei);
@@ -398,18 +422,36 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
 done:
     if (err != SP_OK) {
         pipe_sinks_abort(&r.sinks);
-        progress_end(&r.pg);
+        if (r.pg == &r.own_pg)
+            progress_end(r.pg);
     }
-    pipe_input_stop(&r.in, NULL);
+    if (r.pg && r.pg != &r.own_pg)
+        progress_file_done(r.pg, (int64_t)r.consumed);
+    else if (!r.pg && session_progress(ss))
+        progress_file_done(session_progress(ss), 0); /* failed before it began */
+    pipe_feed_release(r.f);
     res->seconds = sp_now() - t_start;
     if (r.st)
         stft_times(r.st, &res->fft_s, &res->sink_s);
     pipe_sinks_free(&r.sinks);
-    stft_destroy(r.st);
-    fft_plan_destroy(r.plan);
-    source_close(r.src);
-    free(r.ring_mem);
     free(r.buf);
     free(r.win);
+    return err;
+}
+
+int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+{
+    analyze_result local;
+    analyze_session *s = NULL;
+    int err;
+
+    if (!res)
+        res = &local;
+    memset(res, 0, sizeof *res);
+    if (!cfg)
+        return sp_fail(ei, SP_EINVAL, "analyze_run: no config");
+    if ((err = analyze_session_create(cfg, &s, ei)) == SP_OK)
+        err = analyze_session_run(s, cfg->input, cfg->outputs, cfg->n_outputs, res, ei);
+    analyze_session_destroy(s);
     return err;
 }

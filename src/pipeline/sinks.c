@@ -63,6 +63,7 @@ int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
     opt.peak_fmin = cfg->peak_fmin;
     opt.peak_fmax = cfg->peak_fmax;
     opt.out = cfg->out ? cfg->out : stdout;
+    opt.peaks_label_source = cfg->label_inputs;
     for (int i = 0; i < sink_kind_count(); i++) {
         const sink_kind *k = sink_kind_at(i);
         const sink_request *q = request_of(cfg, k->name);

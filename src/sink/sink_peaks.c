@@ -1,5 +1,6 @@
 /* The --peaks output kind: one line per frame, "time_s<TAB>freq_hz<TAB>db", with the output
- * channel first under --channel all. It declares the peak search (sink_wants.peaks) and
+ * channel first under --channel all, and before it the source's name in a run over several
+ * files (sink_options.peaks_label_source). It declares the peak search (sink_wants.peaks) and
  * prints the records the pipeline computed. */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@ typedef struct {
     double fmin, fmax;
     double t0, dt;
     int all, live;
+    int label;          /* print the source first */
+    char source[256];   /* sink_stream.source, for that */
 } peaks_sink;
 
 static int peaks_sink_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
@@ -31,6 +34,7 @@ static int peaks_sink_open(void *self, const sink_stream *st, sink_wants *wants,
     s->dt = st->time_step_s;
     s->all = st->channel_name && strcmp(st->channel_name, "all") == 0;
     s->live = st->live;
+    snprintf(s->source, sizeof s->source, "%s", st->source ? st->source : "");
     return SP_OK;
 }
 
@@ -40,6 +44,8 @@ static int peaks_sink_peaks(void *self, int channel, uint64_t first, size_t nfra
     peaks_sink *s = self;
     for (size_t i = 0; i < nframes; i++) {
         double t = s->t0 + (double)(first + i) * s->dt;
+        if (s->label)
+            fprintf(s->out, "%s\t", s->source);
         if (s->all)
             fprintf(s->out, "%d\t%.6f\t%.3f\t%.2f\n", channel, t, pk[i].freq_hz, pk[i].db);
         else
@@ -86,6 +92,7 @@ int sink_peaks_create(const char *path, const sink_options *opt, sink *out, sp_e
     s->out = opt->out ? opt->out : stdout;
     s->fmin = opt->peak_fmin;
     s->fmax = opt->peak_fmax;
+    s->label = opt->peaks_label_source;
     out->ops = &peaks_sink_ops;
     out->self = s;
     return SP_OK;

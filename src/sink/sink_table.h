@@ -27,6 +27,7 @@ typedef struct {
     const render_config *render; /* png: the picture (title NULL = made from the stream) */
     double peak_fmin, peak_fmax; /* peaks: Hz range searched; 0 = the whole spectrum */
     FILE *out;                   /* peaks: where the lines go */
+    int peaks_label_source;      /* peaks: the source's name as a first column */
 } sink_options;
 
 typedef struct {
