@@ -112,11 +112,16 @@ static int expand(const sink_kind *k, const char *pattern, const char *input, ch
     return SP_OK;
 }
 
-/* A directory given as DIR/ must exist: otherwise every file would fail on it. */
+/* Every '{' starts a placeholder we know; a directory given as DIR/ exists (otherwise
+ * every file would fail on it); several inputs need a pattern or a directory. */
 static int check_output(const sink_kind *k, const char *path, int several, sp_errinfo *ei)
 {
     struct stat st;
     size_t len = strlen(path);
+    for (const char *p = strchr(path, '{'); p; p = strchr(p + 1, '{'))
+        if (strncmp(p, "{stem}", 6) != 0 && strncmp(p, "{name}", 6) != 0 && strncmp(p, "{dir}", 5) != 0)
+            return sp_fail(ei, SP_EINVAL, "%s %s: unknown placeholder at \"%.12s\" (use {stem}, {name} or {dir})",
+                           k->option, path, p);
     if (several && !has_pattern(path))
         return sp_fail(ei, SP_EINVAL,
                        "%s %s: several inputs need a pattern ({stem}, {name}, {dir}) or a directory (DIR/)",
