@@ -472,6 +472,57 @@ static void test_flush(void)
     }
 }
 
+/* stft_reset: after any part of one stream (a partial frame buffered, samples still to
+ * skip with hop > n, a sink error in the middle), the next stream's frames and spectra are
+ * those of a fresh framer. */
+static void test_reset(void)
+{
+    for (int trial = 0; trial < 30; trial++) {
+        const size_t n = (size_t)16 << rng_range(0, 3);
+        const size_t hop = rng_range(1, 2 * n);
+        const size_t L = rng_range(1, 1500);
+        fft_plan *plan = make_plan(n, hop, MAX_BATCH, 1), *ref = make_plan(n, hop, 1, 1);
+        stft_config cfg = stft_config_default();
+        collector c;
+        stft *s = NULL;
+        sp_errinfo ei = {{0}};
+        float *a = malloc(2000 * sizeof *a), *b = malloc(L * sizeof *b);
+        double fft_s, sink_s;
+        for (size_t i = 0; i < 2000; i++)
+            a[i] = (float)rng_signed();
+        for (size_t i = 0; b && i < L; i++)
+            b[i] = (float)rng_signed();
+        cfg.n = n;
+        cfg.hop = hop;
+        cfg.batch = 1 + rng_range(0, MAX_BATCH - 1);
+        collector_init(&c, n / 2 + 1, 1);
+        if (!plan || !ref || !a || !b || stft_create(&cfg, plan, collect, &c, &s, &ei) != SP_OK) {
+            CHECK(0);
+            goto next;
+        }
+        c.fail_at_call = trial % 3 == 0 ? 2 : 0; /* some first streams end in a sink error */
+        (void)stft_push(s, a, rng_range(1, 2000), &ei);
+        collector_free(&c);
+        collector_init(&c, n / 2 + 1, 1);
+        CHECK(stft_reset(s, &ei) == SP_OK);
+        stft_times(s, &fft_s, &sink_s);
+        CHECK(stft_frames(s) == 0 && stft_samples(s) == 0 && fft_s == 0.0 && sink_s == 0.0);
+        CHECK(run(s, b, 1, L, 1, &ei) == SP_OK);
+        CHECK(stft_frames(s) == expected_frames(L, n, hop) && stft_samples(s) == L);
+        CHECK(c.count[0] == expected_frames(L, n, hop) && c.bad_first == 0);
+        if (c.count[0] == expected_frames(L, n, hop))
+            CHECK_MSG(compare_reference(ref, b, L, n, hop, c.db[0], c.count[0]) == 0,
+                      "n %zu hop %zu L %zu: spectra after a reset differ", n, hop, L);
+    next:
+        stft_destroy(s);
+        collector_free(&c);
+        free(a);
+        free(b);
+        fft_plan_destroy(plan);
+        fft_plan_destroy(ref);
+    }
+}
+
 /* ---- bad configurations, sink errors ------------------------------------------------- */
 
 static void test_errors(void)
@@ -605,9 +656,9 @@ static void test_reduce(void)
         CHECK(stft_create(&cfg, plan, collect, &r.spectra, &s, &ei) == SP_OK);
         if (!s)
             continue;
-        CHECK_MSG(stft_set_reduce(s, &req, spectra, collect_reduced, &ei) == SP_OK, "set_reduce: %s", ei.msg);
+        CHECK_MSG(stft_set_reduce(s, &req, spectra, collect_reduced, &r, &ei) == SP_OK, "set_reduce: %s", ei.msg);
         CHECK(run(s, in, ch, L, 1, &ei) == SP_OK);
-        CHECK(stft_set_reduce(s, &req, spectra, collect_reduced, &ei) == SP_EINVAL); /* after samples */
+        CHECK(stft_set_reduce(s, &req, spectra, collect_reduced, &r, &ei) == SP_EINVAL); /* after samples */
         stft_destroy(s);
         CHECK_MSG(spectra ? r.db_null == 0 && r.db_given > 0 : r.db_given == 0 && r.db_null > 0,
                   "spectra %d: %d calls with db, %d without", spectra, r.db_given, r.db_null);
@@ -638,17 +689,17 @@ static void test_reduce(void)
         collector_init(&c, bins, ch);
         CHECK(stft_create(&cfg, plan, collect, &c, &s, &ei) == SP_OK);
         req.kmax[0] = n / 2;
-        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &ei) == SP_EINVAL);
+        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &c, &ei) == SP_EINVAL);
         req.kmax[0] = n / 2 - 1;
         req.kmin[1] = 0;
-        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &ei) == SP_EINVAL);
+        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &c, &ei) == SP_EINVAL);
         req.kmin[1] = 30, req.kmax[1] = 20;
-        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &ei) == SP_EINVAL);
+        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &c, &ei) == SP_EINVAL);
         req.kmax[1] = 40;
         req.nranges = 0;
-        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &ei) == SP_EINVAL);
+        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &c, &ei) == SP_EINVAL);
         req.nranges = 1;
-        CHECK(stft_set_reduce(s, &req, 0, NULL, &ei) == SP_EINVAL);
+        CHECK(stft_set_reduce(s, &req, 0, NULL, &c, &ei) == SP_EINVAL);
         stft_destroy(s);
         collector_free(&c);
     }
@@ -665,6 +716,7 @@ int main(void)
     test_batches();
     test_channels();
     test_flush();
+    test_reset();
     test_errors();
     test_reduce();
     return check_done("test_stft");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "colormap.h"
 #include "dump.h"
 #include "measure.h"
@@ -43,7 +44,9 @@ typedef enum {
     OPT_AVERAGE,
     OPT_PSD,
     OPT_TONE,
-    OPT_TONE_FORMAT
+    OPT_TONE_FORMAT,
+    OPT_FILES_FROM,
+    OPT_SHARD
 } opt_id;
 
 /* A list that --help reads from its module's table ("hann (default), hamming, ..."). */
@@ -91,9 +94,12 @@ static const cli_option options[] = {
      NULL, NULL},
     {"backend", 'b', "B", OPT_BACKEND, NULL, "", list_backends, NULL},
     {"dump", 'o', "OUT", OPT_DUMP, "output", "write the spectra in dBFS: ", list_dump_formats,
-     ", with the metadata in OUT.json beside it; - writes CSV to standard output"},
+     ", with the metadata in OUT.json beside it; - writes CSV to standard output. With several "
+     "files OUT is a pattern ({stem}: the input's name without extension, {name}: with it, {dir}: "
+     "its directory) or a directory (DIR/ = DIR/{stem}.npy); the same for --png"},
     {"peaks", 0, NULL, OPT_PEAKS, NULL,
-     "print one line per frame: time_s<TAB>freq_hz<TAB>db\n(with --channel all: channel<TAB>time_s<TAB>freq_hz<TAB>db)",
+     "print one line per frame: time_s<TAB>freq_hz<TAB>db\n(with --channel all: channel<TAB>time_s<TAB>freq_hz<TAB>db;"
+     "\nover several files: the file first)",
      NULL, NULL},
     {"png", 0, "OUT", OPT_PNG, "", "draw the spectrogram picture to OUT (PNG), no window", NULL, NULL},
     {"average", 0, "MODE", OPT_AVERAGE, "measurement",
@@ -126,6 +132,10 @@ static const cli_option options[] = {
      list_raw_encodings, " (little-endian, interleaved), e.g. f32le,48000,1"},
     {"stream", 0, "K", OPT_STREAM, NULL,
      "the K-th audio stream of a file that FFmpeg reads (0 = the first, as ffmpeg -map 0:a:K)", NULL, NULL},
+    {"files-from", 0, "LIST", OPT_FILES_FROM, NULL,
+     "analyse the files LIST names, one path a line (- = standard input; blank lines skipped)", NULL, NULL},
+    {"shard", 0, "K/N", OPT_SHARD, NULL,
+     "analyse only the inputs i (from 0, in list order) with i % N == K: one of N jobs (K from 0)", NULL, NULL},
     {"list-devices", 0, NULL, OPT_LIST_DEVICES, NULL, "list the audio input devices and exit", NULL, NULL},
     {"device", 0, "D", OPT_DEVICE, NULL, "microphone: an index or part of a name from --list-devices", NULL, NULL},
     {"rate", 0, "R", OPT_RATE, NULL, "microphone: sample rate in Hz (default: the device's)", NULL, NULL},
@@ -351,7 +361,7 @@ int cli_option_doc_at(int i, cli_option_doc *out)
 
 void cli_usage(FILE *f)
 {
-    fputs("usage: spectro [options] [FILE]\n"
+    fputs("usage: spectro [options] [FILE...]\n"
           "\n"
           "A spectrum analyzer. With FILE (WAV, FLAC, Ogg, AIFF, MP3, ... anything libsndfile\n"
           "reads, and with FFmpeg AAC/M4A, video soundtracks, WMA, AC-3, ...) it analyses the\n"
@@ -360,7 +370,8 @@ void cli_usage(FILE *f)
           "spectrogram (microphone, --realtime, a pipe) or the whole file.\n"
           "FILE may also be a generated signal, synth:KEY=VALUE,... with the keys rate, channels,\n"
           "sine=FREQ[@AMP] (up to 8), noise=AMP, step=HZ (per channel), duration=S|inf, seed=N,\n"
-          "e.g. synth:channels=2,sine=1000,sine=5000@0.1,noise=0.01,duration=10\n",
+          "e.g. synth:channels=2,sine=1000,sine=5000@0.1,noise=0.01,duration=10\n"
+          "Several files (or --files-from) are analysed in one run into the outputs' patterns.\n",
           f);
     for (size_t i = 0; i < OPTION_COUNT; i++) {
         if (options[i].section)
@@ -369,7 +380,8 @@ void cli_usage(FILE *f)
     }
     fputs("\n"
           "Levels are dBFS: a full-scale sine on a bin reads 0 dB with any window; the floor is -200.\n"
-          "Exit status: 0 success, 1 runtime failure (I/O, device), 2 bad usage or bad input.\n",
+          "Exit status: 0 success, 1 runtime failure (I/O, device, any file of several), 2 bad usage\n"
+          "or bad input.\n",
           f);
 }
 
@@ -558,11 +570,31 @@ static int parse_freq(const char *name, const char *val, int strict, double *ren
     return err;
 }
 
+/* A directory (DIR/ = DIR/{stem}.npy) has no extension to check. */
 static int parse_dump(analyze_config *a, const char *val, sp_errinfo *ei)
 {
     dump_format fmt;
-    int err = dump_format_from_path(val, &fmt, ei);
+    int err = *val && batch_output_is_dir(val) ? SP_OK : dump_format_from_path(val, &fmt, ei);
     return err != SP_OK ? err : analyze_set_output(a, "dump", val, ei);
+}
+
+/* "K/N": 0 <= K < N. */
+static int parse_shard(cli_options *o, const char *name, const char *val, sp_errinfo *ei)
+{
+    char *end;
+    unsigned long long k, n;
+    errno = 0;
+    k = strtoull(val, &end, 10);
+    if (errno || end == val || *val < '0' || *val > '9' || *end != '/' || end[1] < '0' || end[1] > '9')
+        return sp_fail(ei, SP_EINVAL, "%s %s: expected K/N, e.g. 0/4 (K from 0 to N-1)", name, val);
+    n = strtoull(end + 1, &end, 10);
+    if (errno || *end)
+        return sp_fail(ei, SP_EINVAL, "%s %s: expected K/N, e.g. 0/4 (K from 0 to N-1)", name, val);
+    if (n < 1 || n > 1000000000ull || k >= n)
+        return sp_fail(ei, SP_EINVAL, "%s %s: K must be from 0 to N-1 and N from 1 to 1000000000", name, val);
+    o->shard_k = (int)k;
+    o->shard_n = (int)n;
+    return SP_OK;
 }
 
 static int parse_png(analyze_config *a, const char *val, sp_errinfo *ei)
@@ -647,6 +679,8 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_DEVICE: return parse_nonempty("--device: empty device name", val, &a->device, ei);
     case OPT_RATE: return parse_int(name, val, 1, SOURCE_MAX_RATE, &a->rate, ei);
     case OPT_CHANNELS: return parse_int(name, val, 1, SOURCE_MAX_CHANNELS, &a->channels, ei);
+    case OPT_FILES_FROM: return parse_nonempty("--files-from: empty path", val, &o->files_from, ei);
+    case OPT_SHARD: return parse_shard(o, name, val, ei);
     case OPT_QUIET: return set_flag(&o->quiet);
     case OPT_VERBOSE: return set_flag(&o->verbose);
     case OPT_HELP: return set_flag(&o->help);
@@ -747,11 +781,30 @@ static int check_measure(cli_options *o, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* Several inputs (or a list of them): outputs, not the window nor the live path. */
+static int check_batch(const cli_options *o, sp_errinfo *ei)
+{
+    if (!o->batch)
+        return SP_OK;
+    if (o->n_inputs == 0 && !o->files_from)
+        return sp_fail(ei, SP_EINVAL, "--shard: give the inputs (FILE... or --files-from LIST)");
+    if (o->an.n_outputs == 0)
+        return sp_fail(ei, SP_EINVAL, "%s: several inputs need an output: --dump, --png or --peaks (the window "
+                                      "shows one file)",
+                       o->files_from ? "--files-from" : o->shard_n ? "--shard" : o->inputs[1]);
+    if (o->an.realtime)
+        return sp_fail(ei, SP_EINVAL, "--realtime streams one file, not several (FILE..., --files-from, --shard)");
+    return SP_OK;
+}
+
 /* What no single option can check: the options together. */
 static int check_together(cli_options *o, sp_errinfo *ei)
 {
+    int err;
     if (o->an.render.fmax > 0 && o->an.render.fmin >= o->an.render.fmax)
         return sp_fail(ei, SP_EINVAL, "--fmin %g: must be below --fmax %g", o->an.render.fmin, o->an.render.fmax);
+    if ((err = check_batch(o, ei)) != SP_OK)
+        return err;
     if (o->an.realtime && !o->an.input)
         return sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
     if (o->an.realtime && strcmp(o->an.input, "-") == 0)
@@ -770,7 +823,7 @@ static int check_together(cli_options *o, sp_errinfo *ei)
                        o->an.input ? "a generated signal" : "the microphone");
     if (o->an.file.raw.encoding >= 0 && o->an.file.stream > 0)
         return sp_fail(ei, SP_EINVAL, "--stream %d: raw samples hold one stream", o->an.file.stream);
-    if (o->an.input && (o->an.device || o->an.rate || o->an.channels))
+    if ((o->an.input || o->files_from) && (o->an.device || o->an.rate || o->an.channels))
         return sp_fail(ei, SP_EINVAL, "%s: --device, --rate and --channels are for the microphone, not a file",
                        o->an.device ? "--device" : o->an.rate ? "--rate" : "--channels");
     return check_measure(o, ei);
@@ -778,18 +831,17 @@ static int check_together(cli_options *o, sp_errinfo *ei)
 
 int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)
 {
-    int only_files = 0, err;
+    int only_files = 0, err, n_in = 0;
     memset(o, 0, sizeof *o);
     o->an = analyze_config_default();
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *val = NULL;
+        char *arg = argv[i];
+        const char *val = NULL;
         const cli_option *opt = NULL;
         char name[64];
         if (only_files || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            if (o->an.input)
-                return sp_fail(ei, SP_EINVAL, "%s: only one input file can be given (already have %s)", arg,
-                               o->an.input);
-            o->an.input = arg;
+            /* every slot before i has been read: the FILEs gather at the front */
+            argv[1 + n_in++] = arg;
             continue;
         }
         if (strcmp(arg, "--") == 0) {
@@ -800,6 +852,10 @@ int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)
             (err = apply(o, opt->id, name, val, ei)) != SP_OK)
             return err;
     }
+    o->inputs = (const char *const *)argv + 1;
+    o->n_inputs = n_in;
+    o->an.input = n_in > 0 ? argv[1] : NULL;
+    o->batch = n_in > 1 || o->files_from || o->shard_n > 0;
     if (o->help || o->version || o->list_devices)
         return SP_OK;
     if ((err = check_together(o, ei)) != SP_OK)

@@ -14,9 +14,17 @@ typedef struct {
     int list_devices;
     int headless; /* an output was asked for (--dump, --peaks, --png, --tone): no window */
     int window, average, tone_format; /* given: --window, --average, --tone-format */
+    /* The inputs: the FILEs of the command line (an.input is the first), then the paths
+     * that --files-from lists (read by the batch driver, batch.h). */
+    const char *const *inputs;
+    int n_inputs;
+    const char *files_from;  /* a path, "-" = standard input; NULL: none */
+    int shard_k, shard_n;    /* --shard K/N: inputs i with i % N == K; shard_n 0: all */
+    int batch;               /* several inputs, --files-from or --shard: batch_main runs them */
 } cli_options;
 
-/* SP_EINVAL with one line naming the option for anything it does not accept. */
+/* SP_EINVAL with one line naming the option for anything it does not accept. The slots of
+ * argv are reordered (as getopt does): the FILEs end up in argv[1 .. n_inputs], in order. */
 int cli_parse(int argc, char **argv, cli_options *out, sp_errinfo *ei);
 
 void cli_usage(FILE *f);

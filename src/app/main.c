@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "batch.h"
 #include "checks.h"
 #include "cli.h"
 #include "env.h"
@@ -144,12 +145,16 @@ int main(int argc, char **argv)
     }
     if (o.list_devices)
         return list_devices();
-    if ((err = app_env_read(&o.an, &ei)) != SP_OK || (err = app_check_files(&o.an, &ei)) != SP_OK)
+    if ((err = app_env_read(&o.an, &ei)) != SP_OK)
         return fail(err, &ei);
     install_signals();
     o.an.stop = &stop_requested;
     o.an.out = stdout;
     o.an.progress = !o.quiet && isatty(STDERR_FILENO);
+    if (o.batch)
+        return batch_main(&o);
+    if ((err = batch_expand_single(&o, &ei)) != SP_OK || (err = app_check_files(&o.an, &ei)) != SP_OK)
+        return fail(err, &ei);
 
     if (!o.headless && (err = check_input(&o.an, &ei)) != SP_OK)
         return fail(err, &ei);

@@ -1,21 +1,67 @@
 #include "progress.h"
 
+#include <string.h>
+
 #include "clock.h"
+
+#define BAR_WIDTH 30
 
 void progress_begin(progress *p, FILE *out, int enabled, double rate, int64_t total)
 {
+    memset(p, 0, sizeof *p);
     p->out = out;
     p->enabled = enabled;
-    p->drawn = 0;
     p->rate = rate;
     p->total = total;
     p->start = p->last = sp_now();
 }
 
+void progress_begin_files(progress *p, FILE *out, int enabled, int files)
+{
+    progress_begin(p, out, enabled, 1.0, -1);
+    p->files = files > 0 ? files : 1;
+}
+
+void progress_file(progress *p, double rate, int64_t total)
+{
+    p->rate = rate > 0 ? rate : 1.0;
+    p->total = total;
+}
+
+void progress_file_done(progress *p, int64_t samples)
+{
+    if (samples > 0)
+        p->audio_done_s += (double)samples / p->rate;
+    p->files_done++;
+    p->total = -1;
+}
+
+static void draw_bar(char *bar, double frac)
+{
+    if (frac > 1.0)
+        frac = 1.0;
+    for (int i = 0; i < BAR_WIDTH; i++)
+        bar[i] = i < (int)(frac * BAR_WIDTH) ? '#' : '.';
+    bar[BAR_WIDTH] = 0;
+}
+
+/* "[####......]  12/1000 files  120.0 s of audio  3.2s  37.5x real time": the current
+ * file counts by its share of its expected length. */
+static void draw_files(progress *p, int64_t done, double elapsed)
+{
+    char bar[BAR_WIDTH + 1];
+    double part = p->total > 0 ? (double)done / (double)p->total : 0.0;
+    double audio = p->audio_done_s + (double)done / p->rate;
+    if (part > 1.0)
+        part = 1.0;
+    draw_bar(bar, ((double)p->files_done + part) / (double)p->files);
+    fprintf(p->out, "\r[%s] %d/%d files  %9.1f s of audio  %6.1fs  %7.1fx real time ", bar, p->files_done,
+            p->files, audio, elapsed, elapsed > 0 ? audio / elapsed : 0.0);
+}
+
 void progress_update(progress *p, int64_t done)
 {
-    enum { WIDTH = 30 };
-    char bar[WIDTH + 1];
+    char bar[BAR_WIDTH + 1];
     double now, elapsed, frac, speed;
     if (!p->enabled)
         return;
@@ -25,27 +71,33 @@ void progress_update(progress *p, int64_t done)
         return;
     p->last = now;
     elapsed = now - p->start;
-    frac = p->total > 0 ? (double)done / (double)p->total : 0.0;
-    if (frac > 1.0)
-        frac = 1.0;
-    speed = elapsed > 0 ? ((double)done / p->rate) / elapsed : 0.0;
-    for (int i = 0; i < WIDTH; i++)
-        bar[i] = i < (int)(frac * WIDTH) ? '#' : '.';
-    bar[WIDTH] = 0;
-    if (p->total > 0)
-        fprintf(p->out, "\r[%s] %5.1f%%  %6.1fs  %7.1fx real time ", bar, 100.0 * frac, elapsed, speed);
-    else
-        fprintf(p->out, "\r%8.1fs of audio  %6.1fs  %7.1fx real time ", (double)done / p->rate,
-                elapsed, speed);
+    if (p->files > 0) {
+        draw_files(p, done, elapsed);
+    } else {
+        frac = p->total > 0 ? (double)done / (double)p->total : 0.0;
+        speed = elapsed > 0 ? ((double)done / p->rate) / elapsed : 0.0;
+        draw_bar(bar, frac);
+        if (p->total > 0)
+            fprintf(p->out, "\r[%s] %5.1f%%  %6.1fs  %7.1fx real time ", bar, 100.0 * (frac > 1.0 ? 1.0 : frac),
+                    elapsed, speed);
+        else
+            fprintf(p->out, "\r%8.1fs of audio  %6.1fs  %7.1fx real time ", (double)done / p->rate, elapsed,
+                    speed);
+    }
     fflush(p->out);
     p->drawn = 1;
 }
 
-void progress_end(progress *p)
+void progress_clear(progress *p)
 {
     if (p->enabled && p->drawn) {
         fprintf(p->out, "\r\033[K");
         fflush(p->out);
     }
     p->drawn = 0;
+}
+
+void progress_end(progress *p)
+{
+    progress_clear(p);
 }

@@ -1,6 +1,9 @@
 /* progress: a one-line progress bar on stderr for long file analyses: elapsed time,
- * percent and speed as a multiple of real time. Drawn at most 10 times a second; the
- * caller decides whether it is wanted (a terminal, no --quiet). */
+ * percent and speed as a multiple of real time; over several files (a batch), the files
+ * done of the total and the seconds of audio analysed. Drawn at most 10 times a second,
+ * from half a second on; the caller decides whether it is wanted (a terminal, no --quiet).
+ *
+ * Thread safety: one thread at a time (the analysis thread, and between files the caller). */
 #ifndef SPECTRO_PROGRESS_H
 #define SPECTRO_PROGRESS_H
 
@@ -11,13 +14,26 @@ typedef struct {
     FILE *out;
     int enabled;
     int drawn;
-    double rate;       /* samples per second of the audio */
-    int64_t total;     /* samples expected, -1 unknown */
+    double rate;       /* samples per second of the audio (the current file's) */
+    int64_t total;     /* samples expected (of the current file), -1 unknown */
     double start, last;
+    /* a batch (progress_begin_files): files == 0 for one file */
+    int files, files_done;
+    double audio_done_s; /* seconds of audio in the files done */
 } progress;
 
+/* One file: the bar shows its percent (total samples expected, -1 unknown). */
 void progress_begin(progress *p, FILE *out, int enabled, double rate, int64_t total);
+/* Several files: the bar shows files done of `files`, audio seconds and speed; each file is
+ * announced by progress_file and ended by progress_file_done. */
+void progress_begin_files(progress *p, FILE *out, int enabled, int files);
+void progress_file(progress *p, double rate, int64_t total);
+/* The current file ended (well or not) after `samples` samples per channel. */
+void progress_file_done(progress *p, int64_t samples);
+/* done: samples of the current file analysed so far. */
 void progress_update(progress *p, int64_t done);
+/* Clears the line so that a message can be printed; the next update draws it again. */
+void progress_clear(progress *p);
 /* Clears the line (leaves the terminal as it was). */
 void progress_end(progress *p);
 

@@ -24,6 +24,7 @@ struct stft {
                     * reduction without spectra was set */
     int cur;       /* the one the next FFT call writes */
     stft_reduce_fn reduce; /* set: batches go through fft_stft_reduce */
+    void *reduce_user;
     fft_peak_req req;
     int spectra;           /* with reduce: the spectra are wanted too */
     fft_peak_raw *raw[2];  /* batch * req.nranges each, used in turn like db */
@@ -112,7 +113,8 @@ void stft_destroy(stft *s)
     free(s);
 }
 
-int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_fn fn, sp_errinfo *ei)
+int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_fn fn, void *fn_user,
+                    sp_errinfo *ei)
 {
     if (!s || !req || !fn)
         return sp_fail(ei, SP_EINVAL, "stft_set_reduce: NULL argument");
@@ -135,6 +137,26 @@ int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_f
     s->req = *req;
     s->spectra = spectra;
     s->reduce = fn;
+    s->reduce_user = fn_user;
+    return SP_OK;
+}
+
+int stft_reset(stft *s, sp_errinfo *ei)
+{
+    s->len = s->skip = 0;
+    s->cur = 0;
+    s->frames = s->samples = 0;
+    s->fft_s = s->sink_s = 0.0;
+    /* the next stream declares its own reduction (stft_set_reduce): the spectra's buffers
+     * come back if this one gave them up */
+    for (int i = 0; i < 2; i++) {
+        fft_plan_host_free(s->plan, s->raw[i]);
+        s->raw[i] = NULL;
+        if (!s->db[i] && !(s->db[i] = fft_plan_host_alloc(s->plan, s->cfg.batch * s->bins * sizeof *s->db[i])))
+            return sp_fail(ei, SP_ENOMEM, "out of memory for %zu spectra", s->cfg.batch);
+    }
+    s->reduce = NULL;
+    s->spectra = 0;
     return SP_OK;
 }
 
@@ -176,7 +198,7 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
             return sp_fail(ei, err, "FFT (%s backend) failed: %s", fft_plan_backend_name(s->plan),
                            fft_plan_last_error(s->plan)[0] ? fft_plan_last_error(s->plan)
                                                            : sp_strerror(err));
-        err = s->reduce ? s->reduce(s->user, c, s->frames, nframes, db, raw)
+        err = s->reduce ? s->reduce(s->reduce_user, c, s->frames, nframes, db, raw)
                         : s->sink(s->user, c, s->frames, nframes, db);
         s->sink_s += sp_now() - t1;
         if (err != SP_OK)

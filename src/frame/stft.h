@@ -56,11 +56,17 @@ int stft_create(const stft_config *cfg, fft_plan *plan, stft_sink_fn sink, void 
 void stft_destroy(stft *s); /* NULL is a no-op */
 
 /* From now on every batch runs through fft_stft_reduce with the peak search req, and fn
- * (with the stft's user) receives the blocks instead of the sink. spectra = 0: nobody wants
+ * (with fn_user) receives the blocks instead of the sink. spectra = 0: nobody wants
  * the spectra, so they are never brought to host memory (a GPU plan copies back only the
  * records) and fn gets db = NULL. Once, before the first stft_push; SP_EINVAL otherwise and
  * for ranges outside bins 1 .. n/2-1. */
-int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_fn fn, sp_errinfo *ei);
+int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_fn fn, void *fn_user,
+                    sp_errinfo *ei);
+
+/* Back to the start of a new stream (frame 0, nothing buffered, the times at 0, no
+ * reduction set), keeping the buffers and the plan: the next input of a batch reuses them.
+ * SP_ENOMEM when the spectra's buffers, given up by a reduction, cannot be had again. */
+int stft_reset(stft *s, sp_errinfo *ei);
 
 /* Number of output channels: 1, or in_channels with STFT_CHANNEL_ALL. */
 int stft_out_channels(const stft *s);

@@ -8,8 +8,6 @@
 #include "pipeline_internal.h"
 #include "progress.h"
 
-#define FILE_RING_FLOATS (1u << 23) /* 32 MB of samples between reader and analysis: room
-                                      * to read ahead while a GPU starts (0.2-0.3 s) */
 #define READ_BLOCK_FLOATS (1u << 16) /* one ring_read, all channels */
 #define LIVE_BATCH 16                /* frames per FFT call in live runs */
 #define LIVE_BIG_HOP ((size_t)1 << 20) /* live hops above it: one frame per call (the framer
@@ -79,18 +77,22 @@ static int64_t expected_frames(int64_t frames, size_t n, size_t hop)
     return (int64_t)(((uint64_t)frames - n) / hop + 1);
 }
 
-/* One run's state, from set-up to the end. */
+/* One run's state, from set-up to the end. The plan and the framer are the session's; the
+ * source, the ring and the reader are its feed's (a read-ahead may have started them). */
 typedef struct {
+    analyze_session *ss;
     const analyze_config *cfg;
     analyze_result *res;
-    source *src;
+    pipe_feed *f;
+    source *src;            /* f->src */
+    ring *ring;             /* &f->r */
+    pipe_input *in;         /* &f->in */
     fft_plan *plan;
     stft *st;
-    float *win, *buf, *ring_mem;
-    ring r;
-    pipe_input in;
+    float *win, *buf;
     pipe_sinks sinks;
-    progress pg;
+    progress own_pg;        /* the bar of a run on its own */
+    progress *pg;           /* own_pg, or the batch's bar */
     int ch;                 /* source channels */
     int may_skip;           /* live input that runs at its own clock (microphone, --realtime):
                              * frames are skipped when the analysis falls behind */
@@ -164,8 +166,14 @@ static int run_open_source(run *r, sp_errinfo *ei)
     source_request req = {cfg->input, cfg->device, cfg->rate, cfg->channels, cfg->file, cfg->stop};
     const source_info *info;
     int err;
-    if ((err = source_open_request(&req, &r->src, ei)) != SP_OK)
+    if (r->f->open_err != SP_OK) { /* the read-ahead of this input failed */
+        if (ei)
+            *ei = r->f->open_ei;
+        return r->f->open_err;
+    }
+    if (!r->f->src && (err = source_open_request(&req, &r->f->src, ei)) != SP_OK)
         return err;
+    r->src = r->f->src;
     info = source_get_info(r->src);
     r->ch = info->channels;
     res->info = *info;
@@ -193,7 +201,8 @@ static int run_open_source(run *r, sp_errinfo *ei)
 }
 
 /* Live: at most ~half a second (or 4 frames) behind before skipping ahead to the newest n
- * samples; the ring holds twice that. Files: a fixed FILE_RING_FLOATS. */
+ * samples; the ring holds twice that. Files: a fixed FILE_RING_FLOATS (a read-ahead has
+ * made it and is filling it already). */
 static int run_make_ring(run *r, sp_errinfo *ei)
 {
     size_t ring_floats = FILE_RING_FLOATS, rate = (size_t)r->res->info.rate, n = r->cfg->n;
@@ -203,12 +212,10 @@ static int run_make_ring(run *r, sp_errinfo *ei)
         ring_floats = pow2_at_least(2 * r->lag * (size_t)r->ch);
     }
     r->whole = READ_BLOCK_FLOATS / (size_t)r->ch;
-    r->ring_mem = malloc(ring_floats * sizeof *r->ring_mem);
     r->buf = malloc(r->whole * (size_t)r->ch * sizeof *r->buf);
-    if (!r->ring_mem || !r->buf)
+    if (!r->buf)
         return sp_fail(ei, SP_ENOMEM, "out of memory for the sample ring");
-    ring_init(&r->r, r->ring_mem, ring_floats);
-    return SP_OK;
+    return r->in->reading ? SP_OK : pipe_feed_ring(r->f, ring_floats, ei);
 }
 
 /* The job auto weighs (frames a channel as far as known, channels, the rate) and the
@@ -259,7 +266,7 @@ static int run_make_plan(run *r, sp_errinfo *ei)
     fc.tuning = cfg->fft_tuning;
     res->plan_s = sp_now();
     plan_job_and_batch(r, &fc);
-    if ((err = fft_plan_create(&fc, &r->plan, ei)) != SP_OK)
+    if ((err = session_plan(r->ss, &fc, &r->plan, ei)) != SP_OK)
         return err;
     res->batch = fc.max_batch;
     res->plan_s = sp_now() - res->plan_s;
@@ -271,7 +278,7 @@ static int run_make_plan(run *r, sp_errinfo *ei)
     sc.in_channels = r->ch;
     sc.channel = cfg->channel;
     sc.batch = fc.max_batch;
-    return stft_create(&sc, r->plan, pipe_sinks_frames, &r->sinks, &r->st, ei);
+    return session_stft(r->ss, &sc, r->plan, &r->sinks, &r->st, ei);
 }
 
 /* What the run is, for the sinks' open. */
@@ -322,7 +329,7 @@ static int live_catch_up(run *r, uint64_t lost, size_t *avail)
     r->lost_seen = lost;
     if (skipped >= r->limit - r->consumed)
         return 1;
-    ring_skip(&r->r, gap * (size_t)r->ch);
+    ring_skip(r->ring, gap * (size_t)r->ch);
     r->taken += gap;
     stft_discard(r->st, skipped);
     r->res->dropped += gap;
@@ -357,8 +364,8 @@ static int consume(run *r, size_t avail, sp_errinfo *ei)
         avail = (size_t)(r->limit - r->consumed);
     if (cfg->capture_anchor && r->res->live && r->consumed == 0)
         /* the newest sample in the ring was captured about now */
-        *cfg->capture_anchor = sp_now() - (double)(ring_readable(&r->r) / (size_t)r->ch) / rate;
-    ring_read(&r->r, r->buf, avail * (size_t)r->ch);
+        *cfg->capture_anchor = sp_now() - (double)(ring_readable(r->ring) / (size_t)r->ch) / rate;
+    ring_read(r->ring, r->buf, avail * (size_t)r->ch);
     r->taken += avail;
     if ((err = stft_push(r->st, r->buf, avail, ei)) != SP_OK)
         return err;
@@ -369,7 +376,7 @@ static int consume(run *r, size_t avail, sp_errinfo *ei)
         r->stalled = 1;
         sp_sleep(cfg->test.stall_for);
     }
-    progress_update(&r->pg, (int64_t)r->consumed);
+    progress_update(r->pg, (int64_t)r->consumed);
     return SP_OK;
 }
 
@@ -382,20 +389,22 @@ static int pump(run *r, sp_errinfo *ei)
     while (r->consumed < r->limit) {
         size_t avail;
         uint64_t lost;
-        int finished = pipe_input_finished(&r->in);
+        int finished = pipe_input_finished(r->in);
         if (cfg->stop && atomic_load(cfg->stop)) {
             if (!res->live)
                 return sp_fail(ei, SP_EINTERRUPTED, "interrupted");
             res->interrupted = 1; /* Ctrl-C ends a live run normally */
             break;
         }
-        if ((err = pipe_input_status(&r->in, ei)) != SP_OK)
+        if ((err = pipe_input_status(r->in, ei)) != SP_OK)
             return err;
+        if (finished)
+            session_read_ahead(r->ss); /* the next input decodes while this one computes */
         /* what the paced reader dropped (the ring was full) is read before what the ring
          * holds. The microphone places its drops itself (source_take_gaps): read after the
          * ring, so every gap before a frame seen is known. */
-        lost = pipe_input_dropped(&r->in);
-        avail = ring_readable(&r->r) / (size_t)r->ch;
+        lost = pipe_input_dropped(r->in);
+        avail = ring_readable(r->ring) / (size_t)r->ch;
         if (r->may_skip && avail > r->lag && live_catch_up(r, lost, &avail))
             break; /* the duration ends in what was dropped */
         if (skip_source_gaps(r))
@@ -405,7 +414,7 @@ static int pump(run *r, sp_errinfo *ei)
         if (avail == 0) {
             double t_wait;
             /* `finished` was read before `avail`: a finished reader has nothing more to give */
-            if (finished && ring_readable(&r->r) < (size_t)r->ch)
+            if (finished && ring_readable(r->ring) < (size_t)r->ch)
                 break;
             t_wait = sp_now();
             sp_sleep(100e-6);
@@ -424,8 +433,10 @@ static int run_end(run *r, sp_errinfo *ei)
     analyze_result *res = r->res;
     sink_end end;
     int err;
-    progress_end(&r->pg);
-    if ((err = pipe_input_stop(&r->in, ei)) != SP_OK)
+    if (r->pg == &r->own_pg)
+        progress_end(r->pg);
+    session_read_ahead(r->ss); /* (when the loop ended before the reader: --duration) */
+    if ((err = pipe_input_stop(r->in, ei)) != SP_OK)
         return err;
     if ((!res->live || res->info.pipe) && stft_samples(r->st) == 0)
         return sp_fail(ei, SP_EINPUT, "%s: holds no audio samples", res->info.name);
@@ -437,7 +448,7 @@ static int run_end(run *r, sp_errinfo *ei)
     res->samples = stft_samples(r->st);
     res->nonfinite = source_nonfinite(r->src);
     res->truncated = source_truncated(r->src);
-    res->dropped += source_dropped(r->src) + pipe_input_dropped(&r->in);
+    res->dropped += source_dropped(r->src) + pipe_input_dropped(r->in);
     memset(&end, 0, sizeof end);
     end.frames = res->frames;
     end.samples = res->samples;
@@ -462,12 +473,13 @@ static int run_keep(run *r, int err, sp_errinfo *ei)
         return 0;
     if (ei)
         why = *ei;
-    progress_end(&r->pg);
-    pipe_input_stop(&r->in, NULL);
+    if (r->pg == &r->own_pg)
+        progress_end(r->pg);
+    pipe_input_stop(r->in, NULL);
     res->frames = stft_frames(r->st);
     res->samples = stft_samples(r->st);
     res->nonfinite = source_nonfinite(r->src);
-    res->dropped += source_dropped(r->src) + pipe_input_dropped(&r->in);
+    res->dropped += source_dropped(r->src) + pipe_input_dropped(r->in);
     memset(&end, 0, sizeof end);
     end.frames = res->frames;
     end.samples = res->samples;
@@ -480,21 +492,36 @@ static int run_keep(run *r, int err, sp_errinfo *ei)
     return err == SP_OK;
 }
 
-int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+/* The progress bar: the run's own, or its file's part of the batch's. */
+static void run_progress_begin(run *r)
 {
-    analyze_result local;
+    const analyze_result *res = r->res;
+    /* the range's length; a pipe has none: a bar without a percentage */
+    int64_t total = res->info.frames_hint < 0 ? -1 : res->info.frames_hint - (int64_t)r->start;
+    if (r->limit != UINT64_MAX && (total < 0 || (uint64_t)total > r->limit))
+        total = (int64_t)r->limit;
+    r->pg = session_progress(r->ss);
+    if (r->pg)
+        progress_file(r->pg, res->info.rate, res->live && !res->info.pipe ? -1 : total);
+    else
+        progress_begin(r->pg = &r->own_pg, stderr, r->cfg->progress && (!res->live || res->info.pipe),
+                       res->info.rate, total);
+}
+
+int pipe_run(analyze_session *ss, const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+{
     run r;
     double t_start = sp_now();
     int err, kept = 0;
 
-    if (!res)
-        res = &local;
     memset(res, 0, sizeof *res);
     memset(&r, 0, sizeof r);
+    r.ss = ss;
     r.cfg = cfg;
     r.res = res;
-    if (!cfg)
-        return sp_fail(ei, SP_EINVAL, "analyze_run: no config");
+    r.f = session_feed(ss, cfg->input);
+    r.ring = &r.f->r;
+    r.in = &r.f->in;
     if ((err = pipe_sinks_build(&r.sinks, cfg, ei)) != SP_OK)
         goto done;
     if (cfg->realtime && !cfg->input) {
@@ -503,28 +530,24 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     }
     if ((err = run_open_source(&r, ei)) != SP_OK || (err = run_make_ring(&r, ei)) != SP_OK)
         goto done;
-    /* a file is read and decoded from now on, while the FFT plan (a GPU's start) is made;
-     * live input starts once everything is ready, so that it does not begin behind */
-    if (!res->live && (err = pipe_input_start(&r.in, r.src, &r.r, 0, cfg->stop, ei)) != SP_OK)
+    /* a file is read and decoded from now on (or since the previous run), while the FFT
+     * plan (a GPU's start) is made; live input starts once everything is ready, so that it
+     * does not begin behind */
+    if (!res->live && !r.in->reading &&
+        (err = pipe_input_start(r.in, r.src, r.ring, 0, cfg->stop, ei)) != SP_OK)
         goto done;
     if ((err = run_make_plan(&r, ei)) != SP_OK)
         goto done;
     {
-        sink_stream ss = stream_of(&r);
+        sink_stream st = stream_of(&r);
         r.sinks.win = r.win; /* the peak searches level by the window's own transform */
-        if ((err = pipe_sinks_open(&r.sinks, &ss, ei)) != SP_OK ||
+        if ((err = pipe_sinks_open(&r.sinks, &st, ei)) != SP_OK ||
             (err = pipe_sinks_attach(&r.sinks, r.st, ei)) != SP_OK)
             goto done;
     }
-    if (res->live && (err = pipe_input_start(&r.in, r.src, &r.r, cfg->realtime, cfg->stop, ei)) != SP_OK)
+    if (res->live && (err = pipe_input_start(r.in, r.src, r.ring, cfg->realtime, cfg->stop, ei)) != SP_OK)
         goto done;
-    {
-        /* the range's length; a pipe has none: a bar without a percentage */
-        int64_t total = res->info.frames_hint < 0 ? -1 : res->info.frames_hint - (int64_t)r.start;
-        if (r.limit != UINT64_MAX && (total < 0 || (uint64_t)total > r.limit))
-            total = (int64_t)r.limit;
-        progress_begin(&r.pg, stderr, cfg->progress && (!res->live || res->info.pipe), res->info.rate, total);
-    }
+    run_progress_begin(&r);
     if ((err = pump(&r, ei)) != SP_OK) {
         kept = run_keep(&r, err, ei);
         goto done;
@@ -534,18 +557,36 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
 done:
     if (err != SP_OK && !kept) {
         pipe_sinks_abort(&r.sinks);
-        progress_end(&r.pg);
+        if (r.pg == &r.own_pg)
+            progress_end(r.pg);
     }
-    pipe_input_stop(&r.in, NULL);
+    if (r.pg && r.pg != &r.own_pg)
+        progress_file_done(r.pg, (int64_t)r.consumed);
+    else if (!r.pg && session_progress(ss))
+        progress_file_done(session_progress(ss), 0); /* failed before it began */
+    pipe_feed_release(r.f);
     res->seconds = sp_now() - t_start;
     if (r.st)
         stft_times(r.st, &res->fft_s, &res->sink_s);
     pipe_sinks_free(&r.sinks);
-    stft_destroy(r.st);
-    fft_plan_destroy(r.plan);
-    source_close(r.src);
-    free(r.ring_mem);
     free(r.buf);
     free(r.win);
+    return err;
+}
+
+int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+{
+    analyze_result local;
+    analyze_session *s = NULL;
+    int err;
+
+    if (!res)
+        res = &local;
+    memset(res, 0, sizeof *res);
+    if (!cfg)
+        return sp_fail(ei, SP_EINVAL, "analyze_run: no config");
+    if ((err = analyze_session_create(cfg, &s, ei)) == SP_OK)
+        err = analyze_session_run(s, cfg->input, cfg->outputs, cfg->n_outputs, res, ei);
+    analyze_session_destroy(s);
     return err;
 }

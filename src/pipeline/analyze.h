@@ -25,6 +25,7 @@
 
 #include "err.h"
 #include "fft.h"
+#include "progress.h"
 #include "render.h"
 #include "sink.h"
 #include "sink_table.h"
@@ -64,6 +65,7 @@ typedef struct {
     render_config render;  /* the picture (--png, the window); title NULL = made from the
                             * source and the settings */
     FILE *out;             /* peaks */
+    int label_inputs;      /* peaks: the input as a first column (a run over several files) */
     int progress;          /* draw a progress bar on stderr */
     size_t batch;          /* frames per FFT call, 0 = chosen from n and the channels */
     atomic_int *stop;      /* non-zero stops the run (a signal handler or another thread
@@ -122,6 +124,41 @@ typedef struct analyze_result_s {
 /* Runs the analysis. On failure no output is left that looks finished. res is filled as far as
  * the run got (it may be NULL). */
 int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei);
+
+/* ---- sessions: many inputs, one plan -----------------------------------------------------
+ *
+ * A session runs the config's analysis over one input after another (a batch of files):
+ * the FFT plan (on a GPU: the context, plans and device buffers) and the framer are made
+ * for the first input and reused by every later one of the same shape (channels, live or
+ * not), and the next input is opened and decoded on a reader thread while the current one
+ * is analysed. analyze_run is a session of one run.
+ *
+ *   analyze_session_create(&cfg, &s, &ei);
+ *   for each input i:
+ *       analyze_session_next(s, i + 1 < n ? input[i + 1] : NULL);   (read ahead: optional)
+ *       err = analyze_session_run(s, input[i], outputs_of(i), n_outputs, &res, &ei);
+ *   analyze_session_destroy(s);
+ *
+ * A run that fails leaves no output behind and does not end the session: the next run
+ * starts afresh (the plan is kept). Thread safety: one thread drives a session. */
+typedef struct analyze_session analyze_session;
+
+/* Copies cfg (its strings and sinks stay borrowed; input and outputs are per run). */
+int analyze_session_create(const analyze_config *cfg, analyze_session **out, sp_errinfo *ei);
+void analyze_session_destroy(analyze_session *s); /* NULL is a no-op */
+
+/* The runs update this bar (progress_begin_files), owned by the caller, instead of drawing
+ * one per run: each run announces its file (progress_file) and ends it (progress_file_done). */
+void analyze_session_set_progress(analyze_session *s, progress *pg);
+
+/* The input the next run will analyse (borrowed until then; NULL = none): it is opened and
+ * read ahead once the current run's input has been read. */
+void analyze_session_next(analyze_session *s, const char *input);
+
+/* Analyses `input` into the outputs (as analyze_config.outputs; paths borrowed for the run),
+ * like analyze_run with the session's config. */
+int analyze_session_run(analyze_session *s, const char *input, const sink_request *outputs, int n_outputs,
+                        analyze_result *res, sp_errinfo *ei);
 
 /* Frames per FFT call for a file analysis: large enough to keep the backend busy, small
  * enough that buffers stay within a few tens of MB per run. */

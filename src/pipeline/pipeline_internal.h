@@ -7,6 +7,10 @@
  *             framer (computed by the FFT backend); its callback fans each block out to
  *             them (pipe_sinks)
  *   analyze.c the run: set-up, the loop (ring -> framer, live catch-up), the end
+ *   session.c what the runs of a session share: the FFT plan and the framer (made once for
+ *             all inputs of the same shape), two feeds (source, ring, reader) so that the
+ *             next input is opened and read while the current one is analysed, the
+ *             batch's progress bar
  */
 #ifndef SPECTRO_PIPELINE_INTERNAL_H
 #define SPECTRO_PIPELINE_INTERNAL_H
@@ -17,6 +21,7 @@
 
 #include "analyze.h"
 #include "peaks.h"
+#include "progress.h"
 #include "ring.h"
 #include "sink.h"
 #include "source.h"
@@ -105,5 +110,48 @@ void pipe_sinks_free(pipe_sinks *l);
  * (peaks_refine, by the window's own transform when pw is not NULL). */
 void pipe_refine_peaks(const peaks_window *pw, const fft_peak_raw *raw, size_t nframes, size_t nranges,
                        size_t range, size_t n, double rate, peak *out);
+
+/* ---- session.c --------------------------------------------------------------------------- */
+
+#define FILE_RING_FLOATS (1u << 23) /* 32 MB of samples between reader and analysis: room
+                                      * to read ahead while a GPU starts (0.2-0.3 s) */
+
+/* One input's source, ring and reader. A session has two: while a run analyses one, the
+ * next input is opened and read into the other (session_read_ahead). */
+typedef struct {
+    const char *input;          /* what it is for (borrowed) */
+    source *src;                /* NULL: not open */
+    int open_err;               /* a read-ahead that failed: its input's run reports it */
+    sp_errinfo open_ei;
+    float *ring_mem;            /* kept from input to input */
+    size_t ring_floats;
+    ring r;
+    pipe_input in;
+} pipe_feed;
+
+/* The feed for the run of `input`: the one read ahead for it, or an idle one (nothing
+ * open). A read-ahead of another input is dropped. */
+pipe_feed *session_feed(analyze_session *s, const char *input);
+/* The feed's ring, `floats` samples (reallocated only when the size changes), emptied. */
+int pipe_feed_ring(pipe_feed *f, size_t floats, sp_errinfo *ei);
+/* Stops the feed's reader and closes its source; keeps the ring's memory. */
+void pipe_feed_release(pipe_feed *f);
+/* Opens the next input (analyze_session_next) into the other feed and starts reading it,
+ * once per run; a failure is kept for that input's run. Not for --realtime. */
+void session_read_ahead(analyze_session *s);
+/* A plan for fc: the session's when it was made for the same settings, else a new one
+ * (the old one and its framer destroyed first). Owned by the session. */
+int session_plan(analyze_session *s, const fft_config *fc, fft_plan **plan, sp_errinfo *ei);
+/* A framer for sc on plan, reset to the start, that feeds `sinks`: the session's when it
+ * has the same shape, else a new one. Owned by the session. */
+int session_stft(analyze_session *s, const stft_config *sc, fft_plan *plan, pipe_sinks *sinks, stft **out,
+                 sp_errinfo *ei);
+/* The batch's progress bar (analyze_session_set_progress), NULL for a bar per run. */
+progress *session_progress(analyze_session *s);
+
+/* ---- analyze.c ---------------------------------------------------------------------------- */
+
+/* One run of the session: cfg is the session's config with this run's input and outputs. */
+int pipe_run(analyze_session *s, const analyze_config *cfg, analyze_result *res, sp_errinfo *ei);
 
 #endif

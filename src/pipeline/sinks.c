@@ -66,6 +66,7 @@ int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
     opt.peak_fmax = cfg->peak_fmax;
     opt.out = cfg->out ? cfg->out : stdout;
     opt.measure = cfg->measure;
+    opt.peaks_label_source = cfg->label_inputs;
     for (int i = 0; i < sink_kind_count(); i++) {
         const sink_kind *k = sink_kind_at(i);
         const sink_request *q = request_of(cfg, k->name);
@@ -131,7 +132,7 @@ int pipe_sinks_attach(pipe_sinks *l, stft *st, sp_errinfo *ei)
         req.kmin[r] = l->red[r].kmin;
         req.kmax[r] = l->red[r].kmax;
     }
-    return stft_set_reduce(st, &req, l->spectra, pipe_sinks_reduced, ei);
+    return stft_set_reduce(st, &req, l->spectra, pipe_sinks_reduced, l, ei);
 }
 
 /* Room for the reductions of a block of nframes. */

@@ -1,6 +1,7 @@
 /* The --peaks output kind: one line per frame, "time_s<TAB>freq_hz<TAB>db", with the output
- * channel first under --channel all. It declares the peak search (sink_wants.peaks) and
- * prints the records the pipeline computed.
+ * channel first under --channel all, and before it the source's name in a run over several
+ * files (sink_options.peaks_label_source). It declares the peak search (sink_wants.peaks)
+ * and prints the records the pipeline computed.
  *
  * Under --channel all the framer hands the same frames channel after channel; the lines go
  * out frame by frame, channels in order (times never go back), so the records of channels
@@ -20,6 +21,8 @@ typedef struct {
     peak *held;      /* channels x cap records: the block of each channel so far */
     size_t cap;      /* records per channel held has room for */
     int write_errno; /* the first failed write's reason */
+    int label;          /* print the source first */
+    char source[256];   /* sink_stream.source, for that */
 } peaks_sink;
 
 static int peaks_sink_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
@@ -40,13 +43,16 @@ static int peaks_sink_open(void *self, const sink_stream *st, sink_wants *wants,
     s->all = st->channel_name && strcmp(st->channel_name, "all") == 0;
     s->channels = st->channels > 0 ? st->channels : 1;
     s->live = st->live;
+    snprintf(s->source, sizeof s->source, "%s", st->source ? st->source : "");
     return SP_OK;
 }
 
 /* One line; the reason of the first write that fails is kept for the message. */
 static void put_line(peaks_sink *s, int channel, double t, const peak *p)
 {
-    int rc = s->all ? fprintf(s->out, "%d\t%.6f\t%.3f\t%.2f\n", channel, t, p->freq_hz, p->db)
+    int rc = s->label ? fprintf(s->out, "%s\t", s->source) : 0;
+    if (rc >= 0)
+        rc = s->all ? fprintf(s->out, "%d\t%.6f\t%.3f\t%.2f\n", channel, t, p->freq_hz, p->db)
                     : fprintf(s->out, "%.6f\t%.3f\t%.2f\n", t, p->freq_hz, p->db);
     if (rc < 0 && s->write_errno == 0)
         s->write_errno = errno ? errno : EIO;
@@ -131,6 +137,7 @@ int sink_peaks_create(const char *path, const sink_options *opt, sink *out, sp_e
     s->out = opt->out ? opt->out : stdout;
     s->fmin = opt->peak_fmin;
     s->fmax = opt->peak_fmax;
+    s->label = opt->peaks_label_source;
     out->ops = &peaks_sink_ops;
     out->self = s;
     return SP_OK;

@@ -42,6 +42,7 @@ typedef struct {
     double peak_fmin, peak_fmax; /* peaks: Hz range searched; 0 = the whole spectrum */
     FILE *out;                   /* peaks, tone: where the lines go */
     sink_measure measure;        /* average, average-png, tone */
+    int peaks_label_source;      /* peaks: the source's name as a first column */
 } sink_options;
 
 typedef struct {

@@ -1,0 +1,488 @@
+#include "batch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyze.h"
+#include "clock.h"
+#include "dump.h"
+#include "progress.h"
+#include "sink_table.h"
+
+#define PATH_BYTES 4096
+
+/* The whole list, before --shard takes its share: the command line's FILEs (argv's
+ * strings), then --files-from's lines (own[], freed at the end). */
+typedef struct {
+    const char **path;
+    int count, cap;
+    char **own;
+    int n_own;
+} input_list;
+
+/* ---- outputs: patterns and directories ----------------------------------------------------- */
+
+int batch_output_is_dir(const char *path)
+{
+    struct stat st;
+    size_t len = path ? strlen(path) : 0;
+    if (len == 0)
+        return 0;
+    return path[len - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+static int has_placeholder(const char *path)
+{
+    return strstr(path, "{stem}") || strstr(path, "{name}") || strstr(path, "{dir}");
+}
+
+static int has_pattern(const char *path)
+{
+    return has_placeholder(path) || batch_output_is_dir(path);
+}
+
+/* What a directory output gets for each input: DIR/{stem}.npy, DIR/{stem}.png. */
+static const char *dir_ext(const char *kind)
+{
+    return strcmp(kind, "dump") == 0 ? dump_format_ext(0) : strcmp(kind, "png") == 0 ? ".png" : "";
+}
+
+/* An input's {dir}, {name} and {stem}: "a/b/x.tar.wav" -> "a/b", "x.tar.wav", "x.tar";
+ * "x.wav" -> ".", ...; "-" is "stdin", the microphone (NULL) "microphone". */
+static void input_parts(const char *input, char *dir, char *name, char *stem)
+{
+    const char *slash, *base, *dot;
+    if (!input || strcmp(input, "-") == 0) {
+        strcpy(dir, ".");
+        strcpy(name, input ? "stdin" : "microphone");
+        strcpy(stem, name);
+        return;
+    }
+    slash = strrchr(input, '/');
+    base = slash ? slash + 1 : input;
+    if (!slash)
+        strcpy(dir, ".");
+    else
+        snprintf(dir, PATH_BYTES, "%.*s", slash == input ? 1 : (int)(slash - input), input);
+    snprintf(name, PATH_BYTES, "%s", base);
+    dot = strrchr(base, '.');
+    snprintf(stem, PATH_BYTES, "%.*s", dot && dot != base ? (int)(dot - base) : (int)strlen(base), base);
+}
+
+/* The output of kind `k` asked for at `pattern`, for `input`, into out[PATH_BYTES]. */
+static int expand(const sink_kind *k, const char *pattern, const char *input, char *out, sp_errinfo *ei)
+{
+    static char dir[PATH_BYTES], name[PATH_BYTES], stem[PATH_BYTES];
+    size_t at = 0, len = strlen(pattern);
+    const char *p = pattern;
+    input_parts(input, dir, name, stem);
+    if (batch_output_is_dir(pattern)) {
+        at = (size_t)snprintf(out, PATH_BYTES, "%s%s%s%s", pattern, pattern[len - 1] == '/' ? "" : "/", stem,
+                              dir_ext(k->name));
+        return at < PATH_BYTES ? SP_OK : sp_fail(ei, SP_EINVAL, "%s %s: the path for %s is too long", k->option,
+                                                  pattern, input);
+    }
+    while (*p && at < PATH_BYTES) {
+        const char *value = NULL;
+        size_t skip = 0;
+        if (*p == '{') {
+            if (strncmp(p, "{stem}", 6) == 0)
+                value = stem, skip = 6;
+            else if (strncmp(p, "{name}", 6) == 0)
+                value = name, skip = 6;
+            else if (strncmp(p, "{dir}", 5) == 0)
+                value = dir, skip = 5;
+            else
+                return sp_fail(ei, SP_EINVAL, "%s %s: unknown placeholder at \"%.12s\" (use {stem}, {name} or {dir})",
+                               k->option, pattern, p);
+        }
+        if (value) {
+            at += (size_t)snprintf(out + at, PATH_BYTES - at, "%s", value);
+            p += skip;
+        } else {
+            out[at++] = *p++;
+        }
+    }
+    if (at >= PATH_BYTES)
+        return sp_fail(ei, SP_EINVAL, "%s %s: the path for %s is too long", k->option, pattern, input);
+    out[at] = 0;
+    return SP_OK;
+}
+
+/* Every '{' starts a placeholder we know; a directory given as DIR/ exists (otherwise
+ * every file would fail on it); several inputs need a pattern or a directory. */
+static int check_output(const sink_kind *k, const char *path, int several, sp_errinfo *ei)
+{
+    struct stat st;
+    size_t len = strlen(path);
+    for (const char *p = strchr(path, '{'); p; p = strchr(p + 1, '{'))
+        if (strncmp(p, "{stem}", 6) != 0 && strncmp(p, "{name}", 6) != 0 && strncmp(p, "{dir}", 5) != 0)
+            return sp_fail(ei, SP_EINVAL, "%s %s: unknown placeholder at \"%.12s\" (use {stem}, {name} or {dir})",
+                           k->option, path, p);
+    if (several && !has_pattern(path))
+        return sp_fail(ei, SP_EINVAL,
+                       "%s %s: several inputs need a pattern ({stem}, {name}, {dir}) or a directory (DIR/)",
+                       k->option, path);
+    if (len > 0 && path[len - 1] == '/' && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return sp_fail(ei, SP_EINVAL, "%s %s: no such directory", k->option, path);
+    return SP_OK;
+}
+
+int batch_expand_single(cli_options *o, sp_errinfo *ei)
+{
+    static char paths[ANALYZE_MAX_OUTPUTS][PATH_BYTES];
+    dump_format fmt;
+    int err;
+    for (int j = 0; j < o->an.n_outputs; j++) {
+        sink_request *q = &o->an.outputs[j];
+        const sink_kind *k = sink_kind_find(q->kind);
+        size_t len = q->path ? strlen(q->path) : 0;
+        if (len == 0 || strcmp(q->path, "-") == 0)
+            continue;
+        /* one file: only DIR/ is a directory; an existing one named without the slash is
+         * refused as before (the dump's check, which --dump deferred for directories) */
+        if (!has_placeholder(q->path) && q->path[len - 1] != '/') {
+            if (strcmp(q->kind, "dump") == 0 && (err = dump_format_from_path(q->path, &fmt, ei)) != SP_OK)
+                return err;
+            continue;
+        }
+        if ((err = check_output(k, q->path, 0, ei)) != SP_OK ||
+            (err = expand(k, q->path, o->an.input, paths[j], ei)) != SP_OK)
+            return err;
+        q->path = paths[j];
+    }
+    return SP_OK;
+}
+
+/* ---- the list --------------------------------------------------------------------------- */
+
+static int list_add(input_list *l, const char *path, sp_errinfo *ei)
+{
+    if (l->count == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        const char **p = realloc(l->path, (size_t)cap * sizeof *p);
+        if (!p)
+            return sp_fail(ei, SP_ENOMEM, "out of memory for the input list");
+        l->path = p;
+        l->cap = cap;
+    }
+    l->path[l->count++] = path;
+    return SP_OK;
+}
+
+/* One path a line; blank lines are skipped, a line's end (\n, \r\n) is not part of it. */
+static int list_read(input_list *l, const char *from, sp_errinfo *ei)
+{
+    FILE *f = strcmp(from, "-") == 0 ? stdin : fopen(from, "r");
+    char *line = NULL, **own;
+    size_t cap = 0;
+    ssize_t len;
+    int err = SP_OK;
+    if (!f)
+        return sp_fail(ei, SP_EINVAL, "--files-from %s: cannot read: %s", from, strerror(errno));
+    while (err == SP_OK && (len = getline(&line, &cap, f)) >= 0) {
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = 0;
+        if (strspn(line, " \t") == (size_t)len)
+            continue;
+        if (!(own = realloc(l->own, (size_t)(l->n_own + 1) * sizeof *own)) || !(own[l->n_own] = strdup(line))) {
+            if (own)
+                l->own = own;
+            err = sp_fail(ei, SP_ENOMEM, "out of memory for the input list");
+            break;
+        }
+        l->own = own;
+        err = list_add(l, l->own[l->n_own++], ei);
+    }
+    if (err == SP_OK && ferror(f))
+        err = sp_fail(ei, SP_EINVAL, "--files-from %s: cannot read: %s", from, strerror(errno));
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    return err;
+}
+
+static int list_build(const cli_options *o, input_list *l, sp_errinfo *ei)
+{
+    int err;
+    for (int i = 0; i < o->n_inputs; i++)
+        if ((err = list_add(l, o->inputs[i], ei)) != SP_OK)
+            return err;
+    if (o->files_from && (err = list_read(l, o->files_from, ei)) != SP_OK)
+        return err;
+    if (l->count == 0)
+        return sp_fail(ei, SP_EINVAL, "--files-from %s: lists no input", o->files_from ? o->files_from : "");
+    if (o->files_from && strcmp(o->files_from, "-") == 0)
+        for (int i = 0; i < l->count; i++)
+            if (strcmp(l->path[i], "-") == 0)
+                return sp_fail(ei, SP_EINVAL, "-: standard input holds the list (--files-from -), not audio");
+    return SP_OK;
+}
+
+static void list_free(input_list *l)
+{
+    for (int i = 0; i < l->n_own; i++)
+        free(l->own[i]);
+    free(l->own);
+    free(l->path);
+}
+
+/* ---- collisions: no two outputs (or sidecars) the same file, no output an input ------------ */
+
+typedef struct {
+    char *path;  /* normalised: no "//", no "./" */
+    int input;   /* list index */
+    int output;  /* index in the config's outputs; -1: the input itself */
+    int sidecar; /* the dump's OUT.json */
+} claim;
+
+static char *normalise(const char *path, const char *suffix)
+{
+    size_t len = strlen(path) + strlen(suffix);
+    char *s = malloc(len + 1), *w = s;
+    const char *p = path;
+    if (!s)
+        return NULL;
+    while (p[0] == '.' && p[1] == '/')
+        p += 2;
+    for (; *p; p++) {
+        if (*p == '/' && w > s && w[-1] == '/')
+            continue;
+        if (*p == '/' && p[1] == '.' && p[2] == '/') {
+            p++;
+            continue;
+        }
+        *w++ = *p;
+    }
+    strcpy(w, suffix);
+    return s;
+}
+
+static int claim_cmp(const void *a, const void *b)
+{
+    const claim *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : x->output - y->output; /* an input's own claim (-1) first */
+}
+
+/* "--dump out/{stem}.npy: a/x.wav and b/x.wav both map to out/x.npy" and its kin. */
+static int collision(const cli_options *o, const input_list *l, const claim *a, const claim *b, sp_errinfo *ei)
+{
+    const sink_request *qb = &o->an.outputs[b->output];
+    const char *ob = sink_kind_find(qb->kind)->option;
+    if (a->output < 0)
+        return sp_fail(ei, SP_EINVAL, "%s %s: for %s it would write %s, which is an input", ob, qb->path,
+                       l->path[b->input], a->path);
+    if (a->output == b->output && a->sidecar == b->sidecar)
+        return sp_fail(ei, SP_EINVAL, "%s %s: %s and %s both map to %s", ob, qb->path, l->path[a->input],
+                       l->path[b->input], a->path);
+    return sp_fail(ei, SP_EINVAL, "%s %s: %s for %s, which %s%s also writes (for %s)", ob, qb->path, b->path,
+                   l->path[b->input], sink_kind_find(o->an.outputs[a->output].kind)->option,
+                   a->sidecar ? " (its .json)" : "", l->path[a->input]);
+}
+
+/* Sorted claims: equal neighbours are a clash, unless both are inputs (the same file
+ * listed twice is analysed twice). */
+static int check_collisions(const cli_options *o, const input_list *l, char **paths, sp_errinfo *ei)
+{
+    int nout = o->an.n_outputs, n = 0, err = SP_OK;
+    claim *c = calloc((size_t)l->count * (size_t)(1 + 2 * nout), sizeof *c);
+    if (!c)
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    for (int i = 0; i < l->count; i++) {
+        c[n++] = (claim){normalise(l->path[i], ""), i, -1, 0};
+        for (int j = 0; j < nout; j++) {
+            const char *p = paths[(size_t)i * (size_t)nout + (size_t)j];
+            if (!p)
+                continue;
+            c[n++] = (claim){normalise(p, ""), i, j, 0};
+            if (strcmp(o->an.outputs[j].kind, "dump") == 0)
+                c[n++] = (claim){normalise(p, ".json"), i, j, 1};
+        }
+    }
+    for (int i = 0; i < n && err == SP_OK; i++)
+        if (!c[i].path)
+            err = sp_fail(ei, SP_ENOMEM, "out of memory");
+    if (err == SP_OK)
+        qsort(c, (size_t)n, sizeof *c, claim_cmp);
+    for (int i = 1; i < n && err == SP_OK; i++)
+        if (strcmp(c[i - 1].path, c[i].path) == 0 && c[i].output >= 0)
+            err = collision(o, l, &c[i - 1], &c[i], ei);
+    for (int i = 0; i < n; i++)
+        free(c[i].path);
+    free(c);
+    return err;
+}
+
+/* paths[i * nout + j]: input i's output j, expanded (NULL: an output without a path, or
+ * standard output). */
+static int outputs_build(const cli_options *o, const input_list *l, char ***out, sp_errinfo *ei)
+{
+    int nout = o->an.n_outputs, err;
+    char **paths = calloc((size_t)l->count * (size_t)(nout ? nout : 1), sizeof *paths);
+    *out = paths;
+    if (!paths)
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    for (int j = 0; j < nout; j++) {
+        const sink_request *q = &o->an.outputs[j];
+        if (q->path && (err = check_output(sink_kind_find(q->kind), q->path, l->count > 1, ei)) != SP_OK)
+            return err;
+    }
+    for (int i = 0; i < l->count; i++)
+        for (int j = 0; j < nout; j++) {
+            const sink_request *q = &o->an.outputs[j];
+            char buf[PATH_BYTES];
+            if (!q->path || strcmp(q->path, "-") == 0)
+                continue;
+            if ((err = expand(sink_kind_find(q->kind), q->path, l->path[i], buf, ei)) != SP_OK)
+                return err;
+            if (!(paths[(size_t)i * (size_t)nout + (size_t)j] = strdup(buf)))
+                return sp_fail(ei, SP_ENOMEM, "out of memory");
+        }
+    return check_collisions(o, l, paths, ei);
+}
+
+/* ---- the run -------------------------------------------------------------------------------- */
+
+typedef struct {
+    int files, done, failed;
+    int noted;              /* the cpu fallback's note was printed */
+    double audio_s, plan_s, fft_s, sink_s, wait_s;
+    char backend[16];
+} tally;
+
+/* The errors that end the batch: the machine's, not the file's (and a signal). */
+static int ends_batch(int err)
+{
+    return err == SP_EINTERRUPTED || err == SP_EGPU || err == SP_ENODEV || err == SP_EUNSUPPORTED;
+}
+
+/* What main says after a run of one file, for one file of several. */
+static void report_file(const cli_options *o, const analyze_result *res, tally *t)
+{
+    t->done++;
+    t->audio_s += res->info.rate > 0 ? (double)res->samples / res->info.rate : 0.0;
+    t->plan_s += res->plan_s;
+    t->fft_s += res->fft_s;
+    t->sink_s += res->sink_s;
+    t->wait_s += res->wait_s;
+    snprintf(t->backend, sizeof t->backend, "%s", res->backend);
+    if (!o->quiet) {
+        if (res->fallback[0] && !t->noted)
+            fprintf(stderr, "spectro: note: using the cpu backend: %s\n", res->fallback);
+        t->noted |= res->fallback[0] != 0;
+        if (res->truncated)
+            fprintf(stderr, "spectro: warning: %s: the file ends early (truncated?); analysed the %llu samples present\n",
+                    res->info.name, (unsigned long long)res->samples);
+        if (res->nonfinite)
+            fprintf(stderr, "spectro: warning: %s: %llu NaN/Inf samples replaced by 0\n", res->info.name,
+                    (unsigned long long)res->nonfinite);
+    }
+    if (o->verbose)
+        fprintf(stderr, "spectro: %s: %s, %d Hz, %d channel%s; %llu frames in %.3f s (%.1fx real time)\n",
+                res->info.name, res->info.format, res->info.rate, res->info.channels,
+                res->info.channels == 1 ? "" : "s", (unsigned long long)res->frames, res->seconds,
+                res->seconds > 0 ? (double)res->samples / res->info.rate / res->seconds : 0.0);
+}
+
+/* One line naming the file (the message names it, or it goes first). */
+static void report_failure(const char *input, int err, const sp_errinfo *ei)
+{
+    const char *msg = ei->msg[0] ? ei->msg : sp_strerror(err);
+    if (strstr(msg, input))
+        fprintf(stderr, "spectro: %s\n", msg);
+    else
+        fprintf(stderr, "spectro: %s: %s\n", input, msg);
+}
+
+/* The outputs of input i, for the session. */
+static void requests_of(const cli_options *o, char **paths, int i, sink_request *req)
+{
+    int nout = o->an.n_outputs;
+    for (int j = 0; j < nout; j++) {
+        const char *p = paths[(size_t)i * (size_t)nout + (size_t)j];
+        req[j] = o->an.outputs[j];
+        if (p)
+            req[j].path = p;
+    }
+}
+
+/* The share of the list: inputs i with i % N == K, run one after another in one session;
+ * the return is the first error that ended the batch, else SP_OK. */
+static int run_share(const cli_options *o, const input_list *l, char **paths, tally *t, progress *pg)
+{
+    analyze_config cfg = o->an;
+    analyze_session *s = NULL;
+    int step = o->shard_n > 0 ? o->shard_n : 1, first = o->shard_n > 0 ? o->shard_k : 0, err;
+    sp_errinfo ei = {{0}};
+    cfg.input = NULL;
+    cfg.label_inputs = 1;
+    if ((err = analyze_session_create(&cfg, &s, &ei)) != SP_OK) {
+        fprintf(stderr, "spectro: %s\n", ei.msg[0] ? ei.msg : sp_strerror(err));
+        return err;
+    }
+    analyze_session_set_progress(s, pg);
+    for (int i = first; i < l->count; i += step) {
+        sink_request req[ANALYZE_MAX_OUTPUTS];
+        analyze_result res;
+        requests_of(o, paths, i, req);
+        analyze_session_next(s, i + step < l->count ? l->path[i + step] : NULL);
+        ei.msg[0] = 0;
+        err = analyze_session_run(s, l->path[i], req, o->an.n_outputs, &res, &ei);
+        progress_clear(pg);
+        if (err == SP_OK) {
+            report_file(o, &res, t);
+            continue;
+        }
+        t->failed++;
+        report_failure(l->path[i], err, &ei);
+        if (ends_batch(err))
+            break;
+        err = SP_OK;
+    }
+    analyze_session_destroy(s);
+    return err;
+}
+
+int batch_main(cli_options *o)
+{
+    input_list l;
+    char **paths = NULL;
+    tally t;
+    progress pg;
+    sp_errinfo ei = {{0}};
+    int err, rc;
+    double t0 = sp_now();
+    memset(&l, 0, sizeof l);
+    memset(&t, 0, sizeof t);
+    if ((err = list_build(o, &l, &ei)) != SP_OK || (err = outputs_build(o, &l, &paths, &ei)) != SP_OK) {
+        fprintf(stderr, "spectro: %s\n", ei.msg[0] ? ei.msg : sp_strerror(err));
+        rc = sp_exit_code(err);
+        goto done;
+    }
+    for (int i = o->shard_n > 0 ? o->shard_k : 0; i < l.count; i += o->shard_n > 0 ? o->shard_n : 1)
+        t.files++;
+    progress_begin_files(&pg, stderr, o->an.progress, t.files);
+    err = run_share(o, &l, paths, &t, &pg);
+    progress_end(&pg);
+    if (t.failed || err != SP_OK)
+        fprintf(stderr, "spectro: %d of %d files failed%s\n", t.failed, t.files,
+                t.done + t.failed < t.files ? "; the rest were not analysed" : "");
+    if (o->verbose)
+        fprintf(stderr,
+                "spectro: %d files, %.1f s of audio in %.3f s; time: %.3f s making the %s plan, %.3f s in FFT "
+                "calls, %.3f s in output, %.3f s waiting for input\n",
+                t.done, t.audio_s, sp_now() - t0, t.plan_s, t.backend[0] ? t.backend : "(no)", t.fft_s,
+                t.sink_s, t.wait_s);
+    rc = err != SP_OK ? sp_exit_code(err) : t.failed ? 1 : 0;
+done:
+    if (paths)
+        for (size_t i = 0; i < (size_t)l.count * (size_t)(o->an.n_outputs ? o->an.n_outputs : 1); i++)
+            free(paths[i]);
+    free(paths);
+    list_free(&l);
+    return rc;
+}
