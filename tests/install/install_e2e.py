@@ -279,6 +279,8 @@ class Docs(Base):
             tree = self.install(os.path.join(d, "p"))
             page = os.path.join(tree, "share/man/man1/spectro.1")
             p = sh(["man", "--warnings", "-l", page], env={"MANWIDTH": "100", "MAN_KEEP_FORMATTING": "0"})
+            if "minimized" in p.stdout and "unminimize" in p.stdout:
+                self.skipTest("man is the stub of a minimized system here")
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(p.stderr.strip(), "", "groff warnings: " + p.stderr)
             text = re.sub(r".\x08", "", p.stdout)  # overstrike bold/underline
