@@ -107,7 +107,7 @@ static int run_open_source(run *r, sp_errinfo *ei)
     source_request req = {cfg->input, cfg->device, cfg->rate, cfg->channels};
     const source_info *info;
     int err;
-    if ((err = source_open_request(&req, &r->src, ei)) != SP_OK)
+    if (!r->src && (err = source_open_request(&req, &r->src, ei)) != SP_OK) /* else given */
         return err;
     info = source_get_info(r->src);
     r->ch = info->channels;
@@ -354,7 +354,8 @@ static int run_end(run *r, sp_errinfo *ei)
     return pipe_sinks_finish(&r->sinks, &end, ei);
 }
 
-int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+/* src: a source already open (the run takes it), or NULL to open cfg's input. */
+static int run_all(const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei)
 {
     analyze_result local;
     run r;
@@ -367,11 +368,14 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     memset(&r, 0, sizeof r);
     r.cfg = cfg;
     r.res = res;
-    if (!cfg)
+    r.src = src;
+    if (!cfg) {
+        source_close(src);
         return sp_fail(ei, SP_EINVAL, "analyze_run: no config");
+    }
     if ((err = pipe_sinks_build(&r.sinks, cfg, ei)) != SP_OK)
         goto done;
-    if (cfg->realtime && !cfg->input) {
+    if (cfg->realtime && !cfg->input && !src) {
         err = sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
         goto done;
     }
@@ -412,4 +416,19 @@ done:
     free(r.buf);
     free(r.win);
     return err;
+}
+
+int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+{
+    return run_all(cfg, NULL, res, ei);
+}
+
+int analyze_run_source(const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei)
+{
+    if (!src) {
+        if (res)
+            memset(res, 0, sizeof *res);
+        return sp_fail(ei, SP_EINVAL, "analyze_run_source: no source");
+    }
+    return run_all(cfg, src, res, ei);
 }
