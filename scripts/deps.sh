@@ -3,12 +3,17 @@
 # Sourced by scripts/run.sh and scripts/test.sh; needs root or sudo to install.
 #   SPECTRO_DEPS=build   only what building needs (default)
 #   SPECTRO_DEPS=test    also what the tests need
+#   SPECTRO_DEPS=fuzz    also clang and libFuzzer, for -DSPECTRO_FUZZ=ON (README.md, "Fuzzing");
+#                        CI does not need them: it replays the fuzz corpus with gcc
 spectro_deps() {
     local want=(build-essential cmake pkg-config libsndfile1-dev portaudio19-dev libsdl2-dev
                 libsdl2-ttf-dev libpng-dev libfftw3-dev libasound2-dev fonts-dejavu-core)
-    if [ "${SPECTRO_DEPS:-build}" = test ]; then
+    if [ "${SPECTRO_DEPS:-build}" = test ] || [ "${SPECTRO_DEPS:-build}" = fuzz ]; then
         want+=(python3 python3-numpy python3-scipy sox libsox-fmt-all xvfb xdotool x11-apps alsa-utils
                desktop-file-utils appstream)
+    fi
+    if [ "${SPECTRO_DEPS:-build}" = fuzz ]; then
+        want+=(clang libclang-rt-dev llvm)
     fi
     local missing=()
     for p in "${want[@]}"; do

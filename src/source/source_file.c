@@ -210,9 +210,10 @@ int source_open_memory(const void *data, size_t len, const char *name, source **
     source_info info;
     int err;
 
+    if (out)
+        *out = NULL;
     if (!out || (!data && len > 0))
         return sp_fail(ei, SP_EINVAL, "source_open_memory: NULL argument");
-    *out = NULL;
     if (!name)
         name = "(memory)";
     if (len == 0)
