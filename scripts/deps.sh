@@ -4,14 +4,19 @@
 #   SPECTRO_DEPS=build   only what building needs (default)
 #   SPECTRO_DEPS=test    also what the tests need
 #   SPECTRO_NO_DEPS=1    install nothing (the caller knows the build's dependencies are there)
+#   SPECTRO_DEPS=fuzz    also clang and libFuzzer, for -DSPECTRO_FUZZ=ON (README.md, "Fuzzing");
+#                        CI does not need them: it replays the fuzz corpus with gcc
 spectro_deps() {
     [ "${SPECTRO_NO_DEPS:-0}" = 1 ] && return 0
     local want=(build-essential cmake pkg-config libsndfile1-dev portaudio19-dev libsdl2-dev
                 libsdl2-ttf-dev libpng-dev libfftw3-dev libasound2-dev fonts-dejavu-core
                 libavformat-dev libavcodec-dev libswresample-dev libavutil-dev)
-    if [ "${SPECTRO_DEPS:-build}" = test ]; then
+    if [ "${SPECTRO_DEPS:-build}" = test ] || [ "${SPECTRO_DEPS:-build}" = fuzz ]; then
         want+=(python3 python3-numpy python3-scipy sox libsox-fmt-all xvfb xdotool x11-apps alsa-utils man-db zsh
                desktop-file-utils appstream ffmpeg)
+    fi
+    if [ "${SPECTRO_DEPS:-build}" = fuzz ]; then
+        want+=(clang libclang-rt-dev llvm)
     fi
     local missing=()
     for p in "${want[@]}"; do

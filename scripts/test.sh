@@ -2,7 +2,8 @@
 # Set up, build and run the whole test suite through ctest:
 #   1. the release build (with the CUDA backends when nvcc is present), all tests; GPU tests
 #      are skipped (exit 77) on machines without a GPU
-#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build, all CPU tests
+#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build, all CPU tests (the fuzz corpus
+#      replay, fuzz_replay, among them: tests/fuzz/)
 #   3. a ThreadSanitizer build of the ring buffer and pipeline tests and of the binary
 #      (file analysis, and a live window restarted by keys)
 # SPECTRO_TEST_QUICK=1 runs step 1 only.

@@ -508,7 +508,7 @@ static void run_progress_begin(run *r)
                        res->info.rate, total);
 }
 
-int pipe_run(analyze_session *ss, const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei)
 {
     run r;
     double t_start = sp_now();
@@ -522,9 +522,14 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, analyze_result *res
     r.f = session_feed(ss, cfg->input);
     r.ring = &r.f->r;
     r.in = &r.f->in;
+    if (src) { /* the caller's source (analyze_run_source): the feed owns it from here */
+        pipe_feed_release(r.f);
+        r.f->input = cfg->input;
+        r.f->src = src;
+    }
     if ((err = pipe_sinks_build(&r.sinks, cfg, ei)) != SP_OK)
         goto done;
-    if (cfg->realtime && !cfg->input) {
+    if (cfg->realtime && !cfg->input && !src) {
         err = sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
         goto done;
     }
@@ -587,6 +592,27 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "analyze_run: no config");
     if ((err = analyze_session_create(cfg, &s, ei)) == SP_OK)
         err = analyze_session_run(s, cfg->input, cfg->outputs, cfg->n_outputs, res, ei);
+    analyze_session_destroy(s);
+    return err;
+}
+
+int analyze_run_source(const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei)
+{
+    analyze_result local;
+    analyze_session *s = NULL;
+    int err;
+
+    if (!res)
+        res = &local;
+    memset(res, 0, sizeof *res);
+    if (!cfg || !src) {
+        source_close(src);
+        return sp_fail(ei, SP_EINVAL, "analyze_run_source: %s", cfg ? "no source" : "no config");
+    }
+    if ((err = analyze_session_create(cfg, &s, ei)) == SP_OK)
+        err = pipe_run(s, cfg, src, res, ei);
+    else
+        source_close(src);
     analyze_session_destroy(s);
     return err;
 }

@@ -160,6 +160,11 @@ void analyze_session_next(analyze_session *s, const char *input);
 int analyze_session_run(analyze_session *s, const char *input, const sink_request *outputs, int n_outputs,
                         analyze_result *res, sp_errinfo *ei);
 
+/* The same run on a source already open (cfg->input, device, rate and channels are not
+ * read): the fuzz target's way in, with a file held in memory (source_open_memory). The
+ * run takes src and closes it, also on failure. */
+int analyze_run_source(const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei);
+
 /* Frames per FFT call for a file analysis: large enough to keep the backend busy, small
  * enough that buffers stay within a few tens of MB per run. */
 size_t analyze_auto_batch(size_t n, size_t hop, int out_channels, int gpu);

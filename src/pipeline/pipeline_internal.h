@@ -152,6 +152,6 @@ progress *session_progress(analyze_session *s);
 /* ---- analyze.c ---------------------------------------------------------------------------- */
 
 /* One run of the session: cfg is the session's config with this run's input and outputs. */
-int pipe_run(analyze_session *s, const analyze_config *cfg, analyze_result *res, sp_errinfo *ei);
+int pipe_run(analyze_session *s, const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei);
 
 #endif

@@ -82,7 +82,7 @@ int analyze_session_run(analyze_session *s, const char *input, const sink_reques
     if (n_outputs > 0)
         memcpy(c.outputs, outputs, (size_t)n_outputs * sizeof *outputs);
     c.n_outputs = n_outputs;
-    return pipe_run(s, &c, res, ei);
+    return pipe_run(s, &c, NULL, res, ei);
 }
 
 /* ---- feeds ---------------------------------------------------------------------------------- */
@@ -131,13 +131,13 @@ void session_read_ahead(analyze_session *s)
     pipe_feed *f = &s->feed[s->cur ^ 1];
     source_request req;
     int err;
-    if (s->ahead || !s->next || s->cfg.realtime)
+    /* a pipe is opened by its own run: opening it ahead would wait for its writer */
+    if (s->ahead || !s->next || s->cfg.realtime || source_is_pipe_path(s->next))
         return;
     s->ahead = 1;
     pipe_feed_release(f);
     f->input = s->next;
-    memset(&req, 0, sizeof req);
-    req.input = s->next;
+    req = (source_request){s->next, s->cfg.device, s->cfg.rate, s->cfg.channels, s->cfg.file, s->cfg.stop};
     err = source_open_request(&req, &f->src, &f->open_ei);
     /* a push source (live) starts with its run, like any live input */
     if (err == SP_OK && !source_is_push(f->src) && (err = pipe_feed_ring(f, FILE_RING_FLOATS, &f->open_ei)) == SP_OK)

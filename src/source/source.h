@@ -117,6 +117,13 @@ int source_is_pipe_path(const char *input);
 int source_open_ffmpeg(const char *path, const source_file_options *o, source **out, sp_errinfo *ei);
 const char *source_ffmpeg_version(void);
 
+/* The same as source_open_file for a file held in memory (libsndfile's virtual I/O, no
+ * temporary file): data[0..len) is borrowed and must stay unchanged until source_close.
+ * `name` is what messages and source_info.name call it. SP_EINPUT for an empty buffer,
+ * bytes that are not audio, zero channels or an absurd rate; the message names `name`.
+ * The fuzz target (tests/fuzz/) reads through it; no source kind of the table does. */
+int source_open_memory(const void *data, size_t len, const char *name, source **out, sp_errinfo *ei);
+
 /* A synthetic signal: a sum of sines plus optional white noise, identical in every
  * channel except for an optional per-channel frequency offset. */
 #define SOURCE_SYNTH_MAX_TONES 8

@@ -487,3 +487,110 @@ int source_open_file_opts(const char *path, const source_file_options *o, source
     }
     return adopt(sf, &in, path, -1, NULL, vio, truncated || vio != NULL, out, ei);
 }
+
+/* ---- a file in memory (libsndfile's virtual I/O) ----------------------------------------
+ * The file source's state comes first, so that file_ops (and file_close's free) take the
+ * whole; the bytes are borrowed. */
+typedef struct {
+    file_state file;
+    const unsigned char *data;
+    sf_count_t len, at; /* `at` may lie past the end, as a file offset may: reads give 0 */
+} mem_state;
+
+static sf_count_t mem_filelen(void *user)
+{
+    return ((const mem_state *)user)->len;
+}
+
+/* lseek's rules: any offset at or after 0, even past the end; a negative one fails. */
+static sf_count_t mem_seek(sf_count_t offset, int whence, void *user)
+{
+    mem_state *m = user;
+    sf_count_t base;
+    switch (whence) {
+    case SEEK_SET: base = 0; break;
+    case SEEK_CUR: base = m->at; break;
+    case SEEK_END: base = m->len; break;
+    default: return -1;
+    }
+    /* header fields reach here unchecked: no signed overflow, no position before 0 */
+    if ((offset > 0 && base > INT64_MAX - offset) || (offset < 0 && offset < -base))
+        return -1;
+    m->at = base + offset;
+    return m->at;
+}
+
+static sf_count_t mem_read(void *ptr, sf_count_t count, void *user)
+{
+    mem_state *m = user;
+    if (count <= 0 || m->at >= m->len)
+        return 0;
+    if (count > m->len - m->at)
+        count = m->len - m->at;
+    memcpy(ptr, m->data + m->at, (size_t)count);
+    m->at += count;
+    return count;
+}
+
+static sf_count_t mem_tell(void *user)
+{
+    return ((const mem_state *)user)->at;
+}
+
+int source_open_memory(const void *data, size_t len, const char *name, source **out, sp_errinfo *ei)
+{
+    SF_VIRTUAL_IO vio = {mem_filelen, mem_seek, mem_read, NULL, mem_tell};
+    SF_INFO in;
+    mem_state *m = NULL;
+    source_info info;
+    int err;
+
+    if (out)
+        *out = NULL;
+    if (!out || (!data && len > 0))
+        return sp_fail(ei, SP_EINVAL, "source_open_memory: NULL argument");
+    if (!name)
+        name = "(memory)";
+    if (len == 0)
+        return sp_fail(ei, SP_EINPUT, "%s: empty file", name);
+    if (len > (size_t)INT64_MAX)
+        return sp_fail(ei, SP_EINPUT, "%s: too large", name);
+    if (!(m = calloc(1, sizeof *m)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory opening %s", name);
+    m->data = data;
+    m->len = (sf_count_t)len;
+    snprintf(m->file.path, sizeof m->file.path, "%s", name);
+    memset(&in, 0, sizeof in);
+    /* sf_open_virtual copies vio; m (its user data) lives as long as the SNDFILE */
+    m->file.sf = sf_open_virtual(&vio, SFM_READ, &in, m);
+    if (!m->file.sf) {
+        err = sp_fail(ei, SP_EINPUT, "%s: not a readable audio file (%s)", name, sf_strerror(NULL));
+        goto fail;
+    }
+    if (in.channels < 1 || in.channels > SOURCE_MAX_CHANNELS) {
+        err = sp_fail(ei, SP_EINPUT, "%s: %d channels (spectro reads 1 to %d)", name, in.channels,
+                      SOURCE_MAX_CHANNELS);
+        goto fail;
+    }
+    if (in.samplerate < 1 || in.samplerate > SOURCE_MAX_RATE) {
+        err = sp_fail(ei, SP_EINPUT, "%s: sample rate %d Hz is not usable (1 Hz to %d Hz)", name,
+                      in.samplerate, SOURCE_MAX_RATE);
+        goto fail;
+    }
+    m->file.header_truncated = log_says_truncated(m->file.sf);
+    m->file.promised = in.frames;
+
+    memset(&info, 0, sizeof info);
+    info.rate = in.samplerate;
+    info.channels = in.channels;
+    info.frames_hint = (in.frames > 0 && in.frames < INT64_MAX / 2) ? in.frames : -1;
+    if (info.frames_hint < 0)
+        m->file.promised = -1;
+    snprintf(info.name, sizeof info.name, "%s", name);
+    describe_format(&in, info.format, sizeof info.format);
+    return source_create(&file_ops, m, &info, out, ei);
+
+fail:
+    file_close(m);
+    return err;
+}

@@ -221,8 +221,11 @@ class Live(unittest.TestCase):
             meta = E.load_json(self, out + ".json")
             self.assertEqual(meta["frames"], a.shape[0])
             self.assertGreater(a.shape[0], 0)
-            # 1000 Hz at 48 kHz, N 4096: bin 85.3
-            self.assertIn(int(np.median(np.argmax(a, axis=1))), (85, 86))
+            # 1000 Hz at 48 kHz, N 4096: bin 85.3, in the rows that hold audio (a loaded machine
+            # makes the analysis skip ahead: those frames are floor rows, -200 dB)
+            heard = a[a.max(axis=1) > -199.0]
+            self.assertGreater(heard.shape[0], 0)
+            self.assertIn(int(np.median(np.argmax(heard, axis=1))), (85, 86))
             if have_png:
                 with open(png, "rb") as f:
                     self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
