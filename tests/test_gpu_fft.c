@@ -524,21 +524,25 @@ static int run_reduce(fft_plan *p, const float *sig, size_t hop, size_t nb, size
 static int raw_off(const fft_peak_raw *g, const fft_peak_raw *c, const float *cpu_row, size_t *near_ties)
 {
     const float gv[3] = {g->l, g->c, g->r}, cv[3] = {c->l, c->c, c->r};
+    int off = 0;
     if (g->bin != c->bin) {
         if (!(fabsf(cpu_row[g->bin] - c->c) <= 0.01f))
-            return 1;
-        (*near_ties)++;
-        return 0;
+            off = 1;
+        else
+            (*near_ties)++;
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; !off && g->bin == c->bin && i < 3; i++) {
         if (cv[i] > -100.0f && cv[i] >= c->c - 60.0f) {
             if (!(fabsf(gv[i] - cv[i]) <= 0.01f))
-                return 1;
+                off = 1;
         } else if (!(fabs(pow(10.0, gv[i] / 20.0) - pow(10.0, cv[i] / 20.0)) <= 1e-5 * pow(10.0, c->c / 20.0))) {
-            return 1;
+            off = 1;
         }
     }
-    return 0;
+    if (off)
+        printf("  off: gpu bin %u (%.4f %.4f %.4f), cpu bin %u (%.4f %.4f %.4f), cpu at the gpu's bin %.4f\n",
+               (unsigned)g->bin, g->l, g->c, g->r, (unsigned)c->bin, c->l, c->c, c->r, cpu_row[g->bin]);
+    return off;
 }
 
 /* The device reduction of each backend and cuda path against the CPU backend's, with and

@@ -92,10 +92,13 @@ class GpuPeaksAgree(unittest.TestCase):
         for a, b in zip(rc, rg):
             self.assertEqual(a[:-2], b[:-2], what + ": frame times / channels differ")
             ddb = abs(a[-1] - b[-1])
+            # far below full scale (a range that holds only leakage) float's rounding in
+            # either FFT shows: 0.1 dB under -100 dBFS
+            tol = 0.015 if a[-1] > -100.0 else 0.1
             if abs(a[-2] - b[-2]) <= 0.01 * bin_hz + 0.0015:
-                self.assertLessEqual(ddb, 0.015, "%s: %s vs %s" % (what, a, b))
+                self.assertLessEqual(ddb, tol, "%s: %s vs %s" % (what, a, b))
             else:
-                self.assertLessEqual(ddb, 0.025, "%s: other peak %s vs %s" % (what, a, b))
+                self.assertLessEqual(ddb, tol + 0.01, "%s: other peak %s vs %s" % (what, a, b))
                 near += 1
         # a chirp swept past many bin boundaries at a small hop (16384 / 64) puts the peak
         # between two bins within float rounding in a few percent of its frames
