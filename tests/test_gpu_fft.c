@@ -535,7 +535,9 @@ static int raw_off(const fft_peak_raw *g, const fft_peak_raw *c, const float *cp
         if (cv[i] > -100.0f && cv[i] >= c->c - 60.0f) {
             if (!(fabsf(gv[i] - cv[i]) <= 0.01f))
                 off = 1;
-        } else if (!(fabs(pow(10.0, gv[i] / 20.0) - pow(10.0, cv[i] / 20.0)) <= 1e-5 * pow(10.0, c->c / 20.0))) {
+        } else if (!(fabs(pow(10.0, gv[i] / 20.0) - pow(10.0, cv[i] / 20.0)) <=
+                     1e-5 * pow(10.0, fmaxf(c->c, fmaxf(c->l, c->r)) / 20.0))) {
+            /* a range that starts beside a louder bin (l above c): rounding relative to it */
             off = 1;
         }
     }

@@ -91,6 +91,8 @@ class GpuPeaksAgree(unittest.TestCase):
         near = 0
         for a, b in zip(rc, rg):
             self.assertEqual(a[:-2], b[:-2], what + ": frame times / channels differ")
+            if a[-1] < -140.0 and b[-1] < -140.0:
+                continue  # a range with no signal: both "peaks" are float32 rounding noise
             ddb = abs(a[-1] - b[-1])
             # far below full scale (a range that holds only leakage) float's rounding in
             # either FFT shows: 0.1 dB under -100 dBFS
