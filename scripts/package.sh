@@ -3,7 +3,8 @@
 #   scripts/package.sh [CMAKE_ARGS...]
 # in a fresh build directory ($SPECTRO_PACKAGE_DIR, default build-deb) configured for /usr,
 # without the tests. The package's Depends come from the libraries the binary links.
-# Install it with   sudo apt install ./build-deb/spectro_*.deb
+# Install it with   sudo apt install ./build-deb/spectro_*.deb   (and ./build-deb/spectro-cuda_*.deb
+# for the GPU backends, from a machine with NVIDIA's CUDA repository)
 # SPECTRO_JOBS sets the build's parallelism (default: every core).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,16 +21,15 @@ if [ -e "$build" ]; then
         { echo "spectro: $build exists and is not a build directory; not removing it" >&2; exit 1; }
     rm -rf "$build"
 fi
-# The CUDA backends are still linked into the binary, so a CUDA build would make the main
-# package need the CUDA runtime; packages are CPU-only until they are a separate module
-# (pass -DSPECTRO_CUDA=ON to override).
+# With nvcc found, a second package spectro-cuda carries the GPU module (the main package
+# needs no CUDA runtime); -DSPECTRO_CUDA=OFF makes the main package alone.
 mkdir -p "$build"
 log="$build/configure.log"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
-    -DBUILD_TESTING=OFF -DSPECTRO_CUDA=OFF "$@" >"$log" 2>&1 ||
+    -DBUILD_TESTING=OFF "$@" >"$log" 2>&1 ||
     { cat "$log" >&2; exit 1; }
 grep -E '^-- +[^ ].*: (on|off)' "$log" >&2 || true
-cmake --build "$build" -j"${SPECTRO_JOBS:-$(nproc)}" --target spectro >/dev/null
+cmake --build "$build" -j"${SPECTRO_JOBS:-$(nproc)}" --target spectro spectro_docs >/dev/null
 (cd "$build" && cpack -G DEB >"$build/cpack.log" 2>&1) || { cat "$build/cpack.log" >&2; exit 1; }
 debs=$(find "$build" -maxdepth 1 -name '*.deb' | sort)
 [ -n "$debs" ] || { echo "spectro: cpack made no .deb in $build" >&2; exit 1; }

@@ -92,13 +92,11 @@ int app_env_fft(fft_tuning *t, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* The font installed with spectro: SPECTRO_INSTALL_FONT_REL from the running binary's
- * folder (the same under any prefix or DESTDIR). NULL when /proc does not say where the
- * binary is. */
-static const char *bundled_font(void)
+/* rel (a path relative to the running binary's directory) made absolute in buf; NULL when
+ * /proc does not say where the binary is, or buf is too small. What spectro installs
+ * beside itself (its font, its GPU module) is found this way under any prefix or DESTDIR. */
+static const char *beside_binary(const char *rel, char *buf, size_t len)
 {
-#ifdef SPECTRO_INSTALL_FONT_REL
-    static char path[4096 + sizeof SPECTRO_INSTALL_FONT_REL + 1];
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     char *slash;
@@ -108,9 +106,34 @@ static const char *bundled_font(void)
     if (!(slash = strrchr(exe, '/')))
         return NULL;
     *slash = 0;
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", exe, SPECTRO_INSTALL_FONT_REL) >= sizeof path)
+    if ((size_t)snprintf(buf, len, "%s/%s", exe, rel) >= len)
         return NULL;
-    return path;
+    return buf;
+}
+
+/* The font and the GPU module installed with spectro (SPECTRO_INSTALL_*_REL, set by the
+ * install rules); NULL in a build without them. */
+static const char *bundled_font(void)
+{
+#ifdef SPECTRO_INSTALL_FONT_REL
+    static char path[4096 + sizeof SPECTRO_INSTALL_FONT_REL + 1];
+    return beside_binary(SPECTRO_INSTALL_FONT_REL, path, sizeof path);
+#else
+    return NULL;
+#endif
+}
+
+/* A binary run from the build tree loads the module built beside it; an installed one,
+ * the module installed beside it (the package spectro-cuda), never the build tree's. */
+static const char *bundled_gpu_module(void)
+{
+#if defined(SPECTRO_INSTALL_GPU_REL) && defined(SPECTRO_BUILD_DIR) && defined(SPECTRO_GPU_MODULE_BUILD)
+    static char path[4096 + sizeof SPECTRO_INSTALL_GPU_REL + 1];
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0 && strncmp(exe, SPECTRO_BUILD_DIR "/", sizeof SPECTRO_BUILD_DIR) == 0)
+        return SPECTRO_GPU_MODULE_BUILD;
+    return beside_binary(SPECTRO_INSTALL_GPU_REL, path, sizeof path);
 #else
     return NULL;
 #endif
@@ -125,6 +148,7 @@ int app_env_read(analyze_config *an, sp_errinfo *ei)
         return err;
     an->render.font_search = env_get("SPECTRO_FONT");
     an->render.font_bundled = bundled_font();
+    an->fft_tuning.gpu_module = bundled_gpu_module();
     an->render.font_no_system = fonts && strcmp(fonts, "bundled") == 0;
     if (stall && sscanf(stall, "%lf:%lf", &an->test.stall_at, &an->test.stall_for) != 2)
         an->test.stall_at = an->test.stall_for = 0;

@@ -21,7 +21,9 @@ static void load_module(const char *hint)
 #else
     const char *build = NULL;
 #endif
-    const char *cand[] = {hint, build, FFT_GPU_MODULE_NAME};
+    /* a hint (the program's: installed beside it) replaces the build tree's copy, so that an
+     * installed spectro never loads a module from the tree it was built in */
+    const char *cand[] = {hint ? hint : build, FFT_GPU_MODULE_NAME};
     snprintf(load_why, sizeof load_why, "the GPU module %s is not installed (the package spectro-cuda)",
              FFT_GPU_MODULE_NAME);
     for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {

@@ -13,7 +13,8 @@ MODE is one of
              there); --version names the features this build has (exit 77 without man)
   desktop    desktop-file-validate on the installed desktop entry (exit 77 without it)
   appstream  appstreamcli validate --no-net on the installed metainfo and tree (77 without)
-  deb        scripts/package.sh into a scratch directory, its Depends against the libraries
+  deb        the build's packages (cpack -G DEB, as scripts/package.sh) into a scratch
+             directory: spectro's Depends against the libraries
              the binary needs, the package unpacked with dpkg-deb -x and run from there
              (77 without dpkg-deb or dpkg-shlibdeps)
 BUILD_DIR is the configured and built tree the tests come from (its cmake installs it).
@@ -97,6 +98,8 @@ def expected_files():
              share + "/bash-completion/completions/spectro",
              share + "/zsh/vendor-completions/_spectro"}
     files |= {share + "/icons/hicolor/%dx%d/apps/%s.png" % (s, s, APP_ID) for s in ICON_SIZES}
+    if cache_value("SPECTRO_BUILT_CUDA") == "ON":  # the component cuda: the GPU module
+        files.add(cache_value("CMAKE_INSTALL_LIBDIR") + "/spectro/libspectro-cuda.so")
     return files
 
 
@@ -348,14 +351,15 @@ class Deb(Base):
             # dpkg-shlibdeps cannot work out Depends there
             self.skipTest("the build's libraries do not all come from Debian packages here")
         with Scratch() as d:
-            # the test build has every build dependency already: no package installs
-            p = sh([os.path.join(ROOT, "scripts", "package.sh")], cwd=d, timeout=300,
-                   env={"SPECTRO_PACKAGE_DIR": os.path.join(d, "build"), "SPECTRO_JOBS": "2",
-                        "SPECTRO_NO_DEPS": "1"})
+            # the packages of this build, made as scripts/package.sh makes them (cpack -G DEB)
+            # without building it again
+            p = sh([cache_value("CMAKE_CPACK_COMMAND"), "-G", "DEB", "--config",
+                    os.path.join(BUILD, "CPackConfig.cmake"), "-B", os.path.join(d, "pk")], timeout=300)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-            debs = p.stdout.split()
-            self.assertEqual(len(debs), 1, p.stdout)
-            deb = debs[0]
+            debs = sorted(f for f in os.listdir(os.path.join(d, "pk")) if f.endswith(".deb"))
+            cuda_built = cache_value("SPECTRO_BUILT_CUDA") == "ON"
+            self.assertEqual(len(debs), 2 if cuda_built else 1, debs)
+            deb = os.path.join(d, "pk", [f for f in debs if f.startswith("spectro_")][0])
             self.assertRegex(os.path.basename(deb), r"^spectro_\d+\.\d+\.\d+_[a-z0-9]+\.deb$")
 
             fields = {}
@@ -386,12 +390,33 @@ class Deb(Base):
             q = sh([exe, "--version"])
             self.assertEqual(q.returncode, 0, q.stderr)
             self.assertTrue(q.stdout.startswith("spectro " + fields["Version"]), q.stdout)
-            # package.sh builds Release, CPU only, no sanitizers: the same bytes as such a
-            # build (a CUDA build is compared by format only: its host code differs)
-            plain = cache_value("CMAKE_BUILD_TYPE") == "Release" and \
-                cache_value("SPECTRO_CUDA") == "OFF" and \
-                not any(cache_value(o) == "ON" for o in ("SPECTRO_SANITIZE", "SPECTRO_TSAN"))
-            self.check_runs(os.path.join(root, "usr"), d, same_build=plain)
+            self.check_runs(os.path.join(root, "usr"), d, same_build=True)
+            if cuda_built:
+                self.check_cuda_package(d, root, exe, [f for f in debs if f.startswith("spectro-cuda_")][0])
+
+    def check_cuda_package(self, d, root, exe, name):
+        """spectro-cuda: the GPU module alone, depending on spectro of the same version. Without
+        it the installed spectro says the module is missing; with it, the module loads (and
+        then runs, or says why the CUDA device cannot: no GPU in CI)."""
+        deb = os.path.join(d, "pk", name)
+        dep = sh(["dpkg-deb", "-f", deb, "Depends"]).stdout
+        ver = sh(["dpkg-deb", "-f", deb, "Version"]).stdout.strip()
+        self.assertIn("spectro (= %s)" % ver, dep)
+        self.assertIn("libcufft", dep)
+        files = [l.split()[-1] for l in sh(["dpkg-deb", "-c", deb]).stdout.splitlines() if not l.endswith("/")]
+        self.assertEqual(len(files), 1, files)
+        self.assertTrue(files[0].endswith("/spectro/libspectro-cuda.so"), files)
+        args = [exe, "-q", "-b", "cuda", "--dump", os.path.join(d, "c.npy"), os.path.join(ASSETS, ASSET)]
+        p = sh(args)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("GPU module libspectro-cuda.so is not installed", p.stderr)
+        q = sh(["dpkg-deb", "-x", deb, root])
+        self.assertEqual(q.returncode, 0, q.stderr)
+        p = sh(args)
+        self.assertNotIn("not installed", p.stderr)
+        self.assertNotIn("cannot load the GPU module", p.stderr)
+        if p.returncode != 0:
+            self.assertIn("CUDA", p.stderr)
 
 
 def main():
