@@ -117,3 +117,19 @@ void canvas_text(const canvas *c, TTF_Font *font, const char *s, int x, int y, r
     canvas_blit_text(c, sf, x, y, col, rotate);
     SDL_FreeSurface(sf);
 }
+
+void canvas_fit_text(TTF_Font *font, char *s, int max_w)
+{
+    size_t n = strlen(s);
+    if (canvas_text_width(font, s) <= max_w)
+        return;
+    while (n > 0) {
+        do
+            n--;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80);
+        strcpy(s + n, "\xe2\x80\xa6"); /* U+2026 */
+        if (canvas_text_width(font, s) <= max_w)
+            return;
+    }
+    s[0] = 0;
+}

@@ -41,6 +41,9 @@ void canvas_outline(const canvas *c, int x, int y, int w, int h, rgb8 col);
 
 /* The width in pixels of s in font (0 for NULL, "" or a string it cannot measure). */
 int canvas_text_width(struct _TTF_Font *font, const char *s);
+/* Cuts s (UTF-8, in place) until it fits max_w pixels in font, ending it with an ellipsis;
+ * "" when not even that fits. */
+void canvas_fit_text(struct _TTF_Font *font, char *s, int max_w);
 /* Text already rendered (TTF_RenderUTF8_Blended: ARGB8888, coverage in alpha) blended in
  * colour col with its box's top-left at x, y. rotate: turned 90 degrees counter-clockwise,
  * reading bottom to top. */

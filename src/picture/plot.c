@@ -95,30 +95,6 @@ struct plot {
 
 /* ---- numbers ---------------------------------------------------------------------------- */
 
-/* Smallest of 1, 2, 5 x 10^k at least min_step. */
-static double nice_125(double min_step)
-{
-    double mag = pow(10.0, floor(log10(min_step)));
-    if (mag >= min_step)
-        return mag;
-    if (2 * mag >= min_step)
-        return 2 * mag;
-    if (5 * mag >= min_step)
-        return 5 * mag;
-    return 10 * mag;
-}
-
-/* Label text with a real minus sign (U+2212), as the spectrogram's labels. */
-static void format_signed(double v, int decimals, char *buf, size_t len)
-{
-    char num[24];
-    snprintf(num, sizeof num, "%.*f", decimals, fabs(v));
-    if (v < 0 && strspn(num, "0.") != strlen(num))
-        snprintf(buf, len, "\xe2\x88\x92%s", num);
-    else
-        snprintf(buf, len, "%s", num);
-}
-
 /* "997.0 Hz", "1.001 kHz", "12.34 kHz". */
 static void format_peak_hz(double hz, char *buf, size_t len)
 {
@@ -135,26 +111,10 @@ static void format_peak_hz(double hz, char *buf, size_t len)
 static int resolve_scale(plot *p, sp_errinfo *ei)
 {
     const render_config *rc = &p->cfg.rc;
-    double nyq = p->cfg.rate / 2, fmin = rc->fmin, fmax = rc->fmax;
-    if (!isfinite(fmax) || fmax < 0)
-        return sp_fail(ei, SP_EINVAL, "--fmax %g: must be above 0 Hz", fmax);
-    if (fmax == 0)
-        fmax = nyq;
-    if (fmax > nyq * (1 + 1e-9))
-        return sp_fail(ei, SP_EINVAL, "--fmax %g: above the Nyquist frequency (%g Hz)", fmax, nyq);
-    if (!isfinite(fmin) || fmin < 0)
-        return sp_fail(ei, SP_EINVAL, "--fmin %g: must be 0 Hz or more", fmin);
-    if (rc->scale == FREQ_SCALE_LOG && fmin == 0) {
-        fmin = scale_log_default_fmin(p->cfg.rate, p->cfg.n);
-        if (fmin >= fmax)
-            return sp_fail(ei, SP_EINVAL, "--fmax %g: a log scale needs --fmax above %g Hz (or give --fmin)", fmax,
-                           fmin);
-    }
-    if (fmin >= fmax)
-        return sp_fail(ei, SP_EINVAL, "--fmin %g: must be below --fmax (%g Hz)", fmin, fmax);
-    if (!isfinite(rc->db_lo) || !isfinite(rc->db_hi) || !(rc->db_lo < rc->db_hi))
+    int err = render_scale_map(rc, p->cfg.rate, p->cfg.n, &p->map, ei);
+    if (err == SP_OK && (!isfinite(rc->db_lo) || !isfinite(rc->db_hi) || !(rc->db_lo < rc->db_hi)))
         return sp_fail(ei, SP_EINVAL, "--db-range %g:%g: LO must be below HI", rc->db_lo, rc->db_hi);
-    return scale_map_init(&p->map, rc->scale, fmin, fmax, ei);
+    return err;
 }
 
 static int open_fonts(plot *p, sp_errinfo *ei)
@@ -190,7 +150,7 @@ static int open_fonts(plot *p, sp_errinfo *ei)
 static void level_ticks(plot *p)
 {
     double lo = p->cfg.rc.db_lo, hi = p->cfg.rc.db_hi;
-    double step = nice_125((hi - lo) * LABEL_GAP_LINES * p->line_h / p->area.h);
+    double step = render_nice_125((hi - lo) * LABEL_GAP_LINES * p->line_h / p->area.h);
     int d = 0;
     p->ndb = 0;
     for (double k = ceil(lo / step - 1e-9); k * step <= hi + 1e-9 * step && p->ndb < MAX_DB_TICKS; k++)
@@ -217,7 +177,7 @@ static int layout(plot *p, sp_errinfo *ei)
     level_ticks(p);
     for (int i = 0; i < p->ndb; i++) {
         int w;
-        format_signed(p->dbv[i], p->db_dec, buf, sizeof buf);
+        render_format_signed(p->dbv[i], p->db_dec, buf, sizeof buf);
         w = canvas_text_width(p->font, buf);
         dbw = w > dbw ? w : dbw;
     }
@@ -312,23 +272,6 @@ static rgb8 curve_colour(const plot *p, int channel)
 
 /* ---- drawing ------------------------------------------------------------------------------- */
 
-/* Cuts s (UTF-8, in place) until it fits max_w pixels, ending it with an ellipsis. */
-static void fit_text(TTF_Font *font, char *s, int max_w)
-{
-    size_t n = strlen(s);
-    if (canvas_text_width(font, s) <= max_w)
-        return;
-    while (n > 0) {
-        do
-            n--;
-        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80);
-        strcpy(s + n, "\xe2\x80\xa6"); /* U+2026 */
-        if (canvas_text_width(font, s) <= max_w)
-            return;
-    }
-    s[0] = 0;
-}
-
 static void draw_grid_and_axes(const plot *p)
 {
     const render_rect *a = &p->area;
@@ -338,7 +281,7 @@ static void draw_grid_and_axes(const plot *p)
         int y = (int)lround(plot_y_of_db(p, p->dbv[i]));
         canvas_blend(&p->cv, a->x, y, a->w, 1, RENDER_COL_FRAME, 150);
         canvas_fill(&p->cv, a->x - 1 - p->tick_len, y, p->tick_len, 1, RENDER_COL_TICK);
-        format_signed(p->dbv[i], p->db_dec, buf, sizeof buf);
+        render_format_signed(p->dbv[i], p->db_dec, buf, sizeof buf);
         w = canvas_text_width(p->font, buf);
         canvas_text(&p->cv, p->font, buf, a->x - 1 - p->tick_len - p->tick_gap - w, y - p->line_h / 2,
                     RENDER_COL_LABEL, 0);
@@ -362,7 +305,7 @@ static void draw_grid_and_axes(const plot *p)
     if (p->cfg.rc.title && *p->cfg.rc.title) {
         char t[1024];
         snprintf(t, sizeof t, "%s", p->cfg.rc.title);
-        fit_text(p->font_title, t, p->cfg.rc.width - a->x - p->pad);
+        canvas_fit_text(p->font_title, t, p->cfg.rc.width - a->x - p->pad);
         canvas_text(&p->cv, p->font_title, t, a->x, p->pad / 2, RENDER_COL_TITLE, 0);
     }
 }
@@ -530,7 +473,7 @@ static void place_label(const plot *p, const float *db, candidate c, plot_label 
     l->hz = ((double)c.bin + d) * bin_hz;
     l->db = cv - 0.25 * (lv - rv) * d;
     format_peak_hz(l->hz, hz, sizeof hz);
-    format_signed(l->db, 1, lev, sizeof lev);
+    render_format_signed(l->db, 1, lev, sizeof lev);
     snprintf(l->text, sizeof l->text, "%s  %s dB", hz, lev);
     l->x = (int)floor(plot_x_of_hz(p, (double)c.bin * bin_hz));
     l->y = row_of(p, c.db);

@@ -198,27 +198,9 @@ int render_find_font(const render_config *cfg, char *found, size_t len, sp_errin
                    ": install fonts-dejavu-core (or set SPECTRO_FONT to a .ttf file)");
 }
 
-/* Cuts s (UTF-8, in place) until it fits max_w pixels, ending it with an ellipsis. */
-static void fit_text(TTF_Font *font, char *s, int max_w)
-{
-    size_t n = strlen(s);
-    if (canvas_text_width(font, s) <= max_w)
-        return;
-    while (n > 0) {
-        do
-            n--;
-        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80);
-        strcpy(s + n, "\xe2\x80\xa6"); /* U+2026 */
-        if (canvas_text_width(font, s) <= max_w)
-            return;
-    }
-    s[0] = 0;
-}
-
 /* ---- axes ------------------------------------------------------------------------------ */
 
-/* Smallest of 1, 2, 5 x 10^k at least min_step. */
-static double nice_125(double min_step)
+double render_nice_125(double min_step)
 {
     double mag = pow(10.0, floor(log10(min_step)));
     if (mag >= min_step)
@@ -236,15 +218,14 @@ static double nice_time_step(double min_step)
     static const double clock[] = {10,  15,   20,   30,   60,   120,  180,   300,   600,   900,
                                    1200, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
     if (min_step <= 10)
-        return nice_125(min_step);
+        return render_nice_125(min_step);
     for (size_t i = 0; i < sizeof clock / sizeof clock[0]; i++)
         if (clock[i] >= min_step)
             return clock[i];
     return 86400.0 * ceil(min_step / 86400.0);
 }
 
-/* Label text with a real minus sign (U+2212). */
-static void format_signed(double v, int decimals, char *buf, size_t len)
+void render_format_signed(double v, int decimals, char *buf, size_t len)
 {
     char num[48];
     snprintf(num, sizeof num, "%.*f", decimals, fabs(v));
@@ -269,7 +250,7 @@ static void format_time(double t, int style, int decimals, char *buf, size_t len
     long long whole;
     char frac[16] = "";
     if (style == 0) {
-        format_signed(t, decimals, buf, len);
+        render_format_signed(t, decimals, buf, len);
         return;
     }
     a = floor(fabs(t) * scale + 0.5) / scale;
@@ -290,7 +271,7 @@ static int db_ticks(const render *r, double length_px, double gap_px, double *ou
     int count = 0;
     if (max > 1 && raw < (hi - lo) / (max - 1)) /* a tall bar gets ticks to its top */
         raw = (hi - lo) / (max - 1);
-    step = nice_125(raw);
+    step = render_nice_125(raw);
     for (double k = ceil(lo / step - 1e-9); k * step <= hi + 1e-9 * step && count < max; k++)
         out[count++] = k * step;
     return count;
@@ -337,9 +318,9 @@ static void build_rows(render *r)
     }
 }
 
-static int resolve_scale(render *r, sp_errinfo *ei)
+int render_scale_map(const render_config *cfg, double rate, size_t n, scale_map *map, sp_errinfo *ei)
 {
-    double nyq = r->rate / 2, fmin = r->cfg.fmin, fmax = r->cfg.fmax;
+    double nyq = rate / 2, fmin = cfg->fmin, fmax = cfg->fmax;
     if (!isfinite(fmax) || fmax < 0)
         return sp_fail(ei, SP_EINVAL, "--fmax %g: must be above 0 Hz", fmax);
     if (fmax == 0)
@@ -348,15 +329,20 @@ static int resolve_scale(render *r, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "--fmax %g: above the Nyquist frequency (%g Hz)", fmax, nyq);
     if (!isfinite(fmin) || fmin < 0)
         return sp_fail(ei, SP_EINVAL, "--fmin %g: must be 0 Hz or more", fmin);
-    if (r->cfg.scale == FREQ_SCALE_LOG && fmin == 0) {
-        fmin = scale_log_default_fmin(r->rate, r->n);
+    if (cfg->scale == FREQ_SCALE_LOG && fmin == 0) {
+        fmin = scale_log_default_fmin(rate, n);
         if (fmin >= fmax)
             return sp_fail(ei, SP_EINVAL, "--fmax %g: a log scale needs --fmax above %g Hz (or give --fmin)", fmax,
                            fmin);
     }
     if (fmin >= fmax)
         return sp_fail(ei, SP_EINVAL, "--fmin %g: must be below --fmax (%g Hz)", fmin, fmax);
-    return scale_map_init(&r->map, r->cfg.scale, fmin, fmax, ei);
+    return scale_map_init(map, cfg->scale, fmin, fmax, ei);
+}
+
+static int resolve_scale(render *r, sp_errinfo *ei)
+{
+    return render_scale_map(&r->cfg, r->rate, r->n, &r->map, ei);
 }
 
 static int open_fonts(render *r, sp_errinfo *ei)
@@ -431,7 +417,7 @@ static int layout(render *r, sp_errinfo *ei)
     dbdec = db_decimals(r, r->plot.h);
     for (int i = 0; i < ndb; i++) {
         int w;
-        format_signed(dbv[i], dbdec, buf, sizeof buf);
+        render_format_signed(dbv[i], dbdec, buf, sizeof buf);
         w = canvas_text_width(r->font, buf);
         dbw = w > dbw ? w : dbw;
     }
@@ -784,7 +770,7 @@ static void draw_colorbar(const render *r)
                 (int)lround((r->cfg.db_hi - v[i]) / (r->cfg.db_hi - r->cfg.db_lo) * (r->bar.h - 1));
         int x = r->bar.x + r->bar.w + 1;
         canvas_fill(&r->cv, x, y, r->tick_len, 1, RENDER_COL_TICK);
-        format_signed(fabs(v[i]) < 1e-9 ? 0.0 : v[i], dec, buf, sizeof buf);
+        render_format_signed(fabs(v[i]) < 1e-9 ? 0.0 : v[i], dec, buf, sizeof buf);
         canvas_text(&r->cv, r->font, buf, x + r->tick_len + r->tick_gap, y - r->line_h / 2, RENDER_COL_LABEL, 0);
     }
 }
@@ -863,7 +849,7 @@ static int draw_all(render *r, sp_errinfo *ei)
         char *t = malloc(len);
         if (t) {
             snprintf(t, len, "%s", r->title);
-            fit_text(r->font_title, t, capx - r->fs - r->plot.x);
+            canvas_fit_text(r->font_title, t, capx - r->fs - r->plot.x);
             canvas_text(&r->cv, r->font_title, t, r->plot.x, r->pad / 2, RENDER_COL_TITLE, 0);
             free(t);
         }

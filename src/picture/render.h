@@ -62,6 +62,17 @@ typedef struct {
 
 render_config render_config_default(void);
 
+/* The frequency axis cfg asks for at `rate` Hz with n-point spectra (fmax 0 = Nyquist, a
+ * log axis from fmin 0 starts at scale_log_default_fmin): SP_EINVAL naming --fmin/--fmax
+ * when the range is empty or past Nyquist. The picture and the spectrum plot share it. */
+int render_scale_map(const render_config *cfg, double rate, size_t n, scale_map *map, sp_errinfo *ei);
+
+/* Smallest of 1, 2, 5 x 10^k at least min_step: the axes' tick steps. */
+double render_nice_125(double min_step);
+
+/* v with `decimals` decimals and a real minus sign (U+2212), as the labels show it. */
+void render_format_signed(double v, int decimals, char *buf, size_t len);
+
 #define RENDER_MAX_CHANNELS 256 /* panels one picture stacks (--channel all) */
 
 typedef struct render render;

@@ -427,6 +427,25 @@ static int pump(run *r, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* The run's counts at its end, into the result and for the sinks' finish. */
+static sink_end run_counts(run *r)
+{
+    analyze_result *res = r->res;
+    sink_end end;
+    res->frames = stft_frames(r->st);
+    res->samples = stft_samples(r->st);
+    res->nonfinite = source_nonfinite(r->src);
+    res->dropped += source_dropped(r->src) + pipe_input_dropped(r->in);
+    memset(&end, 0, sizeof end);
+    end.frames = res->frames;
+    end.samples = res->samples;
+    end.nonfinite_samples = res->nonfinite;
+    end.dropped_samples = res->dropped;
+    end.truncated = res->truncated;
+    end.interrupted = res->interrupted;
+    return end;
+}
+
 /* After the loop: the input stopped, the last frames out, the result, the sinks finished. */
 static int run_end(run *r, sp_errinfo *ei)
 {
@@ -444,18 +463,8 @@ static int run_end(run *r, sp_errinfo *ei)
         return range_past_end(r, "--end", r->cfg->end, (int64_t)(r->start + r->consumed), ei);
     if ((err = stft_finish(r->st, ei)) != SP_OK)
         return err;
-    res->frames = stft_frames(r->st);
-    res->samples = stft_samples(r->st);
-    res->nonfinite = source_nonfinite(r->src);
     res->truncated = source_truncated(r->src);
-    res->dropped += source_dropped(r->src) + pipe_input_dropped(r->in);
-    memset(&end, 0, sizeof end);
-    end.frames = res->frames;
-    end.samples = res->samples;
-    end.nonfinite_samples = res->nonfinite;
-    end.dropped_samples = res->dropped;
-    end.truncated = res->truncated;
-    end.interrupted = res->interrupted;
+    end = run_counts(r);
     return pipe_sinks_finish(&r->sinks, &end, ei);
 }
 
@@ -476,16 +485,7 @@ static int run_keep(run *r, int err, sp_errinfo *ei)
     if (r->pg == &r->own_pg)
         progress_end(r->pg);
     pipe_input_stop(r->in, NULL);
-    res->frames = stft_frames(r->st);
-    res->samples = stft_samples(r->st);
-    res->nonfinite = source_nonfinite(r->src);
-    res->dropped += source_dropped(r->src) + pipe_input_dropped(r->in);
-    memset(&end, 0, sizeof end);
-    end.frames = res->frames;
-    end.samples = res->samples;
-    end.nonfinite_samples = res->nonfinite;
-    end.dropped_samples = res->dropped;
-    end.interrupted = res->interrupted;
+    end = run_counts(r);
     err = pipe_sinks_finish(&r->sinks, &end, NULL);
     if (ei)
         *ei = why; /* the reason the run ended, not what finishing said */
@@ -579,7 +579,8 @@ done:
     return err;
 }
 
-int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+/* One run in a session of its own: the input's (src NULL: the config's input), or src. */
+static int run_once(const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei)
 {
     analyze_result local;
     analyze_session *s = NULL;
@@ -588,31 +589,30 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
     if (!res)
         res = &local;
     memset(res, 0, sizeof *res);
-    if (!cfg)
-        return sp_fail(ei, SP_EINVAL, "analyze_run: no config");
-    if ((err = analyze_session_create(cfg, &s, ei)) == SP_OK)
-        err = analyze_session_run(s, cfg->input, cfg->outputs, cfg->n_outputs, res, ei);
-    analyze_session_destroy(s);
-    return err;
-}
-
-int analyze_run_source(const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei)
-{
-    analyze_result local;
-    analyze_session *s = NULL;
-    int err;
-
-    if (!res)
-        res = &local;
-    memset(res, 0, sizeof *res);
-    if (!cfg || !src) {
+    if (!cfg) {
         source_close(src);
-        return sp_fail(ei, SP_EINVAL, "analyze_run_source: %s", cfg ? "no source" : "no config");
+        return sp_fail(ei, SP_EINVAL, "analyze_run: no config");
     }
     if ((err = analyze_session_create(cfg, &s, ei)) == SP_OK)
-        err = pipe_run(s, cfg, src, res, ei);
+        err = src ? pipe_run(s, cfg, src, res, ei)
+                  : analyze_session_run(s, cfg->input, cfg->outputs, cfg->n_outputs, res, ei);
     else
         source_close(src);
     analyze_session_destroy(s);
     return err;
+}
+
+int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+{
+    return run_once(cfg, NULL, res, ei);
+}
+
+int analyze_run_source(const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei)
+{
+    if (!src) {
+        if (res)
+            memset(res, 0, sizeof *res);
+        return sp_fail(ei, SP_EINVAL, "analyze_run_source: no source");
+    }
+    return run_once(cfg, src, res, ei);
 }
