@@ -231,7 +231,8 @@ static void test_refine_split(void)
         const size_t n = (size_t)16 << rng_range(0, 8), half = n / 2;
         const double rate = (double)rng_range(8000, 192000);
         float *db = malloc((half + 1) * sizeof *db);
-        size_t kmin = rng_range(0, half + 2), kmax = rng_range(0, half + 2);
+        /* kmin below n/2: the old search read past the row beyond that */
+        size_t kmin = rng_range(0, half - 1), kmax = rng_range(0, half + 2);
         for (size_t i = 0; i <= half; i++)
             db[i] = trial % 3 ? (float)(-200.0 + 200.0 * rng_unit()) : (float)-(double)rng_range(0, 6);
         peak want = find_range_before(db, n, rate, kmin, kmax);

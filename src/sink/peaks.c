@@ -167,6 +167,8 @@ peak peaks_find_range(const peaks_window *pw, const float *db, size_t n, double 
     fft_peak_raw raw;
     if (kmin < 1)
         kmin = 1;
+    if (kmin > n / 2 - 1)
+        kmin = n / 2 - 1; /* bin+1 must stay within the n/2+1 bins */
     if (kmax > n / 2 - 1)
         kmax = n / 2 - 1;
     if (kmax < kmin)
