@@ -727,7 +727,7 @@ static void test_pass_to_ffmpeg(void)
     err = source_open_request(&req, &s, &ei);
     CHECK_MSG(err == SP_EINPUT && s == NULL && strstr(ei.msg, path) && !strchr(ei.msg, '\n'), "%d %s", err,
               ei.msg);
-    if (source_ffmpeg_version())
+    if (source_ffmpeg_version(NULL))
         CHECK_MSG(strstr(ei.msg, "neither libsndfile nor FFmpeg") != NULL, "%s", ei.msg);
     else
         CHECK_MSG(strstr(ei.msg, "no FFmpeg support (built without libavformat)") != NULL, "%s", ei.msg);

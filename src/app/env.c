@@ -139,6 +139,20 @@ static const char *bundled_gpu_module(void)
 #endif
 }
 
+const char *app_ffmpeg_module(void)
+{
+#if defined(SPECTRO_INSTALL_FFMPEG_REL) && defined(SPECTRO_BUILD_DIR) && defined(SPECTRO_FFMPEG_MODULE_BUILD)
+    static char path[4096 + sizeof SPECTRO_INSTALL_FFMPEG_REL + 1];
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0 && strncmp(exe, SPECTRO_BUILD_DIR "/", sizeof SPECTRO_BUILD_DIR) == 0)
+        return SPECTRO_FFMPEG_MODULE_BUILD;
+    return beside_binary(SPECTRO_INSTALL_FFMPEG_REL, path, sizeof path);
+#else
+    return NULL;
+#endif
+}
+
 int app_env_read(analyze_config *an, sp_errinfo *ei)
 {
     const char *fonts = env_get("SPECTRO_TEST_FONTS");
@@ -149,6 +163,7 @@ int app_env_read(analyze_config *an, sp_errinfo *ei)
     an->render.font_search = env_get("SPECTRO_FONT");
     an->render.font_bundled = bundled_font();
     an->fft_tuning.gpu_module = bundled_gpu_module();
+    an->file.ffmpeg_module = app_ffmpeg_module();
     an->render.font_no_system = fonts && strcmp(fonts, "bundled") == 0;
     if (stall && sscanf(stall, "%lf:%lf", &an->test.stall_at, &an->test.stall_for) != 2)
         an->test.stall_at = an->test.stall_for = 0;

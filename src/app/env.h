@@ -38,6 +38,10 @@ int app_env_fft(fft_tuning *t, sp_errinfo *ei);
  * into an->render, SPECTRO_TEST_STALL into an->test (ignored when malformed). */
 int app_env_read(analyze_config *an, sp_errinfo *ei);
 
+/* FFmpeg's module (libspectro-ffmpeg.so) for this binary: the build tree's when it runs
+ * from there, else the one installed beside it; NULL in a build without FFmpeg. */
+const char *app_ffmpeg_module(void);
+
 /* The window's: the display variables the view decides "no display" from (DISPLAY,
  * WAYLAND_DISPLAY, whether SDL_VIDEODRIVER is set) and its test switches. */
 void app_env_view(view_config *vc);

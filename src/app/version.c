@@ -2,6 +2,7 @@
 
 #include <sndfile.h>
 
+#include "env.h"
 #include "source.h"
 #include "spectro_git.h"
 #ifdef SPECTRO_HAVE_RENDER
@@ -48,8 +49,8 @@ void app_print_version(FILE *f)
 #else
     feature(f, "cuda:", 0, "built without CUDA");
 #endif
-    if (source_ffmpeg_version())
-        feature(f, "ffmpeg:", 1, source_ffmpeg_version());
+    if (source_ffmpeg_version(app_ffmpeg_module()))
+        feature(f, "ffmpeg:", 1, source_ffmpeg_version(app_ffmpeg_module()));
     else
         feature(f, "ffmpeg:", 0, "built without libavformat, libavcodec, libswresample or libavutil");
     sf_command(NULL, SFC_GET_LIB_VERSION, buf, sizeof buf);

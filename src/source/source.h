@@ -90,6 +90,7 @@ const char *source_raw_name(int i); /* NULL out of range */
 typedef struct {
     source_raw_format raw; /* encoding -1: the file says (a header) */
     int stream;            /* the K-th audio stream (FFmpeg; 0 = the first) */
+    const char *ffmpeg_module; /* the FFmpeg module to load; NULL: the build tree's */
 } source_file_options;
 
 source_file_options source_file_options_default(void); /* not raw, stream 0 */
@@ -115,7 +116,13 @@ int source_is_pipe_path(const char *input);
  * without FFmpeg return SP_EINPUT with a line saying so; source_ffmpeg_version() is then
  * NULL, else the libraries' versions ("libavformat 59.27.100, ..."). */
 int source_open_ffmpeg(const char *path, const source_file_options *o, source **out, sp_errinfo *ei);
-const char *source_ffmpeg_version(void);
+const char *source_ffmpeg_version(const char *module);
+/* FFmpeg's decoding is a module (libspectro-ffmpeg.so) loaded on first use, so that runs
+ * that do not need it do not load FFmpeg's libraries: o->ffmpeg_module (the program passes
+ * the one installed beside it) or, when NULL, the build tree's. Its entry point: */
+typedef int (*source_ffmpeg_open_fn)(const char *path, const source_file_options *o, source **out, sp_errinfo *ei);
+typedef const char *(*source_ffmpeg_version_fn)(void);
+#define SOURCE_FFMPEG_ABI ((0x5346u << 16) | (unsigned)(sizeof(source_ops) + sizeof(source_info)))
 
 /* The same as source_open_file for a file held in memory (libsndfile's virtual I/O, no
  * temporary file): data[0..len) is borrowed and must stay unchanged until source_close.

@@ -6,31 +6,16 @@
  * passes a format it does not know to this one (SOURCE_PASS).
  *
  * No seek op: --start decodes up to the start (source_seek), which keeps every sample
- * where a whole-file decode puts it. Built without FFmpeg, the open says so in one line. */
+ * where a whole-file decode puts it.
+ *
+ * This file is the shared module libspectro-ffmpeg.so (src/CMakeLists.txt): spectro loads it
+ * (source_ffmpeg_load.c) only when a file needs it, so FFmpeg's ~100 libraries are not
+ * loaded by every run. Its one exported symbol is spectro_ffmpeg_module. */
 #include <stdio.h>
 #include <string.h>
 
 #include "source.h"
 
-#ifndef SPECTRO_HAVE_FFMPEG
-
-int source_open_ffmpeg(const char *path, const source_file_options *o, source **out, sp_errinfo *ei)
-{
-    (void)o;
-    if (out)
-        *out = NULL;
-    return sp_fail(ei, SP_EINPUT,
-                   "%s: not a format libsndfile reads, and this build has no FFmpeg support (built without "
-                   "libavformat)",
-                   path ? path : "(null)");
-}
-
-const char *source_ffmpeg_version(void)
-{
-    return NULL;
-}
-
-#else
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -53,7 +38,7 @@ typedef struct {
 } ff_state;
 
 /* "libavformat 59.27.100, libavcodec 59.37.100, ..." of the libraries loaded */
-const char *source_ffmpeg_version(void)
+static const char *ff_version(void)
 {
     static char buf[160];
     unsigned f = avformat_version(), c = avcodec_version(), s = swresample_version(), u = avutil_version();
@@ -249,7 +234,7 @@ static int ff_fill_info(ff_state *st, source_info *info, sp_errinfo *ei)
     return SP_OK;
 }
 
-int source_open_ffmpeg(const char *path, const source_file_options *o, source **out, sp_errinfo *ei)
+static int ff_open(const char *path, const source_file_options *o, source **out, sp_errinfo *ei)
 {
     ff_state *st;
     source_info info;
@@ -280,4 +265,14 @@ fail:
     return err;
 }
 
-#endif
+__attribute__((visibility("default"))) int spectro_ffmpeg_module(unsigned abi, source_ffmpeg_open_fn *open,
+                                                                  source_ffmpeg_version_fn *version);
+
+int spectro_ffmpeg_module(unsigned abi, source_ffmpeg_open_fn *open, source_ffmpeg_version_fn *version)
+{
+    if (abi != SOURCE_FFMPEG_ABI || !open || !version)
+        return SP_EUNSUPPORTED; /* built against another spectro */
+    *open = ff_open;
+    *version = ff_version;
+    return SP_OK;
+}

@@ -98,6 +98,8 @@ def expected_files():
              share + "/bash-completion/completions/spectro",
              share + "/zsh/vendor-completions/_spectro"}
     files |= {share + "/icons/hicolor/%dx%d/apps/%s.png" % (s, s, APP_ID) for s in ICON_SIZES}
+    if cache_value("SPECTRO_BUILT_FFMPEG") in ("1", "ON"):  # FFmpeg's decoding, loaded on use
+        files.add(cache_value("CMAKE_INSTALL_LIBDIR") + "/spectro/libspectro-ffmpeg.so")
     if cache_value("SPECTRO_BUILT_CUDA") == "ON":  # the component cuda: the GPU module
         files.add(cache_value("CMAKE_INSTALL_LIBDIR") + "/spectro/libspectro-cuda.so")
     return files
