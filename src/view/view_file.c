@@ -79,8 +79,12 @@ render_config view_picture_config(view *v, const layout *L, const view_stream *i
     rc.height = L->pic_h;
     rc.scale = v->ui.scale;
     rc.colormap = v->ui.cmap;
-    rc.db_lo = v->ui.db_lo;
-    rc.db_hi = v->ui.db_hi;
+    /* the gain moves the range the colours span, not the levels: the colour bar's labels
+     * then say which dBFS each colour means */
+    rc.db_lo = v->ui.db_lo - v->ui.gain;
+    rc.db_hi = v->ui.db_hi - v->ui.gain;
+    v->shown_bar[0] = rc.db_lo;
+    v->shown_bar[1] = rc.db_hi;
     rc.fmin = v->ui.zf_lo > 0 ? v->ui.zf_lo : lo;
     rc.fmax = v->ui.zf_hi > 0 ? v->ui.zf_hi : hi;
     if (rc.scale != FREQ_SCALE_LOG && rc.fmin == 0 && lo == 0)
@@ -147,11 +151,11 @@ const int16_t *view_snap_entry(const picture *p, int c, size_t i)
     return p->snap + ((size_t)c * p->count + (i + p->rot) % p->count) * p->bins;
 }
 
-/* One entry as the renderer's input: dB with the gain. */
+/* One entry as the renderer's input: dBFS (the gain is in the render's range). */
 void view_entry_db(const view *v, const int16_t *s, float *db)
 {
     for (size_t k = 0; k < v->pic.bins; k++)
-        db[k] = (float)s[k] * 0.01f + v->ui.gain;
+        db[k] = (float)s[k] * 0.01f;
 }
 
 /* The whole picture from scratch: a render for the entries in snap (channels x count x

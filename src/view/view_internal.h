@@ -282,6 +282,10 @@ typedef struct {
     /* what the overlays (read-out, message, help) covered: put back at the next frame */
     int ncovered;
     SDL_Rect covered[8];
+    /* the texts last drawn, for SPECTRO_VIEW_STATS (the tests read them there) */
+    char shown_status[768];
+    char shown_readout[320];
+    float shown_bar[2]; /* the colour bar's range (dBFS at its bottom and top) */
 } view;
 
 typedef struct {

@@ -497,6 +497,65 @@ class TestWindow(unittest.TestCase):
         self.settled(w, check)
         self.assertEqual(w.quit(), 0, w.stderr())
 
+    def stats_window(self, name, args, seconds=None, rate=48000):
+        """A window on a file (a 1 kHz sine of `seconds` written here, or the asset `name`)
+        with SPECTRO_VIEW_STATS; returns it and the stats' path."""
+        path = E.asset(name)
+        if seconds:
+            path = os.path.join(self.tmp, name)
+            t = np.arange(int(rate * seconds)) / rate
+            E.write_float_wav(path, 0.5 * np.sin(2 * np.pi * 1000.0 * t), rate)
+        stats = os.path.join(self.tmp, "stats-%s.json" % name)
+        return self.open(["-q"] + args + [path], env={"SPECTRO_VIEW_STATS": stats}), stats
+
+    def test_status_line_drops_whole_fields(self):
+        """A narrow window's status line keeps whole fields (N=8192, never N=819): the least
+        important go first; a wide one shows them all."""
+        fields = {}
+        for size in ("1400x600", "520x400", "360x300"):
+            w, stats = self.stats_window("sine_1125hz_48k_f32.wav", ["-n", "8192", "--size", size])
+            self.settled(w, lambda im: self.check_picture(im, 1125.0))
+            s = self.quit_stats(w, stats)
+            left, right = s["status"].split(" | ")
+            fields[size] = [f for part in (left, right) for g in part.split("  \u00b7  ")
+                            for f in g.strip().split("  ")]
+        wide = fields["1400x600"]
+        for f in ("N=8192", "hop=2048", "48000 Hz", "gain +0 dB", "h: help"):
+            self.assertIn(f, wide)
+        for size in ("520x400", "360x300"):
+            self.assertIn("N=8192", fields[size], fields[size])
+            for f in fields[size]:
+                self.assertIn(f, wide, "%s: a field cut or changed: %r of %s" % (size, f, fields[size]))
+        self.assertLess(len(fields["360x300"]), len(wide))
+
+    def test_colorbar_follows_gain(self):
+        """+ (gain up) moves the colours and the colour bar's labels with them: the bar says
+        which dBFS each colour means (-120..0 with +12 dB of gain: -132..-12)."""
+        w, stats = self.stats_window("sine_1125hz_48k_f32.wav", ["--size", "960x600"])
+        before = self.settled(w, lambda im: self.check_picture(im, 1125.0))
+        x, y, pw, ph = find_plot(before)
+        w.key("plus", "plus", "plus", "plus")
+        time.sleep(0.5)
+        after = w.screenshot_png()
+        labels = (slice(y, y + ph), slice(x + pw + 2, before.shape[1]))
+        self.assertTrue(np.any(before[labels] != after[labels]), "the colour bar's labels did not change")
+        s = self.quit_stats(w, stats)
+        self.assertEqual(s["colorbar_db"], [-132, -12])
+        self.assertIn("gain +12 dB", s["status"])
+
+    def test_readout_time_as_axis(self):
+        """Over a 70 s file the time axis says m:ss: so does the read-out (1:02.123, not
+        62.123 s)."""
+        w, stats = self.stats_window("long70.wav", ["--size", "960x600"], seconds=70, rate=8000)
+        self.settled(w, lambda im: self.check_picture(im, 1000.0, fmax=4000.0))
+        img = w.screenshot_png()
+        x, y, pw, ph = find_plot(img)
+        w.mouse(x + pw * 9 // 10, y + ph // 2)
+        time.sleep(0.5)
+        s = self.quit_stats(w, stats)
+        t = s["readout"].split(" | ")[0]
+        self.assertRegex(t, r"^1:0\d\.\d{3}$", s["readout"])
+
     def test_bad_file_no_window(self):
         """A file that cannot be read fails before any window: exit 2, one line."""
         p = E.run([os.path.join(self.tmp, "missing.wav")], timeout=20, env=xenv())
