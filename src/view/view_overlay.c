@@ -216,7 +216,8 @@ void view_draw_status(view *v, const layout *L, const view_stream *info, double 
     snprintf(v->shown_status, sizeof v->shown_status, "%s%s | %s", st, left, right);
 }
 
-/* A short message above the status line (not in screenshots). */
+/* A short message (not in screenshots): at the top of the first panel, inside it, so that
+ * it covers no axis, label or colour bar (above the status line without a picture). */
 void view_draw_toast(view *v, const layout *L, int draw)
 {
     canvas *cv = &v->cv;
@@ -225,6 +226,13 @@ void view_draw_toast(view *v, const layout *L, int draw)
     if (v->ui.toast_up) {
         int tw = canvas_text_width(v->font, v->ui.toast), bx = (cv->w - tw) / 2 - fs;
         int by = L->status_y - v->line_h * 2 - fs;
+        if (v->pic.r && v->pic.ok) {
+            render_rect pr = render_plot_rect(v->pic.r, 0);
+            bx = pr.x + (pr.w - tw) / 2 - fs;
+            by = pr.y + fs / 2;
+            if (bx < pr.x)
+                bx = pr.x;
+        }
         if (!draw) {
             view_overlay_area(v, bx, by, tw + 2 * fs, v->line_h + fs);
             return;

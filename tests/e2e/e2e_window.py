@@ -556,6 +556,46 @@ class TestWindow(unittest.TestCase):
         t = s["readout"].split(" | ")[0]
         self.assertRegex(t, r"^1:0\d\.\d{3}$", s["readout"])
 
+    def test_range_width_keys(self):
+        """] / [ widen / narrow the dB range (its low end, 10 dB a press; never below 10 dB
+        wide); the colour bar follows."""
+        w, stats = self.stats_window("sine_1125hz_48k_f32.wav", ["--size", "960x600"])
+        self.settled(w, lambda im: self.check_picture(im, 1125.0))
+        w.key("bracketright", "bracketright")
+        time.sleep(0.3)
+        w.screenshot_png()
+        w.key(*["bracketleft"] * 14)  # -140 .. 0 narrowed to -10 .. 0, no further
+        time.sleep(0.3)
+        s = self.quit_stats(w, stats)
+        self.assertEqual(s["colorbar_db"], [-10, 0])
+        self.assertIn("\u221210 \u2026 0 dB", s["status"])
+        w, stats = self.stats_window("sine_1125hz_48k_f32.wav", ["--size", "960x600"])
+        self.settled(w, lambda im: self.check_picture(im, 1125.0))
+        w.key("bracketright", "bracketright", "Up")
+        time.sleep(0.3)
+        s = self.quit_stats(w, stats)
+        self.assertEqual(s["colorbar_db"], [-135, 5])
+
+    def test_toast_covers_no_axis(self):
+        """A key's message is drawn inside the plot, not over the time axis's labels: the
+        window (X's picture, message up) equals the screenshot (no message) outside the plot."""
+        w = self.open(["-q", "--size", "960x600", E.asset("sine_1125hz_48k_f32.wav")])
+        img = self.settled(w, lambda im: self.check_picture(im, 1125.0))
+        x, y, pw, ph = find_plot(img)
+        w.key("l", "l", "l")  # the scale back where it was, "frequency scale: linear" shown
+        ximg = w.screenshot_x()
+        img = w.screenshot_png()
+        self.assertEqual(ximg.shape, img.shape)
+        outside = np.ones(img.shape[:2], bool)
+        outside[y - 1:y + ph + 1, x - 1:x + pw + 1] = False
+        outside[img.shape[0] - 40:] = False  # the status line
+        self.assertGreater(np.any(ximg[y:y + ph, x:x + pw] != img[y:y + ph, x:x + pw], axis=2).sum(), 100,
+                           "no message drawn in the plot")
+        diff = np.any(ximg != img, axis=2) & outside
+        self.assertFalse(diff.any(), "%d pixels outside the plot differ, first at (x, y) %s" %
+                         (diff.sum(), tuple(np.argwhere(diff)[0][::-1]) if diff.any() else None))
+        self.assertEqual(w.quit(), 0, w.stderr())
+
     def test_bad_file_no_window(self):
         """A file that cannot be read fails before any window: exit 2, one line."""
         p = E.run([os.path.join(self.tmp, "missing.wav")], timeout=20, env=xenv())
