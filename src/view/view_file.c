@@ -158,6 +158,15 @@ void view_entry_db(const view *v, const int16_t *s, float *db)
         db[k] = (float)s[k] * 0.01f;
 }
 
+void view_hatch_column(uint8_t *px, size_t pitch, int h, size_t slot)
+{
+    for (int y = 0; y < h; y++, px += pitch) {
+        uint8_t g = (slot + (size_t)y) % 6 == 0 ? 0x4a : 0x2a; /* diagonal lines on dark grey */
+        px[0] = px[1] = px[2] = g;
+        px[3] = 255;
+    }
+}
+
 /* The whole picture from scratch: a render for the entries in snap (channels x count x
  * bins, in order), every entry added as the renderer's frame i (its time that of its
  * middle frame), drawn into rgba (the picture's size). *out receives the render. */
@@ -178,7 +187,25 @@ int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uin
             view_entry_db(v, snap + ((size_t)c * p->count + i) * p->bins, p->fbuf);
             render_add(*out, c, i, 1, p->fbuf);
         }
-    return render_draw(*out, rgba, ei);
+    if ((err = render_draw(*out, rgba, ei)) != SP_OK)
+        return err;
+    for (int c = 0; c < p->channels; c++) {
+        render_rect pr = render_plot_rect(*out, c), box = render_label_rect(*out, c);
+        size_t pitch = (size_t)rc->width * 4;
+        int hatched = 0;
+        for (int x = 0; x < pr.w && p->count > 0; x++) {
+            size_t i = (size_t)x * p->count / (size_t)pr.w; /* live: one entry a column */
+            if (snap[((size_t)c * p->count + i) * p->bins] == VIEW_STORE_NODATA) {
+                view_hatch_column(rgba + ((size_t)pr.y * (size_t)rc->width + (size_t)(pr.x + x)) * 4, pitch, pr.h,
+                                  (i + p->rot) % p->count);
+                hatched = 1;
+            }
+        }
+        /* the channel's label lies over the panel: drawn again over the hatch */
+        if (hatched && box.w > 0 && (err = render_draw_area(*out, rgba, pitch, box, 1, ei)) != SP_OK)
+            return err;
+    }
+    return SP_OK;
 }
 
 /* File view: builds pic->r and draws it into v->pic_px (L.pic_w x L.pic_h), all of it.

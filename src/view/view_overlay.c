@@ -275,6 +275,7 @@ void view_draw_readout(view *v, const layout *L, int draw)
         double u, hzv, t;
         size_t i, k;
         float db;
+        int16_t raw;
         int bw, bh, bx, by;
         if (mx < pr.x || mx >= pr.x + pr.w || my < pr.y || my >= pr.y + pr.h)
             continue;
@@ -286,7 +287,8 @@ void view_draw_readout(view *v, const layout *L, int draw)
         k = (size_t)lround(hzv * (double)p->n / p->rate);
         if (k >= p->bins)
             k = p->bins - 1;
-        db = (float)view_snap_entry(p, c, i)[k] * 0.01f;
+        raw = view_snap_entry(p, c, i)[k];
+        db = (float)raw * 0.01f;
         t = view_frame_time(p, (double)p->a0 + (double)i * (double)p->span + 0.5 * (double)(p->span - 1));
         if (hzv >= 1000)
             snprintf(hz, sizeof hz, "%.3f kHz", hzv / 1000);
@@ -299,7 +301,9 @@ void view_draw_readout(view *v, const layout *L, int draw)
             char ch[24] = "";
             if (p->channels > 1)
                 snprintf(ch, sizeof ch, "   ch %d", c);
-            if (db <= -199.99f)
+            if (raw == VIEW_STORE_NODATA) /* before the start, not yet analysed, skipped */
+                snprintf(l3, sizeof l3, "no data%s", ch);
+            else if (db <= -199.99f)
                 snprintf(l3, sizeof l3, "\xe2\x89\xa4 \xe2\x88\x92" "200 dBFS%s", ch);
             else
                 snprintf(l3, sizeof l3, "%s%.1f dBFS%s", db < 0 ? "\xe2\x88\x92" : "", fabs((double)db), ch);
