@@ -709,6 +709,47 @@ out:
     fft_plan_destroy(plan);
 }
 
+/* ---- skips: frames stft_discard passes over are counted apart from those analysed ----- */
+
+static void test_skipped(void)
+{
+    for (int trial = 0; trial < 40; trial++) {
+        const size_t n = (size_t)16 << rng_range(0, 2), hop = rng_range(1, 2 * n);
+        fft_plan *plan = make_plan(n, hop, MAX_BATCH, 1);
+        stft_config cfg = stft_config_default();
+        collector c;
+        stft *s = NULL;
+        sp_errinfo ei = {{0}};
+        float sig[600];
+        for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++)
+            sig[i] = (float)rng_signed();
+        cfg.n = n;
+        cfg.hop = hop;
+        cfg.batch = 1 + rng_range(0, MAX_BATCH - 1);
+        collector_init(&c, n / 2 + 1, 1);
+        if (!plan || stft_create(&cfg, plan, collect, &c, &s, &ei) != SP_OK) {
+            CHECK(0);
+            goto next;
+        }
+        CHECK(stft_skipped(s) == 0);
+        for (int round = 0; round < 3; round++) {
+            CHECK(stft_push(s, sig, rng_range(1, 600), &ei) == SP_OK);
+            CHECK(stft_flush(s, &ei) == SP_OK);
+            stft_discard(s, rng_range(0, 5 * n));
+        }
+        CHECK(stft_finish(s, &ei) == SP_OK);
+        /* every index below stft_frames went to the sink or was skipped, never both */
+        CHECK_MSG(stft_frames(s) - stft_skipped(s) == c.count[0], "n %zu hop %zu: %llu frames, %llu skipped, %llu analysed",
+                  n, hop, (unsigned long long)stft_frames(s), (unsigned long long)stft_skipped(s),
+                  (unsigned long long)c.count[0]);
+        CHECK(stft_reset(s, &ei) == SP_OK && stft_skipped(s) == 0);
+    next:
+        stft_destroy(s);
+        collector_free(&c);
+        fft_plan_destroy(plan);
+    }
+}
+
 int main(void)
 {
     tu_seed("test_stft");
@@ -717,6 +758,7 @@ int main(void)
     test_channels();
     test_flush();
     test_reset();
+    test_skipped();
     test_errors();
     test_reduce();
     return check_done("test_stft");

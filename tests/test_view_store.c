@@ -15,16 +15,16 @@ static float frames_db[NFRAMES][BINS];
 static int16_t q(float db)
 {
     float v = db * 100.0f;
-    if (!(v > -32768.0f))
+    if (!(v > -32767.0f))
         return VIEW_STORE_FLOOR;
     return v > 32767.0f ? 32767 : (int16_t)lrintf(v);
 }
 
-/* Brute-force maximum of frames [a, b) (clipped to [lo, hi)), floor when empty. */
+/* Brute-force maximum of frames [a, b) (clipped to [lo, hi)), no data when empty. */
 static void brute(int64_t a, int64_t b, int64_t lo, int64_t hi, int16_t *out)
 {
     for (int k = 0; k < BINS; k++)
-        out[k] = VIEW_STORE_FLOOR;
+        out[k] = VIEW_STORE_NODATA;
     for (int64_t f = a < lo ? lo : a; f < b && f < hi; f++)
         for (int k = 0; k < BINS; k++)
             if (q(frames_db[f][k]) > out[k])
@@ -236,6 +236,34 @@ static void test_tiny_budget(void)
     view_store_destroy(s);
 }
 
+/* What has no spectrum reads as no data, never as a level: before the start, not yet
+ * analysed, a live skip; the lowest level stored stays data. */
+static void test_no_data(void)
+{
+    view_store *s = NULL;
+    sp_errinfo ei;
+    float db[2] = {-327.675f, -500.0f};
+    int16_t out[2 * 6];
+    for (int live = 0; live < 2; live++) {
+        CHECK(view_store_create(1, 2, live, 1 << 16, &s, &ei) == SP_OK);
+        if (!s)
+            return;
+        view_store_add(s, 0, 0, 1, db);
+        if (live)
+            view_store_add(s, 0, 3, 1, db); /* frames 1, 2 skipped */
+        view_store_get(s, 0, -1, 1, 6, out);
+        CHECK(out[0] == VIEW_STORE_NODATA && out[1] == VIEW_STORE_NODATA); /* before frame 0 */
+        CHECK(out[2] > VIEW_STORE_NODATA && out[3] == VIEW_STORE_FLOOR);  /* data, however low */
+        CHECK(out[4] == VIEW_STORE_NODATA && out[6] == VIEW_STORE_NODATA); /* skipped / not yet */
+        CHECK(live ? out[8] > VIEW_STORE_NODATA : out[8] == VIEW_STORE_NODATA);
+        CHECK(out[10] == VIEW_STORE_NODATA);
+        view_store_get(s, 0, 0, 4, 1, out); /* an entry with data and none: data */
+        CHECK(out[0] > VIEW_STORE_NODATA);
+        view_store_destroy(s);
+        s = NULL;
+    }
+}
+
 int main(void)
 {
     srand(12345);
@@ -248,6 +276,7 @@ int main(void)
     test_live_ring();
     test_entry_state();
     test_tiny_budget();
+    test_no_data();
     view_store_destroy(NULL);
     return check_done("test_view_store");
 }

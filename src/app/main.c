@@ -182,12 +182,18 @@ int main(int argc, char **argv)
             fprintf(stderr, "spectro: warning: %s: %llu samples per channel dropped (the analysis fell behind)\n",
                     res.info.name, (unsigned long long)res.dropped);
     }
+    /* frames analysed; what a skip-ahead passed over is counted apart (res.frames is the
+     * index reached, skips included) */
+    char skipped[64] = "";
+    if (res.frames_skipped)
+        snprintf(skipped, sizeof skipped, " (%llu skipped)", (unsigned long long)res.frames_skipped);
     if (o.verbose)
         fprintf(stderr,
                 "spectro: %s: %s, %d Hz, %d channel%s; N=%zu hop=%zu window=%s backend=%s batch=%zu; "
-                "%llu frames in %.3f s (%.1fx real time)\n",
+                "%llu frames%s in %.3f s (%.1fx real time)\n",
                 res.info.name, res.info.format, res.info.rate, res.info.channels, res.info.channels == 1 ? "" : "s",
-                res.n, res.hop, res.window, res.backend, res.batch, (unsigned long long)res.frames, res.seconds,
+                res.n, res.hop, res.window, res.backend, res.batch,
+                (unsigned long long)(res.frames - res.frames_skipped), skipped, res.seconds,
                 res.seconds > 0 ? (double)res.samples / res.info.rate / res.seconds : 0.0);
     if (o.verbose && res.choice.made) {
         char line[320];

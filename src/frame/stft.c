@@ -29,6 +29,7 @@ struct stft {
     int spectra;           /* with reduce: the spectra are wanted too */
     fft_peak_raw *raw[2];  /* batch * req.nranges each, used in turn like db */
     uint64_t frames, samples;
+    uint64_t skipped; /* frame indices stft_discard passed over (never analysed) */
     double fft_s, sink_s; /* time spent in the FFT plan and in the sink */
 };
 
@@ -145,7 +146,7 @@ int stft_reset(stft *s, sp_errinfo *ei)
 {
     s->len = s->skip = 0;
     s->cur = 0;
-    s->frames = s->samples = 0;
+    s->frames = s->samples = s->skipped = 0;
     s->fft_s = s->sink_s = 0.0;
     /* the next stream declares its own reduction (stft_set_reduce): the spectra's buffers
      * come back if this one gave them up */
@@ -168,6 +169,11 @@ int stft_out_channels(const stft *s)
 uint64_t stft_frames(const stft *s)
 {
     return s->frames;
+}
+
+uint64_t stft_skipped(const stft *s)
+{
+    return s->skipped;
 }
 
 uint64_t stft_samples(const stft *s)
@@ -287,6 +293,7 @@ void stft_discard(stft *s, uint64_t gap)
     /* stream position just after the missing samples */
     uint64_t pos = s->frames * s->cfg.hop + s->len - s->skip + gap;
     uint64_t next = (pos + s->cfg.hop - 1) / s->cfg.hop;
+    s->skipped += next - s->frames;
     s->frames = next;
     s->len = 0;
     s->skip = (size_t)(next * s->cfg.hop - pos);

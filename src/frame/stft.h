@@ -91,6 +91,9 @@ void stft_discard(stft *s, uint64_t gap);
  * by stft_discard); samples consumed per channel. */
 uint64_t stft_frames(const stft *s);
 uint64_t stft_samples(const stft *s);
+/* Frame indices stft_discard passed over, counted in stft_frames but never analysed
+ * (stft_frames - stft_skipped frames went to the sink per output channel). */
+uint64_t stft_skipped(const stft *s);
 /* Seconds spent so far in the FFT plan's calls and in the sink's. */
 void stft_times(const stft *s, double *fft_s, double *sink_s);
 

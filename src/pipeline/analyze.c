@@ -433,6 +433,7 @@ static sink_end run_counts(run *r)
     analyze_result *res = r->res;
     sink_end end;
     res->frames = stft_frames(r->st);
+    res->frames_skipped = stft_skipped(r->st);
     res->samples = stft_samples(r->st);
     res->nonfinite = source_nonfinite(r->src);
     res->dropped += source_dropped(r->src) + pipe_input_dropped(r->in);

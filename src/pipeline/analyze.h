@@ -110,6 +110,7 @@ typedef struct analyze_result_s {
     int live;              /* microphone, --realtime or a pipe */
     double start_s;        /* where the analysis began in the input (the sample's time) */
     uint64_t frames;       /* per output channel (frame index reached, skips included) */
+    uint64_t frames_skipped; /* of those, indices a skip-ahead passed over (never analysed) */
     uint64_t samples;      /* per channel, as read */
     uint64_t nonfinite;
     uint64_t dropped;      /* live: samples per channel lost (device overflow + skipped) */

@@ -113,6 +113,22 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* s as a JSON string's body (quotes, backslashes and control characters escaped). */
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
 void view_write_stats(view *v, const char *path)
 {
     stats *s = &v->st;
@@ -140,6 +156,11 @@ void view_write_stats(view *v, const char *path)
                 "\"verify_shown_mismatches\": %llu, \"verify_first\": \"%s\"",
                 (unsigned long long)v->ver.frames, (unsigned long long)v->ver.mismatched,
                 (unsigned long long)v->ver.shown, (unsigned long long)v->ver.shown_mismatched, v->ver.first);
+    fprintf(f, ", \"status\": ");
+    json_string(f, v->shown_status);
+    fprintf(f, ", \"readout\": ");
+    json_string(f, v->shown_readout);
+    fprintf(f, ", \"colorbar_db\": [%g, %g]", (double)v->shown_bar[0], (double)v->shown_bar[1]);
     fprintf(f, "}\n");
     fclose(f);
 }

@@ -79,8 +79,12 @@ render_config view_picture_config(view *v, const layout *L, const view_stream *i
     rc.height = L->pic_h;
     rc.scale = v->ui.scale;
     rc.colormap = v->ui.cmap;
-    rc.db_lo = v->ui.db_lo;
-    rc.db_hi = v->ui.db_hi;
+    /* the gain moves the range the colours span, not the levels: the colour bar's labels
+     * then say which dBFS each colour means */
+    rc.db_lo = v->ui.db_lo - v->ui.gain;
+    rc.db_hi = v->ui.db_hi - v->ui.gain;
+    v->shown_bar[0] = rc.db_lo;
+    v->shown_bar[1] = rc.db_hi;
     rc.fmin = v->ui.zf_lo > 0 ? v->ui.zf_lo : lo;
     rc.fmax = v->ui.zf_hi > 0 ? v->ui.zf_hi : hi;
     if (rc.scale != FREQ_SCALE_LOG && rc.fmin == 0 && lo == 0)
@@ -147,11 +151,20 @@ const int16_t *view_snap_entry(const picture *p, int c, size_t i)
     return p->snap + ((size_t)c * p->count + (i + p->rot) % p->count) * p->bins;
 }
 
-/* One entry as the renderer's input: dB with the gain. */
+/* One entry as the renderer's input: dBFS (the gain is in the render's range). */
 void view_entry_db(const view *v, const int16_t *s, float *db)
 {
     for (size_t k = 0; k < v->pic.bins; k++)
-        db[k] = (float)s[k] * 0.01f + v->ui.gain;
+        db[k] = (float)s[k] * 0.01f;
+}
+
+void view_hatch_column(uint8_t *px, size_t pitch, int h, size_t slot)
+{
+    for (int y = 0; y < h; y++, px += pitch) {
+        uint8_t g = (slot + (size_t)y) % 6 == 0 ? 0x4a : 0x2a; /* diagonal lines on dark grey */
+        px[0] = px[1] = px[2] = g;
+        px[3] = 255;
+    }
 }
 
 /* The whole picture from scratch: a render for the entries in snap (channels x count x
@@ -174,7 +187,25 @@ int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uin
             view_entry_db(v, snap + ((size_t)c * p->count + i) * p->bins, p->fbuf);
             render_add(*out, c, i, 1, p->fbuf);
         }
-    return render_draw(*out, rgba, ei);
+    if ((err = render_draw(*out, rgba, ei)) != SP_OK)
+        return err;
+    for (int c = 0; c < p->channels; c++) {
+        render_rect pr = render_plot_rect(*out, c), box = render_label_rect(*out, c);
+        size_t pitch = (size_t)rc->width * 4;
+        int hatched = 0;
+        for (int x = 0; x < pr.w && p->count > 0; x++) {
+            size_t i = (size_t)x * p->count / (size_t)pr.w; /* live: one entry a column */
+            if (snap[((size_t)c * p->count + i) * p->bins] == VIEW_STORE_NODATA) {
+                view_hatch_column(rgba + ((size_t)pr.y * (size_t)rc->width + (size_t)(pr.x + x)) * 4, pitch, pr.h,
+                                  (i + p->rot) % p->count);
+                hatched = 1;
+            }
+        }
+        /* the channel's label lies over the panel: drawn again over the hatch */
+        if (hatched && box.w > 0 && (err = render_draw_area(*out, rgba, pitch, box, 1, ei)) != SP_OK)
+            return err;
+    }
+    return SP_OK;
 }
 
 /* File view: builds pic->r and draws it into v->pic_px (L.pic_w x L.pic_h), all of it.

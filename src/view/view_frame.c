@@ -84,7 +84,7 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
     const scale_map *map = render_scale(p->r);
     const uint8_t(*lut)[3] = colormap_lut(v->ui.cmap);
     int fs = L->fs, x0 = L->side_x + fs / 2, x1 = cv->w - (int)lround(fs * 1.4), pw = x1 - x0;
-    double lo = v->ui.db_lo, hi = v->ui.db_hi, bin_hz = p->rate / (double)p->n, step;
+    double lo = v->ui.db_lo - v->ui.gain, hi = v->ui.db_hi - v->ui.gain, bin_hz = p->rate / (double)p->n, step;
     int16_t *hold16 = NULL;
     char buf[64];
     render_rect bottom = render_plot_rect(p->r, p->channels - 1);
@@ -123,7 +123,7 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
             double f_lo = scale_from_unit(map, 1.0 - (double)(y + 1) / pr.h);
             int yy = pr.y + y;
             if (cur && cur[c]) {
-                double db = band_db(cur[c], p->bins, f_lo, f_hi, bin_hz) + v->ui.gain;
+                double db = band_db(cur[c], p->bins, f_lo, f_hi, bin_hz);
                 double t = (db - lo) / (hi - lo);
                 int x = x0 + (int)lround(fmin(1.0, fmax(0.0, t)) * (pw - 1));
                 int li = (int)lround(fmin(1.0, fmax(0.0, t)) * 255);
@@ -134,7 +134,7 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
                 prev_x = x;
             }
             if (have_hold) {
-                double db = band_db(hold16, p->bins, f_lo, f_hi, bin_hz) + v->ui.gain;
+                double db = band_db(hold16, p->bins, f_lo, f_hi, bin_hz);
                 int x = x0 + (int)lround(fmin(1.0, fmax(0.0, (db - lo) / (hi - lo))) * (pw - 1));
                 int a = prev_hx < 0 ? x : prev_hx, lo_x = a < x ? a : x, hi_x = a < x ? x : a;
                 if (db > lo || prev_hx > x0) /* nothing to hold at the floor */

@@ -169,6 +169,17 @@ static int settings_key(view *v, SDL_Keycode sym, int shift)
         }
         return 1;
     }
+    case SDLK_RIGHTBRACKET:
+    case SDLK_LEFTBRACKET: {
+        /* the range's width: its low end moves, the top stays (10 .. 300 dB wide) */
+        float lo = v->ui.db_lo + (sym == SDLK_RIGHTBRACKET ? -10.0f : 10.0f);
+        if (lo >= -300.0f && v->ui.db_hi - lo >= 10.0f)
+            v->ui.db_lo = lo;
+        snprintf(msg, sizeof msg, "dB range %s%g \xe2\x80\xa6 %s%g", v->ui.db_lo < 0 ? "\xe2\x88\x92" : "",
+                 fabs((double)v->ui.db_lo), v->ui.db_hi < 0 ? "\xe2\x88\x92" : "", fabs((double)v->ui.db_hi));
+        view_toast(v, msg);
+        return 1;
+    }
     case SDLK_PLUS:
     case SDLK_EQUALS:
     case SDLK_KP_PLUS:

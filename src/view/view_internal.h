@@ -282,6 +282,10 @@ typedef struct {
     /* what the overlays (read-out, message, help) covered: put back at the next frame */
     int ncovered;
     SDL_Rect covered[8];
+    /* the texts last drawn, for SPECTRO_VIEW_STATS (the tests read them there) */
+    char shown_status[768];
+    char shown_readout[320];
+    float shown_bar[2]; /* the colour bar's range (dBFS at its bottom and top) */
 } view;
 
 typedef struct {
@@ -304,6 +308,10 @@ render_config view_picture_config(view *v, const layout *L, const view_stream *i
 void view_picture_range(view *v, const view_stream *info, size_t plot_w, uint64_t *newest);
 const int16_t *view_snap_entry(const picture *p, int c, size_t i);
 void view_entry_db(const view *v, const int16_t *s, float *db);
+/* Where an entry has no spectrum (VIEW_STORE_NODATA: before the start, not yet analysed,
+ * skipped): its panel column, h pixels down from px (pitch bytes a row), hatched in greys
+ * no colour map has, by its slot (so that a column drawn alone and a whole redraw agree). */
+void view_hatch_column(uint8_t *px, size_t pitch, int h, size_t slot);
 int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uint8_t *rgba, render **out,
                       sp_errinfo *ei);
 int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uint64_t *newest_out);

@@ -10,6 +10,7 @@ static const char *const keys[][2] = {
     {"w", "next window (restarts the analysis)"},
     {"n", "next FFT size (restarts the analysis)"},
     {"\xe2\x86\x91 / \xe2\x86\x93", "dB range up / down (5 dB)"},
+    {"] / [", "dB range wider / narrower (its low end, 10 dB)"},
     {"+ / \xe2\x88\x92", "gain up / down (3 dB)"},
     {"wheel", "time zoom (file: around the cursor)"},
     {"\xe2\x86\x90 / \xe2\x86\x92, drag", "scroll in time (file)"},

@@ -4,6 +4,7 @@
 #include "view_internal.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,27 +96,101 @@ void view_toast(view *v, const char *msg)
     v->ui.toast_until = sp_now() + TOAST_S;
 }
 
+/* One field of the status line: its text, its group (fields of one group are set apart by
+ * two spaces, groups by a dot) and its rank (a narrow window drops the lowest first). */
+typedef struct {
+    char s[160];
+    int group, rank;
+} status_field;
+
+#define STATUS_SEP "  \xc2\xb7  "
+
+static void add_field(status_field *f, int *n, int group, int rank, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void add_field(status_field *f, int *n, int group, int rank, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f[*n].s, sizeof f[*n].s, fmt, ap);
+    va_end(ap);
+    f[*n].group = group;
+    f[*n].rank = rank;
+    (*n)++;
+}
+
+/* The kept fields (rank >= min_rank) joined: "a  b  ·  c". */
+static void join_fields(const status_field *f, int n, int min_rank, char *buf, size_t len)
+{
+    size_t at = 0;
+    int prev = -1;
+    buf[0] = '\0';
+    for (int i = 0; i < n && at < len; i++) {
+        if (f[i].rank < min_rank)
+            continue;
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", prev < 0 ? "" : prev == f[i].group ? "  " : STATUS_SEP,
+                               f[i].s);
+        prev = f[i].group;
+    }
+}
+
+static const char *minus_sign(double x)
+{
+    return x < 0 ? "\xe2\x88\x92" : "";
+}
+
+/* The settings' fields (left) and the run's (right) of the status line. */
+static void status_fields(view *v, const view_stream *info, double latency, status_field *lf, int *nl,
+                          status_field *rf, int *nr)
+{
+    const char *name = info->name, *slash = strrchr(name, '/');
+    uint64_t dropped;
+    pthread_mutex_lock(&v->sh.mu);
+    dropped = v->sh.finished ? v->sh.res.dropped : v->sh.skipped * info->hop;
+    pthread_mutex_unlock(&v->sh.mu);
+    *nl = *nr = 0;
+    add_field(lf, nl, 0, 11, "%s", slash ? slash + 1 : name);
+    add_field(lf, nl, 1, 6, "%d Hz", info->rate);
+    add_field(lf, nl, 2, 12, "N=%zu", info->n);
+    add_field(lf, nl, 2, 5, "hop=%zu", info->hop);
+    add_field(lf, nl, 2, 1, "%s", info->window);
+    add_field(lf, nl, 3, 0, "%s", info->backend);
+    add_field(lf, nl, 4, 1, "%s  %s", colormap_name(v->ui.cmap), scale_name(v->ui.scale));
+    add_field(lf, nl, 4, 10, "%s%g \xe2\x80\xa6 %s%g dB", minus_sign(v->ui.db_lo), fabs((double)v->ui.db_lo),
+              minus_sign(v->ui.db_hi), fabs((double)v->ui.db_hi));
+    add_field(lf, nl, 4, 9, "gain %s%g dB", v->ui.gain < 0 ? "\xe2\x88\x92" : "+", fabs((double)v->ui.gain));
+    if (info->live) {
+        if (latency > 0)
+            add_field(rf, nr, 0, 7, "latency %.0f ms", latency * 1e3);
+        else
+            add_field(rf, nr, 0, 7, "latency \xe2\x80\x94");
+        add_field(rf, nr, 1, 8, "dropped %llu", (unsigned long long)dropped);
+        add_field(rf, nr, 2, 2, "%.0f fps", v->fps);
+    } else if (!v->finished) { /* a still picture is redrawn on demand only: no rate */
+        add_field(rf, nr, 2, 2, "%.0f fps", v->fps);
+    }
+    add_field(rf, nr, 3, 3, "h: help");
+}
+
+/* The status line: the state, then the settings at the left and the run's figures at the
+ * right. Where they do not fit, whole fields go, the least important first: a number is
+ * never cut. */
 void view_draw_status(view *v, const layout *L, const view_stream *info, double latency)
 {
     canvas *cv = &v->cv;
-    char left[512], right[256], lat[48], wname[64];
-    int fs = L->fs, y, x = fs;
-    const char *name = info->name, *slash = strrchr(name, '/');
+    char st[64], left[768], right[256];
+    int fs = L->fs, y, x = fs, nl, nr, min_rank = 0, rw;
+    rgb8 st_col = RENDER_COL_TICK;
+    status_field lf[12], rf[6];
     shared *sh = &v->sh;
-    uint64_t dropped;
     view_font(v, fs);
     canvas_fill(cv, 0, L->status_y, cv->w, L->status_h, COL_STATUS_BG);
     canvas_fill(cv, 0, L->status_y, cv->w, 1, COL_GRID);
     y = L->status_y + (L->status_h - v->line_h) / 2;
     if (info->live) {
-        if (v->ui.paused)
-            x = view_text(v, "\xe2\x9d\x9a\xe2\x9d\x9a PAUSED   ", x, y, COL_PAUSED);
-        else if (v->finished)
-            x = view_text(v, "\xe2\x96\xa0 ENDED   ", x, y, RENDER_COL_TICK);
-        else
-            x = view_text(v, "\xe2\x97\x8f LIVE   ", x, y, COL_LIVE);
+        snprintf(st, sizeof st, "%s", v->ui.paused ? "\xe2\x9d\x9a\xe2\x9d\x9a PAUSED   "
+                                      : v->finished ? "\xe2\x96\xa0 ENDED   " : "\xe2\x97\x8f LIVE   ");
+        st_col = v->ui.paused ? COL_PAUSED : v->finished ? RENDER_COL_TICK : COL_LIVE;
     } else {
-        char st[64];
         uint64_t total = view_expected_frames(info), have;
         pthread_mutex_lock(&sh->mu);
         have = view_store_frames(sh->store);
@@ -124,41 +199,25 @@ void view_draw_status(view *v, const layout *L, const view_stream *info, double 
             snprintf(st, sizeof st, "%s", v->ui.paused ? "\xe2\x9d\x9a\xe2\x9d\x9a PAUSED   " : "");
         else
             snprintf(st, sizeof st, "analysing %.0f%%   ", total ? 100.0 * (double)have / (double)total : 0.0);
-        x = view_text(v, st, x, y, v->ui.paused ? COL_PAUSED : COL_HOLD);
+        st_col = v->ui.paused ? COL_PAUSED : COL_HOLD;
     }
-    snprintf(wname, sizeof wname, "%s", info->window);
-    pthread_mutex_lock(&sh->mu);
-    dropped = sh->finished ? sh->res.dropped : sh->skipped * info->hop;
-    pthread_mutex_unlock(&sh->mu);
-    snprintf(left, sizeof left,
-             "%s  \xc2\xb7  %d Hz  \xc2\xb7  N=%zu  hop=%zu  %s  \xc2\xb7  %s  \xc2\xb7  %s  %s  %s%g \xe2\x80\xa6 %s%g dB  "
-             "gain %s%g dB",
-             slash ? slash + 1 : name, info->rate, info->n, info->hop, wname, info->backend,
-             colormap_name(v->ui.cmap), scale_name(v->ui.scale), v->ui.db_lo < 0 ? "\xe2\x88\x92" : "",
-             fabs((double)v->ui.db_lo), v->ui.db_hi < 0 ? "\xe2\x88\x92" : "", fabs((double)v->ui.db_hi),
-             v->ui.gain < 0 ? "\xe2\x88\x92" : "+", fabs((double)v->ui.gain));
-    if (info->live) {
-        if (latency > 0)
-            snprintf(lat, sizeof lat, "%.0f ms", latency * 1e3);
-        else
-            snprintf(lat, sizeof lat, "\xe2\x80\x94");
-        snprintf(right, sizeof right, "latency %s  \xc2\xb7  dropped %llu  \xc2\xb7  %.0f fps   h: help", lat,
-                 (unsigned long long)dropped, v->fps);
-    } else {
-        if (v->finished) /* a still picture: redrawn on demand only */
-            snprintf(right, sizeof right, "h: help");
-        else
-            snprintf(right, sizeof right, "%.0f fps   h: help", v->fps);
+    status_fields(v, info, latency, lf, &nl, rf, &nr);
+    x += canvas_text_width(v->font, st);
+    for (;; min_rank++) {
+        join_fields(lf, nl, min_rank, left, sizeof left);
+        join_fields(rf, nr, min_rank, right, sizeof right);
+        rw = canvas_text_width(v->font, right);
+        if (x + canvas_text_width(v->font, left) + (right[0] ? 2 * fs + rw : 0) + fs <= cv->w || min_rank > 12)
+            break;
     }
-    {
-        int rw = canvas_text_width(v->font, right), rx = cv->w - fs - rw;
-        view_text(v, left, x, y, RENDER_COL_LABEL);
-        canvas_fill(cv, rx - fs, L->status_y + 1, rw + 2 * fs, L->status_h - 1, COL_STATUS_BG);
-        view_text(v, right, rx, y, RENDER_COL_TICK);
-    }
+    view_text(v, st, fs, y, st_col);
+    view_text(v, left, x, y, RENDER_COL_LABEL);
+    view_text(v, right, cv->w - fs - rw, y, RENDER_COL_TICK);
+    snprintf(v->shown_status, sizeof v->shown_status, "%s%s | %s", st, left, right);
 }
 
-/* A short message above the status line (not in screenshots). */
+/* A short message (not in screenshots): at the top of the first panel, inside it, so that
+ * it covers no axis, label or colour bar (above the status line without a picture). */
 void view_draw_toast(view *v, const layout *L, int draw)
 {
     canvas *cv = &v->cv;
@@ -167,6 +226,13 @@ void view_draw_toast(view *v, const layout *L, int draw)
     if (v->ui.toast_up) {
         int tw = canvas_text_width(v->font, v->ui.toast), bx = (cv->w - tw) / 2 - fs;
         int by = L->status_y - v->line_h * 2 - fs;
+        if (v->pic.r && v->pic.ok) {
+            render_rect pr = render_plot_rect(v->pic.r, 0);
+            bx = pr.x + (pr.w - tw) / 2 - fs;
+            by = pr.y + fs / 2;
+            if (bx < pr.x)
+                bx = pr.x;
+        }
         if (!draw) {
             view_overlay_area(v, bx, by, tw + 2 * fs, v->line_h + fs);
             return;
@@ -175,6 +241,23 @@ void view_draw_toast(view *v, const layout *L, int draw)
         canvas_outline(cv, bx, by, tw + 2 * fs, v->line_h + fs, RENDER_COL_FRAME);
         view_text(v, v->ui.toast, bx + fs, by + fs / 2, RENDER_COL_TITLE);
     }
+}
+
+/* t as the time axis writes it (render.c's rule: h:mm:ss from an hour on, m:ss from a
+ * minute, else seconds, by the axis's end), to the millisecond. */
+static void readout_time(const picture *p, double t, char *buf, size_t len)
+{
+    double t0 = view_frame_time(p, (double)p->a0 + 0.5 * (double)(p->span - 1));
+    double dt = (double)p->span * (double)p->hop / p->rate, tmax = t0 + ((double)p->count - 0.5) * dt;
+    double a = floor(fabs(t) * 1000.0 + 0.5) / 1000.0;
+    long long whole = (long long)floor(a), ms = (long long)floor((a - (double)whole) * 1000.0 + 0.5);
+    const char *sign = t < 0 && a > 0 ? "\xe2\x88\x92" : "";
+    if (tmax >= 3600)
+        snprintf(buf, len, "%s%lld:%02lld:%02lld.%03lld", sign, whole / 3600, whole / 60 % 60, whole % 60, ms);
+    else if (tmax >= 60)
+        snprintf(buf, len, "%s%lld:%02lld.%03lld", sign, whole / 60, whole % 60, ms);
+    else
+        snprintf(buf, len, "%s%.3f s", t < 0 ? "\xe2\x88\x92" : "", fabs(t));
 }
 
 /* Cross-hair and a read-out box: time, frequency (and note), level. */
@@ -192,6 +275,7 @@ void view_draw_readout(view *v, const layout *L, int draw)
         double u, hzv, t;
         size_t i, k;
         float db;
+        int16_t raw;
         int bw, bh, bx, by;
         if (mx < pr.x || mx >= pr.x + pr.w || my < pr.y || my >= pr.y + pr.h)
             continue;
@@ -203,20 +287,23 @@ void view_draw_readout(view *v, const layout *L, int draw)
         k = (size_t)lround(hzv * (double)p->n / p->rate);
         if (k >= p->bins)
             k = p->bins - 1;
-        db = (float)view_snap_entry(p, c, i)[k] * 0.01f;
+        raw = view_snap_entry(p, c, i)[k];
+        db = (float)raw * 0.01f;
         t = view_frame_time(p, (double)p->a0 + (double)i * (double)p->span + 0.5 * (double)(p->span - 1));
         if (hzv >= 1000)
             snprintf(hz, sizeof hz, "%.3f kHz", hzv / 1000);
         else
             snprintf(hz, sizeof hz, "%.1f Hz", hzv);
         note_name(hzv, note, sizeof note);
-        snprintf(l1, sizeof l1, "%s%.3f s", t < 0 ? "\xe2\x88\x92" : "", fabs(t));
+        readout_time(p, t, l1, sizeof l1);
         snprintf(l2, sizeof l2, "%s   %s", hz, note);
         {
             char ch[24] = "";
             if (p->channels > 1)
                 snprintf(ch, sizeof ch, "   ch %d", c);
-            if (db <= -199.99f)
+            if (raw == VIEW_STORE_NODATA) /* before the start, not yet analysed, skipped */
+                snprintf(l3, sizeof l3, "no data%s", ch);
+            else if (db <= -199.99f)
                 snprintf(l3, sizeof l3, "\xe2\x89\xa4 \xe2\x88\x92" "200 dBFS%s", ch);
             else
                 snprintf(l3, sizeof l3, "%s%.1f dBFS%s", db < 0 ? "\xe2\x88\x92" : "", fabs((double)db), ch);
@@ -246,6 +333,7 @@ void view_draw_readout(view *v, const layout *L, int draw)
         view_text(v, l1, bx + fs / 2, by + fs / 4, RENDER_COL_TITLE);
         view_text(v, l2, bx + fs / 2, by + fs / 4 + v->line_h, RENDER_COL_TITLE);
         view_text(v, l3, bx + fs / 2, by + fs / 4 + 2 * v->line_h, RENDER_COL_TITLE);
+        snprintf(v->shown_readout, sizeof v->shown_readout, "%s | %s | %s", l1, l2, l3);
     }
 }
 

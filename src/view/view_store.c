@@ -31,17 +31,17 @@ struct view_store {
 static int16_t to_cdb(float db)
 {
     float v = db * 100.0f;
-    if (!(v > -32768.0f)) /* NaN too */
+    if (!(v > -32767.0f)) /* NaN too; never VIEW_STORE_NODATA */
         return VIEW_STORE_FLOOR;
     if (v > 32767.0f)
         return 32767;
     return (int16_t)lrintf(v);
 }
 
-static void fill_floor(int16_t *p, size_t n)
+static void fill_nodata(int16_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        p[i] = VIEW_STORE_FLOOR;
+        p[i] = VIEW_STORE_NODATA;
 }
 
 static void max_into(int16_t *dst, const int16_t *src, size_t n)
@@ -203,7 +203,7 @@ static int add_file_frame(view_store *s, chan *c, uint64_t f, const int16_t *v)
         if (shift_levels(s) != SP_OK)
             return SP_ENOMEM;
     j = (size_t)(f / s->fpc);
-    /* entries this channel never got (cannot happen for files) read as the floor */
+    /* entries this channel never got (cannot happen for files) read as no data */
     while (l0->count <= j) {
         if (level_reserve(l0, s->bins, s->base_cap) != SP_OK)
             return SP_ENOMEM;
@@ -212,7 +212,7 @@ static int add_file_frame(view_store *s, chan *c, uint64_t f, const int16_t *v)
             l0->count++;
             goto placed;
         }
-        fill_floor(l0->v + l0->count * s->bins, s->bins);
+        fill_nodata(l0->v + l0->count * s->bins, s->bins);
         l0->count++;
     }
     max_into(l0->v + j * s->bins, v, s->bins);
@@ -226,12 +226,12 @@ static void add_live_frame(view_store *s, chan *c, uint64_t f, const int16_t *v)
 {
     int16_t *ring = c->lv[0].v;
     uint64_t cap = s->base_cap;
-    /* skipped frames (the analysis fell behind) read as the floor */
+    /* skipped frames (the analysis fell behind) read as no data */
     uint64_t from = c->next, gap = f > from ? f - from : 0;
     if (gap > cap)
         from = f - cap, gap = cap;
     for (uint64_t g = 0; g < gap; g++)
-        fill_floor(ring + (size_t)((from + g) % cap) * s->bins, s->bins);
+        fill_nodata(ring + (size_t)((from + g) % cap) * s->bins, s->bins);
     memcpy(ring + (size_t)(f % cap) * s->bins, v, s->bins * sizeof *v);
 }
 
@@ -341,7 +341,7 @@ void view_store_get(const view_store *s, int channel, int64_t f0, uint64_t span,
     for (size_t i = 0; i < count; i++) {
         int16_t *dst = out + i * s->bins;
         int64_t a = f0 + (int64_t)(i * span), b = a + (int64_t)span;
-        fill_floor(dst, s->bins);
+        fill_nodata(dst, s->bins);
         if (b <= 0)
             continue;
         if (a < 0)

@@ -1,7 +1,7 @@
 /* view_store: the window's memory of spectra, in dBFS quantised to 0.01 dB (int16).
  *
  *   live  a ring of the newest `cap` frames per channel (one frame per entry); frames
- *         skipped by the analysis (it fell behind) read as the floor.
+ *         skipped by the analysis (it fell behind) read as VIEW_STORE_NODATA.
  *   file  every frame, in a pyramid of maxima for drawing any zoom quickly:
  *           level 0: entry j = max of frames [j*fpc, (j+1)*fpc)     (fpc = 1 at first)
  *           level k: entry j = max of level k-1 entries 2j, 2j+1
@@ -23,6 +23,10 @@
 #include "err.h"
 
 #define VIEW_STORE_FLOOR (-20000) /* -200 dBFS in 0.01 dB */
+/* No spectrum there: frames not held (before the start, not yet analysed, overwritten) or
+ * skipped by the analysis. Below every level stored (those are clamped above it), so an
+ * entry's maximum is data wherever one of its frames is. */
+#define VIEW_STORE_NODATA (-32768)
 
 typedef struct view_store view_store;
 
@@ -45,7 +49,7 @@ uint64_t view_store_capacity(const view_store *s);
 
 /* Spectra covering frames [f0, f0 + count*span) of `channel`, `span` frames per entry:
  * out[i*bins + k] = max over frames f0+i*span .. f0+(i+1)*span-1 of bin k; frames not
- * held (negative, not yet seen, overwritten) read as VIEW_STORE_FLOOR. f0 may be
+ * held (negative, not yet seen, overwritten, skipped) read as VIEW_STORE_NODATA. f0 may be
  * negative. Cost: O(count*bins) when span is a power of two times the level-0 step,
  * which view_store_span() gives; O(span*count*bins / level step) otherwise. */
 void view_store_get(const view_store *s, int channel, int64_t f0, uint64_t span, size_t count, int16_t *out);

@@ -284,6 +284,26 @@ class Live(unittest.TestCase):
         self.assertEqual(len(E.stderr_lines(p)), 1, p.stderr)
         self.assertTrue(p.stderr.startswith("spectro: "), p.stderr)
 
+    def test_verbose_counts_frames_analysed(self):
+        """-v: the frames analysed, and those a skip-ahead passed over apart (it once counted
+        the frame index reached, skips included)."""
+        rate, secs = 48000, 3.0
+        with E.TempDir() as d:
+            wav = os.path.join(d, "sine.wav")
+            t = np.arange(int(rate * secs)) / rate
+            E.write_float_wav(wav, np.sin(2 * np.pi * 1125.0 * t).astype(np.float32), rate)
+            env = dict(os.environ, SPECTRO_TEST_STALL="1.0:1.2")
+            out = os.path.join(d, "o.npy")
+            p = E.run(["-v", "--realtime", "-b", "cpu", "-o", out, wav], env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            meta = E.load_json(self, out + ".json")
+            gap = int((np.load(out).max(axis=1) <= -200.0).sum())
+            m = re.search(r"; (\d+) frames \((\d+) skipped\) in ", p.stderr)
+            self.assertTrue(m, p.stderr)
+            analysed, skipped = int(m.group(1)), int(m.group(2))
+            self.assertEqual(analysed + skipped, meta["frames"])
+            self.assertEqual(skipped, gap)
+
     def test_realtime_stall_drops_and_catches_up(self):
         rate, secs, f0 = 48000, 3.0, 1125.0  # 1125 Hz = bin 96 of N 4096
         with E.TempDir() as d:

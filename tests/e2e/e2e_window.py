@@ -497,6 +497,126 @@ class TestWindow(unittest.TestCase):
         self.settled(w, check)
         self.assertEqual(w.quit(), 0, w.stderr())
 
+    def stats_window(self, name, args, seconds=None, rate=48000):
+        """A window on a file (a 1 kHz sine of `seconds` written here, or the asset `name`)
+        with SPECTRO_VIEW_STATS; returns it and the stats' path."""
+        path = E.asset(name)
+        if seconds:
+            path = os.path.join(self.tmp, name)
+            t = np.arange(int(rate * seconds)) / rate
+            E.write_float_wav(path, 0.5 * np.sin(2 * np.pi * 1000.0 * t), rate)
+        stats = os.path.join(self.tmp, "stats-%s.json" % name)
+        return self.open(["-q"] + args + [path], env={"SPECTRO_VIEW_STATS": stats}), stats
+
+    def test_status_line_drops_whole_fields(self):
+        """A narrow window's status line keeps whole fields (N=8192, never N=819): the least
+        important go first; a wide one shows them all."""
+        fields = {}
+        for size in ("1400x600", "520x400", "360x300"):
+            w, stats = self.stats_window("sine_1125hz_48k_f32.wav", ["-n", "8192", "--size", size])
+            self.settled(w, lambda im: self.check_picture(im, 1125.0))
+            s = self.quit_stats(w, stats)
+            left, right = s["status"].split(" | ")
+            fields[size] = [f for part in (left, right) for g in part.split("  \u00b7  ")
+                            for f in g.strip().split("  ")]
+        wide = fields["1400x600"]
+        for f in ("N=8192", "hop=2048", "48000 Hz", "gain +0 dB", "h: help"):
+            self.assertIn(f, wide)
+        for size in ("520x400", "360x300"):
+            self.assertIn("N=8192", fields[size], fields[size])
+            for f in fields[size]:
+                self.assertIn(f, wide, "%s: a field cut or changed: %r of %s" % (size, f, fields[size]))
+        self.assertLess(len(fields["360x300"]), len(wide))
+
+    def test_colorbar_follows_gain(self):
+        """+ (gain up) moves the colours and the colour bar's labels with them: the bar says
+        which dBFS each colour means (-120..0 with +12 dB of gain: -132..-12)."""
+        w, stats = self.stats_window("sine_1125hz_48k_f32.wav", ["--size", "960x600"])
+        before = self.settled(w, lambda im: self.check_picture(im, 1125.0))
+        x, y, pw, ph = find_plot(before)
+        w.key("plus", "plus", "plus", "plus")
+        time.sleep(0.5)
+        after = w.screenshot_png()
+        labels = (slice(y, y + ph), slice(x + pw + 2, before.shape[1]))
+        self.assertTrue(np.any(before[labels] != after[labels]), "the colour bar's labels did not change")
+        s = self.quit_stats(w, stats)
+        self.assertEqual(s["colorbar_db"], [-132, -12])
+        self.assertIn("gain +12 dB", s["status"])
+
+    def test_readout_time_as_axis(self):
+        """Over a 70 s file the time axis says m:ss: so does the read-out (1:02.123, not
+        62.123 s)."""
+        w, stats = self.stats_window("long70.wav", ["--size", "960x600"], seconds=70, rate=8000)
+        self.settled(w, lambda im: self.check_picture(im, 1000.0, fmax=4000.0))
+        img = w.screenshot_png()
+        x, y, pw, ph = find_plot(img)
+        w.mouse(x + pw * 9 // 10, y + ph // 2)
+        time.sleep(0.5)
+        s = self.quit_stats(w, stats)
+        t = s["readout"].split(" | ")[0]
+        self.assertRegex(t, r"^1:0\d\.\d{3}$", s["readout"])
+
+    def test_range_width_keys(self):
+        """] / [ widen / narrow the dB range (its low end, 10 dB a press; never below 10 dB
+        wide); the colour bar follows."""
+        w, stats = self.stats_window("sine_1125hz_48k_f32.wav", ["--size", "960x600"])
+        self.settled(w, lambda im: self.check_picture(im, 1125.0))
+        w.key("bracketright", "bracketright")
+        time.sleep(0.3)
+        w.screenshot_png()
+        w.key(*["bracketleft"] * 14)  # -140 .. 0 narrowed to -10 .. 0, no further
+        time.sleep(0.3)
+        s = self.quit_stats(w, stats)
+        self.assertEqual(s["colorbar_db"], [-10, 0])
+        self.assertIn("\u221210 \u2026 0 dB", s["status"])
+        w, stats = self.stats_window("sine_1125hz_48k_f32.wav", ["--size", "960x600"])
+        self.settled(w, lambda im: self.check_picture(im, 1125.0))
+        w.key("bracketright", "bracketright", "Up")
+        time.sleep(0.3)
+        s = self.quit_stats(w, stats)
+        self.assertEqual(s["colorbar_db"], [-135, 5])
+
+    def test_toast_covers_no_axis(self):
+        """A key's message is drawn inside the plot, not over the time axis's labels: the
+        window (X's picture, message up) equals the screenshot (no message) outside the plot."""
+        w = self.open(["-q", "--size", "960x600", E.asset("sine_1125hz_48k_f32.wav")])
+        img = self.settled(w, lambda im: self.check_picture(im, 1125.0))
+        x, y, pw, ph = find_plot(img)
+        w.key("l", "l", "l")  # the scale back where it was, "frequency scale: linear" shown
+        ximg = w.screenshot_x()
+        img = w.screenshot_png()
+        self.assertEqual(ximg.shape, img.shape)
+        outside = np.ones(img.shape[:2], bool)
+        outside[y - 1:y + ph + 1, x - 1:x + pw + 1] = False
+        outside[img.shape[0] - 40:] = False  # the status line
+        self.assertGreater(np.any(ximg[y:y + ph, x:x + pw] != img[y:y + ph, x:x + pw], axis=2).sum(), 100,
+                           "no message drawn in the plot")
+        diff = np.any(ximg != img, axis=2) & outside
+        self.assertFalse(diff.any(), "%d pixels outside the plot differ, first at (x, y) %s" %
+                         (diff.sum(), tuple(np.argwhere(diff)[0][::-1]) if diff.any() else None))
+        self.assertEqual(w.quit(), 0, w.stderr())
+
+    def test_readout_no_data(self):
+        """--realtime, a second in: the left of the panel is before the start, and the
+        read-out says "no data" there (it said "<= -200 dBFS", like silence), and it is drawn
+        hatched in grey, not as silence."""
+        w, stats = self.open_realtime_3k(8)
+        time.sleep(1.5)
+        img = w.screenshot_png()
+        x, y, pw, ph = find_plot(img)
+        # drawn as no data, not as the colour map's floor: dark grey hatched, at the left
+        # only (the tone's row aside, the right is the map's colours)
+        left = img[y + 2:y + ph - 2, x + 2:x + 8].reshape(-1, 3).astype(int)
+        grey = lambda px: np.all(px[:, :1] == px, axis=1) & np.isin(px[:, 0], (0x2a, 0x4a))
+        self.assertTrue(grey(left).all(), "the left of the panel: %s" % np.unique(left, axis=0)[:4])
+        self.assertEqual(len(np.unique(left[:, 0])), 2, "no hatch")
+        right = img[y + 2:y + ph - 2, x + pw - 8:x + pw - 2].reshape(-1, 3).astype(int)
+        self.assertFalse(grey(right).any(), "the right of the panel drawn as no data")
+        w.mouse(x + 5, y + ph // 2)
+        time.sleep(0.5)
+        s = self.quit_stats(w, stats)
+        self.assertTrue(s["readout"].endswith("| no data"), s["readout"])
+
     def test_bad_file_no_window(self):
         """A file that cannot be read fails before any window: exit 2, one line."""
         p = E.run([os.path.join(self.tmp, "missing.wav")], timeout=20, env=xenv())
