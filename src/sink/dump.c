@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "outfile.h"
 #include "spool.h"
 
@@ -468,45 +469,30 @@ int dump_stopped(const dump *d)
     return d && d->stopped;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void write_json(FILE *f, const dump_meta *m)
 {
     fputs("{\n  \"source\": ", f);
-    json_string(f, m->source);
+    sp_json_string(f, m->source);
     fputs(",\n  \"decoder\": ", f);
     if (m->decoder && *m->decoder)
-        json_string(f, m->decoder);
+        sp_json_string(f, m->decoder);
     else
         fputs("null", f);
     fprintf(f, ",\n  \"start_s\": %.17g", m->start_s);
     fprintf(f, ",\n  \"sample_rate\": %d,\n  \"source_channels\": %d,\n  \"channel\": ", m->sample_rate,
             m->source_channels);
     if (m->channel_name)
-        json_string(f, m->channel_name);
+        sp_json_string(f, m->channel_name);
     else
         fprintf(f, "%d", m->channel);
     fprintf(f, ",\n  \"channels\": %d,\n  \"fft_size\": %zu,\n  \"hop\": %zu,\n  \"window\": ", m->channels,
             m->fft_size, m->hop);
-    json_string(f, m->window);
+    sp_json_string(f, m->window);
     fprintf(f,
             ",\n  \"frames\": %llu,\n  \"bins\": %zu,\n  \"time_first_s\": %.17g,\n  \"time_step_s\": %.17g,"
             "\n  \"bin_hz\": %.17g,\n  \"backend\": ",
             (unsigned long long)m->frames, m->bins, m->time_first_s, m->time_step_s, m->bin_hz);
-    json_string(f, m->backend);
+    sp_json_string(f, m->backend);
     fprintf(f, ",\n  \"nonfinite_samples\": %llu,\n  \"dropped_samples\": %llu,\n  \"truncated\": %s%s\n}\n",
             (unsigned long long)m->nonfinite_samples, (unsigned long long)m->dropped_samples,
             m->truncated ? "true" : "false", m->extra ? m->extra : "");

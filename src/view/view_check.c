@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+
 /* view_config.verify: the picture area of the canvas and the spectra kept against a
  * whole picture drawn the old way from v->ver.snap (the same snapshot). */
 void view_verify_live(view *v, const layout *L, const render_config *rc)
@@ -113,22 +115,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* s as a JSON string's body (quotes, backslashes and control characters escaped). */
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 void view_write_stats(view *v, const char *path)
 {
     stats *s = &v->st;
@@ -157,9 +143,9 @@ void view_write_stats(view *v, const char *path)
                 (unsigned long long)v->ver.frames, (unsigned long long)v->ver.mismatched,
                 (unsigned long long)v->ver.shown, (unsigned long long)v->ver.shown_mismatched, v->ver.first);
     fprintf(f, ", \"status\": ");
-    json_string(f, v->shown_status);
+    sp_json_string(f, v->shown_status);
     fprintf(f, ", \"readout\": ");
-    json_string(f, v->shown_readout);
+    sp_json_string(f, v->shown_readout);
     fprintf(f, ", \"colorbar_db\": [%g, %g]", (double)v->shown_bar[0], (double)v->shown_bar[1]);
     fprintf(f, "}\n");
     fclose(f);
