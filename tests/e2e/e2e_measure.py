@@ -392,8 +392,15 @@ class Tone(unittest.TestCase):
             wav = os.path.join(d, "r.wav")
             t = np.arange(int(RATE * 3.5)) / RATE
             E.write_float_wav(wav, 0.5 * np.sin(2 * np.pi * 440 * t), RATE)
-            out = tone_json(self, E.run(["-q", "-b", "cpu", "--realtime", "--tone", wav], timeout=30))
-            self.assertEqual([o["frames_averaged"] for o in out], [47, 47, 47, 20])
+            p = E.run(["-b", "cpu", "--realtime", "--tone", wav], timeout=30)
+            out = tone_json(self, p)
+            got = [o["frames_averaged"] for o in out]
+            if "dropped" in p.stderr:
+                # a loaded machine made the live path skip ahead: fewer frames, never more
+                self.assertEqual(len(got), 4, got)
+                self.assertTrue(all(0 < g <= w for g, w in zip(got, [47, 47, 47, 20])), got)
+            else:
+                self.assertEqual(got, [47, 47, 47, 20])
             for o in out:
                 self.assertAlmostEqual(o["fundamental_hz"], 440, delta=0.05)
 
