@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "dump.h"
 #include "progress.h"
+#include "report.h"
 #include "sink_table.h"
 
 #define PATH_BYTES 4096
@@ -374,12 +375,7 @@ static void report_file(const cli_options *o, const analyze_result *res, tally *
         if (res->fallback[0] && !t->noted)
             fprintf(stderr, "spectro: note: using the cpu backend: %s\n", res->fallback);
         t->noted |= res->fallback[0] != 0;
-        if (res->truncated)
-            fprintf(stderr, "spectro: warning: %s: the file ends early (truncated?); analysed the %llu samples present\n",
-                    res->info.name, (unsigned long long)res->samples);
-        if (res->nonfinite)
-            fprintf(stderr, "spectro: warning: %s: %llu NaN/Inf samples replaced by 0\n", res->info.name,
-                    (unsigned long long)res->nonfinite);
+        app_report_warnings(res);
     }
     if (o->verbose)
         fprintf(stderr, "spectro: %s: %s, %d Hz, %d channel%s; %llu frames in %.3f s (%.1fx real time)\n",

@@ -14,6 +14,7 @@
 #include "checks.h"
 #include "cli.h"
 #include "env.h"
+#include "report.h"
 #include "source.h"
 #include "version.h"
 #include "view.h"
@@ -169,41 +170,12 @@ int main(int argc, char **argv)
         return 0; /* the reader took what it wanted (| head): quiet, as `yes | head` */
     if (err != SP_OK)
         return fail_run(err, &ei, &o.an);
-    if (!o.quiet) {
-        if (res.fallback[0])
-            fprintf(stderr, "spectro: note: using the cpu backend: %s\n", res.fallback);
-        if (res.truncated)
-            fprintf(stderr, "spectro: warning: %s: the file ends early (truncated?); analysed the %llu samples present\n",
-                    res.info.name, (unsigned long long)res.samples);
-        if (res.nonfinite)
-            fprintf(stderr, "spectro: warning: %s: %llu NaN/Inf samples replaced by 0\n", res.info.name,
-                    (unsigned long long)res.nonfinite);
-        if (res.dropped)
-            fprintf(stderr, "spectro: warning: %s: %llu samples per channel dropped (the analysis fell behind)\n",
-                    res.info.name, (unsigned long long)res.dropped);
-    }
-    /* frames analysed; what a skip-ahead passed over is counted apart (res.frames is the
-     * index reached, skips included) */
-    char skipped[64] = "";
-    if (res.frames_skipped)
-        snprintf(skipped, sizeof skipped, " (%llu skipped)", (unsigned long long)res.frames_skipped);
+    if (!o.quiet && res.fallback[0])
+        fprintf(stderr, "spectro: note: using the cpu backend: %s\n", res.fallback);
+    if (!o.quiet)
+        app_report_warnings(&res);
     if (o.verbose)
-        fprintf(stderr,
-                "spectro: %s: %s, %d Hz, %d channel%s; N=%zu hop=%zu window=%s backend=%s batch=%zu; "
-                "%llu frames%s in %.3f s (%.1fx real time)\n",
-                res.info.name, res.info.format, res.info.rate, res.info.channels, res.info.channels == 1 ? "" : "s",
-                res.n, res.hop, res.window, res.backend, res.batch,
-                (unsigned long long)(res.frames - res.frames_skipped), skipped, res.seconds,
-                res.seconds > 0 ? (double)res.samples / res.info.rate / res.seconds : 0.0);
-    if (o.verbose && res.choice.made) {
-        char line[320];
-        fft_choice_format(&res.choice, line, sizeof line);
-        fprintf(stderr, "spectro: backend: %s\n", line);
-    }
-    if (o.verbose)
-        fprintf(stderr, "spectro: time: %.3f s making the %s plan, %.3f s in FFT calls, %.3f s in output, "
-                        "%.3f s waiting for input\n",
-                res.plan_s, res.backend, res.fft_s, res.sink_s, res.wait_s);
+        app_report_verbose(&res);
     /* a live run that a signal ended kept its outputs, and still says it was stopped (the
      * window's own quit stops it the same way, but no signal came: 0) */
     return res.interrupted && atomic_load(&stop_signal) ? interrupted_code() : 0;
