@@ -1,5 +1,6 @@
 #include "stft.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,6 +247,16 @@ static void append(stft *s, const float *in, size_t count)
                     dst[i] += in[i * (size_t)ch + (size_t)c];
             for (size_t i = 0; i < count; i++)
                 dst[i] *= inv;
+            /* huge finite samples can overflow the float sum (FLT_MAX + FLT_MAX): those
+             * few are mixed again in double, so a finite input always mixes to a finite
+             * sample (the others keep their float sums, bit for bit) */
+            for (size_t i = 0; i < count; i++)
+                if (!isfinite(dst[i])) {
+                    double sum = 0.0;
+                    for (int c = 0; c < ch; c++)
+                        sum += in[i * (size_t)ch + (size_t)c];
+                    dst[i] = (float)(sum / ch);
+                }
         }
     } else if (s->cfg.channel == STFT_CHANNEL_ALL) {
         for (int c = 0; c < ch; c++) {
