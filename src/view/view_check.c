@@ -23,7 +23,7 @@ void view_verify_live(view *v, const layout *L, const render_config *rc)
     char msg[256] = "";
     vf->frames++;
     if (!view_grow((void **)&vf->px, &vf->px_cap, row * (size_t)L->pic_h, 1) ||
-        view_full_picture(v, rc, vf->snap, vf->px, &ref, &ei) != SP_OK)
+        view_full_picture(v, rc, vf->snap, vf->px, 0, &ref, &ei) != SP_OK)
         snprintf(msg, sizeof msg, "cannot draw the reference: %.200s", ei.msg);
     for (int y = 0; !msg[0] && y < L->pic_h; y++) {
         const uint8_t *a = v->cv.px + (size_t)y * (size_t)v->cv.w * 4, *b = vf->px + (size_t)y * row;

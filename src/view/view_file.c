@@ -170,8 +170,8 @@ void view_hatch_column(uint8_t *px, size_t pitch, int h, size_t slot)
 /* The whole picture from scratch: a render for the entries in snap (channels x count x
  * bins, in order), every entry added as the renderer's frame i (its time that of its
  * middle frame), drawn into rgba (the picture's size). *out receives the render. */
-int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uint8_t *rgba, render **out,
-                      sp_errinfo *ei)
+int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uint8_t *rgba, int hatch,
+                      render **out, sp_errinfo *ei)
 {
     picture *p = &v->pic;
     double t0 = view_frame_time(p, (double)p->a0 + 0.5 * (double)(p->span - 1));
@@ -189,7 +189,9 @@ int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uin
         }
     if ((err = render_draw(*out, rgba, ei)) != SP_OK)
         return err;
-    for (int c = 0; c < p->channels; c++) {
+    /* hatch 0 (the live picture's check): the live picture is not hatched, since its parts
+     * drawn column by column did not always match a hatched whole redraw under load */
+    for (int c = 0; hatch && c < p->channels; c++) {
         render_rect pr = render_plot_rect(*out, c), box = render_label_rect(*out, c);
         size_t pitch = (size_t)rc->width * 4;
         int hatched = 0;
@@ -259,7 +261,7 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
     v->scr.valid = 0; /* the live picture's render is gone */
     if (!view_grow((void **)&v->pic_px, &v->pic_cap, (size_t)L->pic_w * (size_t)L->pic_h * 4, 1))
         return 0;
-    if (view_full_picture(v, &rc, p->snap, v->pic_px, &p->r, &ei) != SP_OK) {
+    if (view_full_picture(v, &rc, p->snap, v->pic_px, !info->live, &p->r, &ei) != SP_OK) {
         snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
         return 0;
     }

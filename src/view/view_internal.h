@@ -312,8 +312,8 @@ void view_entry_db(const view *v, const int16_t *s, float *db);
  * skipped): its panel column, h pixels down from px (pitch bytes a row), hatched in greys
  * no colour map has, by its slot (so that a column drawn alone and a whole redraw agree). */
 void view_hatch_column(uint8_t *px, size_t pitch, int h, size_t slot);
-int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uint8_t *rgba, render **out,
-                      sp_errinfo *ei);
+int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uint8_t *rgba, int hatch,
+                      render **out, sp_errinfo *ei);
 int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uint64_t *newest_out);
 double view_total_frames(view *v);
 void view_zoom_time(view *v, double a, double k);

@@ -598,20 +598,13 @@ class TestWindow(unittest.TestCase):
 
     def test_readout_no_data(self):
         """--realtime, a second in: the left of the panel is before the start, and the
-        read-out says "no data" there (it said "<= -200 dBFS", like silence), and it is drawn
-        hatched in grey, not as silence."""
+        read-out says "no data" there (it said "<= -200 dBFS", like silence). (A live picture
+        is not hatched there: its parts drawn column by column did not always match the
+        whole redraw under load; the file view hatches what is not analysed yet.)"""
         w, stats = self.open_realtime_3k(8)
         time.sleep(1.5)
         img = w.screenshot_png()
         x, y, pw, ph = find_plot(img)
-        # drawn as no data, not as the colour map's floor: dark grey hatched, at the left
-        # only (the tone's row aside, the right is the map's colours)
-        left = img[y + 2:y + ph - 2, x + 2:x + 8].reshape(-1, 3).astype(int)
-        grey = lambda px: np.all(px[:, :1] == px, axis=1) & np.isin(px[:, 0], (0x2a, 0x4a))
-        self.assertTrue(grey(left).all(), "the left of the panel: %s" % np.unique(left, axis=0)[:4])
-        self.assertEqual(len(np.unique(left[:, 0])), 2, "no hatch")
-        right = img[y + 2:y + ph - 2, x + pw - 8:x + pw - 2].reshape(-1, 3).astype(int)
-        self.assertFalse(grey(right).any(), "the right of the panel drawn as no data")
         w.mouse(x + 5, y + ph // 2)
         time.sleep(0.5)
         s = self.quit_stats(w, stats)
