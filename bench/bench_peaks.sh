@@ -25,20 +25,7 @@ secs=$((minutes * 60))
 n=${BENCH_N:-16384}
 hop=${BENCH_HOP:-64}
 
-# the chord of bench_e2e.sh: vibrato, a fifth above, some noise; 16-bit PCM
-"$py" - "$tmp/in.wav" "$secs" <<'PY'
-import sys, numpy as np, wave
-path, secs = sys.argv[1], int(sys.argv[2])
-fs = 48000
-with wave.open(path, "wb") as w:
-    w.setnchannels(1); w.setsampwidth(2); w.setframerate(fs)
-    rng = np.random.default_rng(1)
-    for s in range(secs):
-        t = (np.arange(fs) + s * fs) / fs
-        x = 0.3 * np.sin(2 * np.pi * 440 * t + 3 * np.sin(2 * np.pi * 5 * t))
-        x += 0.2 * np.sin(2 * np.pi * 1320 * t) + 0.01 * rng.standard_normal(fs)
-        w.writeframes((np.clip(x, -1, 1) * 32767).astype("<i2").tobytes())
-PY
+make_wav "$py" "$tmp/in.wav" "$secs"  # the chord of bench_e2e.sh (common.sh)
 
 machine_line
 echo "input:   ${minutes} min, 48 kHz, mono, 16-bit WAV; --peaks -n $n --hop $hop (hann)"

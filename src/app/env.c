@@ -123,17 +123,27 @@ static const char *bundled_font(void)
 #endif
 }
 
-/* A binary run from the build tree loads the module built beside it; an installed one,
- * the module installed beside it (the package spectro-cuda), never the build tree's. */
-static const char *bundled_gpu_module(void)
+/* A module for this binary: run from the build tree, the one built there (build); else
+ * the one installed beside it (rel), never the build tree's. buf holds the latter. */
+#if defined(SPECTRO_GPU_MODULE_BUILD) || defined(SPECTRO_FFMPEG_MODULE_BUILD)
+static const char *module_for(const char *build, const char *rel, char *buf, size_t len)
 {
-#if defined(SPECTRO_INSTALL_GPU_REL) && defined(SPECTRO_BUILD_DIR) && defined(SPECTRO_GPU_MODULE_BUILD)
-    static char path[4096 + sizeof SPECTRO_INSTALL_GPU_REL + 1];
+#ifdef SPECTRO_BUILD_DIR
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0 && strncmp(exe, SPECTRO_BUILD_DIR "/", sizeof SPECTRO_BUILD_DIR) == 0)
-        return SPECTRO_GPU_MODULE_BUILD;
-    return beside_binary(SPECTRO_INSTALL_GPU_REL, path, sizeof path);
+        return build;
+#endif
+    return beside_binary(rel, buf, len);
+}
+#endif
+
+/* The GPU module (the package spectro-cuda) */
+static const char *bundled_gpu_module(void)
+{
+#if defined(SPECTRO_INSTALL_GPU_REL) && defined(SPECTRO_GPU_MODULE_BUILD)
+    static char path[4096 + sizeof SPECTRO_INSTALL_GPU_REL + 1];
+    return module_for(SPECTRO_GPU_MODULE_BUILD, SPECTRO_INSTALL_GPU_REL, path, sizeof path);
 #else
     return NULL;
 #endif
@@ -141,13 +151,9 @@ static const char *bundled_gpu_module(void)
 
 const char *app_ffmpeg_module(void)
 {
-#if defined(SPECTRO_INSTALL_FFMPEG_REL) && defined(SPECTRO_BUILD_DIR) && defined(SPECTRO_FFMPEG_MODULE_BUILD)
+#if defined(SPECTRO_INSTALL_FFMPEG_REL) && defined(SPECTRO_FFMPEG_MODULE_BUILD)
     static char path[4096 + sizeof SPECTRO_INSTALL_FFMPEG_REL + 1];
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0 && strncmp(exe, SPECTRO_BUILD_DIR "/", sizeof SPECTRO_BUILD_DIR) == 0)
-        return SPECTRO_FFMPEG_MODULE_BUILD;
-    return beside_binary(SPECTRO_INSTALL_FFMPEG_REL, path, sizeof path);
+    return module_for(SPECTRO_FFMPEG_MODULE_BUILD, SPECTRO_INSTALL_FFMPEG_REL, path, sizeof path);
 #else
     return NULL;
 #endif
