@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "sink_table.h"
 
 typedef struct {
@@ -47,14 +48,23 @@ static int peaks_sink_open(void *self, const sink_stream *st, sink_wants *wants,
     return SP_OK;
 }
 
-/* One line; the reason of the first write that fails is kept for the message. */
+/* One line; the reason of the first write that fails is kept for the message. The numbers are
+ * formatted by sp_fmt_fixed (printf's "%.6f", "%.3f", "%.2f", byte for byte): printf itself took
+ * most of a dense run's time (2.5 us a line). */
 static void put_line(peaks_sink *s, int channel, double t, const peak *p)
 {
-    int rc = s->label ? fprintf(s->out, "%s\t", s->source) : 0;
-    if (rc >= 0)
-        rc = s->all ? fprintf(s->out, "%d\t%.6f\t%.3f\t%.2f\n", channel, t, p->freq_hz, p->db)
-                    : fprintf(s->out, "%.6f\t%.3f\t%.2f\n", t, p->freq_hz, p->db);
-    if (rc < 0 && s->write_errno == 0)
+    char line[4 * SP_FMT_FIXED_MAX + 32];
+    size_t n = 0;
+    if (s->all)
+        n += (size_t)snprintf(line, sizeof line, "%d\t", channel);
+    n += sp_fmt_fixed(line + n, t, 6);
+    line[n++] = '\t';
+    n += sp_fmt_fixed(line + n, p->freq_hz, 3);
+    line[n++] = '\t';
+    n += sp_fmt_fixed(line + n, p->db, 2);
+    line[n++] = '\n';
+    int ok = !s->label || (fputs(s->source, s->out) >= 0 && putc('\t', s->out) != EOF);
+    if ((!ok || fwrite(line, 1, n, s->out) != n) && s->write_errno == 0)
         s->write_errno = errno ? errno : EIO;
 }
 
