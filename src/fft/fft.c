@@ -50,7 +50,18 @@ struct fft_plan {
     sp_errinfo err;
     float *reduce_db; /* fft_stft_reduce's spectra when the backend has no reduction and the
                        * caller wants none: max_batch rows, made on first use */
+    /* frames with huge samples, on a GPU backend: the CPU backend's, made on first use (see
+     * split_huge); its config and window are kept for that */
+    fft_config cfg;
+    float *win;
+    double wsum;
+    void *huge_state;
+    unsigned char *huge; /* max_batch flags: the frame holds a huge sample */
 };
+
+/* Above this a sample may overflow a GPU backend's float FFT: X reaches n * 2^100 <= 2^122 for
+ * n <= 2^22, and the kernels square |X| in a form that stays finite below 2^127 (tests). */
+#define FFT_HUGE_SAMPLE 0x1p100f
 
 fft_config fft_config_default(void)
 {
@@ -308,7 +319,10 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
         if ((err = p->be->create(cfg, win, wsum, &p->state, ei)) != SP_OK)
             goto fail;
     }
-    free(win);
+    p->cfg = *cfg;
+    p->cfg.window = win;
+    p->win = win; /* the CPU backend's for frames with huge samples (split_huge) */
+    p->wsum = wsum;
     *out = p;
     return SP_OK;
 
@@ -324,6 +338,10 @@ void fft_plan_destroy(fft_plan *p)
         return;
     if (p->be && p->state)
         p->be->destroy(p->state);
+    if (p->huge_state)
+        fft_backend_cpu.destroy(p->huge_state);
+    free(p->huge);
+    free(p->win);
     free(p->reduce_db);
     free(p);
 }
@@ -394,6 +412,55 @@ int fft_r2c(fft_plan *p, const float *in, cpx *out, size_t batch)
     return p->be->r2c(p->state, in, out, batch, &p->err);
 }
 
+/* One backend call: the short-time levels (req NULL) or with the peak search. */
+static int stft_call(fft_plan *p, const fft_backend *be, void *state, const float *signal, size_t nframes,
+                     float *db, const fft_peak_req *req, fft_peak_raw *peaks)
+{
+    if (req)
+        return be->stft_reduce(state, signal, nframes, db, req, peaks, &p->err);
+    return be->stft_db(state, signal, nframes, db, &p->err);
+}
+
+/* A GPU backend's float FFT overflows for finite samples near the top of float's range
+ * (1e36 at n = 4096: X = inf, then NaN): frames that hold a sample above FFT_HUGE_SAMPLE go
+ * to the CPU backend, which handles any finite input (fft_cpu.c, "huge samples"), so the
+ * backends agree there too. The scan costs a pass over the batch's samples, a few percent of
+ * its FFT; the CPU state is made when the first such frame comes. */
+static int split_huge(fft_plan *p, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                      fft_peak_raw *peaks)
+{
+    const size_t n = p->n, hop = p->cfg.hop, bins = n / 2 + 1, len = (nframes - 1) * hop + n;
+    const size_t stride = req ? req->nranges : 0;
+    int any = 0, err;
+    if (p->be == &fft_backend_cpu)
+        return stft_call(p, p->be, p->state, signal, nframes, db, req, peaks);
+    for (size_t i = 0; i < len; i++)
+        any |= !(fabsf(signal[i]) <= FFT_HUGE_SAMPLE); /* NaN too: the CPU's floor, as elsewhere */
+    if (!any)
+        return stft_call(p, p->be, p->state, signal, nframes, db, req, peaks);
+    if (!p->huge && !(p->huge = malloc(p->max_batch)))
+        return sp_fail(&p->err, SP_ENOMEM, "out of memory");
+    if (!p->huge_state && (err = fft_backend_cpu.create(&p->cfg, p->win, p->wsum, &p->huge_state, &p->err)) != SP_OK)
+        return err;
+    for (size_t f = 0; f < nframes; f++) {
+        const float *x = signal + f * hop;
+        int h = 0;
+        for (size_t i = 0; i < n; i++)
+            h |= !(fabsf(x[i]) <= FFT_HUGE_SAMPLE);
+        p->huge[f] = (unsigned char)h;
+    }
+    for (size_t f0 = 0, f1; f0 < nframes; f0 = f1) { /* runs of frames of one kind */
+        for (f1 = f0 + 1; f1 < nframes && p->huge[f1] == p->huge[f0]; f1++)
+            ;
+        const fft_backend *be = p->huge[f0] ? &fft_backend_cpu : p->be;
+        void *state = p->huge[f0] ? p->huge_state : p->state;
+        if ((err = stft_call(p, be, state, signal + f0 * hop, f1 - f0, db ? db + f0 * bins : NULL, req,
+                             peaks ? peaks + f0 * stride : NULL)) != SP_OK)
+            return err;
+    }
+    return SP_OK;
+}
+
 int fft_stft_db(fft_plan *p, const float *signal, size_t nframes, float *db)
 {
     if (!p || !signal || !db || nframes > p->max_batch)
@@ -401,7 +468,7 @@ int fft_stft_db(fft_plan *p, const float *signal, size_t nframes, float *db)
     if (nframes == 0)
         return SP_OK;
     p->err.msg[0] = 0;
-    return p->be->stft_db(p->state, signal, nframes, db, &p->err);
+    return split_huge(p, signal, nframes, db, NULL, NULL);
 }
 
 fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax)
@@ -443,13 +510,13 @@ int fft_stft_reduce(fft_plan *p, const float *signal, size_t nframes, float *db,
         return SP_OK;
     p->err.msg[0] = 0;
     if (p->be->stft_reduce)
-        return p->be->stft_reduce(p->state, signal, nframes, db, req, peaks, &p->err);
+        return split_huge(p, signal, nframes, db, req, peaks);
     if (!db) {
         if (!p->reduce_db && !(p->reduce_db = malloc(p->max_batch * bins * sizeof *p->reduce_db)))
             return sp_fail(&p->err, SP_ENOMEM, "out of memory for the spectra of %zu frames", p->max_batch);
         db = p->reduce_db;
     }
-    if ((err = p->be->stft_db(p->state, signal, nframes, db, &p->err)) != SP_OK)
+    if ((err = split_huge(p, signal, nframes, db, NULL, NULL)) != SP_OK)
         return err;
     for (size_t f = 0; f < nframes; f++)
         for (size_t r = 0; r < req->nranges; r++)

@@ -66,6 +66,40 @@ class GpuAgree(unittest.TestCase):
                         compared += 1
         self.assertGreater(compared, 20)
 
+    def test_huge_samples(self):
+        """Finite samples near the top of float's range (1e36, 3e38) overflow a float FFT
+        (X = inf, then NaN): those frames are computed by the CPU backend, so every backend
+        writes finite levels equal to the cpu backend's, and the frames around them are
+        untouched (dump and --peaks)."""
+        rate = 48000
+        t = np.arange(rate) / rate
+        x = (0.5 * np.sin(2 * np.pi * 1000.0 * t)).astype(np.float32)
+        x[20000:20400] *= np.float32(2e36)   # a burst of 1e36
+        x[40000] = np.float32(3e38)          # one sample near FLT_MAX
+        for backend in ("cuda", "cufft"):
+            for n, hop in [(4096, 1024), (1024, 100), (65536, 4096)]:
+                with E.TempDir() as d:
+                    E.write_float_wav(d + "/big.wav", x, rate)
+                    args = [d + "/big.wav", "-q", "-n", n, "--hop", hop]
+                    pc = E.run(args + ["-b", "cpu", "-o", d + "/c.npy"])
+                    pg = E.run(args + ["-b", backend, "-o", d + "/g.npy"])
+                    self.assertEqual(pc.returncode, 0, pc.stderr)
+                    self.assertEqual(pg.returncode, 0, pg.stderr)
+                    cpu, gpu = np.load(d + "/c.npy"), np.load(d + "/g.npy")
+                    what = "%s n=%d hop=%d" % (backend, n, hop)
+                    self.assertTrue(np.isfinite(gpu).all(), what + ": non-finite levels")
+                    self.assertGreater(gpu.max(), 600.0, what + ": the burst reads %.1f dBFS" % gpu.max())
+                    self.compare(cpu, gpu, what)
+                    qc = E.run(args + ["-b", "cpu", "--peaks"])
+                    qg = E.run(args + ["-b", backend, "--peaks"])
+                    self.assertEqual(qg.returncode, 0, qg.stderr)
+                    self.assertNotIn("nan", qg.stdout, what)
+                    self.assertNotIn("inf", qg.stdout, what)
+                    a, b = peak_rows(qc.stdout), peak_rows(qg.stdout)
+                    self.assertEqual(a.shape, b.shape, what)
+                    self.assertTrue((np.abs(a[:, 1] - b[:, 1]) < 0.01 * rate / n).all(), what + ": peak bins")
+                    self.assertLess(np.abs(a[:, 2] - b[:, 2]).max(), 0.02, what + ": peak levels")
+
 
 PEAK_CASES = [["-n", 4096], ["-n", 1024, "--hop", 256], ["-n", 16384, "--hop", 64],
               ["-n", 2048, "--fmin", 300, "--fmax", 3000], ["-n", 4096, "--channel", "all"]]
@@ -128,6 +162,40 @@ class GpuPeaksAgree(unittest.TestCase):
                             self.assertEqual(pd.stdout, pg.stdout, what + ": with --dump")
         print("peaks: %d runs compared, %d near ties" % (compared, near))
         self.assertGreater(compared, 20)
+
+    def test_huge_samples(self):
+        """Finite samples near the top of float's range (1e36, 3e38) overflow a float FFT
+        (X = inf, then NaN): those frames are computed by the CPU backend, so every backend
+        writes finite levels equal to the cpu backend's, and the frames around them are
+        untouched (dump and --peaks)."""
+        rate = 48000
+        t = np.arange(rate) / rate
+        x = (0.5 * np.sin(2 * np.pi * 1000.0 * t)).astype(np.float32)
+        x[20000:20400] *= np.float32(2e36)   # a burst of 1e36
+        x[40000] = np.float32(3e38)          # one sample near FLT_MAX
+        for backend in ("cuda", "cufft"):
+            for n, hop in [(4096, 1024), (1024, 100), (65536, 4096)]:
+                with E.TempDir() as d:
+                    E.write_float_wav(d + "/big.wav", x, rate)
+                    args = [d + "/big.wav", "-q", "-n", n, "--hop", hop]
+                    pc = E.run(args + ["-b", "cpu", "-o", d + "/c.npy"])
+                    pg = E.run(args + ["-b", backend, "-o", d + "/g.npy"])
+                    self.assertEqual(pc.returncode, 0, pc.stderr)
+                    self.assertEqual(pg.returncode, 0, pg.stderr)
+                    cpu, gpu = np.load(d + "/c.npy"), np.load(d + "/g.npy")
+                    what = "%s n=%d hop=%d" % (backend, n, hop)
+                    self.assertTrue(np.isfinite(gpu).all(), what + ": non-finite levels")
+                    self.assertGreater(gpu.max(), 600.0, what + ": the burst reads %.1f dBFS" % gpu.max())
+                    self.compare(cpu, gpu, what)
+                    qc = E.run(args + ["-b", "cpu", "--peaks"])
+                    qg = E.run(args + ["-b", backend, "--peaks"])
+                    self.assertEqual(qg.returncode, 0, qg.stderr)
+                    self.assertNotIn("nan", qg.stdout, what)
+                    self.assertNotIn("inf", qg.stdout, what)
+                    a, b = peak_rows(qc.stdout), peak_rows(qg.stdout)
+                    self.assertEqual(a.shape, b.shape, what)
+                    self.assertTrue((np.abs(a[:, 1] - b[:, 1]) < 0.01 * rate / n).all(), what + ": peak bins")
+                    self.assertLess(np.abs(a[:, 2] - b[:, 2]).max(), 0.02, what + ": peak levels")
 
 
 if __name__ == "__main__":
