@@ -418,7 +418,7 @@ static int table_peaks(void)
     fft_peak_raw *raw = malloc(batch * sizeof *raw);
     window_spec spec = window_spec_default();
     fft_config cfg = fft_config_default();
-    fft_peak_req req = {1, {1}, {n / 2 - 1}};
+    fft_peak_req req = {.nranges = 1, .kmin = {1}, .kmax = {n / 2 - 1}};
     fft_plan *p = NULL;
     sp_errinfo ei = {{0}};
     uint64_t seed = 5;

@@ -42,6 +42,9 @@ struct gpu_plan {
     cpx *d_spec[GPU_NSLOTS];
     float *d_sig[GPU_NSLOTS];
     fft_peak_raw *d_pk[GPU_NSLOTS]; /* the records of a reduction (pk_bytes) */
+    float *d_cm[GPU_NSLOTS];        /* column maxima of a sub-batch: chunk + 1 rows, made on first use */
+    unsigned char *h_cm[GPU_NSLOTS]; /* their pinned staging (the host merges split groups) */
+    size_t cm_bytes;
     unsigned char *h_in[GPU_NSLOTS], *h_out[GPU_NSLOTS], *h_pk[GPU_NSLOTS]; /* pinned staging,
                                                                       * made when first needed */
     /* pinned memory handed out by gpu_plan_host_alloc: copies to and from it go straight
@@ -276,6 +279,35 @@ __global__ void __launch_bounds__(PEAK_BLOCK) peak_reduce_kernel(const float *__
     }
 }
 
+/* Column maxima (fft_peak_req.span): row blockIdx.x is group first/span + blockIdx.x, the
+ * per-bin maximum of its frames among the sub-batch's cnt dB rows (frame first+f is row f);
+ * `>` as the host's reduction, so the same value comes out. Threads run along the bins:
+ * each frame's row is read coalesced. */
+__global__ void colmax_kernel(const float *__restrict__ d_db, size_t bins, size_t cnt, unsigned long long first,
+                              unsigned long long span, float *__restrict__ d_out)
+{
+    size_t k = (size_t)blockIdx.y * blockDim.x + threadIdx.x;
+    if (k >= bins)
+        return;
+    unsigned long long a = (first / span + blockIdx.x) * span, b = a + span;
+    a = a < first ? first : a;
+    b = b > first + cnt ? first + cnt : b;
+    const float *p = d_db + (size_t)(a - first) * bins + k;
+    float m = *p;
+    for (unsigned long long f = a + 1; f < b; f++) {
+        p += bins;
+        float v = *p;
+        m = v > m ? v : m;
+    }
+    d_out[(size_t)blockIdx.x * bins + k] = m;
+}
+
+/* Groups the frames first .. first+cnt-1 touch (fft_colmax_rows). */
+static size_t colmax_rows(unsigned long long span, unsigned long long first, size_t cnt)
+{
+    return cnt ? (size_t)((first + cnt - 1) / span - first / span + 1) : 0;
+}
+
 __global__ void scale_kernel(float2 *d_data, size_t count, float s)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -351,6 +383,7 @@ int gpu_plan_create(const fft_config *cfg, const float *window, double window_su
     gp->hin_bytes = std::max(chunk * gp->work_bytes, gp->sig_bytes);
     gp->hout_bytes = chunk * gp->work_bytes;
     gp->pk_bytes = chunk * FFT_PEAK_RANGES_MAX * sizeof(fft_peak_raw);
+    gp->cm_bytes = (chunk + 1) * (n / 2 + 1) * sizeof(float);
     /* the same float expressions as fft_level_scale() in src/fft/fft.h */
     gp->scale_mid = (float)(2.0 / window_sum);
     gp->scale_edge = (float)(1.0 / window_sum);
@@ -468,6 +501,8 @@ void gpu_plan_destroy(void *state)
         cudaFree(gp->d_spec[s]);
         cudaFree(gp->d_sig[s]);
         cudaFree(gp->d_pk[s]);
+        cudaFree(gp->d_cm[s]);
+        cudaFreeHost(gp->h_cm[s]);
         cudaFreeHost(gp->h_in[s]);
         cudaFreeHost(gp->h_out[s]);
         cudaFreeHost(gp->h_pk[s]);
@@ -489,9 +524,19 @@ typedef struct {
     const unsigned char *h_in; /* user input */
     unsigned char *h_out;      /* user output; NULL for a reduction without the spectra */
     size_t batch;
-    const fft_peak_req *req;   /* OP_STFT with a peak search, else NULL */
+    const fft_peak_req *req;   /* OP_STFT with reductions (peak searches, column maxima), else NULL */
     unsigned char *h_pk;       /* with req: the user's records, f*nranges + range */
 } job;
+
+static int job_peaks(const job *j)
+{
+    return j->req && j->req->nranges > 0;
+}
+
+static int job_colmax(const job *j)
+{
+    return j->req && j->req->span > 0;
+}
 
 /* Where frames [f0, f0+cnt) of a job lie in the user's buffers. */
 typedef struct {
@@ -571,8 +616,29 @@ static int queue_peaks(gpu_plan *gp, int s, size_t cnt, const fft_peak_req *req,
  * spectra stay on the device) and to `dst_pk` (a reduction's records) of one sub-batch on
  * slot s, in pinned host memory: the slot's staging buffers or the caller's own pinned
  * blocks. Nothing here reads or writes host data: a live plan captures it as a graph. */
-static int queue_device(gpu_plan *gp, const job *j, int s, size_t cnt, const void *src, void *dst, void *dst_pk,
+/* The column maxima of the cnt dB rows in slot s's work buffer (frames first ..) into its
+ * d_cm, and back to its staging h_cm. */
+static int queue_colmax(gpu_plan *gp, int s, size_t cnt, unsigned long long first, unsigned long long span,
                         sp_errinfo *ei)
+{
+    size_t bins = gp->n / 2 + 1, rows = colmax_rows(span, first, cnt);
+    int err;
+    if (!gp->d_cm[s] && (err = gpu_malloc((void **)&gp->d_cm[s], gp->cm_bytes, "column maxima", ei)) != SP_OK)
+        return err;
+    if (!gp->h_cm[s] && (err = host_alloc(&gp->h_cm[s], gp->cm_bytes, "column maxima staging", ei)) != SP_OK)
+        return err;
+    dim3 grid((unsigned)rows, (unsigned)((bins + GPU_BLOCK - 1) / GPU_BLOCK));
+    colmax_kernel<<<grid, GPU_BLOCK, 0, gp->stream[s]>>>((const float *)gp->d_work[s], bins, cnt, first, span,
+                                                          gp->d_cm[s]);
+    if ((err = gpu_check_launch(ei, "colmax_kernel")) != SP_OK)
+        return err;
+    GPU_CK(cudaMemcpyAsync(gp->h_cm[s], gp->d_cm[s], rows * bins * sizeof(float), cudaMemcpyDeviceToHost,
+                           gp->stream[s]));
+    return SP_OK;
+}
+
+static int queue_device(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, const void *src, void *dst,
+                        void *dst_pk, sp_errinfo *ei)
 {
     extent e = job_extent(gp, j, 0, cnt);
     cudaStream_t st = gp->stream[s];
@@ -596,11 +662,13 @@ static int queue_device(gpu_plan *gp, const job *j, int s, size_t cnt, const voi
             return err;
         d_res = gp->d_work[s];
     }
-    if (j->req) {
+    if (job_peaks(j)) {
         if ((err = queue_peaks(gp, s, cnt, j->req, ei)) != SP_OK)
             return err;
         GPU_CK(cudaMemcpyAsync(dst_pk, gp->d_pk[s], e.pk_bytes, cudaMemcpyDeviceToHost, st));
     }
+    if (job_colmax(j) && (err = queue_colmax(gp, s, cnt, j->req->first + f0, j->req->span, ei)) != SP_OK)
+        return err;
     if (dst)
         GPU_CK(cudaMemcpyAsync(dst, d_res, e.out_bytes, cudaMemcpyDeviceToHost, st));
     return SP_OK;
@@ -664,8 +732,8 @@ static int queue_graph(gpu_plan *gp, const job *j, size_t cnt, sp_errinfo *ei)
     if (gp->graph[g].state == 1) {
         cudaGraph_t graph = NULL;
         GPU_CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-        int err = queue_device(gp, j, 0, cnt, gp->h_in[0], j->h_out ? gp->h_out[0] : NULL,
-                               j->req ? gp->h_pk[0] : NULL, ei);
+        int err = queue_device(gp, j, 0, 0, cnt, gp->h_in[0], j->h_out ? gp->h_out[0] : NULL,
+                               job_peaks(j) ? gp->h_pk[0] : NULL, ei);
         cudaError_t e = cudaStreamEndCapture(st, &graph);
         if (err != SP_OK) {
             if (graph)
@@ -709,12 +777,13 @@ static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, int
     extent e = job_extent(gp, j, f0, cnt);
     const void *src;
     void *dst = NULL, *dst_pk = NULL;
-    int err, graph = single && s == 0 && gp->live;
+    /* column maxima are merged on the host after each sub-batch: no graph for them */
+    int err, graph = single && s == 0 && gp->live && !job_colmax(j);
     /* graphs keep the pointers they were captured with: the staging buffers */
     src = graph ? NULL : pinned_range(gp, j->h_in + e.in_off, e.in_bytes);
     gp->direct_out[s] = j->h_out && !graph && pinned_range(gp, j->h_out + e.out_off, e.out_bytes);
-    gp->direct_pk[s] = j->req && !graph && pinned_range(gp, j->h_pk + e.pk_off, e.pk_bytes);
-    if ((err = staging(gp, s, !src, j->h_out && !gp->direct_out[s], j->req && !gp->direct_pk[s], ei)) != SP_OK)
+    gp->direct_pk[s] = job_peaks(j) && !graph && pinned_range(gp, j->h_pk + e.pk_off, e.pk_bytes);
+    if ((err = staging(gp, s, !src, j->h_out && !gp->direct_out[s], job_peaks(j) && !gp->direct_pk[s], ei)) != SP_OK)
         return err;
     if (src) {
         src = j->h_in + e.in_off;
@@ -725,14 +794,14 @@ static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, int
     }
     if (j->h_out)
         dst = gp->direct_out[s] ? (void *)(j->h_out + e.out_off) : (void *)gp->h_out[s];
-    if (j->req)
+    if (job_peaks(j))
         dst_pk = gp->direct_pk[s] ? (void *)(j->h_pk + e.pk_off) : (void *)gp->h_pk[s];
     if (graph) {
         int r = queue_graph(gp, j, cnt, ei);
         if (r <= 0)
             return r;
     }
-    return queue_device(gp, j, s, cnt, src, dst, dst_pk, ei);
+    return queue_device(gp, j, s, f0, cnt, src, dst, dst_pk, ei);
 }
 
 /* Waits for slot s's sub-batch and copies its results out of the staging buffers. */
@@ -742,8 +811,21 @@ static int finish(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_e
     GPU_CK(cudaStreamSynchronize(gp->stream[s]));
     if (j->h_out && !gp->direct_out[s])
         memcpy(j->h_out + e.out_off, gp->h_out[s], e.out_bytes);
-    if (j->req && !gp->direct_pk[s])
+    if (job_peaks(j) && !gp->direct_pk[s])
         memcpy(j->h_pk + e.pk_off, gp->h_pk[s], e.pk_bytes);
+    if (job_colmax(j)) { /* rows into the caller's; a group split with the sub-batch before: the max of both */
+        const fft_peak_req *q = j->req;
+        size_t bins = gp->n / 2 + 1, rows = colmax_rows(q->span, q->first + f0, cnt);
+        float *out = q->colmax + (size_t)((q->first + f0) / q->span - q->first / q->span) * bins;
+        const float *in = (const float *)gp->h_cm[s];
+        size_t r0 = 0;
+        if (f0 > 0 && (q->first + f0) % q->span != 0) {
+            for (size_t k = 0; k < bins; k++)
+                out[k] = in[k] > out[k] ? in[k] : out[k];
+            r0 = 1;
+        }
+        memcpy(out + r0 * bins, in + r0 * bins, (rows - r0) * bins * sizeof(float));
+    }
     return SP_OK;
 }
 
@@ -773,14 +855,14 @@ static int run_checked(gpu_plan *gp, const job *j, sp_errinfo *ei)
 {
     sp_errinfo local;
     int err;
-    if (!gp || !j->h_in || (!j->h_out && !j->req) || (j->req && !j->h_pk))
+    if (!gp || !j->h_in || (!j->h_out && !j->req) || (job_peaks(j) && !j->h_pk) || (job_colmax(j) && !j->req->colmax))
         return sp_fail(ei, SP_EINVAL, "gpu plan: NULL argument");
     if (gp->broken)
         return sp_fail(ei, SP_EGPU, "GPU plan unusable after an earlier error: %s", gp->why);
     if (j->batch > gp->max_batch)
         return sp_fail(ei, SP_EINVAL, "batch of %zu frames exceeds the plan's max_batch %zu",
                        j->batch, gp->max_batch);
-    if (j->req && (j->req->nranges < 1 || j->req->nranges > FFT_PEAK_RANGES_MAX))
+    if (j->req && (j->req->nranges > FFT_PEAK_RANGES_MAX || (j->req->nranges < 1 && !j->req->span)))
         return sp_fail(ei, SP_EINVAL, "gpu plan: %zu peak ranges", j->req->nranges);
     if (j->batch == 0)
         return SP_OK;

@@ -630,6 +630,74 @@ static void check_reduce(size_t n, size_t hop, size_t max_batch, size_t total)
     free(g2);
 }
 
+/* Column maxima (fft_peak_req.span) on the device against the maxima of the same plan's own
+ * spectra (fft_stft_db), which must match exactly (a maximum of floats rounds nothing): calls
+ * of max_batch frames and one of a single frame, each split into two sub-batches on the device
+ * (the plan's chunk is half of max_batch), groups split between sub-batches and calls, with
+ * and without a peak search beside them, on each path and backend. */
+static void check_colmax(size_t n, size_t hop, size_t max_batch, size_t total, uint64_t span)
+{
+    const size_t nb = n / 2 + 1, len = (total - 1) * hop + n, groups = (total + span - 1) / span;
+    float *sig = xmalloc(len * sizeof *sig), *win = xmalloc(n * sizeof *win), *db = xmalloc(total * nb * sizeof *db);
+    float *want = xmalloc(groups * nb * sizeof *want), *got = xmalloc(groups * nb * sizeof *got);
+    float *rows = xmalloc((max_batch / span + 2) * nb * sizeof *rows);
+    fft_peak_raw *pk = xmalloc(max_batch * sizeof *pk);
+    window_spec ws = window_spec_default();
+    fft_backend_kind kinds[3] = {FFT_BACKEND_CUDA, FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT};
+    CHECK(window_fill(&ws, n, win, NULL) == SP_OK);
+    reduce_signal(0, sig, len, n);
+    for (int k = 0; k < 3; k++) {
+        set_path(k == 1);
+        fft_plan *p = make_plan(kinds[k], n, hop, win, max_batch);
+        if (!p)
+            continue;
+        CHECK(fft_plan_reduces_columns(p));
+        for (size_t f = 0; f < total; f += max_batch) /* the plan's own spectra, their maxima */
+            CHECK(fft_stft_db(p, sig + f * hop, total - f < max_batch ? total - f : max_batch, db + f * nb) == SP_OK);
+        for (size_t f = 0; f < total; f++)
+            for (size_t b = 0; b < nb; b++) {
+                float *w = want + (f / span) * nb + b;
+                *w = f % span == 0 || db[f * nb + b] > *w ? db[f * nb + b] : *w;
+            }
+        for (int with_peaks = 0; with_peaks < 2; with_peaks++) {
+            fft_peak_req q;
+            size_t f = 0, call = 0, bad = 0;
+            memset(&q, 0, sizeof q);
+            q.nranges = (size_t)with_peaks;
+            q.kmin[0] = 1, q.kmax[0] = n / 2 - 1;
+            q.span = span;
+            q.colmax = rows;
+            tu_poison(got, groups * nb);
+            while (f < total) {
+                size_t cnt = call++ == 1 ? 1 : max_batch;
+                cnt = cnt > total - f ? total - f : cnt;
+                q.first = f;
+                CHECK_MSG(fft_stft_reduce(p, sig + f * hop, cnt, NULL, &q, pk) == SP_OK, "%s colmax: %s",
+                          kind_name(kinds[k]), fft_plan_last_error(p));
+                for (size_t r = 0; r < fft_colmax_rows(span, f, cnt); r++) /* as a picture folds them */
+                    for (size_t b = 0; b < nb; b++) {
+                        float *o = got + (f / span + r) * nb + b, v = rows[r * nb + b];
+                        *o = (r == 0 && f % span != 0) ? (v > *o ? v : *o) : v;
+                    }
+                f += cnt;
+            }
+            for (size_t i = 0; i < groups * nb; i++)
+                bad += memcmp(&got[i], &want[i], sizeof got[i]) != 0;
+            CHECK_MSG(bad == 0, "%s path %d n=%zu hop=%zu span=%llu peaks %d: %zu of %zu column maxima differ",
+                      kind_name(kinds[k]), k == 1, n, hop, (unsigned long long)span, with_peaks, bad, groups * nb);
+        }
+        fft_plan_destroy(p);
+    }
+    set_path(0);
+    free(sig);
+    free(win);
+    free(db);
+    free(want);
+    free(got);
+    free(rows);
+    free(pk);
+}
+
 /* A live plan runs one-sub-batch calls as CUDA graphs (captured on a shape's second call):
  * reductions with and without spectra and with other ranges are other shapes (six here,
  * each met three times: run plainly, captured, replayed), and every call gives the records
@@ -1040,6 +1108,12 @@ int main(void)
     }
     check_reduce_live(1024, 256);
     check_reduce_live(16384, 512);
+    /* column maxima: groups within a sub-batch, across sub-batches and calls, one frame each */
+    check_colmax(1024, 256, 64, 300, 7);
+    check_colmax(4096, 1001, 16, 70, 29);
+    check_colmax(256, 100, 37, 150, 1);
+    if (!quick)
+        check_colmax(16384, 64, 511, 2000, 29);
     for (int path = 0; path < 2; path++) {
         set_path(path);
         check_pinned(FFT_BACKEND_CUDA);

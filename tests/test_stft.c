@@ -589,15 +589,45 @@ typedef struct {
     size_t raw_cap[MAX_OUT];
     uint64_t count[MAX_OUT];
     int db_null, db_given;    /* calls with db NULL / not */
+    uint64_t span;            /* column maxima: groups of span frames; 0 = none asked */
+    size_t bins;
+    float *gm[MAX_OUT];       /* the groups' maxima so far, merged over calls as a picture does */
+    size_t gm_rows[MAX_OUT];
+    int cm_bad;               /* calls whose colmax was missing or unasked for */
 } reduced;
 
+/* Folds a call's column maxima into r->gm: row i is group first/span + i, partial at the
+ * call's ends (so a group split between calls is the maximum of both parts). */
+static int fold_colmax(reduced *r, int channel, uint64_t first, size_t nframes, const float *colmax)
+{
+    size_t rows = fft_colmax_rows(r->span, first, nframes);
+    uint64_t g0 = first / r->span;
+    if (g0 + rows > r->gm_rows[channel]) {
+        float *p = realloc(r->gm[channel], (size_t)(g0 + rows) * 2 * r->bins * sizeof *p);
+        if (!p)
+            return SP_ENOMEM;
+        for (size_t i = r->gm_rows[channel] * r->bins; i < (size_t)(g0 + rows) * 2 * r->bins; i++)
+            p[i] = -INFINITY;
+        r->gm[channel] = p;
+        r->gm_rows[channel] = (size_t)(g0 + rows) * 2;
+    }
+    for (size_t i = 0; i < rows * r->bins; i++) {
+        float *o = r->gm[channel] + (size_t)g0 * r->bins + i;
+        *o = colmax[i] > *o ? colmax[i] : *o;
+    }
+    return SP_OK;
+}
+
 static int collect_reduced(void *user, int channel, uint64_t first, size_t nframes, const float *db,
-                           const fft_peak_raw *raw)
+                           const fft_peak_raw *raw, const float *colmax)
 {
     reduced *r = user;
     size_t need;
     if (channel < 0 || channel >= MAX_OUT)
         return SP_EINVAL;
+    r->cm_bad += (r->span != 0) != (colmax != NULL);
+    if (colmax && r->span && fold_colmax(r, channel, first, nframes, colmax) != SP_OK)
+        return SP_ENOMEM;
     need = (size_t)(r->count[channel] + nframes) * r->nranges;
     if (need > r->raw_cap[channel]) {
         fft_peak_raw *p = realloc(r->raw[channel], 2 * need * sizeof *p);
@@ -645,23 +675,44 @@ static void test_reduce(void)
     cfg.batch = rng_range(1, MAX_BATCH);
     collector_init(&ref, bins, ch);
     analyse(plan, &cfg, in, L, 1, &ref);
-    for (int spectra = 0; spectra < 2; spectra++) {
+    for (int spectra = 0; spectra < 4; spectra++) { /* 2, 3: with column maxima too */
         reduced r;
         stft *s = NULL;
         int bad = 0;
         memset(&r, 0, sizeof r);
         collector_init(&r.spectra, bins, ch);
         r.nranges = req.nranges;
+        r.bins = bins;
+        r.span = req.span = spectra >= 2 ? rng_range(1, 9) : 0;
         cfg.batch = rng_range(1, MAX_BATCH);
         CHECK(stft_create(&cfg, plan, collect, &r.spectra, &s, &ei) == SP_OK);
         if (!s)
             continue;
-        CHECK_MSG(stft_set_reduce(s, &req, spectra, collect_reduced, &r, &ei) == SP_OK, "set_reduce: %s", ei.msg);
+        CHECK_MSG(stft_set_reduce(s, &req, spectra & 1, collect_reduced, &r, &ei) == SP_OK, "set_reduce: %s", ei.msg);
         CHECK(run(s, in, ch, L, 1, &ei) == SP_OK);
-        CHECK(stft_set_reduce(s, &req, spectra, collect_reduced, &r, &ei) == SP_EINVAL); /* after samples */
+        CHECK(stft_set_reduce(s, &req, spectra & 1, collect_reduced, &r, &ei) == SP_EINVAL); /* after samples */
         stft_destroy(s);
-        CHECK_MSG(spectra ? r.db_null == 0 && r.db_given > 0 : r.db_given == 0 && r.db_null > 0,
+        CHECK_MSG(spectra & 1 ? r.db_null == 0 && r.db_given > 0 : r.db_given == 0 && r.db_null > 0,
                   "spectra %d: %d calls with db, %d without", spectra, r.db_given, r.db_null);
+        CHECK_MSG(r.cm_bad == 0, "span %llu: %d calls without the column maxima asked for (or with unasked ones)",
+                  (unsigned long long)r.span, r.cm_bad);
+        for (int c = 0; c < ch && r.span; c++) { /* each group's maximum = the plain run's frames' */
+            int cm_diff = 0;
+            for (uint64_t f = 0; f < ref.count[c]; f++)
+                for (size_t k = 0; k < bins; k++) {
+                    const float *o = r.gm[c] + (size_t)(f / r.span) * bins + k;
+                    cm_diff += ref.db[c][f * bins + k] > *o; /* no frame above its group's maximum */
+                }
+            for (uint64_t g = 0; g * r.span < ref.count[c]; g++) /* and each maximum is one of them */
+                for (size_t k = 0; k < bins; k++) {
+                    int hit = 0;
+                    for (uint64_t f = g * r.span; f < (g + 1) * r.span && f < ref.count[c]; f++)
+                        hit |= ref.db[c][f * bins + k] == r.gm[c][g * bins + k];
+                    cm_diff += !hit;
+                }
+            CHECK_MSG(cm_diff == 0, "span %llu, channel %d: %d column maxima differ from the plain run's",
+                      (unsigned long long)r.span, c, cm_diff);
+        }
         for (int c = 0; c < ch; c++) {
             CHECK(r.count[c] == ref.count[0] && ref.count[c] == ref.count[0]);
             if (r.count[c] != ref.count[c])
@@ -672,14 +723,16 @@ static void test_reduce(void)
                     fft_peak_raw got = r.raw[c][f * req.nranges + k];
                     bad += memcmp(&want, &got, sizeof want) != 0;
                 }
-            if (spectra)
+            if (spectra & 1)
                 CHECK_MSG(r.spectra.count[c] == ref.count[c] &&
                               memcmp(r.spectra.db[c], ref.db[c], ref.count[c] * bins * sizeof(float)) == 0,
                           "channel %d: the spectra differ from a plain run's", c);
         }
         CHECK_MSG(bad == 0, "spectra %d: %d records differ from the host scan", spectra, bad);
-        for (int c = 0; c < MAX_OUT; c++)
+        for (int c = 0; c < MAX_OUT; c++) {
             free(r.raw[c]);
+            free(r.gm[c]);
+        }
         collector_free(&r.spectra);
     }
     /* refused: ranges outside 1 .. n/2-1, none, reversed */
@@ -697,7 +750,8 @@ static void test_reduce(void)
         CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &c, &ei) == SP_EINVAL);
         req.kmax[1] = 40;
         req.nranges = 0;
-        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &c, &ei) == SP_EINVAL);
+        req.span = 0;
+        CHECK(stft_set_reduce(s, &req, 0, collect_reduced, &c, &ei) == SP_EINVAL); /* nothing asked */
         req.nranges = 1;
         CHECK(stft_set_reduce(s, &req, 0, NULL, &c, &ei) == SP_EINVAL);
         stft_destroy(s);

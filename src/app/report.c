@@ -34,6 +34,9 @@ void app_report_verbose(const analyze_result *res)
         fft_choice_format(&res->choice, line, sizeof line);
         fprintf(stderr, "spectro: backend: %s\n", line);
     }
+    if (res->maxima_span)
+        fprintf(stderr, "spectro: picture: the maxima of every %llu frames computed beside the FFT (%s)\n",
+                (unsigned long long)res->maxima_span, res->backend);
     fprintf(stderr, "spectro: time: %.3f s making the %s plan, %.3f s in FFT calls, %.3f s in output, "
                     "%.3f s waiting for input\n",
             res->plan_s, res->backend, res->fft_s, res->sink_s, res->wait_s);

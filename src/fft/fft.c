@@ -412,6 +412,8 @@ int fft_r2c(fft_plan *p, const float *in, cpx *out, size_t batch)
     return p->be->r2c(p->state, in, out, batch, &p->err);
 }
 
+static void host_colmax(const float *db, size_t nframes, size_t bins, const fft_peak_req *req);
+
 /* One backend call: the short-time levels (req NULL) or with the peak search. */
 static int stft_call(fft_plan *p, const fft_backend *be, void *state, const float *signal, size_t nframes,
                      float *db, const fft_peak_req *req, fft_peak_raw *peaks)
@@ -438,6 +440,18 @@ static int split_huge(fft_plan *p, const float *signal, size_t nframes, float *d
         any |= !(fabsf(signal[i]) <= FFT_HUGE_SAMPLE); /* NaN too: the CPU's floor, as elsewhere */
     if (!any)
         return stft_call(p, p->be, p->state, signal, nframes, db, req, peaks);
+    if (req && req->span) { /* the CPU backend makes no maxima: the spectra, reduced here */
+        fft_peak_req peaks_only = *req;
+        float *spec = db;
+        peaks_only.span = 0;
+        peaks_only.colmax = NULL;
+        if (!spec && !(spec = p->reduce_db) && !(spec = p->reduce_db = malloc(p->max_batch * bins * sizeof *spec)))
+            return sp_fail(&p->err, SP_ENOMEM, "out of memory for the spectra of %zu frames", p->max_batch);
+        if ((err = split_huge(p, signal, nframes, spec, req->nranges ? &peaks_only : NULL, peaks)) != SP_OK)
+            return err;
+        host_colmax(spec, nframes, bins, req);
+        return SP_OK;
+    }
     if (!p->huge && !(p->huge = malloc(p->max_batch)))
         return sp_fail(&p->err, SP_ENOMEM, "out of memory");
     if (!p->huge_state && (err = fft_backend_cpu.create(&p->cfg, p->win, p->wsum, &p->huge_state, &p->err)) != SP_OK)
@@ -485,10 +499,10 @@ fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax)
     return o;
 }
 
-/* The ranges fit an n-point spectrum's bins 1 .. n/2-1. */
+/* The ranges fit an n-point spectrum's bins 1 .. n/2-1; something is asked for. */
 static int peak_req_ok(const fft_peak_req *req, size_t n)
 {
-    if (req->nranges < 1 || req->nranges > FFT_PEAK_RANGES_MAX)
+    if (req->nranges > FFT_PEAK_RANGES_MAX || (req->nranges == 0 && req->span == 0) || (req->span && !req->colmax))
         return 0;
     for (size_t r = 0; r < req->nranges; r++)
         if (req->kmin[r] < 1 || req->kmin[r] > req->kmax[r] || req->kmax[r] > n / 2 - 1)
@@ -496,30 +510,68 @@ static int peak_req_ok(const fft_peak_req *req, size_t n)
     return 1;
 }
 
+size_t fft_colmax_rows(uint64_t span, uint64_t first, size_t nframes)
+{
+    if (!span || !nframes)
+        return 0;
+    return (size_t)((first + nframes - 1) / span - first / span + 1);
+}
+
+int fft_plan_reduces_columns(const fft_plan *p)
+{
+    return p && p->be->reduces_columns;
+}
+
+/* req's column maxima from nframes spectra on the calling thread (fft_peak_req). */
+static void host_colmax(const float *db, size_t nframes, size_t bins, const fft_peak_req *req)
+{
+    const uint64_t g0 = req->first / req->span;
+    for (size_t f = 0; f < nframes; f++) {
+        const float *restrict s = db + f * bins;
+        uint64_t g = (req->first + f) / req->span;
+        float *restrict o = req->colmax + (size_t)(g - g0) * bins;
+        if (f == 0 || (req->first + f) % req->span == 0)
+            memcpy(o, s, bins * sizeof *o);
+        else
+            for (size_t k = 0; k < bins; k++)
+                o[k] = s[k] > o[k] ? s[k] : o[k];
+    }
+}
+
 int fft_stft_reduce(fft_plan *p, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
                     fft_peak_raw *peaks)
 {
     const size_t bins = p ? p->n / 2 + 1 : 0;
     int err;
-    if (!p || !signal || !req || !peaks || nframes > p->max_batch)
+    if (!p || !signal || !req || (req->nranges && !peaks) || nframes > p->max_batch)
         return SP_EINVAL;
     if (!peak_req_ok(req, p->n))
-        return sp_fail(&p->err, SP_EINVAL, "peak search: bins out of 1 .. %zu or more than %d ranges", p->n / 2 - 1,
-                       FFT_PEAK_RANGES_MAX);
+        return sp_fail(&p->err, SP_EINVAL, "reduction: peak bins out of 1 .. %zu, more than %d ranges, or nothing asked",
+                       p->n / 2 - 1, FFT_PEAK_RANGES_MAX);
     if (nframes == 0)
         return SP_OK;
     p->err.msg[0] = 0;
-    if (p->be->stft_reduce)
-        return split_huge(p, signal, nframes, db, req, peaks);
+    if (p->be->stft_reduce && (!req->span || p->be->reduces_columns))
+        return split_huge(p, signal, nframes, db, req, peaks); /* all of it beside the FFT */
     if (!db) {
         if (!p->reduce_db && !(p->reduce_db = malloc(p->max_batch * bins * sizeof *p->reduce_db)))
             return sp_fail(&p->err, SP_ENOMEM, "out of memory for the spectra of %zu frames", p->max_batch);
         db = p->reduce_db;
     }
-    if ((err = split_huge(p, signal, nframes, db, NULL, NULL)) != SP_OK)
+    fft_peak_req peaks_only = *req; /* the spectra come back; the maxima are made here */
+    peaks_only.span = 0;
+    peaks_only.colmax = NULL;
+    if (p->be->stft_reduce && req->nranges)
+        err = split_huge(p, signal, nframes, db, &peaks_only, peaks);
+    else
+        err = split_huge(p, signal, nframes, db, NULL, NULL);
+    if (err != SP_OK)
         return err;
-    for (size_t f = 0; f < nframes; f++)
-        for (size_t r = 0; r < req->nranges; r++)
-            peaks[f * req->nranges + r] = fft_peak_scan(db + f * bins, req->kmin[r], req->kmax[r]);
+    if (!p->be->stft_reduce)
+        for (size_t f = 0; f < nframes; f++)
+            for (size_t r = 0; r < req->nranges; r++)
+                peaks[f * req->nranges + r] = fft_peak_scan(db + f * bins, req->kmin[r], req->kmax[r]);
+    if (req->span)
+        host_colmax(db, nframes, bins, req);
     return SP_OK;
 }

@@ -141,10 +141,26 @@ int fft_stft_db(fft_plan *plan, const float *signal, size_t nframes, float *db);
 #define FFT_PEAK_RANGES_MAX 4
 
 typedef struct {
-    size_t nranges;                    /* 1 .. FFT_PEAK_RANGES_MAX */
+    size_t nranges;                    /* 0 .. FFT_PEAK_RANGES_MAX (0: maxima only) */
     size_t kmin[FFT_PEAK_RANGES_MAX];  /* 1 <= kmin[r] <= kmax[r] <= n/2 - 1 */
     size_t kmax[FFT_PEAK_RANGES_MAX];
+    /* Column maxima (a picture's pixel columns, sink.h maxima_span): span > 0 asks for the
+     * per-bin maximum of the dB spectra over aligned groups of span frames of the stream,
+     * group g holding frames [g*span, (g+1)*span); `first` is the stream's index of the
+     * call's frame 0. colmax receives one row of n/2+1 values for each group the call's
+     * frames touch, in order (fft_colmax_rows of them; the first and last may be partial:
+     * the maximum of the call's frames in them). A GPU backend with reduces_columns copies
+     * only these rows back; another computes the spectra and reduces them on the calling
+     * thread. */
+    uint64_t span, first;
+    float *colmax;
 } fft_peak_req;
+
+/* Rows fft_stft_reduce writes to req->colmax for nframes frames from `first`. */
+size_t fft_colmax_rows(uint64_t span, uint64_t first, size_t nframes);
+
+/* 1 when the plan's backend computes column maxima itself (only the rows cross the bus). */
+int fft_plan_reduces_columns(const fft_plan *plan);
 
 /* What a device finds for one frame and range: 16 bytes. */
 typedef struct {
@@ -159,8 +175,8 @@ _Static_assert(sizeof(fft_peak_raw) == 16, "fft_peak_raw must be 16 bytes");
  * frame f and range r. db receives the spectra as fft_stft_db writes them, or is NULL when
  * they are not wanted (a GPU backend then copies only the records back). A backend without
  * its own reduction computes the spectra and scans them on the calling thread (the same
- * records). SP_EINVAL for a range outside 1 .. n/2-1, kmin > kmax, or nranges out of
- * 1 .. FFT_PEAK_RANGES_MAX. */
+ * records), and the column maxima of req likewise. SP_EINVAL for a range outside
+ * 1 .. n/2-1, kmin > kmax, nranges above FFT_PEAK_RANGES_MAX, or no reduction asked for. */
 int fft_stft_reduce(fft_plan *plan, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
                     fft_peak_raw *peaks);
 

@@ -31,11 +31,14 @@ typedef struct fft_backend {
      * peak search of req beside it (fft_stft_reduce; req validated, db may be NULL). */
     int (*stft_reduce)(void *state, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
                        fft_peak_raw *peaks, sp_errinfo *ei);
+    /* 1: stft_reduce computes req's column maxima too (req->span); 0: it gets requests
+     * without them (fft.c reduces the spectra on the caller's thread) */
+    int reduces_columns;
 } fft_backend;
 
 /* The table's layout, checked between the program and the GPU module it loads (gpu/
  * gpu_module.cu): a module built from another version of this header is refused. */
-#define FFT_BACKEND_ABI ((0x5350u << 16) | (unsigned)sizeof(fft_backend))
+#define FFT_BACKEND_ABI ((0x5351u << 16) | (unsigned)(sizeof(fft_backend) + sizeof(fft_peak_req)))
 
 extern const fft_backend fft_backend_cpu;   /* src/fft/fft_cpu.c */
 /* gpu/fft_cuda.cu and gpu/fft_cufft.cu, in the GPU module (fft_gpu_load.h: the program

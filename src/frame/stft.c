@@ -29,6 +29,7 @@ struct stft {
     fft_peak_req req;
     int spectra;           /* with reduce: the spectra are wanted too */
     fft_peak_raw *raw[2];  /* batch * req.nranges each, used in turn like db */
+    float *cm[2];          /* req.span: the column maxima's rows, used in turn like db */
     uint64_t frames, samples;
     uint64_t skipped; /* frame indices stft_discard passed over (never analysed) */
     double fft_s, sink_s; /* time spent in the FFT plan and in the sink */
@@ -110,8 +111,10 @@ void stft_destroy(stft *s)
     free(s->sig);
     fft_plan_host_free(s->plan, s->db[0]);
     fft_plan_host_free(s->plan, s->db[1]);
-    fft_plan_host_free(s->plan, s->raw[0]);
-    fft_plan_host_free(s->plan, s->raw[1]);
+    for (int i = 0; i < 2; i++) {
+        fft_plan_host_free(s->plan, s->raw[i]);
+        fft_plan_host_free(s->plan, s->cm[i]);
+    }
     free(s);
 }
 
@@ -122,15 +125,19 @@ int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_f
         return sp_fail(ei, SP_EINVAL, "stft_set_reduce: NULL argument");
     if (s->reduce || s->samples || s->frames)
         return sp_fail(ei, SP_EINVAL, "stft_set_reduce: only once, before the first samples");
-    if (req->nranges < 1 || req->nranges > FFT_PEAK_RANGES_MAX)
+    if (req->nranges > FFT_PEAK_RANGES_MAX || (req->nranges < 1 && !req->span))
         return sp_fail(ei, SP_EINVAL, "peak search: %zu ranges (1 to %d)", req->nranges, FFT_PEAK_RANGES_MAX);
     for (size_t r = 0; r < req->nranges; r++)
         if (req->kmin[r] < 1 || req->kmin[r] > req->kmax[r] || req->kmax[r] > s->cfg.n / 2 - 1)
             return sp_fail(ei, SP_EINVAL, "peak search: bins %zu .. %zu not within 1 .. %zu", req->kmin[r],
                            req->kmax[r], s->cfg.n / 2 - 1);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2 && req->nranges; i++)
         if (!(s->raw[i] = fft_plan_host_alloc(s->plan, s->cfg.batch * req->nranges * sizeof *s->raw[i])))
             return sp_fail(ei, SP_ENOMEM, "out of memory for the peaks of %zu frames", s->cfg.batch);
+    /* a batch touches at most batch/span + 2 groups */
+    for (int i = 0; i < 2 && req->span; i++)
+        if (!(s->cm[i] = fft_plan_host_alloc(s->plan, (s->cfg.batch / req->span + 2) * s->bins * sizeof *s->cm[i])))
+            return sp_fail(ei, SP_ENOMEM, "out of memory for the column maxima of %zu frames", s->cfg.batch);
     if (!spectra) /* never filled: give the (pinned, on a GPU) memory back */
         for (int i = 0; i < 2; i++) {
             fft_plan_host_free(s->plan, s->db[i]);
@@ -153,7 +160,9 @@ int stft_reset(stft *s, sp_errinfo *ei)
      * come back if this one gave them up */
     for (int i = 0; i < 2; i++) {
         fft_plan_host_free(s->plan, s->raw[i]);
+        fft_plan_host_free(s->plan, s->cm[i]);
         s->raw[i] = NULL;
+        s->cm[i] = NULL;
         if (!s->db[i] && !(s->db[i] = fft_plan_host_alloc(s->plan, s->cfg.batch * s->bins * sizeof *s->db[i])))
             return sp_fail(ei, SP_ENOMEM, "out of memory for %zu spectra", s->cfg.batch);
     }
@@ -195,7 +204,10 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
     for (int c = 0; c < s->outs; c++) {
         float *db = s->db[s->cur];
         fft_peak_raw *raw = s->raw[s->cur];
+        float *cm = s->cm[s->cur];
         double t0 = sp_now(), t1;
+        s->req.first = s->frames;
+        s->req.colmax = cm;
         int err = s->reduce ? fft_stft_reduce(s->plan, s->sig[c], nframes, db, &s->req, raw)
                             : fft_stft_db(s->plan, s->sig[c], nframes, db);
         s->cur ^= 1;
@@ -205,7 +217,7 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
             return sp_fail(ei, err, "FFT (%s backend) failed: %s", fft_plan_backend_name(s->plan),
                            fft_plan_last_error(s->plan)[0] ? fft_plan_last_error(s->plan)
                                                            : sp_strerror(err));
-        err = s->reduce ? s->reduce(s->reduce_user, c, s->frames, nframes, db, raw)
+        err = s->reduce ? s->reduce(s->reduce_user, c, s->frames, nframes, db, raw, cm)
                         : s->sink(s->user, c, s->frames, nframes, db);
         s->sink_s += sp_now() - t1;
         if (err != SP_OK)

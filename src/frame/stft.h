@@ -32,11 +32,13 @@ extern "C" {
 typedef int (*stft_sink_fn)(void *user, int channel, uint64_t first, size_t nframes, const float *db);
 
 /* Receives the blocks of an stft with a reduction (stft_set_reduce), instead of the sink:
- * db as stft_sink_fn has it, or NULL when the spectra were not asked for, and
- * raw[f*req.nranges + r], the peak record of frame first+f in range r. Both buffers keep
- * stft_sink_fn's rule: unchanged until the next call returns. */
+ * db as stft_sink_fn has it, or NULL when the spectra were not asked for;
+ * raw[f*req.nranges + r], the peak record of frame first+f in range r (NULL without ranges);
+ * colmax, the column maxima of req.span (fft_peak_req: fft_colmax_rows(span, first, nframes)
+ * rows of bins; NULL without). The buffers keep stft_sink_fn's rule: unchanged until the
+ * next call returns. */
 typedef int (*stft_reduce_fn)(void *user, int channel, uint64_t first, size_t nframes, const float *db,
-                              const fft_peak_raw *raw);
+                              const fft_peak_raw *raw, const float *colmax);
 
 typedef struct {
     size_t n;          /* frame length = FFT size */
@@ -55,7 +57,9 @@ int stft_create(const stft_config *cfg, fft_plan *plan, stft_sink_fn sink, void 
                 sp_errinfo *ei);
 void stft_destroy(stft *s); /* NULL is a no-op */
 
-/* From now on every batch runs through fft_stft_reduce with the peak search req, and fn
+/* From now on every batch runs through fft_stft_reduce with the reductions of req (peak
+ * searches, and column maxima when req->span > 0: req->first and req->colmax are the
+ * stft's to set), and fn
  * (with fn_user) receives the blocks instead of the sink. spectra = 0: nobody wants
  * the spectra, so they are never brought to host memory (a GPU plan copies back only the
  * records) and fn gets db = NULL. Once, before the first stft_push; SP_EINVAL otherwise and

@@ -54,6 +54,18 @@ int render_add(render *r, int channel, uint64_t first, size_t nframes, const flo
     return SP_EUNSUPPORTED;
 }
 
+int render_add_max(render *r, int channel, uint64_t f0, uint64_t f1, const float *max_db)
+{
+    (void)r, (void)channel, (void)f0, (void)f1, (void)max_db;
+    return SP_EUNSUPPORTED;
+}
+
+uint64_t render_frames_per_column(const render *r)
+{
+    (void)r;
+    return 1;
+}
+
 int render_write_png(render *r, const char *path, sp_errinfo *ei)
 {
     (void)r, (void)path;
@@ -607,33 +619,48 @@ static void bins_max(float *restrict p, const float *restrict s, size_t n)
         p[k] = s[k] > p[k] ? s[k] : p[k];
 }
 
+/* Frame f's spectrum s (or the maximum of frames f .. last-1 of one column) into its column. */
+static void add_row(render *r, accum *a, uint64_t f, uint64_t last, const float *s)
+{
+    int64_t j;
+    if (f / a->fpc >= r->cap) {
+        accum_flush(r, a);
+        while (f / a->fpc >= r->cap)
+            accum_merge(a, r->cap, (size_t)r->panel_h);
+    }
+    j = (int64_t)(f / a->fpc);
+    if (j != a->pending_col) {
+        accum_flush(r, a);
+        memcpy(a->pending, s, r->bins * sizeof *s);
+        a->pending_col = j;
+    } else {
+        bins_max(a->pending, s, r->bins);
+    }
+    if (last > a->frames)
+        a->frames = last;
+}
+
 int render_add(render *r, int channel, uint64_t first, size_t nframes, const float *db)
 {
-    accum *a;
     if (!r || channel < 0 || channel >= r->channels || (!db && nframes))
         return SP_EINVAL;
-    a = &r->acc[channel];
-    for (size_t i = 0; i < nframes; i++) {
-        const float *s = db + i * r->bins;
-        uint64_t f = first + i;
-        int64_t j;
-        if (f / a->fpc >= r->cap) {
-            accum_flush(r, a);
-            while (f / a->fpc >= r->cap)
-                accum_merge(a, r->cap, (size_t)r->panel_h);
-        }
-        j = (int64_t)(f / a->fpc);
-        if (j != a->pending_col) {
-            accum_flush(r, a);
-            memcpy(a->pending, s, r->bins * sizeof *s);
-            a->pending_col = j;
-        } else {
-            bins_max(a->pending, s, r->bins);
-        }
-        if (f + 1 > a->frames)
-            a->frames = f + 1;
-    }
+    for (size_t i = 0; i < nframes; i++)
+        add_row(r, &r->acc[channel], first + i, first + i + 1, db + i * r->bins);
     return SP_OK;
+}
+
+int render_add_max(render *r, int channel, uint64_t f0, uint64_t f1, const float *max_db)
+{
+    if (!r || channel < 0 || channel >= r->channels || !max_db || f1 <= f0 ||
+        f0 / r->acc[channel].fpc != (f1 - 1) / r->acc[channel].fpc)
+        return SP_EINVAL;
+    add_row(r, &r->acc[channel], f0, f1, max_db);
+    return SP_OK;
+}
+
+uint64_t render_frames_per_column(const render *r)
+{
+    return r && r->channels > 0 ? r->acc[0].fpc : 1;
 }
 
 /* ---- draw ------------------------------------------------------------------------------ */

@@ -93,6 +93,15 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
  * stft_sink_fn's shape, so it can sit behind a sink directly. */
 int render_add(render *r, int channel, uint64_t first, size_t nframes, const float *db);
 
+/* As render_add of frames f0 .. f1-1 whose per-bin maximum is max_db (bins values), when
+ * they lie in one accumulated column (within aligned groups of render_frames_per_column
+ * frames): the same picture as adding each of them, from one row (sink.h's maxima). */
+int render_add_max(render *r, int channel, uint64_t f0, uint64_t f1, const float *max_db);
+
+/* The frames per accumulated column the picture starts with (made from its frames_hint;
+ * later merges double it, so groups of this many stay within one column). */
+uint64_t render_frames_per_column(const render *r);
+
 /* Draws the whole picture into a caller-owned RGBA8888 buffer (width*height*4 bytes,
  * rows top-down, bytes R G B A, opaque). It can be drawn again after more render_add
  * calls (drawing only folds the column being filled into the accumulator). */

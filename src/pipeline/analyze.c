@@ -548,8 +548,9 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
         sink_stream st = stream_of(&r);
         r.sinks.win = r.win; /* the peak searches level by the window's own transform */
         if ((err = pipe_sinks_open(&r.sinks, &st, ei)) != SP_OK ||
-            (err = pipe_sinks_attach(&r.sinks, r.st, ei)) != SP_OK)
+            (err = pipe_sinks_attach(&r.sinks, r.st, r.plan, ei)) != SP_OK)
             goto done;
+        res->maxima_span = r.sinks.span;
     }
     if (res->live && (err = pipe_input_start(r.in, r.src, r.ring, cfg->realtime, cfg->stop, ei)) != SP_OK)
         goto done;

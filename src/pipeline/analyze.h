@@ -100,6 +100,8 @@ int analyze_set_output(analyze_config *c, const char *kind, const char *path, sp
 typedef struct analyze_result_s {
     source_info info;
     char backend[16];
+    uint64_t maxima_span;  /* > 0: the backend reduced the picture's spectra to the maxima of
+                            * groups of this many frames beside the FFT (sink.h maxima_span) */
     char fallback[512];    /* why auto could not use the GPU ("" if it did, if the cpu was
                             * the faster choice, or if a backend was named) */
     fft_choice choice;     /* --backend auto: what it weighed and chose (fft_choice_format);

@@ -79,6 +79,7 @@ typedef struct {
     pipe_reduction *red;
     int nred;                   /* distinct peak searches, <= FFT_PEAK_RANGES_MAX */
     int spectra;                /* some sink wants the spectra themselves */
+    uint64_t span;              /* > 0: sinks with maxima_span get column maxima (pipe_sinks_attach) */
     size_t pk_cap;              /* frames each red[].pk holds */
     size_t n, bins;
     double rate;
@@ -91,14 +92,16 @@ typedef struct {
  * writes to standard output. */
 int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei);
 int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei);
-/* After open: when some sink declared a peak search, the framer runs the searches beside
- * its FFT (stft_set_reduce) and calls pipe_sinks_reduced; without a sink that wants the
- * spectra they never reach host memory. Else nothing changes (pipe_sinks_frames). */
-int pipe_sinks_attach(pipe_sinks *l, stft *st, sp_errinfo *ei);
+/* After open: when some sink declared a peak search, or the plan's backend reduces columns
+ * and every sink that wants spectra takes column maxima of one span, the framer runs those
+ * reductions beside its FFT (stft_set_reduce) and calls pipe_sinks_reduced; without a sink
+ * that wants the spectra themselves they never reach host memory. Else nothing changes
+ * (pipe_sinks_frames). */
+int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo *ei);
 /* The framer's callbacks (stft_sink_fn, stft_reduce_fn): user is the pipe_sinks. */
 int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db);
 int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, const float *db,
-                       const fft_peak_raw *raw);
+                       const fft_peak_raw *raw, const float *colmax);
 /* Finishes in reverse order; on a failure the caller aborts. */
 int pipe_sinks_finish(pipe_sinks *l, const sink_end *end, sp_errinfo *ei);
 /* Aborts every opened sink, finished or not (reverse order). */

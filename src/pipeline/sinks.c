@@ -121,10 +121,29 @@ int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei)
     return SP_OK;
 }
 
-int pipe_sinks_attach(pipe_sinks *l, stft *st, sp_errinfo *ei)
+/* The span all spectra-wanting sinks take column maxima of, or 0 when one of them takes
+ * only spectra or two spans differ. */
+static uint64_t common_span(const pipe_sinks *l)
+{
+    uint64_t span = 0;
+    for (int i = 0; i < l->count; i++) {
+        const sink_wants *w = &l->wants[i];
+        if (!w->spectra || !l->s[i].ops->spectra)
+            continue;
+        if (!w->maxima_span || !l->s[i].ops->maxima || (span && w->maxima_span != span))
+            return 0;
+        span = w->maxima_span;
+    }
+    return span;
+}
+
+int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo *ei)
 {
     fft_peak_req req;
-    if (l->nred == 0)
+    l->span = fft_plan_reduces_columns(plan) ? common_span(l) : 0;
+    if (l->span)
+        l->spectra = 0; /* every sink that wanted them takes the maxima */
+    if (l->nred == 0 && !l->span)
         return SP_OK; /* spectra only: the framer calls pipe_sinks_frames */
     memset(&req, 0, sizeof req);
     req.nranges = (size_t)l->nred;
@@ -132,6 +151,7 @@ int pipe_sinks_attach(pipe_sinks *l, stft *st, sp_errinfo *ei)
         req.kmin[r] = l->red[r].kmin;
         req.kmax[r] = l->red[r].kmax;
     }
+    req.span = l->span;
     return stft_set_reduce(st, &req, l->spectra, pipe_sinks_reduced, l, ei);
 }
 
@@ -152,12 +172,16 @@ static int reserve_peaks(pipe_sinks *l, size_t nframes)
 
 /* Each sink gets what it declared: the spectra (db is NULL only when none wants them),
  * then the peaks of the same frames (red[].pk already filled). */
-static int fan_out(pipe_sinks *l, int channel, uint64_t first, size_t nframes, const float *db)
+static int fan_out(pipe_sinks *l, int channel, uint64_t first, size_t nframes, const float *db,
+                   const float *colmax)
 {
     int err;
     for (int i = 0; i < l->count; i++) {
         const sink *s = &l->s[i];
-        if (db && l->wants[i].spectra && s->ops->spectra &&
+        if (colmax && l->wants[i].spectra && s->ops->spectra &&
+            (err = s->ops->maxima(s->self, channel, first, nframes, l->span, colmax, l->ei)) != SP_OK)
+            return err;
+        if (db && !colmax && l->wants[i].spectra && s->ops->spectra &&
             (err = s->ops->spectra(s->self, channel, first, nframes, db, l->ei)) != SP_OK)
             return err;
         if (l->reduction[i] >= 0 &&
@@ -169,11 +193,11 @@ static int fan_out(pipe_sinks *l, int channel, uint64_t first, size_t nframes, c
 
 int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db)
 {
-    return fan_out(user, channel, first, nframes, db);
+    return fan_out(user, channel, first, nframes, db, NULL);
 }
 
 int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, const float *db,
-                       const fft_peak_raw *raw)
+                       const fft_peak_raw *raw, const float *colmax)
 {
     pipe_sinks *l = user;
     int err;
@@ -181,7 +205,7 @@ int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, 
         return err;
     for (int r = 0; r < l->nred; r++)
         pipe_refine_peaks(l->pw, raw, nframes, (size_t)l->nred, (size_t)r, l->n, l->rate, l->red[r].pk);
-    return fan_out(l, channel, first, nframes, db);
+    return fan_out(l, channel, first, nframes, db, colmax);
 }
 
 int pipe_sinks_finish(pipe_sinks *l, const sink_end *end, sp_errinfo *ei)

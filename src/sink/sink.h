@@ -64,6 +64,11 @@ typedef struct {
     int spectra;               /* every dB spectrum */
     int peaks;                 /* the peak of each frame, searched in bins [peak_kmin, peak_kmax] */
     size_t peak_kmin, peak_kmax;
+    /* with spectra: the sink also takes, instead of them, the per-bin maximum of aligned
+     * groups of maxima_span frames (ops->maxima), which a GPU backend computes where the
+     * spectra are (a picture's columns: only those rows cross the bus). The pipeline sends
+     * one or the other, the same for every such sink of the run. 0: spectra only. */
+    uint64_t maxima_span;
 } sink_wants;
 
 /* How the run ended: told to finish. */
@@ -87,6 +92,12 @@ typedef struct {
     int (*finish)(void *self, const sink_end *end, sp_errinfo *ei);
     void (*abort)(void *self);
     void (*destroy)(void *self);
+    /* instead of spectra, when the sink asked for maxima_span and the pipeline chose them:
+     * rows[i*bins + k] is the maximum of bin k over the frames of group first/span + i that
+     * lie in first .. first+nframes-1 (group g: frames [g*span, (g+1)*span); the first and
+     * last row may be partial, the rest of their group coming in the neighbouring calls) */
+    int (*maxima)(void *self, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows,
+                  sp_errinfo *ei);
 } sink_ops;
 
 /* A sink: its table and its state. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fft.h" /* fft_colmax_rows */
 #include "outfile.h"
 #include "render.h"
 #include "sink_table.h"
@@ -30,6 +31,7 @@ typedef struct {
     render *r;
     drawer draw;
     int written;
+    size_t bins;
 } png_sink;
 
 static void *drawer_main(void *arg)
@@ -120,7 +122,10 @@ static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, s
                              st->frames_hint, &s->r, ei)) != SP_OK ||
         (err = drawer_start(&s->draw, s->r, ei)) != SP_OK)
         return err;
+    s->bins = st->bins;
     wants->spectra = 1;
+    /* a GPU may hand over each column's maximum instead (only those rows cross the bus) */
+    wants->maxima_span = render_frames_per_column(s->r) > 1 ? render_frames_per_column(s->r) : 0;
     return SP_OK;
 }
 
@@ -129,6 +134,21 @@ static int png_sink_spectra(void *self, int channel, uint64_t first, size_t nfra
 {
     png_sink *s = self;
     int err = drawer_add(&s->draw, channel, first, nframes, db);
+    return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
+}
+
+/* Column maxima (sink.h): a row per group, few enough to fold in on this thread. */
+static int png_sink_maxima(void *self, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows,
+                           sp_errinfo *ei)
+{
+    png_sink *s = self;
+    size_t nrows = fft_colmax_rows(span, first, nframes);
+    uint64_t g0 = first / span, end = first + nframes;
+    int err = SP_OK;
+    for (size_t i = 0; i < nrows && err == SP_OK; i++) {
+        uint64_t f0 = (g0 + i) * span, f1 = f0 + span;
+        err = render_add_max(s->r, channel, f0 > first ? f0 : first, f1 < end ? f1 : end, rows + i * s->bins);
+    }
     return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
 }
 
@@ -167,7 +187,7 @@ static void png_sink_destroy(void *self)
 }
 
 static const sink_ops png_sink_ops = {"png",           png_sink_open,  png_sink_spectra, NULL,
-                                      png_sink_finish, png_sink_abort, png_sink_destroy};
+                                      png_sink_finish, png_sink_abort, png_sink_destroy, png_sink_maxima};
 
 int sink_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {

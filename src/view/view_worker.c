@@ -82,7 +82,7 @@ static int on_frames(void *user, int channel, uint64_t first, size_t nframes, co
     return err;
 }
 
-static const sink_ops VIEW_SINK = {"window", on_start, on_frames, NULL, NULL, NULL, NULL};
+static const sink_ops VIEW_SINK = {"window", on_start, on_frames, NULL, NULL, NULL, NULL, NULL};
 
 static void *worker_main(void *arg)
 {
