@@ -5,7 +5,7 @@
 # files per second and the ratio (issue 16's target: >= 5x at 1000 x 10 s).
 #
 #   bench/bench_batch.sh [path/to/spectro] [extra spectro args, e.g. --backend cuda]
-#   BENCH_FILES=1000 (count)  BENCH_SECONDS=10 (length of each)
+#   BENCH_FILES=1000 (count)  BENCH_SECONDS=10 (length of each)  BENCH_RUNS=3 (best of)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build/spectro}

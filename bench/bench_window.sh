@@ -9,13 +9,18 @@
 #   bench/bench_window.sh [path/to/spectro] [extra spectro args, e.g. --backend cuda]
 #   BENCH_SECONDS=20 BENCH_SIZE=1280x720
 #   SDL_RENDER_VSYNC=0 measures the window without vsync (it has vsync by default)
+#   SDL_VIDEODRIVER=offscreen: no X server, SDL's offscreen driver (the lent GPU machine:
+#   .devdeps/env.sh sets it); the input is then made with Python instead of sox
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build/spectro}
 shift || true
 secs=${BENCH_SECONDS:-20}
 size=${BENCH_SIZE:-1280x720}
+offscreen=0
+[ "${SDL_VIDEODRIVER:-}" = offscreen ] && offscreen=1
 for tool in Xvfb sox; do
+    [ $offscreen = 1 ] && break
     command -v $tool >/dev/null 2>&1 || { echo "bench_window: needs $tool (apt-get install xvfb sox)" >&2; exit 1; }
 done
 tmp=$(mktemp -d)
@@ -27,10 +32,23 @@ cleanup() {
 trap cleanup EXIT
 . "$root/bench/common.sh"
 
-sox -n -r 48000 -c 1 -b 16 "$tmp/in.wav" synth $((secs + 10)) sine 440 sine 1320 vol 0.5 2>/dev/null
+if [ $offscreen = 1 ]; then
+    "$(find_python)" - "$tmp/in.wav" $((secs + 10)) <<'PY'
+import sys, wave, numpy as np
+path, secs, fs = sys.argv[1], int(sys.argv[2]), 48000
+t = np.arange(secs * fs) / fs
+x = 0.25 * np.sin(2 * np.pi * 440 * t) + 0.25 * np.sin(2 * np.pi * 1320 * t)
+with wave.open(path, "wb") as w:
+    w.setnchannels(1); w.setsampwidth(2); w.setframerate(fs)
+    w.writeframes((x * 32767).astype("<i2").tobytes())
+PY
+else
+    sox -n -r 48000 -c 1 -b 16 "$tmp/in.wav" synth $((secs + 10)) sine 440 sine 1320 vol 0.5 2>/dev/null
+fi
 
 # a virtual screen on the first free display number
 for d in $(seq 90 140); do
+    [ $offscreen = 1 ] && xpid=offscreen && break
     [ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ] && continue
     Xvfb ":$d" -screen 0 1920x1080x24 -nolisten tcp -noreset >/dev/null 2>&1 &
     xpid=$!
@@ -42,15 +60,19 @@ for d in $(seq 90 140); do
     xpid=""
 done
 [ -n "$xpid" ] || { echo "bench_window: Xvfb did not start" >&2; exit 1; }
+[ "$xpid" = offscreen ] && xpid=""
 
 machine_line
-echo "input:   48 kHz mono through --realtime, N=4096, hop=512, window $size on Xvfb, ${secs} s"
+echo "input:   48 kHz mono through --realtime, N=4096, hop=512, window $size on $([ $offscreen = 1 ] && echo "SDL's offscreen driver" || echo Xvfb), ${secs} s; spectro $*"
 SPECTRO_VIEW_STATS="$tmp/stats.json" "$bin" --quiet --realtime -n 4096 --hop 512 --size "$size" "$@" \
     "$tmp/in.wav" &
 pid=$!
 sleep "$secs"
 kill -INT "$pid"
-wait "$pid" || { echo "bench_window: spectro failed" >&2; exit 1; }
+rc=0
+wait "$pid" || rc=$?
+# Ctrl-C ends a live run normally: exit 130 (128 + SIGINT), outputs kept
+[ "$rc" = 0 ] || [ "$rc" = 130 ] || { echo "bench_window: spectro failed (exit $rc)" >&2; exit 1; }
 cat "$tmp/stats.json"
 awk -v budget=27.33 'match($0, /"latency_p50_ms": [0-9.]+/) {
         p50 = substr($0, RSTART + 18, RLENGTH - 18)

@@ -1,9 +1,9 @@
 # Shared by the shell benchmarks (sourced): timing without bc, machine line.
 
-# best wall time in seconds of 3 runs of "$@" (stdin from /dev/null: ffmpeg reads it)
+# best wall time in seconds of BENCH_RUNS (default 3) runs of "$@" (stdin from /dev/null: ffmpeg reads it)
 best() {
     local b="" t0 t1
-    for _ in 1 2 3; do
+    for _ in $(seq "${BENCH_RUNS:-3}"); do
         t0=$(date +%s.%N)
         "$@" </dev/null >/dev/null 2>&1 || { echo "bench: failed: $*" >&2; return 1; }
         t1=$(date +%s.%N)

@@ -11,7 +11,8 @@
 # Steps: build test sanitize bench e2e (bench: bench_gpu_fft; e2e: bench_cuda_start, then
 # bench_e2e.sh per backend on 10 minutes, and on 60 minutes without the NumPy reference, then
 # bench_auto.sh: auto against cpu and cuda on the 10-minute dump, the dense --peaks job and
-# the 60-minute dump),
+# the 60-minute dump, then bench_peaks.sh, bench_png_gpu.sh and bench_window.sh with
+# --backend cuda),
 # and on request profile (ncu on the kernel that misses its target).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -97,6 +98,15 @@ if want e2e; then
     # auto within 10 % of the faster backend (the script reports the ratio; a miss is not a failure)
     run bench_auto env BENCH_AUTO_JOBS="dump dense dump60" bash "$root/bench/bench_auto.sh" "$build/spectro"
     cat "$logs/bench_auto.log"
+    # the reductions beside the FFT: dense --peaks, the pictures (cpu and cuda in the same run)
+    run bench_peaks bash "$root/bench/bench_peaks.sh" "$build/spectro"
+    cat "$logs/bench_peaks.log"
+    run bench_png_gpu bash "$root/bench/bench_png_gpu.sh" "$build/spectro"
+    cat "$logs/bench_png_gpu.log"
+    # the live window with the GPU backend (offscreen where there is no X server)
+    run bench_window-cuda env BENCH_SECONDS=${BENCH_WINDOW_SECONDS:-20} BENCH_SIZE=1024x768 \
+        bash "$root/bench/bench_window.sh" "$build/spectro" --backend cuda
+    tail -n 1 "$logs/bench_window-cuda.log"
 fi
 
 # Nsight Compute on the kernel whose target is not met (opt-in step "profile"): C2C 16384
