@@ -337,7 +337,9 @@ static void draw_tone(view *v, const layout *L, int c)
     const measure_tone *t = &v->pn.tone[c];
     const scale_map *map = render_scale(p->r);
     render_rect pr = render_plot_rect(p->r, c);
-    int fs = L->fs, x0, pw, last_y = -100000, bw = 0, by = pr.y + fs / 4;
+    /* below the legends (draw_spectrum's hold, draw_legend's), which the last panel has */
+    int legends = c == p->channels - 1 ? 1 + (v->pn.show_src != PANEL_SRC_NONE) : 0;
+    int fs = L->fs, x0, pw, last_y = -100000, bw = 0, by = pr.y + fs / 4 + legends * (v->line_h + fs / 2);
     double lo, hi;
     char l[5][96], num[16];
     strip_geometry(v, L, &x0, &pw, &lo, &hi);
@@ -358,13 +360,13 @@ static void draw_tone(view *v, const layout *L, int c)
     snprintf(l[0], sizeof l[0], "f0 %.1f Hz  %s%.1f dBFS", t->fundamental_hz, t->fundamental_dbfs < 0 ? "\xe2\x88\x92" : "",
              fabs(t->fundamental_dbfs));
     fmt_db(l[1], sizeof l[1], "THD", t->thd_db);
-    snprintf(l[1] + strlen(l[1]), sizeof l[1] - strlen(l[1]), "  %.3g %%", t->thd_percent);
+    snprintf(l[1] + strlen(l[1]), sizeof l[1] - strlen(l[1]), "  %#.3g %%", t->thd_percent);
     fmt_db(l[2], sizeof l[2], "THD+N", t->thdn_db);
     fmt_db(l[3], sizeof l[3], "SNR", t->snr_db);
     snprintf(l[4], sizeof l[4], "of the %s", v->pn.tone_src == PANEL_SRC_SEL   ? "selection"
                                              : v->pn.tone_src == PANEL_SRC_EXP ? "exponential average"
                                                                                : "mean");
-    if (pr.h < 6 * v->line_h)
+    if (by + 5 * v->line_h + fs / 2 > pr.y + pr.h)
         return;
     for (int i = 0; i < 5; i++)
         bw = canvas_text_width(v->font, l[i]) > bw ? canvas_text_width(v->font, l[i]) : bw;

@@ -418,7 +418,7 @@ int view_mark_readout(view *v, int c, double f, double hz, double db, char *l1, 
 {
     panel_state *pn = &v->pn;
     const picture *p = &v->pic;
-    char iv[96] = "\xe2\x80\x94", dbs[48] = "\xce\x94 \xe2\x80\x94 dB";
+    char iv[96] = "\xe2\x80\x94", dbs[48] = "\xe2\x80\x94 dB";
     pn->delta_on = 0;
     if (!pn->mark_on)
         return 0;
