@@ -322,6 +322,30 @@ class TestPanel(unittest.TestCase):
         self.assertIn("+%d st %s%d ct" % (n, "+" if ct >= 0 else "\u2212", abs(ct)), ro)
 
 
+class TestViewOption(unittest.TestCase):
+    """--view hands --tone and --average mean to the window; anything else with it is a
+    usage error (one line naming the option, exit 2)."""
+
+    def test_usage_errors(self):
+        d = tempfile.mkdtemp(prefix="spectro_pview_")
+        try:
+            path = os.path.join(d, "s.wav")
+            E.write_float_wav(path, 0.5 * np.sin(2 * np.pi * 1000.0 * np.arange(RATE) / RATE), RATE)
+            for args, named in ((["--view"], "--view"), (["--view", "--tone", "--dump", "x.csv"], "--dump"),
+                                (["--view", "--average", "max"], "--average max"),
+                                (["--view", "--tone", "--tone-format", "text"], "--tone-format"),
+                                (["--view", "--average", "mean", "--psd"], "--psd"),
+                                (["--view", "--tone", path], "one input")):
+                p = E.run(args + [path], cwd=d, env=EW.xenv())
+                self.assertEqual(p.returncode, 2, (args, p.stderr))
+                lines = p.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, p.stderr)
+                self.assertIn(named, lines[0])
+                self.assertEqual(sorted(os.listdir(d)), ["s.wav"], "an output was left")
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     argv = E.parse_args()
     for tool in ("Xvfb", "xdotool", "xwd"):
