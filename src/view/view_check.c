@@ -136,7 +136,8 @@ static void panel_stats(view *v, FILE *f)
                    "\"band_hz\": [%.10g, %.10g], \"ready\": %d, \"error\": ",
                 v->ui.sel_f0, v->ui.sel_f1, (unsigned long long)a, (unsigned long long)b, t0, t1, pn->sel_hz0,
                 pn->sel_hz1, view_select_ready(v));
-        sp_json_string(f, pn->job.err != SP_OK ? pn->job.ei.msg : "");
+        /* the reading thread writes err when it ends: not read before (view_select_ready joined it) */
+        sp_json_string(f, !pn->job.running && pn->job.err != SP_OK ? pn->job.ei.msg : "");
         fputc('}', f);
     } else {
         fprintf(f, "null");
