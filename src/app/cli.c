@@ -45,6 +45,7 @@ typedef enum {
     OPT_PSD,
     OPT_TONE,
     OPT_TONE_FORMAT,
+    OPT_VIEW,
     OPT_FILES_FROM,
     OPT_SHARD
 } opt_id;
@@ -116,6 +117,10 @@ static const cli_option options[] = {
      "window is kaiser:20 unless --window is given",
      NULL, NULL},
     {"tone-format", 0, "FMT", OPT_TONE_FORMAT, NULL, "--tone's output: ", list_tone_formats, NULL},
+    {"view", 0, NULL, OPT_VIEW, NULL,
+     "with --tone or --average mean: open the window instead, with its tone analysis on (harmonics marked, THD, "
+     "THD+N, SNR) or its running average in infinite mode",
+     NULL, NULL},
     {"size", 0, "WxH", OPT_SIZE, "picture and window", "picture size in pixels (default 1920x1080)", NULL, NULL},
     {"scale", 0, "S", OPT_SCALE, NULL, "frequency axis: ", list_scales, NULL},
     {"colormap", 0, "C", OPT_COLORMAP, NULL, "", list_colormaps, NULL},
@@ -689,6 +694,7 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_PSD: return set_flag(&a->measure.psd);
     case OPT_TONE: return parse_tone(a, name, val, ei);
     case OPT_TONE_FORMAT: return parse_tone_format(o, name, val, ei);
+    case OPT_VIEW: return set_flag(&o->view);
     }
     return SP_EINVAL;
 }
@@ -763,7 +769,7 @@ static int check_measure(cli_options *o, sp_errinfo *ei)
             averaged++;
         }
     }
-    if (o->average && !averaged)
+    if (o->average && !averaged && !o->view)
         return sp_fail(ei, SP_EINVAL, "--average: give --dump or --png for the averaged spectrum");
     for (int i = 0; i < a->n_outputs; i++)
         if (strcmp(a->outputs[i].kind, "tone") == 0) {
@@ -829,6 +835,36 @@ static int check_together(cli_options *o, sp_errinfo *ei)
     return check_measure(o, ei);
 }
 
+/* --view: the window takes --tone and --average mean (its panel's tone analysis and
+ * infinite running average) in place of their outputs; nothing else is written. */
+static int check_view(cli_options *o, sp_errinfo *ei)
+{
+    analyze_config *a = &o->an;
+    if (!o->view)
+        return SP_OK;
+    if (o->batch)
+        return sp_fail(ei, SP_EINVAL, "--view: the window shows one input");
+    for (int i = 0; i < a->n_outputs; i++) {
+        if (strcmp(a->outputs[i].kind, "tone") != 0)
+            return sp_fail(ei, SP_EINVAL, "--view: not with %s (the window writes no output; --tone and --average "
+                                          "mean go to the window)",
+                           sink_kind_find(a->outputs[i].kind)->option);
+        o->view_tone = 1;
+    }
+    if (o->tone_format)
+        return sp_fail(ei, SP_EINVAL, "--tone-format: not with --view (the window shows the tone analysis)");
+    if (a->measure.psd)
+        return sp_fail(ei, SP_EINVAL, "--psd: not with --view (the window shows levels in dBFS)");
+    if (o->average && a->measure.average != MEASURE_MEAN)
+        return sp_fail(ei, SP_EINVAL, "--view: --average %s is not in the window (its running average is a mean)",
+                       measure_average_name((int)a->measure.average));
+    o->view_average = o->average;
+    if (!o->view_tone && !o->view_average)
+        return sp_fail(ei, SP_EINVAL, "--view: give --tone or --average mean (the window opens without --view)");
+    a->n_outputs = 0;
+    return SP_OK;
+}
+
 int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)
 {
     int only_files = 0, err, n_in = 0;
@@ -858,7 +894,7 @@ int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)
     o->batch = n_in > 1 || o->files_from || o->shard_n > 0;
     if (o->help || o->version || o->list_devices)
         return SP_OK;
-    if ((err = check_together(o, ei)) != SP_OK)
+    if ((err = check_together(o, ei)) != SP_OK || (err = check_view(o, ei)) != SP_OK)
         return err;
     o->headless = o->an.n_outputs > 0;
     if (o->an.hop == 0)

@@ -164,6 +164,8 @@ int main(int argc, char **argv)
     } else {
         view_config vc = view_config_default();
         app_env_view(&vc);
+        vc.tone = o.view_tone;
+        vc.average = o.view_average;
         err = view_run(&o.an, &vc, &res, &ei);
     }
     if (err != SP_OK && err != SP_EINTERRUPTED && reader_gone())

@@ -164,6 +164,8 @@ static int fit_drawable(view *v, sp_errinfo *ei)
 static void destroy_view(view *v)
 {
     view_worker_stop(&v->w);
+    view_panel_free(v);
+    view_avg_close(&v->sh.avg);
     render_destroy(v->pic.r);
     free(v->pic.snap);
     free(v->pic.hold);
@@ -254,6 +256,7 @@ static int view_init(view *v, const analyze_config *cfg, const view_config *vcfg
     v->ui.db_hi = cfg->render.db_hi;
     v->ui.live_zoom = 1;
     v->ver.on = v->vc.verify;
+    view_panel_init(v);
     for (int i = 0; i < window_count(); i++)
         if (window_spec_at(i).kind == cfg->window.kind)
             v->window_idx = i;
@@ -366,10 +369,14 @@ static void dispatch(view *v, loop_state *ls, const SDL_Event *e, int *err, sp_e
         ls->dirty = 1;
         break;
     case SDL_MOUSEBUTTONDOWN:
-        if (e->button.button == SDL_BUTTON_LEFT)
+        if (view_select_button(v, &e->button, ls->live))
+            ls->dirty = 1;
+        else if (e->button.button == SDL_BUTTON_LEFT)
             view_mouse_button(v, e->button.x, e->button.y, 1);
         break;
     case SDL_MOUSEBUTTONUP:
+        if (view_select_button(v, &e->button, ls->live))
+            ls->dirty = 1;
         view_mouse_button(v, e->button.x, e->button.y, 0);
         break;
     case SDL_MOUSEWHEEL:

@@ -24,6 +24,9 @@ typedef struct {
     /* for the tests */
     const char *stats_path; /* SPECTRO_VIEW_STATS: frames drawn, fps, latency (JSON) written
                              * there when the window closes; NULL or "": none */
+    /* --view: the measurement panel's start (the command line's --tone, --average mean) */
+    int tone;               /* tone analysis on */
+    int average;            /* the running average starts in infinite mode */
     int verify;             /* SPECTRO_VIEW_VERIFY: every live picture drawn in parts is also
                              * drawn whole and compared, and what is shown read back (slow) */
 } view_config;

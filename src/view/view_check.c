@@ -5,6 +5,7 @@
  * closes. See view_internal.h. */
 #include "view_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,10 +104,78 @@ void view_verify_overlays(view *v, const layout *L, int after)
     px = v->cv.px;
     v->cv.px = vf->ref;
     view_draw_toast(v, L, 1);
+    view_draw_mark(v, L, 1);
     view_draw_readout(v, L, 1);
     if (v->ui.help)
         view_draw_help(v, L, 1);
     v->cv.px = px;
+}
+
+/* A number, or null where it is not finite. */
+static void json_num(FILE *f, const char *key, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "\"%s\": %.10g", key, x);
+    else
+        fprintf(f, "\"%s\": null", key);
+}
+
+/* The measurement panel (view_measure.c, view_select.c) as last drawn. */
+static void panel_stats(view *v, FILE *f)
+{
+    static const char *const modes[] = {"off", "exponential", "infinite"};
+    panel_state *pn = &v->pn;
+    uint64_t a, b;
+    double t0, t1;
+    fprintf(f, ", \"avg_mode\": \"%s\", \"panel_shown\": \"%s\", \"panel_frames\": %llu", modes[pn->avg_mode],
+            view_panel_src_name(pn->show_src), (unsigned long long)pn->show_frames);
+    fprintf(f, ", \"selection\": ");
+    if (view_select_span(v, &t0, &t1)) {
+        view_select_frames(v, &a, &b);
+        fprintf(f, "{\"f0\": %.10g, \"f1\": %.10g, \"frames\": [%llu, %llu], \"start_s\": %.17g, \"end_s\": %.17g, "
+                   "\"band_hz\": [%.10g, %.10g], \"ready\": %d, \"error\": ",
+                v->ui.sel_f0, v->ui.sel_f1, (unsigned long long)a, (unsigned long long)b, t0, t1, pn->sel_hz0,
+                pn->sel_hz1, view_select_ready(v));
+        /* the reading thread writes err when it ends: not read before (view_select_ready joined it) */
+        sp_json_string(f, !pn->job.running && pn->job.err != SP_OK ? pn->job.ei.msg : "");
+        fputc('}', f);
+    } else {
+        fprintf(f, "null");
+    }
+    fprintf(f, ", \"tone\": {\"on\": %d, \"source\": \"%s\", \"ok\": %d, \"frames\": %llu, \"message\": ",
+            pn->tone_on, view_panel_src_name(pn->tone_src), pn->tone_ok, (unsigned long long)pn->tone_frames);
+    sp_json_string(f, pn->tone_msg);
+    if (pn->tone_ok) {
+        const measure_tone *t = &pn->tone[0];
+        fprintf(f, ", \"marked_hz\": [%.10g", t->fundamental_hz);
+        for (int i = 0; i < t->harmonics; i++)
+            fprintf(f, ", %.10g", t->harmonic[i].hz);
+        fprintf(f, "], \"fundamental_dbfs\": %.10g, \"thd_db\": %.10g, \"thdn_db\": %.10g, \"snr_db\": %.10g",
+                t->fundamental_dbfs, t->thd_db, t->thdn_db, t->snr_db);
+    }
+    fprintf(f, "}, \"mark\": ");
+    if (pn->mark_on) {
+        fprintf(f, "{\"channel\": %d, \"frame\": %.10g, \"hz\": %.10g, \"bin\": %zu, ", pn->mark_c, pn->mark_f,
+                pn->mark_hz, pn->mark_k);
+        json_num(f, "db", pn->mark_db);
+        fputc('}', f);
+    } else {
+        fprintf(f, "null");
+    }
+    fprintf(f, ", \"delta\": ");
+    if (pn->delta_on) {
+        fprintf(f, "{\"frame\": %.10g, \"hz\": %.10g, ", pn->cur_f, pn->cur_hz);
+        json_num(f, "db", pn->cur_db);
+        fprintf(f, ", \"dt_s\": %.10g, \"df_hz\": %.10g, ", pn->d_t, pn->d_f);
+        json_num(f, "ddb", pn->d_db);
+        fputs(", ", f);
+        json_num(f, "semitones", pn->d_st);
+        fputc('}', f);
+    } else {
+        fprintf(f, "null");
+    }
+    fprintf(f, ", \"last_export\": ");
+    sp_json_string(f, pn->last_export);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -147,6 +216,7 @@ void view_write_stats(view *v, const char *path)
     fprintf(f, ", \"readout\": ");
     sp_json_string(f, v->shown_readout);
     fprintf(f, ", \"colorbar_db\": [%g, %g]", (double)v->shown_bar[0], (double)v->shown_bar[1]);
+    panel_stats(v, f);
     fprintf(f, "}\n");
     fclose(f);
 }

@@ -328,6 +328,10 @@ uint64_t view_draw_frame(view *v, const view_stream *info, int started)
         strip_live(v, &L, newest);
     } else if (p->ok) {
         strip_file(v, &L);
+    }
+    if (p->ok) {
+        view_select_draw(v, &L);
+        view_panel_strip(v, &L);
     } else {
         const char *msg = !started ? "starting\xe2\x80\xa6" : p->render_err[0] ? p->render_err : "cannot draw";
         view_font(v, L.fs);
@@ -345,6 +349,7 @@ uint64_t view_draw_frame(view *v, const view_stream *info, int started)
     view_verify_overlays(v, &L, 0);
     for (int pass = 0; pass < 2; pass++) {
         view_draw_toast(v, &L, pass);
+        view_draw_mark(v, &L, pass);
         view_draw_readout(v, &L, pass);
         if (v->ui.help)
             view_draw_help(v, &L, pass);

@@ -65,6 +65,7 @@ static int restart(view *v, sp_errinfo *ei)
     v->st.newest_shown = 0;
     v->last_latency = 0;
     v->ui.paused_frames = 0;
+    view_select_restarted(v);
     return view_worker_start(&v->w, ei);
 }
 
@@ -240,6 +241,8 @@ static void move_key(view *v, SDL_Keycode sym, int shift, int live)
 int view_on_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *ei)
 {
     int shift = (ks->mod & KMOD_SHIFT) != 0;
+    if (view_panel_key(v, ks->sym, live))
+        return 0;
     switch (ks->sym) {
     case SDLK_q:
     case SDLK_ESCAPE:
@@ -259,6 +262,8 @@ void view_mouse_motion(view *v, int x, int y, int live)
 {
     mouse_to_drawable(v, x, y);
     v->ui.mouse_in = 1;
+    if (view_select_motion(v))
+        return;
     if (v->ui.dragging && !live && v->pic.r) {
         render_rect pr = render_plot_rect(v->pic.r, 0);
         double fpp = (v->ui.v1 - v->ui.v0) / pr.w;

@@ -8,6 +8,8 @@
  *   view_overlay.c  text, status line, read-out, message, help
  *   view_input.c    keys, wheel, mouse, frequency zoom
  *   view_check.c    for the tests: view_config.verify checks and view_config.stats_path
+ *   view_measure.c  the measurement panel: running average, tone marks, CSV export
+ *   view_select.c   the selection (a time range, a band) and its spectrum; the two-point mark
  *
  *   analysis thread                          window thread (the caller's)
  *   analyze_run -> sink: dB -> view_store    events, then at most 60 times a second:
@@ -43,6 +45,7 @@
 #include <stdint.h>
 
 #include "canvas.h"
+#include "measure.h"
 #include "render.h"
 #include "sink.h"
 #include "view.h"
@@ -92,6 +95,27 @@ typedef struct {
 
 /* ---- state shared with the analysis thread (guarded by mu) ---- */
 
+enum { VIEW_AVG_OFF, VIEW_AVG_EXP, VIEW_AVG_INF, VIEW_AVG_MODES }; /* the `a` key's cycle */
+#define AVG_TAU_S 1.0 /* the exponential average's time constant */
+
+/* The running averages (view_measure.c), fed by the sink from the analysis' own float dB
+ * spectra, both from the analysis' start whatever the window shows (so that a finished
+ * file's average is there when asked for). Power domain, per output channel. */
+typedef struct {
+    int on;                /* made for the current stream */
+    int channels, rate, source_channels, channel;
+    size_t bins, n, hop;
+    char channel_name[8];  /* "mix", "all", or "" (one channel picked) */
+    char source[256];
+    double start_s;        /* where the analysis began in the input */
+    double time_first_s, time_step_s, bin_hz; /* sink_stream's */
+    double alpha;          /* exponential: 1 - exp(-hop / (rate * AVG_TAU_S)) */
+    measure_window mwin;   /* of the analysis' window (ENBW, lobe width) */
+    measure_accum *mean;   /* infinite: the power mean (measure.h, --average mean's own) */
+    double *ex;            /* channels x bins: exponential: P += alpha (P_frame - P) */
+    uint64_t *ex_frames;   /* per channel */
+} view_avg;
+
 typedef struct {
     pthread_mutex_t mu;
     Uint32 wake_event;    /* SDL event that wakes the window's loop; set before any worker */
@@ -112,6 +136,7 @@ typedef struct {
     int want_wake;        /* the window waits for new spectra: wake it when they are in */
     double last_in;       /* when the last spectra came in (every channel) */
     double in_gap;        /* the usual time between two deliveries (moving average) */
+    view_avg avg;         /* the running averages (view_measure.c) */
 } shared;
 
 typedef struct {
@@ -148,6 +173,9 @@ typedef struct {
     int toast_up;      /* the toast shows in this frame: decided once, so that its claim, its
                         * drawing and the check's agree when it expires meanwhile */
     int shot_pending;
+    /* the selection (view_select.c): frames [sel_f0, sel_f1) in the units of v0/v1 */
+    int sel_on;
+    double sel_f0, sel_f1;
 } ui_state;
 
 /* What the last picture was drawn from, for the read-out and the mouse. */
@@ -237,6 +265,56 @@ typedef struct {
     double draw_s;      /* time spent composing pictures (view_draw_frame), in all */
 } stats;
 
+/* The selection's spectrum: its frames read again from the input at full precision, on a
+ * thread of their own, into a power mean (view_select.c). */
+typedef struct {
+    pthread_t th;
+    int running;          /* a thread to join */
+    atomic_int stop, done;
+    analyze_config cfg;
+    sink as_sink;
+    measure_accum *acc;   /* the thread's until joined */
+    int channels;
+    size_t bins, n;
+    uint64_t f0, f1;      /* frames [f0, f1) of the window's analysis */
+    int err;
+    sp_errinfo ei;
+    int ready;            /* joined with the spectrum in acc */
+} sel_job;
+
+#define PANEL_TONE_CHANNELS 16
+
+/* The measurement panel's window-side state (view_measure.c, view_select.c). */
+typedef struct {
+    int avg_mode;         /* VIEW_AVG_* */
+    int tone_on;
+    /* the spectra of this frame, copied under mu: shown (the average's curve) and toned */
+    int show_src, tone_src; /* PANEL_SRC_* */
+    double *pw;           /* channels x bins power: the tone's source */
+    float *db;            /* channels x bins dB: the curve's */
+    size_t pw_cap, db_cap;
+    uint64_t show_frames, tone_frames;
+    int tone_ok;
+    measure_tone tone[PANEL_TONE_CHANNELS]; /* the first channels' */
+    char tone_msg[200];
+    /* the selection being made, and its band (Hz; 0, 0: all frequencies) */
+    int sel_drag, sel_ready_seen;
+    double sel_anchor, sel_hz0, sel_hz1;
+    sel_job job;
+    /* a plain click clears the selection: the left button went down here, no shift */
+    int click_armed, click_x, click_y;
+    /* the two-point mark: channel, entry-centre frame, Hz, bin, level (dB; NODATA: none) */
+    int mark_on, mark_c;
+    double mark_f, mark_hz, mark_db;
+    size_t mark_k;
+    /* the read-out's deltas, as last drawn (the stats) */
+    int delta_on;
+    double d_t, d_f, d_db, d_st;
+    double cur_f, cur_hz, cur_db;
+    view_avg meta;        /* the averages' stream as last fetched (no arrays) */
+    char last_export[160];
+} panel_state;
+
 typedef struct {
     const analyze_config *user; /* the caller's config */
     view_config vc;
@@ -247,6 +325,7 @@ typedef struct {
     scroll scr;
     verify ver;
     stats st;
+    panel_state pn;
     SDL_Window *win;
     SDL_Renderer *ren;
     SDL_Texture *tex;
@@ -340,12 +419,40 @@ void view_draw_status(view *v, const layout *L, const view_stream *info, double 
 void view_draw_toast(view *v, const layout *L, int draw);
 void view_draw_readout(view *v, const layout *L, int draw);
 void view_draw_help(view *v, const layout *L, int draw);
+void view_format_time(const picture *p, double t, char *buf, size_t len); /* as the time axis */
 
 /* view_input.c: 1 to quit; *err for a failed restart */
 int view_on_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *ei);
 void view_wheel(view *v, const SDL_MouseWheelEvent *e, int live);
 void view_mouse_motion(view *v, int x, int y, int live);
 void view_mouse_button(view *v, int x, int y, int down);
+
+/* view_measure.c: the running averages (the sink's side, under mu), the panel */
+int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei);
+void view_avg_add(view_avg *a, int channel, size_t nframes, const float *db);
+void view_avg_close(view_avg *a);
+enum { PANEL_SRC_NONE, PANEL_SRC_SEL, PANEL_SRC_EXP, PANEL_SRC_INF };
+const char *view_panel_src_name(int src);
+void view_panel_init(view *v);            /* --view's settings */
+int view_panel_key(view *v, SDL_Keycode sym, int live); /* 1: taken */
+void view_panel_strip(view *v, const layout *L); /* the curve, the tone's marks: after the strip */
+void view_panel_free(view *v);
+
+/* view_select.c */
+void view_select_clear(view *v);
+void view_select_restarted(view *v);      /* a new analysis: frames mean other audio */
+int view_select_ready(view *v);           /* 1 when the selection's spectrum is in pn.job.acc */
+void view_select_frames(view *v, uint64_t *a, uint64_t *b); /* its frames [a, b) */
+int view_select_span(view *v, double *t0, double *t1); /* their audio in the input (s); 0: none */
+int view_select_button(view *v, const SDL_MouseButtonEvent *e, int live); /* 1: taken */
+int view_select_motion(view *v);          /* 1: taken (a selection is being dragged) */
+int view_select_status(view *v, char *buf, size_t len);
+void view_select_draw(view *v, const layout *L);  /* the shaded range (file view) */
+int view_mark_toggle(view *v);            /* m: at the cursor; 0 when not on a panel */
+void view_draw_mark(view *v, const layout *L, int draw); /* an overlay */
+/* The read-out's lines for the cursor at (c, frame f, hz, db; NaN: no data) against the
+ * mark: 0 without a mark. */
+int view_mark_readout(view *v, int c, double f, double hz, double db, char *l1, char *l2, size_t len);
 
 /* view_check.c: for the tests (view_config) */
 void view_verify_live(view *v, const layout *L, const render_config *rc);

@@ -17,8 +17,13 @@ static const char *const keys[][2] = {
     {"Home / End", "start / end of the file"},
     {"shift+wheel, PgUp / PgDn", "frequency zoom"},
     {"0", "reset the zoom"},
+    {"shift+drag", "select a time range (with a frequency zoom, its band too; file)"},
+    {"a", "running average: off / exponential (\xcf\x84 1 s) / infinite (power mean)"},
+    {"t", "tone analysis: harmonics marked, THD, THD+N, SNR"},
+    {"e", "export the averaged spectrum (spectro-avg-YYYYmmdd-HHMMSS.csv)"},
+    {"m, right click", "mark a point / clear the mark: \xce\x94t, \xce\x94" "f, \xce\x94" "dB, interval"},
     {"h / ?", "this help"},
-    {"q / Esc", "quit"},
+    {"q / Esc", "quit (Esc: clears the selection first, when there is one)"},
 };
 
 int view_key_count(void)

@@ -143,6 +143,7 @@ static void status_fields(view *v, const view_stream *info, double latency, stat
                           status_field *rf, int *nr)
 {
     const char *name = info->name, *slash = strrchr(name, '/');
+    char sel[160];
     uint64_t dropped;
     pthread_mutex_lock(&v->sh.mu);
     dropped = v->sh.finished ? v->sh.res.dropped : v->sh.skipped * info->hop;
@@ -158,6 +159,8 @@ static void status_fields(view *v, const view_stream *info, double latency, stat
     add_field(lf, nl, 4, 10, "%s%g \xe2\x80\xa6 %s%g dB", minus_sign(v->ui.db_lo), fabs((double)v->ui.db_lo),
               minus_sign(v->ui.db_hi), fabs((double)v->ui.db_hi));
     add_field(lf, nl, 4, 9, "gain %s%g dB", v->ui.gain < 0 ? "\xe2\x88\x92" : "+", fabs((double)v->ui.gain));
+    if (view_select_status(v, sel, sizeof sel)) /* the selection (view_select.c) */
+        add_field(lf, nl, 5, 11, "%s", sel);
     if (info->live) {
         if (latency > 0)
             add_field(rf, nr, 0, 7, "latency %.0f ms", latency * 1e3);
@@ -245,7 +248,7 @@ void view_draw_toast(view *v, const layout *L, int draw)
 
 /* t as the time axis writes it (render.c's rule: h:mm:ss from an hour on, m:ss from a
  * minute, else seconds, by the axis's end), to the millisecond. */
-static void readout_time(const picture *p, double t, char *buf, size_t len)
+void view_format_time(const picture *p, double t, char *buf, size_t len)
 {
     double t0 = view_frame_time(p, (double)p->a0 + 0.5 * (double)(p->span - 1));
     double dt = (double)p->span * (double)p->hop / p->rate, tmax = t0 + ((double)p->count - 0.5) * dt;
@@ -271,7 +274,8 @@ void view_draw_readout(view *v, const layout *L, int draw)
     for (int c = 0; c < p->channels; c++) {
         render_rect pr = render_plot_rect(p->r, c);
         const scale_map *map = render_scale(p->r);
-        char l1[96], l2[96], l3[96], note[48], hz[32];
+        char l1[96], l2[96], l3[96], l4[96], l5[96], note[48], hz[32];
+        int nl;
         double u, hzv, t;
         size_t i, k;
         float db;
@@ -295,7 +299,7 @@ void view_draw_readout(view *v, const layout *L, int draw)
         else
             snprintf(hz, sizeof hz, "%.1f Hz", hzv);
         note_name(hzv, note, sizeof note);
-        readout_time(p, t, l1, sizeof l1);
+        view_format_time(p, t, l1, sizeof l1);
         snprintf(l2, sizeof l2, "%s   %s", hz, note);
         {
             char ch[24] = "";
@@ -308,12 +312,19 @@ void view_draw_readout(view *v, const layout *L, int draw)
             else
                 snprintf(l3, sizeof l3, "%s%.1f dBFS%s", db < 0 ? "\xe2\x88\x92" : "", fabs((double)db), ch);
         }
+        /* with a mark (view_select.c): the differences to it */
+        nl = view_mark_readout(v, c, (double)p->a0 + (double)i * (double)p->span + 0.5 * (double)(p->span - 1), hzv,
+                               raw == VIEW_STORE_NODATA ? NAN : (double)db, l4, l5, sizeof l4)
+                 ? 5
+                 : 3;
         view_font(v, fs);
         bw = canvas_text_width(v->font, l2);
         bw = canvas_text_width(v->font, l1) > bw ? canvas_text_width(v->font, l1) : bw;
         bw = canvas_text_width(v->font, l3) > bw ? canvas_text_width(v->font, l3) : bw;
+        for (int j = 3; j < nl; j++)
+            bw = canvas_text_width(v->font, j == 3 ? l4 : l5) > bw ? canvas_text_width(v->font, j == 3 ? l4 : l5) : bw;
         bw += fs;
-        bh = 3 * v->line_h + fs / 2;
+        bh = nl * v->line_h + fs / 2;
         bx = mx + fs;
         by = my + fs;
         if (bx + bw > pr.x + pr.w)
@@ -334,6 +345,12 @@ void view_draw_readout(view *v, const layout *L, int draw)
         view_text(v, l2, bx + fs / 2, by + fs / 4 + v->line_h, RENDER_COL_TITLE);
         view_text(v, l3, bx + fs / 2, by + fs / 4 + 2 * v->line_h, RENDER_COL_TITLE);
         snprintf(v->shown_readout, sizeof v->shown_readout, "%s | %s | %s", l1, l2, l3);
+        if (nl == 5) {
+            size_t at = strlen(v->shown_readout);
+            view_text(v, l4, bx + fs / 2, by + fs / 4 + 3 * v->line_h, COL_HOLD);
+            view_text(v, l5, bx + fs / 2, by + fs / 4 + 4 * v->line_h, COL_HOLD);
+            snprintf(v->shown_readout + at, sizeof v->shown_readout - at, " | %s | %s", l4, l5);
+        }
     }
 }
 

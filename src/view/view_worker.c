@@ -21,6 +21,7 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     shared *sh = user;
     view_store *st = NULL;
     view_stream info;
+    view_avg avg;
     int err;
     memset(&info, 0, sizeof info);
     snprintf(info.name, sizeof info.name, "%s", ss->source);
@@ -38,7 +39,13 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
                             &st, ei);
     if (err != SP_OK)
         return err;
+    if ((err = view_avg_open(&avg, ss, ei)) != SP_OK) {
+        view_store_destroy(st);
+        return err;
+    }
     pthread_mutex_lock(&sh->mu);
+    view_avg_close(&sh->avg);
+    sh->avg = avg;
     view_store_destroy(sh->store);
     sh->store = st;
     sh->info = info;
@@ -58,6 +65,7 @@ static int on_frames(void *user, int channel, uint64_t first, size_t nframes, co
     int err, woken = 0;
     pthread_mutex_lock(&sh->mu);
     err = view_store_add(sh->store, channel, first, nframes, db);
+    view_avg_add(&sh->avg, channel, nframes, db);
     if (channel == 0) {
         if (first > sh->next0)
             sh->skipped += first - sh->next0;

@@ -1,0 +1,587 @@
+/* view_measure: the window's measurement panel: the running averages (fed by the sink on
+ * the analysis thread, under mu), their curve in the spectrum strip, the tone analysis
+ * (measure.h) with its harmonics marked, and the averaged spectrum's export to CSV (dump.c's
+ * writer, the format of --average mean --dump x.csv). See view_internal.h.
+ *
+ * The running averages, in power P = 10^(dB/10) per bin and output channel, from the
+ * analysis' float spectra (not the store's 0.01 dB):
+ *   infinite     the power mean of every frame since the analysis started (a restart, w
+ *                or n, starts it again; live, choosing it with `a` starts it afresh):
+ *                --average mean's own accumulator, so a finished file's reads exactly
+ *                what `--average mean --dump` writes
+ *   exponential  P <- P + alpha (P_frame - P), alpha = 1 - exp(-hop / (rate * tau)),
+ *                tau = AVG_TAU_S: a level that stops falls 10 log10(e) / tau = 4.34 dB/s;
+ *                the first frame sets P
+ * In the file view the frames come in the analysis' order, the file's from its start:
+ * the exponential average shows the last seconds analysed (the file's end once done),
+ * whatever part of the file the view shows. Both are kept whatever `a` shows (about two
+ * exp() per bin and frame on the analysis thread). */
+#include "view_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "dump.h"
+#include "fft.h"
+#include "scale.h"
+
+static const rgb8 COL_AVG = {0x4d, 0xd0, 0xff};
+static const rgb8 COL_TONE = {0xff, 0x6e, 0xc7};
+
+#define LN10_10 0.230258509299404568402 /* ln(10) / 10: 10^(x/10) = exp(x * LN10_10) */
+
+/* ---- the analysis thread's side (the caller holds mu, except in open) ---- */
+
+int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei)
+{
+    memset(a, 0, sizeof *a);
+    a->channels = ss->channels;
+    a->rate = ss->rate;
+    a->source_channels = ss->source_channels;
+    a->channel = ss->channel;
+    a->bins = ss->bins;
+    a->n = ss->n;
+    a->hop = ss->hop;
+    snprintf(a->channel_name, sizeof a->channel_name, "%s", ss->channel_name ? ss->channel_name : "");
+    snprintf(a->source, sizeof a->source, "%s", ss->source);
+    a->start_s = ss->start_s;
+    a->time_first_s = ss->time_first_s;
+    a->time_step_s = ss->time_step_s;
+    a->bin_hz = ss->bin_hz;
+    a->alpha = 1.0 - exp(-(double)ss->hop / ((double)ss->rate * AVG_TAU_S));
+    if (ss->window_coef) {
+        measure_window_of(ss->window_coef, ss->n, &a->mwin);
+    } else { /* as the measurement sinks: rectangular */
+        a->mwin.enbw_bins = 1.0;
+        a->mwin.null_bins = 1.0;
+        a->mwin.lobe_bins = 1;
+    }
+    if (measure_accum_create(MEASURE_MEAN, a->channels, a->bins, &a->mean) != SP_OK ||
+        !(a->ex = calloc((size_t)a->channels * a->bins, sizeof *a->ex)) ||
+        !(a->ex_frames = calloc((size_t)a->channels, sizeof *a->ex_frames))) {
+        view_avg_close(a);
+        return sp_fail(ei, SP_ENOMEM, "out of memory for the running average");
+    }
+    a->on = 1;
+    return SP_OK;
+}
+
+void view_avg_add(view_avg *a, int channel, size_t nframes, const float *db)
+{
+    double *p;
+    if (!a->on || channel < 0 || channel >= a->channels)
+        return;
+    measure_accum_add(a->mean, channel, nframes, db);
+    p = a->ex + (size_t)channel * a->bins;
+    for (size_t f = 0; f < nframes; f++) {
+        const float *row = db + f * a->bins;
+        if (a->ex_frames[channel]++ == 0)
+            for (size_t k = 0; k < a->bins; k++)
+                p[k] = exp(LN10_10 * row[k]);
+        else
+            for (size_t k = 0; k < a->bins; k++)
+                p[k] += a->alpha * (exp(LN10_10 * row[k]) - p[k]);
+    }
+}
+
+void view_avg_close(view_avg *a)
+{
+    measure_accum_destroy(a->mean);
+    free(a->ex);
+    free(a->ex_frames);
+    memset(a, 0, sizeof *a);
+}
+
+/* ---- the window's side ---- */
+
+const char *view_panel_src_name(int src)
+{
+    static const char *const names[] = {"none", "selection", "exponential", "infinite"};
+    return src >= 0 && src <= PANEL_SRC_INF ? names[src] : "?";
+}
+
+void view_panel_init(view *v)
+{
+    v->pn.tone_on = v->vc.tone != 0;
+    v->pn.avg_mode = v->vc.average ? VIEW_AVG_INF : VIEW_AVG_OFF;
+}
+
+void view_panel_free(view *v)
+{
+    view_select_clear(v); /* joins its thread */
+    free(v->pn.pw);
+    free(v->pn.db);
+}
+
+/* dB as the averages write it: 10 log10(P), never below the floor. */
+static float power_db(double p)
+{
+    double d = p > 0 ? 10.0 * log10(p) : FFT_DB_FLOOR;
+    return (float)(d > FFT_DB_FLOOR ? d : FFT_DB_FLOOR);
+}
+
+/* The spectrum of `src` for every channel: power into pw and/or dB into db (either may be
+ * NULL), the frames it averages into *frames. pn.meta gets the stream's figures. 0 when
+ * there is none (nothing yet, a selection still being read, a stream of another shape
+ * than the picture's). */
+static int panel_fetch(view *v, int src, double *pw, float *db, uint64_t *frames)
+{
+    panel_state *pn = &v->pn;
+    view_avg *a = &v->sh.avg;
+    int ok;
+    *frames = 0;
+    if (src == PANEL_SRC_NONE)
+        return 0;
+    pthread_mutex_lock(&v->sh.mu);
+    ok = a->on && a->bins == v->pic.bins && a->channels == v->pic.channels;
+    if (ok) {
+        pn->meta = *a;
+        pn->meta.mean = NULL;
+        pn->meta.ex = NULL;
+        pn->meta.ex_frames = NULL;
+    } else {
+        pn->meta.on = 0;
+    }
+    if (ok && src == PANEL_SRC_INF) {
+        *frames = measure_accum_frames(a->mean, 0);
+        for (int c = 0; c < a->channels; c++) {
+            if (pw)
+                measure_accum_power(a->mean, c, pw + (size_t)c * a->bins);
+            if (db)
+                measure_accum_db(a->mean, c, 0.0, db + (size_t)c * a->bins);
+        }
+    } else if (ok && src == PANEL_SRC_EXP) {
+        size_t n = (size_t)a->channels * a->bins;
+        *frames = a->ex_frames[0];
+        for (size_t i = 0; i < n; i++) {
+            if (pw)
+                pw[i] = a->ex[i];
+            if (db)
+                db[i] = power_db(a->ex[i]);
+        }
+    }
+    pthread_mutex_unlock(&v->sh.mu);
+    if (ok && src == PANEL_SRC_SEL) {
+        const sel_job *j = &pn->job;
+        ok = view_select_ready(v) && j->channels == pn->meta.channels && j->bins == pn->meta.bins;
+        if (ok) {
+            *frames = measure_accum_frames(j->acc, 0);
+            for (int c = 0; c < j->channels; c++) {
+                if (pw)
+                    measure_accum_power(j->acc, c, pw + (size_t)c * j->bins);
+                if (db)
+                    measure_accum_db(j->acc, c, 0.0, db + (size_t)c * j->bins);
+            }
+        }
+    }
+    return ok && *frames > 0;
+}
+
+/* What the strip's second curve shows, and what the tone is measured on: the selection's
+ * spectrum when there is a selection, else the running average shown; the tone without
+ * either: the whole file's mean (--tone's), live the exponential average. */
+static void panel_sources(view *v, int *show, int *tone)
+{
+    panel_state *pn = &v->pn;
+    *show = v->ui.sel_on ? PANEL_SRC_SEL
+            : pn->avg_mode == VIEW_AVG_EXP ? PANEL_SRC_EXP
+            : pn->avg_mode == VIEW_AVG_INF ? PANEL_SRC_INF
+                                           : PANEL_SRC_NONE;
+    *tone = *show != PANEL_SRC_NONE ? *show : v->live ? PANEL_SRC_EXP : PANEL_SRC_INF;
+}
+
+/* The tone analysis of pn->pw, channel by channel (the first PANEL_TONE_CHANNELS). */
+static void panel_tone(view *v)
+{
+    panel_state *pn = &v->pn;
+    const view_avg *m = &pn->meta;
+    const sink_measure *sm = &v->user->measure;
+    double lo, hi;
+    sp_errinfo ei = {{0}};
+    int err = measure_tone_band(sm->band_lo, sm->band_hi, m->rate, &lo, &hi, &ei);
+    pn->tone_ok = 0;
+    if (err == SP_OK && pn->tone_src == PANEL_SRC_SEL && pn->sel_hz1 > pn->sel_hz0) {
+        lo = fmax(lo, pn->sel_hz0); /* the selection's band */
+        hi = fmin(hi, pn->sel_hz1);
+    }
+    for (int c = 0; err == SP_OK && c < m->channels && c < PANEL_TONE_CHANNELS; c++)
+        err = measure_tone_analyze(pn->pw + (size_t)c * m->bins, m->n, m->rate, &m->mwin, lo, hi, sm->tone_hz,
+                                   &pn->tone[c], &ei);
+    if (err != SP_OK)
+        snprintf(pn->tone_msg, sizeof pn->tone_msg, "tone: %.180s", ei.msg);
+    pn->tone_ok = err == SP_OK;
+}
+
+/* This frame's spectra: the curve's dB (pn->db) and the tone's power (pn->pw). */
+static void panel_update(view *v)
+{
+    panel_state *pn = &v->pn;
+    size_t n = (size_t)v->pic.channels * v->pic.bins;
+    int ok;
+    panel_sources(v, &pn->show_src, &pn->tone_src);
+    pn->show_frames = pn->tone_frames = 0;
+    pn->tone_ok = 0;
+    pn->tone_msg[0] = '\0';
+    if (!view_grow((void **)&pn->db, &pn->db_cap, n, sizeof *pn->db) ||
+        !view_grow((void **)&pn->pw, &pn->pw_cap, n, sizeof *pn->pw)) {
+        pn->show_src = PANEL_SRC_NONE;
+        return;
+    }
+    if (!panel_fetch(v, pn->show_src, NULL, pn->db, &pn->show_frames))
+        pn->show_frames = 0;
+    if (!pn->tone_on)
+        return;
+    ok = panel_fetch(v, pn->tone_src, pn->pw, NULL, &pn->tone_frames);
+    if (ok)
+        panel_tone(v);
+    else
+        snprintf(pn->tone_msg, sizeof pn->tone_msg, "tone: %s",
+                 pn->tone_src == PANEL_SRC_SEL ? "reading the selection\xe2\x80\xa6" : "no frames yet");
+}
+
+/* As draw_spectrum (view_frame.c) places the strip's panels. */
+static void strip_geometry(const view *v, const layout *L, int *x0, int *pw, double *lo, double *hi)
+{
+    int fs = L->fs;
+    *x0 = L->side_x + fs / 2;
+    *pw = v->cv.w - (int)lround(fs * 1.4) - *x0;
+    *lo = v->ui.db_lo - v->ui.gain;
+    *hi = v->ui.db_hi - v->ui.gain;
+}
+
+/* The highest of the bins in f_lo .. f_hi, or between the two nearest where the range is
+ * narrower than a bin (draw_spectrum's rule, on floats). */
+static double rows_db(const float *s, size_t bins, double f_lo, double f_hi, double bin_hz)
+{
+    double k0 = ceil(f_lo / bin_hz - 1e-9), k1 = floor(f_hi / bin_hz + 1e-9), kc, fr;
+    size_t a;
+    k0 = k0 < 0 ? 0 : k0;
+    k1 = k1 > (double)(bins - 1) ? (double)(bins - 1) : k1;
+    if (k0 <= k1) {
+        float m = s[(size_t)k0];
+        for (size_t k = (size_t)k0 + 1; k <= (size_t)k1; k++)
+            m = s[k] > m ? s[k] : m;
+        return m;
+    }
+    kc = fmin(fmax(0.5 * (f_lo + f_hi) / bin_hz, 0.0), (double)(bins - 2));
+    a = (size_t)floor(kc);
+    fr = kc - (double)a;
+    return s[a] + (s[a + 1] - s[a]) * fr;
+}
+
+static void draw_curve(view *v, const layout *L)
+{
+    picture *p = &v->pic;
+    const scale_map *map = render_scale(p->r);
+    int x0, pw;
+    double lo, hi, bin_hz = p->rate / (double)p->n;
+    strip_geometry(v, L, &x0, &pw, &lo, &hi);
+    if (pw < 20 || !map)
+        return;
+    for (int c = 0; c < p->channels && c < RENDER_MAX_CHANNELS; c++) {
+        render_rect pr = render_plot_rect(p->r, c);
+        const float *s = v->pn.db + (size_t)c * p->bins;
+        int prev = -1;
+        for (int y = 0; y < pr.h; y++) {
+            double f_hi = scale_from_unit(map, 1.0 - (double)y / pr.h);
+            double f_lo = scale_from_unit(map, 1.0 - (double)(y + 1) / pr.h);
+            double t = (rows_db(s, p->bins, f_lo, f_hi, bin_hz) - lo) / (hi - lo);
+            int x = x0 + (int)lround(fmin(1.0, fmax(0.0, t)) * (pw - 1));
+            int a = prev < 0 ? x : prev, lx = a < x ? a : x, hx = a < x ? x : a;
+            canvas_fill(&v->cv, lx, pr.y + y, hx - lx + 1, 1, COL_AVG);
+            prev = x;
+        }
+    }
+}
+
+/* The legend line of the second curve, under the hold's (draw_spectrum's) legend. */
+static void draw_legend(view *v, const layout *L)
+{
+    panel_state *pn = &v->pn;
+    render_rect bottom = render_plot_rect(v->pic.r, v->pic.channels - 1);
+    int fs = L->fs, x0, pw, ly = bottom.y + (int)lround(0.4 * fs) + v->line_h + fs / 2, lx, bw;
+    double lo, hi;
+    char s[128];
+    if (pn->show_src == PANEL_SRC_SEL)
+        snprintf(s, sizeof s, pn->show_frames ? "selection: mean of %llu frames" : "selection: reading\xe2\x80\xa6",
+                 (unsigned long long)pn->show_frames);
+    else if (pn->show_src == PANEL_SRC_EXP)
+        snprintf(s, sizeof s, "average: exponential, \xcf\x84 %g s", AVG_TAU_S);
+    else
+        snprintf(s, sizeof s, "average: mean of %llu frames", (unsigned long long)pn->show_frames);
+    strip_geometry(v, L, &x0, &pw, &lo, &hi);
+    lx = x0 + (int)lround(0.5 * fs);
+    bw = fs + fs / 3 + canvas_text_width(v->font, s) + fs * 2 / 3;
+    if (ly + v->line_h > bottom.y + bottom.h)
+        return;
+    canvas_blend(&v->cv, lx - fs / 3, ly - fs / 6, bw, v->line_h + fs / 3, COL_BLACK, 190);
+    canvas_fill(&v->cv, lx, ly + v->line_h / 2, fs, 2, COL_AVG);
+    view_text(v, s, lx + fs + fs / 3, ly, RENDER_COL_LABEL);
+}
+
+static void fmt_db(char *buf, size_t len, const char *name, double db)
+{
+    snprintf(buf, len, "%s %s%.1f dB", name, db < 0 ? "\xe2\x88\x92" : "", fabs(db));
+}
+
+/* The fundamental and harmonics 2..10 ticked at the strip's right edge (numbered), and
+ * the figures in a box at the top of the channel's panel. */
+static void draw_tone(view *v, const layout *L, int c)
+{
+    picture *p = &v->pic;
+    const measure_tone *t = &v->pn.tone[c];
+    const scale_map *map = render_scale(p->r);
+    render_rect pr = render_plot_rect(p->r, c);
+    /* below the legends (draw_spectrum's hold, draw_legend's), which the last panel has */
+    int legends = c == p->channels - 1 ? 1 + (v->pn.show_src != PANEL_SRC_NONE) : 0;
+    int fs = L->fs, x0, pw, last_y = -100000, bw = 0, by = pr.y + fs / 4 + legends * (v->line_h + fs / 2);
+    double lo, hi;
+    char l[5][96], num[16];
+    strip_geometry(v, L, &x0, &pw, &lo, &hi);
+    for (int h = 0; h <= t->harmonics; h++) {
+        double hz = h == 0 ? t->fundamental_hz : t->harmonic[h - 1].hz, u = scale_to_unit(map, hz);
+        int y = pr.y + (int)lround((1.0 - u) * pr.h), tw;
+        if (!(u >= 0.0 && u <= 1.0) || y >= pr.y + pr.h)
+            continue;
+        canvas_fill(&v->cv, x0 + pw - fs, y, fs + fs / 3, 1, COL_TONE);
+        snprintf(num, sizeof num, "%d", h + 1);
+        tw = canvas_text_width(v->font, num);
+        if (abs(y - last_y) < v->line_h) /* crowded (high harmonics on a log scale): tick only */
+            continue;
+        canvas_blend(&v->cv, x0 + pw - fs - tw - fs / 3, y - v->line_h / 2, tw + fs / 4, v->line_h, COL_BLACK, 160);
+        view_text(v, num, x0 + pw - fs - tw - fs / 4, y - v->line_h / 2, COL_TONE);
+        last_y = y;
+    }
+    snprintf(l[0], sizeof l[0], "f0 %.1f Hz  %s%.1f dBFS", t->fundamental_hz, t->fundamental_dbfs < 0 ? "\xe2\x88\x92" : "",
+             fabs(t->fundamental_dbfs));
+    fmt_db(l[1], sizeof l[1], "THD", t->thd_db);
+    snprintf(l[1] + strlen(l[1]), sizeof l[1] - strlen(l[1]), "  %#.3g %%", t->thd_percent);
+    fmt_db(l[2], sizeof l[2], "THD+N", t->thdn_db);
+    fmt_db(l[3], sizeof l[3], "SNR", t->snr_db);
+    snprintf(l[4], sizeof l[4], "of the %s", v->pn.tone_src == PANEL_SRC_SEL   ? "selection"
+                                             : v->pn.tone_src == PANEL_SRC_EXP ? "exponential average"
+                                                                               : "mean");
+    if (by + 5 * v->line_h + fs / 2 > pr.y + pr.h)
+        return;
+    for (int i = 0; i < 5; i++)
+        bw = canvas_text_width(v->font, l[i]) > bw ? canvas_text_width(v->font, l[i]) : bw;
+    canvas_blend(&v->cv, x0 + fs / 4, by, bw + fs, 5 * v->line_h + fs / 2, COL_BLACK, 200);
+    for (int i = 0; i < 5; i++)
+        view_text(v, l[i], x0 + fs / 4 + fs / 2, by + fs / 4 + i * v->line_h, i == 4 ? RENDER_COL_LABEL : COL_TONE);
+}
+
+void view_panel_strip(view *v, const layout *L)
+{
+    panel_state *pn = &v->pn;
+    if (!v->pic.r || !v->pic.ok)
+        return;
+    panel_update(v);
+    view_font(v, L->fs);
+    if (pn->show_src != PANEL_SRC_NONE) {
+        if (pn->show_frames)
+            draw_curve(v, L);
+        draw_legend(v, L);
+    }
+    if (pn->tone_on && pn->tone_ok) {
+        for (int c = 0; c < v->pic.channels && c < PANEL_TONE_CHANNELS; c++)
+            draw_tone(v, L, c);
+    } else if (pn->tone_on && pn->tone_msg[0]) {
+        int x0, pw;
+        double lo, hi;
+        render_rect pr = render_plot_rect(v->pic.r, 0);
+        strip_geometry(v, L, &x0, &pw, &lo, &hi);
+        canvas_blend(&v->cv, x0 + L->fs / 4, pr.y + L->fs / 4, canvas_text_width(v->font, pn->tone_msg) + L->fs,
+                     v->line_h + L->fs / 2, COL_BLACK, 200);
+        view_text(v, pn->tone_msg, x0 + L->fs * 3 / 4, pr.y + L->fs / 2, COL_TONE);
+    }
+}
+
+/* ---- export ---- */
+
+/* The spectrum the strip shows when no average is: live the newest, the file view the
+ * one under the cursor, else the maximum over the view (0.01 dB, the store's). */
+static const char *displayed_db(view *v, float *db)
+{
+    picture *p = &v->pic;
+    const char *what = v->live ? "newest" : "max of view";
+    size_t i = p->count - 1;
+    if (!v->live && v->ui.mouse_in) {
+        render_rect pr = render_plot_rect(p->r, 0);
+        if (v->ui.mx >= pr.x && v->ui.mx < pr.x + pr.w) {
+            i = (size_t)(((double)(v->ui.mx - pr.x) + 0.5) / pr.w * (double)p->count);
+            i = i < p->count ? i : p->count - 1;
+            what = "cursor";
+        }
+    }
+    for (int c = 0; c < p->channels; c++)
+        for (size_t k = 0; k < p->bins; k++) {
+            size_t j = (size_t)c * p->bins + k;
+            if (!v->live && strcmp(what, "max of view") == 0) {
+                db[j] = p->hold ? p->hold[j] : FFT_DB_FLOOR;
+            } else {
+                int16_t s = view_snap_entry(p, c, i)[k];
+                db[j] = s == VIEW_STORE_NODATA ? FFT_DB_FLOOR : (float)s * 0.01f;
+            }
+        }
+    return what;
+}
+
+/* spectro-avg-YYYYmmdd-HHMMSS.csv, or -2, -3 ... when taken. */
+static void export_path(char *path, size_t len)
+{
+    char name[64];
+    time_t now = time(NULL);
+    struct tm tmv;
+    localtime_r(&now, &tmv);
+    strftime(name, sizeof name, "spectro-avg-%Y%m%d-%H%M%S", &tmv);
+    snprintf(path, len, "%s.csv", name);
+    for (int i = 2; access(path, F_OK) == 0 && i < 100; i++)
+        snprintf(path, len, "%s-%d.csv", name, i);
+}
+
+/* db (channels x bins) to path as --average mean --dump path.csv writes it, with its
+ * sidecar (what, frames_averaged, the selection's frames). */
+static int write_csv(view *v, const char *path, const float *db, const char *what, uint64_t frames, sp_errinfo *ei)
+{
+    const view_avg *m = &v->pn.meta;
+    dump_config dc;
+    dump_meta dm;
+    dump *d = NULL;
+    char extra[512];
+    uint64_t a = 0, b = 0;
+    int err;
+    memset(&dc, 0, sizeof dc);
+    dc.path = path;
+    dc.channels = m->channels;
+    dc.stacked = strcmp(m->channel_name, "all") == 0;
+    dc.single = 1;
+    dc.bins = m->bins;
+    dc.bin_hz = m->bin_hz;
+    if ((err = dump_open(&dc, &d, ei)) != SP_OK)
+        return err;
+    for (int c = 0; c < m->channels && err == SP_OK; c++)
+        err = dump_write(d, c, 0, 1, db + (size_t)c * m->bins, ei);
+    if (v->ui.sel_on)
+        view_select_frames(v, &a, &b);
+    snprintf(extra, sizeof extra,
+             ",\n  \"average\": \"%s\",\n  \"frames_averaged\": %llu,\n  \"units\": \"dBFS\",\n  \"enbw_bins\": %.17g,"
+             "\n  \"enbw_hz\": %.17g,\n  \"selection_frames\": [%llu, %llu]",
+             what, (unsigned long long)frames, m->mwin.enbw_bins, m->mwin.enbw_bins * m->bin_hz, (unsigned long long)a,
+             (unsigned long long)b);
+    memset(&dm, 0, sizeof dm);
+    dm.source = m->source;
+    dm.start_s = m->start_s;
+    dm.sample_rate = m->rate;
+    dm.source_channels = m->source_channels;
+    dm.channel = m->channel;
+    dm.channel_name = m->channel_name[0] ? m->channel_name : NULL;
+    dm.channels = m->channels;
+    dm.fft_size = m->n;
+    dm.hop = m->hop;
+    dm.bins = m->bins;
+    dm.time_first_s = m->time_first_s + (double)a * m->time_step_s;
+    dm.time_step_s = m->time_step_s;
+    dm.bin_hz = m->bin_hz;
+    dm.extra = extra;
+    if (err == SP_OK) {
+        pthread_mutex_lock(&v->sh.mu);
+        dm.window = v->sh.info.window; /* stable: the stream's strings change only at a restart */
+        dm.backend = v->sh.info.backend;
+        pthread_mutex_unlock(&v->sh.mu);
+        err = dump_commit(d, &dm, ei);
+    }
+    dump_destroy(d);
+    return err;
+}
+
+/* e: the selection's spectrum (waiting for it to be read), else the running average
+ * shown, else the spectrum shown, to a CSV in the current directory; a message says
+ * where, or why not. */
+static void panel_export(view *v)
+{
+    panel_state *pn = &v->pn;
+    size_t n = (size_t)v->pic.channels * v->pic.bins;
+    int show, tone, ok;
+    uint64_t frames = 0;
+    char path[96], msg[400];
+    const char *what;
+    float *db;
+    sp_errinfo ei = {{0}};
+    if (!v->pic.r || !v->pic.ok || !(db = malloc(n * sizeof *db))) {
+        view_toast(v, "export: nothing to export yet");
+        return;
+    }
+    panel_sources(v, &show, &tone);
+    if (show == PANEL_SRC_SEL) {
+        while (pn->job.running && !view_select_ready(v))
+            SDL_Delay(5); /* a small wait: the frames asked for are being read */
+        if (pn->job.err != SP_OK) {
+            snprintf(msg, sizeof msg, "export failed: %.300s", pn->job.ei.msg);
+            view_toast(v, msg);
+            free(db);
+            return;
+        }
+    }
+    ok = show != PANEL_SRC_NONE ? panel_fetch(v, show, NULL, db, &frames) : panel_fetch(v, PANEL_SRC_INF, NULL, NULL, &frames);
+    what = show == PANEL_SRC_NONE ? displayed_db(v, db) : show == PANEL_SRC_EXP ? "exponential" : "mean";
+    if (show == PANEL_SRC_NONE) {
+        ok = pn->meta.on;
+        frames = 1;
+    }
+    export_path(path, sizeof path);
+    if (!ok)
+        snprintf(msg, sizeof msg, "export failed: no spectrum yet");
+    else if (write_csv(v, path, db, what, frames, &ei) != SP_OK)
+        snprintf(msg, sizeof msg, "export failed: %.300s", ei.msg);
+    else {
+        snprintf(msg, sizeof msg, "saved %s (%s%s)", path, show == PANEL_SRC_SEL ? "selection, " : "", what);
+        snprintf(pn->last_export, sizeof pn->last_export, "%s", path);
+    }
+    view_toast(v, msg);
+    free(db);
+}
+
+/* a: the running average's next mode; t: tone analysis; e: export; m: the mark; Esc:
+ * the selection goes (and then, with none, Esc quits). */
+int view_panel_key(view *v, SDL_Keycode sym, int live)
+{
+    panel_state *pn = &v->pn;
+    static const char *const modes[] = {"off", "exponential (\xcf\x84 1 s)", "infinite (power mean)"};
+    char msg[96];
+    switch (sym) {
+    case SDLK_a:
+        pn->avg_mode = (pn->avg_mode + 1) % VIEW_AVG_MODES;
+        if (pn->avg_mode == VIEW_AVG_INF && live) { /* live: the mean starts now */
+            pthread_mutex_lock(&v->sh.mu);
+            for (int c = 0; v->sh.avg.on && c < v->sh.avg.channels; c++)
+                measure_accum_reset(v->sh.avg.mean, c);
+            pthread_mutex_unlock(&v->sh.mu);
+        }
+        snprintf(msg, sizeof msg, "running average: %s", modes[pn->avg_mode]);
+        view_toast(v, msg);
+        return 1;
+    case SDLK_t:
+        pn->tone_on = !pn->tone_on;
+        view_toast(v, pn->tone_on ? "tone analysis on" : "tone analysis off");
+        return 1;
+    case SDLK_e:
+        panel_export(v);
+        return 1;
+    case SDLK_m:
+        if (!view_mark_toggle(v))
+            view_toast(v, "mark: put the cursor on the picture");
+        return 1;
+    case SDLK_ESCAPE:
+        if (!v->ui.sel_on)
+            return 0;
+        view_select_clear(v);
+        return 1;
+    default:
+        return 0;
+    }
+}

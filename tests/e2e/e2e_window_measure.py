@@ -1,0 +1,369 @@
+"""End-to-end tests of the window's measurement panel (view_measure.c, view_select.c) under
+a virtual X server, with e2e_window.py's Window and helpers:
+
+    python3 tests/e2e/e2e_window_measure.py SPECTRO_BINARY ASSETS_DIR [unittest args]
+
+- a shift+drag selection's exported spectrum (`e`) against `--average mean --start A --end B
+  --dump` over the selection's frames (SPECTRO_VIEW_STATS says which);
+- the running average (`a`): infinite against --average mean, exponential against its
+  definition applied to the frames of a --dump, on a tone that stops;
+- tone analysis (`t`, --view --tone): the harmonics marked and THD against --tone;
+- two-point measurement (`m`): the read-out's deltas against the points under the cursor.
+
+Needs Xvfb and xdotool (and xwd); exits 77 (skipped) when one is missing.
+"""
+import glob
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+import e2e_window as EW
+import spectro_e2e as E
+
+RATE, N, HOP = 48000, 4096, 1024
+TAU_S = 1.0  # the exponential average's time constant (README "The window")
+
+
+def read_avg_csv(path):
+    """--average's CSV: (header line, rows as lists of the written strings)."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    return lines[0], [ln.split(",") for ln in lines[1:]]
+
+
+class TestPanel(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="spectro_ptest_")
+        self.windows = []
+
+    def tearDown(self):
+        for w in self.windows:
+            w.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def wav(self, name, x):
+        path = os.path.join(self.tmp, name)
+        E.write_float_wav(path, x, RATE)
+        return path
+
+    def open(self, args, path):
+        """A window on path with SPECTRO_VIEW_STATS; returns it, the stats' path and the
+        plot's rectangle (from its own screenshot, once the file's picture is up)."""
+        stats = os.path.join(self.tmp, "stats-%d.json" % len(self.windows))
+        w = EW.Window(["-q", "--size", "960x600"] + args + [path], {"SPECTRO_VIEW_STATS": stats})
+        self.windows.append(w)
+        deadline = time.time() + 20
+        while True:
+            time.sleep(0.5)
+            try:
+                plot = EW.find_plot(w.screenshot_png())
+                break
+            except AssertionError:
+                if time.time() > deadline:
+                    raise
+        time.sleep(0.5)  # the analysis of these short files is over by now
+        return w, stats, plot
+
+    def quit_stats(self, w, stats):
+        self.assertEqual(w.quit(), 0, w.stderr())
+        with open(stats) as f:
+            return json.load(f)
+
+    def export(self, w):
+        """Presses e and returns the CSV written (with its sidecar)."""
+        w.key("e")
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            got = [p for p in glob.glob(os.path.join(w.dir, "spectro-avg-*.csv"))]
+            if got and os.path.exists(got[0] + ".json"):
+                self.assertRegex(os.path.basename(got[0]), r"^spectro-avg-\d{8}-\d{6}(-\d+)?\.csv$")
+                return got[0]
+            time.sleep(0.1)
+        raise AssertionError("no export written: " + w.stderr())
+
+    def reference(self, args, path):
+        out = os.path.join(self.tmp, "ref-%d.csv" % len(os.listdir(self.tmp)))
+        p = E.run(["-q"] + args + ["--dump", out, path])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return out
+
+    def assert_csv_equal(self, got, ref, tol=0.0):
+        gh, gr = read_avg_csv(got)
+        rh, rr = read_avg_csv(ref)
+        self.assertEqual(gh, rh, "the header differs from --average mean's")
+        self.assertEqual(len(gr), len(rr))
+        a = np.array(gr, float)
+        b = np.array(rr, float)
+        self.assertEqual(a.shape, b.shape)
+        diff = np.abs(a - b).max()
+        self.assertLessEqual(diff, tol, "largest difference %.4f dB" % diff)
+        return a
+
+    # ---- (a) selection -------------------------------------------------------------------
+
+    def test_selection_spectrum_export(self):
+        """shift+drag over the middle of a sweep selects frames [a, b); e writes their power
+        mean, which is --average mean over exactly that audio (re-read at full precision:
+        the same bytes); Esc clears the selection (the window stays), then quits."""
+        path = self.wav("sweep.wav", EW.busy_signal(3.0))
+        w, stats, (x, y, pw, ph) = self.open([], path)
+        EW.xdo("windowfocus", "--sync", w.wid)
+        EW.xdo("mousemove", "--window", w.wid, x + int(pw * 0.3), y + ph // 2)
+        time.sleep(0.2)
+        EW.xdo("keydown", "shift")
+        time.sleep(0.2)
+        EW.xdo("mousedown", "1")
+        time.sleep(0.2)
+        for f in (0.4, 0.5, 0.6):
+            EW.xdo("mousemove", "--window", w.wid, x + int(pw * f), y + ph // 2)
+            time.sleep(0.15)
+        EW.xdo("mouseup", "1")
+        time.sleep(0.2)
+        EW.xdo("keyup", "shift")
+        time.sleep(0.3)
+        got = self.export(w)
+        s = self.quit_stats(w, stats)
+        sel = s["selection"]
+        self.assertIsNotNone(sel, s)
+        a, b = sel["frames"]
+        total = (3 * RATE - N) // HOP + 1
+        # about 0.3 .. 0.6 of the file's frames
+        self.assertLess(abs(a - 0.3 * total), 3, sel)
+        self.assertLess(abs(b - 0.6 * total), 3, sel)
+        self.assertAlmostEqual(sel["start_s"], a * HOP / RATE, places=9)
+        self.assertAlmostEqual(sel["end_s"], ((b - 1) * HOP + N) / RATE, places=9)
+        self.assertTrue(sel["ready"], sel)
+        self.assertIn("sel ", s["status"])
+        ref = self.reference(["--average", "mean", "--start", repr(sel["start_s"]), "--end", repr(sel["end_s"])],
+                             path)
+        self.assert_csv_equal(got, ref)
+        with open(got + ".json") as f:
+            meta = json.load(f)
+        self.assertEqual(meta["frames_averaged"], b - a)
+        self.assertEqual(meta["selection_frames"], [a, b])
+        # not the whole file's mean: the selection made a difference
+        whole = self.reference(["--average", "mean"], path)
+        self.assertGreater(np.abs(np.array(read_avg_csv(got)[1], float) -
+                                  np.array(read_avg_csv(whole)[1], float)).max(), 3.0)
+
+    def test_escape_clears_then_quits(self):
+        """Esc with a selection clears it and keeps the window; Esc again quits."""
+        path = self.wav("sine.wav", 0.5 * np.sin(2 * np.pi * 1125.0 * np.arange(2 * RATE) / RATE))
+        w, stats, (x, y, pw, ph) = self.open([], path)
+        EW.xdo("windowfocus", "--sync", w.wid)
+        EW.xdo("mousemove", "--window", w.wid, x + pw // 4, y + ph // 2)
+        EW.xdo("keydown", "shift")
+        EW.xdo("mousedown", "1")
+        EW.xdo("mousemove", "--window", w.wid, x + pw // 2, y + ph // 2)
+        time.sleep(0.2)
+        EW.xdo("mouseup", "1")
+        EW.xdo("keyup", "shift")
+        time.sleep(0.3)
+        w.key("Escape")
+        time.sleep(0.5)
+        self.assertTrue(w.alive(), "Esc with a selection closed the window")
+        w.key("Escape")
+        self.assertEqual(w.proc.wait(10), 0, w.stderr())
+        with open(stats) as f:
+            self.assertIsNone(json.load(f)["selection"])
+
+    # ---- (b) running average -------------------------------------------------------------
+
+    def test_infinite_average_is_average_mean(self):
+        """a, a: the infinite running average; e on a finished file writes what --average
+        mean --dump writes (the same frames, the same accumulator)."""
+        t = np.arange(3 * RATE) / RATE
+        rng = np.random.default_rng(5)
+        path = self.wav("steady.wav", 0.3 * np.sin(2 * np.pi * 2000.0 * t) + 0.01 * rng.standard_normal(t.size))
+        w, stats, _ = self.open([], path)
+        w.key("a", "a")
+        time.sleep(0.3)
+        got = self.export(w)
+        s = self.quit_stats(w, stats)
+        self.assertEqual(s["avg_mode"], "infinite")
+        self.assertEqual(s["panel_shown"], "infinite")
+        self.assertEqual(s["panel_frames"], (3 * RATE - N) // HOP + 1)
+        self.assert_csv_equal(got, self.reference(["--average", "mean"], path), tol=1e-4)
+
+    def test_exponential_average_decays(self):
+        """a: the exponential average, P <- P + alpha (P_frame - P), alpha = 1 - exp(-hop /
+        (rate tau)), over the frames in order: against that recursion run on the frames of a
+        --dump, on a tone that stops 1 s before the end (its level has fallen by about
+        4.34 dB per second of frames since; the mean of all frames has not)."""
+        t = np.arange(3 * RATE) / RATE
+        x = np.where(t < 2.0, 0.5 * np.sin(2 * np.pi * 1125.0 * t), 0.0) + 1e-4 * np.sin(2 * np.pi * 5000.0 * t)
+        path = self.wav("stop.wav", x)
+        w, stats, _ = self.open([], path)
+        w.key("a")
+        time.sleep(0.3)
+        got = self.export(w)
+        s = self.quit_stats(w, stats)
+        self.assertEqual(s["avg_mode"], "exponential")
+        frames = os.path.join(self.tmp, "frames.npy")
+        p = E.run(["-q", "--dump", frames, path])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        db = np.load(frames).astype(np.float64)
+        alpha = 1.0 - math.exp(-HOP / (RATE * TAU_S))
+        pw = 10.0 ** (db[0] / 10.0)
+        for row in db[1:]:
+            pw = pw + alpha * (10.0 ** (row / 10.0) - pw)
+        want = np.maximum(10.0 * np.log10(np.maximum(pw, 1e-300)), -200.0)
+        have = np.array(read_avg_csv(got)[1][0], float)
+        loud = want > -150
+        self.assertLess(np.abs(have[loud] - want[loud]).max(), 2e-3)
+        k = int(round(1125.0 * N / RATE))
+        # the tone's last frame ends at 2 s: the frames after it took its power down
+        after = np.sum((np.arange(len(db)) * HOP) >= 2.0 * RATE)
+        self.assertLess(abs((have[k] - db[:, k].max()) - 10 * math.log10(1 - alpha) * after), 1.0)
+        mean = np.array(read_avg_csv(self.reference(["--average", "mean"], path))[1][0], float)
+        self.assertGreater(abs(have[k] - mean[k]), 1.0)
+
+    # ---- (c) tone ------------------------------------------------------------------------
+
+    def tone_signal(self):
+        t = np.arange(3 * RATE) / RATE
+        rng = np.random.default_rng(7)
+        x = (0.5 * np.sin(2 * np.pi * 1000.0 * t) + 0.0005 * np.sin(2 * np.pi * 2000.0 * t) +
+             0.00016 * np.sin(2 * np.pi * 3000.0 * t) + 1e-5 * rng.standard_normal(t.size))
+        return self.wav("harm.wav", x)
+
+    def check_tone(self, tone, path, args):
+        p = E.run(["-q", "--tone"] + args + [path])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ref = json.loads(p.stdout.splitlines()[-1])
+        self.assertTrue(tone["on"] and tone["ok"], tone)
+        self.assertEqual(tone["source"], "infinite")
+        want = [ref["fundamental_hz"]] + [h["hz"] for h in ref["harmonics"]]
+        self.assertEqual(len(tone["marked_hz"]), 10)
+        for i, (g, r) in enumerate(zip(tone["marked_hz"], want)):
+            self.assertLess(abs(g - r), 0.01)
+            self.assertLess(abs(g - 1000.0 * (i + 1)), 1.0)
+        self.assertLess(abs(tone["thd_db"] - ref["thd_db"]), 0.1)
+        self.assertLess(abs(tone["thdn_db"] - ref["thdn_db"]), 0.1)
+        self.assertLess(abs(tone["snr_db"] - ref["snr_db"]), 0.1)
+        self.assertLess(abs(tone["thd_db"] - 10 * math.log10((0.0005 ** 2 + 0.00016 ** 2) / 0.25)), 0.1)
+
+    def test_tone_marks_view_option(self):
+        """--view --tone: the window's tone analysis is on (kaiser:20, as --tone), marks
+        the fundamental and harmonics 2..10 and reads --tone's THD, THD+N and SNR."""
+        path = self.tone_signal()
+        w, stats, _ = self.open(["--view", "--tone"], path)
+        s = self.quit_stats(w, stats)
+        self.check_tone(s["tone"], path, [])
+
+    def test_tone_key(self):
+        """t turns the tone analysis on (here with the window --tone uses)."""
+        path = self.tone_signal()
+        w, stats, _ = self.open(["-w", "kaiser:20"], path)
+        w.key("t")
+        time.sleep(0.5)
+        s = self.quit_stats(w, stats)
+        self.check_tone(s["tone"], path, ["-w", "kaiser:20"])
+
+    # ---- (d) two points ------------------------------------------------------------------
+
+    def test_two_point_readout(self):
+        """m at one point, the cursor at another: the read-out's Δt, Δf, ΔdB and interval
+        are the differences of the two points, which are where the pointer was (frame and
+        frequency from the pixels) with the levels a --dump has there."""
+        t = np.arange(2 * RATE) / RATE
+        path = self.wav("two.wav", 0.5 * np.sin(2 * np.pi * 1125.0 * t) + 0.05 * np.sin(2 * np.pi * 2250.0 * t))
+        w, stats, (x, y, pw, ph) = self.open([], path)
+        frames = (2 * RATE - N) // HOP + 1
+        fmax = RATE / 2
+
+        def row_of(hz):
+            return y + int((1 - hz / fmax) * ph)
+        p1 = (x + pw // 5, row_of(1125.0))
+        p2 = (x + pw * 3 // 4, row_of(2250.0))
+        w.mouse(*p1)
+        w.key("m")
+        w.mouse(*p2)
+        time.sleep(0.4)
+        s = self.quit_stats(w, stats)
+        mk, d = s["mark"], s["delta"]
+        self.assertIsNotNone(mk, s)
+        self.assertIsNotNone(d, s)
+
+        def expect(px, py):
+            f = math.floor((px - x + 0.5) / pw * frames)
+            hz = fmax * (1 - (py - y + 0.5) / ph)
+            return f, hz
+        for pt, got in ((p1, mk), (p2, d)):
+            f, hz = expect(*pt)
+            self.assertLessEqual(abs(got["frame"] - f), 1, (pt, got))
+            self.assertLess(abs(got["hz"] - hz), 2 * fmax / ph, (pt, got))
+        dump = os.path.join(self.tmp, "two.npy")
+        p = E.run(["-q", "--dump", dump, path])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        db = np.load(dump)
+        lvl = lambda f, hz: float(db[int(f), int(round(hz * N / RATE))])
+        self.assertLess(abs(mk["db"] - lvl(mk["frame"], mk["hz"])), 0.006)
+        self.assertLess(abs(d["db"] - lvl(d["frame"], d["hz"])), 0.006)
+        self.assertAlmostEqual(d["dt_s"], (d["frame"] - mk["frame"]) * HOP / RATE, places=6)
+        self.assertAlmostEqual(d["df_hz"], d["hz"] - mk["hz"], places=6)
+        self.assertAlmostEqual(d["ddb"], d["db"] - mk["db"], places=6)
+        st = 12 * math.log2(d["hz"] / mk["hz"])
+        self.assertAlmostEqual(d["semitones"], st, places=6)
+        self.assertLess(abs(st - 12), 1.5)  # about an octave up
+        n = int(round(st))
+        ct = int(round((st - n) * 100))
+        ro = s["readout"]
+        self.assertIn("\u0394t +%.3f s" % d["dt_s"], ro)
+        self.assertIn("+%d st %s%d ct" % (n, "+" if ct >= 0 else "\u2212", abs(ct)), ro)
+
+
+class TestViewOption(unittest.TestCase):
+    """--view hands --tone and --average mean to the window; anything else with it is a
+    usage error (one line naming the option, exit 2)."""
+
+    def test_usage_errors(self):
+        d = tempfile.mkdtemp(prefix="spectro_pview_")
+        try:
+            path = os.path.join(d, "s.wav")
+            E.write_float_wav(path, 0.5 * np.sin(2 * np.pi * 1000.0 * np.arange(RATE) / RATE), RATE)
+            for args, named in ((["--view"], "--view"), (["--view", "--tone", "--dump", "x.csv"], "--dump"),
+                                (["--view", "--average", "max"], "--average max"),
+                                (["--view", "--tone", "--tone-format", "text"], "--tone-format"),
+                                (["--view", "--average", "mean", "--psd"], "--psd"),
+                                (["--view", "--tone", path], "one input")):
+                p = E.run(args + [path], cwd=d, env=EW.xenv())
+                self.assertEqual(p.returncode, 2, (args, p.stderr))
+                lines = p.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, p.stderr)
+                self.assertIn(named, lines[0])
+                self.assertEqual(sorted(os.listdir(d)), ["s.wav"], "an output was left")
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    argv = E.parse_args()
+    for tool in ("Xvfb", "xdotool", "xwd"):
+        if not shutil.which(tool):
+            print("skipped: %s is not installed (apt-get install xvfb xdotool x11-apps)" % tool)
+            sys.exit(77)
+    EW.XVFB, EW.DISPLAY = EW.start_xvfb()
+    try:
+        prog = unittest.main(argv=argv, verbosity=2, exit=False)
+        ok = prog.result.wasSuccessful()
+    finally:
+        EW.XVFB.send_signal(signal.SIGTERM)
+        try:
+            EW.XVFB.wait(5)
+        except subprocess.TimeoutExpired:
+            EW.XVFB.kill()
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
