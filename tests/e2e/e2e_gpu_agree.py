@@ -69,8 +69,10 @@ class GpuAgree(unittest.TestCase):
     def test_png(self):
         """--png on the GPU: with more frames than the picture has columns (here 3 ... 40 a
         column), the spectra are reduced to the picture's columns on the device (only those
-        rows cross the bus, `-v` says so) and the picture is the cpu backend's, pixel for
-        pixel below the title (which names the backend)."""
+        rows cross the bus, `-v` says so). The picture is byte for byte the one drawn from the
+        same backend's spectra on the host (a run that also dumps them, where the pipeline
+        hands the picture every spectrum), and nearly the cpu backend's (float rounding
+        between the backends may move a level across one of the colour map's 256 steps)."""
         rate = 48000
         t = np.arange(60 * rate) / rate
         rng = np.random.default_rng(3)
@@ -83,18 +85,22 @@ class GpuAgree(unittest.TestCase):
                 for name, args in [("mono.wav", ["-n", 16384, "--hop", 64]),
                                    ("mono.wav", ["--hop", 100, "--scale", "log", "--window", "blackman"]),
                                    ("quad.wav", ["--channel", "all", "-n", 1024, "--hop", 16])]:
-                    base = [d + "/" + name, "-q"] + args
-                    pc = E.run(base + ["-b", "cpu", "--png", d + "/c.png"], timeout=120)
-                    pg = E.run(base + ["-b", backend, "--png", d + "/g.png", "-v"], timeout=120)
+                    base = [d + "/" + name, "-q", "-v"] + args
                     what = "%s %s %s" % (backend, name, args)
-                    self.assertEqual(pc.returncode, 0, pc.stderr)
-                    self.assertEqual(pg.returncode, 0, pg.stderr)
-                    self.assertIn("computed beside the FFT (%s)" % backend, pg.stderr, what)
-                    a, b = E.read_png(d + "/c.png"), E.read_png(d + "/g.png")
+                    pd = E.run(base + ["-b", backend, "--png", d + "/d.png"], timeout=120)
+                    ph = E.run(base + ["-b", backend, "--png", d + "/h.png", "--dump", d + "/h.npy"], timeout=120)
+                    pc = E.run(base + ["-b", "cpu", "--png", d + "/c.png"], timeout=120)
+                    for p in (pd, ph, pc):
+                        self.assertEqual(p.returncode, 0, what + ": " + p.stderr)
+                    self.assertIn("computed beside the FFT (%s)" % backend, pd.stderr, what)
+                    self.assertNotIn("computed beside the FFT", ph.stderr, what)
+                    self.assertNotIn("computed beside the FFT", pc.stderr, what)
+                    with open(d + "/d.png", "rb") as f1, open(d + "/h.png", "rb") as f2:
+                        self.assertTrue(f1.read() == f2.read(), what + ": device maxima != host maxima")
+                    a, b = E.read_png(d + "/c.png"), E.read_png(d + "/d.png")
                     self.assertEqual(a.shape, b.shape, what)
-                    rows = np.nonzero((a != b).any(axis=(1, 2)))[0]
-                    self.assertTrue(rows.size == 0 or rows.max() < 40,
-                                    "%s: rows %s differ (only the title may)" % (what, rows[rows >= 40][:10]))
+                    same = (a == b).all(axis=2)[40:].mean()  # below the title, which names the backend
+                    self.assertGreater(same, 0.995, "%s: %.4f of the pixels as the cpu backend's" % (what, same))
 
     def test_huge_samples(self):
         """Finite samples near the top of float's range (1e36, 3e38) overflow a float FFT
