@@ -33,7 +33,7 @@ uint64_t view_expected_frames(const view_stream *info)
 /* Frame time (centre) and the time at the left edge of frame f's slot. */
 double view_frame_time(const picture *p, double f)
 {
-    return (f * (double)p->hop + (double)(p->n / 2)) / p->rate;
+    return p->t_first + f * (double)p->hop / p->rate;
 }
 
 /* Resolves the frequency range of the base scale (before zoom). */
@@ -74,6 +74,7 @@ render_config view_picture_config(view *v, const layout *L, const view_stream *i
     p->n = info->n;
     p->hop = info->hop;
     p->rate = info->rate;
+    p->t_first = info->time_first_s;
     view_base_range(v, p->rate, p->n, &lo, &hi);
     rc.width = L->pic_w;
     rc.height = L->pic_h;

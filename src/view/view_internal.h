@@ -91,6 +91,7 @@ typedef struct {
     size_t n, hop, bins;
     int64_t source_frames; /* samples per channel the source promises; -1 unknown */
     int live;
+    double time_first_s;   /* frame 0's time (its centre), from the input's start: --start moves it */
 } view_stream;
 
 /* ---- state shared with the analysis thread (guarded by mu) ---- */
@@ -188,6 +189,7 @@ typedef struct {
     int channels;
     size_t bins, n, hop;
     double rate;
+    double t_first;    /* frame 0's time (view_stream.time_first_s) */
     int16_t *snap;     /* channels * count * bins: entry i of channel c in slot (i + rot) % count */
     size_t snap_cap;
     size_t rot;        /* live: entries keep their slot as the picture scrolls; file: 0 */

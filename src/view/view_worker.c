@@ -33,6 +33,7 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     info.hop = ss->hop;
     info.bins = ss->n / 2 + 1;
     info.source_frames = ss->source_frames;
+    info.time_first_s = ss->time_first_s;
     info.live = ss->live;
     wants->spectra = 1;
     err = view_store_create(info.channels, info.bins, info.live, info.live ? STORE_BUDGET_LIVE : STORE_BUDGET_FILE,

@@ -556,6 +556,30 @@ class TestWindow(unittest.TestCase):
         t = s["readout"].split(" | ")[0]
         self.assertRegex(t, r"^1:0\d\.\d{3}$", s["readout"])
 
+    def test_start_offsets_the_time_axis(self):
+        """--start 40 over a 50 s file: the picture shows 40 ... 50 s, so the read-out near its
+        right edge reads past 0:48, and near its left edge at 0:40 or after (frame times stay
+        absolute, as in the dump)."""
+        w, stats = self.stats_window("long50.wav", ["--size", "960x600", "--start", "40"], seconds=50, rate=8000)
+        self.settled(w, lambda im: self.check_picture(im, 1000.0, fmax=4000.0))
+        img = w.screenshot_png()
+        x, y, pw, ph = find_plot(img)
+        w.mouse(x + pw * 19 // 20, y + ph // 2)
+        time.sleep(0.5)
+        right = self.quit_stats(w, stats)["readout"].split(" | ")[0]
+        w, stats = self.stats_window("long50.wav", ["--size", "960x600", "--start", "40"], seconds=50, rate=8000)
+        self.settled(w, lambda im: self.check_picture(im, 1000.0, fmax=4000.0))
+        w.mouse(x + 2, y + ph // 2)
+        time.sleep(0.5)
+        left = self.quit_stats(w, stats)["readout"].split(" | ")[0]
+        def secs(t):
+            m, s = t.split(":") if ":" in t else ("0", t.rstrip(" s"))
+            return 60 * int(m) + float(s)
+        self.assertGreater(secs(right), 48.0, right)
+        self.assertLessEqual(secs(right), 50.0, right)
+        self.assertGreaterEqual(secs(left), 40.0, left)
+        self.assertLess(secs(left), 41.0, left)
+
     def test_range_width_keys(self):
         """] / [ widen / narrow the dB range (its low end, 10 dB a press; never below 10 dB
         wide); the colour bar follows."""
