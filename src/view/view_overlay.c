@@ -357,7 +357,7 @@ void view_draw_readout(view *v, const layout *L, int draw)
 void view_draw_help(view *v, const layout *L, int draw)
 {
     canvas *cv = &v->cv;
-    int fs = L->fs, n = view_key_count(), kw = 0, dw = 0, bw, bh, bx, by, lh;
+    int fs = L->fs, n = view_key_count(), kw = 0, dw = 0, bw, bh, bx, by, lh, cols = 1, rows, cw;
     view_font(v, fs);
     lh = v->line_h + fs / 3;
     for (int i = 0; i < n; i++) {
@@ -365,8 +365,16 @@ void view_draw_help(view *v, const layout *L, int draw)
         kw = a > kw ? a : kw;
         dw = b > dw ? b : dw;
     }
-    bw = kw + dw + 4 * fs;
-    bh = (n + 2) * lh + fs;
+    cw = kw + dw + 4 * fs; /* one column of keys and actions */
+    rows = n;
+    if ((rows + 2) * lh + fs > cv->h && 2 * cw <= cv->w) { /* a low window: two columns */
+        cols = 2;
+        rows = (n + 1) / 2;
+    }
+    if ((rows + 2) * lh + fs > cv->h) /* still too low: lines closer together */
+        lh = v->line_h;
+    bw = cols * cw;
+    bh = (rows + 2) * lh + fs;
     bx = (cv->w - bw) / 2;
     by = (cv->h - bh) / 2;
     if (!draw) {
@@ -377,8 +385,8 @@ void view_draw_help(view *v, const layout *L, int draw)
     canvas_outline(cv, bx, by, bw, bh, RENDER_COL_FRAME);
     view_text(v, "Keys", bx + fs, by + fs / 2, RENDER_COL_TITLE);
     for (int i = 0; i < n; i++) {
-        int y = by + fs / 2 + (i + 1) * lh + lh / 2;
-        view_text(v, view_key(i), bx + fs + kw - canvas_text_width(v->font, view_key(i)), y, COL_HOLD);
-        view_text(v, view_key_action(i), bx + 3 * fs + kw, y, RENDER_COL_LABEL);
+        int x = bx + (i / rows) * cw, y = by + fs / 2 + (i % rows + 1) * lh + lh / 2;
+        view_text(v, view_key(i), x + fs + kw - canvas_text_width(v->font, view_key(i)), y, COL_HOLD);
+        view_text(v, view_key_action(i), x + 3 * fs + kw, y, RENDER_COL_LABEL);
     }
 }

@@ -620,6 +620,24 @@ class TestWindow(unittest.TestCase):
                          (diff.sum(), tuple(np.argwhere(diff)[0][::-1]) if diff.any() else None))
         self.assertEqual(w.quit(), 0, w.stderr())
 
+    def test_help_fits_smallest_window(self):
+        """At the smallest size (560x360) the help overlay (all of the key table) fits the
+        window: what `h` changes lies inside it, its frame included (it took two columns)."""
+        w = self.open(["-q", "--size", "560x360", E.asset("sine_1125hz_48k_f32.wav")])
+        self.settled(w, lambda im: self.check_picture(im, 1125.0))
+        before = w.screenshot_x()
+        w.key("h")
+        time.sleep(0.5)
+        after = w.screenshot_x()
+        self.assertEqual(before.shape, after.shape)
+        changed = np.argwhere(np.any(before != after, axis=2))
+        self.assertGreater(len(changed), 1000, "no help drawn")
+        (y0, x0), (y1, x1) = changed.min(axis=0), changed.max(axis=0)
+        h, wd = after.shape[:2]
+        self.assertTrue(y0 > 0 and x0 > 0 and y1 < h - 1 and x1 < wd - 1,
+                        "the help spans rows %d..%d, columns %d..%d of %dx%d" % (y0, y1, x0, x1, wd, h))
+        self.assertEqual(w.quit(), 0, w.stderr())
+
     def test_readout_no_data(self):
         """--realtime, a second in: the left of the panel is before the start, and the
         read-out says "no data" there (it said "<= -200 dBFS", like silence). (A live picture
