@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bands.h"
 #include "batch.h"
 #include "colormap.h"
 #include "dump.h"
@@ -45,6 +46,8 @@ typedef enum {
     OPT_PSD,
     OPT_TONE,
     OPT_TONE_FORMAT,
+    OPT_BANDS,
+    OPT_WEIGHTING,
     OPT_VIEW,
     OPT_FILES_FROM,
     OPT_SHARD
@@ -59,6 +62,7 @@ static void list_scales(char *buf, size_t len);
 static void list_colormaps(char *buf, size_t len);
 static void list_averages(char *buf, size_t len);
 static void list_tone_formats(char *buf, size_t len);
+static void list_weightings(char *buf, size_t len);
 
 #define TONE_KAISER_BETA 20.0 /* --tone's window unless --window is given */
 
@@ -117,6 +121,12 @@ static const cli_option options[] = {
      "window is kaiser:20 unless --window is given",
      NULL, NULL},
     {"tone-format", 0, "FMT", OPT_TONE_FORMAT, NULL, "--tone's output: ", list_tone_formats, NULL},
+    {"bands", 0, "B", OPT_BANDS, NULL,
+     "with --dump: fractional-octave band levels in dBFS (1/B octave: 1, 3, 6 or 12; IEC 61260-1 base-10 mid "
+     "frequencies within --fmin/--fmax, default 20 Hz to 20 kHz), per frame, or averaged with --average",
+     NULL, NULL},
+    {"weighting", 0, "W", OPT_WEIGHTING, NULL, "with --bands: frequency weighting (IEC 61672-1): ", list_weightings,
+     NULL},
     {"view", 0, NULL, OPT_VIEW, NULL,
      "with --tone or --average mean: open the window instead, with its tone analysis on (harmonics marked, THD, "
      "THD+N, SNR) or its running average in infinite mode",
@@ -232,6 +242,14 @@ static void list_tone_formats(char *buf, size_t len)
         list_add(buf, len, &at, i ? ", " : "", TONE_FORMATS[i], i == 0 ? "default" : NULL);
 }
 
+static void list_weightings(char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < BANDS_WEIGHT_COUNT; i++)
+        list_add(buf, len, &at, i ? ", " : "", bands_weighting_name((bands_weighting)i), i == 0 ? "default: none" : NULL);
+}
+
 static void list_colormaps(char *buf, size_t len)
 {
     int def = render_config_default().colormap;
@@ -327,6 +345,9 @@ static void list_names(list_fn list, char *buf, size_t len)
     else if (list == list_tone_formats)
         for (int i = 0; i < TONE_FORMAT_COUNT; i++)
             list_add(buf, len, &at, i ? " " : "", TONE_FORMATS[i], NULL);
+    else if (list == list_weightings)
+        for (int i = 0; i < BANDS_WEIGHT_COUNT; i++)
+            list_add(buf, len, &at, i ? " " : "", bands_weighting_name((bands_weighting)i), NULL);
 }
 
 int cli_option_count(void)
@@ -646,6 +667,26 @@ static int parse_tone_format(cli_options *o, const char *name, const char *val, 
     return sp_fail(ei, SP_EINVAL, "%s %s: unknown format (json, text)", name, val);
 }
 
+static int parse_bands(cli_options *o, const char *name, const char *val, sp_errinfo *ei)
+{
+    int b = 0, err = parse_int(name, val, 1, 12, &b, ei);
+    if (err != SP_OK)
+        return err;
+    if (b != 1 && b != 3 && b != 6 && b != 12)
+        return sp_fail(ei, SP_EINVAL, "%s %s: one of 1, 3, 6, 12 (1/B octave)", name, val);
+    o->an.measure.bands = b;
+    return SP_OK;
+}
+
+static int parse_weighting(cli_options *o, const char *val, sp_errinfo *ei)
+{
+    bands_weighting w;
+    int err = bands_weighting_parse(val, &w, ei);
+    o->weighting = 1;
+    o->an.measure.weighting = (int)w;
+    return err;
+}
+
 /* ---- the command line ------------------------------------------------------------------ */
 
 static int set_flag(int *flag)
@@ -694,6 +735,8 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_PSD: return set_flag(&a->measure.psd);
     case OPT_TONE: return parse_tone(a, name, val, ei);
     case OPT_TONE_FORMAT: return parse_tone_format(o, name, val, ei);
+    case OPT_BANDS: return parse_bands(o, name, val, ei);
+    case OPT_WEIGHTING: return parse_weighting(o, val, ei);
     case OPT_VIEW: return set_flag(&o->view);
     }
     return SP_EINVAL;
@@ -753,11 +796,35 @@ static int find_option(int argc, char **argv, int *i, const cli_option **opt, ch
     return SP_OK;
 }
 
+/* --bands turns --dump into the band levels (per frame, or averaged with --average). */
+static int check_bands(cli_options *o, sp_errinfo *ei)
+{
+    analyze_config *a = &o->an;
+    int dumps = 0;
+    if (o->weighting && !a->measure.bands)
+        return sp_fail(ei, SP_EINVAL, "--weighting: only with --bands (it weights the band levels)");
+    if (!a->measure.bands)
+        return SP_OK;
+    if (a->measure.psd)
+        return sp_fail(ei, SP_EINVAL, "--psd: not with --bands (band levels are powers, not densities)");
+    for (int i = 0; i < a->n_outputs; i++)
+        if (strcmp(a->outputs[i].kind, "dump") == 0) {
+            a->outputs[i].kind = sink_kind_find("bands")->name;
+            dumps++;
+        }
+    if (!dumps)
+        return sp_fail(ei, SP_EINVAL, "--bands: give --dump for the band levels");
+    a->measure.bands_average = o->average;
+    return SP_OK;
+}
+
 /* --average turns --dump and --png into their averaged kinds; --tone picks its window. */
 static int check_measure(cli_options *o, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
-    int averaged = 0;
+    int averaged = 0, err;
+    if ((err = check_bands(o, ei)) != SP_OK)
+        return err;
     if (o->an.measure.psd && !o->average)
         return sp_fail(ei, SP_EINVAL, "--psd: only with --average (it converts the averaged spectrum)");
     for (int i = 0; o->average && i < a->n_outputs; i++) {
@@ -767,6 +834,8 @@ static int check_measure(cli_options *o, sp_errinfo *ei)
         if (kind) {
             a->outputs[i].kind = sink_kind_find(kind)->name;
             averaged++;
+        } else if (strcmp(a->outputs[i].kind, "bands") == 0) {
+            averaged++; /* the band levels averaged */
         }
     }
     if (o->average && !averaged && !o->view)

@@ -14,6 +14,7 @@ typedef struct {
     int list_devices;
     int headless; /* an output was asked for (--dump, --peaks, --png, --tone): no window */
     int window, average, tone_format; /* given: --window, --average, --tone-format */
+    int weighting;                    /* given: --weighting */
     int view, view_tone, view_average; /* --view, and what it hands the window: --tone,
                                         * --average mean (their outputs are not made) */
     /* The inputs: the FILEs of the command line (an.input is the first), then the paths

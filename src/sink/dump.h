@@ -54,7 +54,9 @@ typedef struct {
     int single;        /* one spectrum per channel, no frame axis (--average): shape (bins,)
                         * or (channels, bins); CSV rows without the time column */
     size_t bins;
-    double bin_hz;     /* CSV header */
+    double bin_hz;     /* CSV header: column k is at k * bin_hz Hz ... */
+    const double *col_hz; /* ... or at col_hz[k] (bins values, borrowed until dump_open returns;
+                           * --bands: the mid-band frequencies); NULL: k * bin_hz */
     double time_first; /* CSV time column: time_first + f * time_step */
     double time_step;
     uint64_t frames_expected; /* frames per channel the run promises, 0 = unknown: the

@@ -23,6 +23,7 @@ static int never(const char *path)
 static const sink_kind KINDS[] = {
     {"dump", "--dump", sink_dump_create, path_is_dash},
     {"average", "--dump", sink_average_create, path_is_dash},
+    {"bands", "--dump", sink_bands_create, path_is_dash},
     {"png", "--png", sink_png_create, never},
     {"average-png", "--png", sink_average_png_create, never},
     {"peaks", "--peaks", sink_peaks_create, always},

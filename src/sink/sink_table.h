@@ -29,7 +29,10 @@ typedef struct {
     double tone_hz;            /* tone: the fundamental; 0 = the strongest tone of the band */
     int tone_text;             /* tone: lines for people instead of JSON */
     double band_lo, band_hi;   /* tone: the band in Hz; negative = 20 Hz, 20 kHz (clipped to
-                                * Nyquist) */
+                                * Nyquist); bands: the mid frequencies kept, the same defaults */
+    int bands;                 /* bands: 1/b octave (1, 3, 6, 12); 0 = no --bands */
+    int weighting;             /* bands: bands_weighting (Z, A, C) */
+    int bands_average;         /* bands: --average given: one row per channel (average's mode) */
 } sink_measure;
 
 /* The defaults: mean, no --psd, the strongest tone, JSON, the default band. */
@@ -69,6 +72,8 @@ int sink_peaks_create(const char *path, const sink_options *opt, sink *out, sp_e
 int sink_average_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --average with --png (sink_average.c): the averaged spectrum plotted */
 int sink_average_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --bands with --dump (sink_bands.c): fractional-octave band levels, per frame or averaged */
+int sink_bands_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --tone (sink_tone.c): THD, SNR ... of the averaged spectrum, at the end or each second live */
 int sink_tone_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 
