@@ -172,13 +172,17 @@ void bands_levels(const bands *b, const float *db, float *out)
 {
     for (size_t i = 0; i < b->count; i++) {
         double p = 0.0;
+        int heard = 0;
         if (!b->resolved[i]) {
             out[i] = NAN;
             continue;
         }
-        for (size_t k = b->k0[i]; k < b->k1[i]; k++)
+        for (size_t k = b->k0[i]; k < b->k1[i]; k++) {
             p += exp(0.23025850929940458 * (double)db[k]) * b->wgain[k]; /* 10^(L/10) */
-        double l = p > 0.0 ? 10.0 * log10(p) : FFT_DB_FLOOR;
+            heard |= db[k] > FFT_DB_FLOOR;
+        }
+        /* every bin at the floor (silence, a skipped frame): the floor, not a sum of floors */
+        double l = p > 0.0 && heard ? 10.0 * log10(p) : FFT_DB_FLOOR;
         out[i] = l > FFT_DB_FLOOR ? (float)l : FFT_DB_FLOOR;
     }
 }

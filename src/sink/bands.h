@@ -58,7 +58,7 @@ double bands_upper_hz(const bands *b, size_t i);
 int bands_resolved(const bands *b, size_t i);
 
 /* Band levels (dBFS) of one spectrum db[0 .. n/2]: out[i] for band i, NaN where not
- * resolved, the dB floor for silence. O(bins). */
+ * resolved, the dB floor for silence (every bin of the band at the floor). O(bins). */
 void bands_levels(const bands *b, const float *db, float *out);
 
 #endif
