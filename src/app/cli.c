@@ -812,8 +812,14 @@ static int check_bands(cli_options *o, sp_errinfo *ei)
             a->outputs[i].kind = sink_kind_find("bands")->name;
             dumps++;
         }
+    if (!dumps && a->n_outputs == 0 && !o->average) { /* the window: its band bars start on */
+        o->view_bands = a->measure.bands;
+        a->measure.bands = 0;
+        return SP_OK;
+    }
     if (!dumps)
-        return sp_fail(ei, SP_EINVAL, "--bands: give --dump for the band levels");
+        return sp_fail(ei, SP_EINVAL, "--bands: give --dump for the band levels (or no output: the window's band "
+                                      "bars)");
     a->measure.bands_average = o->average;
     return SP_OK;
 }

@@ -166,6 +166,8 @@ int main(int argc, char **argv)
         app_env_view(&vc);
         vc.tone = o.view_tone;
         vc.average = o.view_average;
+        vc.bands = o.view_bands;
+        vc.bands_weighting = o.an.measure.weighting;
         err = view_run(&o.an, &vc, &res, &ei);
     }
     if (err != SP_OK && err != SP_EINTERRUPTED && reader_gone())

@@ -165,6 +165,7 @@ static void destroy_view(view *v)
 {
     view_worker_stop(&v->w);
     view_panel_free(v);
+    view_bands_free(v);
     view_avg_close(&v->sh.avg);
     render_destroy(v->pic.r);
     free(v->pic.snap);
@@ -257,6 +258,7 @@ static int view_init(view *v, const analyze_config *cfg, const view_config *vcfg
     v->ui.live_zoom = 1;
     v->ver.on = v->vc.verify;
     view_panel_init(v);
+    view_bands_init(v);
     for (int i = 0; i < window_count(); i++)
         if (window_spec_at(i).kind == cfg->window.kind)
             v->window_idx = i;

@@ -27,6 +27,8 @@ typedef struct {
     /* --view: the measurement panel's start (the command line's --tone, --average mean) */
     int tone;               /* tone analysis on */
     int average;            /* the running average starts in infinite mode */
+    int bands;              /* --bands B: the band bars start on (1/B octave); 0 off */
+    int bands_weighting;    /* --weighting (bands.h's bands_weighting) */
     int verify;             /* SPECTRO_VIEW_VERIFY: every live picture drawn in parts is also
                              * drawn whole and compared, and what is shown read back (slow) */
 } view_config;

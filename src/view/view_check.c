@@ -120,6 +120,24 @@ static void json_num(FILE *f, const char *key, double x)
         fprintf(f, "\"%s\": null", key);
 }
 
+/* The band bars (view_bands.c) as last drawn: channel 0's. */
+static void bands_stats(view *v, FILE *f)
+{
+    const view_bands *bd = &v->bd;
+    fprintf(f, ", \"bands\": {\"fraction\": %d, \"weighting\": \"%s\", \"shown\": %d", bd->fraction,
+            bands_weighting_name((bands_weighting)bd->weighting), bd->shown);
+    if (bd->shown && bd->b) {
+        fprintf(f, ", \"hz\": [");
+        for (size_t i = 0; i < bands_count(bd->b); i++)
+            fprintf(f, "%s%.10g", i ? ", " : "", bands_mid_hz(bd->b, i));
+        fprintf(f, "], \"dbfs\": [");
+        for (size_t i = 0; i < bands_count(bd->b); i++)
+            fprintf(f, isnan(bd->lv[i]) ? "%snull" : "%s%.4f", i ? ", " : "", (double)bd->lv[i]);
+        fputc(']', f);
+    }
+    fputc('}', f);
+}
+
 /* The measurement panel (view_measure.c, view_select.c) as last drawn. */
 static void panel_stats(view *v, FILE *f)
 {
@@ -217,6 +235,7 @@ void view_write_stats(view *v, const char *path)
     sp_json_string(f, v->shown_readout);
     fprintf(f, ", \"colorbar_db\": [%g, %g]", (double)v->shown_bar[0], (double)v->shown_bar[1]);
     panel_stats(v, f);
+    bands_stats(v, f);
     fprintf(f, "}\n");
     fclose(f);
 }

@@ -278,6 +278,7 @@ static void strip_live(view *v, const layout *L, uint64_t newest)
     for (int c = 0; c < C; c++)
         cur[c] = view_snap_entry(p, c, p->count - 1);
     draw_spectrum(v, L, cur, p->hold, p->hold != NULL, "Spectrum (newest)");
+    view_bands_draw(v, L, cur, NULL);
 }
 
 /* File strip: the spectrum under the cursor, and the maximum over the view. */
@@ -312,6 +313,7 @@ static void strip_file(view *v, const layout *L)
             }
         }
     draw_spectrum(v, L, have_cur ? cur : NULL, p->hold, p->hold != NULL, have_cur ? "Spectrum (cursor)" : "Spectrum");
+    view_bands_draw(v, L, have_cur ? cur : NULL, p->hold);
 }
 
 /* Composes the frame in the canvas, noting what the textures must take (dmg_all, dmg,

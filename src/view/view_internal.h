@@ -7,6 +7,7 @@
  *   view_frame.c    one frame: layout, picture, spectrum strip, status, overlays
  *   view_overlay.c  text, status line, read-out, message, help
  *   view_input.c    keys, wheel, mouse, frequency zoom
+ *   view_bands.c    fractional-octave band bars in the spectrum strip (the b key)
  *   view_check.c    for the tests: view_config.verify checks and view_config.stats_path
  *   view_measure.c  the measurement panel: running average, tone marks, CSV export
  *   view_select.c   the selection (a time range, a band) and its spectrum; the two-point mark
@@ -44,6 +45,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "bands.h"
 #include "canvas.h"
 #include "measure.h"
 #include "render.h"
@@ -317,6 +319,20 @@ typedef struct {
     char last_export[160];
 } panel_state;
 
+/* The band bars (view_bands.c). */
+typedef struct {
+    int fraction;          /* 0 off, else 1/fraction octave */
+    int weighting;         /* bands_weighting */
+    bands *b;              /* made for: */
+    int key_fraction;
+    double key_rate;
+    size_t key_n;
+    window_spec key_window;
+    float *lv, *db;        /* channels x bands levels as last drawn; a spectrum in dB */
+    size_t lv_cap, db_cap;
+    int shown;             /* channels drawn in the last frame */
+} view_bands;
+
 typedef struct {
     const analyze_config *user; /* the caller's config */
     view_config vc;
@@ -328,6 +344,7 @@ typedef struct {
     verify ver;
     stats st;
     panel_state pn;
+    view_bands bd;
     SDL_Window *win;
     SDL_Renderer *ren;
     SDL_Texture *tex;
@@ -439,6 +456,13 @@ void view_panel_init(view *v);            /* --view's settings */
 int view_panel_key(view *v, SDL_Keycode sym, int live); /* 1: taken */
 void view_panel_strip(view *v, const layout *L); /* the curve, the tone's marks: after the strip */
 void view_panel_free(view *v);
+
+/* view_bands.c */
+void view_bands_init(view *v);
+void view_bands_free(view *v);
+int view_bands_key(view *v, SDL_Keycode sym); /* 1: taken (b) */
+/* The bars of the strip's spectrum: cur[c] (the store's), else fallback (channels x bins dB). */
+void view_bands_draw(view *v, const layout *L, const int16_t *const *cur, const float *fallback);
 
 /* view_select.c */
 void view_select_clear(view *v);

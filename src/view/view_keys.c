@@ -21,6 +21,7 @@ static const char *const keys[][2] = {
     {"a", "running average: off / exponential (\xcf\x84 1 s) / infinite (power mean)"},
     {"t", "tone analysis: harmonics marked, THD, THD+N, SNR"},
     {"e", "export the averaged spectrum (spectro-avg-YYYYmmdd-HHMMSS.csv)"},
+    {"b", "band bars: off / octaves / third octaves (--bands, --weighting)"},
     {"m, right click", "mark a point / clear the mark: \xce\x94t, \xce\x94" "f, \xce\x94" "dB, interval"},
     {"h / ?", "this help"},
     {"q / Esc", "quit (Esc: clears the selection first, when there is one)"},

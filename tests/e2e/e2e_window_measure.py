@@ -346,6 +346,49 @@ class TestViewOption(unittest.TestCase):
             shutil.rmtree(d, ignore_errors=True)
 
 
+class TestBandBars(unittest.TestCase):
+    """The band bars (view_bands.c, `b`, --bands with the window): the levels drawn against
+    the band definition (README "Fractional-octave bands"), the key's cycle."""
+
+    setUp, tearDown, wav, open, quit_stats = (TestPanel.setUp, TestPanel.tearDown, TestPanel.wav, TestPanel.open,
+                                              TestPanel.quit_stats)
+
+    def test_bars_levels(self):
+        """--bands 3 --weighting A over a 1 kHz sine (0.5) and a 4 kHz one (0.05), the cursor
+        on the picture: the 1 kHz third reads -6.02 dBFS, the 4 kHz third 20 log10(0.05) plus
+        A(4 kHz) = +0.96 dB, within 0.15 dB (the store keeps 0.01 dB); the rest far below."""
+        t = np.arange(RATE * 3) / RATE
+        x = 0.5 * np.sin(2 * np.pi * 1000 * t) + 0.05 * np.sin(2 * np.pi * 4000 * t)
+        path = self.wav("bars.wav", x.astype(np.float32))
+        w, stats, (px, py, pw, ph) = self.open(["--bands", "3", "--weighting", "A", "-n", "8192"], path)
+        w.mouse(px + pw // 2, py + ph // 2)
+        time.sleep(0.8)
+        b = self.quit_stats(w, stats)["bands"]
+        self.assertEqual((b["fraction"], b["weighting"]), (3, "A"))
+        self.assertGreaterEqual(b["shown"], 1)
+        hz, db = np.array(b["hz"]), np.array([np.nan if v is None else v for v in b["dbfs"]])
+        i1, i4 = int(np.argmin(np.abs(hz - 1000))), int(np.argmin(np.abs(hz - 4000)))
+        self.assertAlmostEqual(db[i1], 20 * np.log10(0.5), delta=0.15)
+        a4 = 20 * np.log10(0.05) + 0.96  # IEC 61672-1: A(3981 Hz) = +0.97, A(4 kHz) = +0.96
+        self.assertAlmostEqual(db[i4], a4, delta=0.15)
+        rest = np.delete(db, [i1, i4, i1 - 1, i1 + 1, i4 - 1, i4 + 1])
+        rest = rest[~np.isnan(rest)]
+        self.assertTrue(len(rest) > 5 and rest.max() < -60, rest)
+
+    def test_key_cycle(self):
+        """`b`: off -> octaves -> third octaves -> off."""
+        t = np.arange(RATE) / RATE
+        path = self.wav("key.wav", (0.5 * np.sin(2 * np.pi * 1000 * t)).astype(np.float32))
+        seen = []
+        for presses in range(4):
+            w, stats, _ = self.open([], path)
+            for _ in range(presses):
+                w.key("b")
+            time.sleep(0.5)
+            seen.append(self.quit_stats(w, stats)["bands"]["fraction"])
+        self.assertEqual(seen, [0, 1, 3, 0])
+
+
 def main():
     argv = E.parse_args()
     for tool in ("Xvfb", "xdotool", "xwd"):

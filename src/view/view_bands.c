@@ -1,0 +1,125 @@
+/* view_bands: fractional-octave band bars in the spectrum strip (the `b` key: off, 1/1, 1/3
+ * octave; `--bands B` with the window starts them on, `--weighting` weights them). The bars
+ * are the band levels (bands.h: power sums of the bins over the window's ENBW) of the
+ * spectrum the strip shows: live the newest, a file's the one under the cursor, else the
+ * maximum over the view; each bar spans its band's rows (lower .. upper edge on the
+ * frequency scale) and reaches its level on the strip's dB axis. Bands too narrow for the
+ * FFT size are not drawn. The levels come from the window's 0.01 dB store. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "view_internal.h"
+
+static const int FRACTIONS[] = {0, 1, 3}; /* the key's cycle; --bands may start at 6 or 12 */
+#define NFRACTIONS ((int)(sizeof FRACTIONS / sizeof FRACTIONS[0]))
+static const rgb8 COL_BAR = {0x5a, 0xc8, 0xfa};
+
+void view_bands_init(view *v)
+{
+    v->bd.fraction = v->vc.bands;
+    v->bd.weighting = v->vc.bands_weighting;
+}
+
+void view_bands_free(view *v)
+{
+    bands_destroy(v->bd.b);
+    free(v->bd.lv);
+    free(v->bd.db);
+    v->bd.b = NULL;
+    v->bd.lv = v->bd.db = NULL;
+}
+
+int view_bands_key(view *v, SDL_Keycode sym)
+{
+    int i = 0;
+    if (sym != SDLK_b)
+        return 0;
+    while (i < NFRACTIONS && FRACTIONS[i] != v->bd.fraction)
+        i++;
+    v->bd.fraction = FRACTIONS[(i + 1) % NFRACTIONS]; /* 6 or 12 (from --bands) go to off */
+    if (v->bd.fraction)
+        view_toast(v, v->bd.fraction == 1 ? "band bars: octaves" : "band bars: third octaves");
+    else
+        view_toast(v, "band bars: off");
+    return 1;
+}
+
+/* The bands for the picture's stream and the analysis' window (its ENBW and lobe width),
+ * made again when either changed (`w`, `n`). */
+static int ensure_bands(view *v)
+{
+    view_bands *bd = &v->bd;
+    const picture *p = &v->pic;
+    const window_spec *ws = &v->w.cfg.window;
+    measure_window mw;
+    if (bd->b && bd->key_fraction == bd->fraction && bd->key_rate == p->rate && bd->key_n == p->n &&
+        bd->key_window.kind == ws->kind && bd->key_window.param == ws->param)
+        return 1;
+    bands_destroy(bd->b);
+    bd->b = NULL;
+    float *w = malloc(p->n * sizeof *w);
+    if (!w || window_fill(ws, p->n, w, NULL) != SP_OK) {
+        free(w);
+        return 0;
+    }
+    measure_window_of(w, p->n, &mw);
+    free(w);
+    bands_config bc = {bd->fraction, (bands_weighting)bd->weighting, 20.0, 20000.0, p->rate, p->n, mw.enbw_bins,
+                       mw.lobe_bins};
+    if (bands_create(&bc, &bd->b, NULL) != SP_OK)
+        return 0;
+    bd->key_fraction = bd->fraction;
+    bd->key_rate = p->rate;
+    bd->key_n = p->n;
+    bd->key_window = *ws;
+    return 1;
+}
+
+/* One channel's bars over its strip panel x0 .. x0+pw, the panel's rows pr. */
+static void draw_bars(view *v, const render_rect *pr, int x0, int pw, const float *lv)
+{
+    const scale_map *map = render_scale(v->pic.r);
+    double lo = v->ui.db_lo - v->ui.gain, hi = v->ui.db_hi - v->ui.gain;
+    for (size_t i = 0; i < bands_count(v->bd.b); i++) {
+        if (isnan(lv[i]))
+            continue;
+        double u0 = scale_to_unit(map, bands_lower_hz(v->bd.b, i)), u1 = scale_to_unit(map, bands_upper_hz(v->bd.b, i));
+        if (!(u1 > 0.0) || !(u0 < 1.0))
+            continue; /* outside the shown range */
+        int y0 = pr->y + (int)lround((1.0 - fmin(1.0, u1)) * pr->h), y1 = pr->y + (int)lround((1.0 - fmax(0.0, u0)) * pr->h);
+        double t = fmin(1.0, fmax(0.0, ((double)lv[i] - lo) / (hi - lo)));
+        int w = (int)lround(t * (pw - 1)), h = y1 - y0 - (y1 - y0 > 3 ? 1 : 0); /* a gap between bars */
+        if (h < 1 || w < 1)
+            continue;
+        canvas_blend(&v->cv, x0, y0, w, h, COL_BAR, 120);
+        canvas_fill(&v->cv, x0 + w - 1, y0, 2, h, COL_BAR);
+    }
+}
+
+void view_bands_draw(view *v, const layout *L, const int16_t *const *cur, const float *fallback)
+{
+    view_bands *bd = &v->bd;
+    picture *p = &v->pic;
+    int C = p->channels < RENDER_MAX_CHANNELS ? p->channels : RENDER_MAX_CHANNELS, fs = L->fs;
+    int x0 = L->side_x + fs / 2, pw = v->cv.w - (int)lround(fs * 1.4) - x0;
+    bd->shown = 0;
+    if (!bd->fraction || pw < 20 || !render_scale(p->r) || !ensure_bands(v))
+        return;
+    size_t nb = bands_count(bd->b);
+    if (!view_grow((void **)&bd->lv, &bd->lv_cap, (size_t)C * nb, sizeof *bd->lv) ||
+        !view_grow((void **)&bd->db, &bd->db_cap, p->bins, sizeof *bd->db))
+        return;
+    for (int c = 0; c < C; c++) {
+        const float *src = fallback ? fallback + (size_t)c * p->bins : NULL;
+        if (cur && cur[c]) {
+            view_entry_db(v, cur[c], bd->db);
+            src = bd->db;
+        }
+        if (!src)
+            return;
+        bands_levels(bd->b, src, bd->lv + (size_t)c * nb);
+        render_rect pr = render_plot_rect(p->r, c);
+        draw_bars(v, &pr, x0, pw, bd->lv + (size_t)c * nb);
+    }
+    bd->shown = C;
+}
