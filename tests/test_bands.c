@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bands.h"
 #include "check.h"
@@ -135,20 +136,28 @@ static void test_resolution_and_errors(void)
     bands_config bc = {3, BANDS_WEIGHT_Z, 20.0, 20000.0, 48000.0, 1024, 1.5, 2};
     bands *b = NULL;
     sp_errinfo ei = {{0}};
+    const double bin = 48000.0 / 1024.0, r = 1.0 - pow(G10, -1.0 / 6.0);
     CHECK(bands_create(&bc, &b, &ei) == SP_OK);
-    for (size_t i = 0; b && i < bands_count(b); i++) { /* resolved: the lobe and a bin inside */
-        double m = bands_mid_hz(b, i), bin = 48000.0 / 1024.0;
-        CHECK_MSG(bands_resolved(b, i) == (m - bands_lower_hz(b, i) >= 3.0 * bin), "band %.1f Hz", m);
-    }
-    CHECK(b && !bands_resolved(b, 0) && bands_resolved(b, bands_count(b) - 1));
+    /* reported: the resolved bands (the lobe and a bin inside); listed: the rest of the range */
+    CHECK(b && bands_count(b) + bands_unresolved_count(b) == 31 && bands_unresolved_count(b) > 0);
+    for (size_t i = 0; b && i < bands_count(b); i++)
+        CHECK_MSG(bands_mid_hz(b, i) * r >= 3.0 * bin, "band %.1f Hz reported", bands_mid_hz(b, i));
+    for (size_t i = 0; b && i < bands_unresolved_count(b); i++)
+        CHECK_MSG(bands_unresolved_hz(b, i) * r < 3.0 * bin, "band %.1f Hz not reported", bands_unresolved_hz(b, i));
+    CHECK(b && bands_unresolved_hz(b, bands_unresolved_count(b) - 1) < bands_mid_hz(b, 0));
     float db[513], lv[64];
     for (size_t k = 0; k < 513; k++)
         db[k] = -60.0f;
     if (b) {
         bands_levels(b, db, lv);
-        CHECK(isnan(lv[0]) && !isnan(lv[bands_count(b) - 1]));
+        for (size_t i = 0; i < bands_count(b); i++)
+            CHECK(isfinite(lv[i]) && lv[i] > -60.0f);
     }
     bands_destroy(b);
+    bc.lo = 20.0; /* nothing resolved: the message says which -n would do */
+    bc.hi = 40.0;
+    CHECK(bands_create(&bc, &b, &ei) == SP_EINVAL && b == NULL && strstr(ei.msg, "-n ") != NULL);
+    bc.hi = 20000.0;
     bc.fraction = 5;
     CHECK(bands_create(&bc, &b, &ei) == SP_EINVAL && b == NULL);
     bc.fraction = 3;

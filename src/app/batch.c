@@ -48,7 +48,10 @@ static int has_pattern(const char *path)
 /* What a directory output gets for each input: DIR/{stem}.npy, DIR/{stem}.png. */
 static const char *dir_ext(const char *kind)
 {
-    return strcmp(kind, "dump") == 0 ? dump_format_ext(0) : strcmp(kind, "png") == 0 ? ".png" : "";
+    /* the option, not the kind: --average and --bands turn --dump into kinds of their own */
+    const sink_kind *k = sink_kind_find(kind);
+    const char *opt = k ? k->option : "";
+    return strcmp(opt, "--dump") == 0 ? dump_format_ext(0) : strcmp(opt, "--png") == 0 ? ".png" : "";
 }
 
 /* An input's {dir}, {name} and {stem}: "a/b/x.tar.wav" -> "a/b", "x.tar.wav", "x.tar";
@@ -146,7 +149,7 @@ int batch_expand_single(cli_options *o, sp_errinfo *ei)
         /* one file: only DIR/ is a directory; an existing one named without the slash is
          * refused as before (the dump's check, which --dump deferred for directories) */
         if (!has_placeholder(q->path) && q->path[len - 1] != '/') {
-            if (strcmp(q->kind, "dump") == 0 && (err = dump_format_from_path(q->path, &fmt, ei)) != SP_OK)
+            if (strcmp(k->option, "--dump") == 0 && (err = dump_format_from_path(q->path, &fmt, ei)) != SP_OK)
                 return err;
             continue;
         }
@@ -300,7 +303,7 @@ static int check_collisions(const cli_options *o, const input_list *l, char **pa
             if (!p)
                 continue;
             c[n++] = (claim){normalise(p, ""), i, j, 0};
-            if (strcmp(o->an.outputs[j].kind, "dump") == 0)
+            if (strcmp(sink_kind_find(o->an.outputs[j].kind)->option, "--dump") == 0)
                 c[n++] = (claim){normalise(p, ".json"), i, j, 1};
         }
     }

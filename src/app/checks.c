@@ -116,7 +116,7 @@ static int output_files(const analyze_config *an, named_file *f)
         snprintf(f[n].label, sizeof f[n].label, "%s %s", opt, q->path);
         if (describe(&f[n], q->path) == 0)
             n++;
-        if (strcmp(q->kind, "dump") == 0 && !outfile_path_direct(q->path)) {
+        if (strcmp(opt, "--dump") == 0 && !outfile_path_direct(q->path)) {
             char side[PATH_MAX];
             snprintf(side, sizeof side, "%s.json", q->path);
             snprintf(f[n].label, sizeof f[n].label, "the metadata of %s %s (%s)", opt, q->path, side);

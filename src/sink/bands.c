@@ -12,7 +12,8 @@ struct bands {
     bands_config cfg;
     size_t count;
     double *mid, *lower, *upper;
-    int *resolved;
+    double *unres;   /* unresolved bands' mid frequencies */
+    size_t nunres;
     size_t *k0, *k1; /* band i: bins k0[i] .. k1[i]-1 */
     double *wgain;   /* per bin: 10^(W(f_k)/10) / ENBW, the Nyquist bin twice */
 };
@@ -73,11 +74,11 @@ static int alloc_all(bands *b, size_t count, size_t bins)
     b->mid = calloc(count, sizeof *b->mid);
     b->lower = calloc(count, sizeof *b->lower);
     b->upper = calloc(count, sizeof *b->upper);
-    b->resolved = calloc(count, sizeof *b->resolved);
+    b->unres = calloc(count, sizeof *b->unres);
     b->k0 = calloc(count, sizeof *b->k0);
     b->k1 = calloc(count, sizeof *b->k1);
     b->wgain = calloc(bins, sizeof *b->wgain);
-    return b->mid && b->lower && b->upper && b->resolved && b->k0 && b->k1 && b->wgain;
+    return b->mid && b->lower && b->upper && b->unres && b->k0 && b->k1 && b->wgain;
 }
 
 int bands_create(const bands_config *cfg, bands **out, sp_errinfo *ei)
@@ -105,6 +106,10 @@ int bands_create(const bands_config *cfg, bands **out, sp_errinfo *ei)
         /* 2 %: the nominal labels (20 Hz for 19.95 Hz, 20 kHz for 19.95 kHz) name the band */
         if (m < cfg->lo * 0.98 || m > cfg->hi * 1.02 || m * half > nyq * (1.0 + 1e-12))
             continue;
+        if (m - m / half < (cfg->lobe_bins + 1) * bin_hz) { /* too narrow: listed, not reported */
+            b->unres[b->nunres++] = m;
+            continue;
+        }
         size_t i = b->count++;
         b->mid[i] = m;
         b->lower[i] = m / half;
@@ -113,13 +118,17 @@ int bands_create(const bands_config *cfg, bands **out, sp_errinfo *ei)
         b->k1[i] = (size_t)ceil(b->upper[i] / bin_hz);
         if (b->k1[i] > bins)
             b->k1[i] = bins;
-        b->resolved[i] = b->lower[i] >= bin_hz * 0.5 && m - b->lower[i] >= (cfg->lobe_bins + 1) * bin_hz &&
-                         b->k1[i] > b->k0[i];
     }
     if (b->count == 0) {
+        double top = b->nunres ? b->unres[b->nunres - 1] : 0.0;
+        int err = b->nunres ? sp_fail(ei, SP_EINVAL, "--bands %d: no band of %g .. %g Hz is resolved at -n %zu (-n %zu "
+                                                     "resolves the %.4g Hz band)", fr, cfg->lo, cfg->hi, cfg->n,
+                                      (size_t)1 << (int)ceil(log2((cfg->lobe_bins + 1) * cfg->rate /
+                                                                  (top * (1.0 - 1.0 / half)))), top)
+                            : sp_fail(ei, SP_EINVAL, "--fmin/--fmax: no 1/%d-octave band with its mid frequency in "
+                                                     "%g .. %g Hz (Nyquist %g Hz)", fr, cfg->lo, cfg->hi, nyq);
         bands_destroy(b);
-        return sp_fail(ei, SP_EINVAL, "--fmin/--fmax: no 1/%d-octave band with its mid frequency in %g .. %g Hz "
-                                      "(Nyquist %g Hz)", fr, cfg->lo, cfg->hi, nyq);
+        return err;
     }
     for (size_t k = 0; k < bins; k++) {
         double w = bands_weight_db(cfg->weighting, (double)k * bin_hz);
@@ -136,7 +145,7 @@ void bands_destroy(bands *b)
     free(b->mid);
     free(b->lower);
     free(b->upper);
-    free(b->resolved);
+    free(b->unres);
     free(b->k0);
     free(b->k1);
     free(b->wgain);
@@ -163,9 +172,14 @@ double bands_upper_hz(const bands *b, size_t i)
     return i < b->count ? b->upper[i] : NAN;
 }
 
-int bands_resolved(const bands *b, size_t i)
+size_t bands_unresolved_count(const bands *b)
 {
-    return i < b->count && b->resolved[i];
+    return b ? b->nunres : 0;
+}
+
+double bands_unresolved_hz(const bands *b, size_t i)
+{
+    return i < b->nunres ? b->unres[i] : NAN;
 }
 
 void bands_levels(const bands *b, const float *db, float *out)
@@ -173,10 +187,6 @@ void bands_levels(const bands *b, const float *db, float *out)
     for (size_t i = 0; i < b->count; i++) {
         double p = 0.0;
         int heard = 0;
-        if (!b->resolved[i]) {
-            out[i] = NAN;
-            continue;
-        }
         for (size_t k = b->k0[i]; k < b->k1[i]; k++) {
             p += exp(0.23025850929940458 * (double)db[k]) * b->wgain[k]; /* 10^(L/10) */
             heard |= db[k] > FFT_DB_FLOOR;

@@ -16,8 +16,9 @@
  *
  * Resolved bands: a band is resolved when a tone at its mid frequency keeps its main lobe
  * (K bins either side of its peak bin, K the window's lobe half-width, measure.h) and one bin
- * more inside the band on both sides: f_m (1 - G^(-1/(2b))) >= (K + 1) bin_hz. Below that (the
- * low bands of a short FFT) the level is not reported: NaN. */
+ * more inside the band on both sides: f_m (1 - G^(-1/(2b))) >= (K + 1) bin_hz. The bands below
+ * that (the low bands of a short FFT) are not reported, only listed (bands_unresolved_*): the
+ * bands of a bands object are the resolved ones. (No NaN in any output: DESIGN.md.) */
 #ifndef SPECTRO_BANDS_H
 #define SPECTRO_BANDS_H
 
@@ -46,19 +47,22 @@ typedef struct {
 
 typedef struct bands bands;
 
-/* SP_EINVAL (one line naming --bands or --fmin/--fmax) for a fraction not 1, 3, 6 or 12 or
- * a range that holds no band; SP_ENOMEM. */
+/* SP_EINVAL (one line naming --bands, --fmin/--fmax or -n) for a fraction not 1, 3, 6 or 12,
+ * a range that holds no band, or no band of it resolved; SP_ENOMEM. */
 int bands_create(const bands_config *cfg, bands **out, sp_errinfo *ei);
 void bands_destroy(bands *b); /* NULL is a no-op */
 
+/* The resolved bands, in rising order: band i's mid frequency and edges. */
 size_t bands_count(const bands *b);
 double bands_mid_hz(const bands *b, size_t i);
 double bands_lower_hz(const bands *b, size_t i);
 double bands_upper_hz(const bands *b, size_t i);
-int bands_resolved(const bands *b, size_t i);
+/* The bands of the range too narrow for the FFT (below the resolved ones): their mid frequencies. */
+size_t bands_unresolved_count(const bands *b);
+double bands_unresolved_hz(const bands *b, size_t i);
 
-/* Band levels (dBFS) of one spectrum db[0 .. n/2]: out[i] for band i, NaN where not
- * resolved, the dB floor for silence (every bin of the band at the floor). O(bins). */
+/* Band levels (dBFS) of one spectrum db[0 .. n/2]: out[i] for band i, the dB floor for
+ * silence (every bin of the band at the floor). O(bins). */
 void bands_levels(const bands *b, const float *db, float *out);
 
 #endif

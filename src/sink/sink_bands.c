@@ -3,9 +3,10 @@
  *   per frame          shape (frames, bands), or (channels, frames, bands) with --channel all
  *   with --average     one row per channel over all frames (measure.h's mean of power, max
  *                      or min of the band levels): (bands,) or (channels, bands)
- * in dBFS, NaN for the bands too narrow for the FFT size (bands.h, "resolved"). The sidecar
- * adds bands (b), weighting, bands_hz (the exact mid frequencies), band_edges_hz ([lower,
- * upper] each), bands_resolved, enbw_bins and, averaged, average and frames_averaged. */
+ * in dBFS, for the bands the FFT resolves (bands.h): those too narrow are listed, not
+ * reported. The sidecar adds bands (b), weighting, bands_hz (the exact mid frequencies),
+ * band_edges_hz ([lower, upper] each), bands_unresolved_hz, enbw_bins and, averaged, average
+ * and frames_averaged. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ typedef struct {
 /* The sidecar's members: the bands' frequencies and edges, exact. */
 static int make_extra(bands_sink *s, sp_errinfo *ei)
 {
-    size_t cap = 256 + s->nb * 96, at = 0;
+    size_t cap = 256 + (s->nb + bands_unresolved_count(s->b)) * 96, at = 0;
     if (!(s->extra = malloc(cap)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     at += (size_t)snprintf(s->extra + at, cap - at, ",\n  \"bands\": %d,\n  \"weighting\": \"%s\",\n  \"bands_hz\": [",
@@ -45,9 +46,9 @@ static int make_extra(bands_sink *s, sp_errinfo *ei)
     for (size_t i = 0; i < s->nb; i++)
         at += (size_t)snprintf(s->extra + at, cap - at, "%s[%.17g, %.17g]", i ? ", " : "", bands_lower_hz(s->b, i),
                                bands_upper_hz(s->b, i));
-    at += (size_t)snprintf(s->extra + at, cap - at, "],\n  \"bands_resolved\": [");
-    for (size_t i = 0; i < s->nb; i++)
-        at += (size_t)snprintf(s->extra + at, cap - at, "%s%s", i ? ", " : "", bands_resolved(s->b, i) ? "true" : "false");
+    at += (size_t)snprintf(s->extra + at, cap - at, "],\n  \"bands_unresolved_hz\": [");
+    for (size_t i = 0; i < bands_unresolved_count(s->b); i++)
+        at += (size_t)snprintf(s->extra + at, cap - at, "%s%.17g", i ? ", " : "", bands_unresolved_hz(s->b, i));
     snprintf(s->extra + at, cap - at, "],\n  \"enbw_bins\": %.17g", s->enbw);
     return SP_OK;
 }
@@ -119,13 +120,8 @@ static int bands_spectra(void *self, int channel, uint64_t first, size_t nframes
     int err;
     if ((err = reserve_rows(s, nframes, ei)) != SP_OK)
         return err;
-    for (size_t f = 0; f < nframes; f++) {
-        float *row = s->rows + f * s->nb;
-        bands_levels(s->b, db + f * s->st.bins, row);
-        if (s->acc) /* unresolved bands: NaN here, the floor for the accumulator */
-            for (size_t i = 0; i < s->nb; i++)
-                row[i] = isnan(row[i]) ? FFT_DB_FLOOR : row[i];
-    }
+    for (size_t f = 0; f < nframes; f++)
+        bands_levels(s->b, db + f * s->st.bins, s->rows + f * s->nb);
     if (s->acc) {
         measure_accum_add(s->acc, channel, nframes, s->rows);
         return SP_OK;
@@ -158,8 +154,6 @@ static int bands_finish(void *self, const sink_end *end, sp_errinfo *ei)
         for (int c = 0; c < st->channels; c++) {
             float *row = s->rows + (size_t)c * s->nb;
             measure_accum_db(s->acc, c, 0.0, row);
-            for (size_t i = 0; i < s->nb; i++)
-                row[i] = bands_resolved(s->b, i) ? row[i] : NAN;
             if ((err = dump_write(s->d, c, 0, 1, row, ei)) != SP_OK)
                 return err;
         }

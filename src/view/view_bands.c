@@ -4,7 +4,7 @@
  * spectrum the strip shows: live the newest, a file's the one under the cursor, else the
  * maximum over the view; each bar spans its band's rows (lower .. upper edge on the
  * frequency scale) and reaches its level on the strip's dB axis. Bands too narrow for the
- * FFT size are not drawn. The levels come from the window's 0.01 dB store. */
+ * FFT size (bands.h) are not drawn. The levels come from the window's 0.01 dB store. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -81,8 +81,6 @@ static void draw_bars(view *v, const render_rect *pr, int x0, int pw, const floa
     const scale_map *map = render_scale(v->pic.r);
     double lo = v->ui.db_lo - v->ui.gain, hi = v->ui.db_hi - v->ui.gain;
     for (size_t i = 0; i < bands_count(v->bd.b); i++) {
-        if (isnan(lv[i]))
-            continue;
         double u0 = scale_to_unit(map, bands_lower_hz(v->bd.b, i)), u1 = scale_to_unit(map, bands_upper_hz(v->bd.b, i));
         if (!(u1 > 0.0) || !(u0 < 1.0))
             continue; /* outside the shown range */

@@ -132,7 +132,7 @@ static void bands_stats(view *v, FILE *f)
             fprintf(f, "%s%.10g", i ? ", " : "", bands_mid_hz(bd->b, i));
         fprintf(f, "], \"dbfs\": [");
         for (size_t i = 0; i < bands_count(bd->b); i++)
-            fprintf(f, isnan(bd->lv[i]) ? "%snull" : "%s%.4f", i ? ", " : "", (double)bd->lv[i]);
+            fprintf(f, "%s%.4f", i ? ", " : "", (double)bd->lv[i]);
         fputc(']', f);
     }
     fputc('}', f);

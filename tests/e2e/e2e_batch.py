@@ -96,6 +96,20 @@ class Batch(unittest.TestCase):
                 want |= {"p/%s.png" % stem(i) for i in inputs}
             self.assertEqual(E.listing(d) - {"o", "p"}, want)
 
+    def test_measurements_to_a_directory(self):
+        """--average and --bands turn --dump into kinds of their own: a directory output still
+        gets DIR/{stem}.npy and its sidecar for each (it got "DIR/{stem}", refused), and the
+        outputs equal single runs'."""
+        for extra in (["--average", "mean"], ["--bands", "3", "-n", "8192"]):
+            self.check_same_as_single(extra, [("--dump", "{stem}.npy", [".npy", ".npy.json"])])
+            with E.TempDir() as d:
+                inputs = [E.asset(a) for a in ASSETS[:2]]
+                os.mkdir(os.path.join(d, "o"))
+                p = E.run(inputs + extra + ["--dump", os.path.join(d, "o") + "/", "-q"])
+                self.assertEqual(p.returncode, 0, "%s: %s" % (extra, p.stderr))
+                self.assertEqual(E.listing(d) - {"o"},
+                                 {"o/%s%s" % (stem(i), s) for i in inputs for s in (".npy", ".npy.json")}, extra)
+
     def test_bad_files_among_good_ones(self):
         with E.TempDir() as d:
             good = [E.asset(a) for a in ("two_tone_48k_s16.wav", "sine_1000hz_48k_f32.wav", "silence_48k_s16.wav")]

@@ -230,6 +230,9 @@ class Identity(unittest.TestCase):
             self.refused(["-o", "in.csv", "in.csv"], d, ["--dump in.csv", "input in.csv"])
             shutil.copy(E.asset(WAV), os.path.join(d, "x.npy.json"))
             self.refused(["-o", "x.npy", "x.npy.json"], d, ["x.npy", "input x.npy.json"])
+            # the measurements' dumps have the same sidecar (they wrote over the input, exit 0)
+            self.refused(["--average", "mean", "-o", "x.npy", "x.npy.json"], d, ["x.npy", "input x.npy.json"])
+            self.refused(["--bands", "3", "-o", "x.npy", "x.npy.json"], d, ["x.npy", "input x.npy.json"])
             os.mkdir(os.path.join(d, "sub"))
             self.refused(["-o", "sub/../x.npy", os.path.join(d, "x.npy.json")], d, ["sub/../x.npy", "x.npy.json"])
 
