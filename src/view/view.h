@@ -27,6 +27,8 @@ typedef struct {
     /* --view: the measurement panel's start (the command line's --tone, --average mean) */
     int tone;               /* tone analysis on */
     int average;            /* the running average starts in infinite mode */
+    const char *output_device; /* --output-device: playback's output (index or part of a
+                             * name); NULL = the default output */
     int verify;             /* SPECTRO_VIEW_VERIFY: every live picture drawn in parts is also
                              * drawn whole and compared, and what is shown read back (slow) */
 } view_config;

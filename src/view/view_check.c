@@ -217,6 +217,7 @@ void view_write_stats(view *v, const char *path)
     sp_json_string(f, v->shown_readout);
     fprintf(f, ", \"colorbar_db\": [%g, %g]", (double)v->shown_bar[0], (double)v->shown_bar[1]);
     panel_stats(v, f);
+    view_play_stats(v, f);
     fprintf(f, "}\n");
     fclose(f);
 }
