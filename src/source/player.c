@@ -312,8 +312,6 @@ void player_get_clock(player *p, player_clock *c)
         c->pos = (double)c->buf_idx + (c->stream_time - c->dac_time) * (double)p->rate;
         c->pos = c->pos < 0 ? 0 : c->pos > (double)c->written ? (double)c->written : c->pos;
     }
-    if (c->done)
-        c->pos = (double)c->written;
 }
 
 void player_stop(player *p)

@@ -323,6 +323,7 @@ typedef struct {
 /* Playback (view_play.c): the player, the stretch it plays, and for the stats the clock
  * as each frame drew it. */
 #define PLAY_LOG_MAX 8192
+#define PLAY_LOG_COLS 7
 typedef struct {
     player *pl;           /* NULL: not playing */
     int64_t first, end;   /* the stretch, input samples (end -1: to the input's end) */
@@ -331,8 +332,9 @@ typedef struct {
     int head_seen;        /* the playhead was in the visible range at the last frame */
     int starts;           /* playbacks started */
     double head_f;        /* the playhead's frame position, as last drawn (NaN: none) */
-    double *log;          /* PLAY_LOG_MAX x 6: stream time, dac time, buffer index, written,
-                           * position, `first` (the clock of each frame drawn while playing) */
+    double *log;          /* PLAY_LOG_MAX x PLAY_LOG_COLS: stream time, dac time, buffer index,
+                           * written, position, `first`, the playhead in view (0/1): the clock
+                           * of each frame drawn while playing */
     size_t nlog;
     char last_err[512];   /* the last failure to play ("" none) */
 } play_state;

@@ -210,14 +210,14 @@ void view_play_draw(view *v, const layout *L)
     if (!ps->pl || !p->r || !p->ok || !file_stream(v, &in))
         return;
     player_get_clock(ps->pl, &c);
-    if (!ps->log)
-        ps->log = malloc(PLAY_LOG_MAX * 6 * sizeof *ps->log);
-    if (ps->log && ps->nlog < PLAY_LOG_MAX) {
-        e = ps->log + 6 * ps->nlog++;
-        e[0] = c.stream_time, e[1] = c.dac_time, e[2] = (double)c.buf_idx, e[3] = (double)c.written;
-        e[4] = c.pos, e[5] = (double)c.first;
-    }
     ps->head_f = frame_of_sample(&in, (double)c.first + c.pos);
+    if (!ps->log)
+        ps->log = malloc(PLAY_LOG_MAX * PLAY_LOG_COLS * sizeof *ps->log);
+    if (ps->log && ps->nlog < PLAY_LOG_MAX) {
+        e = ps->log + PLAY_LOG_COLS * ps->nlog++;
+        e[0] = c.stream_time, e[1] = c.dac_time, e[2] = (double)c.buf_idx, e[3] = (double)c.written;
+        e[4] = c.pos, e[5] = (double)c.first, e[6] = ps->head_f >= v->ui.v0 && ps->head_f < v->ui.v1;
+    }
     for (int ch = 0; ch < p->channels; ch++) {
         render_rect pr = render_plot_rect(p->r, ch);
         double x = pr.x + (ps->head_f - (double)p->a0) / ((double)p->count * (double)p->span) * pr.w;
@@ -255,9 +255,12 @@ void view_play_stats(view *v, FILE *f)
     fprintf(f, ", \"clock\": [");
     /* per frame drawn while playing: stream time, dac time, buffer index, written, position, first */
     for (size_t i = 0; i < ps->nlog; i++) {
-        const double *e = ps->log + 6 * i;
+        const double *e = ps->log + PLAY_LOG_COLS * i;
         fprintf(f, "%s[%.9f, %.9f, %.0f, %.0f, %.6f, %.0f]", i ? ", " : "", e[0], e[1], e[2], e[3], e[4], e[5]);
     }
+    fprintf(f, "], \"head_in_view\": [");
+    for (size_t i = 0; i < ps->nlog; i++)
+        fprintf(f, "%s%.0f", i ? ", " : "", ps->log[PLAY_LOG_COLS * i + 6]);
     fprintf(f, "]}");
 }
 
