@@ -40,6 +40,7 @@ typedef enum {
     OPT_STREAM,
     OPT_LIST_DEVICES,
     OPT_DEVICE,
+    OPT_OUTPUT_DEVICE,
     OPT_RATE,
     OPT_CHANNELS,
     OPT_AVERAGE,
@@ -151,8 +152,12 @@ static const cli_option options[] = {
      "analyse the files LIST names, one path a line (- = standard input; blank lines skipped)", NULL, NULL},
     {"shard", 0, "K/N", OPT_SHARD, NULL,
      "analyse only the inputs i (from 0, in list order) with i % N == K: one of N jobs (K from 0)", NULL, NULL},
-    {"list-devices", 0, NULL, OPT_LIST_DEVICES, NULL, "list the audio input devices and exit", NULL, NULL},
+    {"list-devices", 0, NULL, OPT_LIST_DEVICES, NULL,
+     "list the audio devices, inputs and outputs (direction in, out or in+out), and exit", NULL, NULL},
     {"device", 0, "D", OPT_DEVICE, NULL, "microphone: an index or part of a name from --list-devices", NULL, NULL},
+    {"output-device", 0, "D", OPT_OUTPUT_DEVICE, NULL,
+     "the window's playback (p): an output's index or part of its name from --list-devices (default: the "
+     "default output)", NULL, NULL},
     {"rate", 0, "R", OPT_RATE, NULL, "microphone: sample rate in Hz (default: the device's)", NULL, NULL},
     {"channels", 0, "C", OPT_CHANNELS, NULL, "microphone: channels to capture (default 1)", NULL, NULL},
     {"quiet", 'q', NULL, OPT_QUIET, "", "no progress bar, notes or warnings", NULL, NULL},
@@ -377,7 +382,7 @@ int cli_option_doc_at(int i, cli_option_doc *out)
     } else if (o->id == OPT_CHANNEL) {
         out->kind = 'l';
         snprintf(out->values, sizeof out->values, "mix all");
-    } else if (o->id == OPT_DEVICE) {
+    } else if (o->id == OPT_DEVICE || o->id == OPT_OUTPUT_DEVICE) {
         out->kind = 'd';
     } else if (o->value && strcmp(o->value, "OUT") == 0) {
         out->kind = 'f';
@@ -723,6 +728,7 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_STREAM: return parse_int(name, val, 0, 1 << 20, &a->file.stream, ei);
     case OPT_LIST_DEVICES: return set_flag(&o->list_devices);
     case OPT_DEVICE: return parse_nonempty("--device: empty device name", val, &a->device, ei);
+    case OPT_OUTPUT_DEVICE: return parse_nonempty("--output-device: empty device name", val, &o->output_device, ei);
     case OPT_RATE: return parse_int(name, val, 1, SOURCE_MAX_RATE, &a->rate, ei);
     case OPT_CHANNELS: return parse_int(name, val, 1, SOURCE_MAX_CHANNELS, &a->channels, ei);
     case OPT_FILES_FROM: return parse_nonempty("--files-from: empty path", val, &o->files_from, ei);
@@ -972,6 +978,9 @@ int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)
     if ((err = check_together(o, ei)) != SP_OK || (err = check_view(o, ei)) != SP_OK)
         return err;
     o->headless = o->an.n_outputs > 0;
+    if (o->output_device && (o->headless || o->batch || !o->an.input))
+        return sp_fail(ei, SP_EINVAL, "--output-device: playback is the window's, of a FILE (not with %s)",
+                       o->headless ? "an output" : o->batch ? "several inputs" : "the microphone");
     if (o->an.hop == 0)
         o->an.hop = o->an.n / 4;
     return SP_OK;

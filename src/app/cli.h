@@ -12,6 +12,7 @@ typedef struct {
     analyze_config an;
     int help, version, verbose, quiet;
     int list_devices;
+    const char *output_device; /* --output-device: the window's playback; NULL = default */
     int headless; /* an output was asked for (--dump, --peaks, --png, --tone): no window */
     int window, average, tone_format; /* given: --window, --average, --tone-format */
     int weighting;                    /* given: --weighting */

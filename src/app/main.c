@@ -117,13 +117,22 @@ static int list_devices(void)
     if (err != SP_OK)
         return fail(err, &ei);
     if (count == 0) {
-        fprintf(stderr, "spectro: no audio input device found\n");
+        fprintf(stderr, "spectro: no audio device found\n");
         return 1;
     }
-    printf("%5s  %-40s %-10s %8s %10s\n", "index", "name", "host API", "channels", "rate");
-    for (int i = 0; i < count && i < MAX_DEVICES; i++)
-        printf("%5d  %-40s %-10s %8d %10.0f%s\n", dev[i].index, dev[i].name, dev[i].host_api,
-               dev[i].max_input_channels, dev[i].default_rate, dev[i].is_default ? "  (default)" : "");
+    /* channels: the input's, the output's for an output only */
+    printf("%5s  %-40s %-10s %-6s %8s %10s\n", "index", "name", "host API", "dir", "channels", "rate");
+    for (int i = 0; i < count && i < MAX_DEVICES; i++) {
+        const source_device_info *d = &dev[i];
+        int in = d->max_input_channels > 0, out = d->max_output_channels > 0;
+        char def[40];
+        snprintf(def, sizeof def, "%s%s%s", d->is_default || d->is_default_output ? "  (default" : "",
+                 d->is_default && d->is_default_output ? "" : d->is_default ? " input" : d->is_default_output ? " output" : "",
+                 d->is_default || d->is_default_output ? ")" : "");
+        printf("%5d  %-40s %-10s %-6s %8d %10.0f%s\n", d->index, d->name, d->host_api,
+               in && out ? "in+out" : in ? "in" : "out", in ? d->max_input_channels : d->max_output_channels,
+               d->default_rate, def);
+    }
     return 0;
 }
 
@@ -168,6 +177,7 @@ int main(int argc, char **argv)
         vc.average = o.view_average;
         vc.bands = o.view_bands;
         vc.bands_weighting = o.an.measure.weighting;
+        vc.output_device = o.output_device;
         err = view_run(&o.an, &vc, &res, &ei);
     }
     if (err != SP_OK && err != SP_EINTERRUPTED && reader_gone())

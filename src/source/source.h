@@ -248,12 +248,14 @@ typedef struct {
     char name[128];
     char host_api[32];
     int max_input_channels;
+    int max_output_channels; /* 0: an input only (the player's --output-device takes > 0) */
     double default_rate;
     int is_default;        /* the default input device */
+    int is_default_output; /* the default output device */
 } source_device_info;
 
-/* Lists input devices into out[0..max) (out may be NULL when max is 0); *count = how many
- * exist (may exceed max). SP_OK with *count == 0 when PortAudio finds none; SP_ENODEV when
+/* Lists the devices with inputs, outputs or both into out[0..max) (out may be NULL when
+ * max is 0); *count = how many exist (may exceed max). SP_OK with *count == 0 when PortAudio finds none; SP_ENODEV when
  * the ALSA configuration is missing or names no device (PortAudio would abort). */
 int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo *ei);
 /* ---- end of microphone ----------------------------------------------------------------- */

@@ -64,6 +64,7 @@ int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo
 #endif
 
 #include "ring.h"
+#include "source_pa.h"
 
 #define MIC_STALL_NS 2000000000ull /* no callback for this long while running: device lost */
 #define MIC_GAPS 64 /* gaps published and not yet taken; a power of two */
@@ -428,8 +429,13 @@ static int ci_equal(const char *a, const char *b)
     return *a == *b;
 }
 
-/* "0 name, 1 name, ..." of the input devices, cut to fit. */
-static void describe_inputs(char *buf, size_t len)
+static int has_dir(const PaDeviceInfo *d, int output)
+{
+    return d && (output ? d->maxOutputChannels : d->maxInputChannels) > 0;
+}
+
+/* "0 name, 1 name, ..." of the input (or output) devices, cut to fit. */
+static void describe_devices(char *buf, size_t len, int output)
 {
     int n = Pa_GetDeviceCount(), shown = 0;
     size_t at = 0;
@@ -437,7 +443,7 @@ static void describe_inputs(char *buf, size_t len)
     for (int i = 0; i < n && at + 1 < len; i++) {
         const PaDeviceInfo *d = Pa_GetDeviceInfo(i);
         int w;
-        if (!d || d->maxInputChannels < 1)
+        if (!has_dir(d, output))
             continue;
         w = snprintf(buf + at, len - at, "%s%d \"%s\"", shown ? ", " : "", i, d->name);
         if (w < 0 || (size_t)w >= len - at) {
@@ -462,31 +468,32 @@ static int is_index(const char *s)
     return 1;
 }
 
-static int find_device(const char *want, PaDeviceIndex *out, sp_errinfo *ei)
+static int find_device(const char *want, int output, PaDeviceIndex *out, sp_errinfo *ei)
 {
     char list[300];
+    const char *dir = output ? "output" : "input";
     int n = Pa_GetDeviceCount();
     PaDeviceIndex sub = paNoDevice;
 
     if (!want) {
-        *out = Pa_GetDefaultInputDevice();
+        *out = output ? Pa_GetDefaultOutputDevice() : Pa_GetDefaultInputDevice();
         if (*out == paNoDevice)
-            return sp_fail(ei, SP_ENODEV, "no audio input device found (try --list-devices)");
+            return sp_fail(ei, SP_ENODEV, "no audio %s device found (try --list-devices)", dir);
         return SP_OK;
     }
     if (is_index(want)) {
         long idx = strtol(want, NULL, 10);
         const PaDeviceInfo *d = idx < n ? Pa_GetDeviceInfo((PaDeviceIndex)idx) : NULL;
-        if (d && d->maxInputChannels > 0) {
+        if (has_dir(d, output)) {
             *out = (PaDeviceIndex)idx;
             return SP_OK;
         }
-        describe_inputs(list, sizeof list);
-        return sp_fail(ei, SP_ENODEV, "audio input device %s not found (inputs: %s)", want, list);
+        describe_devices(list, sizeof list, output);
+        return sp_fail(ei, SP_ENODEV, "audio %s device %s not found (%ss: %s)", dir, want, dir, list);
     }
     for (int i = 0; i < n; i++) {
         const PaDeviceInfo *d = Pa_GetDeviceInfo(i);
-        if (!d || d->maxInputChannels < 1)
+        if (!has_dir(d, output))
             continue;
         if (ci_equal(d->name, want)) {
             *out = i;
@@ -499,8 +506,8 @@ static int find_device(const char *want, PaDeviceIndex *out, sp_errinfo *ei)
         *out = sub;
         return SP_OK;
     }
-    describe_inputs(list, sizeof list);
-    return sp_fail(ei, SP_ENODEV, "no audio input device matches \"%s\" (inputs: %s)", want, list);
+    describe_devices(list, sizeof list, output);
+    return sp_fail(ei, SP_ENODEV, "no audio %s device matches \"%s\" (%ss: %s)", dir, want, dir, list);
 }
 
 /* PortAudio 19.6 prints its ALSA host API's internal failures on stderr ("Expression 'ret'
@@ -622,7 +629,7 @@ int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei)
 
     if ((err = pa_acquire(ei)) != SP_OK)
         return err;
-    if ((err = find_device(c.device, &dev, ei)) != SP_OK)
+    if ((err = find_device(c.device, 0, &dev, ei)) != SP_OK)
         goto fail_pa;
     d = Pa_GetDeviceInfo(dev);
     api = Pa_GetHostApiInfo(d->hostApi);
@@ -686,7 +693,7 @@ fail_pa:
 int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo *ei)
 {
     int n, found = 0, err;
-    PaDeviceIndex def;
+    PaDeviceIndex def, def_out;
     if (!count || max < 0 || (max > 0 && !out))
         return sp_fail(ei, SP_EINVAL, "source_list_devices: bad argument");
     *count = 0;
@@ -694,11 +701,12 @@ int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo
         return err;
     n = Pa_GetDeviceCount();
     def = Pa_GetDefaultInputDevice();
+    def_out = Pa_GetDefaultOutputDevice();
     for (int i = 0; i < n; i++) {
         const PaDeviceInfo *d = Pa_GetDeviceInfo(i);
         const PaHostApiInfo *api;
         source_device_info *o;
-        if (!d || d->maxInputChannels < 1)
+        if (!has_dir(d, 0) && !has_dir(d, 1))
             continue;
         if (found < max) {
             o = &out[found];
@@ -708,14 +716,46 @@ int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo
             snprintf(o->name, sizeof o->name, "%s", d->name);
             snprintf(o->host_api, sizeof o->host_api, "%s", api ? api->name : "?");
             o->max_input_channels = d->maxInputChannels;
+            o->max_output_channels = d->maxOutputChannels;
             o->default_rate = d->defaultSampleRate;
             o->is_default = i == def;
+            o->is_default_output = i == def_out;
         }
         found++;
     }
     *count = found;
     pa_release();
     return SP_OK;
+}
+
+/* ---- for the player (source_pa.h) ------------------------------------------------------- */
+
+int source_pa_acquire(sp_errinfo *ei)
+{
+    return pa_acquire(ei);
+}
+
+void source_pa_release(void)
+{
+    pa_release();
+}
+
+int source_pa_find_output(const char *want, int *index, sp_errinfo *ei)
+{
+    PaDeviceIndex dev = paNoDevice;
+    int err = find_device(want, 1, &dev, ei);
+    *index = dev;
+    return err;
+}
+
+int source_pa_mute(void)
+{
+    return stderr_mute();
+}
+
+void source_pa_unmute(int saved)
+{
+    stderr_unmute(saved);
 }
 
 #endif /* SPECTRO_HAVE_PORTAUDIO */

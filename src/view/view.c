@@ -164,6 +164,7 @@ static int fit_drawable(view *v, sp_errinfo *ei)
 static void destroy_view(view *v)
 {
     view_worker_stop(&v->w);
+    view_play_free(v);
     view_panel_free(v);
     view_bands_free(v);
     view_avg_close(&v->sh.avg);
@@ -490,6 +491,8 @@ static int run_loop(view *v, sp_errinfo *ei)
         for (; got; got = SDL_PollEvent(&e))
             dispatch(v, &ls, &e, &err, ei);
         sync_shared(v, &ls, &err, ei);
+        if (view_play_tick(v))
+            ls.dirty = 1; /* the playhead moves */
         if (ls.quit || !ls.dirty)
             continue;
         now = sp_now();

@@ -29,6 +29,8 @@ typedef struct {
     int average;            /* the running average starts in infinite mode */
     int bands;              /* --bands B: the band bars start on (1/B octave); 0 off */
     int bands_weighting;    /* --weighting (bands.h's bands_weighting) */
+    const char *output_device; /* --output-device: playback's output (index or part of a
+                             * name); NULL = the default output */
     int verify;             /* SPECTRO_VIEW_VERIFY: every live picture drawn in parts is also
                              * drawn whole and compared, and what is shown read back (slow) */
 } view_config;

@@ -236,6 +236,7 @@ void view_write_stats(view *v, const char *path)
     fprintf(f, ", \"colorbar_db\": [%g, %g]", (double)v->shown_bar[0], (double)v->shown_bar[1]);
     panel_stats(v, f);
     bands_stats(v, f);
+    view_play_stats(v, f);
     fprintf(f, "}\n");
     fclose(f);
 }

@@ -333,6 +333,7 @@ uint64_t view_draw_frame(view *v, const view_stream *info, int started)
     }
     if (p->ok) {
         view_select_draw(v, &L);
+        view_play_draw(v, &L); /* under the overlays: the file view's canvas is drawn whole */
         view_panel_strip(v, &L);
     } else {
         const char *msg = !started ? "starting\xe2\x80\xa6" : p->render_err[0] ? p->render_err : "cannot draw";

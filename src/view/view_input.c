@@ -139,7 +139,15 @@ static int settings_key(view *v, SDL_Keycode sym, int shift)
 {
     char msg[128];
     switch (sym) {
+    case SDLK_p:
+        if (!v->live)
+            view_play_toggle(v);
+        return 1;
     case SDLK_SPACE:
+        if (!v->live && v->finished) { /* a complete file: space plays, as p */
+            view_play_toggle(v);
+            return 1;
+        }
         v->ui.paused = !v->ui.paused;
         if (v->ui.paused) {
             pthread_mutex_lock(&v->sh.mu);

@@ -11,6 +11,7 @@
  *   view_check.c    for the tests: view_config.verify checks and view_config.stats_path
  *   view_measure.c  the measurement panel: running average, tone marks, CSV export
  *   view_select.c   the selection (a time range, a band) and its spectrum; the two-point mark
+ *   view_play.c     playback (the `p` key): the player (player.h), the playhead, following it
  *
  *   analysis thread                          window thread (the caller's)
  *   analyze_run -> sink: dB -> view_store    events, then at most 60 times a second:
@@ -44,10 +45,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bands.h"
 #include "canvas.h"
 #include "measure.h"
+#include "player.h"
 #include "render.h"
 #include "sink.h"
 #include "view.h"
@@ -333,6 +336,25 @@ typedef struct {
     int shown;             /* channels drawn in the last frame */
 } view_bands;
 
+/* Playback (view_play.c): the player, the stretch it plays, and for the stats the clock
+ * as each frame drew it. */
+#define PLAY_LOG_MAX 8192
+#define PLAY_LOG_COLS 7
+typedef struct {
+    player *pl;           /* NULL: not playing */
+    int64_t first, end;   /* the stretch, input samples (end -1: to the input's end) */
+    int channel;          /* PLAYER_MIX or a channel */
+    int from_sel;         /* the selection's stretch (else from the cursor) */
+    int head_seen;        /* the playhead was in the visible range at the last frame */
+    int starts;           /* playbacks started */
+    double head_f;        /* the playhead's frame position, as last drawn (NaN: none) */
+    double *log;          /* PLAY_LOG_MAX x PLAY_LOG_COLS: stream time, dac time, buffer index,
+                           * written, position, `first`, the playhead in view (0/1): the clock
+                           * of each frame drawn while playing */
+    size_t nlog;
+    char last_err[512];   /* the last failure to play ("" none) */
+} play_state;
+
 typedef struct {
     const analyze_config *user; /* the caller's config */
     view_config vc;
@@ -345,6 +367,7 @@ typedef struct {
     stats st;
     panel_state pn;
     view_bands bd;
+    play_state play;
     SDL_Window *win;
     SDL_Renderer *ren;
     SDL_Texture *tex;
@@ -479,6 +502,14 @@ void view_draw_mark(view *v, const layout *L, int draw); /* an overlay */
 /* The read-out's lines for the cursor at (c, frame f, hz, db; NaN: no data) against the
  * mark: 0 without a mark. */
 int view_mark_readout(view *v, int c, double f, double hz, double db, char *l1, char *l2, size_t len);
+
+/* view_play.c */
+int view_play_toggle(view *v);            /* p (and space once the analysis is complete) */
+int view_play_tick(view *v);              /* once a loop: 1 while a frame is wanted (playing) */
+void view_play_draw(view *v, const layout *L); /* the playhead (file view) */
+int view_play_status(view *v, char *buf, size_t len); /* its status field; 0: none */
+void view_play_stats(view *v, FILE *f);   /* the stats' "play" member */
+void view_play_free(view *v);
 
 /* view_check.c: for the tests (view_config) */
 void view_verify_live(view *v, const layout *L, const render_config *rc);

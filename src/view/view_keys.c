@@ -3,7 +3,8 @@
 #include "view.h"
 
 static const char *const keys[][2] = {
-    {"space", "pause / resume the display"},
+    {"space", "pause / resume the display (file, once analysed: play / stop, as p)"},
+    {"p", "play / stop: the selection, else from the cursor (file)"},
     {"s", "screenshot (spectro-YYYYmmdd-HHMMSS.png)"},
     {"c", "next colour map"},
     {"l", "next frequency scale (linear, log, mel)"},

@@ -143,7 +143,7 @@ static void status_fields(view *v, const view_stream *info, double latency, stat
                           status_field *rf, int *nr)
 {
     const char *name = info->name, *slash = strrchr(name, '/');
-    char sel[160];
+    char sel[160], play[64];
     uint64_t dropped;
     pthread_mutex_lock(&v->sh.mu);
     dropped = v->sh.finished ? v->sh.res.dropped : v->sh.skipped * info->hop;
@@ -171,6 +171,8 @@ static void status_fields(view *v, const view_stream *info, double latency, stat
     } else if (!v->finished) { /* a still picture is redrawn on demand only: no rate */
         add_field(rf, nr, 2, 2, "%.0f fps", v->fps);
     }
+    if (view_play_status(v, play, sizeof play)) /* playback (view_play.c) */
+        add_field(rf, nr, 3, 11, "%s", play);
     add_field(rf, nr, 3, 3, "h: help");
 }
 

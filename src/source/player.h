@@ -1,0 +1,71 @@
+/* player: plays a stretch of an input through an audio output (PortAudio), for the file
+ * view's `p` key.
+ *
+ *   decoder thread: source_read (the input opened again, seeked) -> mix or pick a channel
+ *                   -> lock-free ring (ring.h; it waits while the ring is full)
+ *   PortAudio's output callback: ring -> the device (copies only), and notes the clock
+ *
+ * The output is float32 at the input's rate, mono (or the same sample on two channels when
+ * the device takes no mono). Before the stream starts the ring is filled (up to
+ * PLAYER_RING_SAMPLES), and PortAudio primes the device from the callback: what the
+ * device receives is the stretch's samples, in order, then silence to the end of the last
+ * buffer (PortAudio's ALSA host may put less than a buffer of silence before them). A ring that runs dry mid-way (the decoder fell behind)
+ * gives silence, counted in player_clock.underruns.
+ *
+ * The clock: every callback publishes (outputBufferDacTime, the index of its buffer's
+ * first sample, the samples in it), PortAudio's own times. The sample heard now is
+ *   idx + (Pa_GetStreamTime() - dac_time) * rate
+ * (the output stream's clock, not a wall-clock guess), never past what the callback has
+ * handed to the device.
+ *
+ * Thread safety: one thread (the window's) calls start, clock and stop. Builds without
+ * PortAudio: player_start returns SP_EUNSUPPORTED. */
+#ifndef SPECTRO_PLAYER_H
+#define SPECTRO_PLAYER_H
+
+#include <stdint.h>
+
+#include "err.h"
+#include "source.h"
+
+#define PLAYER_RING_SAMPLES ((size_t)1 << 18) /* ~5.5 s at 48 kHz, filled before the start */
+#define PLAYER_MIX (-1)                       /* the analysis' mix: mean of all channels */
+
+typedef struct {
+    source_request req;  /* the input, opened again (not the microphone, not a pipe) */
+    const char *device;  /* output: NULL = the default; an index or part of a name */
+    int64_t first;       /* sample frames [first, end) of the input */
+    int64_t end;         /* -1: to the input's end */
+    int channel;         /* PLAYER_MIX, or 0 .. channels-1 */
+} player_config;
+
+player_config player_config_default(void); /* all of the input, the mix, default output */
+
+typedef struct player player;
+
+/* Opens the input and the output, fills the ring, starts the stream. SP_ENODEV (no output
+ * device, none matches), SP_EAUDIO (PortAudio refused), SP_EINPUT / SP_EINVAL (the input,
+ * the range, the channel): one line in ei. *out NULL on failure. */
+int player_start(const player_config *cfg, player **out, sp_errinfo *ei);
+
+typedef struct {
+    int rate;               /* Hz */
+    int64_t first, end;     /* the stretch, in sample frames of the input (end: as known) */
+    double stream_time;     /* Pa_GetStreamTime now (s) */
+    double dac_time;        /* the last callback's outputBufferDacTime (s); 0 before it */
+    uint64_t buf_idx;       /* its first sample, counted from `first` */
+    uint64_t written;       /* samples of the stretch handed to the device */
+    double pos;             /* heard now: samples from `first` (fractional), <= written */
+    uint64_t underruns;     /* callbacks that found the ring dry before the end */
+    int callbacks;          /* any callback yet (0: pos is 0) */
+    int done;               /* all of the stretch was played (the stream finished) */
+    char device[128];       /* the output's name */
+} player_clock;
+
+/* The clock now (see above). */
+void player_get_clock(player *p, player_clock *out);
+
+/* Stops at once (or after the end), closes the device and the input. NULL: a no-op. */
+void player_stop(player *p);
+
+#endif
