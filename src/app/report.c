@@ -34,6 +34,9 @@ void app_report_verbose(const analyze_result *res)
         fft_choice_format(&res->choice, line, sizeof line);
         fprintf(stderr, "spectro: backend: %s\n", line);
     }
+    if (res->start_s > 0)
+        fprintf(stderr, "spectro: --start: %.6f s, %s\n", res->start_s,
+                res->start_sought ? "sought (the input's own seek)" : "read up to it from the start");
     if (res->maxima_span)
         fprintf(stderr, "spectro: picture: the maxima of every %llu frames computed beside the FFT (%s)\n",
                 (unsigned long long)res->maxima_span, res->backend);

@@ -155,6 +155,7 @@ static int run_range(run *r, sp_errinfo *ei)
         return sp_fail(ei, SP_EINTERRUPTED, "interrupted");
     if ((uint64_t)reached < r->start) /* read up to it, and the audio ended first */
         return range_past_end(r, "--start", cfg->start, reached, ei);
+    r->res->start_sought = source_sought(r->src);
     return SP_OK;
 }
 

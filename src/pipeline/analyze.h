@@ -111,6 +111,7 @@ typedef struct analyze_result_s {
     int out_channels;
     int live;              /* microphone, --realtime or a pipe */
     double start_s;        /* where the analysis began in the input (the sample's time) */
+    int start_sought;      /* --start: reached by the input's own seek (else read up to it) */
     uint64_t frames;       /* per output channel (frame index reached, skips included) */
     uint64_t frames_skipped; /* of those, indices a skip-ahead passed over (never analysed) */
     uint64_t samples;      /* per channel, as read */

@@ -8,6 +8,7 @@ struct source {
     void *state;
     source_info info;
     uint64_t nonfinite;
+    int sought;   /* the last source_seek used the stream's own seek */
 };
 
 int source_create(const source_ops *ops, void *state, const source_info *info, source **out,
@@ -94,8 +95,11 @@ int source_seek(source *s, int64_t frame, atomic_int *stop, int64_t *reached, sp
     *reached = 0;
     if (frame == 0)
         return SP_OK;
-    if (s->ops->seek && (err = s->ops->seek(s->state, frame, ei)) == SP_OK)
+    s->sought = 0;
+    if (s->ops->seek && (err = s->ops->seek(s->state, frame, ei)) == SP_OK) {
         *reached = frame;
+        s->sought = 1;
+    }
     if (err != SP_EUNSUPPORTED)
         return err;
     /* A stream that cannot seek: read up to the frame. What is read is discarded, so its
@@ -112,6 +116,11 @@ int source_seek(source *s, int64_t frame, atomic_int *stop, int64_t *reached, sp
     free(buf);
     *reached = at;
     return err == SP_EUNSUPPORTED ? SP_OK : err;
+}
+
+int source_sought(const source *s)
+{
+    return s ? s->sought : 0;
 }
 
 const source_info *source_get_info(const source *s)

@@ -195,6 +195,8 @@ int source_read(source *s, float *dst, size_t max_frames, size_t *got, sp_errinf
  * be NULL). *reached = the frame reached: less than `frame` when the source ended (or was
  * stopped) first. SP_EINVAL for a push source. */
 int source_seek(source *s, int64_t frame, atomic_int *stop, int64_t *reached, sp_errinfo *ei);
+/* 1 when the last source_seek went there by the stream's own seek, 0 when it read up to it. */
+int source_sought(const source *s);
 /* Push sources: start delivering into r (single producer: the source), stop, count. */
 int source_start(source *s, struct ring_s *r, sp_errinfo *ei);
 int source_stop(source *s);

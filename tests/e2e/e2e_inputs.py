@@ -416,16 +416,24 @@ class FFmpeg(unittest.TestCase):
         assert_one_error_line(self, p, 2, ["--stream 2", "two.mp4", "2 audio streams"])
         self.assertFalse(os.path.exists(os.path.join(self.dir, "x.npy")))
 
-    def test_start_in_an_m4a(self):
-        """No seek for FFmpeg's files: decoding up to the start keeps every sample in place."""
-        self.need("aac.m4a")
+    def test_start_in_ffmpegs_files(self):
+        """No seek for FFmpeg's files (-v: "read up to it"): decoding up to the start keeps every
+        sample in place, so the dump equals the whole file's rows from the start's hop, bit
+        for bit (AAC and ALAC in MP4, Opus in Matroska, a video's soundtrack), near the start
+        and past the first second."""
         d = self.dir
-        p = E.run(["aac.m4a", "-b", "cpu", "-n", N, "--hop", HOP, "-o", "w.npy"], cwd=d)
-        q = E.run(["aac.m4a", "-b", "cpu", "-n", N, "--hop", HOP, "--start", repr(20 * HOP / 44100),
-                   "-o", "r.npy"], cwd=d)
-        self.assertEqual((p.returncode, q.returncode), (0, 0), p.stderr + q.stderr)
-        w, r = np.load(os.path.join(d, "w.npy")), np.load(os.path.join(d, "r.npy"))
-        self.assertTrue(np.array_equal(r, w[20:]))
+        for name, rate in [("aac.m4a", 44100), ("alac.m4a", 44100), ("opus.mkv", 48000), ("two.mp4", 44100)]:
+            self.need(name)
+            base = [name, "-b", "cpu", "-n", N, "--hop", HOP, "-v"]
+            p = E.run(base + ["-o", "w.npy"], cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            w = np.load(os.path.join(d, "w.npy"))
+            for hops in (20, int(1.5 * rate / HOP)):
+                q = E.run(base + ["--start", repr(hops * HOP / rate), "-o", "r.npy"], cwd=d)
+                self.assertEqual(q.returncode, 0, q.stderr)
+                self.assertIn("read up to it", q.stderr, "%s from hop %d" % (name, hops))
+                r = np.load(os.path.join(d, "r.npy"))
+                self.assertTrue(np.array_equal(r, w[hops:]), "%s from hop %d: not the whole file's rows" % (name, hops))
 
     def test_without_ffmpeg_one_line(self):
         if self.in_build:
