@@ -75,8 +75,8 @@ wait "$pid" || rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 130 ] || { echo "bench_window: spectro failed (exit $rc)" >&2; exit 1; }
 cat "$tmp/stats.json"
 awk -v budget=27.33 'match($0, /"latency_p50_ms": [0-9.]+/) {
-        p50 = substr($0, RSTART + 18, RLENGTH - 18)
-        match($0, /"latency_p95_ms": [0-9.]+/); p95 = substr($0, RSTART + 18, RLENGTH - 18)
+        p50 = substr($0, RSTART + 18, RLENGTH - 18) + 0
+        match($0, /"latency_p95_ms": [0-9.]+/); p95 = substr($0, RSTART + 18, RLENGTH - 18) + 0
         match($0, /"mean_fps": [0-9.]+/); fps = substr($0, RSTART + 12, RLENGTH - 12)
         printf "frame rate %.1f fps; capture-to-pixel latency p50 %.1f ms, p95 %.1f ms ", fps, p50, p95
         printf "(target <= %.1f ms: p50 %s, p95 %s)\n", budget, p50 <= budget ? "met" : "NOT met", p95 <= budget ? "met" : "NOT met"
