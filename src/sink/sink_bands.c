@@ -158,25 +158,7 @@ static int bands_finish(void *self, const sink_end *end, sp_errinfo *ei)
                 return err;
         }
     }
-    memset(&m, 0, sizeof m);
-    m.source = st->source;
-    m.sample_rate = st->rate;
-    m.source_channels = st->source_channels;
-    m.channel = st->channel;
-    m.channel_name = st->channel_name;
-    m.channels = st->channels;
-    m.fft_size = st->n;
-    m.hop = st->hop;
-    m.bins = st->bins;
-    m.window = st->window;
-    m.frames = end->frames;
-    m.time_first_s = st->time_first_s;
-    m.time_step_s = st->time_step_s;
-    m.bin_hz = st->bin_hz;
-    m.backend = st->backend;
-    m.nonfinite_samples = end->nonfinite_samples;
-    m.truncated = end->truncated;
-    m.dropped_samples = end->dropped_samples;
+    m = sink_dump_meta(st, end);
     m.extra = s->extra;
     if ((err = dump_commit(s->d, &m, ei)) == SP_OK)
         s->done = 1;

@@ -68,19 +68,10 @@ static int dump_sink_spectra(void *self, int channel, uint64_t first, size_t nfr
     return SP_OK;
 }
 
-/* The sidecar: the stream as opened, the end as reached (its frame count is the dump's:
- * dump_commit says how many rows every channel has). */
-static int dump_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
+dump_meta sink_dump_meta(const sink_stream *st, const sink_end *end)
 {
-    dump_sink *s = self;
-    const sink_stream *st = &s->st;
     dump_meta m;
-    int err;
     memset(&m, 0, sizeof m);
-    /* a dump stopped for want of space keeps what it has: no floor rows after it */
-    for (int c = 0; c < st->channels && !dump_stopped(s->d); c++)
-        if ((err = dump_sink_gap(s, c, end->frames, ei)) != SP_OK)
-            return err;
     m.source = st->source;
     m.decoder = st->decoder;
     m.start_s = st->start_s;
@@ -101,6 +92,22 @@ static int dump_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
     m.nonfinite_samples = end->nonfinite_samples;
     m.truncated = end->truncated;
     m.dropped_samples = end->dropped_samples;
+    return m;
+}
+
+/* The sidecar: the stream as opened, the end as reached (its frame count is the dump's:
+ * dump_commit says how many rows every channel has). */
+static int dump_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
+{
+    dump_sink *s = self;
+    const sink_stream *st = &s->st;
+    dump_meta m;
+    int err;
+    /* a dump stopped for want of space keeps what it has: no floor rows after it */
+    for (int c = 0; c < st->channels && !dump_stopped(s->d); c++)
+        if ((err = dump_sink_gap(s, c, end->frames, ei)) != SP_OK)
+            return err;
+    m = sink_dump_meta(st, end);
     if ((err = dump_commit(s->d, &m, ei)) != SP_OK)
         return err;
     s->committed = 1;

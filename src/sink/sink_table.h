@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "dump.h"
 #include "err.h"
 #include "measure.h"
 #include "render.h"
@@ -72,6 +73,9 @@ int sink_peaks_create(const char *path, const sink_options *opt, sink *out, sp_e
 int sink_average_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --average with --png (sink_average.c): the averaged spectrum plotted */
 int sink_average_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* The sidecar of a dump of the stream st that ended as `end` (sink_dump.c): every kind of
+ * --dump (dump, average, bands) writes the same members, then its own (dump_meta.extra). */
+dump_meta sink_dump_meta(const sink_stream *st, const sink_end *end);
 /* --bands with --dump (sink_bands.c): fractional-octave band levels, per frame or averaged */
 int sink_bands_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --tone (sink_tone.c): THD, SNR ... of the averaged spectrum, at the end or each second live */

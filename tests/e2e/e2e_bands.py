@@ -179,6 +179,19 @@ class Bands(unittest.TestCase):
             np.testing.assert_allclose([float(v) for v in head[1:]], mids, rtol=1e-9)
             self.assertEqual(len(rows), 3)
 
+    def test_sidecar_says_where_from(self):
+        """The measurements' dumps write the plain dump's sidecar members too: start_s after a
+        --start, the decoder (they had neither)."""
+        with E.TempDir() as d:
+            path = os.path.join(d, "in.wav")
+            E.write_float_wav(path, noise_and_tones(2.0), RATE)
+            for extra in (["--bands", 3], ["--bands", 1, "--average", "max"], ["--average", "mean"]):
+                npy = os.path.join(d, "s.npy")
+                self.run_ok([path, "-q", "--start", "0.5", "--dump", npy] + extra)
+                meta = E.load_json(self, npy + ".json")
+                self.assertAlmostEqual(meta["start_s"], 0.5, places=9, msg=str(extra))
+                self.assertEqual(meta["decoder"], "libsndfile", extra)
+
     @unittest.skipUnless(os.environ.get("SPECTRO_TEST_MIC"), "no ALSA test device (SPECTRO_TEST_MIC unset)")
     def test_microphone(self):
         """The ALSA test microphone playing a 1 kHz sine of amplitude 0.5: the octave band at

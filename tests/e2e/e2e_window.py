@@ -20,7 +20,6 @@ import sys
 import tempfile
 import time
 import unittest
-import zlib
 
 import numpy as np
 
@@ -38,54 +37,7 @@ MAGMA_TOP = (252, 253, 191)   # magma(1.0)
 
 # ---- pictures ------------------------------------------------------------------------------
 
-def read_png(path):
-    """8-bit RGB/RGBA, non-interlaced PNG -> (h, w, 3) uint8 (what png_write makes)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, w = 8, [], None
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            assert depth == 8 and ctype in (2, 6) and interlace == 0, (depth, ctype, interlace)
-            bpp = 3 if ctype == 2 else 4
-        elif kind == b"IDAT":
-            idat.append(body)
-        pos += 12 + n
-    raw = zlib.decompress(b"".join(idat))
-    stride = w * bpp
-    out = np.zeros((h, stride), np.uint8)
-    prev = np.zeros(stride, np.int32)
-    for y in range(h):
-        f = raw[y * (stride + 1)]
-        line = np.frombuffer(raw, np.uint8, stride, y * (stride + 1) + 1).astype(np.int32)
-        if f == 0:
-            cur = line
-        elif f == 2:
-            cur = (line + prev) & 255
-        elif f == 1:  # Sub: a running sum per channel
-            cur = (np.cumsum(line.reshape(w, bpp), axis=0) & 255).reshape(stride)
-        else:  # Average, Paeth: sequential along the row
-            cur = line.copy()
-            pl = prev.tolist()
-            c = cur.tolist()
-            for i in range(stride):
-                a = c[i - bpp] if i >= bpp else 0
-                b = pl[i]
-                if f == 3:
-                    c[i] = (c[i] + ((a + b) >> 1)) & 255
-                else:
-                    cc = pl[i - bpp] if i >= bpp else 0
-                    p = a + b - cc
-                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - cc)
-                    pred = a if pa <= pb and pa <= pc else (b if pb <= pc else cc)
-                    c[i] = (c[i] + pred) & 255
-            cur = np.array(c, np.int32)
-        out[y] = cur
-        prev = cur
-    return out.reshape(h, w, bpp)[:, :, :3]
+read_png = E.read_png
 
 
 def read_xwd(path):

@@ -17,9 +17,6 @@ import json
 import math
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 import unittest
@@ -389,24 +386,5 @@ class TestBandBars(unittest.TestCase):
         self.assertEqual(seen, [0, 1, 3, 0])
 
 
-def main():
-    argv = E.parse_args()
-    for tool in ("Xvfb", "xdotool", "xwd"):
-        if not shutil.which(tool):
-            print("skipped: %s is not installed (apt-get install xvfb xdotool x11-apps)" % tool)
-            sys.exit(77)
-    EW.XVFB, EW.DISPLAY = EW.start_xvfb()
-    try:
-        prog = unittest.main(argv=argv, verbosity=2, exit=False)
-        ok = prog.result.wasSuccessful()
-    finally:
-        EW.XVFB.send_signal(signal.SIGTERM)
-        try:
-            EW.XVFB.wait(5)
-        except subprocess.TimeoutExpired:
-            EW.XVFB.kill()
-    sys.exit(0 if ok else 1)
-
-
 if __name__ == "__main__":
-    main()
+    EW.main()  # under Xvfb, as e2e_window.py runs
