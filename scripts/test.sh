@@ -4,7 +4,7 @@
 #      are skipped (exit 77) on machines without a GPU
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build, all CPU tests (the fuzz corpus
 #      replay, fuzz_replay, among them: tests/fuzz/)
-#   3. a ThreadSanitizer build of the ring buffer and pipeline tests and of the binary
+#   3. a ThreadSanitizer build of the ring buffer, pipeline and pool tests and of the binary
 #      (file analysis, and a live window restarted by keys)
 # SPECTRO_TEST_QUICK=1 runs step 1 only.
 set -euo pipefail
@@ -32,10 +32,10 @@ cmake --build "$root/build-asan" -j"$jobs"
     LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
     ctest --output-on-failure -j"$jobs" -LE gpu)
 
-step "ThreadSanitizer build (ring buffer, pipeline, microphone)"
+step "ThreadSanitizer build (ring buffer, pipeline, pool, microphone)"
 cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_TSAN=ON -DSPECTRO_CUDA=OFF >/dev/null
-cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze test_mic spectro
-(cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze|test_mic)$')
+cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze test_mic test_par spectro
+(cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze|test_mic|test_par)$')
 # the binary's threads together: reader, FFT pool, dump writer, picture drawer
 tsan_out=$(mktemp -d)
 TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/spectro" --quiet --channel all --png "$tsan_out/t.png" \

@@ -1,8 +1,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "par.h"
 #include "pipeline_internal.h"
 #include "sink_table.h"
+
+/* Frames a part of the peak refinement gets at least (a dense run's 0.5 us each on the GPU
+ * host's cores: below this the pool's wake-up costs more than it saves). */
+#define REFINE_PART_MIN 64
 
 void pipe_refine_peaks(const peaks_window *pw, const fft_peak_raw *raw, size_t nframes, size_t nranges,
                        size_t range, size_t n, double rate, peak *out)
@@ -196,15 +201,33 @@ int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, c
     return fan_out(user, channel, first, nframes, db, NULL);
 }
 
+typedef struct {
+    pipe_sinks *l;
+    const fft_peak_raw *raw;
+    size_t nframes;
+} refine_job;
+
+static void refine_part(void *ctx, int part, int parts)
+{
+    refine_job *j = ctx;
+    pipe_sinks *l = j->l;
+    size_t a, b;
+    sp_par_share(j->nframes, part, parts, &a, &b);
+    for (int r = 0; r < l->nred; r++)
+        pipe_refine_peaks(l->pw, j->raw + a * (size_t)l->nred, b - a, (size_t)l->nred, (size_t)r, l->n, l->rate,
+                          l->red[r].pk + a);
+}
+
 int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, const float *db,
                        const fft_peak_raw *raw, const float *colmax)
 {
     pipe_sinks *l = user;
+    refine_job j = {l, raw, nframes};
     int err;
     if ((err = reserve_peaks(l, nframes)) != SP_OK)
         return err;
-    for (int r = 0; r < l->nred; r++)
-        pipe_refine_peaks(l->pw, raw, nframes, (size_t)l->nred, (size_t)r, l->n, l->rate, l->red[r].pk);
+    if (l->nred > 0) /* the frames' refinement on the pool's threads: a dense run's main cost */
+        sp_par_run(refine_part, &j, sp_par_parts(nframes * (size_t)l->nred, REFINE_PART_MIN));
     return fan_out(l, channel, first, nframes, db, colmax);
 }
 
