@@ -21,10 +21,10 @@ void view_verify_live(view *v, const layout *L, const render_config *rc)
     render *ref = NULL;
     sp_errinfo ei = {{0}};
     size_t row = (size_t)L->pic_w * 4;
-    char msg[256] = "";
+    char msg[600] = "";
     vf->frames++;
     if (!view_grow((void **)&vf->px, &vf->px_cap, row * (size_t)L->pic_h, 1) ||
-        view_full_picture(v, rc, vf->snap, vf->px, 0, &ref, &ei) != SP_OK)
+        view_full_picture(v, rc, vf->snap, vf->px, 1, &ref, &ei) != SP_OK)
         snprintf(msg, sizeof msg, "cannot draw the reference: %.200s", ei.msg);
     for (int y = 0; !msg[0] && y < L->pic_h; y++) {
         const uint8_t *a = v->cv.px + (size_t)y * (size_t)v->cv.w * 4, *b = vf->px + (size_t)y * row;
@@ -32,7 +32,20 @@ void view_verify_live(view *v, const layout *L, const render_config *rc)
             size_t x = 0;
             while (a[x] == b[x])
                 x++;
-            snprintf(msg, sizeof msg, "pixel (%zu, %d) differs from a whole redraw", x / 4, y);
+            {
+                render_rect p0 = render_plot_rect(ref, 0), p1 = render_plot_rect(ref, p->channels - 1);
+                render_rect b0 = render_label_rect(ref, 0), b1 = render_label_rect(ref, p->channels - 1);
+                size_t col = x / 4 >= (size_t)p0.x ? x / 4 - (size_t)p0.x : 0, i = col % (p->count ? p->count : 1);
+                snprintf(msg, sizeof msg,
+                         "pixel (%zu, %d) differs from a whole redraw: %02x%02x%02x vs %02x%02x%02x; p0 %d,%d %dx%d p1 %d,%d "
+                         "%dx%d b0 %d,%d %dx%d b1 %d,%d %dx%d; count %zu rot %zu; nodata c0 %d c1 %d; pic %dx%d",
+                         x / 4, y, a[x / 4 * 4], a[x / 4 * 4 + 1], a[x / 4 * 4 + 2], b[x / 4 * 4], b[x / 4 * 4 + 1],
+                         b[x / 4 * 4 + 2], p0.x, p0.y, p0.w, p0.h, p1.x, p1.y, p1.w, p1.h, b0.x, b0.y, b0.w, b0.h, b1.x,
+                         b1.y, b1.w, b1.h, p->count, p->rot,
+                         vf->snap[i * p->bins] == VIEW_STORE_NODATA,
+                         vf->snap[((size_t)(p->channels - 1) * p->count + i) * p->bins] == VIEW_STORE_NODATA, L->pic_w,
+                         L->pic_h);
+            }
         }
     }
     for (int c = 0; !msg[0] && c < p->channels; c++)

@@ -168,6 +168,34 @@ void view_hatch_column(uint8_t *px, size_t pitch, int h, size_t slot)
     }
 }
 
+/* Hatches channel c's columns whose entry (snap: the channel's count entries) has no data,
+ * and draws the channel's label again over them only: elsewhere it is drawn already, and a
+ * second blend would change its pixels (the live picture draws it once over its columns). */
+static int hatch_panel(render *r, uint8_t *rgba, size_t pitch, const int16_t *snap, const picture *p, int c,
+                       sp_errinfo *ei)
+{
+    render_rect pr = render_plot_rect(r, c), box = render_label_rect(r, c);
+    int y0 = box.y > pr.y ? box.y : pr.y, y1 = box.y + box.h < pr.y + pr.h ? box.y + box.h : pr.y + pr.h;
+    for (int x = 0; x < pr.w && p->count > 0;) {
+        int x1 = x;
+        for (; x1 < pr.w; x1++) { /* a run of columns without data */
+            size_t i = (size_t)x1 * p->count / (size_t)pr.w; /* live: one entry a column */
+            if (snap[i * p->bins] != VIEW_STORE_NODATA)
+                break;
+            view_hatch_column(rgba + (size_t)pr.y * pitch + (size_t)(pr.x + x1) * 4, pitch, pr.h, (i + p->rot) % p->count);
+        }
+        if (x1 > x && box.w > 0 && y1 > y0) { /* the label's part over the run */
+            int a = pr.x + x > box.x ? pr.x + x : box.x, b = pr.x + x1 < box.x + box.w ? pr.x + x1 : box.x + box.w;
+            render_rect area = {a, y0, b - a, y1 - y0};
+            int err;
+            if (b > a && (err = render_draw_area(r, rgba, pitch, area, 1, ei)) != SP_OK)
+                return err;
+        }
+        x = x1 > x ? x1 : x + 1;
+    }
+    return SP_OK;
+}
+
 /* The whole picture from scratch: a render for the entries in snap (channels x count x
  * bins, in order), every entry added as the renderer's frame i (its time that of its
  * middle frame), drawn into rgba (the picture's size). *out receives the render. */
@@ -190,24 +218,10 @@ int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uin
         }
     if ((err = render_draw(*out, rgba, ei)) != SP_OK)
         return err;
-    /* hatch 0 (the live picture's check): the live picture is not hatched, since its parts
-     * drawn column by column did not always match a hatched whole redraw under load */
-    for (int c = 0; hatch && c < p->channels; c++) {
-        render_rect pr = render_plot_rect(*out, c), box = render_label_rect(*out, c);
-        size_t pitch = (size_t)rc->width * 4;
-        int hatched = 0;
-        for (int x = 0; x < pr.w && p->count > 0; x++) {
-            size_t i = (size_t)x * p->count / (size_t)pr.w; /* live: one entry a column */
-            if (snap[((size_t)c * p->count + i) * p->bins] == VIEW_STORE_NODATA) {
-                view_hatch_column(rgba + ((size_t)pr.y * (size_t)rc->width + (size_t)(pr.x + x)) * 4, pitch, pr.h,
-                                  (i + p->rot) % p->count);
-                hatched = 1;
-            }
-        }
-        /* the channel's label lies over the panel: drawn again over the hatch */
-        if (hatched && box.w > 0 && (err = render_draw_area(*out, rgba, pitch, box, 1, ei)) != SP_OK)
+    for (int c = 0; hatch && c < p->channels; c++)
+        if ((err = hatch_panel(*out, rgba, (size_t)rc->width * 4, snap + (size_t)c * p->count * p->bins, p, c,
+                               ei)) != SP_OK)
             return err;
-    }
     return SP_OK;
 }
 

@@ -249,7 +249,7 @@ typedef struct {
     uint8_t *ref;      /* the window expected (view_verify_overlays) */
     size_t ref_cap;
     int ref_ok;
-    char first[320];   /* the first difference, for the stats */
+    char first[700];   /* the first difference, for the stats */
     char pending[320]; /* a difference in the last frame shown (verify_commit) */
 } verify;
 

@@ -455,6 +455,8 @@ int view_draw_live(view *v, const layout *L, const view_stream *info, uint64_t *
             size_t c = k / count, j = k % count;
             view_entry_db(v, p->snap + k * p->bins, p->fbuf);
             render_draw_column(p->r, p->fbuf, sc->ring + (c * (size_t)ph * count + j) * 4, count * 4);
+            if (p->snap[k * p->bins] == VIEW_STORE_NODATA)
+                view_hatch_column(sc->ring + (c * (size_t)ph * count + j) * 4, count * 4, ph, j);
         }
     if (!live_chrome(v, L))
         return 0;

@@ -591,14 +591,24 @@ class TestWindow(unittest.TestCase):
         self.assertEqual(w.quit(), 0, w.stderr())
 
     def test_readout_no_data(self):
-        """--realtime, a second in: the left of the panel is before the start, and the
-        read-out says "no data" there (it said "<= -200 dBFS", like silence). (A live picture
-        is not hatched there: its parts drawn column by column did not always match the
-        whole redraw under load; the file view hatches what is not analysed yet.)"""
+        """--realtime, a second in: the left of the panel is before the start. It is drawn
+        hatched in greys on screen, not as silence (the bottom colour), and the read-out says
+        "no data" there (it said "<= -200 dBFS", like silence). The right of the panel, where
+        the tone plays, is not hatched."""
         w, stats = self.open_realtime_3k(8)
         time.sleep(1.5)
         img = w.screenshot_png()
         x, y, pw, ph = find_plot(img)
+        shown = w.screenshot_x()
+        for cols, hatched in ((slice(x, x + 12), True), (slice(x + pw - 12, x + pw), False)):
+            px = shown[y:y + ph, cols, :3].reshape(-1, 3).astype(int)
+            grey = (np.all(px == 0x2a, axis=1) | np.all(px == 0x4a, axis=1)).mean()
+            silence = np.all(px == VIRIDIS_BOTTOM, axis=1).mean()
+            if hatched:
+                self.assertGreater(grey, 0.9, "before the start: %.3f of the pixels hatched" % grey)
+                self.assertEqual(silence, 0.0, "before the start drawn as silence")
+            else:
+                self.assertLess(grey, 0.05, "the newest columns hatched: %.3f" % grey)
         w.mouse(x + 5, y + ph // 2)
         time.sleep(0.5)
         s = self.quit_stats(w, stats)
