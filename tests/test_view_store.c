@@ -1,6 +1,8 @@
 /* view_store: the window's memory of spectra. Every read is compared with the maximum
  * computed here by brute force over the frames themselves (quantised to 0.01 dB, as the
  * store keeps them). */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,6 +266,129 @@ static void test_no_data(void)
     }
 }
 
+/* ---- groups of maxima (a GPU's column maxima: sink.h maxima_span) ---- */
+
+/* Feeds frames [0, nframes) of both channels as the pipeline hands over column maxima:
+ * calls of uneven length, each with a row for every group of `span` it touches (the first
+ * and last partial, their groups' other frames in the neighbouring calls), channel 1
+ * (= channel 0 + 1 dB) after channel 0 in each call. The rows are maxima ignoring NaN, as
+ * a device's fmaxf. */
+static void feed_groups(view_store *s, uint64_t span, int nframes)
+{
+    float row[BINS];
+    for (int first = 0, call = 0; first < nframes; call++) {
+        int nb = 1 + (call * 37 + 11) % 97, end;
+        if (first + nb > nframes)
+            nb = nframes - first;
+        end = first + nb;
+        for (int ch = 0; ch < 2; ch++)
+            for (uint64_t g = (uint64_t)first / span; g * span < (uint64_t)end; g++) {
+                uint64_t f0 = g * span > (uint64_t)first ? g * span : (uint64_t)first;
+                uint64_t f1 = (g + 1) * span < (uint64_t)end ? (g + 1) * span : (uint64_t)end;
+                for (int k = 0; k < BINS; k++) {
+                    float m = NAN;
+                    for (uint64_t f = f0; f < f1; f++) {
+                        float x = frames_db[f][k] + (float)ch;
+                        m = isnan(m) || x > m ? x : m;
+                    }
+                    row[k] = m;
+                }
+                CHECK_MSG(view_store_add_max(s, ch, f0, f1, row) == SP_OK, "group %llu", (unsigned long long)g);
+            }
+        first = end;
+    }
+}
+
+/* Frames one at a time, both channels (channel 1 = channel 0 + 1 dB). */
+static void feed_frames(view_store *s, int nframes)
+{
+    float row[BINS];
+    for (int f = 0; f < nframes; f++) {
+        CHECK(view_store_add(s, 0, (uint64_t)f, 1, frames_db[f]) == SP_OK);
+        for (int k = 0; k < BINS; k++)
+            row[k] = frames_db[f][k] + 1.0f;
+        CHECK(view_store_add(s, 1, (uint64_t)f, 1, row) == SP_OK);
+    }
+}
+
+/* Every level of both channels holds the same entries in a and b. */
+static void same_store(const view_store *a, const view_store *b, const char *what)
+{
+    CHECK_MSG(view_store_capacity(a) == view_store_capacity(b), "%s: fpc %llu vs %llu", what,
+              (unsigned long long)view_store_capacity(a), (unsigned long long)view_store_capacity(b));
+    CHECK_MSG(view_store_frames(a) == view_store_frames(b), "%s: frames", what);
+    for (int ch = 0; ch < 2; ch++)
+        for (int k = 0; k < 40; k++) {
+            size_t na, nb;
+            const int16_t *la = view_store_level(a, ch, k, &na), *lb = view_store_level(b, ch, k, &nb);
+            CHECK_MSG(na == nb, "%s: level %d of channel %d: %zu vs %zu entries", what, k, ch, na, nb);
+            for (size_t j = 0; j < na && j < nb; j++)
+                CHECK_MSG(same(la + j * BINS, lb + j * BINS, BINS), "%s: level %d entry %zu of channel %d", what,
+                          k, j, ch);
+        }
+}
+
+/* Groups of maxima make the same store as their frames one by one: every level, every
+ * entry; with the frames per entry chosen up front (view_store_expect) or reached by
+ * merging, with more frames than expected (level 0 fills, fpc doubles past the groups'
+ * span) and a last partial group. */
+static void test_maxima(void)
+{
+    /* 2 channels, 16 level-0 entries */
+    size_t budget = 2 * 16 * BINS * sizeof(int16_t) * 2;
+    static const struct {
+        int expect, frames;
+    } cases[] = {{NFRAMES, NFRAMES}, {NFRAMES, 997}, {300, NFRAMES}, {40, 999}, {17, NFRAMES}};
+    sp_errinfo ei = {{0}};
+    float row[BINS];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        view_store *grown = NULL, *framed = NULL, *grouped = NULL;
+        uint64_t span;
+        char what[64];
+        snprintf(what, sizeof what, "expect %d, %d frames", cases[i].expect, cases[i].frames);
+        CHECK(view_store_create(2, BINS, 0, budget, &grown, &ei) == SP_OK);
+        CHECK(view_store_create(2, BINS, 0, budget, &framed, &ei) == SP_OK);
+        CHECK(view_store_create(2, BINS, 0, budget, &grouped, &ei) == SP_OK);
+        if (!grown || !framed || !grouped)
+            return;
+        span = view_store_expect(grouped, (uint64_t)cases[i].expect);
+        CHECK(view_store_expect(framed, (uint64_t)cases[i].expect) == span);
+        CHECK_MSG(span > 1 && span * 16 >= (uint64_t)cases[i].expect && span * 8 < (uint64_t)cases[i].expect,
+                  "%s: span %llu", what, (unsigned long long)span);
+        feed_frames(grown, cases[i].frames);   /* fpc from 1, doubling */
+        feed_frames(framed, cases[i].frames);  /* fpc from the expectation */
+        feed_groups(grouped, span, cases[i].frames);
+        CHECK_MSG(view_store_capacity(grown) >= span, "%s", what);
+        same_store(grown, framed, what);
+        same_store(grown, grouped, what);
+        view_store_destroy(grown);
+        view_store_destroy(framed);
+        view_store_destroy(grouped);
+    }
+    /* a row across two entries, a live group, an empty one: refused; the expectation only
+     * before the first frame */
+    {
+        view_store *s = NULL, *l = NULL;
+        CHECK(view_store_create(1, BINS, 0, budget, &s, &ei) == SP_OK);
+        CHECK(view_store_create(1, BINS, 1, budget, &l, &ei) == SP_OK);
+        if (!s || !l)
+            return;
+        for (int k = 0; k < BINS; k++)
+            row[k] = -10.0f;
+        CHECK(view_store_expect(s, 100) == 4);
+        CHECK(view_store_add_max(s, 0, 2, 6, row) == SP_EINVAL);
+        CHECK(view_store_add_max(s, 0, 4, 4, row) == SP_EINVAL);
+        CHECK(view_store_add_max(s, 0, 4, 8, row) == SP_OK);
+        CHECK(view_store_frames(s) == 8);
+        CHECK(view_store_expect(s, 100000) == 4);
+        CHECK(view_store_expect(l, 100000) == 1);
+        CHECK(view_store_add_max(l, 0, 0, 2, row) == SP_EINVAL);
+        CHECK(view_store_add_max(l, 0, 0, 1, row) == SP_OK);
+        view_store_destroy(s);
+        view_store_destroy(l);
+    }
+}
+
 int main(void)
 {
     srand(12345);
@@ -277,6 +402,7 @@ int main(void)
     test_entry_state();
     test_tiny_budget();
     test_no_data();
+    test_maxima();
     view_store_destroy(NULL);
     return check_done("test_view_store");
 }

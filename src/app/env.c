@@ -163,6 +163,7 @@ int app_env_read(analyze_config *an, sp_errinfo *ei)
 {
     const char *fonts = env_get("SPECTRO_TEST_FONTS");
     const char *stall = env_get("SPECTRO_TEST_STALL");
+    const char *maxima = env_get("SPECTRO_TEST_MAXIMA");
     int err = app_env_fft(&an->fft_tuning, ei);
     if (err != SP_OK)
         return err;
@@ -173,6 +174,11 @@ int app_env_read(analyze_config *an, sp_errinfo *ei)
     an->render.font_no_system = fonts && strcmp(fonts, "bundled") == 0;
     if (stall && sscanf(stall, "%lf:%lf", &an->test.stall_at, &an->test.stall_for) != 2)
         an->test.stall_at = an->test.stall_for = 0;
+    /* host: the column maxima on any backend (the cpu's made on the host); off: none */
+    an->test.maxima = !maxima                     ? ANALYZE_TEST_MAXIMA_DEVICE
+                      : strcmp(maxima, "host") == 0 ? ANALYZE_TEST_MAXIMA_HOST
+                      : strcmp(maxima, "off") == 0  ? ANALYZE_TEST_MAXIMA_OFF
+                                                    : ANALYZE_TEST_MAXIMA_DEVICE;
     return SP_OK;
 }
 
@@ -183,5 +189,6 @@ void app_env_view(view_config *vc)
     vc->wayland_display = getenv("WAYLAND_DISPLAY");
     vc->video_driver_set = getenv("SDL_VIDEODRIVER") != NULL;
     vc->stats_path = env_get("SPECTRO_VIEW_STATS");
+    vc->shot_path = env_get("SPECTRO_VIEW_SHOT");
     vc->verify = verify && strcmp(verify, "0") != 0;
 }

@@ -84,11 +84,18 @@ typedef struct {
                             * view.c, which clears it, no longer names it */
     /* Hooks for the tests, not settings (main sets them from SPECTRO_TEST_*): after
      * `stall_at` seconds of audio, the analysis sleeps `stall_for` seconds once (a stalled
-     * consumer: the live path must count drops and catch up). */
+     * consumer: the live path must count drops and catch up). maxima: ANALYZE_TEST_MAXIMA_*,
+     * which backends give the sinks that take them column maxima (sink.h maxima_span). */
     struct {
         double stall_at, stall_for;
+        int maxima;
     } test;
 } analyze_config;
+
+/* analyze_config.test.maxima: column maxima from a backend that reduces columns (a GPU's),
+ * from any backend (made on the host where it does not: that path without a GPU), or
+ * never (every sink gets the spectra: the reduction off, to compare with). */
+enum { ANALYZE_TEST_MAXIMA_DEVICE, ANALYZE_TEST_MAXIMA_HOST, ANALYZE_TEST_MAXIMA_OFF };
 
 analyze_config analyze_config_default(void);
 

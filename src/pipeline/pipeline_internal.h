@@ -80,6 +80,7 @@ typedef struct {
     int nred;                   /* distinct peak searches, <= FFT_PEAK_RANGES_MAX */
     int spectra;                /* some sink wants the spectra themselves */
     uint64_t span;              /* > 0: sinks with maxima_span get column maxima (pipe_sinks_attach) */
+    int test_maxima;            /* the config's test.maxima (ANALYZE_TEST_MAXIMA_*) */
     size_t pk_cap;              /* frames each red[].pk holds */
     size_t n, bins;
     double rate;

@@ -66,6 +66,7 @@ int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
     for (int i = 0; i < cfg->n_extra_sinks; i++)
         l->s[l->count++] = cfg->extra_sinks[i];
     l->own_from = l->count;
+    l->test_maxima = cfg->test.maxima;
     opt.render = &cfg->render;
     opt.peak_fmin = cfg->peak_fmin;
     opt.peak_fmax = cfg->peak_fmax;
@@ -145,7 +146,9 @@ static uint64_t common_span(const pipe_sinks *l)
 int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo *ei)
 {
     fft_peak_req req;
-    l->span = fft_plan_reduces_columns(plan) ? common_span(l) : 0;
+    int maxima = l->test_maxima == ANALYZE_TEST_MAXIMA_HOST ||
+                 (l->test_maxima != ANALYZE_TEST_MAXIMA_OFF && fft_plan_reduces_columns(plan));
+    l->span = maxima ? common_span(l) : 0;
     if (l->span)
         l->spectra = 0; /* every sink that wanted them takes the maxima */
     if (l->nred == 0 && !l->span)

@@ -402,6 +402,8 @@ static void sync_shared(view *v, loop_state *ls, int *err, sp_errinfo *ei)
         *ei = v->sh.ei;
         ls->quit = 1;
     }
+    if (v->sh.finished && !v->finished)
+        ls->dirty = 1; /* the status line drops its progress */
     v->finished = v->sh.finished;
     ls->started = v->sh.started;
     if (ls->started) {
@@ -491,6 +493,8 @@ static int run_loop(view *v, sp_errinfo *ei)
         for (; got; got = SDL_PollEvent(&e))
             dispatch(v, &ls, &e, &err, ei);
         sync_shared(v, &ls, &err, ei);
+        if (!ls.quit && ls.started && (err = view_panel_frames(v, ei)) != SP_OK)
+            break;
         if (view_play_tick(v))
             ls.dirty = 1; /* the playhead moves */
         if (ls.quit || !ls.dirty)
@@ -500,6 +504,8 @@ static int run_loop(view *v, sp_errinfo *ei)
             continue;
         if ((err = present_frame(v, &ls, ei)) != SP_OK)
             break;
+        if (v->shot_done)
+            ls.quit = 1; /* SPECTRO_VIEW_SHOT written: the test has its picture */
     }
     return err;
 }

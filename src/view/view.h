@@ -24,6 +24,10 @@ typedef struct {
     /* for the tests */
     const char *stats_path; /* SPECTRO_VIEW_STATS: frames drawn, fps, latency (JSON) written
                              * there when the window closes; NULL or "": none */
+    const char *shot_path;  /* SPECTRO_VIEW_SHOT: a file's picture, once its analysis is over
+                             * and drawn, written there as the s key writes it; then the
+                             * window closes (a test's screenshot without keys: SDL's
+                             * offscreen driver); NULL or "": none */
     /* --view: the measurement panel's start (the command line's --tone, --average mean) */
     int tone;               /* tone analysis on */
     int average;            /* the running average starts in infinite mode */

@@ -247,6 +247,11 @@ void view_write_stats(view *v, const char *path)
     fprintf(f, ", \"readout\": ");
     sp_json_string(f, v->shown_readout);
     fprintf(f, ", \"colorbar_db\": [%g, %g]", (double)v->shown_bar[0], (double)v->shown_bar[1]);
+    pthread_mutex_lock(&v->sh.mu);
+    fprintf(f, ", \"store\": {\"frames_per_entry\": %llu, \"maxima_span\": %llu, \"reanalysed\": %d}",
+            (unsigned long long)(v->sh.store && !v->live ? view_store_capacity(v->sh.store) : 0),
+            (unsigned long long)v->sh.maxima, v->pn.reanalysed);
+    pthread_mutex_unlock(&v->sh.mu);
     panel_stats(v, f);
     bands_stats(v, f);
     view_play_stats(v, f);

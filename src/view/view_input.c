@@ -57,7 +57,7 @@ static double unit_at_mouse(view *v)
     return 0.5;
 }
 
-static int restart(view *v, sp_errinfo *ei)
+int view_restart(view *v, int same_frames, sp_errinfo *ei)
 {
     view_worker_stop(&v->w);
     v->pic.hold_frames = 0;
@@ -65,7 +65,8 @@ static int restart(view *v, sp_errinfo *ei)
     v->st.newest_shown = 0;
     v->last_latency = 0;
     v->ui.paused_frames = 0;
-    view_select_restarted(v);
+    if (!same_frames)
+        view_select_restarted(v);
     return view_worker_start(&v->w, ei);
 }
 
@@ -111,7 +112,7 @@ static int next_window(view *v, int *err, sp_errinfo *ei)
     v->w.cfg.window = window_spec_at(v->window_idx);
     snprintf(msg, sizeof msg, "window: %s", window_name(v->window_idx));
     view_toast(v, msg);
-    return (*err = restart(v, ei)) != SP_OK;
+    return (*err = view_restart(v, 0, ei)) != SP_OK;
 }
 
 /* The next FFT size (256 .. 32768), its hop in the proportion asked for, from the start. */
@@ -130,7 +131,7 @@ static int next_size(view *v, int *err, sp_errinfo *ei)
     view_toast(v, msg);
     v->ui.zf_lo = v->ui.zf_hi = 0;
     v->ui.file_view_set = 0;
-    return (*err = restart(v, ei)) != SP_OK;
+    return (*err = view_restart(v, 0, ei)) != SP_OK;
 }
 
 /* The display's settings: pause, colour map, scale, level range, gain, help. Returns 0

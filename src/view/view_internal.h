@@ -143,6 +143,10 @@ typedef struct {
     double last_in;       /* when the last spectra came in (every channel) */
     double in_gap;        /* the usual time between two deliveries (moving average) */
     view_avg avg;         /* the running averages (view_measure.c) */
+    uint64_t maxima;      /* > 0: the run's store takes column maxima of groups of this many
+                           * frames (view_worker.c): the averages are not fed */
+    int need_frames;      /* the window needs every spectrum (the averages): no maxima asked
+                           * for from the next start on (set by the window's thread) */
 } shared;
 
 typedef struct {
@@ -320,6 +324,7 @@ typedef struct {
     double cur_f, cur_hz, cur_db;
     view_avg meta;        /* the averages' stream as last fetched (no arrays) */
     char last_export[160];
+    int reanalysed;       /* analyses started again for the averages (view_panel_frames) */
 } panel_state;
 
 /* The band bars (view_bands.c). */
@@ -400,6 +405,7 @@ typedef struct {
     SDL_Texture *ring_tex; /* the ring (scroll.ring), where the live panels are drawn from */
     int ring_tex_w, ring_tex_h, ring_tex_stale;
     int ring_live;         /* view_draw_live drew this frame: slots it fetched go to ring_tex */
+    int shot_done;         /* view_config.shot_path written (or failed): the window closes */
     /* what the overlays (read-out, message, help) covered: put back at the next frame */
     int ncovered;
     SDL_Rect covered[8];
@@ -465,6 +471,9 @@ void view_format_time(const picture *p, double t, char *buf, size_t len); /* as 
 
 /* view_input.c: 1 to quit; *err for a failed restart */
 int view_on_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *ei);
+/* The analysis from the start again; same_frames: with the same settings (frame f is the
+ * same audio: the selection and the mark stay). */
+int view_restart(view *v, int same_frames, sp_errinfo *ei);
 void view_wheel(view *v, const SDL_MouseWheelEvent *e, int live);
 void view_mouse_motion(view *v, int x, int y, int live);
 void view_mouse_button(view *v, int x, int y, int down);
@@ -476,6 +485,9 @@ void view_avg_close(view_avg *a);
 enum { PANEL_SRC_NONE, PANEL_SRC_SEL, PANEL_SRC_EXP, PANEL_SRC_INF };
 const char *view_panel_src_name(int src);
 void view_panel_init(view *v);            /* --view's settings */
+/* Once per loop: the panel comes to need the running averages in a run that did not feed
+ * them (its picture took column maxima): the analysis starts again, taking spectra. */
+int view_panel_frames(view *v, sp_errinfo *ei);
 int view_panel_key(view *v, SDL_Keycode sym, int live); /* 1: taken */
 void view_panel_strip(view *v, const layout *L); /* the curve, the tone's marks: after the strip */
 void view_panel_free(view *v);

@@ -109,6 +109,8 @@ void view_panel_init(view *v)
 {
     v->pn.tone_on = v->vc.tone != 0;
     v->pn.avg_mode = v->vc.average ? VIEW_AVG_INF : VIEW_AVG_OFF;
+    /* before the first start: asked for at once, the averages never wait for a second run */
+    v->sh.need_frames = v->pn.tone_on || v->pn.avg_mode != VIEW_AVG_OFF;
 }
 
 void view_panel_free(view *v)
@@ -193,6 +195,24 @@ static void panel_sources(view *v, int *show, int *tone)
             : pn->avg_mode == VIEW_AVG_INF ? PANEL_SRC_INF
                                            : PANEL_SRC_NONE;
     *tone = *show != PANEL_SRC_NONE ? *show : v->live ? PANEL_SRC_EXP : PANEL_SRC_INF;
+}
+
+int view_panel_frames(view *v, sp_errinfo *ei)
+{
+    int show, tone, again;
+    panel_sources(v, &show, &tone);
+    if (show != PANEL_SRC_EXP && show != PANEL_SRC_INF &&
+        (!v->pn.tone_on || (tone != PANEL_SRC_EXP && tone != PANEL_SRC_INF)))
+        return SP_OK;
+    pthread_mutex_lock(&v->sh.mu);
+    v->sh.need_frames = 1; /* and for every later start (w, n) */
+    again = v->sh.maxima > 0; /* set by the run's first maxima: checked again next time */
+    pthread_mutex_unlock(&v->sh.mu);
+    if (!again)
+        return SP_OK;
+    v->pn.reanalysed++;
+    view_toast(v, "analysing again for the average: the picture's spectra were reduced on the device");
+    return view_restart(v, 1, ei);
 }
 
 /* The tone analysis of pn->pw, channel by channel (the first PANEL_TONE_CHANNELS). */

@@ -195,14 +195,18 @@ static int shift_levels(view_store *s)
     return SP_OK;
 }
 
-static int add_file_frame(view_store *s, chan *c, uint64_t f, const int16_t *v)
+/* Frames [f0, f1) of channel c, all in one level-0 entry once level 0 has room for f1-1:
+ * their maximum v joins that entry (max is idempotent: frames already in do no harm). */
+static int add_file_range(view_store *s, chan *c, uint64_t f0, uint64_t f1, const int16_t *v)
 {
     level *l0 = &c->lv[0];
     size_t j;
-    while (f / s->fpc >= s->base_cap)
+    while ((f1 - 1) / s->fpc >= s->base_cap)
         if (shift_levels(s) != SP_OK)
             return SP_ENOMEM;
-    j = (size_t)(f / s->fpc);
+    j = (size_t)(f0 / s->fpc);
+    if ((f1 - 1) / s->fpc != j)
+        return SP_EINVAL; /* a group wider than an entry or across two */
     /* entries this channel never got (cannot happen for files) read as no data */
     while (l0->count <= j) {
         if (level_reserve(l0, s->bins, s->base_cap) != SP_OK)
@@ -217,7 +221,7 @@ static int add_file_frame(view_store *s, chan *c, uint64_t f, const int16_t *v)
     }
     max_into(l0->v + j * s->bins, v, s->bins);
 placed:
-    if ((f + 1) % s->fpc == 0)
+    if (f1 % s->fpc == 0)
         return propagate(s, c, 0, j);
     return SP_OK;
 }
@@ -250,11 +254,50 @@ int view_store_add(view_store *s, int channel, uint64_t first, size_t nframes, c
             s->tmp[k] = to_cdb(src[k]);
         if (s->live)
             add_live_frame(s, c, f, s->tmp);
-        else if (add_file_frame(s, c, f, s->tmp) != SP_OK)
+        else if (add_file_range(s, c, f, f + 1, s->tmp) != SP_OK)
             return SP_ENOMEM;
         c->next = f + 1;
     }
     return SP_OK;
+}
+
+int view_store_add_max(view_store *s, int channel, uint64_t f0, uint64_t f1, const float *db)
+{
+    chan *c;
+    int err;
+    if (!s || channel < 0 || channel >= s->channels || !db || f1 <= f0 || (s->live && f1 - f0 > 1))
+        return SP_EINVAL;
+    c = &s->ch[channel];
+    if (f1 <= c->next)
+        return SP_OK; /* out of order: the store keeps time moving forward */
+    for (size_t k = 0; k < s->bins; k++)
+        s->tmp[k] = to_cdb(db[k]); /* monotonic: the maximum's level is the levels' maximum */
+    if (s->live)
+        add_live_frame(s, c, f0, s->tmp);
+    else if ((err = add_file_range(s, c, f0, f1, s->tmp)) != SP_OK)
+        return err;
+    c->next = f1;
+    return SP_OK;
+}
+
+uint64_t view_store_expect(view_store *s, uint64_t frames)
+{
+    if (!s)
+        return 0;
+    if (s->live || view_store_frames(s) > 0)
+        return s->live ? 1 : s->fpc;
+    while (frames > s->base_cap * s->fpc && s->fpc < ((uint64_t)1 << 40))
+        s->fpc *= 2;
+    return s->fpc;
+}
+
+const int16_t *view_store_level(const view_store *s, int channel, int k, size_t *count)
+{
+    *count = 0;
+    if (!s || s->live || channel < 0 || channel >= s->channels || k < 0 || k >= s->nlevels)
+        return NULL;
+    *count = s->ch[channel].lv[k].count;
+    return s->ch[channel].lv[k].v;
 }
 
 uint64_t view_store_frames(const view_store *s)

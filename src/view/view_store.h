@@ -3,7 +3,8 @@
  *   live  a ring of the newest `cap` frames per channel (one frame per entry); frames
  *         skipped by the analysis (it fell behind) read as VIEW_STORE_NODATA.
  *   file  every frame, in a pyramid of maxima for drawing any zoom quickly:
- *           level 0: entry j = max of frames [j*fpc, (j+1)*fpc)     (fpc = 1 at first)
+ *           level 0: entry j = max of frames [j*fpc, (j+1)*fpc)     (fpc = 1 at first, or
+ *                    what view_store_expect chose for the frames to come)
  *           level k: entry j = max of level k-1 entries 2j, 2j+1
  *         When level 0 is full (a memory budget), the levels shift down by one: the old
  *         level 1 becomes level 0 and fpc doubles, so nothing is dropped, only merged.
@@ -39,6 +40,23 @@ void view_store_destroy(view_store *s); /* NULL is a no-op */
  * first+nframes-1, in increasing order across calls (gaps allowed in live mode).
  * O(bins) per frame (amortised, levels included). SP_EINVAL / SP_ENOMEM. */
 int view_store_add(view_store *s, int channel, uint64_t first, size_t nframes, const float *db);
+
+/* Adds the maximum of frames f0 .. f1-1 of `channel` (bins float dB, e.g. a GPU's column
+ * maxima: sink.h maxima_span), as if those frames were added one by one: the frames must
+ * lie in one level-0 entry (f0/fpc == (f1-1)/fpc; true for aligned groups of a span that
+ * divides view_store_capacity(), which only doubles). The part of a group already added
+ * (a group split across calls) may come again. Live: one frame only. SP_EINVAL /
+ * SP_ENOMEM. */
+int view_store_add_max(view_store *s, int channel, uint64_t f0, uint64_t f1, const float *db);
+
+/* File, before the first frame: about `frames` frames per channel will come; level 0
+ * starts with the frames per entry that adding them would have reached (the same store,
+ * without the merges on the way). Returns the frames per level-0 entry (1 for live). */
+uint64_t view_store_expect(view_store *s, uint64_t frames);
+
+/* For the tests: level k of a file store's channel, *count entries of bins values (NULL
+ * for live or out of range). Valid until the next add. */
+const int16_t *view_store_level(const view_store *s, int channel, int k, size_t *count);
 
 /* Frames seen: the highest frame index added (any channel) + 1. */
 uint64_t view_store_frames(const view_store *s);

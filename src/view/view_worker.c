@@ -1,11 +1,18 @@
 /* view_worker: the analysis on a thread of its own, with the view as its sink (sink.h):
- * open makes the store, spectra copy into it. See view_internal.h. */
+ * open makes the store, spectra copy into it. See view_internal.h.
+ *
+ * A file's store keeps maxima of fpc frames an entry (view_store.h); with fpc > 1 the sink
+ * asks for column maxima of that span (sink.h maxima_span), which a GPU backend computes
+ * where the spectra are: then only fpc-th of the rows cross the bus, and the running
+ * averages, which need every spectrum, are not fed (sh->maxima; the panel starts the
+ * analysis again, taking spectra, when it comes to need them: view_panel_frames). */
 #include "view_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "clock.h"
+#include "fft.h" /* fft_colmax_rows */
 
 static void wake(const shared *sh)
 {
@@ -22,7 +29,8 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     view_store *st = NULL;
     view_stream info;
     view_avg avg;
-    int err;
+    int err, need_frames;
+    uint64_t fpc = 1;
     memset(&info, 0, sizeof info);
     snprintf(info.name, sizeof info.name, "%s", ss->source);
     snprintf(info.window, sizeof info.window, "%s", ss->window);
@@ -40,6 +48,13 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
                             &st, ei);
     if (err != SP_OK)
         return err;
+    pthread_mutex_lock(&sh->mu);
+    need_frames = sh->need_frames;
+    pthread_mutex_unlock(&sh->mu);
+    /* level 0's step from the frames to come, so that it holds from the first frame on */
+    if (!info.live && ss->frames_expected > 0)
+        fpc = view_store_expect(st, (uint64_t)ss->frames_expected);
+    wants->maxima_span = fpc > 1 && !need_frames ? fpc : 0;
     if ((err = view_avg_open(&avg, ss, ei)) != SP_OK) {
         view_store_destroy(st);
         return err;
@@ -51,6 +66,7 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     sh->store = st;
     sh->info = info;
     sh->started = 1;
+    sh->maxima = 0;
     sh->have_anchor = 0;
     sh->version++;
     sh->gen++;
@@ -58,15 +74,11 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     return SP_OK;
 }
 
-/* Runs on the analysis thread: a copy into the store, nothing that waits long. */
-static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+/* Frames first .. first+nframes-1 of `channel` are in the store: the counters, and the
+ * window woken when it waits for them. Under mu; returns whether to wake it. */
+static int frames_in(shared *sh, int channel, uint64_t first, size_t nframes)
 {
-    (void)ei;
-    shared *sh = user;
-    int err, woken = 0;
-    pthread_mutex_lock(&sh->mu);
-    err = view_store_add(sh->store, channel, first, nframes, db);
-    view_avg_add(&sh->avg, channel, nframes, db);
+    int woken = 0;
     if (channel == 0) {
         if (first > sh->next0)
             sh->skipped += first - sh->next0;
@@ -85,13 +97,50 @@ static int on_frames(void *user, int channel, uint64_t first, size_t nframes, co
         woken = sh->want_wake;
         sh->want_wake = 0;
     }
+    return woken;
+}
+
+/* Runs on the analysis thread: a copy into the store, nothing that waits long. */
+static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+{
+    (void)ei;
+    shared *sh = user;
+    int err, woken;
+    pthread_mutex_lock(&sh->mu);
+    err = view_store_add(sh->store, channel, first, nframes, db);
+    view_avg_add(&sh->avg, channel, nframes, db);
+    woken = frames_in(sh, channel, first, nframes);
     pthread_mutex_unlock(&sh->mu);
     if (woken)
         wake(sh);
     return err;
 }
 
-static const sink_ops VIEW_SINK = {"window", on_start, on_frames, NULL, NULL, NULL, NULL, NULL};
+/* Instead of on_frames when the backend reduced the spectra (sink.h maxima): a row per
+ * group of span frames, each one level-0 entry of the store (or part of one). */
+static int on_maxima(void *user, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows,
+                     sp_errinfo *ei)
+{
+    shared *sh = user;
+    size_t nrows = fft_colmax_rows(span, first, nframes);
+    uint64_t g0 = first / span, end = first + nframes;
+    int err = SP_OK, woken;
+    pthread_mutex_lock(&sh->mu);
+    for (size_t i = 0; i < nrows && err == SP_OK; i++) {
+        uint64_t f0 = (g0 + i) * span, f1 = f0 + span;
+        err = view_store_add_max(sh->store, channel, f0 > first ? f0 : first, f1 < end ? f1 : end,
+                                 rows + i * sh->info.bins);
+    }
+    sh->maxima = span;
+    woken = frames_in(sh, channel, first, nframes);
+    pthread_mutex_unlock(&sh->mu);
+    if (woken)
+        wake(sh);
+    return err == SP_OK ? SP_OK : sp_fail(ei, err, "the window's store took no column maxima of %llu frames",
+                                          (unsigned long long)span);
+}
+
+static const sink_ops VIEW_SINK = {"window", on_start, on_frames, NULL, NULL, NULL, NULL, on_maxima};
 
 static void *worker_main(void *arg)
 {
@@ -116,6 +165,7 @@ int view_worker_start(worker *w, sp_errinfo *ei)
     sh->started = sh->finished = 0;
     sh->err = SP_OK;
     sh->next0 = sh->skipped = 0;
+    sh->maxima = 0;
     sh->anchor_src = 0;
     sh->have_anchor = 0;
     sh->last_in = sh->in_gap = 0;

@@ -10,6 +10,7 @@ Where both agree to float32 precision: within 0.01 dB wherever the level is abov
 whole frame (float32: ~1e-7 of the peak amplitude), so there the amplitudes must agree
 within 1e-5 of the frame's peak amplitude.
 """
+import json
 import os
 import re
 import sys
@@ -199,6 +200,62 @@ class GpuPeaksAgree(unittest.TestCase):
         print("peaks: %d runs compared, %d near ties" % (compared, near))
         self.assertGreater(compared, 20)
 
+
+
+def window_shot(d, name, args, env_extra):
+    """The file window on SDL's offscreen driver: the picture it writes once its analysis is
+    over (SPECTRO_VIEW_SHOT; it then closes), its SPECTRO_VIEW_STATS and stderr."""
+    shot, stats = os.path.join(d, name + ".png"), os.path.join(d, name + ".json")
+    env = dict(os.environ, SDL_VIDEODRIVER="offscreen", SDL_AUDIODRIVER="dummy", SPECTRO_VIEW_SHOT=shot,
+               SPECTRO_VIEW_STATS=stats)
+    env.pop("SPECTRO_TEST_MAXIMA", None)
+    env.update(env_extra)
+    p = E.run(["-v", "--size", "960x600"] + args, timeout=300, env=env)
+    if p.returncode != 0 or not os.path.exists(shot):
+        raise AssertionError("%s: exit %d, no picture: %s" % (name, p.returncode, p.stderr))
+    with open(stats) as f:
+        st = json.load(f)
+    return E.read_png(shot), st, p.stderr
+
+
+class GpuWindowAgree(unittest.TestCase):
+    """The file window with a GPU backend: where its store keeps more than one frame an entry
+    (here N 32768 with a hop of 16, or 16384 / 8 with --channel all) the column maxima are
+    computed on the device (-v and SPECTRO_VIEW_STATS say so) and only they cross the bus.
+    The picture is byte for byte the one with the reduction off (SPECTRO_TEST_MAXIMA=off: every
+    spectrum to the host, as before), and nearly the cpu backend's: 99.5 % of the plot's
+    pixels equal, the tolerance --png's test allows for float rounding between backends."""
+
+    def test_window(self):
+        import e2e_window as EW  # its picture helpers (no X server needed here)
+        rate = 48000
+        with E.TempDir() as d:
+            E.write_float_wav(d + "/mono.wav", EW.busy_signal(6.0).astype(np.float32), rate)
+            E.write_float_wav(d + "/two.wav", EW.busy_signal(3.5, channels=2).astype(np.float32), rate)
+            cases = [("mono.wav", ["-n", 32768, "--hop", 16]),
+                     ("two.wav", ["-n", 16384, "--hop", 8, "--channel", "all", "--scale", "log"])]
+            for backend in ("cuda", "cufft"):
+                for name, args in cases:
+                    base = [d + "/" + name] + args
+                    what = "%s %s %s" % (backend, name, args)
+                    dev, sd, ed = window_shot(d, "dev", base + ["-b", backend], {})
+                    off, so, eo = window_shot(d, "off", base + ["-b", backend], {"SPECTRO_TEST_MAXIMA": "off"})
+                    cpu, sc, ec = window_shot(d, "cpu", base + ["-b", "cpu"], {})
+                    fpc = sd["store"]["frames_per_entry"]
+                    self.assertGreater(fpc, 1, what)
+                    self.assertEqual(sd["store"]["maxima_span"], fpc, what + ": the device's maxima not used")
+                    self.assertIn("picture: the maxima of every %d frames computed beside the FFT (%s)" %
+                                  (fpc, backend), ed, what)
+                    self.assertEqual(so["store"]["maxima_span"], 0, what)
+                    self.assertEqual(sc["store"]["maxima_span"], 0, what)
+                    self.assertNotIn("picture: the maxima", eo + ec, what)
+                    self.assertEqual(dev.shape, off.shape, what)
+                    self.assertTrue((dev == off).all(), "%s: %d pixels apart from the reduction off" %
+                                    (what, (dev != off).any(axis=2).sum()))
+                    x, y, w, h = EW.find_plot(cpu)
+                    self.assertEqual((x, y, w, h), EW.find_plot(dev), what)
+                    same = (cpu[y:y + h, x:x + w] == dev[y:y + h, x:x + w]).all(axis=2).mean()
+                    self.assertGreater(same, 0.995, "%s: %.4f of the plot's pixels as the cpu backend's" % (what, same))
 
 
 if __name__ == "__main__":
