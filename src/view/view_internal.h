@@ -410,7 +410,7 @@ typedef struct {
     int ncovered;
     SDL_Rect covered[8];
     /* the texts last drawn, for SPECTRO_VIEW_STATS (the tests read them there) */
-    char shown_status[768];
+    char shown_status[64 + 768 + 256 + 4]; /* st | left | right */
     char shown_readout[320];
     float shown_bar[2]; /* the colour bar's range (dBFS at its bottom and top) */
 } view;
