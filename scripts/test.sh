@@ -40,8 +40,17 @@ cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze test_
 tsan_out=$(mktemp -d)
 TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/spectro" --quiet --channel all --png "$tsan_out/t.png" \
     --dump "$tsan_out/t.npy" "$root/assets/stereo_1500l_3000r_48k_s16.wav"
-rm -rf "$tsan_out"
 echo "ThreadSanitizer: spectro --png --dump --channel all: clean"
+# a batch on the cpu backend: several sessions at once, bad files among them, in-order reports
+a="$root/assets"
+TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/spectro" --quiet -b cpu --png "$tsan_out/{stem}.png" \
+    --dump "$tsan_out/" "$a/stereo_1500l_3000r_48k_s16.wav" "$a/not_audio.wav" "$a/two_tone_48k.flac" \
+    "$a/sine_1000hz_48k_f32.wav" "$a/empty.wav" "$a/two_tone_48k_s16.wav" "$a/chirp_100_20k_48k_s16.wav" \
+    "$a/eight_channels_48k_s16.wav" 2>"$tsan_out/err" || true
+if grep -q "ThreadSanitizer" "$tsan_out/err"; then cat "$tsan_out/err"; exit 1; fi
+grep -q "2 of 8 files failed" "$tsan_out/err" || { cat "$tsan_out/err"; exit 1; }
+rm -rf "$tsan_out"
+echo "ThreadSanitizer: a batch of 8 files on several sessions: clean"
 # the window's threads: a live window restarted by keys (w, then n eight times) while its
 # analysis runs; reports inside Mesa and libX11 are suppressed (tests/tsan.supp)
 py=$(sed -n 's/^SPECTRO_PYTHON:FILEPATH=//p' "$root/build-tsan/CMakeCache.txt") # the tests' Python, with numpy

@@ -1,10 +1,13 @@
 #include "batch.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "analyze.h"
 #include "clock.h"
@@ -14,6 +17,7 @@
 #include "sink_table.h"
 
 #define PATH_BYTES 4096
+#define PAR_FILES_MAX 16 /* sessions at once on the cpu backend */
 
 /* The whole list, before --shard takes its share: the command line's FILEs (argv's
  * strings), then --files-from's lines (own[], freed at the end). */
@@ -431,18 +435,198 @@ static int run_share(const cli_options *o, const input_list *l, char **paths, ta
         analyze_session_next(s, i + step < l->count ? l->path[i + step] : NULL);
         ei.msg[0] = 0;
         err = analyze_session_run(s, l->path[i], req, o->an.n_outputs, &res, &ei);
+        sp_stderr_lock(); /* the next file may be opening on the read-ahead's thread */
         progress_clear(pg);
-        if (err == SP_OK) {
+        if (err == SP_OK)
             report_file(o, &res, t);
-            continue;
+        else {
+            t->failed++;
+            report_failure(l->path[i], err, &ei);
         }
-        t->failed++;
-        report_failure(l->path[i], err, &ei);
+        sp_stderr_unlock();
+        if (err == SP_OK)
+            continue;
         if (ends_batch(err))
             break;
         err = SP_OK;
     }
     analyze_session_destroy(s);
+    return err;
+}
+
+/* ---- the share on several sessions at once (the cpu backend) ------------------------------ */
+
+/* A file of the share: its run's outcome, once done. */
+typedef struct {
+    int done, err;
+    analyze_result res;
+    sp_errinfo ei;
+} file_slot;
+
+typedef struct {
+    const cli_options *o;
+    const input_list *l;
+    char **paths;
+    analyze_config cfg;     /* the sessions' config: no bar of their own, the cpu threads shared out */
+    int first, step, count; /* the share: list index first + k*step for k < count */
+    int next;               /* the next k a session takes */
+    int stop;               /* an error ended the batch: no file is started after it */
+    int running;            /* sessions still taking files */
+    int create_err;         /* the first session that could not be made says why */
+    sp_errinfo create_ei;
+    file_slot *slot;        /* count of them */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} par_share;
+
+/* How many sessions run the share at once: several only on the cpu backend (named, or
+ * auto without a GPU), where a small file keeps few of the FFT threads busy; a GPU backend
+ * keeps its one session (one CUDA start, the next file read ahead); an output to standard
+ * output keeps its files' lines in order by running them in order. */
+static int share_workers(const cli_options *o, int files)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int w = cpus < 1 ? 1 : cpus > PAR_FILES_MAX ? PAR_FILES_MAX : (int)cpus;
+    if (o->an.backend != FFT_BACKEND_CPU && !(o->an.backend == FFT_BACKEND_AUTO && !fft_gpu_present(NULL, 0)))
+        return 1;
+    for (int j = 0; j < o->an.n_outputs; j++) {
+        const sink_kind *k = sink_kind_find(o->an.outputs[j].kind);
+        if (!k || k->writes_stdout(o->an.outputs[j].path))
+            return 1;
+    }
+    return w < files ? w : files < 1 ? 1 : files;
+}
+
+/* A session's thread: takes the share's next file until none is left or the batch ends. */
+static void *share_worker(void *arg)
+{
+    par_share *ps = arg;
+    analyze_session *s = NULL;
+    sp_errinfo ei = {{0}};
+    int err = analyze_session_create(&ps->cfg, &s, &ei);
+    pthread_mutex_lock(&ps->mu);
+    if (err != SP_OK && ps->create_err == SP_OK) {
+        ps->create_err = err;
+        ps->create_ei = ei;
+    }
+    while (err == SP_OK && !ps->stop && ps->next < ps->count) {
+        int k = ps->next++, i = ps->first + k * ps->step;
+        file_slot *fs = &ps->slot[k];
+        sink_request req[ANALYZE_MAX_OUTPUTS];
+        pthread_mutex_unlock(&ps->mu);
+        requests_of(ps->o, ps->paths, i, req);
+        fs->err = analyze_session_run(s, ps->l->path[i], req, ps->o->an.n_outputs, &fs->res, &fs->ei);
+        pthread_mutex_lock(&ps->mu);
+        fs->done = 1;
+        ps->stop |= ends_batch(fs->err);
+        pthread_cond_broadcast(&ps->cv);
+    }
+    ps->running--;
+    pthread_cond_broadcast(&ps->cv);
+    pthread_mutex_unlock(&ps->mu);
+    analyze_session_destroy(s);
+    return NULL;
+}
+
+/* Waits until file k of the share is done (1), or will never be (0: not started, and the
+ * batch ended or no session is left); the bar's clock keeps moving meanwhile. */
+static int share_wait(par_share *ps, int k, progress *pg)
+{
+    int done;
+    pthread_mutex_lock(&ps->mu);
+    while (!ps->slot[k].done && (k < ps->next || (!ps->stop && ps->running > 0))) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 100000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&ps->cv, &ps->mu, &until);
+        pthread_mutex_unlock(&ps->mu);
+        sp_stderr_lock();
+        progress_update(pg, 0);
+        sp_stderr_unlock();
+        pthread_mutex_lock(&ps->mu);
+    }
+    done = ps->slot[k].done;
+    pthread_mutex_unlock(&ps->mu);
+    return done;
+}
+
+/* The share on `workers` sessions at once: every message and the bar as run_share gives
+ * them, in the list's order (each file reported when it and those before it are done). */
+static int run_share_parallel(const cli_options *o, const input_list *l, char **paths, tally *t, progress *pg,
+                              int workers, int count)
+{
+    par_share ps;
+    pthread_t th[PAR_FILES_MAX];
+    int started = 0, err = SP_OK, k;
+    memset(&ps, 0, sizeof ps);
+    if (!(ps.slot = calloc((size_t)count, sizeof *ps.slot))) {
+        fprintf(stderr, "spectro: out of memory for a batch of %d files\n", count);
+        return SP_ENOMEM;
+    }
+    ps.o = o;
+    ps.l = l;
+    ps.paths = paths;
+    ps.cfg = o->an;
+    ps.cfg.input = NULL;
+    ps.cfg.label_inputs = 1;
+    ps.cfg.progress = 0; /* the bar is this thread's, per file */
+    if (ps.cfg.fft_tuning.cpu_threads <= 0) { /* the default threads shared out */
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        ps.cfg.fft_tuning.cpu_threads = cpus > workers ? (int)(cpus / workers) : 1;
+    }
+    ps.first = o->shard_n > 0 ? o->shard_k : 0;
+    ps.step = o->shard_n > 0 ? o->shard_n : 1;
+    ps.count = count;
+    pthread_mutex_init(&ps.mu, NULL);
+    pthread_cond_init(&ps.cv, NULL);
+    pthread_mutex_lock(&ps.mu);
+    for (; started < workers; started++) {
+        ps.running++;
+        if (pthread_create(&th[started], NULL, share_worker, &ps) != 0) {
+            ps.running--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&ps.mu);
+    for (k = 0; started > 0 && k < count; k++) {
+        file_slot *fs = &ps.slot[k];
+        if (!share_wait(&ps, k, pg))
+            break;
+        sp_stderr_lock(); /* the other sessions open their files meanwhile */
+        progress_clear(pg);
+        progress_file(pg, fs->res.info.rate, -1);
+        progress_file_done(pg, fs->err == SP_OK ? (int64_t)fs->res.samples : 0);
+        if (fs->err == SP_OK)
+            report_file(o, &fs->res, t);
+        else {
+            t->failed++;
+            report_failure(l->path[ps.first + k * ps.step], fs->err, &fs->ei);
+        }
+        sp_stderr_unlock();
+        if (fs->err == SP_OK)
+            continue;
+        if (ends_batch(fs->err)) {
+            err = fs->err;
+            break;
+        }
+    }
+    pthread_mutex_lock(&ps.mu);
+    ps.stop = 1;
+    pthread_mutex_unlock(&ps.mu);
+    for (int w = 0; w < started; w++)
+        pthread_join(th[w], NULL);
+    if (err == SP_OK && k < count) { /* no session could be made, or all of them failed */
+        err = started ? ps.create_err : SP_ENOMEM;
+        fprintf(stderr, "spectro: %s\n", !started ? "cannot start the batch's threads"
+                                         : ps.create_ei.msg[0] ? ps.create_ei.msg : sp_strerror(err));
+    }
+    pthread_cond_destroy(&ps.cv);
+    pthread_mutex_destroy(&ps.mu);
+    free(ps.slot);
     return err;
 }
 
@@ -453,7 +637,7 @@ int batch_main(cli_options *o)
     tally t;
     progress pg;
     sp_errinfo ei = {{0}};
-    int err, rc;
+    int err, rc, workers = 1;
     double t0 = sp_now();
     memset(&l, 0, sizeof l);
     memset(&t, 0, sizeof t);
@@ -465,16 +649,17 @@ int batch_main(cli_options *o)
     for (int i = o->shard_n > 0 ? o->shard_k : 0; i < l.count; i += o->shard_n > 0 ? o->shard_n : 1)
         t.files++;
     progress_begin_files(&pg, stderr, o->an.progress, t.files);
-    err = run_share(o, &l, paths, &t, &pg);
+    workers = share_workers(o, t.files);
+    err = workers > 1 ? run_share_parallel(o, &l, paths, &t, &pg, workers, t.files) : run_share(o, &l, paths, &t, &pg);
     progress_end(&pg);
     if (t.failed || err != SP_OK)
         fprintf(stderr, "spectro: %d of %d files failed%s\n", t.failed, t.files,
                 t.done + t.failed < t.files ? "; the rest were not analysed" : "");
     if (o->verbose)
         fprintf(stderr,
-                "spectro: %d files, %.1f s of audio in %.3f s; time: %.3f s making the %s plan, %.3f s in FFT "
-                "calls, %.3f s in output, %.3f s waiting for input\n",
-                t.done, t.audio_s, sp_now() - t0, t.plan_s, t.backend[0] ? t.backend : "(no)", t.fft_s,
+                "spectro: %d files, %.1f s of audio in %.3f s (%d at a time); time: %.3f s making the %s plan, "
+                "%.3f s in FFT calls, %.3f s in output, %.3f s waiting for input\n",
+                t.done, t.audio_s, sp_now() - t0, workers, t.plan_s, t.backend[0] ? t.backend : "(no)", t.fft_s,
                 t.sink_s, t.wait_s);
     rc = err != SP_OK ? sp_exit_code(err) : t.failed ? 1 : 0;
 done:

@@ -1,7 +1,20 @@
 #include "err.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+
+static pthread_mutex_t stderr_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void sp_stderr_lock(void)
+{
+    pthread_mutex_lock(&stderr_mu);
+}
+
+void sp_stderr_unlock(void)
+{
+    pthread_mutex_unlock(&stderr_mu);
+}
 
 const char *sp_strerror(int err)
 {

@@ -35,6 +35,13 @@ typedef struct {
 /* Short generic text for a code ("bad input", ...). Never NULL. */
 const char *sp_strerror(int err);
 
+/* Standard error is the process's: code that points fd 2 elsewhere for a while (a library's
+ * own lines muted) holds this lock meanwhile, and a thread that prints while other threads
+ * may open inputs (a batch's reports) holds it around its lines, so that no line of ours
+ * goes to /dev/null. */
+void sp_stderr_lock(void);
+void sp_stderr_unlock(void);
+
 /* Process exit code for an error: 0 for SP_OK, 2 for usage/input errors, 130 for
  * SP_EINTERRUPTED (what shells give a command that SIGINT ended), 1 otherwise. */
 int sp_exit_code(int err);

@@ -2,6 +2,7 @@
 #include "canvas.h"
 
 #include <SDL_ttf.h>
+#include <pthread.h>
 #include <string.h>
 
 canvas canvas_make(uint8_t *px, int w, int h, size_t pitch)
@@ -71,12 +72,27 @@ void canvas_outline(const canvas *c, int x, int y, int w, int h, rgb8 col)
     canvas_fill(c, x + w - 1, y, 1, h, col);
 }
 
+static pthread_mutex_t ttf_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void canvas_ttf_lock(void)
+{
+    pthread_mutex_lock(&ttf_mu);
+}
+
+void canvas_ttf_unlock(void)
+{
+    pthread_mutex_unlock(&ttf_mu);
+}
+
 int canvas_text_width(TTF_Font *font, const char *s)
 {
-    int w = 0, h = 0;
-    if (!font || !s || !*s || TTF_SizeUTF8(font, s, &w, &h) != 0)
+    int w = 0, h = 0, ok;
+    if (!font || !s || !*s)
         return 0;
-    return w;
+    canvas_ttf_lock();
+    ok = TTF_SizeUTF8(font, s, &w, &h) == 0;
+    canvas_ttf_unlock();
+    return ok ? w : 0;
 }
 
 void canvas_blit_text(const canvas *c, const SDL_Surface *sf, int x, int y, rgb8 col, int rotate)
@@ -107,15 +123,25 @@ void canvas_text(const canvas *c, TTF_Font *font, const char *s, int x, int y, r
     int tw = 0, th = 0;
     if (!font || !s || !*s)
         return;
-    if ((c->clip.w < c->w || c->clip.h < c->h) && TTF_SizeUTF8(font, s, &tw, &th) == 0) {
+    if (c->clip.w < c->w || c->clip.h < c->h) {
+        int sized;
+        canvas_ttf_lock();
+        sized = TTF_SizeUTF8(font, s, &tw, &th) == 0;
+        canvas_ttf_unlock();
         int bw = rotate ? th : tw, bh = rotate ? tw : th;
-        if (x >= c->clip.x + c->clip.w || y >= c->clip.y + c->clip.h || x + bw <= c->clip.x || y + bh <= c->clip.y)
+        if (sized &&
+            (x >= c->clip.x + c->clip.w || y >= c->clip.y + c->clip.h || x + bw <= c->clip.x || y + bh <= c->clip.y))
             return;
     }
-    if (!(sf = TTF_RenderUTF8_Blended(font, s, fg)))
+    canvas_ttf_lock();
+    sf = TTF_RenderUTF8_Blended(font, s, fg);
+    canvas_ttf_unlock();
+    if (!sf)
         return;
     canvas_blit_text(c, sf, x, y, col, rotate);
+    canvas_ttf_lock(); /* the surface's format is SDL's, shared */
     SDL_FreeSurface(sf);
+    canvas_ttf_unlock();
 }
 
 void canvas_fit_text(TTF_Font *font, char *s, int max_w)

@@ -40,6 +40,12 @@ void canvas_blend(const canvas *c, int x, int y, int w, int h, rgb8 col, unsigne
 void canvas_outline(const canvas *c, int x, int y, int w, int h, rgb8 col);
 
 /* The width in pixels of s in font (0 for NULL, "" or a string it cannot measure). */
+/* SDL2_ttf and FreeType share one library state between fonts (TTF_Init's count, faces made
+ * and freed, SDL's surface formats): every TTF call of the program runs under this lock, so
+ * that pictures drawn on several threads at once (a batch's sessions) do not race. The text
+ * functions below take it themselves. */
+void canvas_ttf_lock(void);
+void canvas_ttf_unlock(void);
 int canvas_text_width(struct _TTF_Font *font, const char *s);
 /* Cuts s (UTF-8, in place) until it fits max_w pixels in font, ending it with an ellipsis;
  * "" when not even that fits. */

@@ -117,7 +117,7 @@ static int resolve_scale(plot *p, sp_errinfo *ei)
     return err;
 }
 
-static int open_fonts(plot *p, sp_errinfo *ei)
+static int open_fonts_locked(plot *p, sp_errinfo *ei)
 {
     char path[1024], bold[1024];
     const char *slash;
@@ -144,6 +144,16 @@ static int open_fonts(plot *p, sp_errinfo *ei)
     p->line_h = TTF_FontHeight(p->font);
     p->title_h = TTF_FontHeight(p->font_title);
     return SP_OK;
+}
+
+/* open_fonts_locked under the program's TTF lock (canvas.h) */
+static int open_fonts(plot *p, sp_errinfo *ei)
+{
+    int err;
+    canvas_ttf_lock();
+    err = open_fonts_locked(p, ei);
+    canvas_ttf_unlock();
+    return err;
 }
 
 /* Level ticks at 1-2-5 steps, labels at least LABEL_GAP_LINES lines apart. */
@@ -222,12 +232,14 @@ void plot_destroy(plot *p)
 {
     if (!p)
         return;
+    canvas_ttf_lock();
     if (p->font)
         TTF_CloseFont(p->font);
     if (p->font_title)
         TTF_CloseFont(p->font_title);
     if (p->ttf_init)
         TTF_Quit();
+    canvas_ttf_unlock();
     free(p);
 }
 

@@ -298,7 +298,7 @@ static int resolve_scale(render *r, sp_errinfo *ei)
     return render_scale_map(&r->cfg, r->rate, r->n, &r->map, ei);
 }
 
-static int open_fonts(render *r, sp_errinfo *ei)
+static int open_fonts_locked(render *r, sp_errinfo *ei)
 {
     char path[1024], bold[1024];
     const char *slash;
@@ -326,6 +326,16 @@ static int open_fonts(render *r, sp_errinfo *ei)
     r->line_h = TTF_FontHeight(r->font);
     r->title_h = TTF_FontHeight(r->font_title);
     return SP_OK;
+}
+
+/* open_fonts_locked under the program's TTF lock (canvas.h) */
+static int open_fonts(render *r, sp_errinfo *ei)
+{
+    int err;
+    canvas_ttf_lock();
+    err = open_fonts_locked(r, ei);
+    canvas_ttf_unlock();
+    return err;
 }
 
 /* Margins from the font size and the widest labels; then panels, ticks and the bar. */
@@ -471,12 +481,14 @@ void render_destroy(render *r)
 {
     if (!r)
         return;
+    canvas_ttf_lock();
     if (r->font)
         TTF_CloseFont(r->font);
     if (r->font_title)
         TTF_CloseFont(r->font_title);
     if (r->ttf_init)
         TTF_Quit();
+    canvas_ttf_unlock();
     if (r->acc)
         for (int c = 0; c < r->channels; c++) {
             free(r->acc[c].cols);
@@ -923,10 +935,14 @@ render_rect render_label_rect(const render *r, int channel)
 {
     render_rect b = {0, 0, 0, 0};
     char label[32];
+    int sized;
     if (!r || channel < 0 || channel >= r->channels || r->channels < 2)
         return b;
     channel_label(r, channel, label, sizeof label, &b.x, &b.y);
-    if (TTF_SizeUTF8(r->font, label, &b.w, &b.h) != 0)
+    canvas_ttf_lock();
+    sized = TTF_SizeUTF8(r->font, label, &b.w, &b.h) == 0;
+    canvas_ttf_unlock();
+    if (!sized)
         return render_plot_rect(r, channel); /* cannot tell: all of the panel */
     b.w++; /* the shadow, one pixel right and down */
     b.h++;

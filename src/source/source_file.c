@@ -283,12 +283,15 @@ static SNDFILE *open_short_caf(const char *path, off_t size, SF_INFO *in, caf_vi
 
 /* sf_open with standard error sent to /dev/null: libmpg123 (libsndfile's MP3 decoder)
  * prints its own warnings there ("Warning: Xing stream size off ..."), and we say what went
- * wrong in one line of our own. The file source opens before the run's threads start, so
- * nothing of ours is written to fd 2 meanwhile. */
+ * wrong in one line of our own. A batch opens its next files on other threads while it
+ * reports: the redirection holds sp_stderr_lock, as its reports do. */
 static SNDFILE *open_quietly(const char *path, SF_INFO *in)
 {
     SNDFILE *sf;
-    int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int saved, null;
+    sp_stderr_lock();
+    saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+    null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     fflush(stderr);
     if (saved >= 0 && null >= 0)
         dup2(null, STDERR_FILENO);
@@ -299,6 +302,7 @@ static SNDFILE *open_quietly(const char *path, SF_INFO *in)
         close(saved);
     if (null >= 0)
         close(null);
+    sp_stderr_unlock();
     return sf;
 }
 

@@ -519,9 +519,12 @@ static int find_device(const char *want, int output, PaDeviceIndex *out, sp_erri
 static int stderr_mute(void)
 {
     int saved, null;
+    sp_stderr_lock(); /* until stderr_unmute (err.h) */
     fflush(stderr);
-    if ((saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0)) < 0)
+    if ((saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0)) < 0) {
+        sp_stderr_unlock();
         return -1;
+    }
     if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
         dup2(null, STDERR_FILENO);
         close(null);
@@ -536,6 +539,7 @@ static void stderr_unmute(int saved)
     fflush(stderr);
     dup2(saved, STDERR_FILENO);
     close(saved);
+    sp_stderr_unlock();
 }
 
 static void supported_rates(const PaStreamParameters *in, char *buf, size_t len)

@@ -185,12 +185,14 @@ static void destroy_view(view *v)
     free(v->cv.px);
     free(v->st.lat);
     view_store_destroy(v->sh.store);
+    canvas_ttf_lock();
     for (int i = 0; i < TEXT_CACHE; i++)
         SDL_FreeSurface(v->texts[i].sf);
     if (v->font)
         TTF_CloseFont(v->font);
     if (v->ttf)
         TTF_Quit();
+    canvas_ttf_unlock();
     if (v->tex)
         SDL_DestroyTexture(v->tex);
     if (v->ring_tex)
@@ -234,7 +236,10 @@ static int start_video(view *v, int *refused, sp_errinfo *ei)
         return no_display(v, ei);
     }
     v->sh.wake_event = SDL_RegisterEvents(1);
-    if (TTF_Init() != 0)
+    canvas_ttf_lock();
+    v->ttf = TTF_Init() == 0;
+    canvas_ttf_unlock();
+    if (!v->ttf)
         return sp_fail(ei, SP_EIO, "cannot start SDL2_ttf: %s", TTF_GetError());
     v->ttf = 1; /* held for the window's life: the renders made per picture reuse it */
     return SP_OK;

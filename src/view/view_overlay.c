@@ -36,6 +36,7 @@ int view_font(view *v, int px)
 {
     if (v->font && v->font_px == px)
         return 1;
+    canvas_ttf_lock();
     if (v->font)
         TTF_CloseFont(v->font);
     v->font = TTF_OpenFont(v->font_path, px);
@@ -45,6 +46,7 @@ int view_font(view *v, int px)
         TTF_SetFontHinting(v->font, TTF_HINTING_LIGHT);
         v->line_h = TTF_FontHeight(v->font);
     }
+    canvas_ttf_unlock();
     return v->font != NULL;
 }
 
@@ -56,8 +58,12 @@ static SDL_Surface *text_surface(view *v, const char *s, rgb8 col, SDL_Surface *
     SDL_Color fg = {col.r, col.g, col.b, 255};
     text_entry *e = NULL;
     *own = NULL;
-    if (strlen(s) >= sizeof v->texts[0].s)
-        return *own = TTF_RenderUTF8_Blended(v->font, s, fg);
+    if (strlen(s) >= sizeof v->texts[0].s) {
+        canvas_ttf_lock();
+        *own = TTF_RenderUTF8_Blended(v->font, s, fg);
+        canvas_ttf_unlock();
+        return *own;
+    }
     for (int i = 0; i < TEXT_CACHE; i++) {
         text_entry *t = &v->texts[i];
         if (t->sf && t->font_gen == v->font_gen && t->col.r == col.r && t->col.g == col.g && t->col.b == col.b &&
@@ -68,8 +74,11 @@ static SDL_Surface *text_surface(view *v, const char *s, rgb8 col, SDL_Surface *
         if (!e || !t->sf || (e->sf && t->used < e->used))
             e = t;
     }
+    canvas_ttf_lock();
     SDL_FreeSurface(e->sf);
-    if (!(e->sf = TTF_RenderUTF8_Blended(v->font, s, fg)))
+    e->sf = TTF_RenderUTF8_Blended(v->font, s, fg);
+    canvas_ttf_unlock();
+    if (!e->sf)
         return NULL;
     e->font_gen = v->font_gen;
     e->col = col;
@@ -86,7 +95,11 @@ int view_text(view *v, const char *s, int x, int y, rgb8 col)
         return x;
     canvas_blit_text(&v->cv, sf, x, y, col, 0);
     x += sf->w;
-    SDL_FreeSurface(own);
+    if (own) {
+        canvas_ttf_lock();
+        SDL_FreeSurface(own);
+        canvas_ttf_unlock();
+    }
     return x;
 }
 

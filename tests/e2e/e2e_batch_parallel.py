@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Many files on the cpu backend: several analysis sessions run at once (as many as the cores,
+at most 16; `-v` says how many), and nothing a user sees changes. Each file's outputs equal the
+same file's single run byte for byte (dumps and their sidecars, pictures) over inputs of many
+lengths, rates, channel counts and formats; the messages come in the list's order, one line a
+bad file, none lost to another session's input opening (libsndfile's MP3 decoder is opened with
+standard error muted: a batch's reports used to vanish when a session opened a file while
+another thread printed); the count line; -v's lines per file in the list's order; --shard
+over K = 0..N-1 covers every file once; outputs to standard output (--peaks) keep one session.
+
+    e2e_batch_parallel.py path/to/spectro path/to/assets
+"""
+import os
+import re
+import shutil
+import unittest
+
+import numpy as np
+
+import spectro_e2e as E
+
+
+def stem(path):
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def make_inputs(d, count):
+    """count inputs of different lengths (a few frames to a few seconds), rates, channel
+    counts and formats (float and 16-bit WAV, FLAC and Ogg copies of the assets)."""
+    os.makedirs(os.path.join(d, "in"), exist_ok=True)
+    rng = np.random.default_rng(7)
+    paths = []
+    for i in range(count):
+        kind = i % 6
+        p = os.path.join(d, "in", "f%02d" % i)
+        if kind == 4:
+            p += ".flac"
+            shutil.copy(E.asset("two_tone_48k.flac"), p)
+        elif kind == 5:
+            p += ".ogg"
+            shutil.copy(E.asset("two_tone_48k.ogg"), p)
+        else:
+            rate = (48000, 44100, 96000, 8000)[kind]
+            channels = 1 + i % 3
+            n = int(rate * (0.01 + 3.0 * rng.random()))
+            t = np.arange(n) / rate
+            x = np.stack([0.3 * np.sin(2 * np.pi * (200 + 37 * i + 500 * c) * t) for c in range(channels)], axis=1)
+            x += 0.01 * rng.standard_normal(x.shape)
+            p += ".wav"
+            E.write_float_wav(p, x if channels > 1 else x[:, 0], rate)
+        paths.append(p)
+    return paths
+
+
+def at_a_time(stderr):
+    m = re.search(r"spectro: \d+ files, .* \((\d+) at a time\)", stderr)
+    return int(m.group(1)) if m else None
+
+
+class BatchParallel(unittest.TestCase):
+    def test_outputs_equal_single_runs(self):
+        with E.TempDir() as d:
+            inputs = make_inputs(d, 24)
+            os.mkdir(os.path.join(d, "batch"))
+            args = ["-b", "cpu", "--channel", "all", "-n", "1024", "--hop", "256"]
+            p = E.run(inputs + args + ["-v", "--dump", os.path.join(d, "batch/")], timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            if os.cpu_count() and os.cpu_count() > 1:
+                self.assertGreater(at_a_time(p.stderr), 1, p.stderr)
+            # -v's line of each file, in the list's order
+            named = [l.split(": ")[1] for l in p.stderr.splitlines()
+                     if l.startswith("spectro: ") and l.split(": ")[1] in inputs]
+            self.assertEqual(named, inputs, p.stderr)
+            for f in inputs:
+                single = os.path.join(d, "single.npy")
+                q = E.run([f] + args + ["--dump", single], timeout=120)
+                self.assertEqual(q.returncode, 0, q.stderr)
+                got = os.path.join(d, "batch", stem(f) + ".npy")
+                self.assertEqual(read(got), read(single), f)
+                self.assertEqual(read(got + ".json"), read(single + ".json"), f)
+
+    def test_bad_files_reported_in_order(self):
+        """Bad files at many places among good ones, several times over: one line each, in
+        the list's order, none lost; the count line; exit 1; the good ones complete."""
+        with E.TempDir() as d:
+            good = make_inputs(d, 30)
+            inputs, bad = [], []
+            for i, g in enumerate(good):
+                inputs.append(g)
+                if i % 3 == 1:  # not audio, missing, empty in turn, each its own name
+                    b = os.path.join(d, "bad%02d.wav" % i)
+                    if len(bad) % 3 == 0:
+                        shutil.copy(E.asset("not_audio.wav"), b)
+                    elif len(bad) % 3 == 2:
+                        open(b, "wb").close()
+                    inputs.append(b)
+                    bad.append(b)
+            for attempt in range(3):
+                out = os.path.join(d, "o%d" % attempt)
+                os.mkdir(out)
+                p = E.run(inputs + ["-b", "cpu", "--dump", out + "/"], timeout=300)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                lines = E.stderr_lines(p)
+                self.assertEqual(len(lines), len(bad) + 1, p.stderr)
+                for line, path in zip(lines, bad):
+                    self.assertTrue(line.startswith("spectro: ") and path in line, (line, path))
+                self.assertEqual(lines[-1], "spectro: %d of %d files failed" % (len(bad), len(inputs)))
+                self.assertEqual(E.listing(out), {stem(g) + s for g in good for s in (".npy", ".npy.json")})
+
+    def test_shard_covers_every_file_once(self):
+        with E.TempDir() as d:
+            inputs = make_inputs(d, 17)
+            lst = os.path.join(d, "list")
+            with open(lst, "w") as f:
+                f.write("".join(p + "\n" for p in inputs))
+            seen = []
+            for k in range(3):
+                out = os.path.join(d, "s%d" % k)
+                os.mkdir(out)
+                p = E.run(["-b", "cpu", "--files-from", lst, "--shard", "%d/3" % k, "--dump", out + "/"], timeout=300)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                seen += [n[:-4] for n in os.listdir(out) if n.endswith(".npy")]
+            self.assertEqual(sorted(seen), sorted(stem(p) for p in inputs))
+
+    def test_stdout_output_keeps_one_session(self):
+        """--peaks over several files writes to standard output: the files run in order in one
+        session, their lines together and in the list's order."""
+        with E.TempDir() as d:
+            inputs = make_inputs(d, 8)
+            p = E.run(inputs + ["-b", "cpu", "-v", "--peaks"], timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(at_a_time(p.stderr), 1, p.stderr)
+            order = []
+            for line in p.stdout.splitlines():
+                name = line.split("\t")[0]
+                if not order or order[-1] != name:
+                    order.append(name)
+            self.assertEqual(order, inputs)
+
+
+if __name__ == "__main__":
+    E.main()
