@@ -479,22 +479,77 @@ typedef struct {
     pthread_cond_t cv;
 } par_share;
 
-/* How many sessions run the share at once: several only on the cpu backend (named, or
- * auto without a GPU), where a small file keeps few of the FFT threads busy; a GPU backend
- * keeps its one session (one CUDA start, the next file read ahead); an output to standard
- * output keeps its files' lines in order by running them in order. */
-static int share_workers(const cli_options *o, int files)
+/* The sessions a share may run at once: one a core (PAR_FILES_MAX at most), no more than
+ * its files; 1 when an output goes to standard output (its files' lines stay in order). */
+static int share_width(const cli_options *o, int files)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int w = cpus < 1 ? 1 : cpus > PAR_FILES_MAX ? PAR_FILES_MAX : (int)cpus;
-    if (o->an.backend != FFT_BACKEND_CPU && !(o->an.backend == FFT_BACKEND_AUTO && !fft_gpu_present(NULL, 0)))
-        return 1;
     for (int j = 0; j < o->an.n_outputs; j++) {
         const sink_kind *k = sink_kind_find(o->an.outputs[j].kind);
         if (!k || k->writes_stdout(o->an.outputs[j].path))
             return 1;
     }
     return w < files ? w : files < 1 ? 1 : files;
+}
+
+/* --backend auto over a share: the share weighed as one job (fft_config_choose), its frames
+ * from the files' sizes read as 16-bit mono (fewer than a compressed file holds: the
+ * estimate leans to the cpu), the cpu on `width` threads (sessions at once), the GPU's start
+ * paid once. */
+static fft_choice share_auto(const cli_options *o, const input_list *l, int width)
+{
+    fft_config fc = fft_config_default();
+    fft_choice c;
+    uint64_t frames = 0;
+    int first = o->shard_n > 0 ? o->shard_k : 0, step = o->shard_n > 0 ? o->shard_n : 1;
+    fc.backend = FFT_BACKEND_AUTO;
+    fc.n = o->an.n;
+    fc.hop = o->an.hop ? o->an.hop : o->an.n / 4;
+    fc.max_batch = 8192;
+    fc.tuning = o->an.fft_tuning;
+    if (fc.tuning.cpu_threads <= 0)
+        fc.tuning.cpu_threads = width;
+    for (int i = first; i < l->count; i += step) {
+        struct stat st;
+        uint64_t samples = stat(l->path[i], &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size / 2 : 0;
+        frames += samples < fc.n ? 1 : (samples - fc.n) / fc.hop + 1;
+    }
+    fc.job.n = fc.n;
+    fc.job.hop = fc.hop;
+    fc.job.channels = 1;
+    fc.job.frames = frames;
+    fc.job.rate = 48000;
+    if (fft_config_choose(&fc, &c) != SP_OK)
+        memset(&c, 0, sizeof c);
+    return c;
+}
+
+/* How the share runs: how many sessions at once, and on which backend (cfg's, which the
+ * caller copies from o->an). Several sessions only on the cpu backend, where a small file
+ * keeps few of the FFT threads busy: named, or auto's choice for the whole share (-v says
+ * it); a GPU backend keeps one session (one CUDA start, the next file read ahead), and under
+ * auto its start counts once for the share, not for each file. */
+static int share_plan(const cli_options *o, const input_list *l, int files, analyze_config *cfg)
+{
+    int width = share_width(o, files);
+    fft_choice c;
+    char line[320];
+    if (o->an.backend == FFT_BACKEND_CPU)
+        return width;
+    if (o->an.backend != FFT_BACKEND_AUTO || width < 2)
+        return 1;
+    c = share_auto(o, l, width);
+    if (o->verbose && c.made) {
+        fft_choice_format(&c, line, sizeof line);
+        fprintf(stderr, "spectro: backend for the %d files: %s\n", files, line);
+    }
+    if (c.made && c.kind == FFT_BACKEND_CPU) {
+        cfg->backend = FFT_BACKEND_CPU;
+        return width;
+    }
+    cfg->fft_tuning.auto_gpu_start = 1e-9; /* paid once for the share: each file weighs its work alone */
+    return 1;
 }
 
 /* A session's thread: takes the share's next file until none is left or the batch ends. */
@@ -649,8 +704,12 @@ int batch_main(cli_options *o)
     for (int i = o->shard_n > 0 ? o->shard_k : 0; i < l.count; i += o->shard_n > 0 ? o->shard_n : 1)
         t.files++;
     progress_begin_files(&pg, stderr, o->an.progress, t.files);
-    workers = share_workers(o, t.files);
-    err = workers > 1 ? run_share_parallel(o, &l, paths, &t, &pg, workers, t.files) : run_share(o, &l, paths, &t, &pg);
+    {
+        cli_options share = *o; /* the share's backend and tuning (share_plan) */
+        workers = share_plan(o, &l, t.files, &share.an);
+        err = workers > 1 ? run_share_parallel(&share, &l, paths, &t, &pg, workers, t.files)
+                          : run_share(&share, &l, paths, &t, &pg);
+    }
     progress_end(&pg);
     if (t.failed || err != SP_OK)
         fprintf(stderr, "spectro: %d of %d files failed%s\n", t.failed, t.files,

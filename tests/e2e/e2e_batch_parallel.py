@@ -127,6 +127,30 @@ class BatchParallel(unittest.TestCase):
                 seen += [n[:-4] for n in os.listdir(out) if n.endswith(".npy")]
             self.assertEqual(sorted(seen), sorted(stem(p) for p in inputs))
 
+    def test_auto_weighs_the_whole_share(self):
+        """--backend auto over many files weighs them as one job (SPECTRO_AUTO_DEVICE=1
+        pretends a GPU; SPECTRO_AUTO_RATES steers the estimates): the cpu, on several sessions
+        at once, when it is faster; the GPU's one session when the cpu is slow (here without
+        a usable GPU each file then falls back to the cpu, with the note once)."""
+        with E.TempDir() as d:
+            inputs = make_inputs(d, 12)
+            base = {k: v for k, v in os.environ.items() if not k.startswith("SPECTRO_AUTO_")}
+            cases = [({"SPECTRO_AUTO_DEVICE": "1"}, "cpu"),
+                     ({"SPECTRO_AUTO_DEVICE": "1", "SPECTRO_AUTO_RATES": "cpu_core:1"}, "cuda")]
+            for extra, want in cases:
+                out = os.path.join(d, "o" + want)
+                os.mkdir(out)
+                p = E.run(inputs + ["-v", "--dump", out + "/"], env=dict(base, **extra), timeout=300)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                m = re.search(r"^spectro: backend for the 12 files: auto chose (cpu|cuda): .*$", p.stderr, re.M)
+                self.assertTrue(m, p.stderr)
+                self.assertEqual(m.group(1), want, p.stderr)
+                if want == "cuda":
+                    self.assertEqual(at_a_time(p.stderr), 1, p.stderr)
+                elif os.cpu_count() and os.cpu_count() > 1:
+                    self.assertGreater(at_a_time(p.stderr), 1, p.stderr)
+                self.assertEqual(len(os.listdir(out)), 24)
+
     def test_stdout_output_keeps_one_session(self):
         """--peaks over several files writes to standard output: the files run in order in one
         session, their lines together and in the list's order."""
