@@ -1,6 +1,7 @@
 #include "par.h"
 
 #include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The pool: threads-1 helpers wait for a new generation, run their part, count down. Static
@@ -18,23 +19,32 @@ static struct {
 } pool = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
           PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 1, 0, 0, NULL, NULL};
 
-/* Polls of gen a helper makes after its part before it sleeps: a dense run's blocks come every
- * few hundred microseconds, two runs each, and a wake-up from the condition variable costs tens
- * of them on a busy host. About 50 us of polling. */
-#define SPIN_POLLS 20000
+/* How long a helper polls for the next run after its part before it sleeps: a dense run's
+ * blocks come every 100-300 us (its FFT call between them), two runs each, and a wake-up from
+ * the condition variable costs tens of microseconds on a busy host. */
+#define SPIN_S 300e-6
+
+static double mono_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 /* 1 when a run newer than `seen` started within the spin (gen read without the lock: a hint,
  * confirmed under it). */
 static int spin_for_run(unsigned long seen)
 {
-    for (int i = 0; i < SPIN_POLLS; i++) {
+    double until = mono_now() + SPIN_S;
+    for (unsigned i = 1;; i++) {
         if (__atomic_load_n(&pool.gen, __ATOMIC_RELAXED) != seen)
             return 1;
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
+        if (i % 64 == 0 && mono_now() > until)
+            return 0;
     }
-    return 0;
 }
 
 static void *helper_main(void *arg)

@@ -84,11 +84,11 @@ int stft_create(const stft_config *cfg, fft_plan *plan, stft_sink_fn sink, void 
     s->bins = cfg->n / 2 + 1;
     s->cap = span(s, cfg->batch) + PUSH_PIECE;
     /* the buffers the plan reads and writes come from the plan: pinned memory on a GPU,
-     * which the copies to and from the device use directly */
+     * which the copies to and from the device use directly; the spectra's (db) are made by
+     * the first batch that needs them (spectra_room): a run whose sinks take reductions only
+     * never pins them */
     s->sig = calloc((size_t)s->outs, sizeof *s->sig);
-    s->db[0] = fft_plan_host_alloc(plan, cfg->batch * s->bins * sizeof *s->db[0]);
-    s->db[1] = fft_plan_host_alloc(plan, cfg->batch * s->bins * sizeof *s->db[1]);
-    if (!s->sig || !s->db[0] || !s->db[1])
+    if (!s->sig)
         goto fail;
     for (int c = 0; c < s->outs; c++)
         if (!(s->sig[c] = fft_plan_host_alloc(plan, s->cap * sizeof **s->sig)))
@@ -138,7 +138,7 @@ int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_f
     for (int i = 0; i < 2 && req->span; i++)
         if (!(s->cm[i] = fft_plan_host_alloc(s->plan, (s->cfg.batch / req->span + 2) * s->bins * sizeof *s->cm[i])))
             return sp_fail(ei, SP_ENOMEM, "out of memory for the column maxima of %zu frames", s->cfg.batch);
-    if (!spectra) /* never filled: give the (pinned, on a GPU) memory back */
+    if (!spectra) /* never filled: give the (pinned, on a GPU) memory back, if made */
         for (int i = 0; i < 2; i++) {
             fft_plan_host_free(s->plan, s->db[i]);
             s->db[i] = NULL;
@@ -156,15 +156,14 @@ int stft_reset(stft *s, sp_errinfo *ei)
     s->cur = 0;
     s->frames = s->samples = s->skipped = 0;
     s->fft_s = s->sink_s = 0.0;
-    /* the next stream declares its own reduction (stft_set_reduce): the spectra's buffers
-     * come back if this one gave them up */
+    /* the next stream declares its own reduction (stft_set_reduce); the spectra's buffers
+     * come back, if it needs them, with its first batch */
+    (void)ei;
     for (int i = 0; i < 2; i++) {
         fft_plan_host_free(s->plan, s->raw[i]);
         fft_plan_host_free(s->plan, s->cm[i]);
         s->raw[i] = NULL;
         s->cm[i] = NULL;
-        if (!s->db[i] && !(s->db[i] = fft_plan_host_alloc(s->plan, s->cfg.batch * s->bins * sizeof *s->db[i])))
-            return sp_fail(ei, SP_ENOMEM, "out of memory for %zu spectra", s->cfg.batch);
     }
     s->reduce = NULL;
     s->spectra = 0;
@@ -197,10 +196,25 @@ void stft_times(const stft *s, double *fft_s, double *sink_s)
     *sink_s = s->sink_s;
 }
 
+/* The spectra's buffers, when this stream's batches fill them (all but a reduction-only
+ * stream's) and they are not made yet. */
+static int spectra_room(stft *s, sp_errinfo *ei)
+{
+    if (s->reduce && !s->spectra)
+        return SP_OK;
+    for (int i = 0; i < 2; i++)
+        if (!s->db[i] && !(s->db[i] = fft_plan_host_alloc(s->plan, s->cfg.batch * s->bins * sizeof *s->db[i])))
+            return sp_fail(ei, SP_ENOMEM, "out of memory for %zu spectra", s->cfg.batch);
+    return SP_OK;
+}
+
 /* Runs nframes frames from the start of the buffers, emits them, drops nframes*hop. */
 static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
 {
     size_t drop = nframes * s->cfg.hop;
+    int room = spectra_room(s, ei);
+    if (room != SP_OK)
+        return room;
     for (int c = 0; c < s->outs; c++) {
         float *db = s->db[s->cur];
         fft_peak_raw *raw = s->raw[s->cur];
