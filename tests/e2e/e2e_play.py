@@ -24,8 +24,6 @@ Needs Xvfb, xdotool and xwd (exits 77 when one is missing), PortAudio and ALSA i
 """
 import json
 import os
-import shutil
-import tempfile
 import time
 import unittest
 
@@ -79,10 +77,12 @@ pcm.null {
 """
 
 
-class TestPlay(unittest.TestCase):
+class TestPlay(EW.WindowCase):
+    prefix = "spectro_play_"
+    rate = RATE
+
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="spectro_play_")
-        self.windows = []
+        super().setUp()
         self.out_default = os.path.join(self.tmp, "default.raw")
         self.out_named = os.path.join(self.tmp, "named.raw")
         self.conf = os.path.join(self.tmp, "asound.conf")
@@ -90,15 +90,6 @@ class TestPlay(unittest.TestCase):
             f.write(ASOUND.format(default=self.out_default, named=self.out_named))
         self.env = {"ALSA_CONFIG_PATH": self.conf, "JACK_DEFAULT_SERVER": "spectro-test-no-server"}
 
-    def tearDown(self):
-        for w in self.windows:
-            w.close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def wav(self, name, x):
-        path = os.path.join(self.tmp, name)
-        E.write_float_wav(path, x, RATE)
-        return path
 
     def signal(self, seconds, channels):
         rng = np.random.default_rng(19)

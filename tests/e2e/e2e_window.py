@@ -221,21 +221,33 @@ def busy_signal(seconds, channels=1, rate=48000):
 
 # ---- tests ------------------------------------------------------------------------------------
 
-class TestWindow(unittest.TestCase):
-    def quit_stats(self, w, stats):
-        """Quits the window (exit 0 expected) and returns the stats it wrote."""
-        self.assertEqual(w.quit(), 0, w.stderr())
-        with open(stats) as f:
-            return json.load(f)
+class WindowCase(unittest.TestCase):
+    """A test that opens windows: a temporary directory (tmp) and the windows to close
+    (windows) for each test, and float WAVs of `rate` written into it."""
+    prefix = "spectro_wtest_"
+    rate = 48000
 
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="spectro_wtest_")
+        self.tmp = tempfile.mkdtemp(prefix=self.prefix)
         self.windows = []
 
     def tearDown(self):
         for w in self.windows:
             w.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def wav(self, name, x):
+        path = os.path.join(self.tmp, name)
+        E.write_float_wav(path, np.asarray(x, dtype=np.float32), self.rate)
+        return path
+
+
+class TestWindow(WindowCase):
+    def quit_stats(self, w, stats):
+        """Quits the window (exit 0 expected) and returns the stats it wrote."""
+        self.assertEqual(w.quit(), 0, w.stderr())
+        with open(stats) as f:
+            return json.load(f)
 
     def settled(self, w, check, timeout=10.0):
         """Screenshots (the `s` key) until check(img) passes: the analysis and the first

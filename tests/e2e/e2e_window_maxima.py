@@ -22,8 +22,6 @@ Needs Xvfb and xdotool (and xwd); exits 77 (skipped) when one is missing.
 import glob
 import json
 import os
-import shutil
-import tempfile
 import time
 import unittest
 
@@ -37,20 +35,9 @@ DENSE = ["-b", "cpu", "-n", "32768", "--hop", "16"]  # about 16000 frames: 2 a s
 HOOK = {"SPECTRO_TEST_MAXIMA": "host"}
 
 
-class TestWindowMaxima(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="spectro_mtest_")
-        self.windows = []
-
-    def tearDown(self):
-        for w in self.windows:
-            w.close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def wav(self, name, x):
-        path = os.path.join(self.tmp, name)
-        E.write_float_wav(path, x.astype(np.float32), RATE)
-        return path
+class TestWindowMaxima(EW.WindowCase):
+    prefix = "spectro_mtest_"
+    rate = RATE
 
     def open(self, args, env=None):
         stats = os.path.join(self.tmp, "stats-%d.json" % len(self.windows))

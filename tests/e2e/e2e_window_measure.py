@@ -37,20 +37,9 @@ def read_avg_csv(path):
     return lines[0], [ln.split(",") for ln in lines[1:]]
 
 
-class TestPanel(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="spectro_ptest_")
-        self.windows = []
-
-    def tearDown(self):
-        for w in self.windows:
-            w.close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def wav(self, name, x):
-        path = os.path.join(self.tmp, name)
-        E.write_float_wav(path, x, RATE)
-        return path
+class TestPanel(EW.WindowCase):
+    prefix = "spectro_ptest_"
+    rate = RATE
 
     def open(self, args, path):
         """A window on path with SPECTRO_VIEW_STATS; returns it, the stats' path and the
@@ -343,12 +332,12 @@ class TestViewOption(unittest.TestCase):
             shutil.rmtree(d, ignore_errors=True)
 
 
-class TestBandBars(unittest.TestCase):
+class TestBandBars(EW.WindowCase):
     """The band bars (view_bands.c, `b`, --bands with the window): the levels drawn against
     the band definition (README "Fractional-octave bands"), the key's cycle."""
-
-    setUp, tearDown, wav, open, quit_stats = (TestPanel.setUp, TestPanel.tearDown, TestPanel.wav, TestPanel.open,
-                                              TestPanel.quit_stats)
+    prefix = "spectro_ptest_"
+    rate = RATE
+    open, quit_stats = TestPanel.open, TestPanel.quit_stats
 
     def test_bars_levels(self):
         """--bands 3 --weighting A over a 1 kHz sine (0.5) and a 4 kHz one (0.05), the cursor
