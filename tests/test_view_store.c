@@ -395,6 +395,8 @@ int main(void)
     for (int f = 0; f < NFRAMES; f++)
         for (int k = 0; k < BINS; k++)
             frames_db[f][k] = -150.0f + 150.0f * (float)rand() / (float)RAND_MAX;
+    for (int k = 0; k < BINS; k++) /* (16 + 32m)/128 dB: exact, and 100 times it a tie (12.5 + 25m) */
+        frames_db[5][k] = (float)(16 + 32 * (k - BINS / 2)) / 128.0f;
     frames_db[3][0] = NAN;            /* NaN reads as the floor */
     frames_db[3][1] = 1e30f;        /* clamps */
     test_file_pyramid();

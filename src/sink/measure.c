@@ -157,6 +157,17 @@ void measure_accum_add(measure_accum *a, int channel, size_t nframes, const floa
     a->frames[channel] += nframes;
 }
 
+void measure_accum_add_powers(measure_accum *a, int channel, const float *db, double *pw)
+{
+    double *restrict acc = a->acc + (size_t)channel * a->bins;
+    const double to_power = MEASURE_LN10 / 10.0; /* as measure_accum_add */
+    for (size_t k = 0; k < a->bins; k++) {
+        pw[k] = exp(to_power * db[k]);
+        acc[k] += pw[k];
+    }
+    a->frames[channel]++;
+}
+
 uint64_t measure_accum_frames(const measure_accum *a, int channel)
 {
     return a->frames[channel];

@@ -65,6 +65,10 @@ typedef struct measure_accum measure_accum;
 int measure_accum_create(measure_average mode, int channels, size_t bins, measure_accum **out);
 /* Adds nframes dB spectra (db[f*bins + k]) of a channel. */
 void measure_accum_add(measure_accum *a, int channel, size_t nframes, const float *db);
+/* A power mean's (MEASURE_MEAN) one dB spectrum of a channel, as measure_accum_add adds it,
+ * with each bin's power (10^(db/10), the very value added) written to pw[bins]: for a caller
+ * that keeps other averages of the same powers. */
+void measure_accum_add_powers(measure_accum *a, int channel, const float *db, double *pw);
 uint64_t measure_accum_frames(const measure_accum *a, int channel);
 /* The result in dB plus offset_db (0, or measure_psd_offset_db), never below the dB floor
  * plus the offset; with no frame added, the floor. */

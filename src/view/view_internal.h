@@ -119,6 +119,7 @@ typedef struct {
     measure_window mwin;   /* of the analysis' window (ENBW, lobe width) */
     measure_accum *mean;   /* infinite: the power mean (measure.h, --average mean's own) */
     double *ex;            /* channels x bins: exponential: P += alpha (P_frame - P) */
+    double *pw;            /* bins: a frame's powers, for both averages */
     uint64_t *ex_frames;   /* per channel */
 } view_avg;
 

@@ -33,7 +33,6 @@
 static const rgb8 COL_AVG = {0x4d, 0xd0, 0xff};
 static const rgb8 COL_TONE = {0xff, 0x6e, 0xc7};
 
-#define LN10_10 0.230258509299404568402 /* ln(10) / 10: 10^(x/10) = exp(x * LN10_10) */
 
 /* ---- the analysis thread's side (the caller holds mu, except in open) ---- */
 
@@ -63,6 +62,7 @@ int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei)
     }
     if (measure_accum_create(MEASURE_MEAN, a->channels, a->bins, &a->mean) != SP_OK ||
         !(a->ex = calloc((size_t)a->channels * a->bins, sizeof *a->ex)) ||
+        !(a->pw = calloc(a->bins, sizeof *a->pw)) ||
         !(a->ex_frames = calloc((size_t)a->channels, sizeof *a->ex_frames))) {
         view_avg_close(a);
         return sp_fail(ei, SP_ENOMEM, "out of memory for the running average");
@@ -73,19 +73,18 @@ int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei)
 
 void view_avg_add(view_avg *a, int channel, size_t nframes, const float *db)
 {
-    double *p;
+    double *p, *pw;
     if (!a->on || channel < 0 || channel >= a->channels)
         return;
-    measure_accum_add(a->mean, channel, nframes, db);
     p = a->ex + (size_t)channel * a->bins;
-    for (size_t f = 0; f < nframes; f++) {
-        const float *row = db + f * a->bins;
+    pw = a->pw;
+    for (size_t f = 0; f < nframes; f++) { /* each power once, for both averages */
+        measure_accum_add_powers(a->mean, channel, db + f * a->bins, pw);
         if (a->ex_frames[channel]++ == 0)
-            for (size_t k = 0; k < a->bins; k++)
-                p[k] = exp(LN10_10 * row[k]);
+            memcpy(p, pw, a->bins * sizeof *p);
         else
             for (size_t k = 0; k < a->bins; k++)
-                p[k] += a->alpha * (exp(LN10_10 * row[k]) - p[k]);
+                p[k] += a->alpha * (pw[k] - p[k]);
     }
 }
 
@@ -93,6 +92,7 @@ void view_avg_close(view_avg *a)
 {
     measure_accum_destroy(a->mean);
     free(a->ex);
+    free(a->pw);
     free(a->ex_frames);
     memset(a, 0, sizeof *a);
 }
