@@ -12,6 +12,27 @@
 
 #include "json.h"
 
+/* The check's line for a pixel (x, y) that differs, a (drawn in parts) against b (the whole
+ * redraw): both colours, the panels and labels of the first and last channel, and whether
+ * that column's entry has data in them, so that a failure seen once under load says where. */
+static void describe_mismatch(const view *v, const layout *L, const render *ref, const uint8_t *a, const uint8_t *b,
+                              int x, int y, char *msg, size_t len)
+{
+    const picture *p = &v->pic;
+    int last = p->channels - 1;
+    render_rect p0 = render_plot_rect(ref, 0), p1 = render_plot_rect(ref, last);
+    render_rect b0 = render_label_rect(ref, 0), b1 = render_label_rect(ref, last);
+    size_t i = (size_t)(x > p0.x ? x - p0.x : 0) % (p->count ? p->count : 1); /* one entry a column */
+    const int16_t *snap = v->ver.snap;
+    snprintf(msg, len,
+             "pixel (%d, %d) differs from a whole redraw: %02x%02x%02x vs %02x%02x%02x; panels %d,%d %dx%d .. %d,%d "
+             "%dx%d, labels %d,%d %dx%d .. %d,%d %dx%d; count %zu rot %zu; no data in channel 0: %d, %d: %d; "
+             "picture %dx%d",
+             x, y, a[0], a[1], a[2], b[0], b[1], b[2], p0.x, p0.y, p0.w, p0.h, p1.x, p1.y, p1.w, p1.h, b0.x, b0.y,
+             b0.w, b0.h, b1.x, b1.y, b1.w, b1.h, p->count, p->rot, snap[i * p->bins] == VIEW_STORE_NODATA, last,
+             snap[((size_t)last * p->count + i) * p->bins] == VIEW_STORE_NODATA, L->pic_w, L->pic_h);
+}
+
 /* view_config.verify: the picture area of the canvas and the spectra kept against a
  * whole picture drawn the old way from v->ver.snap (the same snapshot). */
 void view_verify_live(view *v, const layout *L, const render_config *rc)
@@ -32,20 +53,7 @@ void view_verify_live(view *v, const layout *L, const render_config *rc)
             size_t x = 0;
             while (a[x] == b[x])
                 x++;
-            {
-                render_rect p0 = render_plot_rect(ref, 0), p1 = render_plot_rect(ref, p->channels - 1);
-                render_rect b0 = render_label_rect(ref, 0), b1 = render_label_rect(ref, p->channels - 1);
-                size_t col = x / 4 >= (size_t)p0.x ? x / 4 - (size_t)p0.x : 0, i = col % (p->count ? p->count : 1);
-                snprintf(msg, sizeof msg,
-                         "pixel (%zu, %d) differs from a whole redraw: %02x%02x%02x vs %02x%02x%02x; p0 %d,%d %dx%d p1 %d,%d "
-                         "%dx%d b0 %d,%d %dx%d b1 %d,%d %dx%d; count %zu rot %zu; nodata c0 %d c1 %d; pic %dx%d",
-                         x / 4, y, a[x / 4 * 4], a[x / 4 * 4 + 1], a[x / 4 * 4 + 2], b[x / 4 * 4], b[x / 4 * 4 + 1],
-                         b[x / 4 * 4 + 2], p0.x, p0.y, p0.w, p0.h, p1.x, p1.y, p1.w, p1.h, b0.x, b0.y, b0.w, b0.h, b1.x,
-                         b1.y, b1.w, b1.h, p->count, p->rot,
-                         vf->snap[i * p->bins] == VIEW_STORE_NODATA,
-                         vf->snap[((size_t)(p->channels - 1) * p->count + i) * p->bins] == VIEW_STORE_NODATA, L->pic_w,
-                         L->pic_h);
-            }
+            describe_mismatch(v, L, ref, a + x / 4 * 4, b + x / 4 * 4, (int)(x / 4), y, msg, sizeof msg);
         }
     }
     for (int c = 0; !msg[0] && c < p->channels; c++)

@@ -182,7 +182,8 @@ static int hatch_panel(render *r, uint8_t *rgba, size_t pitch, const int16_t *sn
             size_t i = (size_t)x1 * p->count / (size_t)pr.w; /* live: one entry a column */
             if (snap[i * p->bins] != VIEW_STORE_NODATA)
                 break;
-            view_hatch_column(rgba + (size_t)pr.y * pitch + (size_t)(pr.x + x1) * 4, pitch, pr.h, (i + p->rot) % p->count);
+            view_hatch_column(rgba + (size_t)pr.y * pitch + (size_t)(pr.x + x1) * 4, pitch, pr.h,
+                              (i + p->rot) % p->count);
         }
         if (x1 > x && box.w > 0 && y1 > y0) { /* the label's part over the run */
             int a = pr.x + x > box.x ? pr.x + x : box.x, b = pr.x + x1 < box.x + box.w ? pr.x + x1 : box.x + box.w;
