@@ -4,7 +4,9 @@
  * dump_commit, no temporary left after dump_destroy), SP_EIO for a missing directory and
  * dump_format_from_path; 300 channels under a limit of 64 descriptors (one spool file, not
  * one per channel); a .npy and a CSV into a FIFO (final header first, no sidecar); a job
- * larger than the free space refused at open. The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
+ * larger than the free space refused at open; the same bytes whether a small .npy goes out
+ * on the caller's thread or through the writer's. The random seed is printed;
+ * SPECTRO_TEST_SEED=... repeats a run. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -71,8 +73,12 @@ static dump_meta make_meta(int channels, size_t bins, uint64_t frames)
 /* ---- npy --------------------------------------------------------------------------------- */
 
 /* Writes `channels` x frames x bins random values in several calls per channel (the way
- * the framer does: for each batch, every channel in turn), commits and parses the file. */
-static void test_npy(int channels, int stacked)
+ * the framer does: for each batch, every channel in turn), commits and parses the file.
+ * expect: the frames the run promises (dump_config.frames_expected): EXPECT_NONE (the
+ * writer's thread), EXPECT_EXACT or EXPECT_FEWER than written (a small job: written on the
+ * caller's thread, also when more frames come than promised). */
+enum { EXPECT_NONE, EXPECT_EXACT, EXPECT_FEWER };
+static void test_npy(int channels, int stacked, int expect)
 {
     char path[512], json[560], shape[128], names[512];
     const size_t bins = rng_range(5, 70), frames = rng_range(20, 300);
@@ -98,6 +104,7 @@ static void test_npy(int channels, int stacked)
     dc.bin_hz = meta.bin_hz;
     dc.time_first = meta.time_first_s;
     dc.time_step = meta.time_step_s;
+    dc.frames_expected = expect == EXPECT_EXACT ? frames : expect == EXPECT_FEWER ? frames / 2 : 0;
     err = dump_open(&dc, &d, &ei);
     if (channels > 1 && !stacked && err == SP_EINVAL)
         goto out; /* refusing several channels without a channel axis is fine too */
@@ -372,7 +379,8 @@ static void test_many_channels(void)
     low = old;
     low.rlim_cur = 64;
     CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
-    test_npy(300, 1);
+    test_npy(300, 1, EXPECT_NONE);
+    test_npy(300, 1, EXPECT_EXACT);
     test_csv(300, 0);
     CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
 }
@@ -497,16 +505,17 @@ int main(void)
     if (rc != 0)
         return rc;
     for (int i = 0; i < 3; i++) {
-        test_npy(1, 0);
-        test_npy(3, 1);
-        test_npy(1, 1); /* --channel all on a mono input: shape (1, frames, bins) */
+        test_npy(1, 0, i);
+        test_npy(3, 1, i);
+        test_npy(1, 1, i); /* --channel all on a mono input: shape (1, frames, bins) */
         test_csv(1, 0);
         test_csv(3, 0);
         test_csv(1, 1);
     }
     /* several channels without `stacked`: a channel axis anyway, or refused; never a 2-D
      * header over 3 channels of data */
-    test_npy(3, 0);
+    test_npy(3, 0, EXPECT_NONE);
+    test_npy(3, 0, EXPECT_EXACT);
     test_abandon("gone.npy", 1);
     test_abandon("gone3.npy", 3);
     test_abandon("gone.csv", 2);
