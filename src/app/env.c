@@ -175,10 +175,11 @@ int app_env_read(analyze_config *an, sp_errinfo *ei)
     if (stall && sscanf(stall, "%lf:%lf", &an->test.stall_at, &an->test.stall_for) != 2)
         an->test.stall_at = an->test.stall_for = 0;
     /* host: the column maxima on any backend (the cpu's made on the host); off: none */
+    if (maxima && strcmp(maxima, "host") != 0 && strcmp(maxima, "off") != 0)
+        return sp_fail(ei, SP_EINVAL, "SPECTRO_TEST_MAXIMA=%s: must be host or off", maxima);
     an->test.maxima = !maxima                     ? ANALYZE_TEST_MAXIMA_DEVICE
                       : strcmp(maxima, "host") == 0 ? ANALYZE_TEST_MAXIMA_HOST
-                      : strcmp(maxima, "off") == 0  ? ANALYZE_TEST_MAXIMA_OFF
-                                                    : ANALYZE_TEST_MAXIMA_DEVICE;
+                                                    : ANALYZE_TEST_MAXIMA_OFF;
     return SP_OK;
 }
 
