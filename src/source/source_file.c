@@ -157,6 +157,9 @@ static int file_seek(void *state, int64_t frame, sp_errinfo *ei)
         return sp_fail(ei, SP_EINPUT, "%s: the start is past the end", st->path);
     if (sf_seek(st->sf, (sf_count_t)frame, SEEK_SET) != (sf_count_t)frame)
         return SP_EUNSUPPORTED; /* read up to it instead */
+    /* seeks come before the first read; one after it goes on serially from there */
+    file_par_close(st->par);
+    st->par = NULL;
     st->read = frame;
     return SP_OK;
 }
