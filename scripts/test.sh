@@ -32,16 +32,17 @@ cmake --build "$root/build-asan" -j"$jobs"
     LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
     ctest --output-on-failure -j"$jobs" -LE gpu)
 
-step "ThreadSanitizer build (ring buffer, pipeline, microphone)"
+step "ThreadSanitizer build (ring buffer, pipeline, microphone, file decoder threads)"
 cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_TSAN=ON -DSPECTRO_CUDA=OFF >/dev/null
-cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze test_mic spectro
-(cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze|test_mic)$')
-# the binary's threads together: reader, FFT pool, dump writer, picture drawer
+cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze test_mic test_source_par spectro
+(cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze|test_mic|test_source_par)$')
+# the binary's threads together: reader, file decoders (3, small chunks), FFT pool, dump
+# writer, picture drawer
 tsan_out=$(mktemp -d)
-TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/spectro" --quiet --channel all --png "$tsan_out/t.png" \
-    --dump "$tsan_out/t.npy" "$root/assets/stereo_1500l_3000r_48k_s16.wav"
+TSAN_OPTIONS=halt_on_error=1 SPECTRO_READERS=3 SPECTRO_READ_CHUNK=1000 "$root/build-tsan/spectro" --quiet \
+    --channel all --png "$tsan_out/t.png" --dump "$tsan_out/t.npy" "$root/assets/stereo_1500l_3000r_48k_s16.wav"
 rm -rf "$tsan_out"
-echo "ThreadSanitizer: spectro --png --dump --channel all: clean"
+echo "ThreadSanitizer: spectro --png --dump --channel all, 3 decoder threads: clean"
 # the window's threads: a live window restarted by keys (w, then n eight times) while its
 # analysis runs; reports inside Mesa and libX11 are suppressed (tests/tsan.supp)
 py=$(sed -n 's/^SPECTRO_PYTHON:FILEPATH=//p' "$root/build-tsan/CMakeCache.txt") # the tests' Python, with numpy
