@@ -32,15 +32,16 @@ cmake --build "$root/build-asan" -j"$jobs"
     LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
     ctest --output-on-failure -j"$jobs" -LE gpu)
 
-step "ThreadSanitizer build (ring buffer, pipeline, pool, microphone)"
+step "ThreadSanitizer build (ring buffer, pipeline, pool, microphone, file decoder threads)"
 cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_TSAN=ON -DSPECTRO_CUDA=OFF >/dev/null
-cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze test_mic test_par spectro
-(cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze|test_mic|test_par)$')
-# the binary's threads together: reader, FFT pool, dump writer, picture drawer
+cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze test_mic test_par test_source_par spectro
+(cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze|test_mic|test_par|test_source_par)$')
+# the binary's threads together: reader, file decoders (3, small chunks), FFT pool, dump
+# writer, picture drawer
 tsan_out=$(mktemp -d)
-TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/spectro" --quiet --channel all --png "$tsan_out/t.png" \
-    --dump "$tsan_out/t.npy" "$root/assets/stereo_1500l_3000r_48k_s16.wav"
-echo "ThreadSanitizer: spectro --png --dump --channel all: clean"
+TSAN_OPTIONS=halt_on_error=1 SPECTRO_READERS=3 SPECTRO_READ_CHUNK=1000 "$root/build-tsan/spectro" --quiet \
+    --channel all --png "$tsan_out/t.png" --dump "$tsan_out/t.npy" "$root/assets/stereo_1500l_3000r_48k_s16.wav"
+echo "ThreadSanitizer: spectro --png --dump --channel all, 3 decoder threads: clean"
 # a batch on the cpu backend: several sessions at once, bad files among them, in-order reports
 a="$root/assets"
 TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/spectro" --quiet -b cpu --png "$tsan_out/{stem}.png" \

@@ -159,12 +159,46 @@ const char *app_ffmpeg_module(void)
 #endif
 }
 
+/* A whole number from lo to hi in *out, or SP_EINVAL with a line naming the variable. */
+static int env_int(const char *name, const char *v, long lo, long hi, long *out, sp_errinfo *ei)
+{
+    char *end = NULL;
+    long x;
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi)
+        return sp_fail(ei, SP_EINVAL, "%s=%s: must be a whole number from %ld to %ld", name, v, lo, hi);
+    *out = x;
+    return SP_OK;
+}
+
+/* SPECTRO_READERS, SPECTRO_READ_CHUNK: decoding a file ahead on threads (source_file_par.c). */
+static int env_readers(source_file_options *f, sp_errinfo *ei)
+{
+    const char *readers = env_get("SPECTRO_READERS"), *chunk = env_get("SPECTRO_READ_CHUNK");
+    long v = 0;
+    int err;
+    if (readers) {
+        if ((err = env_int("SPECTRO_READERS", readers, 1, 64, &v, ei)) != SP_OK)
+            return err;
+        f->readers = (int)v;
+    }
+    if (chunk) {
+        if ((err = env_int("SPECTRO_READ_CHUNK", chunk, 1, 1L << 24, &v, ei)) != SP_OK)
+            return err;
+        f->read_chunk = v;
+    }
+    return SP_OK;
+}
+
 int app_env_read(analyze_config *an, sp_errinfo *ei)
 {
     const char *fonts = env_get("SPECTRO_TEST_FONTS");
     const char *stall = env_get("SPECTRO_TEST_STALL");
     const char *maxima = env_get("SPECTRO_TEST_MAXIMA");
     int err = app_env_fft(&an->fft_tuning, ei);
+    if (err == SP_OK)
+        err = env_readers(&an->file, ei);
     if (err != SP_OK)
         return err;
     an->render.font_search = env_get("SPECTRO_FONT");

@@ -12,7 +12,12 @@
  *   SPECTRO_AUTO_DEVICE=0|1              auto: pretend no GPU / a GPU's device node (tests)
  *   SPECTRO_FONT=FILE                    label font tried before the system's (skipped when
  *                                        unreadable)
+ *   SPECTRO_READERS=1..64                threads decoding a big uncompressed file ahead
+ *                                        (default half the cores, at most 4; 1: the reader
+ *                                        thread decodes alone)
  * and, for the tests:
+ *   SPECTRO_READ_CHUNK=1..16777216       frames those threads decode at a time (default
+ *                                        2 MB of samples)
  *   SPECTRO_TEST_FONTS=bundled           labels only from SPECTRO_FONT or the font installed
  *                                        beside the binary (not the system's)
  *   SPECTRO_TEST_STALL=AT:FOR            the analysis sleeps FOR seconds once after AT
@@ -35,7 +40,8 @@
 int app_env_fft(fft_tuning *t, sp_errinfo *ei);
 
 /* Every variable into the analysis config: app_env_fft into an->fft_tuning, SPECTRO_FONT
- * into an->render, SPECTRO_TEST_STALL into an->test (ignored when malformed). */
+ * into an->render, SPECTRO_READERS and SPECTRO_READ_CHUNK into an->file, SPECTRO_TEST_STALL
+ * into an->test (ignored when malformed). */
 int app_env_read(analyze_config *an, sp_errinfo *ei);
 
 /* FFmpeg's module (libspectro-ffmpeg.so) for this binary: the build tree's when it runs

@@ -179,6 +179,7 @@ static int open_input(player *p, sp_errinfo *ei)
     int err;
     if (!p->cfg.req.input || source_is_pipe_path(p->cfg.req.input))
         return sp_fail(ei, SP_EUNSUPPORTED, "playback reads its input again: not a pipe or the microphone");
+    p->cfg.req.file.readers = 1; /* real time needs no decoding ahead on threads */
     if ((err = source_open_request(&p->cfg.req, &p->src, ei)) != SP_OK)
         return err;
     if (source_is_push(p->src))

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct source {
     const source_ops *ops;
@@ -65,6 +66,21 @@ int source_status(const source *s, sp_errinfo *ei)
     return s->ops->status ? s->ops->status(s->state, ei) : SP_OK;
 }
 
+/* 1 when x[0..n) holds a NaN or an infinity (all exponent bits set: adding one to the
+ * exponent then carries into the sign bit). No branch, so the compiler vectorizes it: the
+ * common case, none, costs about one read of the block (the branching isfinite loop took
+ * a fifth of a file reader's time). */
+static int any_nonfinite(const float *x, size_t n)
+{
+    uint32_t carry = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], sizeof u);
+        carry |= (u & 0x7f800000u) + 0x00800000u;
+    }
+    return (carry & 0x80000000u) != 0;
+}
+
 int source_read(source *s, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei)
 {
     int err;
@@ -75,6 +91,8 @@ int source_read(source *s, float *dst, size_t max_frames, size_t *got, sp_errinf
     if ((err = s->ops->read(s->state, dst, max_frames, got, ei)) != SP_OK)
         return err;
     n = *got * (size_t)s->info.channels;
+    if (!any_nonfinite(dst, n))
+        return SP_OK;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(dst[i])) {
             dst[i] = 0.0f;

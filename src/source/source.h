@@ -91,9 +91,13 @@ typedef struct {
     source_raw_format raw; /* encoding -1: the file says (a header) */
     int stream;            /* the K-th audio stream (FFmpeg; 0 = the first) */
     const char *ffmpeg_module; /* the FFmpeg module to load; NULL: the build tree's */
+    int readers;           /* threads decoding a regular file of PCM, float, u-law or A-law
+                            * samples ahead (source_file_par.c): 0 = automatic (half the
+                            * cores, at most 4), 1 = none (the reading thread decodes) */
+    int64_t read_chunk;    /* frames such a thread decodes at a time; 0 = 2 MB of samples */
 } source_file_options;
 
-source_file_options source_file_options_default(void); /* not raw, stream 0 */
+source_file_options source_file_options_default(void); /* not raw, stream 0, readers auto */
 
 /* Opens an audio file with libsndfile (source_open_file_opts: raw samples, --stream).
  * SP_EINPUT (exit 2) when the path is missing, a directory, empty, not audio, or has zero

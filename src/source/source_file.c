@@ -44,12 +44,46 @@ typedef struct {
     size_t frame_bytes;   /* a pipe: bytes per frame as stored, 0 when not fixed */
     atomic_int *stop;
     char path[256];
+    /* decoding ahead on several threads (source_file_par.c): started at the first read
+     * when par_threads > 1, from the frame reached (a seek's) */
+    file_par *par;
+    int par_threads;
+    int64_t par_chunk;
+    SF_INFO par_info;     /* the stream as opened, which the decoders' handles must match */
+    struct stat par_stat; /* the file as opened */
 } file_state;
+
+/* How a regular file may be decoded ahead: the decoder threads (> 1 to do it), the chunk. */
+typedef struct {
+    int threads;
+    int64_t chunk;
+    struct stat sb;
+} par_plan;
+
+/* file_read's path once the decoders run. */
+static size_t par_read(file_state *st, float *dst, size_t max_frames)
+{
+    int failed = 0;
+    size_t n = file_par_read(st->par, dst, max_frames, &failed);
+    if (failed)
+        st->ended_early = 1; /* as a serial read ending with libsndfile's error */
+    return n;
+}
 
 static int file_read(void *state, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei)
 {
     file_state *st = state;
     sf_count_t n;
+    if (st->par_threads > 1 && !st->at_end) {
+        /* once: from here on the decoders read, or (they could not start) this thread */
+        st->par = file_par_start(st->path, &st->par_stat, &st->par_info, st->read, st->par_threads,
+                                 st->par_chunk);
+        st->par_threads = 0;
+    }
+    if (st->par) {
+        n = (sf_count_t)par_read(st, dst, max_frames);
+        goto done;
+    }
     if (st->pipe_block && max_frames > st->pipe_block)
         max_frames = st->pipe_block;
     /* a pipe whose writer is silent would hold the reader in read() past a stop (SIGTERM
@@ -75,13 +109,14 @@ static int file_read(void *state, float *dst, size_t max_frames, size_t *got, sp
     n = sf_readf_float(st->sf, dst, (sf_count_t)max_frames);
     if (n < 0)
         n = 0;
-    if (n == 0)
-        st->at_end = 1;
     if (n == 0 && sf_error(st->sf) != SF_ERR_NO_ERROR) {
         /* A decode error part-way (a cut FLAC/Ogg stream): keep what was read, report it
          * as truncation rather than failing the whole analysis. */
         st->ended_early = 1;
     }
+done:
+    if (n == 0)
+        st->at_end = 1;
     (void)ei;
     st->read += n;
     *got = (size_t)n;
@@ -102,6 +137,7 @@ static void file_close(void *state)
     file_state *st = state;
     if (!st)
         return;
+    file_par_close(st->par);
     if (st->sf)
         sf_close(st->sf);
     if (st->vio) {
@@ -121,6 +157,9 @@ static int file_seek(void *state, int64_t frame, sp_errinfo *ei)
         return sp_fail(ei, SP_EINPUT, "%s: the start is past the end", st->path);
     if (sf_seek(st->sf, (sf_count_t)frame, SEEK_SET) != (sf_count_t)frame)
         return SP_EUNSUPPORTED; /* read up to it instead */
+    /* seeks come before the first read; one after it goes on serially from there */
+    file_par_close(st->par);
+    st->par = NULL;
     st->read = frame;
     return SP_OK;
 }
@@ -355,7 +394,7 @@ int source_sndfile_unknown_format(int sf_code)
 /* source_sndfile_adopt, plus a short CAF's virtual I/O (owned from here on) and what the
  * caller found truncated already. */
 static int adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int pipe_fd, atomic_int *stop, caf_vio *vio,
-                 int truncated, source **out, sp_errinfo *ei)
+                 int truncated, const par_plan *par, source **out, sp_errinfo *ei)
 {
     int pipe = pipe_fd >= 0;
     file_state *st = NULL;
@@ -405,6 +444,12 @@ static int adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int pipe_fd, 
         st->promised = -1;
         st->header_truncated = 0;
     }
+    if (par && par->threads > 1 && !pipe && !vio && st->promised > 0 && file_par_eligible(in->format)) {
+        st->par_threads = par->threads;
+        st->par_chunk = par->chunk;
+        st->par_info = *in;
+        st->par_stat = par->sb;
+    }
     info.pipe = pipe;
     snprintf(info.name, sizeof info.name, "%s", name);
     snprintf(info.decoder, sizeof info.decoder, "libsndfile");
@@ -419,7 +464,7 @@ fail:
 int source_sndfile_adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int pipe_fd, atomic_int *stop,
                          source **out, sp_errinfo *ei)
 {
-    return adopt(sf, in, name, pipe_fd, stop, NULL, 0, out, ei);
+    return adopt(sf, in, name, pipe_fd, stop, NULL, 0, NULL, out, ei);
 }
 
 source_file_options source_file_options_default(void)
@@ -427,6 +472,7 @@ source_file_options source_file_options_default(void)
     source_file_options o;
     memset(&o, 0, sizeof o);
     o.raw = source_raw_none();
+    o.readers = 0;
     return o;
 }
 
@@ -443,6 +489,7 @@ int source_open_file_opts(const char *path, const source_file_options *o, source
     SF_INFO in;
     SNDFILE *sf;
     caf_vio *vio = NULL;
+    par_plan par;
     int err, truncated = 0;
 
     if (!path || !o || !out)
@@ -489,7 +536,10 @@ int source_open_file_opts(const char *path, const source_file_options *o, source
             fclose(f);
         }
     }
-    return adopt(sf, &in, path, -1, NULL, vio, truncated || vio != NULL, out, ei);
+    par.threads = S_ISREG(sb.st_mode) ? file_par_threads(o->readers, sysconf(_SC_NPROCESSORS_ONLN)) : 1;
+    par.chunk = o->read_chunk;
+    par.sb = sb;
+    return adopt(sf, &in, path, -1, NULL, vio, truncated || vio != NULL, &par, out, ei);
 }
 
 /* ---- a file in memory (libsndfile's virtual I/O) ----------------------------------------

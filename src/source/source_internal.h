@@ -4,6 +4,7 @@
 #define SPECTRO_SOURCE_INTERNAL_H
 
 #include <sndfile.h>
+#include <sys/stat.h>
 
 #include "source.h"
 
@@ -21,5 +22,27 @@ int source_sndfile_adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int p
 
 /* 1 when libsndfile's last open error means "not a format I read" (FFmpeg may). */
 int source_sndfile_unknown_format(int sf_code);
+
+/* ---- decoding ahead on several threads (source_file_par.c) ------------------------------
+ * For a regular file whose frames all take the same bytes and decode without state (PCM,
+ * float, double, u-law, A-law in WAV/W64/RF64/AIFF/AU/CAF/raw): the frames, in order, that
+ * sf_readf_float on one handle would give. The file source starts it at its first read. */
+typedef struct file_par file_par;
+
+/* 1 when libsndfile's format (SF_INFO.format) may be decoded in parallel. */
+int file_par_eligible(int format);
+/* Decoder threads for `readers` (the option: 0 = automatic) on a machine of `cpus` cores:
+ * readers itself, or half the cores, 1 to 4. */
+int file_par_threads(int readers, long cpus);
+/* Starts `threads` decoders on path (in: as the file source opened it, sb: its stat then)
+ * from frame `start` on, in chunks of chunk_frames (< 1: 2 MB of samples). NULL when it
+ * cannot (the file changed since, no memory, no thread): the caller reads serially. */
+file_par *file_par_start(const char *path, const struct stat *sb, const SF_INFO *in, int64_t start,
+                         int threads, int64_t chunk_frames);
+/* Up to max_frames frames into dst; 0 at the end, where *sf_failed is set when a decoder's
+ * read ended with libsndfile's error (left alone otherwise). The reader's thread only. */
+size_t file_par_read(file_par *p, float *dst, size_t max_frames, int *sf_failed);
+/* Stops and joins the decoders, closes their handles. NULL is a no-op. */
+void file_par_close(file_par *p);
 
 #endif
