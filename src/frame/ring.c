@@ -78,6 +78,15 @@ size_t ring_read(ring *r, float *dst, size_t n)
     return n;
 }
 
+size_t ring_peek(ring *r, const float **p)
+{
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    size_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    size_t avail = head - tail, at = tail & r->mask, run = ring_capacity(r) - at;
+    *p = r->buf + at;
+    return avail < run ? avail : run;
+}
+
 size_t ring_skip(ring *r, size_t n)
 {
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);

@@ -38,6 +38,10 @@ size_t ring_writable(const ring *r);
 size_t ring_read(ring *r, float *dst, size_t n);
 /* Consumer side: samples available now (a lower bound). */
 size_t ring_readable(const ring *r);
+/* Consumer side: where the samples available now begin (*p) and how many of them lie there
+ * in one piece, before the storage wraps. They stay unchanged until the consumer's
+ * ring_skip (or ring_read) passes them: a consumer reads them in place, then skips them. */
+size_t ring_peek(ring *r, const float **p);
 /* Consumer side: drops up to n samples without copying (a live consumer that fell behind
  * skips to fresh audio); returns how many were dropped. */
 size_t ring_skip(ring *r, size_t n);

@@ -353,6 +353,34 @@ static int skip_source_gaps(run *r)
     return 0;
 }
 
+/* `count` frames from the ring into the framer: read in place where they lie in one piece
+ * (one copy fewer for every sample of a file), through r->buf where a frame straddles the
+ * ring's wrap. */
+static int push_from_ring(run *r, size_t count, sp_errinfo *ei)
+{
+    size_t ch = (size_t)r->ch;
+    while (count > 0) {
+        const float *p;
+        size_t n = ring_peek(r->ring, &p) / ch;
+        int err;
+        if (n > count)
+            n = count;
+        if (n == 0) { /* a frame across the wrap */
+            n = 1;
+            ring_read(r->ring, r->buf, ch);
+            p = r->buf;
+        }
+        err = stft_push(r->st, p, n, ei);
+        if (p != r->buf)
+            ring_skip(r->ring, n * ch);
+        if (err != SP_OK)
+            return err;
+        r->taken += n;
+        count -= n;
+    }
+    return SP_OK;
+}
+
 /* Moves `avail` frames from the ring into the framer. */
 static int consume(run *r, size_t avail, sp_errinfo *ei)
 {
@@ -366,9 +394,7 @@ static int consume(run *r, size_t avail, sp_errinfo *ei)
     if (cfg->capture_anchor && r->res->live && r->consumed == 0)
         /* the newest sample in the ring was captured about now */
         *cfg->capture_anchor = sp_now() - (double)(ring_readable(r->ring) / (size_t)r->ch) / rate;
-    ring_read(r->ring, r->buf, avail * (size_t)r->ch);
-    r->taken += avail;
-    if ((err = stft_push(r->st, r->buf, avail, ei)) != SP_OK)
+    if ((err = push_from_ring(r, avail, ei)) != SP_OK)
         return err;
     r->consumed += avail;
     if (r->res->live && (err = stft_flush(r->st, ei)) != SP_OK)
