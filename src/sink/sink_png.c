@@ -1,8 +1,9 @@
 /* The --png output kind: the picture, drawn while the run goes and written at finish.
  *
- * render_add runs on a thread of its own, so that drawing one block of spectra overlaps
- * the FFT of the next. No copy: the framer keeps a block unchanged until the sink's next
- * call returns (sink.h), and drawer_add waits there until the previous block is drawn. */
+ * render_add (or render_add_max, for a GPU's column maxima) runs on a thread of its own, so
+ * that drawing one block overlaps the FFT of the next. No copy: the framer keeps a block
+ * unchanged until the sink's next call returns (sink.h), and drawer_add waits there until
+ * the previous block is drawn. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@ typedef struct {
     int channel;
     uint64_t first;
     size_t nframes;
+    uint64_t span; /* 0: db holds nframes spectra; else the maxima of each span frames */
+    size_t bins;
     int quit, err, started;
 } drawer;
 
@@ -34,6 +37,20 @@ typedef struct {
     size_t bins;
 } png_sink;
 
+/* Folds a block of column maxima in: a row for each group of span frames it touches. */
+static int draw_maxima(render *r, size_t bins, int channel, uint64_t first, size_t nframes, uint64_t span,
+                       const float *rows)
+{
+    size_t nrows = fft_colmax_rows(span, first, nframes);
+    uint64_t g0 = first / span, end = first + nframes;
+    int err = SP_OK;
+    for (size_t i = 0; i < nrows && err == SP_OK; i++) {
+        uint64_t f0 = (g0 + i) * span, f1 = f0 + span;
+        err = render_add_max(r, channel, f0 > first ? f0 : first, f1 < end ? f1 : end, rows + i * bins);
+    }
+    return err;
+}
+
 static void *drawer_main(void *arg)
 {
     drawer *d = arg;
@@ -45,7 +62,9 @@ static void *drawer_main(void *arg)
             break; /* quit with nothing left */
         int skip = d->err != SP_OK; /* after an error the rest is only drained */
         pthread_mutex_unlock(&d->mu);
-        int err = skip ? SP_OK : render_add(d->r, d->channel, d->first, d->nframes, d->db);
+        int err = skip          ? SP_OK
+                  : d->span == 0 ? render_add(d->r, d->channel, d->first, d->nframes, d->db)
+                                 : draw_maxima(d->r, d->bins, d->channel, d->first, d->nframes, d->span, d->db);
         pthread_mutex_lock(&d->mu);
         if (err != SP_OK && !d->err)
             d->err = err;
@@ -56,10 +75,11 @@ static void *drawer_main(void *arg)
     return NULL;
 }
 
-static int drawer_start(drawer *d, render *r, sp_errinfo *ei)
+static int drawer_start(drawer *d, render *r, size_t bins, sp_errinfo *ei)
 {
     memset(d, 0, sizeof *d);
     d->r = r;
+    d->bins = bins;
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
     if (pthread_create(&d->thread, NULL, drawer_main, d) != 0) {
@@ -72,7 +92,7 @@ static int drawer_start(drawer *d, render *r, sp_errinfo *ei)
 }
 
 /* Waits until the previous block is drawn, then hands this one over. */
-static int drawer_add(drawer *d, int channel, uint64_t first, size_t nframes, const float *db)
+static int drawer_add(drawer *d, int channel, uint64_t first, size_t nframes, uint64_t span, const float *db)
 {
     int err;
     pthread_mutex_lock(&d->mu);
@@ -84,6 +104,7 @@ static int drawer_add(drawer *d, int channel, uint64_t first, size_t nframes, co
         d->channel = channel;
         d->first = first;
         d->nframes = nframes;
+        d->span = span;
         pthread_cond_broadcast(&d->cv);
     }
     pthread_mutex_unlock(&d->mu);
@@ -120,7 +141,7 @@ static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, s
     }
     if ((err = render_create(&rc, st->rate, st->n, st->time_first_s, st->time_step_s, st->channels,
                              st->frames_hint, &s->r, ei)) != SP_OK ||
-        (err = drawer_start(&s->draw, s->r, ei)) != SP_OK)
+        (err = drawer_start(&s->draw, s->r, st->bins, ei)) != SP_OK)
         return err;
     s->bins = st->bins;
     wants->spectra = 1;
@@ -133,22 +154,17 @@ static int png_sink_spectra(void *self, int channel, uint64_t first, size_t nfra
                             sp_errinfo *ei)
 {
     png_sink *s = self;
-    int err = drawer_add(&s->draw, channel, first, nframes, db);
+    int err = drawer_add(&s->draw, channel, first, nframes, 0, db);
     return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
 }
 
-/* Column maxima (sink.h): a row per group, few enough to fold in on this thread. */
+/* Column maxima (sink.h): a row per group, folded in on the drawing thread too (an hour's
+ * 13,500 rows of 2049 bins took 0.07-0.1 s of the analysis thread on the GPU host). */
 static int png_sink_maxima(void *self, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows,
                            sp_errinfo *ei)
 {
     png_sink *s = self;
-    size_t nrows = fft_colmax_rows(span, first, nframes);
-    uint64_t g0 = first / span, end = first + nframes;
-    int err = SP_OK;
-    for (size_t i = 0; i < nrows && err == SP_OK; i++) {
-        uint64_t f0 = (g0 + i) * span, f1 = f0 + span;
-        err = render_add_max(s->r, channel, f0 > first ? f0 : first, f1 < end ? f1 : end, rows + i * s->bins);
-    }
+    int err = span ? drawer_add(&s->draw, channel, first, nframes, span, rows) : SP_EINVAL;
     return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
 }
 

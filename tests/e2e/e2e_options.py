@@ -3,6 +3,8 @@
 import os
 import unittest
 
+import numpy as np
+
 import spectro_e2e as E
 
 
@@ -64,6 +66,31 @@ class Options(unittest.TestCase):
             p = E.run([path, "-q", "-n", "16", "--fmin", "3800", "--fmax", "3900", "--peaks"])
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertIn("--fmin", p.stderr)
+
+    def test_picture_from_column_maxima(self):
+        """A picture with more frames than columns fed column maxima (a GPU computes them
+        beside its FFT; the test hook SPECTRO_TEST_MAXIMA=host makes them on the host here)
+        is byte for byte the one fed every spectrum. The maxima are drawn on the picture's
+        own thread from the framer's two buffers in turn: many blocks (a batch is 255
+        frames on the cpu backend), groups split across blocks, several channels."""
+        rate = 48000
+        t = np.arange(40 * rate) / rate
+        x = 0.4 * np.sin(2 * np.pi * (100 * t + 250 * t * t))
+        x += 0.01 * np.random.default_rng(5).standard_normal(t.size)
+        st = np.stack([x, np.roll(x, 4321) * 0.5], axis=1).astype(np.float32)
+        with E.TempDir() as d:
+            path = os.path.join(d, "sweep.wav")
+            E.write_float_wav(path, st, rate)
+            for args in (["-n", "2048", "--hop", "37"], ["-n", "1024", "--hop", "16", "--channel", "all"]):
+                pics = []
+                for env in ({}, {"SPECTRO_TEST_MAXIMA": "host"}):
+                    png = os.path.join(d, "m%d.png" % len(pics))
+                    p = E.run([path, "-v", "-b", "cpu", "--png", png] + args, env=dict(os.environ, **env))
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual("picture: the maxima" in p.stderr, bool(env), p.stderr)
+                    with open(png, "rb") as f:
+                        pics.append(f.read())
+                self.assertTrue(pics[0] == pics[1], "%s: the picture from maxima differs" % args)
 
 
 if __name__ == "__main__":
