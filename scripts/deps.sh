@@ -9,7 +9,7 @@
 spectro_deps() {
     [ "${SPECTRO_NO_DEPS:-0}" = 1 ] && return 0
     local want=(build-essential cmake pkg-config libsndfile1-dev portaudio19-dev libsdl2-dev
-                libsdl2-ttf-dev libpng-dev libfftw3-dev libasound2-dev fonts-dejavu-core
+                libsdl2-ttf-dev libpng-dev zlib1g-dev libfftw3-dev libasound2-dev fonts-dejavu-core
                 libavformat-dev libavcodec-dev libswresample-dev libavutil-dev)
     if [ "${SPECTRO_DEPS:-build}" = test ] || [ "${SPECTRO_DEPS:-build}" = fuzz ]; then
         want+=(python3 python3-numpy python3-scipy sox libsox-fmt-all xvfb xdotool x11-apps alsa-utils man-db zsh

@@ -552,6 +552,41 @@ static void test_errors(void)
     render_destroy(r);
 }
 
+/* png_write: pictures of many shapes read back by libpng's own reader (which checks every
+ * chunk's CRC and the data stream's Adler-32) pixel for pixel. The data is deflated in strips
+ * of 64 rows at once: heights below, at and across a strip, noise (nothing to compress),
+ * flat runs, and translucent pixels (stored as RGBA). */
+static void test_png_round_trip(void)
+{
+    static const int sizes[][2] = {{1, 1}, {7, 1}, {3, 63}, {5, 64}, {5, 65}, {37, 200}, {1920, 130}, {2, 1000}};
+    char path[512];
+    uint64_t seed = 12345;
+    tu_path(path, sizeof path, "round.png");
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        for (int alpha = 0; alpha < 2; alpha++) {
+            int w = sizes[k][0], h = sizes[k][1], rw = 0, rh = 0;
+            size_t n = (size_t)w * (size_t)h * 4;
+            uint8_t *img = malloc(n), *back;
+            sp_errinfo ei = {{0}};
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                /* noise in the top half, runs of one colour below */
+                img[i] = (i / 4) / (size_t)w < (size_t)h / 2 ? (uint8_t)(seed >> 56) : (uint8_t)((i / 4) / 97 * 31 + i % 4);
+                if (i % 4 == 3)
+                    img[i] = alpha && i % 3 == 0 ? (uint8_t)(seed >> 40) : 255;
+            }
+            CHECK(png_write_rgba(path, img, w, h, &ei) == SP_OK);
+            back = read_png(path, &rw, &rh);
+            CHECK_MSG(back && rw == w && rh == h, "%dx%d%s read back", w, h, alpha ? " RGBA" : "");
+            if (back && rw == w && rh == h)
+                CHECK_MSG(memcmp(back, img, n) == 0, "%dx%d%s: pixels differ", w, h, alpha ? " RGBA" : "");
+            free(back);
+            free(img);
+        }
+    }
+    unlink(path);
+}
+
 /* canvas.h: fills, blends and outlines stay inside the clip, inside a larger image
  * (pitch), and blend with rounding. */
 static void test_canvas(void)
@@ -620,6 +655,7 @@ int main(void)
     test_parts(2, FREQ_SCALE_LOG);
     test_parts(3, FREQ_SCALE_MEL);
     test_errors();
+    test_png_round_trip();
     test_canvas();
     tu_tmpdir_remove();
     return check_done("test_render");
