@@ -18,7 +18,7 @@ static_assert(sizeof(fft_peak_raw) == 16, "fft_peak_raw must be 16 bytes");
 #define GPU_BLOCK 256
 #define PEAK_BLOCK 256 /* threads of peak_reduce_kernel: one block a frame and range */
 #define GPU_NGRAPHS 16
-#define GPU_NPINNED 8
+#define GPU_NPINNED 12
 
 /* Returns from the enclosing function (which has an `sp_errinfo *ei`) on a CUDA error. */
 #define GPU_CK(call)                                                                       \
@@ -71,6 +71,16 @@ struct gpu_plan {
     int direct_pk[GPU_NSLOTS];  /* the same for its peak records */
     int broken;
     char why[sizeof(((sp_errinfo *)0)->msg)];
+    /* a reduction begun (gpu_plan_stft_reduce_start) and not yet waited for: its job, with
+     * its own copy of the request, and the sub-batches already finished */
+    struct {
+        int on;
+        int op, inverse;
+        const unsigned char *h_in;
+        unsigned char *h_out, *h_pk;
+        size_t batch, done, nsub;
+        fft_peak_req req;
+    } pend;
 };
 
 /* ---- error helpers ------------------------------------------------------------------- */
@@ -829,32 +839,56 @@ static int finish(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, sp_e
     return SP_OK;
 }
 
-/* Sub-batch c runs on slot c%2. Order: enqueue c (stage in, async copies and kernels), then
- * finish c-1 (wait, stage out): the GPU works on c while the host copies c-1 out and, in
- * the next turn, c+1 in. */
-static int run_job(gpu_plan *gp, const job *j, sp_errinfo *ei)
+/* Waits for sub-batch c of the job and stages its results out (finish, on its slot). */
+static int finish_sub(gpu_plan *gp, const job *j, size_t c, sp_errinfo *ei)
 {
-    size_t chunk = gp->chunk;
-    size_t nsub = (j->batch + chunk - 1) / chunk;
+    size_t f0 = c * gp->chunk;
+    return finish(gp, j, (int)(c % GPU_NSLOTS), f0, std::min(gp->chunk, j->batch - f0), ei);
+}
+
+/* Queues every sub-batch of the job; *done of them (the first) are finished on return, the
+ * rest (at most GPU_NSLOTS) still run. Sub-batch c runs on slot c%2 once c-2, the slot's
+ * last, is finished (waited for, staged out): the GPU works on one sub-batch while the host
+ * stages the one before it out and the next one in. */
+static int start_job(gpu_plan *gp, const job *j, size_t *done, sp_errinfo *ei)
+{
+    size_t chunk = gp->chunk, nsub = (j->batch + chunk - 1) / chunk;
     int err = SP_OK;
+    *done = 0;
     for (size_t c = 0; c < nsub && err == SP_OK; c++) {
-        size_t f0 = c * chunk, cnt = std::min(chunk, j->batch - f0);
-        err = enqueue(gp, j, (int)(c % GPU_NSLOTS), f0, cnt, nsub == 1, ei);
-        if (err == SP_OK && c > 0)
-            err = finish(gp, j, (int)((c - 1) % GPU_NSLOTS), f0 - chunk, chunk, ei);
-    }
-    if (err == SP_OK && nsub > 0) {
-        size_t c = nsub - 1, f0 = c * chunk;
-        err = finish(gp, j, (int)(c % GPU_NSLOTS), f0, j->batch - f0, ei);
+        if (c >= GPU_NSLOTS && (err = finish_sub(gp, j, c - GPU_NSLOTS, ei)) == SP_OK)
+            *done = c - GPU_NSLOTS + 1;
+        if (err == SP_OK)
+            err = enqueue(gp, j, (int)(c % GPU_NSLOTS), c * chunk, std::min(chunk, j->batch - c * chunk), nsub == 1, ei);
     }
     return err;
 }
 
-/* Entry guard and error latch shared by the calls. */
-static int run_checked(gpu_plan *gp, const job *j, sp_errinfo *ei)
+static int run_job(gpu_plan *gp, const job *j, sp_errinfo *ei)
 {
-    sp_errinfo local;
-    int err;
+    size_t nsub = (j->batch + gp->chunk - 1) / gp->chunk, c;
+    int err = start_job(gp, j, &c, ei);
+    for (; err == SP_OK && c < nsub; c++)
+        err = finish_sub(gp, j, c, ei);
+    return err;
+}
+
+/* A failed call: the other slot's copies may still run; the plan refuses every later call. */
+static int latch(gpu_plan *gp, int err, const sp_errinfo *local, sp_errinfo *ei)
+{
+    for (int s = 0; s < GPU_NSLOTS; s++)
+        (void)cudaStreamSynchronize(gp->stream[s]);
+    gp->broken = 1;
+    gp->pend.on = 0;
+    memcpy(gp->why, local->msg, sizeof gp->why);
+    if (ei)
+        *ei = *local;
+    return err;
+}
+
+/* The entry guard shared by the calls: SP_OK to run the job. */
+static int check_job(gpu_plan *gp, const job *j, sp_errinfo *ei)
+{
     if (!gp || !j->h_in || (!j->h_out && !j->req) || (job_peaks(j) && !j->h_pk) || (job_colmax(j) && !j->req->colmax))
         return sp_fail(ei, SP_EINVAL, "gpu plan: NULL argument");
     if (gp->broken)
@@ -864,19 +898,21 @@ static int run_checked(gpu_plan *gp, const job *j, sp_errinfo *ei)
                        j->batch, gp->max_batch);
     if (j->req && (j->req->nranges > FFT_PEAK_RANGES_MAX || (j->req->nranges < 1 && !j->req->span)))
         return sp_fail(ei, SP_EINVAL, "gpu plan: %zu peak ranges", j->req->nranges);
-    if (j->batch == 0)
-        return SP_OK;
+    if (gp->pend.on)
+        return sp_fail(ei, SP_EINVAL, "gpu plan: a call while a reduction is in flight");
+    return SP_OK;
+}
+
+/* Runs a job whole, with the entry guard and the error latch. */
+static int run_checked(gpu_plan *gp, const job *j, sp_errinfo *ei)
+{
+    sp_errinfo local;
+    int err = check_job(gp, j, ei);
+    if (err != SP_OK || j->batch == 0)
+        return err;
     local.msg[0] = 0;
     err = run_job(gp, j, &local);
-    if (err != SP_OK) {
-        for (int s = 0; s < GPU_NSLOTS; s++) /* the other slot's copies may still run */
-            (void)cudaStreamSynchronize(gp->stream[s]);
-        gp->broken = 1;
-        memcpy(gp->why, local.msg, sizeof gp->why);
-        if (ei)
-            *ei = local;
-    }
-    return err;
+    return err == SP_OK ? SP_OK : latch(gp, err, &local, ei);
 }
 
 int gpu_plan_c2c(void *state, const cpx *in, cpx *out, size_t batch, int inverse, sp_errinfo *ei)
@@ -904,6 +940,53 @@ int gpu_plan_stft_reduce(void *state, const float *signal, size_t nframes, float
     if (!req)
         return sp_fail(ei, SP_EINVAL, "gpu plan: NULL argument");
     return run_checked((gpu_plan *)state, &j, ei);
+}
+
+int gpu_plan_stft_reduce_start(void *state, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                               fft_peak_raw *peaks, sp_errinfo *ei)
+{
+    gpu_plan *gp = (gpu_plan *)state;
+    job j = {OP_STFT, 0, (const unsigned char *)signal, (unsigned char *)db, nframes, req, (unsigned char *)peaks};
+    sp_errinfo local;
+    size_t done = 0;
+    int err;
+    if (!req)
+        return sp_fail(ei, SP_EINVAL, "gpu plan: NULL argument");
+    if ((err = check_job(gp, &j, ei)) != SP_OK || nframes == 0)
+        return err;
+    if (gp->live) /* one sub-batch, maybe a graph: nothing to gain, run it whole */
+        return run_checked(gp, &j, ei);
+    gp->pend.req = *req; /* the caller's request may change before the wait */
+    j.req = &gp->pend.req;
+    local.msg[0] = 0;
+    if ((err = start_job(gp, &j, &done, &local)) != SP_OK)
+        return latch(gp, err, &local, ei);
+    gp->pend.op = j.op;
+    gp->pend.inverse = j.inverse;
+    gp->pend.h_in = j.h_in;
+    gp->pend.h_out = j.h_out;
+    gp->pend.h_pk = j.h_pk;
+    gp->pend.batch = nframes;
+    gp->pend.done = done;
+    gp->pend.nsub = (nframes + gp->chunk - 1) / gp->chunk;
+    gp->pend.on = 1;
+    return SP_OK;
+}
+
+int gpu_plan_stft_reduce_wait(void *state, sp_errinfo *ei)
+{
+    gpu_plan *gp = (gpu_plan *)state;
+    sp_errinfo local;
+    int err = SP_OK;
+    if (!gp || !gp->pend.on)
+        return SP_OK;
+    job j = {gp->pend.op, gp->pend.inverse, gp->pend.h_in, gp->pend.h_out, gp->pend.batch, &gp->pend.req,
+             gp->pend.h_pk};
+    local.msg[0] = 0;
+    for (size_t c = gp->pend.done; err == SP_OK && c < gp->pend.nsub; c++)
+        err = finish_sub(gp, &j, c, &local);
+    gp->pend.on = 0;
+    return err == SP_OK ? SP_OK : latch(gp, err, &local, ei);
 }
 
 /* ---- device-resident entry points (the benchmarks) ------------------------------------ */

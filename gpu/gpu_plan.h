@@ -87,6 +87,14 @@ int gpu_plan_stft_db(void *state, const float *signal, size_t nframes, float *db
  * graph's shape). */
 int gpu_plan_stft_reduce(void *state, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
                          fft_peak_raw *peaks, sp_errinfo *ei);
+/* gpu_plan_stft_reduce in two halves (fft_stft_reduce_start): _start queues the copies and
+ * kernels of every sub-batch and returns while the last ones run (a live plan runs it
+ * whole); _wait waits for them and stages their results out. In between the caller keeps
+ * signal, db, peaks and req->colmax as they are and makes no other call on the plan (it is
+ * refused); req itself is copied. */
+int gpu_plan_stft_reduce_start(void *state, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                               fft_peak_raw *peaks, sp_errinfo *ei);
+int gpu_plan_stft_reduce_wait(void *state, sp_errinfo *ei);
 /* Host memory for the plan's callers: pinned (page-locked) while the plan has room for it
  * (GPU_NPINNED blocks), so that calls whose input or output lies in it copy straight
  * between it and the device, skipping the staging copy; plain malloc memory otherwise.

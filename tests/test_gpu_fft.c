@@ -22,6 +22,7 @@
 #include "fft.h"
 #include "fft_backend.h"
 #include "fft_gpu.h"
+#include "stft.h"
 #include "test_util.h"
 #include "window.h"
 
@@ -698,6 +699,113 @@ static void check_colmax(size_t n, size_t hop, size_t max_batch, size_t total, u
     free(pk);
 }
 
+/* What a reduction handed out, call by call, in order: the records by frame, the rows of
+ * column maxima as they came. */
+typedef struct {
+    size_t frames, rows, nranges, nb, calls, out_of_order;
+    uint64_t span;
+    fft_peak_raw *pk;
+    float *cm;
+} reduced;
+
+static void reduced_add(reduced *g, uint64_t first, size_t nframes, const fft_peak_raw *raw, const float *colmax)
+{
+    size_t nrows = fft_colmax_rows(g->span, first, nframes);
+    g->out_of_order += first != g->frames;
+    memcpy(g->pk + first * g->nranges, raw, nframes * g->nranges * sizeof *raw);
+    memcpy(g->cm + g->rows * g->nb, colmax, nrows * g->nb * sizeof *colmax);
+    g->rows += nrows;
+    g->frames = first + nframes;
+    g->calls++;
+}
+
+static int overlap_sink(void *user, int channel, uint64_t first, size_t nframes, const float *db,
+                        const fft_peak_raw *raw, const float *colmax)
+{
+    (void)channel;
+    (void)db;
+    reduced_add(user, first, nframes, raw, colmax);
+    return SP_OK;
+}
+
+static int no_spectra(void *user, int channel, uint64_t first, size_t nframes, const float *db)
+{
+    (void)user, (void)channel, (void)first, (void)nframes, (void)db;
+    return SP_EINVAL; /* a reduction was set: never called */
+}
+
+/* Overlapped reductions: the framer begins a batch on the device (fft_stft_reduce_start),
+ * carries the samples after it over to its spare buffer while the device reads the first,
+ * and hands the batch's records and column maxima out when the next batch begins. Fed in
+ * pieces of random sizes, it gives byte for byte what whole fft_stft_reduce calls over the
+ * same batches give on a second plan. Between _start and _wait other calls are refused. */
+static void check_overlap(fft_backend_kind kind, size_t n, size_t hop, size_t batch, size_t len, uint64_t span)
+{
+    const size_t nb = n / 2 + 1, total = len < n ? 1 : (len - n) / hop + 1, groups = (total + span - 1) / span;
+    float *sig = xmalloc(len * sizeof *sig), *win = xmalloc(n * sizeof *win);
+    float *rows = xmalloc((batch / span + 2) * nb * sizeof *rows);
+    reduced want = {0, 0, 1, nb, 0, 0, span, NULL, NULL}, got = want;
+    window_spec ws = window_spec_default();
+    fft_plan *a = NULL, *b = NULL;
+    stft *st = NULL;
+    sp_errinfo ei = {{0}};
+    fft_peak_req q;
+    CHECK(window_fill(&ws, n, win, NULL) == SP_OK);
+    reduce_signal(0, sig, len, n);
+    want.pk = xmalloc(total * sizeof *want.pk), got.pk = xmalloc(total * sizeof *got.pk);
+    want.cm = xmalloc((groups + total / batch + 2) * nb * sizeof *want.cm);
+    got.cm = xmalloc((groups + total / batch + 2) * nb * sizeof *got.cm);
+    memset(&q, 0, sizeof q);
+    q.nranges = 1;
+    q.kmin[0] = 1, q.kmax[0] = n / 2 - 1;
+    q.span = span;
+    if (!(a = make_plan(kind, n, hop, win, batch)) || !(b = make_plan(kind, n, hop, win, batch)))
+        goto out;
+    CHECK(fft_plan_overlaps(a));
+    for (size_t f = 0; f < total; f += batch) { /* whole calls */
+        size_t cnt = total - f < batch ? total - f : batch;
+        q.first = f;
+        q.colmax = rows;
+        CHECK(fft_stft_reduce(b, sig + f * hop, cnt, NULL, &q, want.pk + f) == SP_OK);
+        reduced_add(&want, f, cnt, want.pk + f, rows);
+    }
+    /* the two halves by hand: another call in between is refused, the wait gives the same */
+    q.first = 0;
+    q.colmax = rows;
+    CHECK(fft_stft_reduce_start(a, sig, batch < total ? batch : total, NULL, &q, got.pk) == SP_OK);
+    CHECK(fft_stft_reduce(a, sig, 1, NULL, &q, got.pk) == SP_EINVAL);
+    CHECK(fft_stft_reduce_wait(a) == SP_OK);
+    CHECK(fft_stft_reduce_wait(a) == SP_OK); /* nothing left */
+    CHECK(memcmp(got.pk, want.pk, (batch < total ? batch : total) * sizeof *got.pk) == 0);
+    /* the framer */
+    stft_config sc = {n, hop, 1, STFT_CHANNEL_MIX, batch};
+    q.first = 0;
+    q.colmax = NULL;
+    CHECK(stft_create(&sc, a, no_spectra, NULL, &st, &ei) == SP_OK);
+    CHECK(st && stft_set_reduce(st, &q, 0, overlap_sink, &got, &ei) == SP_OK);
+    for (size_t at = 0; st && at < len;) {
+        size_t piece = rng_range(1, 3 * hop + 7);
+        piece = piece > len - at ? len - at : piece;
+        CHECK_MSG(stft_push(st, sig + at, piece, &ei) == SP_OK, "%s", ei.msg);
+        at += piece;
+    }
+    CHECK(st && stft_finish(st, &ei) == SP_OK);
+    CHECK_MSG(got.frames == total && got.calls == want.calls && got.rows == want.rows && !got.out_of_order,
+              "%s n=%zu hop=%zu batch %zu: %zu frames in %zu calls (%zu rows), %zu in %zu (%zu) expected",
+              kind_name(kind), n, hop, batch, got.frames, got.calls, got.rows, total, want.calls, want.rows);
+    if (got.frames == total && got.rows == want.rows) {
+        CHECK_MSG(memcmp(got.pk, want.pk, total * sizeof *got.pk) == 0, "%s n=%zu hop=%zu: records differ",
+                  kind_name(kind), n, hop);
+        CHECK_MSG(memcmp(got.cm, want.cm, got.rows * nb * sizeof *got.cm) == 0, "%s n=%zu hop=%zu: maxima differ",
+                  kind_name(kind), n, hop);
+    }
+out:
+    stft_destroy(st);
+    fft_plan_destroy(a);
+    fft_plan_destroy(b);
+    free(sig), free(win), free(rows), free(want.pk), free(got.pk), free(want.cm), free(got.cm);
+}
+
 /* A live plan runs one-sub-batch calls as CUDA graphs (captured on a shape's second call):
  * reductions with and without spectra and with other ranges are other shapes (six here,
  * each met three times: run plainly, captured, replayed), and every call gives the records
@@ -1109,6 +1217,10 @@ int main(void)
     check_reduce_live(1024, 256);
     check_reduce_live(16384, 512);
     /* column maxima: groups within a sub-batch, across sub-batches and calls, one frame each */
+    check_overlap(FFT_BACKEND_CUDA, 1024, 256, 64, 300000, 7);
+    check_overlap(FFT_BACKEND_CUDA, 4096, 256, 2047, 4000000, 50); /* the picture of an hour */
+    check_overlap(FFT_BACKEND_CUDA, 256, 1000, 33, 200000, 3);      /* hop > n: samples skipped */
+    check_overlap(FFT_BACKEND_CUFFT, 2048, 300, 100, 400000, 11);
     check_colmax(1024, 256, 64, 300, 7);
     check_colmax(4096, 1001, 16, 70, 29);
     check_colmax(256, 100, 37, 150, 1);

@@ -57,6 +57,7 @@ struct fft_plan {
     double wsum;
     void *huge_state;
     unsigned char *huge; /* max_batch flags: the frame holds a huge sample */
+    int pending;         /* fft_stft_reduce_start begun in the backend, not yet waited for */
 };
 
 /* Above this a sample may overflow a GPU backend's float FFT: X reaches n * 2^100 <= 2^122 for
@@ -428,17 +429,23 @@ static int stft_call(fft_plan *p, const fft_backend *be, void *state, const floa
  * to the CPU backend, which handles any finite input (fft_cpu.c, "huge samples"), so the
  * backends agree there too. The scan costs a pass over the batch's samples, a few percent of
  * its FFT; the CPU state is made when the first such frame comes. */
+static int any_huge(const float *x, size_t len)
+{
+    int any = 0;
+    for (size_t i = 0; i < len; i++)
+        any |= !(fabsf(x[i]) <= FFT_HUGE_SAMPLE); /* NaN too: the CPU's floor, as elsewhere */
+    return any;
+}
+
 static int split_huge(fft_plan *p, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
                       fft_peak_raw *peaks)
 {
     const size_t n = p->n, hop = p->cfg.hop, bins = n / 2 + 1, len = (nframes - 1) * hop + n;
     const size_t stride = req ? req->nranges : 0;
-    int any = 0, err;
+    int err;
     if (p->be == &fft_backend_cpu)
         return stft_call(p, p->be, p->state, signal, nframes, db, req, peaks);
-    for (size_t i = 0; i < len; i++)
-        any |= !(fabsf(signal[i]) <= FFT_HUGE_SAMPLE); /* NaN too: the CPU's floor, as elsewhere */
-    if (!any)
+    if (!any_huge(signal, len))
         return stft_call(p, p->be, p->state, signal, nframes, db, req, peaks);
     if (req && req->span) { /* the CPU backend makes no maxima: the spectra, reduced here */
         fft_peak_req peaks_only = *req;
@@ -538,12 +545,42 @@ static void host_colmax(const float *db, size_t nframes, size_t bins, const fft_
     }
 }
 
+int fft_plan_overlaps(const fft_plan *p)
+{
+    /* a live run wants each batch now (its plan runs one sub-batch, as a graph, whole) */
+    return p && !p->cfg.live && p->be->stft_reduce_start && p->be->stft_reduce_wait && p->be->reduces_columns;
+}
+
+int fft_stft_reduce_start(fft_plan *p, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                          fft_peak_raw *peaks)
+{
+    int err;
+    if (!p || !signal || !req || (req->nranges && !peaks) || nframes > p->max_batch || p->pending)
+        return SP_EINVAL;
+    /* all of it beside the FFT, and no sample the CPU backend must take (split_huge) */
+    if (!fft_plan_overlaps(p) || nframes == 0 || !peak_req_ok(req, p->n) ||
+        any_huge(signal, (nframes - 1) * p->cfg.hop + p->n))
+        return fft_stft_reduce(p, signal, nframes, db, req, peaks);
+    p->err.msg[0] = 0;
+    if ((err = p->be->stft_reduce_start(p->state, signal, nframes, db, req, peaks, &p->err)) == SP_OK)
+        p->pending = 1;
+    return err;
+}
+
+int fft_stft_reduce_wait(fft_plan *p)
+{
+    if (!p || !p->pending)
+        return SP_OK;
+    p->pending = 0;
+    return p->be->stft_reduce_wait(p->state, &p->err);
+}
+
 int fft_stft_reduce(fft_plan *p, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
                     fft_peak_raw *peaks)
 {
     const size_t bins = p ? p->n / 2 + 1 : 0;
     int err;
-    if (!p || !signal || !req || (req->nranges && !peaks) || nframes > p->max_batch)
+    if (!p || !signal || !req || (req->nranges && !peaks) || nframes > p->max_batch || p->pending)
         return SP_EINVAL;
     if (!peak_req_ok(req, p->n))
         return sp_fail(&p->err, SP_EINVAL, "reduction: peak bins out of 1 .. %zu, more than %d ranges, or nothing asked",

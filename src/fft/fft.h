@@ -180,6 +180,21 @@ _Static_assert(sizeof(fft_peak_raw) == 16, "fft_peak_raw must be 16 bytes");
 int fft_stft_reduce(fft_plan *plan, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
                     fft_peak_raw *peaks);
 
+/* fft_stft_reduce in two halves, so that the caller prepares its next batch while the
+ * device computes this one: _start begins it and _wait returns once every result is
+ * written (db, peaks, req->colmax), with the call's error. In between the caller keeps
+ * signal, db, peaks and req->colmax unchanged (req itself may change) and makes no other
+ * call on the plan (SP_EINVAL). Where the backend cannot (fft_plan_overlaps 0: the cpu
+ * backend, which works on the caller's thread and its own) or a batch holds samples that
+ * only the cpu backend computes (fft_stft_reduce's huge samples), _start runs the whole
+ * call and _wait has nothing left to do. */
+int fft_stft_reduce_start(fft_plan *plan, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                          fft_peak_raw *peaks);
+int fft_stft_reduce_wait(fft_plan *plan);
+/* 1 when fft_stft_reduce_start returns while the device works (a GPU backend's plan that is
+ * not live). */
+int fft_plan_overlaps(const fft_plan *plan);
+
 /* The host scan of one dB spectrum row: the record of range [kmin, kmax] (valid bins as
  * above). The reference every backend's reduction matches. */
 fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax);

@@ -34,6 +34,14 @@ typedef struct fft_backend {
     /* 1: stft_reduce computes req's column maxima too (req->span); 0: it gets requests
      * without them (fft.c reduces the spectra on the caller's thread) */
     int reduces_columns;
+    /* Optional (NULL: stft_reduce runs whole): stft_reduce in two halves, so that the
+     * caller prepares the next batch while this one runs. _start begins it; by the time
+     * _wait returns, the results are written (db, peaks, req->colmax). In between the caller
+     * keeps signal, db, peaks and req->colmax unchanged and makes no other call on the
+     * state; req itself may change (the backend keeps a copy). */
+    int (*stft_reduce_start)(void *state, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
+                             fft_peak_raw *peaks, sp_errinfo *ei);
+    int (*stft_reduce_wait)(void *state, sp_errinfo *ei);
 } fft_backend;
 
 /* The table's layout, checked between the program and the GPU module it loads (gpu/

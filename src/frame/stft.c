@@ -9,7 +9,12 @@
 /* Each output channel keeps a linear buffer `sig[c]` holding the samples from the start of
  * the next frame onwards: sig[c][0] is absolute sample `base`. After a batch of B frames
  * the first B*hop samples are dropped (with hop > n some of them have not arrived yet:
- * `skip` counts how many incoming samples to discard). */
+ * `skip` counts how many incoming samples to discard).
+ *
+ * Overlap (a GPU plan, one output channel, a reduction): a batch is begun on the device
+ * (fft_stft_reduce_start) and the samples after it go on in a second signal buffer while
+ * the device reads the first; the batch's results reach the sink when the next batch
+ * begins, or at the end (deliver). */
 struct stft {
     stft_config cfg;
     fft_plan *plan;
@@ -30,6 +35,15 @@ struct stft {
     int spectra;           /* with reduce: the spectra are wanted too */
     fft_peak_raw *raw[2];  /* batch * req.nranges each, used in turn like db */
     float *cm[2];          /* req.span: the column maxima's rows, used in turn like db */
+    int overlap;           /* batches begun on the device, delivered one batch later */
+    float *spare;          /* overlap: the signal buffer the device is not reading */
+    struct {               /* overlap: the batch on the device */
+        int on;
+        uint64_t first;
+        size_t nframes;
+        float *db, *cm;
+        fft_peak_raw *raw;
+    } pend;
     uint64_t frames, samples;
     uint64_t skipped; /* frame indices stft_discard passed over (never analysed) */
     double fft_s, sink_s; /* time spent in the FFT plan and in the sink */
@@ -105,6 +119,9 @@ void stft_destroy(stft *s)
 {
     if (!s)
         return;
+    if (s->pend.on) /* the device may still read the buffers */
+        (void)fft_stft_reduce_wait(s->plan);
+    fft_plan_host_free(s->plan, s->spare);
     if (s->sig)
         for (int c = 0; c < s->outs; c++)
             fft_plan_host_free(s->plan, s->sig[c]);
@@ -143,6 +160,11 @@ int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_f
             fft_plan_host_free(s->plan, s->db[i]);
             s->db[i] = NULL;
         }
+    /* one output channel on a plan whose device works while this thread goes on */
+    if (s->outs == 1 && fft_plan_overlaps(s->plan) && !s->spare &&
+        !(s->spare = fft_plan_host_alloc(s->plan, s->cap * sizeof *s->spare)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory for frames of %zu samples (batch %zu)", s->cfg.n, s->cfg.batch);
+    s->overlap = s->spare != NULL;
     s->req = *req;
     s->spectra = spectra;
     s->reduce = fn;
@@ -152,6 +174,11 @@ int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_f
 
 int stft_reset(stft *s, sp_errinfo *ei)
 {
+    if (s->pend.on) { /* a stream given up half way: its last batch is not delivered */
+        (void)fft_stft_reduce_wait(s->plan);
+        s->pend.on = 0;
+    }
+    s->overlap = 0;
     s->len = s->skip = 0;
     s->cur = 0;
     s->frames = s->samples = s->skipped = 0;
@@ -208,6 +235,67 @@ static int spectra_room(stft *s, sp_errinfo *ei)
     return SP_OK;
 }
 
+static int fft_failed(stft *s, int err, sp_errinfo *ei)
+{
+    return sp_fail(ei, err, "FFT (%s backend) failed: %s", fft_plan_backend_name(s->plan),
+                   fft_plan_last_error(s->plan)[0] ? fft_plan_last_error(s->plan) : sp_strerror(err));
+}
+
+/* Overlap: waits for the batch on the device and hands its results to the sink. */
+static int deliver(stft *s, sp_errinfo *ei)
+{
+    double t0 = sp_now(), t1;
+    int err;
+    if (!s->pend.on)
+        return SP_OK;
+    s->pend.on = 0;
+    err = fft_stft_reduce_wait(s->plan);
+    t1 = sp_now();
+    s->fft_s += t1 - t0;
+    if (err != SP_OK)
+        return fft_failed(s, err, ei);
+    err = s->reduce(s->reduce_user, 0, s->pend.first, s->pend.nframes, s->pend.db, s->pend.raw, s->pend.cm);
+    s->sink_s += sp_now() - t1;
+    return err;
+}
+
+/* Overlap: delivers the batch before, begins this one on the device and carries the
+ * samples after its first nframes*hop over to the spare buffer, where the next ones go. */
+static int begin_batch(stft *s, size_t nframes, sp_errinfo *ei)
+{
+    size_t drop = nframes * s->cfg.hop;
+    float *sig = s->sig[0];
+    double t0;
+    int err = deliver(s, ei);
+    if (err != SP_OK)
+        return err;
+    s->req.first = s->frames;
+    s->req.colmax = s->cm[s->cur];
+    t0 = sp_now();
+    err = fft_stft_reduce_start(s->plan, sig, nframes, s->db[s->cur], &s->req, s->raw[s->cur]);
+    s->fft_s += sp_now() - t0;
+    if (err != SP_OK)
+        return fft_failed(s, err, ei);
+    s->pend.on = 1;
+    s->pend.first = s->frames;
+    s->pend.nframes = nframes;
+    s->pend.db = s->db[s->cur];
+    s->pend.raw = s->raw[s->cur];
+    s->pend.cm = s->cm[s->cur];
+    s->cur ^= 1;
+    s->frames += nframes;
+    if (drop >= s->len) {
+        s->skip = drop - s->len;
+        s->len = 0;
+    } else {
+        memcpy(s->spare, sig + drop, (s->len - drop) * sizeof *sig);
+        s->len -= drop;
+    }
+    s->sig[0] = s->spare;
+    s->spare = sig; /* the device's until the next deliver */
+    return SP_OK;
+}
+
 /* Runs nframes frames from the start of the buffers, emits them, drops nframes*hop. */
 static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
 {
@@ -215,6 +303,8 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
     int room = spectra_room(s, ei);
     if (room != SP_OK)
         return room;
+    if (s->overlap)
+        return begin_batch(s, nframes, ei);
     for (int c = 0; c < s->outs; c++) {
         float *db = s->db[s->cur];
         fft_peak_raw *raw = s->raw[s->cur];
@@ -228,9 +318,7 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
         t1 = sp_now();
         s->fft_s += t1 - t0;
         if (err != SP_OK)
-            return sp_fail(ei, err, "FFT (%s backend) failed: %s", fft_plan_backend_name(s->plan),
-                           fft_plan_last_error(s->plan)[0] ? fft_plan_last_error(s->plan)
-                                                           : sp_strerror(err));
+            return fft_failed(s, err, ei);
         err = s->reduce ? s->reduce(s->reduce_user, c, s->frames, nframes, db, raw, cm)
                         : s->sink(s->user, c, s->frames, nframes, db);
         s->sink_s += sp_now() - t1;
@@ -345,7 +433,7 @@ int stft_flush(stft *s, sp_errinfo *ei)
         if (err != SP_OK)
             return err;
     }
-    return SP_OK;
+    return deliver(s, ei);
 }
 
 int stft_finish(stft *s, sp_errinfo *ei)
@@ -358,7 +446,9 @@ int stft_finish(stft *s, sp_errinfo *ei)
         for (int c = 0; c < s->outs; c++)
             memset(s->sig[c] + s->len, 0, (s->cfg.n - s->len) * sizeof **s->sig);
         s->len = s->cfg.n;
-        return run_batch(s, 1, ei);
+        if ((err = run_batch(s, 1, ei)) != SP_OK)
+            return err;
+        return deliver(s, ei);
     }
     return SP_OK;
 }
