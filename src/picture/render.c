@@ -30,6 +30,7 @@ render_config render_config_default(void)
 #include <unistd.h>
 
 #include "canvas.h"
+#include "par.h"
 #include "png_write.h"
 
 #ifndef SPECTRO_FONT_DIR
@@ -50,6 +51,7 @@ render_config render_config_default(void)
 #define ACCUM_MIN_RATIO 2
 #define ACCUM_MAX_RATIO 8
 #define ACCUM_BUDGET_BYTES ((size_t)256 << 20)
+#define PAR_MIN_COLUMNS 8 /* render_add_max_rows: fewer whole columns go one by one */
 
 const rgb8 RENDER_COL_BG = {0x12, 0x14, 0x19};
 const rgb8 RENDER_COL_FRAME = {0x4d, 0x53, 0x60};
@@ -103,6 +105,7 @@ struct render {
 
     row_map *rows; /* panel_h entries, top row first */
     float *rowv;   /* panel_h: a column's row values in dB, before quantising */
+    float *rowv_par; /* SP_PAR_MAX of them: columns mapped at once (render_add_max_rows) */
     size_t cap;    /* columns per channel, even */
     accum *acc;    /* channels entries */
     int64_t axis_frames; /* frames the time axis spans; -1 = those added */
@@ -454,8 +457,9 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
     err = SP_ENOMEM;
     r->rows = malloc((size_t)r->panel_h * sizeof *r->rows);
     r->rowv = malloc((size_t)r->panel_h * sizeof *r->rowv);
+    r->rowv_par = malloc((size_t)SP_PAR_MAX * (size_t)r->panel_h * sizeof *r->rowv_par);
     r->acc = calloc((size_t)channels, sizeof *r->acc);
-    if (!r->rows || !r->rowv || !r->acc)
+    if (!r->rows || !r->rowv || !r->rowv_par || !r->acc)
         goto fail_msg;
     for (int c = 0; c < channels; c++) {
         /* calloc: pages are only committed as columns fill */
@@ -497,6 +501,7 @@ void render_destroy(render *r)
     free(r->acc);
     free(r->rows);
     free(r->rowv);
+    free(r->rowv_par);
     free(r->title);
     free(r);
 }
@@ -516,11 +521,10 @@ static void accum_merge(accum *a, size_t cap, size_t rows)
     a->fpc *= 2;
 }
 
-/* A spectrum's value in each pixel row (dB, into r->rowv): O(bins + panel_h). */
-static void column_rows(render *r, const float *s)
+/* A spectrum's value in each pixel row (dB, into rv): O(bins + panel_h). */
+static void column_rows(const render *r, const float *s, float *restrict rv)
 {
     const size_t rows = (size_t)r->panel_h;
-    float *restrict rv = r->rowv;
     for (size_t y = 0; y < rows; y++) {
         const row_map *m = &r->rows[y];
         float v;
@@ -559,7 +563,7 @@ static void accum_flush(render *r, accum *a)
 {
     if (a->pending_col < 0)
         return;
-    column_rows(r, a->pending);
+    column_rows(r, a->pending, r->rowv);
     fold_levels(a->cols + (size_t)a->pending_col * (size_t)r->panel_h, r->rowv, (size_t)r->panel_h,
                 r->cfg.db_lo, r->qscale);
     a->pending_col = -1;
@@ -608,6 +612,59 @@ int render_add_max(render *r, int channel, uint64_t f0, uint64_t f1, const float
         f0 / r->acc[channel].fpc != (f1 - 1) / r->acc[channel].fpc)
         return SP_EINVAL;
     add_row(r, &r->acc[channel], f0, f1, max_db);
+    return SP_OK;
+}
+
+/* Whole columns of a block of maxima (one row of bins values each), mapped to pixel rows
+ * and folded in on the pool's threads, each with its own rowv. */
+typedef struct {
+    const render *r;
+    uint8_t *cols;     /* the first column's levels */
+    const float *rows; /* its row */
+    size_t n;          /* columns */
+} max_rows_job;
+
+static void max_rows_part(void *ctx, int part, int parts)
+{
+    const max_rows_job *j = ctx;
+    const render *r = j->r;
+    size_t b, e, h = (size_t)r->panel_h;
+    float *rv = r->rowv_par + (size_t)part * h;
+    sp_par_share(j->n, part, parts, &b, &e);
+    for (size_t i = b; i < e; i++) {
+        column_rows(r, j->rows + i * r->bins, rv);
+        fold_levels(j->cols + i * h, rv, h, r->cfg.db_lo, r->qscale);
+    }
+}
+
+int render_add_max_rows(render *r, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows)
+{
+    accum *a;
+    size_t nrows;
+    uint64_t g0, end = first + nframes;
+    if (!r || channel < 0 || channel >= r->channels || !rows || span == 0 || nframes == 0)
+        return SP_EINVAL;
+    a = &r->acc[channel];
+    g0 = first / span;
+    nrows = (size_t)((end - 1) / span - g0 + 1); /* the groups touched: fft_colmax_rows */
+    for (size_t i = 0; i < nrows; i++) {
+        uint64_t f0 = (g0 + i) * span, f1 = f0 + span;
+        size_t full = nrows - 1 - i; /* rows i .. nrows-2: whole groups (the last may not be) */
+        /* whole groups that are whole columns, none past the columns kept (no merge ahead):
+         * folded in at once, as accum_flush folds each; nothing else lands in them */
+        if (i > 0 && span == a->fpc && full >= PAR_MIN_COLUMNS && g0 + nrows <= r->cap) {
+            max_rows_job j = {r, a->cols + (size_t)(g0 + i) * (size_t)r->panel_h, rows + i * r->bins, full};
+            accum_flush(r, a);
+            sp_par_run(max_rows_part, &j, sp_par_parts(full, PAR_MIN_COLUMNS / 2));
+            if (f0 + full * span > a->frames)
+                a->frames = f0 + full * span;
+            i += full - 1;
+            continue;
+        }
+        int err = render_add_max(r, channel, f0 > first ? f0 : first, f1 < end ? f1 : end, rows + i * r->bins);
+        if (err != SP_OK)
+            return err;
+    }
     return SP_OK;
 }
 
@@ -870,7 +927,7 @@ void render_draw_column(render *r, const float *db, uint8_t *rgba, size_t pitch)
     if (!r || !db || !rgba)
         return;
     lut = colormap_lut(r->cfg.colormap);
-    column_rows(r, db);
+    column_rows(r, db, r->rowv);
     /* as accum_flush folds a lone spectrum into an empty column and draw_panel shows it */
     for (int y = 0; y < r->panel_h; y++) {
         uint8_t q = quantise(r->rowv[y], r->cfg.db_lo, r->qscale), *p = rgba + (size_t)y * pitch;

@@ -98,6 +98,12 @@ int render_add(render *r, int channel, uint64_t first, size_t nframes, const flo
  * frames): the same picture as adding each of them, from one row (sink.h's maxima). */
 int render_add_max(render *r, int channel, uint64_t f0, uint64_t f1, const float *max_db);
 
+/* A block of column maxima as fft_stft_reduce makes them (fft_peak_req: a row of bins values
+ * for each group of span frames that frames first .. first+nframes-1 touch): the same
+ * picture as render_add_max of each row. Where span is render_frames_per_column, the rows
+ * that are whole columns are mapped to pixel rows on several threads (par.h). */
+int render_add_max_rows(render *r, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows);
+
 /* The frames per accumulated column the picture starts with (made from its frames_hint;
  * later merges double it, so groups of this many stay within one column). */
 uint64_t render_frames_per_column(const render *r);

@@ -35,6 +35,12 @@ int render_add_max(render *r, int channel, uint64_t f0, uint64_t f1, const float
     return SP_EUNSUPPORTED;
 }
 
+int render_add_max_rows(render *r, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows)
+{
+    (void)r, (void)channel, (void)first, (void)nframes, (void)span, (void)rows;
+    return SP_EUNSUPPORTED;
+}
+
 uint64_t render_frames_per_column(const render *r)
 {
     (void)r;

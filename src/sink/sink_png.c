@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fft.h" /* fft_colmax_rows */
 #include "outfile.h"
 #include "render.h"
 #include "sink_table.h"
@@ -24,7 +23,6 @@ typedef struct {
     uint64_t first;
     size_t nframes;
     uint64_t span; /* 0: db holds nframes spectra; else the maxima of each span frames */
-    size_t bins;
     int quit, err, started;
 } drawer;
 
@@ -34,22 +32,7 @@ typedef struct {
     render *r;
     drawer draw;
     int written;
-    size_t bins;
 } png_sink;
-
-/* Folds a block of column maxima in: a row for each group of span frames it touches. */
-static int draw_maxima(render *r, size_t bins, int channel, uint64_t first, size_t nframes, uint64_t span,
-                       const float *rows)
-{
-    size_t nrows = fft_colmax_rows(span, first, nframes);
-    uint64_t g0 = first / span, end = first + nframes;
-    int err = SP_OK;
-    for (size_t i = 0; i < nrows && err == SP_OK; i++) {
-        uint64_t f0 = (g0 + i) * span, f1 = f0 + span;
-        err = render_add_max(r, channel, f0 > first ? f0 : first, f1 < end ? f1 : end, rows + i * bins);
-    }
-    return err;
-}
 
 static void *drawer_main(void *arg)
 {
@@ -64,7 +47,7 @@ static void *drawer_main(void *arg)
         pthread_mutex_unlock(&d->mu);
         int err = skip          ? SP_OK
                   : d->span == 0 ? render_add(d->r, d->channel, d->first, d->nframes, d->db)
-                                 : draw_maxima(d->r, d->bins, d->channel, d->first, d->nframes, d->span, d->db);
+                                 : render_add_max_rows(d->r, d->channel, d->first, d->nframes, d->span, d->db);
         pthread_mutex_lock(&d->mu);
         if (err != SP_OK && !d->err)
             d->err = err;
@@ -75,11 +58,10 @@ static void *drawer_main(void *arg)
     return NULL;
 }
 
-static int drawer_start(drawer *d, render *r, size_t bins, sp_errinfo *ei)
+static int drawer_start(drawer *d, render *r, sp_errinfo *ei)
 {
     memset(d, 0, sizeof *d);
     d->r = r;
-    d->bins = bins;
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
     if (pthread_create(&d->thread, NULL, drawer_main, d) != 0) {
@@ -141,9 +123,8 @@ static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, s
     }
     if ((err = render_create(&rc, st->rate, st->n, st->time_first_s, st->time_step_s, st->channels,
                              st->frames_hint, &s->r, ei)) != SP_OK ||
-        (err = drawer_start(&s->draw, s->r, st->bins, ei)) != SP_OK)
+        (err = drawer_start(&s->draw, s->r, ei)) != SP_OK)
         return err;
-    s->bins = st->bins;
     wants->spectra = 1;
     /* a GPU may hand over each column's maximum instead (only those rows cross the bus) */
     wants->maxima_span = render_frames_per_column(s->r) > 1 ? render_frames_per_column(s->r) : 0;
@@ -159,7 +140,8 @@ static int png_sink_spectra(void *self, int channel, uint64_t first, size_t nfra
 }
 
 /* Column maxima (sink.h): a row per group, folded in on the drawing thread too (an hour's
- * 13,500 rows of 2049 bins took 0.07-0.1 s of the analysis thread on the GPU host). */
+ * 13,500 rows of 2049 bins took 0.07-0.1 s of the analysis thread on the GPU host; whole
+ * columns are mapped on the pool's threads there). */
 static int png_sink_maxima(void *self, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows,
                            sp_errinfo *ei)
 {
