@@ -968,6 +968,36 @@ static void check_loud(fft_backend_kind kind, size_t n)
     free(ref);
 }
 
+/* fft_plan_set_unit_bound: a caller that promises samples within [-1, 1] (integer PCM) spares
+ * the pass looking for huge ones. Broken on purpose here (a tone at 3e38, which the pass
+ * sends to the cpu backend; cuFFT's float FFT still holds a tone at 1e36 of 1024 points, at
+ * 3e38 none does): with the promise the device computes it and overflows, so its
+ * level is not the cpu backend's, without it the level is; a promise taken back counts. */
+static void check_unit_bound(fft_backend_kind kind)
+{
+    size_t n = 1024, hop = 256, nf = 4, nb = n / 2 + 1, len = (nf - 1) * hop + n, kb = n / 10;
+    float *win = xmalloc(n * sizeof *win), *sig = xmalloc(len * sizeof *sig);
+    float *db = xmalloc(nf * nb * sizeof *db), *ref = xmalloc(nf * nb * sizeof *ref);
+    window_spec ws = window_spec_default();
+    fft_plan *p = NULL;
+    CHECK(window_fill(&ws, n, win, NULL) == SP_OK);
+    for (size_t i = 0; i < len; i++)
+        sig[i] = (float)(3e38 * cos(2.0 * 3.14159265358979323846 * (double)kb * (double)i / (double)n));
+    if ((p = make_plan(kind, n, hop, win, nf))) {
+        CHECK(fft_stft_db(p, sig, nf, ref) == SP_OK); /* scanned: the cpu backend's levels */
+        CHECK_MSG(isfinite(ref[kb]) && ref[kb] > 700.0f, "%s: %g dB", kind_name(kind), ref[kb]);
+        fft_plan_set_unit_bound(p, 1);
+        CHECK(fft_stft_db(p, sig, nf, db) == SP_OK);
+        CHECK_MSG(!(fabsf(db[kb] - ref[kb]) < 1.0f), "%s: the promise of samples within 1 changed nothing (%g dB)",
+                  kind_name(kind), db[kb]);
+        fft_plan_set_unit_bound(p, 0);
+        CHECK(fft_stft_db(p, sig, nf, db) == SP_OK);
+        CHECK(memcmp(db, ref, nf * nb * sizeof *db) == 0);
+    }
+    fft_plan_destroy(p);
+    free(win), free(sig), free(db), free(ref);
+}
+
 /* NaN in the signal never gives NaN out: the bins read the floor. */
 static void check_nan_input(fft_backend_kind kind)
 {
@@ -1217,13 +1247,14 @@ int main(void)
     check_reduce_live(1024, 256);
     check_reduce_live(16384, 512);
     /* column maxima: groups within a sub-batch, across sub-batches and calls, one frame each */
+    check_colmax(1024, 256, 64, 300, 7);
+    check_colmax(4096, 1001, 16, 70, 29);
+    check_colmax(256, 100, 37, 150, 1);
+    /* the framer overlapping the device: reductions begun, delivered a batch later */
     check_overlap(FFT_BACKEND_CUDA, 1024, 256, 64, 300000, 7);
     check_overlap(FFT_BACKEND_CUDA, 4096, 256, 2047, 4000000, 50); /* the picture of an hour */
     check_overlap(FFT_BACKEND_CUDA, 256, 1000, 33, 200000, 3);      /* hop > n: samples skipped */
     check_overlap(FFT_BACKEND_CUFFT, 2048, 300, 100, 400000, 11);
-    check_colmax(1024, 256, 64, 300, 7);
-    check_colmax(4096, 1001, 16, 70, 29);
-    check_colmax(256, 100, 37, 150, 1);
     if (!quick)
         check_colmax(16384, 64, 511, 2000, 29);
     for (int path = 0; path < 2; path++) {
@@ -1240,6 +1271,8 @@ int main(void)
     set_path(0);
     check_tuning_errors();
     check_loud(FFT_BACKEND_CUFFT, 4096);
+    check_unit_bound(FFT_BACKEND_CUDA);
+    check_unit_bound(FFT_BACKEND_CUFFT);
     check_pinned(FFT_BACKEND_CUFFT);
     check_full_scale(FFT_BACKEND_CUFFT);
     check_nan_input(FFT_BACKEND_CUFFT);

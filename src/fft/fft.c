@@ -58,6 +58,7 @@ struct fft_plan {
     void *huge_state;
     unsigned char *huge; /* max_batch flags: the frame holds a huge sample */
     int pending;         /* fft_stft_reduce_start begun in the backend, not yet waited for */
+    int unit_bound;      /* fft_plan_set_unit_bound: no sample above 1, none to scan for */
 };
 
 /* Above this a sample may overflow a GPU backend's float FFT: X reaches n * 2^100 <= 2^122 for
@@ -445,7 +446,7 @@ static int split_huge(fft_plan *p, const float *signal, size_t nframes, float *d
     int err;
     if (p->be == &fft_backend_cpu)
         return stft_call(p, p->be, p->state, signal, nframes, db, req, peaks);
-    if (!any_huge(signal, len))
+    if (p->unit_bound || !any_huge(signal, len))
         return stft_call(p, p->be, p->state, signal, nframes, db, req, peaks);
     if (req && req->span) { /* the CPU backend makes no maxima: the spectra, reduced here */
         fft_peak_req peaks_only = *req;
@@ -524,6 +525,12 @@ size_t fft_colmax_rows(uint64_t span, uint64_t first, size_t nframes)
     return (size_t)((first + nframes - 1) / span - first / span + 1);
 }
 
+void fft_plan_set_unit_bound(fft_plan *p, int yes)
+{
+    if (p)
+        p->unit_bound = yes != 0;
+}
+
 int fft_plan_reduces_columns(const fft_plan *p)
 {
     return p && p->be->reduces_columns;
@@ -559,7 +566,7 @@ int fft_stft_reduce_start(fft_plan *p, const float *signal, size_t nframes, floa
         return SP_EINVAL;
     /* all of it beside the FFT, and no sample the CPU backend must take (split_huge) */
     if (!fft_plan_overlaps(p) || nframes == 0 || !peak_req_ok(req, p->n) ||
-        any_huge(signal, (nframes - 1) * p->cfg.hop + p->n))
+        (!p->unit_bound && any_huge(signal, (nframes - 1) * p->cfg.hop + p->n)))
         return fft_stft_reduce(p, signal, nframes, db, req, peaks);
     p->err.msg[0] = 0;
     if ((err = p->be->stft_reduce_start(p->state, signal, nframes, db, req, peaks, &p->err)) == SP_OK)

@@ -3,12 +3,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "pipeline_internal.h"
 #include "progress.h"
 
 #define READ_BLOCK_FLOATS (1u << 16) /* one ring_read, all channels */
+#define FILE_CONSUME_FLOATS (1u << 20) /* a file: at most this much from the ring at a time */
 #define LIVE_BATCH 16                /* frames per FFT call in live runs */
 #define LIVE_BIG_HOP ((size_t)1 << 20) /* live hops above it: one frame per call (the framer
                                         * holds (batch-1) hops + n samples) */
@@ -201,28 +203,11 @@ static int run_open_source(run *r, sp_errinfo *ei)
     return run_range(r, ei);
 }
 
-/* Live: at most ~half a second (or 4 frames) behind before skipping ahead to the newest n
- * samples; the ring holds twice that. Files: a fixed FILE_RING_FLOATS (a read-ahead has
- * made it and is filling it already). */
-static int run_make_ring(run *r, sp_errinfo *ei)
-{
-    size_t ring_floats = FILE_RING_FLOATS, rate = (size_t)r->res->info.rate, n = r->cfg->n;
-    if (r->res->live) {
-        r->lag = rate / 2 > 4 * n ? rate / 2 : 4 * n;
-        r->keep = n;
-        ring_floats = pow2_at_least(2 * r->lag * (size_t)r->ch);
-    }
-    r->whole = READ_BLOCK_FLOATS / (size_t)r->ch;
-    r->buf = malloc(r->whole * (size_t)r->ch * sizeof *r->buf);
-    if (!r->buf)
-        return sp_fail(ei, SP_ENOMEM, "out of memory for the sample ring");
-    return r->in->reading ? SP_OK : pipe_feed_ring(r->f, ring_floats, ei);
-}
-
 /* The job auto weighs (frames a channel as far as known, channels, the rate) and the
  * frames per FFT call: the batch of the backend auto will choose, weighed with the cpu's
- * batch first (its threads never outnumber a call's frames); no CUDA call. */
-static void plan_job_and_batch(const run *r, fft_config *fc)
+ * batch first (its threads never outnumber a call's frames); no CUDA call. 1 when the run
+ * will ask for a GPU. */
+static int plan_job_and_batch(const run *r, fft_config *fc)
 {
     const analyze_config *cfg = r->cfg;
     const analyze_result *res = r->res;
@@ -237,13 +222,71 @@ static void plan_job_and_batch(const run *r, fft_config *fc)
     fc->job.rate = res->info.rate;
     if (cfg->batch || res->live) {
         fc->max_batch = cfg->batch ? cfg->batch : res->hop > LIVE_BIG_HOP ? 1 : LIVE_BATCH;
-        return;
+        return gpu;
     }
     fc->max_batch = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 0);
     if (cfg->backend == FFT_BACKEND_AUTO)
         gpu = fft_config_choose(fc, &choice) == SP_OK && choice.kind != FFT_BACKEND_CPU;
     if (gpu)
         fc->max_batch = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 1);
+    return gpu;
+}
+
+/* The FFT's config of the run, before its plan: backend, sizes, the job's size for auto. */
+static int run_fft_config(const run *r, fft_config *fc)
+{
+    *fc = fft_config_default();
+    fc->backend = r->cfg->backend;
+    fc->n = r->cfg->n;
+    fc->hop = r->res->hop;
+    fc->window = r->win;
+    fc->live = r->res->live;
+    fc->tuning = r->cfg->fft_tuning;
+    return plan_job_and_batch(r, fc);
+}
+
+/* A file analysed on a GPU: while the GPU starts (0.2-0.3 s, time for the decoder threads to
+ * read most of an hour), the reader fills the ring, which then holds up to the whole file
+ * (GPU_RING_FLOATS at most, and an eighth of the memory); else FILE_RING_FLOATS. Pages are
+ * touched only as far as the reader gets. */
+static size_t file_ring_floats(const run *r)
+{
+    fft_config fc;
+    int64_t frames = r->res->info.frames_hint;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t want, cap = GPU_RING_FLOATS;
+    if (frames <= 0 || !run_fft_config(r, &fc))
+        return FILE_RING_FLOATS;
+    if (pages > 0 && page > 0 && (uint64_t)pages / 8 * (uint64_t)page / sizeof(float) < cap)
+        cap = (uint64_t)pages / 8 * (uint64_t)page / sizeof(float);
+    want = (uint64_t)frames * (uint64_t)r->ch;
+    if (want <= FILE_RING_FLOATS)
+        return FILE_RING_FLOATS;
+    want = pow2_at_least((size_t)(want < cap ? want : cap));
+    return want > cap ? (size_t)want / 2 : (size_t)want;
+}
+
+
+
+/* Live: at most ~half a second (or 4 frames) behind before skipping ahead to the newest n
+ * samples; the ring holds twice that. Files: file_ring_floats (unless a read-ahead made the
+ * ring and is filling it already). */
+static int run_make_ring(run *r, sp_errinfo *ei)
+{
+    size_t ring_floats = FILE_RING_FLOATS, rate = (size_t)r->res->info.rate, n = r->cfg->n;
+    if (!r->res->live && !r->in->reading)
+        ring_floats = file_ring_floats(r);
+    if (r->res->live) {
+        r->lag = rate / 2 > 4 * n ? rate / 2 : 4 * n;
+        r->keep = n;
+        ring_floats = pow2_at_least(2 * r->lag * (size_t)r->ch);
+    }
+    /* frames a consume takes at most: live, a block; a file, up to a big one, read in place */
+    r->whole = (r->res->live ? READ_BLOCK_FLOATS : FILE_CONSUME_FLOATS) / (size_t)r->ch;
+    r->buf = malloc((size_t)r->ch * sizeof *r->buf); /* a frame across the ring's wrap */
+    if (!r->buf)
+        return sp_fail(ei, SP_ENOMEM, "out of memory for the sample ring");
+    return r->in->reading ? SP_OK : pipe_feed_ring(r->f, ring_floats, ei);
 }
 
 /* The window, the FFT plan (a GPU's start-up) and the framer, which calls the sinks. */
@@ -259,16 +302,11 @@ static int run_make_plan(run *r, sp_errinfo *ei)
         return sp_fail(ei, SP_ENOMEM, "out of memory for a window of %zu samples", cfg->n);
     if ((err = window_fill(&cfg->window, cfg->n, r->win, &wsum)) != SP_OK)
         return sp_fail(ei, err, "--window: cannot make a %s window of %zu samples", res->window, cfg->n);
-    fc.backend = cfg->backend;
-    fc.n = cfg->n;
-    fc.hop = res->hop;
-    fc.window = r->win;
-    fc.live = res->live;
-    fc.tuning = cfg->fft_tuning;
     res->plan_s = sp_now();
-    plan_job_and_batch(r, &fc);
+    run_fft_config(r, &fc);
     if ((err = session_plan(r->ss, &fc, &r->plan, ei)) != SP_OK)
         return err;
+    fft_plan_set_unit_bound(r->plan, res->info.unit_bound); /* a plan kept from the last file's too */
     res->batch = fc.max_batch;
     res->plan_s = sp_now() - res->plan_s;
     snprintf(res->backend, sizeof res->backend, "%s", fft_plan_backend_name(r->plan));

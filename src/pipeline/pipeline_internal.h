@@ -117,8 +117,8 @@ void pipe_refine_peaks(const peaks_window *pw, const fft_peak_raw *raw, size_t n
 
 /* ---- session.c --------------------------------------------------------------------------- */
 
-#define FILE_RING_FLOATS (1u << 23) /* 32 MB of samples between reader and analysis: room
-                                      * to read ahead while a GPU starts (0.2-0.3 s) */
+#define FILE_RING_FLOATS (1u << 23) /* 32 MB of samples between reader and analysis */
+#define GPU_RING_FLOATS (1u << 27)  /* 512 MB: a file read ahead while a GPU starts (analyze.c) */
 
 /* One input's source, ring and reader. A session has two: while a run analyses one, the
  * next input is opened and read into the other (session_read_ahead). */

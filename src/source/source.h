@@ -35,6 +35,8 @@ typedef struct {
                           * a generated signal */
     int pipe;            /* a pipe, a FIFO or a device: no length, no seeking; it delivers
                           * at its writer's pace, so the pipeline treats it as live */
+    int unit_bound;      /* 1: every sample lies within [-1, 1] (integer PCM, as libsndfile
+                          * scales it); the GPU's check for huge samples is skipped */
 } source_info;
 
 typedef struct source source;

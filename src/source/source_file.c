@@ -373,6 +373,18 @@ static size_t sample_bytes(int format)
     }
 }
 
+/* Integer samples, which libsndfile scales into [-1, 1) (its default float normalisation). */
+static int integer_pcm(int format)
+{
+    switch (format & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_S8: case SF_FORMAT_PCM_U8: case SF_FORMAT_PCM_16: case SF_FORMAT_PCM_24:
+    case SF_FORMAT_PCM_32: case SF_FORMAT_ULAW: case SF_FORMAT_ALAW:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static void describe_format(const SF_INFO *in, char *buf, size_t len)
 {
     SF_FORMAT_INFO major = {0}, sub = {0};
@@ -451,6 +463,7 @@ static int adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int pipe_fd, 
         st->par_stat = par->sb;
     }
     info.pipe = pipe;
+    info.unit_bound = integer_pcm(in->format);
     snprintf(info.name, sizeof info.name, "%s", name);
     snprintf(info.decoder, sizeof info.decoder, "libsndfile");
     describe_format(in, info.format, sizeof info.format);
@@ -640,6 +653,7 @@ int source_open_memory(const void *data, size_t len, const char *name, source **
     info.frames_hint = (in.frames > 0 && in.frames < INT64_MAX / 2) ? in.frames : -1;
     if (info.frames_hint < 0)
         m->file.promised = -1;
+    info.unit_bound = integer_pcm(in.format);
     snprintf(info.name, sizeof info.name, "%s", name);
     describe_format(&in, info.format, sizeof info.format);
     return source_create(&file_ops, m, &info, out, ei);
