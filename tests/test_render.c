@@ -555,10 +555,11 @@ static void test_errors(void)
 /* png_write: pictures of many shapes read back by libpng's own reader (which checks every
  * chunk's CRC and the data stream's Adler-32) pixel for pixel. The data is deflated in strips
  * of 64 rows at once: heights below, at and across a strip, noise (nothing to compress),
- * flat runs, and translucent pixels (stored as RGBA). */
+ * flat runs, translucent pixels (stored as RGBA), data past one chunk. */
 static void test_png_round_trip(void)
 {
-    static const int sizes[][2] = {{1, 1}, {7, 1}, {3, 63}, {5, 64}, {5, 65}, {37, 200}, {1920, 130}, {2, 1000}};
+    static const int sizes[][2] = {{1, 1}, {7, 1}, {3, 63}, {5, 64}, {5, 65}, {37, 200}, {1920, 130}, {2, 1000},
+                                   {1920, 1000}}; /* the last: data in several 1 MB chunks */
     char path[512];
     uint64_t seed = 12345;
     tu_path(path, sizeof path, "round.png");

@@ -51,6 +51,7 @@ static int all_opaque(const uint8_t *rgba, size_t pixels)
  * hour of audio. */
 #define STRIP_ROWS 64
 #define ZLEVEL 2
+#define IDAT_BYTES ((size_t)1 << 20) /* the data in chunks of at most 1 MB */
 
 typedef struct {
     unsigned char *out;
@@ -172,7 +173,8 @@ static int write_chunks(FILE *f, png_uint_32 w, png_uint_32 h, int color, const 
     png_set_IHDR(png, info, w, h, 8, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
-    png_write_chunk(png, (png_const_bytep) "IDAT", idat, idat_len);
+    for (size_t at = 0; at < idat_len; at += IDAT_BYTES) /* as libpng splits its own */
+        png_write_chunk(png, (png_const_bytep) "IDAT", idat + at, idat_len - at < IDAT_BYTES ? idat_len - at : IDAT_BYTES);
     /* png_write_end wants the rows written through libpng: the end chunk is written as the
      * data was, and that is the whole file */
     png_write_chunk(png, (png_const_bytep) "IEND", NULL, 0);
@@ -186,7 +188,7 @@ static int encode(FILE *f, const uint8_t *rgba, int w, int h, png_ctx *ctx)
     int opaque = all_opaque(rgba, (size_t)w * (size_t)h), r = -1;
     unsigned char *idat = NULL;
     size_t idat_len = 0;
-    if (deflate_image(rgba, w, h, opaque ? 3 : 4, &idat, &idat_len) != 0 || idat_len > PNG_UINT_31_MAX)
+    if (deflate_image(rgba, w, h, opaque ? 3 : 4, &idat, &idat_len) != 0)
         snprintf(ctx->msg, sizeof ctx->msg, "out of memory");
     else
         r = write_chunks(f, (png_uint_32)w, (png_uint_32)h, opaque ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGBA, idat,
