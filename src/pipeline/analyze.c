@@ -246,13 +246,17 @@ static int run_fft_config(const run *r, fft_config *fc)
 }
 
 /* A file analysed on a GPU: while the GPU starts (0.2-0.3 s, time for the decoder threads to
- * read most of an hour), the reader fills the ring, which then holds up to the whole file
- * (GPU_RING_FLOATS at most, and an eighth of the memory); else FILE_RING_FLOATS. Pages are
- * touched only as far as the reader gets. */
+ * read most of an hour), the reader fills the ring, which then holds up to what the run
+ * analyses (after --start, up to --end; GPU_RING_FLOATS at most, and an eighth of the
+ * memory); else FILE_RING_FLOATS. Pages are touched only as far as the reader gets. */
 static size_t file_ring_floats(const run *r)
 {
     fft_config fc;
     int64_t frames = r->res->info.frames_hint;
+    if (frames > 0)
+        frames = (uint64_t)frames > r->start ? frames - (int64_t)r->start : 0;
+    if (frames > 0 && r->limit != UINT64_MAX && (uint64_t)frames > r->limit)
+        frames = (int64_t)r->limit;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     uint64_t want, cap = GPU_RING_FLOATS;
     if (frames <= 0 || !run_fft_config(r, &fc))

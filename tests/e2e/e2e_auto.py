@@ -7,6 +7,7 @@ values refused with one line."""
 import os
 import re
 import subprocess
+import sys
 import unittest
 import wave
 
@@ -51,7 +52,52 @@ def gpu_runs():
         return E.run([E.asset(WAV), "-q", "-b", "cuda", "-o", d + "/o.npy"], env=env_of()).returncode == 0
 
 
+# A child's peak resident memory counts its parent's at the fork (the kernel keeps the
+# larger), and this process holds NumPy and SciPy: the binary is started from a bare Python.
+SPAWN = """import os, sys
+pid = os.fork()
+if pid == 0:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+"""
+
+
+def peak_rss_mb(args, **kw):
+    """Runs the binary; (return code, its peak resident memory in MB)."""
+    p = subprocess.run([sys.executable, "-S", "-c", SPAWN, E.BIN] + [str(a) for a in args], env=env_of(**kw),
+                       stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    rc, kb = p.stdout.split()
+    return int(rc), int(kb) / 1024.0
+
+
 class Auto(unittest.TestCase):
+    def test_read_ahead_while_a_gpu_starts(self):
+        # auto choosing a GPU reads the file ahead into a ring of up to what the run analyses
+        # (here 10 minutes: 28.8 M samples, a 128 MB ring), every sample into a page of its
+        # own; the cpu backend's ring is 32 MB, and so is the GPU's for a minute of the file
+        # (--duration), however far the reader gets. Where the GPU cannot start the run goes
+        # on on the cpu, through the same ring.
+        rates = "cpu_core:1000,gpu_start:0.001,gpu:1e12"
+        with E.TempDir() as d:
+            path = d + "/ten.wav"
+            with wave.open(path, "wb") as w:
+                w.setnchannels(1), w.setsampwidth(2), w.setframerate(48000)
+                minute = (np.sin(np.arange(60 * 48000) * 0.05) * 8000).astype("<i2").tobytes()
+                for _ in range(10):
+                    w.writeframes(minute)
+            job = [path, "-q", "--peaks", "-n", "4096"]
+            rc, gpu = peak_rss_mb(job + ["--hop", "65536"], SPECTRO_AUTO_DEVICE="1", SPECTRO_AUTO_RATES=rates)
+            self.assertEqual(rc, 0)
+            rc, cpu = peak_rss_mb(job + ["--hop", "65536", "-b", "cpu"])
+            self.assertEqual(rc, 0)
+            rc, minute = peak_rss_mb(job + ["--hop", "64", "--duration", "60"], SPECTRO_AUTO_DEVICE="1",
+                                     SPECTRO_AUTO_RATES=rates)
+            self.assertEqual(rc, 0)
+            self.assertGreater(gpu - cpu, 60, "GPU %.0f MB, cpu %.0f MB: no bigger read-ahead" % (gpu, cpu))
+            self.assertGreater(gpu - minute, 100, "whole file %.0f MB, a minute %.0f MB" % (gpu, minute))
+
     def test_short_file_cpu_with_estimates(self):
         # a device pretended, the measured rates: a 2-second file is the cpu's, no note
         with E.TempDir() as d:
