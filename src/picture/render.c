@@ -26,12 +26,11 @@ render_config render_config_default(void)
 
 #ifdef SPECTRO_HAVE_RENDER /* without: render_none.c */
 
-#include <SDL_ttf.h>
 #include <unistd.h>
 
-#include "canvas.h"
 #include "par.h"
 #include "png_write.h"
+#include "render_internal.h"
 
 #ifndef SPECTRO_FONT_DIR
 #define SPECTRO_FONT_DIR "assets/fonts"
@@ -39,7 +38,6 @@ render_config render_config_default(void)
 
 #define FONT_FILE "DejaVuSans.ttf"
 #define FONT_BOLD_FILE "DejaVuSans-Bold.ttf"
-#define MAX_FREQ_TICKS 512
 #define MAX_AXIS_TICKS 128
 /* labelled ticks at least this many text lines apart: airy, as in print */
 #define FREQ_LABEL_GAP 2.4
@@ -51,7 +49,6 @@ render_config render_config_default(void)
 #define ACCUM_MIN_RATIO 2
 #define ACCUM_MAX_RATIO 8
 #define ACCUM_BUDGET_BYTES ((size_t)256 << 20)
-#define PAR_MIN_COLUMNS 8 /* render_add_max_rows: fewer whole columns go one by one */
 
 const rgb8 RENDER_COL_BG = {0x12, 0x14, 0x19};
 const rgb8 RENDER_COL_FRAME = {0x4d, 0x53, 0x60};
@@ -60,61 +57,6 @@ const rgb8 RENDER_COL_LABEL = {0xcc, 0xd0, 0xd8};
 const rgb8 RENDER_COL_TITLE = {0xf0, 0xf1, 0xf4};
 static const rgb8 COL_SHADOW = {0x00, 0x00, 0x00};
 
-/* How one pixel row of a panel reads a spectrum: k1 >= k0: the maximum of bins k0..k1;
- * k1 < 0: db[k0] + (db[k0+1] - db[k0]) * frac (the row is narrower than a bin). */
-typedef struct {
-    int32_t k0, k1;
-    float frac;
-} row_map;
-
-/* One channel's columns: cols[j * panel_h + row] is the 8-bit level (0 = db_lo .. 255 =
- * db_hi) of the loudest of frames j*fpc .. (j+1)*fpc-1 in that row. Levels are quantised
- * before the maximum, which commutes with it, so nothing is lost against the 256-entry
- * colour map.
- * The column being filled is first kept per bin (pending, the maximum of its frames so
- * far, a vectorised max over the bins per frame) and mapped to rows once, when frames
- * move on to another column or the picture is drawn: the bin -> row step then costs once
- * per column, not once per frame. Row maxima commute with it; interpolated rows (narrower
- * than a bin) interpolate the per-bin maxima. */
-typedef struct {
-    uint8_t *cols;
-    uint64_t fpc;    /* frames per column, doubles at each merge */
-    uint64_t frames; /* highest frame index added + 1 */
-    float *pending;  /* bins values */
-    int64_t pending_col; /* column index of pending, -1 = none */
-} accum;
-
-struct render {
-    render_config cfg;
-    char *title;
-    double rate, t0, dt;
-    size_t n, bins;
-    int channels;
-    scale_map map;
-    float qscale; /* 255 / (db_hi - db_lo) */
-
-    TTF_Font *font, *font_title;
-    int ttf_init;
-    int fs, line_h, title_h, tick_len, tick_gap, pad;
-
-    render_rect plot; /* all panels together */
-    int panel_h, panel_gap;
-    render_rect bar;
-    scale_tick ticks[MAX_FREQ_TICKS];
-    int nticks;
-
-    row_map *rows; /* panel_h entries, top row first */
-    float *rowv;   /* panel_h: a column's row values in dB, before quantising */
-    float *rowv_par; /* SP_PAR_MAX of them: columns mapped at once (render_add_max_rows) */
-    size_t cap;    /* columns per channel, even */
-    accum *acc;    /* channels entries */
-    int64_t axis_frames; /* frames the time axis spans; -1 = those added */
-
-    /* the drawing under way: the picture, and only pixels inside cv.clip are written
-     * (render_draw: the whole picture) */
-    canvas cv;
-    int keep_panels; /* the panels' pixels are the caller's: neither cleared nor drawn */
-};
 
 /* ---- fonts and text ------------------------------------------------------------------ */
 
@@ -506,173 +448,6 @@ void render_destroy(render *r)
     free(r);
 }
 
-/* ---- accumulate ------------------------------------------------------------------------ */
-
-/* Halves the columns in use: column i becomes max(2i, 2i+1); O(cap * panel_h). */
-static void accum_merge(accum *a, size_t cap, size_t rows)
-{
-    for (size_t i = 0; i < cap / 2; i++) {
-        uint8_t *d = a->cols + i * rows;
-        const uint8_t *s0 = a->cols + 2 * i * rows, *s1 = s0 + rows;
-        for (size_t y = 0; y < rows; y++)
-            d[y] = s0[y] > s1[y] ? s0[y] : s1[y];
-    }
-    memset(a->cols + cap / 2 * rows, 0, cap / 2 * rows);
-    a->fpc *= 2;
-}
-
-/* A spectrum's value in each pixel row (dB, into rv): O(bins + panel_h). */
-static void column_rows(const render *r, const float *s, float *restrict rv)
-{
-    const size_t rows = (size_t)r->panel_h;
-    for (size_t y = 0; y < rows; y++) {
-        const row_map *m = &r->rows[y];
-        float v;
-        if (m->k1 >= 0) {
-            v = s[m->k0];
-            for (int32_t k = m->k0 + 1; k <= m->k1; k++)
-                v = s[k] > v ? s[k] : v;
-        } else {
-            v = s[m->k0] + (s[m->k0 + 1] - s[m->k0]) * m->frac;
-        }
-        rv[y] = v;
-    }
-}
-
-/* dB -> colour map level 0 (db_lo) .. 255 (db_hi). */
-static inline uint8_t quantise(float v, float lo, float qs)
-{
-    float t = (v - lo) * qs;
-    t = t > 0.0f ? t : 0.0f; /* also NaN -> 0 */
-    t = t < 255.0f ? t : 255.0f;
-    return (uint8_t)(int)(t + 0.5f);
-}
-
-/* col = max(col, levels of rv): a plain loop the compiler vectorises. */
-static void fold_levels(uint8_t *restrict col, const float *restrict rv, size_t rows, float lo, float qs)
-{
-    for (size_t y = 0; y < rows; y++) {
-        uint8_t q = quantise(rv[y], lo, qs);
-        col[y] = q > col[y] ? q : col[y];
-    }
-}
-
-/* Maps the pending per-bin column to rows and folds it into its column:
- * O(bins + panel_h), once per column. */
-static void accum_flush(render *r, accum *a)
-{
-    if (a->pending_col < 0)
-        return;
-    column_rows(r, a->pending, r->rowv);
-    fold_levels(a->cols + (size_t)a->pending_col * (size_t)r->panel_h, r->rowv, (size_t)r->panel_h,
-                r->cfg.db_lo, r->qscale);
-    a->pending_col = -1;
-}
-
-/* p = max(p, s) per bin; restrict lets the compiler use packed max instructions. */
-static void bins_max(float *restrict p, const float *restrict s, size_t n)
-{
-    for (size_t k = 0; k < n; k++)
-        p[k] = s[k] > p[k] ? s[k] : p[k];
-}
-
-/* Frame f's spectrum s (or the maximum of frames f .. last-1 of one column) into its column. */
-static void add_row(render *r, accum *a, uint64_t f, uint64_t last, const float *s)
-{
-    int64_t j;
-    if (f / a->fpc >= r->cap) {
-        accum_flush(r, a);
-        while (f / a->fpc >= r->cap)
-            accum_merge(a, r->cap, (size_t)r->panel_h);
-    }
-    j = (int64_t)(f / a->fpc);
-    if (j != a->pending_col) {
-        accum_flush(r, a);
-        memcpy(a->pending, s, r->bins * sizeof *s);
-        a->pending_col = j;
-    } else {
-        bins_max(a->pending, s, r->bins);
-    }
-    if (last > a->frames)
-        a->frames = last;
-}
-
-int render_add(render *r, int channel, uint64_t first, size_t nframes, const float *db)
-{
-    if (!r || channel < 0 || channel >= r->channels || (!db && nframes))
-        return SP_EINVAL;
-    for (size_t i = 0; i < nframes; i++)
-        add_row(r, &r->acc[channel], first + i, first + i + 1, db + i * r->bins);
-    return SP_OK;
-}
-
-int render_add_max(render *r, int channel, uint64_t f0, uint64_t f1, const float *max_db)
-{
-    if (!r || channel < 0 || channel >= r->channels || !max_db || f1 <= f0 ||
-        f0 / r->acc[channel].fpc != (f1 - 1) / r->acc[channel].fpc)
-        return SP_EINVAL;
-    add_row(r, &r->acc[channel], f0, f1, max_db);
-    return SP_OK;
-}
-
-/* Whole columns of a block of maxima (one row of bins values each), mapped to pixel rows
- * and folded in on the pool's threads, each with its own rowv. */
-typedef struct {
-    const render *r;
-    uint8_t *cols;     /* the first column's levels */
-    const float *rows; /* its row */
-    size_t n;          /* columns */
-} max_rows_job;
-
-static void max_rows_part(void *ctx, int part, int parts)
-{
-    const max_rows_job *j = ctx;
-    const render *r = j->r;
-    size_t b, e, h = (size_t)r->panel_h;
-    float *rv = r->rowv_par + (size_t)part * h;
-    sp_par_share(j->n, part, parts, &b, &e);
-    for (size_t i = b; i < e; i++) {
-        column_rows(r, j->rows + i * r->bins, rv);
-        fold_levels(j->cols + i * h, rv, h, r->cfg.db_lo, r->qscale);
-    }
-}
-
-int render_add_max_rows(render *r, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows)
-{
-    accum *a;
-    size_t nrows;
-    uint64_t g0, end = first + nframes;
-    if (!r || channel < 0 || channel >= r->channels || !rows || span == 0 || nframes == 0)
-        return SP_EINVAL;
-    a = &r->acc[channel];
-    g0 = first / span;
-    nrows = (size_t)((end - 1) / span - g0 + 1); /* the groups touched: fft_colmax_rows */
-    for (size_t i = 0; i < nrows; i++) {
-        uint64_t f0 = (g0 + i) * span, f1 = f0 + span;
-        size_t full = nrows - 1 - i; /* rows i .. nrows-2: whole groups (the last may not be) */
-        /* whole groups that are whole columns, none past the columns kept (no merge ahead):
-         * folded in at once, as accum_flush folds each; nothing else lands in them */
-        if (i > 0 && span == a->fpc && full >= PAR_MIN_COLUMNS && g0 + nrows <= r->cap) {
-            max_rows_job j = {r, a->cols + (size_t)(g0 + i) * (size_t)r->panel_h, rows + i * r->bins, full};
-            accum_flush(r, a);
-            sp_par_run(max_rows_part, &j, sp_par_parts(full, PAR_MIN_COLUMNS / 2));
-            if (f0 + full * span > a->frames)
-                a->frames = f0 + full * span;
-            i += full - 1;
-            continue;
-        }
-        int err = render_add_max(r, channel, f0 > first ? f0 : first, f1 < end ? f1 : end, rows + i * r->bins);
-        if (err != SP_OK)
-            return err;
-    }
-    return SP_OK;
-}
-
-uint64_t render_frames_per_column(const render *r)
-{
-    return r && r->channels > 0 ? r->acc[0].fpc : 1;
-}
-
 /* ---- draw ------------------------------------------------------------------------------ */
 
 static uint64_t total_frames(const render *r)
@@ -850,7 +625,7 @@ static int draw_all(render *r, sp_errinfo *ei)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     if (!r->keep_panels)
         for (int c = 0; c < r->channels; c++)
-            accum_flush(r, &r->acc[c]);
+            render_accum_flush(r, &r->acc[c]);
     fill_background(r);
     for (int c = 0; c < r->channels; c++) {
         render_rect p = render_plot_rect(r, c);
@@ -927,7 +702,7 @@ void render_draw_column(render *r, const float *db, uint8_t *rgba, size_t pitch)
     if (!r || !db || !rgba)
         return;
     lut = colormap_lut(r->cfg.colormap);
-    column_rows(r, db, r->rowv);
+    render_column_rows(r, db, r->rowv);
     /* as accum_flush folds a lone spectrum into an empty column and draw_panel shows it */
     for (int y = 0; y < r->panel_h; y++) {
         uint8_t q = quantise(r->rowv[y], r->cfg.db_lo, r->qscale), *p = rgba + (size_t)y * pitch;
@@ -1004,24 +779,6 @@ render_rect render_label_rect(const render *r, int channel)
     b.w++; /* the shadow, one pixel right and down */
     b.h++;
     return b;
-}
-
-int render_accum_info(const render *r, int channel, size_t *columns, size_t *capacity, uint64_t *frames_per_column,
-                      uint64_t *frames)
-{
-    const accum *a;
-    if (!r || channel < 0 || channel >= r->channels)
-        return SP_EINVAL;
-    a = &r->acc[channel];
-    if (columns)
-        *columns = (size_t)((a->frames + a->fpc - 1) / a->fpc);
-    if (capacity)
-        *capacity = r->cap;
-    if (frames_per_column)
-        *frames_per_column = a->fpc;
-    if (frames)
-        *frames = a->frames;
-    return SP_OK;
 }
 
 #endif /* SPECTRO_HAVE_RENDER */
