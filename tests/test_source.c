@@ -289,23 +289,13 @@ out:
  * cannot write the format (Opus, MP3 are optional in its builds). */
 static int write_with_sndfile(const char *path, int format, size_t frames)
 {
-    SF_INFO in = {0};
-    SNDFILE *sf;
-    float *x = malloc(frames * sizeof *x);
-    int rc = -1;
-    in.samplerate = 48000;
-    in.channels = 1;
-    in.format = format;
-    if (!x || !sf_format_check(&in) || !(sf = sf_open(path, SFM_WRITE, &in))) {
-        free(x);
+    float *x = malloc((frames ? frames : 1) * sizeof *x);
+    int rc;
+    if (!x)
         return -1;
-    }
     for (size_t i = 0; i < frames; i++)
         x[i] = 0.3f * (float)sin(0.1 * (double)i) + 0.2f * (float)(rng_unit() - 0.5);
-    if (sf_writef_float(sf, x, (sf_count_t)frames) == (sf_count_t)frames)
-        rc = 0;
-    if (sf_close(sf) != 0)
-        rc = -1;
+    rc = tu_write_sndfile(path, format, 48000, 1, x, frames);
     free(x);
     return rc;
 }

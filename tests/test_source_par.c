@@ -67,26 +67,16 @@ static int threads_settled(int base, int want)
  * when this libsndfile cannot write it. */
 static int write_file(const char *path, int format, int channels, size_t frames, int nonfinite)
 {
-    SF_INFO in = {0};
-    SNDFILE *sf;
     size_t n = frames * (size_t)channels;
     float *x = malloc((n ? n : 1) * sizeof *x);
-    int rc = -1;
-    in.samplerate = 8000 + (int)rng_range(0, 40000);
-    in.channels = channels;
-    in.format = format;
-    if (!x || !sf_format_check(&in) || !(sf = sf_open(path, SFM_WRITE, &in))) {
-        free(x);
+    int rc = -1, rate = 8000 + (int)rng_range(0, 40000);
+    if (!x)
         return -1;
-    }
     for (size_t i = 0; i < n; i++)
         x[i] = (float)(0.9 * rng_signed());
     for (int k = 0; nonfinite && n > 0 && k < 5; k++)
         x[rng_range(0, n - 1)] = k % 2 ? INFINITY : NAN;
-    if (sf_writef_float(sf, x, (sf_count_t)frames) == (sf_count_t)frames)
-        rc = 0;
-    if (sf_close(sf) != 0)
-        rc = -1;
+    rc = tu_write_sndfile(path, format, rate, channels, x, frames);
     free(x);
     return rc;
 }

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sndfile.h>
+
 #include "check.h"
 
 /* check.h's counters: one pair a program, shared by its file and these helpers */
@@ -170,6 +172,23 @@ static void put_u32(unsigned char *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
         p[i] = (unsigned char)(v >> (8 * i));
+}
+
+int tu_write_sndfile(const char *path, int format, int rate, int channels, const float *x, size_t frames)
+{
+    SF_INFO in = {0};
+    SNDFILE *sf;
+    int rc = -1;
+    in.samplerate = rate;
+    in.channels = channels;
+    in.format = format;
+    if (!sf_format_check(&in) || !(sf = sf_open(path, SFM_WRITE, &in)))
+        return -1;
+    if (sf_writef_float(sf, x, (sf_count_t)frames) == (sf_count_t)frames)
+        rc = 0;
+    if (sf_close(sf) != 0)
+        rc = -1;
+    return rc;
 }
 
 int tu_write_wav(const char *path, int fmt, int channels, int rate, const void *data, size_t data_len,

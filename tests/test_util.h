@@ -63,6 +63,11 @@ int tu_exists(const char *path);
 int tu_write_wav(const char *path, int fmt, int channels, int rate, const void *data, size_t data_len,
                  size_t data_bytes_declared);
 
+/* frames x channels of interleaved samples written by libsndfile in `format` (SF_FORMAT_*) at
+ * `rate`; 0, or -1 when this libsndfile cannot write that format (Opus, MP3 are optional in
+ * its builds) or the file cannot be written. */
+int tu_write_sndfile(const char *path, int format, int rate, int channels, const float *x, size_t frames);
+
 /* ---- FFT plans, the DFT reference, poisoned buffers ----------------------------------- */
 
 /* A plan on `backend` (n points, hop, window: n coefficients or NULL for rectangular,
