@@ -69,7 +69,7 @@ static int write_file(const char *path, int format, int channels, size_t frames,
 {
     size_t n = frames * (size_t)channels;
     float *x = malloc((n ? n : 1) * sizeof *x);
-    int rc = -1, rate = 8000 + (int)rng_range(0, 40000);
+    int rc, rate = 8000 + (int)rng_range(0, 40000);
     if (!x)
         return -1;
     for (size_t i = 0; i < n; i++)

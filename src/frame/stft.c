@@ -36,8 +36,8 @@ struct stft {
     int spectra;           /* with reduce: the spectra are wanted too */
     fft_peak_raw *raw[2];  /* batch * req.nranges each, used in turn like db */
     float *cm[2];          /* req.span: the column maxima's rows, used in turn like db */
-    int overlap;           /* batches begun on the device, delivered one batch later */
-    float *spare;          /* overlap: the signal buffer the device is not reading */
+    float *spare;          /* overlap (made when a reduction is set on a plan that overlaps,
+                            * kept across streams): the signal buffer the device is not reading */
     struct {               /* overlap: the batch on the device */
         int on;
         uint64_t first;
@@ -192,7 +192,6 @@ int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_f
     if (s->outs == 1 && fft_plan_overlaps(s->plan) && !s->spare &&
         !(s->spare = fft_plan_host_alloc(s->plan, s->cap * sizeof *s->spare)))
         return sp_fail(ei, SP_ENOMEM, "out of memory for frames of %zu samples (batch %zu)", s->cfg.n, s->cfg.batch);
-    s->overlap = s->spare != NULL;
     s->req = *req;
     s->spectra = spectra;
     s->reduce = fn;
@@ -206,7 +205,6 @@ int stft_reset(stft *s, sp_errinfo *ei)
         (void)fft_stft_reduce_wait(s->plan);
         s->pend.on = 0;
     }
-    s->overlap = 0;
     s->len = s->skip = 0;
     s->cur = 0;
     s->frames = s->samples = s->skipped = 0;
@@ -331,7 +329,7 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
     int room = spectra_room(s, ei);
     if (room != SP_OK)
         return room;
-    if (s->overlap)
+    if (s->reduce && s->spare) /* overlap */
         return begin_batch(s, nframes, ei);
     for (int c = 0; c < s->outs; c++) {
         float *db = s->db[s->cur];
