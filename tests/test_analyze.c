@@ -302,21 +302,24 @@ static void test_auto_batch(void)
         const int chans[] = {1, 2, 7, 64, SOURCE_MAX_CHANNELS};
         for (size_t h = 0; h < sizeof hops / sizeof hops[0]; h++)
             for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++)
-                for (int gpu = 0; gpu < 2; gpu++) {
-                    size_t b = analyze_auto_batch(n, hops[h], chans[c], gpu);
+                for (int mode = 0; mode < 3; mode++) {
+                    int gpu = mode > 0, reduced = mode == 2;
+                    size_t b = analyze_auto_batch(n, hops[h], chans[c], gpu, reduced);
                     /* output values and signal samples held per call, across channels */
                     double out_values = (double)b * (double)(n / 2 + 1) * chans[c];
                     double span = ((double)(b - 1) * (double)hops[h] + (double)n) * chans[c];
                     if (b < 1 || b > 65536 ||
                         (b > 1 && (out_values > 64.0 * 1024 * 1024 || span > 64.0 * 1024 * 1024))) {
                         if (bad++ < 5)
-                            fprintf(stderr, "analyze_auto_batch(%zu, %zu, %d, %d) = %zu\n", n, hops[h], chans[c],
-                                    gpu, b);
+                            fprintf(stderr, "analyze_auto_batch(%zu, %zu, %d, %d, %d) = %zu\n", n, hops[h],
+                                    chans[c], gpu, reduced, b);
                     }
                 }
     }
     CHECK_MSG(bad == 0, "%d auto batch sizes out of bounds (>= 1, <= 64M floats per call)", bad);
-    CHECK(analyze_auto_batch(4096, 1024, 1, 0) > 1); /* a file analysis does batch */
+    CHECK(analyze_auto_batch(4096, 1024, 1, 0, 0) > 1); /* a file analysis does batch */
+    /* a GPU run that takes only reductions makes bigger calls than one that takes spectra */
+    CHECK(analyze_auto_batch(4096, 256, 1, 1, 1) > analyze_auto_batch(4096, 256, 1, 1, 0));
 }
 
 /* A caller's sink that records what it got: it declares spectra and a peak search, checks

@@ -11,6 +11,7 @@
 
 #define READ_BLOCK_FLOATS (1u << 16) /* one ring_read, all channels */
 #define FILE_CONSUME_FLOATS (1u << 20) /* a file: at most this much from the ring at a time */
+#define REDUCED_MIN_CALLS 8         /* a reduced run's bigger calls: when it makes this many */
 #define LIVE_BATCH 16                /* frames per FFT call in live runs */
 #define LIVE_BIG_HOP ((size_t)1 << 20) /* live hops above it: one frame per call (the framer
                                         * holds (batch-1) hops + n samples) */
@@ -47,13 +48,16 @@ int analyze_set_output(analyze_config *c, const char *kind, const char *path, sp
     return SP_OK;
 }
 
-size_t analyze_auto_batch(size_t n, size_t hop, int out_channels, int gpu)
+size_t analyze_auto_batch(size_t n, size_t hop, int out_channels, int gpu, int reduced)
 {
     /* output budget per call: 512K dB values (2 MB) on the CPU, so that reading, the FFT
-     * and writing overlap from the start; 4M on a GPU, where bigger launches pay off */
-    size_t budget = (gpu ? (size_t)1 << 22 : (size_t)1 << 19) / (size_t)out_channels;
+     * and writing overlap from the start; 4M on a GPU, where bigger launches pay off; 16M
+     * spectrum values on the device when only their reductions come back */
+    size_t budget = (!gpu ? (size_t)1 << 19 : reduced ? (size_t)1 << 24 : (size_t)1 << 22) / (size_t)out_channels;
     size_t b = budget / (n / 2 + 1);
-    size_t span_cap = ((size_t)1 << 24) / (size_t)out_channels; /* signal samples held */
+    /* signal samples held (pinned twice on a GPU: pinning costs ~0.5 ms a MB after CUDA's
+     * start, so a reduced run's bigger calls hold no more than the others') */
+    size_t span_cap = ((size_t)1 << (reduced && gpu ? 22 : 24)) / (size_t)out_channels;
     if (b > 8192)
         b = 8192;
     if (hop > 0 && b > 1 + span_cap / hop)
@@ -224,11 +228,16 @@ static int plan_job_and_batch(const run *r, fft_config *fc)
         fc->max_batch = cfg->batch ? cfg->batch : res->hop > LIVE_BIG_HOP ? 1 : LIVE_BATCH;
         return gpu;
     }
-    fc->max_batch = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 0);
+    fc->max_batch = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 0, 0);
     if (cfg->backend == FFT_BACKEND_AUTO)
         gpu = fft_config_choose(fc, &choice) == SP_OK && choice.kind != FFT_BACKEND_CPU;
-    if (gpu)
-        fc->max_batch = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 1);
+    if (gpu) {
+        /* reductions only, over many calls: bigger ones (a short picture still takes
+         * spectra, which would fill buffers of the bigger size) */
+        size_t big = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 1, 1);
+        int reduced = pipe_sinks_reduce_only(cfg) && fc->job.frames >= REDUCED_MIN_CALLS * (uint64_t)big;
+        fc->max_batch = reduced ? big : analyze_auto_batch(cfg->n, res->hop, res->out_channels, 1, 0);
+    }
     return gpu;
 }
 

@@ -177,7 +177,10 @@ int analyze_session_run(analyze_session *s, const char *input, const sink_reques
 int analyze_run_source(const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei);
 
 /* Frames per FFT call for a file analysis: large enough to keep the backend busy, small
- * enough that buffers stay within a few tens of MB per run. */
-size_t analyze_auto_batch(size_t n, size_t hop, int out_channels, int gpu);
+ * enough that buffers stay within a few tens of MB per run. `reduced`: a GPU run whose
+ * outputs all take the device's reductions (sink_kind.reduces), where few values a frame
+ * come back and bigger calls pay (an hour's picture: 330 calls of 2047 frames took 0.12 s
+ * after the decoding, 83 of 8192 0.05 s on the lent H100). */
+size_t analyze_auto_batch(size_t n, size_t hop, int out_channels, int gpu, int reduced);
 
 #endif

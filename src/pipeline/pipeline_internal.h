@@ -92,6 +92,9 @@ typedef struct {
 /* Makes the sinks the config asks for (no file is touched) and checks that at most one
  * writes to standard output. */
 int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei);
+/* 1 when the config's outputs are all of kinds that take a GPU's reductions in place of the
+ * spectra (sink_kind.reduces) and no caller's sink is added: known before the plan. */
+int pipe_sinks_reduce_only(const analyze_config *cfg);
 int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei);
 /* After open: when some sink declared a peak search, or the plan's backend reduces columns
  * and every sink that wants spectra takes column maxima of one span, the framer runs those

@@ -47,6 +47,18 @@ static int check_stdout(const analyze_config *cfg, sp_errinfo *ei)
     return SP_OK;
 }
 
+int pipe_sinks_reduce_only(const analyze_config *cfg)
+{
+    if (cfg->n_extra_sinks > 0 || cfg->n_outputs == 0)
+        return 0;
+    for (int i = 0; i < cfg->n_outputs; i++) {
+        const sink_kind *k = sink_kind_find(cfg->outputs[i].kind);
+        if (!k || !k->reduces)
+            return 0;
+    }
+    return 1;
+}
+
 int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
 {
     sink_options opt;

@@ -21,13 +21,13 @@ static int never(const char *path)
 
 /* The order is the order of the calls (sink_table.h): the dump first, so it finishes last. */
 static const sink_kind KINDS[] = {
-    {"dump", "--dump", sink_dump_create, path_is_dash},
-    {"average", "--dump", sink_average_create, path_is_dash},
-    {"bands", "--dump", sink_bands_create, path_is_dash},
-    {"png", "--png", sink_png_create, never},
-    {"average-png", "--png", sink_average_png_create, never},
-    {"peaks", "--peaks", sink_peaks_create, always},
-    {"tone", "--tone", sink_tone_create, always},
+    {"dump", "--dump", sink_dump_create, path_is_dash, 0},
+    {"average", "--dump", sink_average_create, path_is_dash, 0},
+    {"bands", "--dump", sink_bands_create, path_is_dash, 0},
+    {"png", "--png", sink_png_create, never, 1},
+    {"average-png", "--png", sink_average_png_create, never, 0},
+    {"peaks", "--peaks", sink_peaks_create, always, 1},
+    {"tone", "--tone", sink_tone_create, always, 0},
 };
 
 sink_measure sink_measure_default(void)

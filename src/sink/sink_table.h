@@ -56,6 +56,9 @@ typedef struct {
     int (*create)(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
     /* 1 when a request of this kind writes to standard output */
     int (*writes_stdout)(const char *path);
+    /* 1 when the kind takes the backend's reductions (column maxima, peak records) in place
+     * of the spectra once a run is long: a GPU run of such kinds only makes bigger calls */
+    int reduces;
 } sink_kind;
 
 int sink_kind_count(void);

@@ -98,6 +98,29 @@ class Auto(unittest.TestCase):
             self.assertGreater(gpu - cpu, 60, "GPU %.0f MB, cpu %.0f MB: no bigger read-ahead" % (gpu, cpu))
             self.assertGreater(gpu - minute, 100, "whole file %.0f MB, a minute %.0f MB" % (gpu, minute))
 
+    def test_reductions_take_bigger_calls(self):
+        # a GPU run whose outputs all take the device's reductions (--png's column maxima,
+        # --peaks' records) makes bigger calls once it makes many; one with an output that
+        # takes the spectra (--tone here), or a short one, keeps the usual size (-v: batch=)
+        rates = "cpu_core:1000,gpu_start:0.001,gpu:1e12"
+        with E.TempDir() as d:
+            path = d + "/long.wav"
+            with wave.open(path, "wb") as w:
+                w.setnchannels(1), w.setsampwidth(2), w.setframerate(48000)
+                w.writeframes((np.sin(np.arange(100 * 48000) * 0.05) * 8000).astype("<i2").tobytes())
+
+            def batch(*args):
+                p = run([path, "-v", "-n", "4096", "--hop", "64"] + list(args), SPECTRO_AUTO_DEVICE="1",
+                        SPECTRO_AUTO_RATES=rates)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                m = re.search(r" batch=(\d+);", p.stderr)
+                self.assertIsNotNone(m, p.stderr)
+                return int(m.group(1))
+            reduced = batch("--png", d + "/o.png", "--peaks")
+            spectra = batch("--png", d + "/o.png", "--tone")
+            self.assertGreater(reduced, spectra)
+            self.assertEqual(batch("--png", d + "/o.png", "--duration", "5"), spectra)
+
     def test_short_file_cpu_with_estimates(self):
         # a device pretended, the measured rates: a 2-second file is the cpu's, no note
         with E.TempDir() as d:
