@@ -64,6 +64,21 @@ size_t ring_write(ring *r, const float *src, size_t n)
     return n;
 }
 
+size_t ring_space(ring *r, float **p)
+{
+    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+    size_t space = ring_capacity(r) - (head - tail), at = head & r->mask, run = ring_capacity(r) - at;
+    *p = r->buf + at;
+    return space < run ? space : run;
+}
+
+void ring_commit(ring *r, size_t n)
+{
+    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    atomic_store_explicit(&r->head, head + n, memory_order_release);
+}
+
 size_t ring_read(ring *r, float *dst, size_t n)
 {
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);

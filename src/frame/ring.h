@@ -33,6 +33,13 @@ size_t ring_capacity(const ring *r);
 size_t ring_write(ring *r, const float *src, size_t n);
 /* Producer side: free space now (a lower bound, since the consumer may free more). */
 size_t ring_writable(const ring *r);
+/* Producer side: where the free space begins (*p) and how much of it lies there in one
+ * piece, before the storage wraps. A producer fills it in place (a file's reader decodes
+ * into it), then publishes what it wrote with ring_commit; the consumer sees nothing
+ * before. */
+size_t ring_space(ring *r, float **p);
+/* Producer side: publishes the next n samples written in place (n <= ring_space's). */
+void ring_commit(ring *r, size_t n);
 
 /* Consumer side. Copies up to n samples out; returns how many were there. */
 size_t ring_read(ring *r, float *dst, size_t n);
