@@ -347,6 +347,11 @@ int gpu_scale(void *stream, cpx *d_data, size_t count, float s, sp_errinfo *ei)
     return gpu_check_launch(ei, "scale_kernel");
 }
 
+void gpu_release(void)
+{
+    (void)cudaDeviceReset();
+}
+
 /* ---- create / destroy ----------------------------------------------------------------- */
 
 /* a*b with overflow detection */

@@ -63,6 +63,8 @@ typedef struct gpu_plan gpu_plan;
 /* SP_OK when a CUDA device is present and usable (cudaFree(0) succeeds), else SP_ENODEV
  * with the reason (no device, driver too old ...). */
 int gpu_probe(sp_errinfo *ei);
+/* fft_backend.release: the primary context goes (cudaDeviceReset). */
+void gpu_release(void);
 
 /* Allocates everything for cfg (validated by fft.c: n a power of two in range, hop >= 1,
  * max_batch >= 1) with the window (n floats) and its sum. */

@@ -329,6 +329,7 @@ typedef struct {
     double rate;
     int fail_at;        /* fail the fail_at-th spectra call (1-based); 0 never */
     int calls, opened, finished, aborted, bad_peaks;
+    int settled, settled_at_call, settled_by_finish; /* settle: how often, after which spectra call */
     uint64_t peak_frames;
     const float *last_db; /* the block of the last spectra call: its peaks come next */
     peaks_window *pw;     /* the run's window's transform, made from its name at open */
@@ -387,8 +388,23 @@ static int rec_finish(void *self, const sink_end *end, sp_errinfo *ei)
     rec_sink *r = self;
     (void)end, (void)ei;
     r->finished++;
+    r->settled_by_finish = r->settled;
     peaks_window_destroy(r->pw);
     r->pw = NULL;
+    return SP_OK;
+}
+
+/* The framer's blocks are still there (the last one is read back), and no later spectra come. */
+static int rec_settle(void *self, sp_errinfo *ei)
+{
+    rec_sink *r = self;
+    volatile float sum = 0.0f;
+    (void)ei;
+    for (size_t k = 0; r->last_db && k < r->bins; k++)
+        sum += r->last_db[k];
+    (void)sum;
+    r->settled++;
+    r->settled_at_call = r->calls;
     return SP_OK;
 }
 
@@ -400,7 +416,7 @@ static void rec_abort(void *self)
     r->pw = NULL;
 }
 
-static const sink_ops rec_ops = {"rec", rec_open, rec_spectra, rec_peaks, rec_finish, rec_abort, NULL, NULL};
+static const sink_ops rec_ops = {"rec", rec_open, rec_spectra, rec_peaks, rec_finish, rec_abort, NULL, NULL, rec_settle};
 
 /* Several sinks in one run: the dump, the picture and a caller's sink, with its declared
  * peaks computed by the pipeline; then one failing part-way aborts the others. */
@@ -449,6 +465,26 @@ static void test_sink_list(void)
     CHECK(rec.opened == 1 && rec.finished == 1 && rec.aborted == 0);
     CHECK_MSG(rec.peak_frames == res.frames && rec.bad_peaks == 0, "%llu peak records of %llu frames, %d wrong",
               (unsigned long long)rec.peak_frames, (unsigned long long)res.frames, rec.bad_peaks);
+    CHECK(tu_exists(npy));
+    CHECK(rec.settled == 0); /* not the process's last run: the framer stays */
+#ifdef SPECTRO_HAVE_RENDER
+    CHECK(tu_exists(png));
+    remove_in_tmp("list.png");
+#endif
+
+    /* the process's last run: the sinks settle once, after the last frame and before their
+     * finish, and the framer and plan go meanwhile; the outputs are the same */
+    memset(&rec, 0, sizeof rec);
+    rec.kmin = 3;
+    rec.kmax = 100;
+    cfg.last_run = 1;
+    err = analyze_run(&cfg, &res, &ei);
+    cfg.last_run = 0;
+    CHECK_MSG(err == SP_OK, "last run: %d %s", err, ei.msg);
+    CHECK(rec.finished == 1 && rec.settled == 1 && rec.settled_by_finish == 1);
+    CHECK_MSG(rec.calls > 1 && rec.settled_at_call == rec.calls, "settled after %d of %d spectra calls",
+              rec.settled_at_call, rec.calls);
+    CHECK(rec.peak_frames == res.frames && rec.bad_peaks == 0 && res.fft_s > 0.0);
     CHECK(tu_exists(npy));
 #ifdef SPECTRO_HAVE_RENDER
     CHECK(tu_exists(png));

@@ -169,6 +169,7 @@ int main(int argc, char **argv)
     if (!o.headless && (err = check_input(&o.an, &ei)) != SP_OK)
         return fail(err, &ei);
     if (o.headless) {
+        o.an.last_run = 1;
         err = analyze_run(&o.an, &res, &ei);
     } else {
         view_config vc = view_config_default();

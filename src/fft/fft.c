@@ -348,6 +348,14 @@ void fft_plan_destroy(fft_plan *p)
     free(p);
 }
 
+void fft_plan_destroy_last(fft_plan *p)
+{
+    const fft_backend *be = p ? p->be : NULL;
+    fft_plan_destroy(p);
+    if (be && be->release)
+        be->release();
+}
+
 const char *fft_plan_backend_name(const fft_plan *p)
 {
     return p ? p->be->name : "";

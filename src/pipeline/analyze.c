@@ -544,6 +544,14 @@ static int run_end(run *r, sp_errinfo *ei)
         return err;
     res->truncated = source_truncated(r->src);
     end = run_counts(r);
+    if (r->cfg->last_run) {
+        /* nothing more for the FFT: its plan (a GPU's teardown) goes while the outputs finish */
+        if ((err = pipe_sinks_settle(&r->sinks, ei)) != SP_OK)
+            return err;
+        stft_times(r->st, &res->fft_s, &res->sink_s);
+        r->st = NULL;
+        session_release(r->ss);
+    }
     return pipe_sinks_finish(&r->sinks, &end, ei);
 }
 

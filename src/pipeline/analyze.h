@@ -68,6 +68,10 @@ typedef struct {
     int label_inputs;      /* peaks: the input as a first column (a run over several files) */
     int progress;          /* draw a progress bar on stderr */
     size_t batch;          /* frames per FFT call, 0 = chosen from n and the channels */
+    int last_run;          /* the process analyses nothing after this run (spectro's one
+                            * headless run): once the last frames are out, the framer and
+                            * the FFT plan, with a GPU's device (fft_plan_destroy_last), go
+                            * on a thread of their own while the outputs finish */
     atomic_int *stop;      /* non-zero stops the run (a signal handler or another thread
                             * sets it); may be NULL */
     /* Sinks of the caller's own (the window), called before those made from outputs[] and

@@ -106,6 +106,8 @@ int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo 
 int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db);
 int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, const float *db,
                        const fft_peak_raw *raw, const float *colmax);
+/* After the last frame: every opened sink lets go of the framer's blocks (sink.h settle). */
+int pipe_sinks_settle(pipe_sinks *l, sp_errinfo *ei);
 /* Finishes in reverse order; on a failure the caller aborts. */
 int pipe_sinks_finish(pipe_sinks *l, const sink_end *end, sp_errinfo *ei);
 /* Aborts every opened sink, finished or not (reverse order). */
@@ -153,6 +155,11 @@ int session_plan(analyze_session *s, const fft_config *fc, fft_plan **plan, sp_e
  * has the same shape, else a new one. Owned by the session. */
 int session_stft(analyze_session *s, const stft_config *sc, fft_plan *plan, pipe_sinks *sinks, stft **out,
                  sp_errinfo *ei);
+/* The last run's end (analyze_config.last_run): the framer and the plan, with a GPU's
+ * device (fft_plan_destroy_last), are freed on a thread of their own, which the session's
+ * destroy joins; the session keeps neither. Their users must be done with them (the sinks
+ * settled). */
+void session_release(analyze_session *s);
 /* The batch's progress bar (analyze_session_set_progress), NULL for a bar per run. */
 progress *session_progress(analyze_session *s);
 

@@ -2,6 +2,7 @@
 /* The session: what the runs over a list of inputs share (pipeline_internal.h). A run
  * (analyze.c) borrows the session's plan, framer and feeds; the session keeps them from
  * run to run and frees them at the end. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,11 @@ struct analyze_session {
     const char *next;
     int ahead;              /* the read-ahead of `next` was started (or tried) */
     progress *pg;
+    /* session_release's thread and what it frees */
+    pthread_t releaser;
+    int releasing;
+    stft *gone_st;
+    fft_plan *gone_plan;
 };
 
 int analyze_session_create(const analyze_config *cfg, analyze_session **out, sp_errinfo *ei)
@@ -46,6 +52,8 @@ void analyze_session_destroy(analyze_session *s)
 {
     if (!s)
         return;
+    if (s->releasing)
+        pthread_join(s->releaser, NULL);
     for (int i = 0; i < 2; i++) {
         pipe_feed_release(&s->feed[i]);
         free(s->feed[i].ring_mem);
@@ -54,6 +62,30 @@ void analyze_session_destroy(analyze_session *s)
     fft_plan_destroy(s->plan);
     free(s->plan_win);
     free(s);
+}
+
+static void *release_main(void *arg)
+{
+    analyze_session *s = arg;
+    stft_destroy(s->gone_st); /* before the plan: its buffers are the plan's */
+    fft_plan_destroy_last(s->gone_plan);
+    return NULL;
+}
+
+void session_release(analyze_session *s)
+{
+    if (s->releasing)
+        return;
+    s->gone_st = s->st;
+    s->gone_plan = s->plan;
+    s->st = NULL;
+    s->plan = NULL;
+    free(s->plan_win);
+    s->plan_win = NULL;
+    if (pthread_create(&s->releaser, NULL, release_main, s) == 0)
+        s->releasing = 1;
+    else
+        release_main(s); /* no thread: here */
 }
 
 void analyze_session_set_progress(analyze_session *s, progress *pg)

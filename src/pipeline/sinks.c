@@ -246,6 +246,17 @@ int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, 
     return fan_out(l, channel, first, nframes, db, colmax);
 }
 
+int pipe_sinks_settle(pipe_sinks *l, sp_errinfo *ei)
+{
+    for (int i = 0; i < l->opened; i++) {
+        const sink *s = &l->s[i];
+        int err = s->ops->settle ? s->ops->settle(s->self, ei) : SP_OK;
+        if (err != SP_OK)
+            return err;
+    }
+    return SP_OK;
+}
+
 int pipe_sinks_finish(pipe_sinks *l, const sink_end *end, sp_errinfo *ei)
 {
     int err;

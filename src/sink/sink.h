@@ -7,6 +7,9 @@
  *            the sink says what it needs (sink_wants)
  *   spectra  every dB spectrum, in blocks of frames of one output channel   (wants.spectra)
  *   peaks    one peak record per frame and output channel                   (wants.peaks)
+ *   settle   (optional) after the last frame, before finish: the framer's blocks are about
+ *            to be freed; return once no thread of the sink reads one (needed by a sink
+ *            that hands blocks to a thread of its own)
  *   finish   the run ended well: complete the output (rename it into place, flush ...)
  *   abort    the run failed, here or in another sink, before or after this sink's finish:
  *            leave nothing that looks finished
@@ -18,8 +21,9 @@
  * the reduced records.
  *
  * Thread safety: all calls come from the analysis thread, one at a time. A sink may hand a
- * block of spectra to a thread of its own if, in its next call, it waits until that thread
- * is done with it (the framer keeps a block unchanged until the next call returns).
+ * block of spectra to a thread of its own if, in its next call (settle included), it waits
+ * until that thread is done with it (the framer keeps a block unchanged until the next call
+ * returns).
  */
 #ifndef SPECTRO_SINK_H
 #define SPECTRO_SINK_H
@@ -98,6 +102,7 @@ typedef struct {
      * last row may be partial, the rest of their group coming in the neighbouring calls) */
     int (*maxima)(void *self, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows,
                   sp_errinfo *ei);
+    int (*settle)(void *self, sp_errinfo *ei);
 } sink_ops;
 
 /* A sink: its table and its state. */

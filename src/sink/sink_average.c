@@ -190,7 +190,7 @@ static void average_destroy(void *self)
 }
 
 static const sink_ops average_ops = {"average",      average_open,  average_spectra, NULL,
-                                     average_finish, average_abort, average_destroy, NULL};
+                                     average_finish, average_abort, average_destroy, NULL, NULL};
 
 static int average_create(const char *path, const sink_options *opt, int png, sink *out, sp_errinfo *ei)
 {

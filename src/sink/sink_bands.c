@@ -188,7 +188,7 @@ static void bands_destroy_sink(void *self)
 }
 
 static const sink_ops bands_ops = {"bands", bands_open, bands_spectra, NULL, bands_finish, bands_abort,
-                                   bands_destroy_sink, NULL};
+                                   bands_destroy_sink, NULL, NULL};
 
 int sink_bands_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {

@@ -137,7 +137,7 @@ static void dump_sink_destroy(void *self)
 }
 
 static const sink_ops dump_sink_ops = {"dump",           dump_sink_open,  dump_sink_spectra, NULL,
-                                       dump_sink_finish, dump_sink_abort, dump_sink_destroy, NULL};
+                                       dump_sink_finish, dump_sink_abort, dump_sink_destroy, NULL, NULL};
 
 int sink_dump_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {

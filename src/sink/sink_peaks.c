@@ -204,7 +204,7 @@ static void peaks_sink_destroy(void *self)
 }
 
 static const sink_ops peaks_sink_ops = {"peaks",           peaks_sink_open,  NULL, peaks_sink_peaks,
-                                        peaks_sink_finish, peaks_sink_abort, peaks_sink_destroy, NULL};
+                                        peaks_sink_finish, peaks_sink_abort, peaks_sink_destroy, NULL, NULL};
 
 int sink_peaks_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {

@@ -150,6 +150,15 @@ static int png_sink_maxima(void *self, int channel, uint64_t first, size_t nfram
     return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
 }
 
+/* The last block drawn: the framer's buffers may go (the picture is then written while a
+ * GPU is let go). */
+static int png_sink_settle(void *self, sp_errinfo *ei)
+{
+    png_sink *s = self;
+    int err = drawer_finish(&s->draw);
+    return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
+}
+
 static int png_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
 {
     png_sink *s = self;
@@ -185,7 +194,8 @@ static void png_sink_destroy(void *self)
 }
 
 static const sink_ops png_sink_ops = {"png",           png_sink_open,  png_sink_spectra, NULL,
-                                      png_sink_finish, png_sink_abort, png_sink_destroy, png_sink_maxima};
+                                      png_sink_finish, png_sink_abort, png_sink_destroy, png_sink_maxima,
+                                      png_sink_settle};
 
 int sink_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {

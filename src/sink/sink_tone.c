@@ -167,7 +167,7 @@ static void tone_destroy(void *self)
     free(s);
 }
 
-static const sink_ops tone_ops = {"tone", tone_open, tone_spectra, NULL, tone_finish, tone_abort, tone_destroy, NULL};
+static const sink_ops tone_ops = {"tone", tone_open, tone_spectra, NULL, tone_finish, tone_abort, tone_destroy, NULL, NULL};
 
 int sink_tone_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {
