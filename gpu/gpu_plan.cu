@@ -1,6 +1,7 @@
-/* gpu_plan: buffers, streams, the sub-batch pipeline and the framing / dB kernels shared by
- * the cuda and cufft backends (see gpu_plan.h). */
-#include "gpu_plan.h"
+/* gpu_plan: the framing / dB / reduction kernels and the sub-batch pipeline shared by the
+ * cuda and cufft backends (see gpu_plan.h); the plan's buffers, its creation and the probe
+ * are in gpu_plan_setup.cu. */
+#include "gpu_plan_internal.h"
 
 #include <cuda_runtime.h>
 
@@ -17,167 +18,8 @@ static_assert(sizeof(fft_peak_raw) == 16, "fft_peak_raw must be 16 bytes");
 
 #define GPU_BLOCK 256
 #define PEAK_BLOCK 256 /* threads of peak_reduce_kernel: one block a frame and range */
-#define GPU_NGRAPHS 16
-#define GPU_NPINNED 12
 
-/* Returns from the enclosing function (which has an `sp_errinfo *ei`) on a CUDA error. */
-#define GPU_CK(call)                                                                       \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess)                                                             \
-            return gpu_fail_cuda(ei, (int)e_, #call);                                      \
-    } while (0)
 
-struct gpu_plan {
-    size_t n, hop, max_batch, chunk;
-    size_t work_bytes; /* n complex a frame: c2c data, r2c input, dB output */
-    size_t spec_bytes; /* n/2+1 complex a frame */
-    size_t sig_bytes;  /* signal for `chunk` frames: (chunk-1)*hop + n floats */
-    size_t hin_bytes, hout_bytes;
-    size_t pk_bytes;   /* peak records for `chunk` frames, every range */
-    float scale_mid, scale_edge;
-    float *d_window;
-    cudaStream_t stream[GPU_NSLOTS];
-    void *d_work[GPU_NSLOTS];
-    cpx *d_spec[GPU_NSLOTS];
-    float *d_sig[GPU_NSLOTS];
-    fft_peak_raw *d_pk[GPU_NSLOTS]; /* the records of a reduction (pk_bytes) */
-    float *d_cm[GPU_NSLOTS];        /* column maxima of a sub-batch: chunk + 1 rows, made on first use */
-    unsigned char *h_cm[GPU_NSLOTS]; /* their pinned staging (the host merges split groups) */
-    size_t cm_bytes;
-    unsigned char *h_in[GPU_NSLOTS], *h_out[GPU_NSLOTS], *h_pk[GPU_NSLOTS]; /* pinned staging,
-                                                                      * made when first needed */
-    /* pinned memory handed out by gpu_plan_host_alloc: copies to and from it go straight
-     * to the device, without staging */
-    struct {
-        unsigned char *p;
-        size_t bytes;
-    } pinned[GPU_NPINNED];
-    const gpu_xform *xf;
-    void *ctx;
-    /* live plans: graphs of whole one-sub-batch calls (slot 0), keyed by op, direction,
-     * frame count and, for a reduction, its ranges and whether the spectra come back too;
-     * `seen` marks a shape met once (captured the second time) */
-    int live;
-    struct {
-        int op, inverse, state; /* state 0 empty, 1 seen, 2 graph ready */
-        size_t cnt;
-        int reduce, want_db;
-        fft_peak_req req; /* zeroed past nranges, so that memcmp compares */
-        cudaGraphExec_t exec;
-    } graph[GPU_NGRAPHS];
-    int graphs_off; /* a capture failed: run live calls without graphs */
-    int direct_out[GPU_NSLOTS]; /* the slot's sub-batch lands in the caller's memory */
-    int direct_pk[GPU_NSLOTS];  /* the same for its peak records */
-    int broken;
-    char why[sizeof(((sp_errinfo *)0)->msg)];
-    /* a reduction begun (gpu_plan_stft_reduce_start) and not yet waited for: its job, with
-     * its own copy of the request, and the sub-batches already finished */
-    struct {
-        int on;
-        int op, inverse;
-        const unsigned char *h_in;
-        unsigned char *h_out, *h_pk;
-        size_t batch, done, nsub;
-        fft_peak_req req;
-    } pend;
-};
-
-/* ---- error helpers ------------------------------------------------------------------- */
-
-int gpu_fail_cuda(sp_errinfo *ei, int cuda_err, const char *what)
-{
-    cudaError_t e = (cudaError_t)cuda_err;
-    int code = e == cudaErrorMemoryAllocation ? SP_ENOMEM : SP_EGPU;
-    (void)cudaGetLastError(); /* a non-sticky error must not be reported again by the next check */
-    return sp_fail(ei, code, "CUDA error in %s: %s (%s)", what, cudaGetErrorString(e),
-                   cudaGetErrorName(e));
-}
-
-int gpu_check_launch(sp_errinfo *ei, const char *kernel)
-{
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-        return sp_fail(ei, SP_EGPU, "CUDA error launching %s: %s (%s)", kernel,
-                       cudaGetErrorString(e), cudaGetErrorName(e));
-    return SP_OK;
-}
-
-int gpu_malloc(void **d_ptr, size_t bytes, const char *what, sp_errinfo *ei)
-{
-    *d_ptr = NULL;
-    cudaError_t e = cudaMalloc(d_ptr, bytes);
-    if (e == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError(); /* not sticky: clear it so later calls work */
-        size_t free_b = 0, total_b = 0;
-        (void)cudaMemGetInfo(&free_b, &total_b);
-        *d_ptr = NULL;
-        return sp_fail(ei, SP_ENOMEM,
-                       "out of GPU memory: %zu bytes asked for %s, %zu of %zu bytes free", bytes,
-                       what, free_b, total_b);
-    }
-    if (e != cudaSuccess) {
-        *d_ptr = NULL;
-        return gpu_fail_cuda(ei, (int)e, "cudaMalloc");
-    }
-    return SP_OK;
-}
-
-static int host_alloc(unsigned char **h_ptr, size_t bytes, const char *what, sp_errinfo *ei)
-{
-    *h_ptr = NULL;
-    cudaError_t e = cudaHostAlloc((void **)h_ptr, bytes, cudaHostAllocDefault);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        *h_ptr = NULL;
-        return sp_fail(ei, e == cudaErrorMemoryAllocation ? SP_ENOMEM : SP_EGPU,
-                       "cudaHostAlloc of %zu bytes of pinned memory for %s failed: %s", bytes,
-                       what, cudaGetErrorString(e));
-    }
-    return SP_OK;
-}
-
-/* ---- probe ---------------------------------------------------------------------------- */
-
-__global__ void probe_kernel(int *unused)
-{
-    if (unused)
-        *unused = 0;
-}
-
-int gpu_probe(sp_errinfo *ei)
-{
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
-        return sp_fail(ei, SP_ENODEV, "no CUDA device found");
-    if (e == cudaErrorInsufficientDriver)
-        return sp_fail(ei, SP_ENODEV, "no usable CUDA device: %s (no NVIDIA driver, or one too "
-                       "old for CUDA runtime %d.%d)", cudaGetErrorString(e), CUDART_VERSION / 1000,
-                       (CUDART_VERSION % 1000) / 10);
-    if (e != cudaSuccess)
-        return sp_fail(ei, SP_ENODEV, "no usable CUDA device: %s", cudaGetErrorString(e));
-    e = cudaFree(0);
-    if (e != cudaSuccess)
-        return sp_fail(ei, SP_ENODEV, "CUDA device found but unusable: %s", cudaGetErrorString(e));
-    {
-        /* the kernels are built for one architecture (SPECTRO_CUDA_ARCH): loading one tells
-         * whether this device can run them, before a plan is made */
-        cudaFuncAttributes fa;
-        e = cudaFuncGetAttributes(&fa, probe_kernel);
-        if (e != cudaSuccess) {
-            cudaDeviceProp p;
-            int dev = 0;
-            (void)cudaGetLastError();
-            if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)
-                snprintf(p.name, sizeof p.name, "?");
-            return sp_fail(ei, SP_ENODEV, "CUDA device %s (compute capability %d.%d) cannot run this "
-                           "build's kernels: %s (rebuild with -DSPECTRO_CUDA_ARCH=%d%d)", p.name,
-                           p.major, p.minor, cudaGetErrorString(e), p.major, p.minor);
-        }
-    }
-    return SP_OK;
-}
 
 /* ---- kernels -------------------------------------------------------------------------- */
 
@@ -347,189 +189,6 @@ int gpu_scale(void *stream, cpx *d_data, size_t count, float s, sp_errinfo *ei)
     return gpu_check_launch(ei, "scale_kernel");
 }
 
-void gpu_release(void)
-{
-    (void)cudaDeviceReset();
-}
-
-/* ---- create / destroy ----------------------------------------------------------------- */
-
-/* a*b with overflow detection */
-static int mul_ok(size_t a, size_t b, size_t *out)
-{
-    if (a != 0 && b > SIZE_MAX / a)
-        return 0;
-    *out = a * b;
-    return 1;
-}
-
-int gpu_plan_create(const fft_config *cfg, const float *window, double window_sum,
-                    gpu_plan **out, sp_errinfo *ei)
-{
-    gpu_plan *gp = NULL;
-    int err = SP_OK;
-    size_t n, chunk, t1, t2;
-
-    if (!cfg || !window || !out)
-        return sp_fail(ei, SP_EINVAL, "gpu plan: NULL argument");
-    *out = NULL;
-    n = cfg->n;
-    chunk = cfg->max_batch / 2 + cfg->max_batch % 2;
-    if (chunk == 0)
-        return sp_fail(ei, SP_EINVAL, "gpu plan: max_batch must be at least 1");
-    /* sizes: overflow means the request cannot be met at all */
-    if (!mul_ok(n * sizeof(cpx), chunk, &t1) || !mul_ok(chunk - 1, cfg->hop, &t2) ||
-        t2 > SIZE_MAX / sizeof(float) - n)
-        return sp_fail(ei, SP_ENOMEM,
-                       "out of GPU memory: an FFT plan of size %zu for %zu frames (hop %zu) is "
-                       "larger than the address space", n, cfg->max_batch, cfg->hop);
-
-    gp = (gpu_plan *)calloc(1, sizeof *gp);
-    if (!gp)
-        return sp_fail(ei, SP_ENOMEM, "out of memory for a GPU FFT plan");
-    gp->n = n;
-    gp->hop = cfg->hop;
-    gp->max_batch = cfg->max_batch;
-    gp->chunk = chunk;
-    gp->live = cfg->live;
-    gp->work_bytes = n * sizeof(cpx);
-    gp->spec_bytes = (n / 2 + 1) * sizeof(cpx);
-    gp->sig_bytes = ((chunk - 1) * cfg->hop + n) * sizeof(float);
-    gp->hin_bytes = std::max(chunk * gp->work_bytes, gp->sig_bytes);
-    gp->hout_bytes = chunk * gp->work_bytes;
-    gp->pk_bytes = chunk * FFT_PEAK_RANGES_MAX * sizeof(fft_peak_raw);
-    gp->cm_bytes = (chunk + 1) * (n / 2 + 1) * sizeof(float);
-    /* the same float expressions as fft_level_scale() in src/fft/fft.h */
-    gp->scale_mid = (float)(2.0 / window_sum);
-    gp->scale_edge = (float)(1.0 / window_sum);
-
-    if ((err = gpu_malloc((void **)&gp->d_window, n * sizeof(float), "the window", ei)) != SP_OK)
-        goto fail;
-    {
-        cudaError_t e = cudaMemcpy(gp->d_window, window, n * sizeof(float), cudaMemcpyHostToDevice);
-        if (e != cudaSuccess) {
-            err = gpu_fail_cuda(ei, (int)e, "cudaMemcpy(window)");
-            goto fail;
-        }
-    }
-    for (int s = 0; s < GPU_NSLOTS; s++) {
-        cudaError_t e = cudaStreamCreateWithFlags(&gp->stream[s], cudaStreamNonBlocking);
-        if (e != cudaSuccess) {
-            gp->stream[s] = NULL;
-            err = gpu_fail_cuda(ei, (int)e, "cudaStreamCreate");
-            goto fail;
-        }
-        if ((err = gpu_malloc(&gp->d_work[s], chunk * gp->work_bytes, "FFT work buffers", ei)) ||
-            (err = gpu_malloc((void **)&gp->d_spec[s], chunk * gp->spec_bytes, "spectra", ei)) ||
-            (err = gpu_malloc((void **)&gp->d_sig[s], gp->sig_bytes, "the signal", ei)) ||
-            (err = gpu_malloc((void **)&gp->d_pk[s], gp->pk_bytes, "peak records", ei)))
-            goto fail;
-    }
-    *out = gp;
-    return SP_OK;
-
-fail:
-    gpu_plan_destroy(gp);
-    return err;
-}
-
-void gpu_plan_set_xform(gpu_plan *gp, const gpu_xform *xf, void *ctx)
-{
-    gp->xf = xf;
-    gp->ctx = ctx;
-}
-
-size_t gpu_plan_n(const gpu_plan *gp)
-{
-    return gp->n;
-}
-
-size_t gpu_plan_chunk(const gpu_plan *gp)
-{
-    return gp->chunk;
-}
-
-void *gpu_plan_stream(const gpu_plan *gp, int slot)
-{
-    return (void *)gp->stream[slot];
-}
-
-void *gpu_plan_host_alloc(void *state, size_t bytes)
-{
-    gpu_plan *gp = (gpu_plan *)state;
-    for (int i = 0; i < GPU_NPINNED; i++) {
-        if (gp->pinned[i].p)
-            continue;
-        void *p = NULL;
-        if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocDefault) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return malloc(bytes ? bytes : 1); /* pageable: slower copies, still correct */
-        }
-        gp->pinned[i].p = (unsigned char *)p;
-        gp->pinned[i].bytes = bytes;
-        return p;
-    }
-    return malloc(bytes ? bytes : 1);
-}
-
-void gpu_plan_host_free(void *state, void *p)
-{
-    gpu_plan *gp = (gpu_plan *)state;
-    if (!p)
-        return;
-    for (int i = 0; i < GPU_NPINNED; i++)
-        if (gp->pinned[i].p == p) {
-            cudaFreeHost(p);
-            gp->pinned[i].p = NULL;
-            return;
-        }
-    free(p);
-}
-
-/* The pinned block that holds [p, p+bytes), or NULL. */
-static const unsigned char *pinned_range(const gpu_plan *gp, const unsigned char *p, size_t bytes)
-{
-    for (int i = 0; i < GPU_NPINNED; i++) {
-        uintptr_t b = (uintptr_t)gp->pinned[i].p, a = (uintptr_t)p;
-        if (b && a >= b && bytes <= gp->pinned[i].bytes && a - b <= gp->pinned[i].bytes - bytes)
-            return gp->pinned[i].p;
-    }
-    return NULL;
-}
-
-void gpu_plan_destroy(void *state)
-{
-    gpu_plan *gp = (gpu_plan *)state;
-    if (!gp)
-        return;
-    /* queued work may still use the buffers (a call that failed half way) */
-    for (int s = 0; s < GPU_NSLOTS; s++)
-        if (gp->stream[s])
-            (void)cudaStreamSynchronize(gp->stream[s]);
-    if (gp->xf && gp->xf->destroy)
-        gp->xf->destroy(gp->ctx);
-    for (int g = 0; g < GPU_NGRAPHS; g++)
-        if (gp->graph[g].state == 2)
-            cudaGraphExecDestroy(gp->graph[g].exec);
-    for (int s = 0; s < GPU_NSLOTS; s++) {
-        cudaFree(gp->d_work[s]);
-        cudaFree(gp->d_spec[s]);
-        cudaFree(gp->d_sig[s]);
-        cudaFree(gp->d_pk[s]);
-        cudaFree(gp->d_cm[s]);
-        cudaFreeHost(gp->h_cm[s]);
-        cudaFreeHost(gp->h_in[s]);
-        cudaFreeHost(gp->h_out[s]);
-        cudaFreeHost(gp->h_pk[s]);
-        if (gp->stream[s])
-            cudaStreamDestroy(gp->stream[s]);
-    }
-    for (int i = 0; i < GPU_NPINNED; i++)
-        cudaFreeHost(gp->pinned[i].p);
-    cudaFree(gp->d_window);
-    free(gp);
-}
-
 /* ---- the pipeline --------------------------------------------------------------------- */
 
 enum { OP_C2C, OP_R2C, OP_STFT };
@@ -640,7 +299,7 @@ static int queue_colmax(gpu_plan *gp, int s, size_t cnt, unsigned long long firs
     int err;
     if (!gp->d_cm[s] && (err = gpu_malloc((void **)&gp->d_cm[s], gp->cm_bytes, "column maxima", ei)) != SP_OK)
         return err;
-    if (!gp->h_cm[s] && (err = host_alloc(&gp->h_cm[s], gp->cm_bytes, "column maxima staging", ei)) != SP_OK)
+    if (!gp->h_cm[s] && (err = gpu_host_alloc_pinned(&gp->h_cm[s], gp->cm_bytes, "column maxima staging", ei)) != SP_OK)
         return err;
     dim3 grid((unsigned)rows, (unsigned)((bins + GPU_BLOCK - 1) / GPU_BLOCK));
     colmax_kernel<<<grid, GPU_BLOCK, 0, gp->stream[s]>>>((const float *)gp->d_work[s], bins, cnt, first, span,
@@ -775,12 +434,12 @@ static int queue_graph(gpu_plan *gp, const job *j, size_t cnt, sp_errinfo *ei)
 static int staging(gpu_plan *gp, int s, int in, int out, int pk, sp_errinfo *ei)
 {
     int err = SP_OK;
-    if (in && !gp->h_in[s] && (err = host_alloc(&gp->h_in[s], gp->hin_bytes, "input staging", ei)) != SP_OK)
+    if (in && !gp->h_in[s] && (err = gpu_host_alloc_pinned(&gp->h_in[s], gp->hin_bytes, "input staging", ei)) != SP_OK)
         return err;
-    if (out && !gp->h_out[s] && (err = host_alloc(&gp->h_out[s], gp->hout_bytes, "output staging", ei)) != SP_OK)
+    if (out && !gp->h_out[s] && (err = gpu_host_alloc_pinned(&gp->h_out[s], gp->hout_bytes, "output staging", ei)) != SP_OK)
         return err;
     if (pk && !gp->h_pk[s])
-        err = host_alloc(&gp->h_pk[s], gp->pk_bytes, "peak record staging", ei);
+        err = gpu_host_alloc_pinned(&gp->h_pk[s], gp->pk_bytes, "peak record staging", ei);
     return err;
 }
 
@@ -795,9 +454,9 @@ static int enqueue(gpu_plan *gp, const job *j, int s, size_t f0, size_t cnt, int
     /* column maxima are merged on the host after each sub-batch: no graph for them */
     int err, graph = single && s == 0 && gp->live && !job_colmax(j);
     /* graphs keep the pointers they were captured with: the staging buffers */
-    src = graph ? NULL : pinned_range(gp, j->h_in + e.in_off, e.in_bytes);
-    gp->direct_out[s] = j->h_out && !graph && pinned_range(gp, j->h_out + e.out_off, e.out_bytes);
-    gp->direct_pk[s] = job_peaks(j) && !graph && pinned_range(gp, j->h_pk + e.pk_off, e.pk_bytes);
+    src = graph ? NULL : gpu_pinned_range(gp, j->h_in + e.in_off, e.in_bytes);
+    gp->direct_out[s] = j->h_out && !graph && gpu_pinned_range(gp, j->h_out + e.out_off, e.out_bytes);
+    gp->direct_pk[s] = job_peaks(j) && !graph && gpu_pinned_range(gp, j->h_pk + e.pk_off, e.pk_bytes);
     if ((err = staging(gp, s, !src, j->h_out && !gp->direct_out[s], job_peaks(j) && !gp->direct_pk[s], ei)) != SP_OK)
         return err;
     if (src) {
