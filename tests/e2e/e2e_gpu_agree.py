@@ -58,12 +58,12 @@ class GpuAgree(unittest.TestCase):
                     with E.TempDir() as d:
                         pc = E.run(args + ["-b", "cpu", "-o", d + "/c.npy"], timeout=120)
                         pg = E.run(args + ["-b", backend, "-o", d + "/g.npy"], timeout=120)
-                        self.assertEqual(pc.returncode, 0, pc.stderr)
-                        self.assertEqual(pg.returncode, 0, pg.stderr)
+                        what = "%s %s n=%d hop=%s" % (backend, name, n, hop)
+                        self.assertEqual(pc.returncode, 0, "%s (cpu): %s" % (what, pc.stderr))
+                        self.assertEqual(pg.returncode, 0, "%s: %s" % (what, pg.stderr))
                         meta = E.load_json(self, d + "/g.npy.json")
                         self.assertEqual(meta["backend"], backend)
-                        self.compare(np.load(d + "/c.npy"), np.load(d + "/g.npy"),
-                                     "%s %s n=%d hop=%s" % (backend, name, n, hop))
+                        self.compare(np.load(d + "/c.npy"), np.load(d + "/g.npy"), what)
                         compared += 1
         self.assertGreater(compared, 20)
 
