@@ -72,6 +72,21 @@ def peak_rss_mb(args, **kw):
     return int(rc), int(kb) / 1024.0
 
 
+# rates that make the GPU win any job
+GPU_WINS = "cpu_core:1000,gpu_start:0.001,gpu:1e12"
+
+
+def write_tone(path, minutes):
+    """A 48 kHz mono 16-bit WAV of a steady tone, written a minute at a time."""
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1), w.setsampwidth(2), w.setframerate(48000)
+        minute = (np.sin(np.arange(60 * 48000) * 0.05) * 8000).astype("<i2").tobytes()
+        whole, part = int(minutes), minutes - int(minutes)
+        for _ in range(whole):
+            w.writeframes(minute)
+        w.writeframes(minute[:int(part * 60 * 48000) * 2])
+
+
 class Auto(unittest.TestCase):
     def test_read_ahead_while_a_gpu_starts(self):
         # auto choosing a GPU reads the file ahead into a ring of up to what the run analyses
@@ -79,14 +94,10 @@ class Auto(unittest.TestCase):
         # own; the cpu backend's ring is 32 MB, and so is the GPU's for a minute of the file
         # (--duration), however far the reader gets. Where the GPU cannot start the run goes
         # on on the cpu, through the same ring.
-        rates = "cpu_core:1000,gpu_start:0.001,gpu:1e12"
+        rates = GPU_WINS
         with E.TempDir() as d:
             path = d + "/ten.wav"
-            with wave.open(path, "wb") as w:
-                w.setnchannels(1), w.setsampwidth(2), w.setframerate(48000)
-                minute = (np.sin(np.arange(60 * 48000) * 0.05) * 8000).astype("<i2").tobytes()
-                for _ in range(10):
-                    w.writeframes(minute)
+            write_tone(path, 10)
             job = [path, "-q", "--peaks", "-n", "4096"]
             rc, gpu = peak_rss_mb(job + ["--hop", "65536"], SPECTRO_AUTO_DEVICE="1", SPECTRO_AUTO_RATES=rates)
             self.assertEqual(rc, 0)
@@ -102,16 +113,13 @@ class Auto(unittest.TestCase):
         # a GPU run whose outputs all take the device's reductions (--png's column maxima,
         # --peaks' records) makes bigger calls once it makes many; one with an output that
         # takes the spectra (--tone here), or a short one, keeps the usual size (-v: batch=)
-        rates = "cpu_core:1000,gpu_start:0.001,gpu:1e12"
         with E.TempDir() as d:
             path = d + "/long.wav"
-            with wave.open(path, "wb") as w:
-                w.setnchannels(1), w.setsampwidth(2), w.setframerate(48000)
-                w.writeframes((np.sin(np.arange(100 * 48000) * 0.05) * 8000).astype("<i2").tobytes())
+            write_tone(path, 100 / 60)
 
             def batch(*args):
                 p = run([path, "-v", "-n", "4096", "--hop", "64"] + list(args), SPECTRO_AUTO_DEVICE="1",
-                        SPECTRO_AUTO_RATES=rates)
+                        SPECTRO_AUTO_RATES=GPU_WINS)
                 self.assertEqual(p.returncode, 0, p.stderr)
                 m = re.search(r" batch=(\d+);", p.stderr)
                 self.assertIsNotNone(m, p.stderr)
@@ -150,7 +158,7 @@ class Auto(unittest.TestCase):
         # rates that make the GPU win: auto chooses cuda; where it cannot start (no GPU in this
         # build, or none here) the run goes on on the cpu with the note, and the output is
         # the cpu backend's
-        rates = "cpu_core:1000,gpu_start:0.001,gpu:1e12"
+        rates = GPU_WINS
         with E.TempDir() as d:
             out, ref = d + "/o.npy", d + "/r.npy"
             p = run([E.asset(WAV), "-v", "-o", out], SPECTRO_AUTO_DEVICE="1", SPECTRO_AUTO_RATES=rates)
