@@ -110,7 +110,8 @@ void fft_plan_destroy(fft_plan *plan); /* NULL is a no-op */
 /* fft_plan_destroy for the process's last plan: a GPU backend's device goes with it (the
  * CUDA context; its teardown took ~0.06 s of the ~0.1 s a GPU process spent exiting on the
  * lent H100), so a caller may let it go on a thread of its own while other work finishes.
- * No other plan of the backend may be in use then; a later plan starts the device again. */
+ * No other plan of the backend may exist then, nor be made after it (the cuda backend keeps
+ * per-process state, its kernels' shared-memory settings, that the device's reset drops). */
 void fft_plan_destroy_last(fft_plan *plan);
 
 /* "cpu", "cuda" or "cufft": the backend actually running. */

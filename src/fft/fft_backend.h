@@ -42,9 +42,9 @@ typedef struct fft_backend {
     int (*stft_reduce_start)(void *state, const float *signal, size_t nframes, float *db, const fft_peak_req *req,
                              fft_peak_raw *peaks, sp_errinfo *ei);
     int (*stft_reduce_wait)(void *state, sp_errinfo *ei);
-    /* Optional: the process is done with the backend's device (no state of it is left): let
-     * go of what it holds for the whole process (a CUDA context) now, on the caller's thread,
-     * rather than at the process's exit. A later create starts over. */
+    /* Optional: the process is done with the backend's device (no state of it is left, none
+     * is made after): let go of what it holds for the whole process (a CUDA context) now, on
+     * the caller's thread, rather than at the process's exit. */
     void (*release)(void);
 } fft_backend;
 

@@ -55,8 +55,9 @@ size_t analyze_auto_batch(size_t n, size_t hop, int out_channels, int gpu, int r
      * spectrum values on the device when only their reductions come back */
     size_t budget = (!gpu ? (size_t)1 << 19 : reduced ? (size_t)1 << 24 : (size_t)1 << 22) / (size_t)out_channels;
     size_t b = budget / (n / 2 + 1);
-    /* signal samples held (pinned twice on a GPU: pinning costs ~0.5 ms a MB after CUDA's
-     * start, so a reduced run's bigger calls hold no more than the others') */
+    /* signal samples held (pinned twice on a GPU: pinning 45 MB took 21 ms after CUDA's
+     * start on the H100 host, so a reduced run's bigger calls hold no more signal than the
+     * others'; the device's column maxima, staged a row a frame, do grow with the call) */
     size_t span_cap = ((size_t)1 << (reduced && gpu ? 22 : 24)) / (size_t)out_channels;
     if (b > 8192)
         b = 8192;
@@ -207,6 +208,18 @@ static int run_open_source(run *r, sp_errinfo *ei)
     return run_range(r, ei);
 }
 
+/* Samples a channel the run analyses, as far as known: the input's after --start, up to
+ * --end or --duration; -1 unknown. */
+static int64_t run_samples(const run *r)
+{
+    int64_t samples = r->res->info.frames_hint;
+    if (samples > 0)
+        samples = (uint64_t)samples > r->start ? samples - (int64_t)r->start : 0;
+    if (r->limit != UINT64_MAX && (samples < 0 || (uint64_t)samples > r->limit))
+        samples = (int64_t)r->limit;
+    return samples;
+}
+
 /* The job auto weighs (frames a channel as far as known, channels, the rate) and the
  * frames per FFT call: the batch of the backend auto will choose, weighed with the cpu's
  * batch first (its threads never outnumber a call's frames); no CUDA call. 1 when the run
@@ -215,12 +228,9 @@ static int plan_job_and_batch(const run *r, fft_config *fc)
 {
     const analyze_config *cfg = r->cfg;
     const analyze_result *res = r->res;
-    int64_t frames = res->info.frames_hint;
+    int64_t frames = expected_frames(run_samples(r), res->n, res->hop);
     fft_choice choice;
     int gpu = cfg->backend != FFT_BACKEND_CPU;
-    if (r->limit != UINT64_MAX && (frames < 0 || (uint64_t)frames > r->limit))
-        frames = (int64_t)r->limit;
-    frames = expected_frames(frames, res->n, res->hop);
     fc->job.channels = res->out_channels;
     fc->job.frames = frames > 0 ? (uint64_t)frames : 0;
     fc->job.rate = res->info.rate;
@@ -233,9 +243,12 @@ static int plan_job_and_batch(const run *r, fft_config *fc)
         gpu = fft_config_choose(fc, &choice) == SP_OK && choice.kind != FFT_BACKEND_CPU;
     if (gpu) {
         /* reductions only, over many calls: bigger ones (a short picture still takes
-         * spectra, which would fill buffers of the bigger size) */
+         * spectra, which would fill buffers of the bigger size). Only in the process's one
+         * run: the files of a batch share a plan, which a batch size that follows each
+         * file's length would make again and again. */
         size_t big = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 1, 1);
-        int reduced = pipe_sinks_reduce_only(cfg) && fc->job.frames >= REDUCED_MIN_CALLS * (uint64_t)big;
+        int reduced = cfg->last_run && pipe_sinks_reduce_only(cfg) &&
+                      fc->job.frames >= REDUCED_MIN_CALLS * (uint64_t)big;
         fc->max_batch = reduced ? big : analyze_auto_batch(cfg->n, res->hop, res->out_channels, 1, 0);
     }
     return gpu;
@@ -261,11 +274,7 @@ static int run_fft_config(const run *r, fft_config *fc)
 static size_t file_ring_floats(const run *r)
 {
     fft_config fc;
-    int64_t frames = r->res->info.frames_hint;
-    if (frames > 0)
-        frames = (uint64_t)frames > r->start ? frames - (int64_t)r->start : 0;
-    if (frames > 0 && r->limit != UINT64_MAX && (uint64_t)frames > r->limit)
-        frames = (int64_t)r->limit;
+    int64_t frames = run_samples(r);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     uint64_t want, cap = GPU_RING_FLOATS;
     if (frames <= 0 || !run_fft_config(r, &fc))

@@ -71,7 +71,9 @@ typedef struct {
     int last_run;          /* the process analyses nothing after this run (spectro's one
                             * headless run): once the last frames are out, the framer and
                             * the FFT plan, with a GPU's device (fft_plan_destroy_last), go
-                            * on a thread of their own while the outputs finish */
+                            * on a thread of their own while the outputs finish; a reduction-
+                            * only GPU run of many calls makes bigger ones. No run may follow
+                            * it in the process. */
     atomic_int *stop;      /* non-zero stops the run (a signal handler or another thread
                             * sets it); may be NULL */
     /* Sinks of the caller's own (the window), called before those made from outputs[] and

@@ -212,6 +212,8 @@ static int window_fits(const float *kept, const float *w, size_t n)
 int session_plan(analyze_session *s, const fft_config *fc, fft_plan **plan, sp_errinfo *ei)
 {
     int err;
+    if (s->releasing) /* a run after the last (analyze_config.last_run): no plan beside the release */
+        return sp_fail(ei, SP_EINVAL, "analyze: a run after the process's last run");
     if (s->plan && plan_fits(&s->plan_fc, fc) && window_fits(s->plan_win, fc->window, fc->n)) {
         *plan = s->plan;
         return SP_OK;

@@ -128,6 +128,7 @@ class Auto(unittest.TestCase):
             spectra = batch("--png", d + "/o.png", "--tone")
             self.assertGreater(reduced, spectra)
             self.assertEqual(batch("--png", d + "/o.png", "--duration", "5"), spectra)
+            self.assertEqual(batch("--png", d + "/o.png", "--start", "95"), spectra)  # 5 s left
 
     def test_short_file_cpu_with_estimates(self):
         # a device pretended, the measured rates: a 2-second file is the cpu's, no note
