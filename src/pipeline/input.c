@@ -25,9 +25,9 @@ static int read_paced(pipe_reader *rd, float *buf, size_t block, uint64_t *sent,
 }
 
 /* A file: up to a block decoded straight into the ring where whole frames fit in one piece
- * (one copy of every sample fewer than through buf);
- * a frame across the storage's wrap goes through buf. A full ring waits: files never drop
- * samples. 0 at the end of the input, on an error or a stop. */
+ * (one copy of every sample fewer than through buf); a frame across the storage's wrap goes
+ * through buf. A full ring waits: files never drop samples. 0 at the end of the input, on an
+ * error or a stop. */
 static int read_file(pipe_reader *rd, float *buf, size_t block)
 {
     size_t got = 0, off = 0, total, ch = (size_t)rd->channels;
