@@ -118,20 +118,40 @@ int source_open_pipe(const char *path, const source_file_options *o, atomic_int 
 int source_is_pipe_path(const char *input);
 
 /* A file through FFmpeg's libraries (AAC/M4A, video soundtracks, WMA, AC-3, ...): float
- * samples at the file's own rate and channels, from its o->stream-th audio stream. Builds
- * without FFmpeg return SP_EINPUT with a line saying so; source_ffmpeg_version() is then
- * NULL, else the libraries' versions ("libavformat 59.27.100, ..."). */
+ * samples at the file's own rate and channels, from its o->stream-th audio stream. FFmpeg
+ * reads exactly the named file, through the module's own I/O on a descriptor: a path is
+ * never taken as a URL (pipe:, concat:, http:), and a format that names other files (an HLS
+ * playlist, a concat script, an image sequence) cannot open them. Builds without FFmpeg
+ * return SP_EINPUT with a line saying so; source_ffmpeg_version() is then NULL, else the
+ * libraries' versions ("libavformat 59.27.100, ..."). */
 int source_open_ffmpeg(const char *path, const source_file_options *o, source **out, sp_errinfo *ei);
+/* What the FFmpeg source reads: a path, or a stream already open. */
+typedef struct {
+    const char *path;    /* a file to open (exactly it), or NULL: fd is read */
+    int fd;              /* a descriptor read from its offset; -1 with a path, or with a
+                          * prefix that is the whole input (bytes in memory: the fuzz target) */
+    int own_fd;          /* 1: closed with the source (also when the open fails), 0: borrowed */
+    const void *prefix;  /* bytes already taken from fd, served first (copied) */
+    size_t prefix_len;
+    const char *name;    /* what messages call it */
+    atomic_int *stop;    /* a pipe's read waiting for its writer ends, as the end of the
+                          * stream, once *stop is set; may be NULL */
+} source_ffmpeg_input;
+int source_open_ffmpeg_input(const source_ffmpeg_input *in, const source_file_options *o, source **out,
+                             sp_errinfo *ei);
 const char *source_ffmpeg_version(const char *module);
 /* FFmpeg's decoding is a module (libspectro-ffmpeg.so) loaded on first use, so that runs
  * that do not need it do not load FFmpeg's libraries: o->ffmpeg_module (the program passes
- * the one installed beside it) or, when NULL, the build tree's. Its entry point: */
-typedef int (*source_ffmpeg_open_fn)(const char *path, const source_file_options *o, source **out, sp_errinfo *ei);
+ * the one installed beside it) or, when NULL, the build tree's. Its entry points: */
+typedef int (*source_ffmpeg_open_fn)(const source_ffmpeg_input *in, const source_file_options *o, source **out,
+                                     sp_errinfo *ei);
 typedef const char *(*source_ffmpeg_version_fn)(void);
-#define SOURCE_FFMPEG_ABI ((0x5346u << 16) | (unsigned)(sizeof(source_ops) + sizeof(source_info)))
+#define SOURCE_FFMPEG_ABI                                                                                         \
+    ((0x5347u << 16) | (unsigned)(sizeof(source_ops) + sizeof(source_info) + sizeof(source_ffmpeg_input)))
 
-/* The same as source_open_file for a file held in memory (libsndfile's virtual I/O, no
- * temporary file): data[0..len) is borrowed and must stay unchanged until source_close.
+/* The same as source_open_file (and FFmpeg's source after it) for a file held in memory
+ * (libsndfile's virtual I/O, no temporary file; FFmpeg reads a copy): data[0..len) is
+ * borrowed and must stay unchanged until source_close.
  * `name` is what messages and source_info.name call it. SP_EINPUT for an empty buffer,
  * bytes that are not audio, zero channels or an absurd rate; the message names `name`.
  * The fuzz target (tests/fuzz/) reads through it; no source kind of the table does. */

@@ -8,20 +8,43 @@
  * No seek op: --start decodes up to the start (source_seek), which keeps every sample
  * where a whole-file decode puts it.
  *
+ * FFmpeg never sees a path: the module opens the named file itself and hands FFmpeg its own
+ * I/O on the descriptor (ff_io), and refuses every further open a demuxer asks for (an HLS
+ * playlist's segments, a concat script's files), so a file name like "pipe:0",
+ * "concat:a|b" or "http://..." is that local file and nothing else. The same I/O reads a
+ * pipe (standard input, a FIFO) after the bytes the pipe kind already took from it.
+ *
  * This file is the shared module libspectro-ffmpeg.so (src/CMakeLists.txt): spectro loads it
  * (source_ffmpeg_load.c) only when a file needs it, so FFmpeg's ~100 libraries are not
  * loaded by every run. Its one exported symbol is spectro_ffmpeg_module. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "source.h"
-
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/opt.h>
 #include <libswresample/swresample.h>
-#include <stdlib.h>
+
+#define FF_IO_BUFFER 65536
+
+/* The input as FFmpeg reads it: prefix[prefix_at..) first, then fd from `base` on (its
+ * offset when handed over). Seekable when fd is a regular file, or when there is no fd
+ * (the prefix is the whole input). */
+typedef struct {
+    int fd, own_fd;
+    unsigned char *prefix;
+    size_t prefix_len, prefix_at;
+    int64_t base, size; /* size: -1 unknown (a pipe) */
+    atomic_int *stop;
+} ff_io;
 
 typedef struct {
     AVFormatContext *fmt;
@@ -33,7 +56,12 @@ typedef struct {
     int rate, channels;          /* as the first decoded frame has them */
     float *pend;                 /* converted samples not yet handed out (interleaved) */
     size_t pend_frames, pend_at, pend_cap;
+    int in_format;               /* the converter's input: the sample format and layout */
+    AVChannelLayout in_layout;
     int draining, at_end, ended_early, changed;
+    int pipe;
+    ff_io io;
+    AVIOContext *avio;
     char path[256];
 } ff_state;
 
@@ -59,12 +87,41 @@ static void ff_close(void *state)
     av_packet_free(&st->pkt);
     avcodec_free_context(&st->dec);
     avformat_close_input(&st->fmt);
+    if (st->avio)
+        av_freep(&st->avio->buffer);
+    avio_context_free(&st->avio);
+    av_channel_layout_uninit(&st->in_layout);
+    if (st->io.own_fd)
+        close(st->io.fd);
+    free(st->io.prefix);
     free(st->pend);
     free(st);
 }
 
+/* The converter for st->frame's sample format and channel layout: the one in st->swr, or a
+ * new one when the stream changed either part-way (a transport stream joined from two
+ * encodings): a converter built for other samples reads past them. 0, or -1. */
+static int ff_converter(ff_state *st)
+{
+    AVFrame *fr = st->frame;
+    if (st->swr && fr->format == st->in_format && av_channel_layout_compare(&fr->ch_layout, &st->in_layout) == 0)
+        return 0;
+    swr_free(&st->swr);
+    av_channel_layout_uninit(&st->in_layout);
+    /* the same conversion as ffmpeg's own (its aresample filter): planar or integer
+     * samples into packed float, no resampling, no dither */
+    if (swr_alloc_set_opts2(&st->swr, &fr->ch_layout, AV_SAMPLE_FMT_FLT, fr->sample_rate, &fr->ch_layout,
+                            (enum AVSampleFormat)fr->format, fr->sample_rate, 0, NULL) < 0 ||
+        swr_init(st->swr) < 0 || av_channel_layout_copy(&st->in_layout, &fr->ch_layout) < 0) {
+        swr_free(&st->swr);
+        return -1;
+    }
+    st->in_format = fr->format;
+    return 0;
+}
+
 /* The decoded frame in st->frame, converted into st->pend. 0, or -1 when the stream changed
- * its rate or channels (spectro analyses one rate) or memory ran out. */
+ * its rate or channel count (spectro analyses one rate) or memory ran out. */
 static int ff_convert(ff_state *st)
 {
     AVFrame *fr = st->frame;
@@ -74,14 +131,8 @@ static int ff_convert(ff_state *st)
         st->changed = 1;
         return -1;
     }
-    if (!st->swr) {
-        /* the same conversion as ffmpeg's own (its aresample filter): planar or integer
-         * samples into packed float, no resampling, no dither */
-        if (swr_alloc_set_opts2(&st->swr, &fr->ch_layout, AV_SAMPLE_FMT_FLT, fr->sample_rate, &fr->ch_layout,
-                                (enum AVSampleFormat)fr->format, fr->sample_rate, 0, NULL) < 0 ||
-            swr_init(st->swr) < 0)
-            return -1;
-    }
+    if (ff_converter(st) != 0)
+        return -1;
     if ((size_t)fr->nb_samples > st->pend_cap) {
         float *p = realloc(st->pend, (size_t)fr->nb_samples * (size_t)st->channels * sizeof *p);
         if (!p)
@@ -234,30 +285,168 @@ static int ff_fill_info(ff_state *st, source_info *info, sp_errinfo *ei)
     return SP_OK;
 }
 
-static int ff_open(const char *path, const source_file_options *o, source **out, sp_errinfo *ei)
+/* ---- the module's own I/O (see the top): exactly the one input ------------------------- */
+
+/* Waits until fd has bytes or the stop is set (a pipe whose writer is silent): 1 readable. */
+static int io_wait(ff_io *io)
+{
+    while (!atomic_load(io->stop)) {
+        struct pollfd pfd = {io->fd, POLLIN, 0};
+        int r = poll(&pfd, 1, 100);
+        if (r > 0)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return 1; /* read() says what is wrong */
+    }
+    return 0;
+}
+
+static int io_read(void *opaque, uint8_t *buf, int size)
+{
+    ff_io *io = opaque;
+    if (io->prefix_at < io->prefix_len) {
+        size_t n = io->prefix_len - io->prefix_at;
+        if (n > (size_t)size)
+            n = (size_t)size;
+        memcpy(buf, io->prefix + io->prefix_at, n);
+        io->prefix_at += n;
+        return (int)n;
+    }
+    if (io->fd < 0)
+        return AVERROR_EOF;
+    for (;;) {
+        ssize_t n;
+        if (io->stop && io->size < 0 && !io_wait(io))
+            return AVERROR_EOF;
+        n = read(io->fd, buf, (size_t)size);
+        if (n > 0)
+            return (int)n;
+        if (n == 0)
+            return AVERROR_EOF;
+        if (errno != EINTR)
+            return AVERROR(errno);
+    }
+}
+
+/* Seeks within a regular file (offsets from `base`) or within a prefix that is the whole
+ * input; a pipe cannot. */
+static int64_t io_seek(void *opaque, int64_t offset, int whence)
+{
+    ff_io *io = opaque;
+    int64_t at;
+    if (io->size < 0)
+        return AVERROR(ESPIPE);
+    if (whence == AVSEEK_SIZE)
+        return io->size;
+    whence &= ~AVSEEK_FORCE;
+    if (io->fd < 0) {
+        at = whence == SEEK_SET ? offset : whence == SEEK_CUR ? (int64_t)io->prefix_at + offset : io->size + offset;
+        if (at < 0 || at > io->size)
+            return AVERROR(EINVAL);
+        io->prefix_at = (size_t)at;
+        return at;
+    }
+    if (whence == SEEK_SET)
+        offset += io->base;
+    at = lseek(io->fd, (off_t)offset, whence);
+    return at < 0 ? AVERROR(errno) : at - io->base;
+}
+
+/* A demuxer asking to open another file or URL (HLS segments, concat's list, image
+ * sequences): refused, so an input reads nothing but itself. */
+static int io_refuse(struct AVFormatContext *s, AVIOContext **pb, const char *url, int flags, AVDictionary **opts)
+{
+    (void)s, (void)url, (void)flags, (void)opts;
+    *pb = NULL;
+    return AVERROR(EPERM);
+}
+
+/* st->io from the input: a path opened here (exactly that file), or a descriptor and the
+ * bytes already read from it. */
+static int ff_io_open(ff_state *st, const source_ffmpeg_input *in, sp_errinfo *ei)
+{
+    ff_io *io = &st->io;
+    struct stat sb;
+    io->fd = in->fd;
+    io->own_fd = in->own_fd;
+    io->stop = in->stop;
+    if (in->path) {
+        if ((io->fd = open(in->path, O_RDONLY | O_CLOEXEC)) < 0)
+            return sp_fail(ei, errno == ENOENT ? SP_EINPUT : SP_EIO, "%s: cannot open: %s", st->path,
+                           strerror(errno));
+        io->own_fd = 1;
+    }
+    if (in->prefix_len) {
+        if (!(io->prefix = malloc(in->prefix_len)))
+            return sp_fail(ei, SP_ENOMEM, "%s: out of memory", st->path);
+        memcpy(io->prefix, in->prefix, in->prefix_len);
+        io->prefix_len = in->prefix_len;
+    }
+    io->size = io->fd < 0 ? (int64_t)io->prefix_len : -1;
+    if (io->fd >= 0 && fstat(io->fd, &sb) == 0 && S_ISREG(sb.st_mode) && io->prefix_len == 0 &&
+        (io->base = lseek(io->fd, 0, SEEK_CUR)) >= 0)
+        io->size = (int64_t)sb.st_size - io->base;
+    st->pipe = io->size < 0;
+    return SP_OK;
+}
+
+static int ff_open_format(ff_state *st, sp_errinfo *ei)
+{
+    unsigned char *buf = av_malloc(FF_IO_BUFFER);
+    AVDictionary *opts = NULL;
+    char why[128];
+    int r;
+    if (!buf || !(st->avio = avio_alloc_context(buf, FF_IO_BUFFER, 0, &st->io, io_read, NULL, io_seek))) {
+        av_free(buf);
+        return sp_fail(ei, SP_ENOMEM, "%s: out of memory", st->path);
+    }
+    st->avio->seekable = st->io.size < 0 ? 0 : AVIO_SEEKABLE_NORMAL;
+    if (!(st->fmt = avformat_alloc_context()))
+        return sp_fail(ei, SP_ENOMEM, "%s: out of memory", st->path);
+    st->fmt->pb = st->avio;
+    st->fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
+    st->fmt->io_open = io_refuse;
+    /* and for a demuxer that opens by protocol rather than through io_open: none allowed */
+    av_dict_set(&opts, "protocol_whitelist", "none", 0);
+    r = avformat_open_input(&st->fmt, st->path, NULL, &opts);
+    av_dict_free(&opts);
+    if (r >= 0)
+        r = avformat_find_stream_info(st->fmt, NULL);
+    if (r < 0) {
+        av_strerror(r, why, sizeof why);
+        return sp_fail(ei, SP_EINPUT, "%s: not a readable audio file (neither libsndfile nor FFmpeg reads it: %s)",
+                       st->path, why);
+    }
+    return SP_OK;
+}
+
+static int ff_open(const source_ffmpeg_input *in, const source_file_options *o, source **out, sp_errinfo *ei)
 {
     ff_state *st;
     source_info info;
-    int err, r;
-    char why[128];
+    int err;
 
-    if (!path || !o || !out)
+    if (!in || !in->name || (!in->path && in->fd < 0 && !in->prefix_len) || !o || !out) {
+        if (in && in->own_fd && in->fd >= 0)
+            close(in->fd);
         return sp_fail(ei, SP_EINVAL, "source_open_ffmpeg: NULL argument");
+    }
     *out = NULL;
     av_log_set_level(AV_LOG_QUIET); /* library code never prints: errors come back here */
-    if (!(st = calloc(1, sizeof *st)))
-        return sp_fail(ei, SP_ENOMEM, "out of memory opening %s", path);
-    snprintf(st->path, sizeof st->path, "%s", path);
-    if ((r = avformat_open_input(&st->fmt, path, NULL, NULL)) < 0 ||
-        (r = avformat_find_stream_info(st->fmt, NULL)) < 0) {
-        av_strerror(r, why, sizeof why);
-        err = sp_fail(ei, SP_EINPUT, "%s: not a readable audio file (neither libsndfile nor FFmpeg reads it: %s)",
-                      path, why);
-        goto fail;
+    if (!(st = calloc(1, sizeof *st))) {
+        if (in->own_fd && in->fd >= 0)
+            close(in->fd);
+        return sp_fail(ei, SP_ENOMEM, "out of memory opening %s", in->name);
     }
-    if ((err = ff_pick_stream(st, o->stream, ei)) != SP_OK || (err = ff_open_decoder(st, ei)) != SP_OK ||
+    st->io.fd = -1;
+    snprintf(st->path, sizeof st->path, "%s", in->name);
+    if ((err = ff_io_open(st, in, ei)) != SP_OK || (err = ff_open_format(st, ei)) != SP_OK ||
+        (err = ff_pick_stream(st, o->stream, ei)) != SP_OK || (err = ff_open_decoder(st, ei)) != SP_OK ||
         (err = ff_fill_info(st, &info, ei)) != SP_OK)
         goto fail;
+    info.pipe = st->pipe;
+    if (st->pipe)
+        info.frames_hint = -1; /* a pipe has no length (source.h) */
     return source_create(&ff_ops, st, &info, out, ei);
 
 fail:

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "source.h"
 
@@ -59,16 +60,24 @@ static int loaded(const char *hint)
     return ok;
 }
 
-int source_open_ffmpeg(const char *path, const source_file_options *o, source **out, sp_errinfo *ei)
+int source_open_ffmpeg_input(const source_ffmpeg_input *in, const source_file_options *o, source **out,
+                             sp_errinfo *ei)
 {
     if (out)
         *out = NULL;
-    if (!loaded(o ? o->ffmpeg_module : NULL))
-        return sp_fail(ei, SP_EINPUT, "%s: not a format libsndfile reads, and %s", path ? path : "(null)",
-                       strcmp(load_why, NO_FFMPEG) == 0 ? "this build has no FFmpeg support (built without "
-                                                          "libavformat)"
-                                                        : load_why);
-    return mod_open(path, o, out, ei);
+    if (!in || !loaded(o ? o->ffmpeg_module : NULL)) {
+        if (in && in->own_fd && in->fd >= 0)
+            close(in->fd);
+        return sp_fail(ei, SP_EINPUT, "%s: not a format libsndfile reads, and %s",
+                       in && in->name ? in->name : "(null)", load_why);
+    }
+    return mod_open(in, o, out, ei);
+}
+
+int source_open_ffmpeg(const char *path, const source_file_options *o, source **out, sp_errinfo *ei)
+{
+    source_ffmpeg_input in = {.path = path, .fd = -1, .name = path};
+    return source_open_ffmpeg_input(&in, o, out, ei);
 }
 
 const char *source_ffmpeg_version(const char *module)
