@@ -894,8 +894,6 @@ static int check_together(cli_options *o, sp_errinfo *ei)
         return err;
     if (o->an.realtime && !o->an.input)
         return sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
-    if (o->an.realtime && strcmp(o->an.input, "-") == 0)
-        return sp_fail(ei, SP_EINVAL, "--realtime: standard input is a stream, which delivers at its own pace");
     if (o->an.end > 0 && o->an.duration > 0)
         return sp_fail(ei, SP_EINVAL, "--end %g: give --end or --duration, not both", o->an.end);
     if (o->an.end > 0 && o->an.end <= o->an.start)

@@ -185,8 +185,6 @@ static int run_open_source(run *r, sp_errinfo *ei)
     info = source_get_info(r->src);
     r->ch = info->channels;
     res->info = *info;
-    if (cfg->realtime && info->pipe)
-        return sp_fail(ei, SP_EINVAL, "--realtime: %s is a pipe, which delivers at its own pace", info->name);
     /* a pipe is live: it delivers at its writer's pace and has no length (source.h) */
     r->may_skip = source_is_push(r->src) || cfg->realtime;
     res->live = r->may_skip || info->pipe;

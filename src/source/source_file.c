@@ -631,7 +631,15 @@ int source_open_memory(const void *data, size_t len, const char *name, source **
     /* sf_open_virtual copies vio; m (its user data) lives as long as the SNDFILE */
     m->file.sf = sf_open_virtual(&vio, SFM_READ, &in, m);
     if (!m->file.sf) {
+        int code = sf_error(NULL);
         err = sp_fail(ei, SP_EINPUT, "%s: not a readable audio file (%s)", name, sf_strerror(NULL));
+        if (source_sndfile_unknown_format(code)) {
+            /* FFmpeg's turn, as for a file on disk */
+            source_ffmpeg_input ff = {.fd = -1, .prefix = data, .prefix_len = len, .name = name};
+            source_file_options o = source_file_options_default();
+            free(m);
+            return source_open_ffmpeg_input(&ff, &o, out, ei);
+        }
         goto fail;
     }
     if (in.channels < 1 || in.channels > SOURCE_MAX_CHANNELS) {

@@ -268,9 +268,7 @@ class Pipes(unittest.TestCase):
                 self.assertAlmostEqual(float(f), 1000.0, delta=1.0)
                 self.assertAlmostEqual(float(db), -6.02, delta=0.3)  # as from a file
             self.assertGreater(took, 0.9 * seconds, "finished before the writer did")
-            # --realtime has nothing to pace: the pipe sets the pace
-            p = E.run(["-", "--realtime", "--peaks"])
-            assert_one_error_line(self, p, 2, ["--realtime"])
+            # (--realtime paces standard input too: e2e_ffmpeg_trust)
 
     def test_sigterm_with_a_quiet_writer(self):
         """A writer sends 1 s at once (not a whole number of reads) and goes quiet: all of it
