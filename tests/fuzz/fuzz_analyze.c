@@ -1,5 +1,6 @@
 /* fuzz_analyze: the fuzz target. Bytes go through the file source (libsndfile's virtual
- * I/O, no temporary file: source_open_memory) and the whole analysis (analyze_run_source,
+ * I/O, no temporary file: source_open_memory; FFmpeg's module for the formats libsndfile
+ * does not know, as for a file on disk) and the whole analysis (analyze_run_source,
  * cpu backend) into the sinks a command line would ask for, like libsndfile's own OSS-Fuzz
  * target (ossfuzz/sndfile_fuzzer.cc) but on through spectro's pipeline.
  *

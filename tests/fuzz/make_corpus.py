@@ -15,16 +15,23 @@ cpu threads and the batch), named NAME-OPTIONS (the option bytes in hex). Three 
   - the inputs of issue 17 and its neighbours, made by hand: each container cut short,
     huge finite samples (1e30, FLT_MAX), NaN/Inf, zero channels, absurd rates, headers
     claiming 2^31 frames or more, 1024 and 1025 channels;
-  - junk: random bytes, zeros, text, a format's magic followed by noise, nothing at all.
+  - junk: random bytes, zeros, text, a format's magic followed by noise, nothing at all;
+  - what only FFmpeg reads (libsndfile passes them on), made by the ffmpeg program when it is
+    installed: AAC in MP4, AC-3, Opus in Matroska, WMA, MP2 in MPEG-TS, a transport stream
+    whose sample format changes part-way (s302m 32 then 16 bits), each also cut short; an
+    HLS playlist and a concat script naming other files (which must not be opened).
 
-Deterministic but for the Ogg streams' serial numbers, which libsndfile draws at random.
-Needs only Python 3 and libsndfile (libsndfile1, as the build does).
+Deterministic but for the Ogg streams' serial numbers, which libsndfile draws at random, and
+the FFmpeg group, which follows the installed ffmpeg's encoders.
+Needs Python 3 and libsndfile (libsndfile1, as the build does); ffmpeg for the last group.
 """
 import ctypes
 import math
 import os
 import random
+import shutil
 import struct
+import subprocess
 import sys
 import tempfile
 
@@ -319,6 +326,42 @@ def junk():
     }
 
 
+FFMPEG = [  # name, encoder arguments, container
+    ("ff_aac_m4a", ["-c:a", "aac", "-b:a", "32k"], "mp4"),
+    ("ff_ac3", ["-c:a", "ac3", "-b:a", "64k"], "ac3"),
+    ("ff_opus_mkv", ["-c:a", "libopus", "-b:a", "16k"], "matroska"),
+    ("ff_wma", ["-c:a", "wmav2", "-b:a", "32k"], "asf"),
+    ("ff_mp2_ts", ["-c:a", "mp2", "-b:a", "64k"], "mpegts"),
+    ("ff_s302m_s32_ts", ["-c:a", "s302m", "-sample_fmt", "s32", "-strict", "-2"], "mpegts"),
+    ("ff_s302m_s16_ts", ["-c:a", "s302m", "-sample_fmt", "s16", "-strict", "-2"], "mpegts"),
+]
+
+
+def ffmpeg_files():
+    """The FFmpeg group (see the top): {} without the ffmpeg program."""
+    if not shutil.which("ffmpeg"):
+        return {}
+    out = {}
+    with tempfile.TemporaryDirectory() as d:
+        for name, enc, fmt in FFMPEG:
+            rate = 48000 if "s302m" in name else 16000  # s302m is 48 kHz only
+            path = os.path.join(d, name)
+            p = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                                "sine=f=1000:r=%d:d=0.1" % rate, "-ac", "2"] + enc +
+                               ["-f", fmt, path], capture_output=True)
+            if p.returncode == 0:
+                with open(path, "rb") as f:
+                    out[name] = f.read()
+    if "ff_s302m_s32_ts" in out and "ff_s302m_s16_ts" in out:
+        out["ff_s302m_format_change_ts"] = out.pop("ff_s302m_s32_ts") + out.pop("ff_s302m_s16_ts")
+    for name in list(out):
+        out["truncated_" + name] = out[name][:len(out[name]) * 6 // 10]
+    out["ff_hls_playlist"] = (b"#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n/etc/hostname\n"
+                              b"#EXTINF:10,\nfile:/etc/passwd\n#EXT-X-ENDLIST\n")
+    out["ff_concat_script"] = b"ffconcat version 1.0\nfile /etc/hostname\nfile 'pipe:0'\n"
+    return out
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
@@ -332,8 +375,12 @@ def main():
     files = dict(made)
     files.update(tricky(made))
     files.update(junk())
+    ff = ffmpeg_files()
     count = size = 0
-    for i, name in enumerate(sorted(files)):
+    # the FFmpeg group counts on its own, so that it leaves the others' option bytes alone
+    order = list(enumerate(sorted(files))) + list(enumerate(sorted(ff)))
+    files.update(ff)
+    for i, name in order:
         sets = RUNS + ERRORS if name in RICH else [RUNS[i % len(RUNS)]]
         for opt in sets:
             data = opt + files[name]
