@@ -5,7 +5,7 @@
  * butterfly_kernel runs once per level s = 1..log2(N), one thread per butterfly, pairing
  * elements m/2 apart inside blocks of m = 2^s. Each level reads and writes the whole batch
  * once, so a transform moves about (1 + log2 N) * 16 bytes per point: this is the reference
- * structure, not the fast path (DESIGN.md).
+ * structure, not the fast path (docs/gpu.md "Backends").
  *
  * Twiddles: one table per plan, d_tw[k] = exp(-2 pi i k / n) for k < n/2, computed on the
  * host in double. A level of span m of an N-point transform (N = n for c2c, n/2 for the

@@ -4,7 +4,8 @@
 #   SPECTRO_DEPS=build   only what building needs (default)
 #   SPECTRO_DEPS=test    also what the tests need
 #   SPECTRO_NO_DEPS=1    install nothing (the caller knows the build's dependencies are there)
-#   SPECTRO_DEPS=fuzz    also clang and libFuzzer, for -DSPECTRO_FUZZ=ON (README.md, "Fuzzing");
+#   SPECTRO_DEPS=fuzz    also clang and libFuzzer, for -DSPECTRO_FUZZ=ON (docs/developer.md,
+#                        "Fuzzing");
 #                        CI does not need them: it replays the fuzz corpus with gcc
 spectro_deps() {
     [ "${SPECTRO_NO_DEPS:-0}" = 1 ] && return 0

@@ -258,7 +258,7 @@ static void test_tone_given(void)
     /* the stronger tone at 5 kHz is not a harmonic of 1.1 kHz: it is noise and distortion */
     /* the stronger tone at 5 kHz is no harmonic of 1.1 kHz: it is noise and distortion, 19.08 dB
      * above the fundamental, and a little more where the noise per bin it raised fills the
-     * fundamental's lobe (README) */
+     * fundamental's lobe (docs/measurements.md "Tone analysis") */
     CHECK_MSG(t.thdn_db > 19.08 && t.thdn_db < 19.5, "THD+N %.4f dB", t.thdn_db);
     CHECK(t.snr_db < -19.0);
     CHECK(measure_tone_analyze(p, n, rate, &mw, 20.0, 7000.0, 9000.0, &t, &ei) == SP_EINVAL);

@@ -1,7 +1,7 @@
 /* test_peaks: the parabola (no window table) on exact parabolas (vertex frequency and
  * level), DC and Nyquist never chosen, and real off-bin sines through fft_stft_db with
  * every window, N = 1024 .. 16384, random frequencies, phases and amplitudes: the level
- * within 0.02 dB of the truth, the frequency within 0.01 bin (DESIGN.md's contract). The
+ * within 0.02 dB of the truth, the frequency within 0.01 bin (docs/design.md "Peaks"). The
  * random seed is printed; SPECTRO_TEST_SEED=... repeats a run. The split into the scan
  * (fft_peak_scan, the backends' reference) and peaks_refine keeps every bit of the
  * one-piece parabola search. */

@@ -8,8 +8,8 @@
  *   auto   the one that finishes the job first (fft_backend_choose), weighed before any
  *          CUDA call
  *
- * Levels (DESIGN.md): for a window w with sum S, a_k = 2|X_k|/S for 0 < k < n/2 and
- * |X_k|/S for k = 0 and k = n/2; dB = 20*log10(max(a_k, 1e-10)), never NaN.
+ * Levels (docs/design.md "Levels (dBFS)"): for a window w with sum S, a_k = 2|X_k|/S for
+ * 0 < k < n/2 and |X_k|/S for k = 0 and k = n/2; dB = 20*log10(max(a_k, 1e-10)), never NaN.
  *
  * Thread safety: a plan is used by one thread at a time; different plans are independent.
  */

@@ -19,22 +19,22 @@
 /* The rates, where each came from (units of N*log2(N) a second):
  *
  * FFT_RATE_CPU_CORE 3.0e9 a thread: the cpu backend inside the pipeline on the H100 host
- *   (16 cores, 8 threads), `--verbose` of bench/bench_e2e.sh --backend cpu (README,
+ *   (16 cores, 8 threads), `--verbose` of bench/bench_e2e.sh --backend cpu (docs/performance.md,
  *   2026-11-23): 10 minutes of 48 kHz, N 4096 hop 1024 (28,122 frames, 1.38e9 units) in
  *   0.060 s of FFT calls = 2.9e9 a thread; 60 minutes (8.29e9 units) in 0.34 s = 3.0e9.
  *   This dev machine (AMD EPYC, 2 cores), build/bench/bench_fft_cpu (its last line prints
- *   this rate): stft_db 0.090 s on 2 threads = 7.7e9 a thread (2026-11-24; the README's
+ *   this rate): stft_db 0.090 s on 2 threads = 7.7e9 a thread (2026-11-24; performance.md's
  *   0.111-0.179 s: 3.9e9-6.2e9). Larger N run slower a unit (r2c 65536: 0.6x of 4096's), and
  *   8 threads share one memory. The choice only matters where a GPU exists, so the GPU
  *   host's figure: it errs towards the GPU on a job that is close.
  * FFT_RATE_GPU_START 0.35 s: `time build-gpu/bench/bench_cuda_start` (driver load,
  *   context, pinning 45 MB, teardown at exit): 0.329-0.372 s on the H100 host, 0.355 s on
- *   the H200 host (README, 2026-11-23/24).
+ *   the H200 host (docs/performance.md, 2026-11-23/24).
  * FFT_RATE_GPU 2.2e11: the cuda backend on the H100 host, copies included: an hour of
- *   audio, N 4096 hop 1024 (8.29e9 units), in 0.038 s of FFT calls (README); the dense
+ *   audio, N 4096 hop 1024 (8.29e9 units), in 0.038 s of FFT calls (docs/performance.md); the dense
  *   job of issue 16 (10 minutes, N 16384 hop 64: 1.03e11 units) in 0.32 s = 3.2e11. The
  *   lower one.
- * FFT_RATE_GPU_CALL 20 us: a live call of one frame, copies in and out (README: fused
+ * FFT_RATE_GPU_CALL 20 us: a live call of one frame, copies in and out (docs/performance.md: fused
  *   20.3 us on the H100, 22.4 us on the H200, median of 2000): what a live frame costs the
  *   GPU besides its units. */
 #define FFT_RATE_CPU_CORE 3.0e9

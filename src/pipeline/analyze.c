@@ -74,7 +74,7 @@ static size_t pow2_at_least(size_t v)
     return p;
 }
 
-/* Frames a source of `frames` samples gives (DESIGN.md), -1 when unknown. */
+/* Frames a source of `frames` samples gives (docs/design.md "Frames"), -1 when unknown. */
 static int64_t expected_frames(int64_t frames, size_t n, size_t hop)
 {
     if (frames < 0)

@@ -18,7 +18,8 @@
  * (K bins either side of its peak bin, K the window's lobe half-width, measure.h) and one bin
  * more inside the band on both sides: f_m (1 - G^(-1/(2b))) >= (K + 1) bin_hz. The bands below
  * that (the low bands of a short FFT) are not reported, only listed (bands_unresolved_*): the
- * bands of a bands object are the resolved ones. (No NaN in any output: DESIGN.md.) */
+ * bands of a bands object are the resolved ones. (No NaN in any output: docs/design.md
+ * "Levels (dBFS)".) */
 #ifndef SPECTRO_BANDS_H
 #define SPECTRO_BANDS_H
 

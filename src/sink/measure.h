@@ -1,7 +1,7 @@
 /* measure: the arithmetic of the measurements made on spectra (--average, --psd, --tone),
  * shared by their sinks (sink_average.c, sink_tone.c) and the tests.
  *
- * Levels are dBFS as DESIGN.md defines them: a bin's "power" here is P_k = 10^(dB_k/10),
+ * Levels are dBFS as docs/design.md defines them: a bin's "power" here is P_k = 10^(dB_k/10),
  * the square of its amplitude a_k (2|X_k|/sum(w) inside, |X_k|/sum(w) at DC and Nyquist),
  * so a full-scale sine on a bin has P = 1 (0 dBFS) in its peak bin.
  *
@@ -105,7 +105,7 @@ typedef struct {
  * n-point FFT at `rate`, in the band lo .. hi Hz (measure_tone_band). fundamental_hz > 0:
  * the strongest bin within one bin of it; 0: the strongest bin of the band (above the DC
  * region); its frequency is the power centroid of its lobe. Definitions
- * (README "Measurements"): with K the window's lobe_bins and d the noise per bin (the mean
+ * (docs/measurements.md): with K the window's lobe_bins and d the noise per bin (the mean
  * of the band's bins outside the DC region 0..K and every lobe),
  *   F = the fundamental's lobe sum, H = the harmonics' lobe sums (2..10, up to the band's
  *   top), noise = d * the band's width in bins, D = the band's power outside the DC region

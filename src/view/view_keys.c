@@ -1,5 +1,6 @@
-/* The window's keys: one table, which the help overlay (view_overlay.c), the man page and
- * the README's key table are made from. Built with or without the window itself. */
+/* The window's keys: one table, which the help overlay (view_overlay.c) and the man page are
+ * made from (e2e_docs checks docs/manual.md's key table against the man page). Built with or
+ * without the window itself. */
 #include "view.h"
 
 static const char *const keys[][2] = {

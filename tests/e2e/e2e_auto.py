@@ -40,7 +40,7 @@ def choice(test, p):
 
 
 def wav_frames(name, n=4096, hop=1024):
-    """Frames of a mono analysis of an asset (DESIGN.md: floor((L-N)/hop) + 1)."""
+    """Frames of a mono analysis of an asset (docs/design.md "Frames": floor((L-N)/hop) + 1)."""
     with wave.open(E.asset(name)) as w:
         length = w.getnframes()
     return 1 if length < n else (length - n) // hop + 1

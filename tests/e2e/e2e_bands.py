@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""Fractional-octave bands of the real binary (README "Measurements"): --bands with
---weighting, per frame and with --average, on files and the microphone.
+"""Fractional-octave bands of the real binary (docs/measurements.md "Fractional-octave
+bands"): --bands with --weighting, per frame and with --average, on files and the
+microphone.
 
 - Per-frame band levels against a reference made here from the samples: SciPy's window and
-  NumPy's FFT give the dBFS spectrum (DESIGN.md), each band sums the power of the bins whose
-  centre lies in [lower, upper) (the sidecar's band_edges_hz), weighted by IEC 61672-1's
+  NumPy's FFT give the dBFS spectrum (docs/design.md), each band sums the power of the bins
+  whose centre lies in [lower, upper) (the sidecar's band_edges_hz), weighted by IEC 61672-1's
   closed form written out here, the Nyquist bin twice, over the window's ENBW: within
   0.01 dB wherever the level is above -100 dBFS; no NaN; the bands too narrow for the
   window's main lobe are not reported but listed (bands_unresolved_hz), below the rest.
@@ -54,7 +55,8 @@ def weight_db(kind, f):
 
 
 def reference_bands(x, n, hop, win, edges, kind):
-    """(frames, bands) band levels of samples x (one channel), as README defines them."""
+    """(frames, bands) band levels of samples x (one channel), as docs/measurements.md
+    defines them."""
     db = E.spectrum_db(x, n, hop, win)
     w = E.window(win, n)
     enbw = n * np.sum(w ** 2) / np.sum(w) ** 2

@@ -296,7 +296,7 @@ class Pipes(unittest.TestCase):
             finally:
                 done.set()
                 th.join()
-            # a live run ended by a signal keeps its outputs and exits 128 + 15 (DESIGN.md)
+            # a live run ended by a signal keeps its outputs and exits 128 + 15 (docs/design.md)
             self.assertEqual(sp.returncode, 143, err)
             self.assertLess(took, 1.0, "the run waited for the writer")
             with open(os.path.join(d, "q.npy.json")) as f:

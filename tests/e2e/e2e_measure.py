@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Measurements of the real binary (README "Measurements"): --average, --psd, --png with
+"""Measurements of the real binary (docs/measurements.md): --average, --psd, --png with
 --average, --tone, --tone-format, on files, --realtime and the microphone.
 
 - --average mean against scipy.signal.welch (scaling 'spectrum' and, with --psd, 'density')
@@ -72,8 +72,9 @@ def tone_json(tc, proc):
 
 def harmonic_signal(f0, secs=10, sigma=6.9e-5, seed=7):
     """0.5 sin(f0) with -60 and -70 dB harmonics and white noise; the analytic THD, THD+N
-    and SNR in the 20 Hz .. 20 kHz band of an n-point FFT (README: a sine of amplitude A
-    counts A^2, white noise of variance s^2 counts 2 s^2 over 0 .. rate/2)."""
+    and SNR in the 20 Hz .. 20 kHz band of an n-point FFT (docs/measurements.md "Tone
+    analysis": a sine of amplitude A counts A^2, white noise of variance s^2 counts 2 s^2
+    over 0 .. rate/2)."""
     rng = np.random.default_rng(seed)
     t = np.arange(RATE * secs) / RATE
     a1, a2, a3 = 0.5, 0.5e-3, 0.5 * 10 ** (-70 / 20)

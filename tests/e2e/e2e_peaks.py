@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """--peaks: one line per frame; a steady sine's level within 0.02 dB of the truth and its
-frequency within 0.01 bin, at any frequency, with every window (DESIGN.md)."""
+frequency within 0.01 bin, at any frequency, with every window (docs/design.md "Peaks")."""
 import os
 import unittest
 

@@ -27,7 +27,7 @@ import e2e_window as EW
 import spectro_e2e as E
 
 RATE, N, HOP = 48000, 4096, 1024
-TAU_S = 1.0  # the exponential average's time constant (README "The window")
+TAU_S = 1.0  # the exponential average's time constant (docs/manual.md "The measurement panel")
 
 
 def read_avg_csv(path):
@@ -334,7 +334,7 @@ class TestViewOption(unittest.TestCase):
 
 class TestBandBars(EW.WindowCase):
     """The band bars (view_bands.c, `b`, --bands with the window): the levels drawn against
-    the band definition (README "Fractional-octave bands"), the key's cycle."""
+    the band definition (docs/measurements.md "Fractional-octave bands"), the key's cycle."""
     prefix = "spectro_ptest_"
     rate = RATE
     open, quit_stats = TestPanel.open, TestPanel.quit_stats

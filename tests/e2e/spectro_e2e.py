@@ -3,7 +3,7 @@
 Every test script is run as   python3 tests/e2e/<test>.py  SPECTRO_BINARY  ASSETS_DIR
 and checks the program against an independent NumPy reference computed here: its own WAV
 reader (not libsndfile), float64 FFTs, scipy windows.  Nothing here calls the program's
-code; the reference follows DESIGN.md's contracts.
+code; the reference follows the contracts of docs/design.md.
 """
 import json
 import os
@@ -249,7 +249,7 @@ def frame_count(length, n, hop):
 
 
 def spectrum_db(sig, n, hop, win):
-    """dB spectra (frames, n/2+1) of one channel, as DESIGN.md defines them."""
+    """dB spectra (frames, n/2+1) of one channel, as docs/design.md defines them."""
     sig = np.where(np.isfinite(sig), sig, 0.0)
     length = len(sig)
     if length < n:

@@ -5,7 +5,7 @@
  * target (ossfuzz/sndfile_fuzzer.cc) but on through spectro's pipeline.
  *
  * An input is FUZZ_PREFIX option bytes, then the file (tests/fuzz/make_corpus.py writes
- * them the same way; README.md, "Fuzzing"):
+ * them the same way; docs/developer.md, "Fuzzing"):
  *
  *   byte 0  bits 0-2 window (window_spec_at, the table's row)
  *           bits 3-4 channel: mix, all, an index (byte 2), mix
@@ -20,7 +20,7 @@
  *
  * --dump goes to a scratch directory made once per process and emptied after every run;
  * --peaks to an in-memory stream. Beyond the sanitizers, each run checks the contracts
- * (DESIGN.md) that hold for any input: an error is a known code with one line that names
+ * (docs/design.md) that hold for any input: an error is a known code with one line that names
  * the input; a success gives the frame count of its samples, and no level in the dump or
  * the peaks is NaN or infinite. A violation aborts, so the fuzzer reports it as a crash.
  * SPECTRO_FUZZ_VERBOSE=1 prints each run's outcome (the corpus's upkeep: which inputs reach
@@ -56,7 +56,7 @@ static const long long HOPS[16] = {HOP_N4, HOP_N4, 1, 2, 7, HOP_N2, HOP_N, HOP_N
 static const double DURATIONS[8] = {0, 0, 0, 0, 1e-7, 0.001, 0.02, 0.5};
 static const double RANGES[4][2] = {{0, 0}, {100, 0}, {0, 1000}, {20000, 0}};
 
-static const int check_levels = 1; /* levels are finite for every finite input (DESIGN.md) */
+static const int check_levels = 1; /* docs/design.md "Finite levels" */
 
 static char scratch[256]; /* the --dump directory, "" until made */
 static int verbose = -1;  /* SPECTRO_FUZZ_VERBOSE, read once */
@@ -200,7 +200,7 @@ static void check_error(int err, const sp_errinfo *ei)
     }
 }
 
-/* A success: the frame count DESIGN.md gives for the samples read. */
+/* A success: the frame count docs/design.md "Frames" gives for the samples read. */
 static void check_frames(const analyze_result *res)
 {
     uint64_t want = res->samples < res->n ? 1 : (res->samples - res->n) / res->hop + 1;
