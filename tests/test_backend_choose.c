@@ -100,6 +100,22 @@ static void test_grid(void)
     c = choose(&j, &gpu2);
     CHECK_MSG(c.kind == FFT_BACKEND_CUDA, "an hour on 2 threads: cpu %.3f s, gpu %.3f s", c.cpu_s, c.gpu_s);
 
+    /* a batch: the host's decoding and writing, shared by the cpu's sessions, done by the
+     * GPU's one session alone (issue 27: 1000 x 10-s files, 4.8 GB of WAV in and .npy out) */
+    j = file_job(4096, 1024, 1, 10000, 48000);
+    c = choose(&j, &gpu8);
+    CHECK(c.host_s == 0 && c.kind == FFT_BACKEND_CUDA); /* not weighed: the FFT alone decides */
+    j.host_bytes = 4800000000u;
+    j.host_width = 16;
+    c = choose(&j, &gpu8);
+    CHECK(gpu8.host > 1e9 && gpu8.host < 1e10); /* fft_choose.c: measured */
+    CHECK_CLOSE(c.host_s, 4.8e9 / gpu8.host, 1e-9);
+    CHECK_CLOSE(c.cpu_s, (double)j.frames * nlogn(4096) / (3e9 * 8) + c.host_s / 16, 1e-9);
+    CHECK_CLOSE(c.gpu_s, 0.35 + (double)j.frames * nlogn(4096) / 2e11 + c.host_s, 1e-9);
+    CHECK_MSG(c.kind == FFT_BACKEND_CPU, "1000 files: cpu %.3f s, gpu %.3f s", c.cpu_s, c.gpu_s);
+    j.host_width = 1; /* one session either way: the host's work weighs the same */
+    CHECK(choose(&j, &gpu8).kind == FFT_BACKEND_CUDA);
+
     /* live, a fast hop on many channels: the cpu cannot keep up -> the GPU */
     j = file_job(4096, 8, 32, 0, 96000);
     j.live = 1;

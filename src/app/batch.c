@@ -493,15 +493,29 @@ static int share_width(const cli_options *o, int files)
     return w < files ? w : files < 1 ? 1 : files;
 }
 
+/* Bytes the outputs write for `frames` frames: the spectra of those that write them all. */
+static uint64_t share_written(const cli_options *o, size_t bins, uint64_t frames)
+{
+    uint64_t bytes = 0;
+    for (int j = 0; j < o->an.n_outputs; j++) {
+        const sink_kind *k = sink_kind_find(o->an.outputs[j].kind);
+        dump_format fmt;
+        if (k && k->writes_spectra && dump_format_from_path(o->an.outputs[j].path, &fmt, NULL) == SP_OK)
+            bytes += dump_bytes(fmt, bins, frames);
+    }
+    return bytes;
+}
+
 /* --backend auto over a share: the share weighed as one job (fft_config_choose), its frames
  * from the files' sizes read as 16-bit mono (fewer than a compressed file holds: the
  * estimate leans to the cpu), the cpu on `width` threads (sessions at once), the GPU's start
- * paid once. */
+ * paid once; the host's decoding (the files' bytes) and writing (the spectra a dump writes)
+ * shared by the cpu's sessions, done by the GPU's one session alone. */
 static fft_choice share_auto(const cli_options *o, const input_list *l, int width)
 {
     fft_config fc = fft_config_default();
     fft_choice c;
-    uint64_t frames = 0;
+    uint64_t frames = 0, read = 0;
     int first = o->shard_n > 0 ? o->shard_k : 0, step = o->shard_n > 0 ? o->shard_n : 1;
     fc.backend = FFT_BACKEND_AUTO;
     fc.n = o->an.n;
@@ -514,12 +528,15 @@ static fft_choice share_auto(const cli_options *o, const input_list *l, int widt
         struct stat st;
         uint64_t samples = stat(l->path[i], &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size / 2 : 0;
         frames += samples < fc.n ? 1 : (samples - fc.n) / fc.hop + 1;
+        read += samples * 2;
     }
     fc.job.n = fc.n;
     fc.job.hop = fc.hop;
     fc.job.channels = 1;
     fc.job.frames = frames;
     fc.job.rate = 48000;
+    fc.job.host_bytes = read + share_written(o, fc.n / 2 + 1, frames);
+    fc.job.host_width = width;
     if (fft_config_choose(&fc, &c) != SP_OK)
         memset(&c, 0, sizeof c);
     return c;

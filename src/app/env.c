@@ -14,8 +14,8 @@ static const char *env_get(const char *name)
     return v && *v ? v : NULL;
 }
 
-/* SPECTRO_AUTO_RATES=cpu_core:X,gpu_start:Y,gpu:Z (any of them, any order): auto's rates,
- * each a positive number. */
+/* SPECTRO_AUTO_RATES=cpu_core:X,gpu_start:Y,gpu:Z,host:H (any of them, any order): auto's
+ * rates, each a positive number. */
 static int env_auto_rates(const char *v, fft_tuning *t, sp_errinfo *ei)
 {
     static const struct {
@@ -23,7 +23,8 @@ static int env_auto_rates(const char *v, fft_tuning *t, sp_errinfo *ei)
         size_t off;
     } keys[] = {{"cpu_core", offsetof(fft_tuning, auto_cpu_core)},
                 {"gpu_start", offsetof(fft_tuning, auto_gpu_start)},
-                {"gpu", offsetof(fft_tuning, auto_gpu)}};
+                {"gpu", offsetof(fft_tuning, auto_gpu)},
+                {"host", offsetof(fft_tuning, auto_host)}};
     const char *p = v;
     while (*p) {
         size_t klen = strcspn(p, ":,"), k;
@@ -45,7 +46,7 @@ static int env_auto_rates(const char *v, fft_tuning *t, sp_errinfo *ei)
     }
     return SP_OK;
 bad:
-    return sp_fail(ei, SP_EINVAL, "SPECTRO_AUTO_RATES=%s: must be cpu_core:X,gpu_start:Y,gpu:Z "
+    return sp_fail(ei, SP_EINVAL, "SPECTRO_AUTO_RATES=%s: must be cpu_core:X,gpu_start:Y,gpu:Z,host:H "
                    "(any of them; positive numbers)", v);
 }
 

@@ -7,7 +7,7 @@
  *   SPECTRO_CUDA_PATH=fused|portable|perlevel   cuda backend kernels (default fused)
  *   SPECTRO_CUDA_STREAM=0|1              cuda backend: C2C 16384 one-block or streamed
  *                                        (default: the device's choice)
- *   SPECTRO_AUTO_RATES=cpu_core:X,gpu_start:Y,gpu:Z   --backend auto's rates (fft_rates;
+ *   SPECTRO_AUTO_RATES=cpu_core:X,gpu_start:Y,gpu:Z,host:H --backend auto's rates (fft_rates;
  *                                        any of them; default: fft_choose.c's measured ones)
  *   SPECTRO_AUTO_DEVICE=0|1              auto: pretend no GPU / a GPU's device node (tests)
  *   SPECTRO_FONT=FILE                    label font tried before the system's (skipped when

@@ -193,6 +193,8 @@ int fft_config_choose(const fft_config *cfg, fft_choice *out)
         rates.gpu_start = cfg->tuning.auto_gpu_start;
     if (cfg->tuning.auto_gpu > 0)
         rates.gpu = cfg->tuning.auto_gpu;
+    if (cfg->tuning.auto_host > 0)
+        rates.host = cfg->tuning.auto_host;
     rates.cpu_threads = cpu_threads_for(cfg);
     rates.device = gpu_device(&cfg->tuning, rates.no_device, sizeof rates.no_device);
     return fft_backend_choose(&job, &rates, out);

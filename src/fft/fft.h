@@ -65,7 +65,7 @@ typedef struct {
     fft_cuda_path cuda_path;
     fft_cuda_stream cuda_stream;
     /* auto's rates (fft_rates), 0 = the measured constants; and its device check */
-    double auto_cpu_core, auto_gpu_start, auto_gpu;
+    double auto_cpu_core, auto_gpu_start, auto_gpu, auto_host;
     fft_auto_device auto_device;
     /* the GPU module (libspectro-cuda.so) to load, tried before the build tree's and the
      * loader's search; NULL = those only (the program passes the one installed beside it) */
@@ -79,6 +79,10 @@ typedef struct {
     uint64_t frames;     /* frames a channel the job analyses; 0 = unknown (a pipe, live) */
     double rate;         /* samples a second a channel (live load; a file of unknown length) */
     int live;            /* 1: a live run: the GPU only when the CPU cannot keep up */
+    uint64_t host_bytes; /* bytes the host decodes and writes for the job (the inputs' size
+                          * and the spectra an output writes); 0 = not weighed */
+    int host_width;      /* the cpu path's sessions at once, sharing the host work (a batch
+                          * on the cpu backend); the GPU's one session does it alone */
 } fft_job;
 
 typedef struct {
@@ -249,6 +253,7 @@ typedef struct {
     double cpu_core;     /* units a second on one of the cpu backend's threads */
     double gpu_start;    /* seconds the GPU costs a process before (and after) any work */
     double gpu;          /* units a second on the GPU, copies to and from the host included */
+    double host;         /* bytes a second one session decodes and writes (fft_job.host_bytes) */
     int cpu_threads;     /* the cpu backend's threads for the job */
     int device;          /* 1: the build has a GPU backend and a device node exists */
     char no_device[96];  /* device 0: why ("no NVIDIA device node ...") */
@@ -267,6 +272,8 @@ typedef struct {
     fft_choice_basis basis;
     double cpu_s, gpu_s; /* the estimates; gpu_s includes gpu_start_s (JOB, MINUTE) */
     double gpu_start_s;
+    double host_s;       /* the host's work in both (JOB): all of it in gpu_s, a share of
+                          * it in cpu_s when the cpu path runs several sessions */
     int cpu_threads;
     int device;
     char no_device[96];
@@ -276,7 +283,9 @@ typedef struct {
 #define FFT_LIVE_CPU_MAX_LOAD 0.5
 
 /* Weighs the job on this machine: the cpu's time, frames x N*log2(N) x channels at
- * cpu_core a thread on cpu_threads threads, against the GPU's start plus its rate.
+ * cpu_core a thread on cpu_threads threads, against the GPU's start plus its rate; both plus
+ * the host's decoding and writing (job->host_bytes at rates->host), which the cpu path
+ * shares over job->host_width sessions and the GPU's one session does alone.
  *   files, length known: the faster one; unknown length: as if a minute of audio;
  *   live: the GPU when the cpu would be busier than FFT_LIVE_CPU_MAX_LOAD, else the cpu;
  *   no job described (channels 0): the GPU when a device exists;

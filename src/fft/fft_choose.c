@@ -7,7 +7,8 @@
  * its threads, so its time is units / (FFT_RATE_CPU_CORE x threads); the GPU pays
  * FFT_RATE_GPU_START once a process (driver, context, pinned buffers, teardown) and then
  * runs units / FFT_RATE_GPU, copies included. The host's own work (decoding, writing the
- * output) is the same for both and is left out of both. */
+ * output) is the same for one file on either; a batch on the cpu backend shares it over its
+ * sessions, while a GPU batch runs one session that does all of it (FFT_RATE_HOST). */
 #include "fft.h"
 
 #include <dirent.h>
@@ -34,6 +35,10 @@
  *   audio, N 4096 hop 1024 (8.29e9 units), in 0.038 s of FFT calls (docs/performance.md); the dense
  *   job of issue 16 (10 minutes, N 16384 hop 64: 1.03e11 units) in 0.32 s = 3.2e11. The
  *   lower one.
+ * FFT_RATE_HOST 2.0e9 bytes a second: one session decoding 16-bit WAV and writing .npy
+ *   spectra, from bench/bench_batch.sh on the H200 host (issue 27: 1000 x 10-s files,
+ *   0.96 MB in and 3.84 MB out each, took 2.86-3.14 s on cuda's one session, of which
+ *   ~0.35 s start and ~0.1 s FFT: ~2.5 ms a file, 4.8 MB, ~1.9e9 a second).
  * FFT_RATE_GPU_CALL 20 us: a live call of one frame, copies in and out (docs/performance.md: fused
  *   20.3 us on the H100, 22.4 us on the H200, median of 2000): what a live frame costs the
  *   GPU besides its units. */
@@ -41,6 +46,7 @@
 #define FFT_RATE_GPU_START 0.35
 #define FFT_RATE_GPU 2.2e11
 #define FFT_RATE_GPU_CALL 20e-6
+#define FFT_RATE_HOST 2.0e9
 
 #define MINUTE_S 60.0       /* what a file of unknown length is weighed as */
 #define DEFAULT_RATE 48000.0 /* a job that gives no sample rate */
@@ -52,6 +58,7 @@ fft_rates fft_rates_default(void)
     r.cpu_core = FFT_RATE_CPU_CORE;
     r.gpu_start = FFT_RATE_GPU_START;
     r.gpu = FFT_RATE_GPU;
+    r.host = FFT_RATE_HOST;
     r.cpu_threads = 1;
     return r;
 }
@@ -152,6 +159,11 @@ int fft_backend_choose(const fft_job *job, const fft_rates *rates, fft_choice *o
     }
     out->cpu_s = frames * units / cpu_rate;
     out->gpu_s = rates->gpu > 0 ? rates->gpu_start + frames * units / rates->gpu : HUGE_VAL;
+    if (job->host_bytes > 0 && rates->host > 0) {
+        out->host_s = (double)job->host_bytes / rates->host;
+        out->cpu_s += out->host_s / (job->host_width > 1 ? job->host_width : 1);
+        out->gpu_s += out->host_s;
+    }
     out->kind = rates->device && out->gpu_s < out->cpu_s ? FFT_BACKEND_CUDA : FFT_BACKEND_CPU;
     return SP_OK;
 }
@@ -168,7 +180,7 @@ static void seconds(char *buf, size_t len, double s)
 void fft_choice_format(const fft_choice *c, char *buf, size_t len)
 {
     const char *name, *plural;
-    char cs[32], gs[32], gpu[160];
+    char cs[32], gs[32], hs[32], gpu[160];
     if (!buf || !len)
         return;
     buf[0] = 0;
@@ -199,4 +211,9 @@ void fft_choice_format(const fft_choice *c, char *buf, size_t len)
     snprintf(buf, len, "auto chose %s: %scpu %s (%d thread%s), %s", name,
              c->basis == FFT_CHOICE_MINUTE ? "a minute of audio (length unknown): " : "", cs, c->cpu_threads,
              plural, gpu);
+    if (c->host_s > 0) {
+        size_t at = strlen(buf);
+        seconds(hs, sizeof hs, c->host_s);
+        snprintf(buf + at, len - at, "; both with %s of decoding and writing", hs);
+    }
 }

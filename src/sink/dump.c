@@ -102,6 +102,13 @@ const char *dump_format_help(int i)
     return i >= 0 && i < DUMP_FORMAT_COUNT ? dump_formats[i].help : NULL;
 }
 
+uint64_t dump_bytes(dump_format fmt, size_t bins, uint64_t rows)
+{
+    /* a CSV value is ",-12.3456" or so: 8 bytes is on the low side, so that an estimate
+     * never refuses a job that fits */
+    return rows * (fmt == DUMP_NPY ? bins * sizeof(float) : 16 + bins * 8);
+}
+
 int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei)
 {
     char list[128];
@@ -387,9 +394,7 @@ int dump_open(const dump_config *cfg, dump **out, sp_errinfo *ei)
     d->frames = calloc((size_t)cfg->channels, sizeof *d->frames);
     d->line_cap = 32 + cfg->bins * 16;
     d->line = malloc(d->line_cap);
-    /* a CSV value is ",-12.3456" or so: 8 bytes is on the low side, so that an estimate
-     * never refuses a job that fits */
-    d->row_bytes = d->fmt == DUMP_NPY ? cfg->bins * sizeof(float) : 16 + cfg->bins * 8;
+    d->row_bytes = (size_t)dump_bytes(d->fmt, cfg->bins, 1);
     if (!d->frames || !d->line)
         goto fail_msg;
     if ((err = open_files(d, ei)) != SP_OK || (err = check_job_size(d, ei)) != SP_OK)

@@ -39,6 +39,8 @@ typedef enum { DUMP_NPY, DUMP_CSV, DUMP_CSV_STDOUT } dump_format;
 
 /* Format from the path's extension (.npy, .csv, or "-"); SP_EINVAL names the option. */
 int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei);
+/* Bytes `rows` rows of `bins` values take in the format (CSV on the low side: 8 a value). */
+uint64_t dump_bytes(dump_format fmt, size_t bins, uint64_t rows);
 /* The table of file formats: ids 0 .. dump_format_count()-1 in --help's order;
  * dump_format_ext(i) is the extension (".npy"), dump_format_help(i) a note for --help
  * ("NumPy") or NULL; both NULL out of range. */

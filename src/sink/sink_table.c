@@ -21,13 +21,14 @@ static int never(const char *path)
 
 /* The order is the order of the calls (sink_table.h): the dump first, so it finishes last. */
 static const sink_kind KINDS[] = {
-    {"dump", "--dump", sink_dump_create, path_is_dash, 0},
-    {"average", "--dump", sink_average_create, path_is_dash, 0},
-    {"bands", "--dump", sink_bands_create, path_is_dash, 0},
-    {"png", "--png", sink_png_create, never, 1},
-    {"average-png", "--png", sink_average_png_create, never, 0},
-    {"peaks", "--peaks", sink_peaks_create, always, 1},
-    {"tone", "--tone", sink_tone_create, always, 0},
+    {.name = "dump", .option = "--dump", .create = sink_dump_create, .writes_stdout = path_is_dash,
+     .writes_spectra = 1},
+    {.name = "average", .option = "--dump", .create = sink_average_create, .writes_stdout = path_is_dash},
+    {.name = "bands", .option = "--dump", .create = sink_bands_create, .writes_stdout = path_is_dash},
+    {.name = "png", .option = "--png", .create = sink_png_create, .writes_stdout = never, .reduces = 1},
+    {.name = "average-png", .option = "--png", .create = sink_average_png_create, .writes_stdout = never},
+    {.name = "peaks", .option = "--peaks", .create = sink_peaks_create, .writes_stdout = always, .reduces = 1},
+    {.name = "tone", .option = "--tone", .create = sink_tone_create, .writes_stdout = always},
 };
 
 sink_measure sink_measure_default(void)

@@ -59,6 +59,8 @@ typedef struct {
     /* 1 when the kind takes the backend's reductions (column maxima, peak records) in place
      * of the spectra once a run is long: a GPU run of such kinds only makes bigger calls */
     int reduces;
+    /* 1 when the kind writes every spectrum out (a dump): the host's work grows with them */
+    int writes_spectra;
 } sink_kind;
 
 int sink_kind_count(void);

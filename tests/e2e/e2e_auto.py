@@ -251,10 +251,10 @@ class Auto(unittest.TestCase):
 
     def test_bad_environment(self):
         cases = [
-            ("SPECTRO_AUTO_RATES", "cpu:3", "must be cpu_core:X,gpu_start:Y,gpu:Z (any of them; positive numbers)"),
-            ("SPECTRO_AUTO_RATES", "gpu:-1", "must be cpu_core:X,gpu_start:Y,gpu:Z (any of them; positive numbers)"),
-            ("SPECTRO_AUTO_RATES", "gpu:1,", "must be cpu_core:X,gpu_start:Y,gpu:Z (any of them; positive numbers)"),
-            ("SPECTRO_AUTO_RATES", "gpu_start:0.3x", "must be cpu_core:X,gpu_start:Y,gpu:Z (any of them; positive numbers)"),
+            ("SPECTRO_AUTO_RATES", "cpu:3", "must be cpu_core:X,gpu_start:Y,gpu:Z,host:H (any of them; positive numbers)"),
+            ("SPECTRO_AUTO_RATES", "gpu:-1", "must be cpu_core:X,gpu_start:Y,gpu:Z,host:H (any of them; positive numbers)"),
+            ("SPECTRO_AUTO_RATES", "gpu:1,", "must be cpu_core:X,gpu_start:Y,gpu:Z,host:H (any of them; positive numbers)"),
+            ("SPECTRO_AUTO_RATES", "gpu_start:0.3x", "must be cpu_core:X,gpu_start:Y,gpu:Z,host:H (any of them; positive numbers)"),
             ("SPECTRO_AUTO_DEVICE", "yes", "must be 0 or 1"),
         ]
         for var, value, why in cases:

@@ -151,6 +151,27 @@ class BatchParallel(unittest.TestCase):
                     self.assertGreater(at_a_time(p.stderr), 1, p.stderr)
                 self.assertEqual(len(os.listdir(out)), 24)
 
+    @unittest.skipIf((os.cpu_count() or 1) < 2, "the cpu's sessions share the host work on 2 cores or more")
+    def test_auto_weighs_the_host_work(self):
+        """A GPU batch runs one session, which decodes and writes every file alone, while the
+        cpu's sessions share that work (issue 27 item 26: auto chose cuda for 1000 small files
+        and was 4x slower). With the FFT far faster on the GPU, slow host work (host:H bytes a
+        second) makes the cpu the choice; without it the GPU stays the choice."""
+        with E.TempDir() as d:
+            inputs = make_inputs(d, 12)
+            base = {k: v for k, v in os.environ.items() if not k.startswith("SPECTRO_AUTO_")}
+            fast_gpu = "cpu_core:1e8,gpu_start:1e-6,gpu:1e15"
+            for rates, want in ((fast_gpu, "cuda"), (fast_gpu + ",host:1e6", "cpu")):
+                out = os.path.join(d, "o" + want)
+                os.mkdir(out)
+                env = dict(base, SPECTRO_AUTO_DEVICE="1", SPECTRO_AUTO_RATES=rates)
+                p = E.run(inputs + ["-v", "--dump", out + "/"], env=env, timeout=300)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                m = re.search(r"^spectro: backend for the 12 files: auto chose (cpu|cuda): .*"
+                              r"both with ~([0-9.]+) (s|ms) of decoding and writing$", p.stderr, re.M)
+                self.assertTrue(m, p.stderr)
+                self.assertEqual(m.group(1), want, p.stderr)
+
     def test_stdout_output_keeps_one_session(self):
         """--peaks over several files writes to standard output: the files run in order in one
         session, their lines together and in the list's order."""
