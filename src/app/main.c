@@ -1,6 +1,7 @@
 /* spectro: the program. Parses the command line, runs the analysis (headless) or the
  * window, and is the only place that prints errors and picks the exit code (0 ok,
  * 1 runtime failure, 2 bad usage or input, 130/143 interrupted by SIGINT/SIGTERM). */
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -58,6 +59,18 @@ static int reader_gone(void)
 {
     struct pollfd p = {STDOUT_FILENO, 0, 0};
     return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+/* What the run put on standard output went out: flushed, no write of it failed (a full
+ * disk, /dev/full). 0, or one line and 1. (A reader that left ended the process by SIGPIPE:
+ * --help and --version come before install_signals.) */
+static int stdout_written(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "spectro: writing to standard output failed: %s\n", strerror(errno ? errno : EIO));
+    return 1;
 }
 
 /* What names the input in a message: the path, "synth:...", or "microphone". */
@@ -133,7 +146,7 @@ static int list_devices(void)
                in && out ? "in+out" : in ? "in" : "out", in ? d->max_input_channels : d->max_output_channels,
                d->default_rate, def);
     }
-    return 0;
+    return stdout_written();
 }
 
 int main(int argc, char **argv)
@@ -147,11 +160,11 @@ int main(int argc, char **argv)
         return fail(err, &ei);
     if (o.help) {
         cli_usage(stdout);
-        return 0;
+        return stdout_written();
     }
     if (o.version) {
         app_print_version(stdout);
-        return 0;
+        return stdout_written();
     }
     if (o.list_devices)
         return list_devices();
