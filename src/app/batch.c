@@ -720,7 +720,7 @@ int batch_main(cli_options *o)
                 "%.3f s in FFT calls, %.3f s in output, %.3f s waiting for input\n",
                 t.done, t.audio_s, sp_now() - t0, workers, t.plan_s, t.backend[0] ? t.backend : "(no)", t.fft_s,
                 t.sink_s, t.wait_s);
-    rc = err != SP_OK ? sp_exit_code(err) : t.failed ? 1 : 0;
+    rc = err == SP_EINTERRUPTED ? app_interrupted_code(&o->an) : err != SP_OK ? sp_exit_code(err) : t.failed ? 1 : 0;
 done:
     if (paths)
         for (size_t i = 0; i < (size_t)l.count * (size_t)(o->an.n_outputs ? o->an.n_outputs : 1); i++)

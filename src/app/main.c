@@ -2,7 +2,6 @@
  * window, and is the only place that prints errors and picks the exit code (0 ok,
  * 1 runtime failure, 2 bad usage or input, 130/143 interrupted by SIGINT/SIGTERM). */
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -22,18 +21,16 @@
 
 /* set from the signal handler: a lock-free atomic, which C11 allows there */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
-static atomic_int stop_requested;
-static atomic_int stop_signal; /* the signal that asked, for the exit code 128 + it */
+static atomic_int stop_requested; /* the number of the signal that asked (app_interrupted_code) */
 
 static void on_signal(int sig)
 {
-    atomic_store(&stop_signal, sig);
-    atomic_store(&stop_requested, 1);
+    atomic_store(&stop_requested, sig);
 }
 
 /* SIGINT and SIGTERM ask the run to stop (it cleans up, then exits 128 + the signal).
  * SIGPIPE is ignored: a closed standard output becomes EPIPE on the write, which ends the
- * run through its normal error path (see reader_gone). */
+ * run through its normal error path (see app_reader_gone). */
 static void install_signals(void)
 {
     struct sigaction sa;
@@ -44,21 +41,6 @@ static void install_signals(void)
     sigaction(SIGTERM, &sa, NULL);
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, NULL);
-}
-
-/* 128 + the signal that stopped the run, as a shell reports a command it ended. */
-static int interrupted_code(void)
-{
-    int sig = atomic_load(&stop_signal);
-    return 128 + (sig > 0 ? sig : SIGINT);
-}
-
-/* Standard output is a pipe or socket whose reader has gone (`spectro --peaks f | head -1`):
- * poll reports POLLERR on a pipe without readers (POLLHUP on a socket). */
-static int reader_gone(void)
-{
-    struct pollfd p = {STDOUT_FILENO, 0, 0};
-    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
 }
 
 /* What the run put on standard output went out: flushed, no write of it failed (a full
@@ -89,7 +71,7 @@ static int fail_run(int err, const sp_errinfo *ei, const analyze_config *an)
     int generic = err == SP_ENOMEM || err == SP_EINTERRUPTED || strncmp(msg, "cannot start", 12) == 0;
     if (err == SP_EINTERRUPTED) {
         fprintf(stderr, "spectro: %s: interrupted\n", name);
-        return interrupted_code();
+        return app_interrupted_code(an);
     }
     if (generic && !strstr(msg, name))
         fprintf(stderr, "spectro: %s: %s\n", name, msg);
@@ -194,7 +176,7 @@ int main(int argc, char **argv)
         vc.output_device = o.output_device;
         err = view_run(&o.an, &vc, &res, &ei);
     }
-    if (err != SP_OK && err != SP_EINTERRUPTED && reader_gone())
+    if (err != SP_OK && err != SP_EINTERRUPTED && app_reader_gone())
         return 0; /* the reader took what it wanted (| head): quiet, as `yes | head` */
     if (err != SP_OK)
         return fail_run(err, &ei, &o.an);
@@ -206,5 +188,5 @@ int main(int argc, char **argv)
         app_report_verbose(&res);
     /* a live run that a signal ended kept its outputs, and still says it was stopped (the
      * window's own quit stops it the same way, but no signal came: 0) */
-    return res.interrupted && atomic_load(&stop_signal) ? interrupted_code() : 0;
+    return res.interrupted && atomic_load(&stop_requested) ? app_interrupted_code(&o.an) : 0;
 }

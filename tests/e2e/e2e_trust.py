@@ -131,9 +131,9 @@ class ErrorOrder(unittest.TestCase):
 
 
 class ExitCodes(unittest.TestCase):
-    def interrupt(self, sig, args):
+    def interrupt(self, sig, args, out="o.npy"):
         with E.TempDir() as d:
-            out = os.path.join(d, "o.npy")
+            out = os.path.join(d, out)
             proc = subprocess.Popen([E.BIN] + args + ["-o", out], stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             time.sleep(1.0)
@@ -150,6 +150,16 @@ class ExitCodes(unittest.TestCase):
                 self.assertEqual(rc, code, err)
                 lines = [l for l in err.splitlines() if l and not l.startswith("spectro: note:")]
                 self.assertEqual(lines, ["spectro: %s: interrupted" % inp])
+                self.assertEqual(left, set())
+
+    def test_interrupted_batch(self):
+        """A batch stopped by SIGTERM exits 143, by SIGINT 130 (it said 130 for both)."""
+        inputs = ["synth:duration=100000", "synth:duration=100001"]
+        for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+            with self.subTest(signal=sig):
+                rc, err, left = self.interrupt(sig, inputs + ["-q"], out="{stem}.npy")
+                self.assertEqual(rc, code, err)
+                self.assertIn("spectro: %s: interrupted" % inputs[0], err.splitlines())
                 self.assertEqual(left, set())
 
     def test_interrupted_live_run_keeps_outputs(self):
