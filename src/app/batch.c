@@ -358,6 +358,7 @@ static int outputs_build(const cli_options *o, const input_list *l, char ***out,
 typedef struct {
     int files, done, failed;
     int noted;              /* the cpu fallback's note was printed */
+    int out_lost;           /* standard output failed: 1 its reader left, 2 a write failed */
     double audio_s, plan_s, fft_s, sink_s, wait_s;
     char backend[16];
 } tally;
@@ -401,6 +402,20 @@ static void report_failure(const char *input, int err, const sp_errinfo *ei)
         fprintf(stderr, "spectro: %s: %s\n", input, msg);
 }
 
+/* A file failed, and standard output has failed (a write to it: its reader gone, a full
+ * disk): the files after it would fail the same way, so the batch ends there, as the run of
+ * one file does: quietly when the reader has gone (`| head`), else with the file's one
+ * line. Only run_share meets it: a batch that writes there runs one file at a time. */
+static int stdout_lost(const cli_options *o, const char *input, int err, const sp_errinfo *ei, tally *t)
+{
+    if (!o->an.out || !ferror(o->an.out))
+        return 0;
+    t->out_lost = app_reader_gone() ? 1 : 2;
+    if (t->out_lost == 2)
+        report_failure(input, err, ei);
+    return 1;
+}
+
 /* The outputs of input i, for the session. */
 static void requests_of(const cli_options *o, char **paths, int i, sink_request *req)
 {
@@ -439,7 +454,7 @@ static int run_share(const cli_options *o, const input_list *l, char **paths, ta
         progress_clear(pg);
         if (err == SP_OK)
             report_file(o, &res, t);
-        else {
+        else if (!stdout_lost(o, l->path[i], err, &ei, t)) {
             t->failed++;
             report_failure(l->path[i], err, &ei);
         }
@@ -449,6 +464,8 @@ static int run_share(const cli_options *o, const input_list *l, char **paths, ta
         if (ends_batch(err))
             break;
         err = SP_OK;
+        if (t->out_lost)
+            break;
     }
     analyze_session_destroy(s);
     return err;
@@ -711,16 +728,18 @@ int batch_main(cli_options *o)
                           : run_share(&share, &l, paths, &t, &pg);
     }
     progress_end(&pg);
+    /* a standard output that failed ended the batch with one line at most (stdout_lost) */
     if (t.failed || err != SP_OK)
         fprintf(stderr, "spectro: %d of %d files failed%s\n", t.failed, t.files,
-                t.done + t.failed < t.files ? "; the rest were not analysed" : "");
+                t.done + t.failed + (t.out_lost != 0) < t.files ? "; the rest were not analysed" : "");
     if (o->verbose)
         fprintf(stderr,
                 "spectro: %d files, %.1f s of audio in %.3f s (%d at a time); time: %.3f s making the %s plan, "
                 "%.3f s in FFT calls, %.3f s in output, %.3f s waiting for input\n",
                 t.done, t.audio_s, sp_now() - t0, workers, t.plan_s, t.backend[0] ? t.backend : "(no)", t.fft_s,
                 t.sink_s, t.wait_s);
-    rc = err == SP_EINTERRUPTED ? app_interrupted_code(&o->an) : err != SP_OK ? sp_exit_code(err) : t.failed ? 1 : 0;
+    rc = err == SP_EINTERRUPTED ? app_interrupted_code(&o->an) : err != SP_OK ? sp_exit_code(err)
+         : t.failed || t.out_lost == 2 ? 1 : 0;
 done:
     if (paths)
         for (size_t i = 0; i < (size_t)l.count * (size_t)(o->an.n_outputs ? o->an.n_outputs : 1); i++)

@@ -181,6 +181,38 @@ class ExitCodes(unittest.TestCase):
                 self.assertEqual(p.stdout.splitlines()[-1], "rc=0", p.stdout)
                 self.assertEqual(len(p.stdout.splitlines()), 2)
 
+    def test_batch_closed_stdout_is_quiet(self):
+        """Several inputs into `| head`: the batch ends at the first file that finds the reader
+        gone, quietly, exit 0, as one file does (it said "Broken pipe" for each file, analysed
+        the rest and exited 1)."""
+        inp = "synth:duration=60"
+        with E.TempDir() as d:
+            listing = os.path.join(d, "list")
+            with open(listing, "w") as f:
+                f.write((inp + "\n") * 3)
+            for args, head in (([inp] * 3 + ["--peaks"], "-n 1"), (["--files-from", listing, "--peaks"], "-n 1"),
+                               ([inp] * 2 + ["--tone"], "-c 10")):
+                with self.subTest(args=args, head=head):
+                    cmd = "'%s' %s -q | head %s; echo; echo rc=${PIPESTATUS[0]}" % (
+                        E.BIN, " ".join("'%s'" % a for a in args), head)
+                    p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=60)
+                    self.assertEqual(p.stderr, "")
+                    self.assertEqual(p.stdout.splitlines()[-1], "rc=0", p.stdout)
+
+    @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
+    def test_batch_full_stdout_one_line(self):
+        """A batch into a full device: the first file's one line, exit 1; the batch ends there
+        (it said so for each file, and counted them)."""
+        inp = "synth:duration=60"
+        for kind, what in (("--peaks", "peaks"), ("--tone", "the tone analysis")):
+            with self.subTest(kind=kind), open("/dev/full", "w") as full:
+                p = subprocess.run([E.BIN, inp, inp, inp, kind, "-q"], stdout=full, stderr=subprocess.PIPE,
+                                   text=True, timeout=60)
+                self.assertEqual(p.returncode, 1)
+                self.assertEqual(p.stderr.splitlines(),
+                                 ["spectro: %s: writing %s to standard output failed: No space left on device"
+                                  % (inp, what)])
+
     @unittest.skipIf("ASAN_OPTIONS" in os.environ or "TSAN_OPTIONS" in os.environ,
                      "sanitizers reserve more address space than the limit")
     def test_out_of_memory_names_the_input(self):
