@@ -176,6 +176,8 @@ int main(int argc, char **argv)
         vc.output_device = o.output_device;
         err = view_run(&o.an, &vc, &res, &ei);
     }
+    if (err != SP_OK && app_stop_asked(&o.an))
+        err = SP_EINTERRUPTED;
     if (err != SP_OK && err != SP_EINTERRUPTED && app_reader_gone())
         return 0; /* the reader took what it wanted (| head): quiet, as `yes | head` */
     if (err != SP_OK)

@@ -48,6 +48,11 @@ void app_report_verbose(const analyze_result *res)
             res->plan_s, res->backend, res->fft_s, res->sink_s, res->wait_s);
 }
 
+int app_stop_asked(const analyze_config *an)
+{
+    return an->stop && atomic_load(an->stop) != 0;
+}
+
 int app_interrupted_code(const analyze_config *an)
 {
     int sig = an->stop ? atomic_load(an->stop) : 0;

@@ -13,6 +13,10 @@ void app_report_warnings(const analyze_result *res);
  * where the time went. */
 void app_report_verbose(const analyze_result *res);
 
+/* 1 when a signal asked the run to stop (an->stop is set): a run that fails then was
+ * stopped by it, whatever error the stop caused on its way out (EINTR). */
+int app_stop_asked(const analyze_config *an);
+
 /* 128 + the signal whose number the stop flag (an->stop) holds: 130 for SIGINT, 143 for
  * SIGTERM, as a shell reports a command that the signal ended; 130 when it holds none. */
 int app_interrupted_code(const analyze_config *an);
