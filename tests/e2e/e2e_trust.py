@@ -162,6 +162,34 @@ class ExitCodes(unittest.TestCase):
                 self.assertIn("spectro: %s: interrupted" % inputs[0], err.splitlines())
                 self.assertEqual(left, set())
 
+    @unittest.skipUnless(os.environ.get("SPECTRO_TEST_RENDER", "1") != "0", "no renderer")
+    def test_signal_within_a_long_read(self):
+        """-n 1048576 --hop 1: one read from the ring holds up to a million frames, hours of
+        FFTs; the stop was looked at only between reads, so a signal went unanswered for as
+        long. Now between FFT calls: 130/143 within seconds, no picture (half-written or
+        other) left. One FFT thread, so the test takes one core."""
+        with E.TempDir() as d:
+            wav = os.path.join(d, "long.wav")
+            E.write_float_wav(wav, noisy_sine(48000, 60), 48000)
+            env = dict(os.environ, SPECTRO_CPU_THREADS="1")
+            for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+                with self.subTest(signal=sig):
+                    png = os.path.join(d, "x.png")
+                    proc = subprocess.Popen([E.BIN, wav, "-n", "1048576", "--hop", "1", "-b", "cpu", "-q",
+                                             "--png", png], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, text=True, env=env)
+                    time.sleep(2.0)  # well into the frames: the framer fills in a few ms
+                    proc.send_signal(sig)
+                    try:
+                        _, err = proc.communicate(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.communicate()
+                        self.fail("still running 10 s after the signal")
+                    self.assertEqual(proc.returncode, code, err)
+                    self.assertEqual(err.splitlines(), ["spectro: %s: interrupted" % wav])
+                    self.assertEqual(E.listing(d), {"long.wav"})
+
     def test_interrupted_live_run_keeps_outputs(self):
         """--realtime runs through the live path: a signal ends it normally (outputs
         written) and the exit code still says it was interrupted."""
