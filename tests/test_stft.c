@@ -3,8 +3,9 @@
  * fft_stft_db on that frame directly (bit for bit); pushes split into random blocks and
  * batch sizes 1, 3 and max giving identical spectra; channel mix / select / all; the sink's
  * frame numbering; stft_flush; bad configurations and sink errors; a reduction
- * (stft_set_reduce) handing over the host scan's records, with the spectra or without.
- * The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
+ * (stft_set_reduce) handing over the host scan's records, with the spectra or without;
+ * a stop (stft_set_stop) seen between FFT calls. The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,8 @@ typedef struct {
     int bad_channel, bad_first, bad_size;
     size_t calls, max_nframes;
     size_t fail_at_call; /* 1-based call that returns SP_EIO; 0 = never */
+    atomic_int *stop;     /* set at call stop_at_call (1-based), as a signal would */
+    size_t stop_at_call;
 } collector;
 
 static void collector_init(collector *c, size_t bins, int outs)
@@ -59,6 +62,8 @@ static int collect(void *user, int channel, uint64_t first, size_t nframes, cons
     c->calls++;
     if (c->fail_at_call && c->calls == c->fail_at_call)
         return SP_EIO;
+    if (c->stop && c->calls == c->stop_at_call)
+        atomic_store(c->stop, SIGINT);
     if (channel < 0 || channel >= c->outs) {
         c->bad_channel++;
         return SP_OK;
@@ -523,6 +528,49 @@ static void test_reset(void)
     }
 }
 
+/* ---- a stop between FFT calls ---------------------------------------------------------- */
+
+/* hop 1, batch 1: one push makes a call a sample; the stop, set during call k, ends the push
+ * before call k+1 (SP_EINTERRUPTED), and flush and finish make no call after it either. */
+static void test_stop(void)
+{
+    const size_t n = 64, L = 4000;
+    fft_plan *plan = make_plan(n, 1, 4, 1);
+    stft_config cfg = stft_config_default();
+    atomic_int stop;
+    collector c;
+    stft *s = NULL;
+    sp_errinfo ei = {{0}};
+    float *sig = malloc(L * sizeof *sig);
+    cfg.n = n;
+    cfg.hop = 1;
+    cfg.batch = 1;
+    collector_init(&c, n / 2 + 1, 1);
+    if (!plan || !sig || stft_create(&cfg, plan, collect, &c, &s, &ei) != SP_OK) {
+        CHECK(0);
+        goto done;
+    }
+    for (size_t i = 0; i < L; i++)
+        sig[i] = (float)rng_signed();
+    atomic_init(&stop, 0);
+    c.stop = &stop;
+    c.stop_at_call = 10;
+    stft_set_stop(s, &stop);
+    CHECK(stft_push(s, sig, L, &ei) == SP_EINTERRUPTED && strcmp(ei.msg, "interrupted") == 0);
+    CHECK_MSG(c.calls == 10, "%zu FFT calls, the stop came in the 10th", c.calls);
+    CHECK(stft_flush(s, &ei) == SP_EINTERRUPTED && stft_finish(s, &ei) == SP_EINTERRUPTED && c.calls == 10);
+    /* the stop is kept by a reset; without it the next stream runs whole */
+    CHECK(stft_reset(s, &ei) == SP_OK && stft_push(s, sig, L, &ei) == SP_EINTERRUPTED && c.calls == 10);
+    stft_set_stop(s, NULL);
+    CHECK(stft_reset(s, &ei) == SP_OK && stft_push(s, sig, L, &ei) == SP_OK && stft_finish(s, &ei) == SP_OK);
+    CHECK(stft_frames(s) == L - n + 1);
+done:
+    stft_destroy(s);
+    collector_free(&c);
+    fft_plan_destroy(plan);
+    free(sig);
+}
+
 /* ---- bad configurations, sink errors ------------------------------------------------- */
 
 static void test_errors(void)
@@ -813,6 +861,7 @@ int main(void)
     test_flush();
     test_reset();
     test_skipped();
+    test_stop();
     test_errors();
     test_reduce();
     return check_done("test_stft");

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -358,6 +360,7 @@ static int outputs_build(const cli_options *o, const input_list *l, char ***out,
 typedef struct {
     int files, done, failed;
     int noted;              /* the cpu fallback's note was printed */
+    int out_lost;           /* standard output failed: 1 its reader left, 2 a write failed */
     double audio_s, plan_s, fft_s, sink_s, wait_s;
     char backend[16];
 } tally;
@@ -391,14 +394,29 @@ static void report_file(const cli_options *o, const analyze_result *res, tally *
                 res->seconds > 0 ? (double)res->samples / res->info.rate / res->seconds : 0.0);
 }
 
-/* One line naming the file (the message names it, or it goes first). */
+/* One line naming the file (the message names it, or it goes first); a stop is "interrupted",
+ * whatever the stop broke on its way (main's fail_run says the same). */
 static void report_failure(const char *input, int err, const sp_errinfo *ei)
 {
-    const char *msg = ei->msg[0] ? ei->msg : sp_strerror(err);
+    const char *msg = err == SP_EINTERRUPTED ? sp_strerror(err) : ei->msg[0] ? ei->msg : sp_strerror(err);
     if (strstr(msg, input))
         fprintf(stderr, "spectro: %s\n", msg);
     else
         fprintf(stderr, "spectro: %s: %s\n", input, msg);
+}
+
+/* A file failed, and standard output has failed (a write to it: its reader gone, a full
+ * disk): the files after it would fail the same way, so the batch ends there, as the run of
+ * one file does: quietly when the reader has gone (`| head`), else with the file's one
+ * line. Only run_share meets it: a batch that writes there runs one file at a time. */
+static int stdout_lost(const cli_options *o, const char *input, int err, const sp_errinfo *ei, tally *t)
+{
+    if (!o->an.out || !ferror(o->an.out))
+        return 0;
+    t->out_lost = app_reader_gone() ? 1 : 2;
+    if (t->out_lost == 2)
+        report_failure(input, err, ei);
+    return 1;
 }
 
 /* The outputs of input i, for the session. */
@@ -435,11 +453,13 @@ static int run_share(const cli_options *o, const input_list *l, char **paths, ta
         analyze_session_next(s, i + step < l->count ? l->path[i + step] : NULL);
         ei.msg[0] = 0;
         err = analyze_session_run(s, l->path[i], req, o->an.n_outputs, &res, &ei);
+        if (err != SP_OK && app_stop_asked(&o->an))
+            err = SP_EINTERRUPTED;
         sp_stderr_lock(); /* the next file may be opening on the read-ahead's thread */
         progress_clear(pg);
         if (err == SP_OK)
             report_file(o, &res, t);
-        else {
+        else if (!stdout_lost(o, l->path[i], err, &ei, t)) {
             t->failed++;
             report_failure(l->path[i], err, &ei);
         }
@@ -449,6 +469,8 @@ static int run_share(const cli_options *o, const input_list *l, char **paths, ta
         if (ends_batch(err))
             break;
         err = SP_OK;
+        if (t->out_lost)
+            break;
     }
     analyze_session_destroy(s);
     return err;
@@ -475,6 +497,8 @@ typedef struct {
     int create_err;         /* the first session that could not be made says why */
     sp_errinfo create_ei;
     file_slot *slot;        /* count of them */
+    pthread_t th[PAR_FILES_MAX];
+    int started;            /* th[0 .. started-1] run share_worker */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } par_share;
@@ -588,6 +612,8 @@ static void *share_worker(void *arg)
         pthread_mutex_unlock(&ps->mu);
         requests_of(ps->o, ps->paths, i, req);
         fs->err = analyze_session_run(s, ps->l->path[i], req, ps->o->an.n_outputs, &fs->res, &fs->ei);
+        if (fs->err != SP_OK && app_stop_asked(&ps->cfg))
+            fs->err = SP_EINTERRUPTED;
         pthread_mutex_lock(&ps->mu);
         fs->done = 1;
         ps->stop |= ends_batch(fs->err);
@@ -600,6 +626,32 @@ static void *share_worker(void *arg)
     return NULL;
 }
 
+/* A signal breaks a blocking call (the open of a FIFO that waits for its reader) only in the
+ * thread it reaches, this one: the stop signal (the flag holds its number) is passed on to
+ * the sessions' threads, at every tick, for one that was not blocked yet when it came. */
+static void share_forward_stop(const par_share *ps)
+{
+    int sig = ps->cfg.stop ? atomic_load(ps->cfg.stop) : 0;
+    if (sig != SIGINT && sig != SIGTERM)
+        return;
+    for (int w = 0; w < ps->started; w++)
+        pthread_kill(ps->th[w], sig);
+}
+
+/* A tick of the waits below: up to 0.1 s on ps->cv (ps->mu held), then the stop passed on. */
+static void share_tick(par_share *ps)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 100000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&ps->cv, &ps->mu, &until);
+    share_forward_stop(ps);
+}
+
 /* Waits until file k of the share is done (1), or will never be (0: not started, and the
  * batch ended or no session is left); the bar's clock keeps moving meanwhile. */
 static int share_wait(par_share *ps, int k, progress *pg)
@@ -607,14 +659,7 @@ static int share_wait(par_share *ps, int k, progress *pg)
     int done;
     pthread_mutex_lock(&ps->mu);
     while (!ps->slot[k].done && (k < ps->next || (!ps->stop && ps->running > 0))) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 100000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&ps->cv, &ps->mu, &until);
+        share_tick(ps);
         pthread_mutex_unlock(&ps->mu);
         sp_stderr_lock();
         progress_update(pg, 0);
@@ -632,8 +677,7 @@ static int run_share_parallel(const cli_options *o, const input_list *l, char **
                               int workers, int count)
 {
     par_share ps;
-    pthread_t th[PAR_FILES_MAX];
-    int started = 0, err = SP_OK, k;
+    int err = SP_OK, k;
     memset(&ps, 0, sizeof ps);
     if (!(ps.slot = calloc((size_t)count, sizeof *ps.slot))) {
         fprintf(stderr, "spectro: out of memory for a batch of %d files\n", count);
@@ -656,15 +700,15 @@ static int run_share_parallel(const cli_options *o, const input_list *l, char **
     pthread_mutex_init(&ps.mu, NULL);
     pthread_cond_init(&ps.cv, NULL);
     pthread_mutex_lock(&ps.mu);
-    for (; started < workers; started++) {
+    for (; ps.started < workers; ps.started++) {
         ps.running++;
-        if (pthread_create(&th[started], NULL, share_worker, &ps) != 0) {
+        if (pthread_create(&ps.th[ps.started], NULL, share_worker, &ps) != 0) {
             ps.running--;
             break;
         }
     }
     pthread_mutex_unlock(&ps.mu);
-    for (k = 0; started > 0 && k < count; k++) {
+    for (k = 0; ps.started > 0 && k < count; k++) {
         file_slot *fs = &ps.slot[k];
         if (!share_wait(&ps, k, pg))
             break;
@@ -688,12 +732,14 @@ static int run_share_parallel(const cli_options *o, const input_list *l, char **
     }
     pthread_mutex_lock(&ps.mu);
     ps.stop = 1;
+    while (ps.running > 0) /* a session that waits for a FIFO's reader hears of a signal */
+        share_tick(&ps);
     pthread_mutex_unlock(&ps.mu);
-    for (int w = 0; w < started; w++)
-        pthread_join(th[w], NULL);
+    for (int w = 0; w < ps.started; w++)
+        pthread_join(ps.th[w], NULL);
     if (err == SP_OK && k < count) { /* no session could be made, or all of them failed */
-        err = started ? ps.create_err : SP_ENOMEM;
-        fprintf(stderr, "spectro: %s\n", !started ? "cannot start the batch's threads"
+        err = ps.started ? ps.create_err : SP_ENOMEM;
+        fprintf(stderr, "spectro: %s\n", !ps.started ? "cannot start the batch's threads"
                                          : ps.create_ei.msg[0] ? ps.create_ei.msg : sp_strerror(err));
     }
     pthread_cond_destroy(&ps.cv);
@@ -728,16 +774,18 @@ int batch_main(cli_options *o)
                           : run_share(&share, &l, paths, &t, &pg);
     }
     progress_end(&pg);
+    /* a standard output that failed ended the batch with one line at most (stdout_lost) */
     if (t.failed || err != SP_OK)
         fprintf(stderr, "spectro: %d of %d files failed%s\n", t.failed, t.files,
-                t.done + t.failed < t.files ? "; the rest were not analysed" : "");
+                t.done + t.failed + (t.out_lost != 0) < t.files ? "; the rest were not analysed" : "");
     if (o->verbose)
         fprintf(stderr,
                 "spectro: %d files, %.1f s of audio in %.3f s (%d at a time); time: %.3f s making the %s plan, "
                 "%.3f s in FFT calls, %.3f s in output, %.3f s waiting for input\n",
                 t.done, t.audio_s, sp_now() - t0, workers, t.plan_s, t.backend[0] ? t.backend : "(no)", t.fft_s,
                 t.sink_s, t.wait_s);
-    rc = err != SP_OK ? sp_exit_code(err) : t.failed ? 1 : 0;
+    rc = err == SP_EINTERRUPTED ? app_interrupted_code(&o->an) : err != SP_OK ? sp_exit_code(err)
+         : t.failed || t.out_lost == 2 ? 1 : 0;
 done:
     if (paths)
         for (size_t i = 0; i < (size_t)l.count * (size_t)(o->an.n_outputs ? o->an.n_outputs : 1); i++)

@@ -1,7 +1,7 @@
 /* spectro: the program. Parses the command line, runs the analysis (headless) or the
  * window, and is the only place that prints errors and picks the exit code (0 ok,
  * 1 runtime failure, 2 bad usage or input, 130/143 interrupted by SIGINT/SIGTERM). */
-#include <poll.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,18 +21,16 @@
 
 /* set from the signal handler: a lock-free atomic, which C11 allows there */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
-static atomic_int stop_requested;
-static atomic_int stop_signal; /* the signal that asked, for the exit code 128 + it */
+static atomic_int stop_requested; /* the number of the signal that asked (app_interrupted_code) */
 
 static void on_signal(int sig)
 {
-    atomic_store(&stop_signal, sig);
-    atomic_store(&stop_requested, 1);
+    atomic_store(&stop_requested, sig);
 }
 
 /* SIGINT and SIGTERM ask the run to stop (it cleans up, then exits 128 + the signal).
  * SIGPIPE is ignored: a closed standard output becomes EPIPE on the write, which ends the
- * run through its normal error path (see reader_gone). */
+ * run through its normal error path (see app_reader_gone). */
 static void install_signals(void)
 {
     struct sigaction sa;
@@ -45,19 +43,16 @@ static void install_signals(void)
     sigaction(SIGPIPE, &sa, NULL);
 }
 
-/* 128 + the signal that stopped the run, as a shell reports a command it ended. */
-static int interrupted_code(void)
+/* What the run put on standard output went out: flushed, no write of it failed (a full
+ * disk, /dev/full). 0, or one line and 1. (A reader that left ended the process by SIGPIPE:
+ * --help and --version come before install_signals.) */
+static int stdout_written(void)
 {
-    int sig = atomic_load(&stop_signal);
-    return 128 + (sig > 0 ? sig : SIGINT);
-}
-
-/* Standard output is a pipe or socket whose reader has gone (`spectro --peaks f | head -1`):
- * poll reports POLLERR on a pipe without readers (POLLHUP on a socket). */
-static int reader_gone(void)
-{
-    struct pollfd p = {STDOUT_FILENO, 0, 0};
-    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "spectro: writing to standard output failed: %s\n", strerror(errno ? errno : EIO));
+    return 1;
 }
 
 /* What names the input in a message: the path, "synth:...", or "microphone". */
@@ -76,7 +71,7 @@ static int fail_run(int err, const sp_errinfo *ei, const analyze_config *an)
     int generic = err == SP_ENOMEM || err == SP_EINTERRUPTED || strncmp(msg, "cannot start", 12) == 0;
     if (err == SP_EINTERRUPTED) {
         fprintf(stderr, "spectro: %s: interrupted\n", name);
-        return interrupted_code();
+        return app_interrupted_code(an);
     }
     if (generic && !strstr(msg, name))
         fprintf(stderr, "spectro: %s: %s\n", name, msg);
@@ -133,7 +128,7 @@ static int list_devices(void)
                in && out ? "in+out" : in ? "in" : "out", in ? d->max_input_channels : d->max_output_channels,
                d->default_rate, def);
     }
-    return 0;
+    return stdout_written();
 }
 
 int main(int argc, char **argv)
@@ -147,11 +142,11 @@ int main(int argc, char **argv)
         return fail(err, &ei);
     if (o.help) {
         cli_usage(stdout);
-        return 0;
+        return stdout_written();
     }
     if (o.version) {
         app_print_version(stdout);
-        return 0;
+        return stdout_written();
     }
     if (o.list_devices)
         return list_devices();
@@ -181,7 +176,9 @@ int main(int argc, char **argv)
         vc.output_device = o.output_device;
         err = view_run(&o.an, &vc, &res, &ei);
     }
-    if (err != SP_OK && err != SP_EINTERRUPTED && reader_gone())
+    if (err != SP_OK && app_stop_asked(&o.an))
+        err = SP_EINTERRUPTED;
+    if (err != SP_OK && err != SP_EINTERRUPTED && app_reader_gone())
         return 0; /* the reader took what it wanted (| head): quiet, as `yes | head` */
     if (err != SP_OK)
         return fail_run(err, &ei, &o.an);
@@ -193,5 +190,5 @@ int main(int argc, char **argv)
         app_report_verbose(&res);
     /* a live run that a signal ended kept its outputs, and still says it was stopped (the
      * window's own quit stops it the same way, but no signal came: 0) */
-    return res.interrupted && atomic_load(&stop_signal) ? interrupted_code() : 0;
+    return res.interrupted && atomic_load(&stop_requested) ? app_interrupted_code(&o.an) : 0;
 }

@@ -1,6 +1,9 @@
 #include "report.h"
 
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 
 void app_report_warnings(const analyze_result *res)
 {
@@ -43,4 +46,21 @@ void app_report_verbose(const analyze_result *res)
     fprintf(stderr, "spectro: time: %.3f s making the %s plan, %.3f s in FFT calls, %.3f s in output, "
                     "%.3f s waiting for input\n",
             res->plan_s, res->backend, res->fft_s, res->sink_s, res->wait_s);
+}
+
+int app_stop_asked(const analyze_config *an)
+{
+    return an->stop && atomic_load(an->stop) != 0;
+}
+
+int app_interrupted_code(const analyze_config *an)
+{
+    int sig = an->stop ? atomic_load(an->stop) : 0;
+    return 128 + (sig > 0 ? sig : SIGINT);
+}
+
+int app_reader_gone(void)
+{
+    struct pollfd p = {STDOUT_FILENO, 0, 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
 }

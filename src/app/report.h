@@ -1,6 +1,6 @@
 /* report: what a run says on stderr when it went well: notes and warnings about its input
  * (one run of a batch, or the one run), and, for --verbose, what was chosen and where the
- * time went. */
+ * time went; and what decides how one that did not ends (a signal, a reader gone). */
 #ifndef SPECTRO_REPORT_H
 #define SPECTRO_REPORT_H
 
@@ -12,5 +12,17 @@ void app_report_warnings(const analyze_result *res);
 /* --verbose: the input, the settings, frames analysed (skips apart), speed; auto's choice;
  * where the time went. */
 void app_report_verbose(const analyze_result *res);
+
+/* 1 when a signal asked the run to stop (an->stop is set): a run that fails then was
+ * stopped by it, whatever error the stop caused on its way out (EINTR). */
+int app_stop_asked(const analyze_config *an);
+
+/* 128 + the signal whose number the stop flag (an->stop) holds: 130 for SIGINT, 143 for
+ * SIGTERM, as a shell reports a command that the signal ended; 130 when it holds none. */
+int app_interrupted_code(const analyze_config *an);
+
+/* Standard output is a pipe or socket whose reader has gone (`spectro --peaks f | head -1`):
+ * poll reports POLLERR on a pipe without readers (POLLHUP on a socket). */
+int app_reader_gone(void);
 
 #endif

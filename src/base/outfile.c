@@ -230,7 +230,11 @@ int outfile_open(const char *path, int flags, outfile **out, sp_errinfo *ei)
         err = open_direct(o, -1);
     }
     if (err != 0 || !(o->f = fdopen(o->fd, "wb"))) {
-        err = sp_fail(ei, errno == ENOMEM ? SP_ENOMEM : SP_EIO, "%s: cannot write: %s", path, strerror(errno));
+        int e = errno;
+        if (e == EINTR) /* a signal came while a FIFO's open waited for its reader */
+            err = sp_fail(ei, SP_EINTERRUPTED, "%s: interrupted while waiting for a reader", path);
+        else
+            err = sp_fail(ei, e == ENOMEM ? SP_ENOMEM : SP_EIO, "%s: cannot write: %s", path, strerror(e));
         outfile_discard(o);
         return err;
     }

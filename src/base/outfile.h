@@ -52,7 +52,8 @@ enum {
 
 /* Opens `path` for writing as described above; `flags` is 0 or OUTFILE_NAMED. *out owns a
  * stdio stream (outfile_stream). SP_EIO "PATH: cannot write: ..." (the path as given) or
- * SP_ENOMEM, with nothing left behind. */
+ * SP_ENOMEM, with nothing left behind; SP_EINTERRUPTED when a signal handler (installed
+ * without SA_RESTART) ran in this thread while a FIFO's open waited for its reader. */
 int outfile_open(const char *path, int flags, outfile **out, sp_errinfo *ei);
 
 /* The stream to write to (fully buffered). Valid until commit or discard. */

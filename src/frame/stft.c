@@ -45,6 +45,7 @@ struct stft {
         float *db, *cm;
         fft_peak_raw *raw;
     } pend;
+    const atomic_int *stop; /* stft_set_stop */
     uint64_t frames, samples;
     uint64_t skipped; /* frame indices stft_discard passed over (never analysed) */
     double fft_s, sink_s; /* time spent in the FFT plan and in the sink */
@@ -199,6 +200,18 @@ int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_f
     return SP_OK;
 }
 
+void stft_set_stop(stft *s, const atomic_int *stop)
+{
+    if (s)
+        s->stop = stop;
+}
+
+/* SP_EINTERRUPTED once the stop is set (stft_set_stop), before the next FFT call. */
+static int stopped(const stft *s, sp_errinfo *ei)
+{
+    return s->stop && atomic_load(s->stop) ? sp_fail(ei, SP_EINTERRUPTED, "interrupted") : SP_OK;
+}
+
 int stft_reset(stft *s, sp_errinfo *ei)
 {
     if (s->pend.on) { /* a stream given up half way: its last batch is not delivered */
@@ -326,7 +339,9 @@ static int begin_batch(stft *s, size_t nframes, sp_errinfo *ei)
 static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
 {
     size_t drop = nframes * s->cfg.hop;
-    int room = spectra_room(s, ei);
+    int room = stopped(s, ei);
+    if (room == SP_OK)
+        room = spectra_room(s, ei);
     if (room != SP_OK)
         return room;
     if (s->reduce && s->spare) /* overlap */

@@ -11,6 +11,7 @@
 #ifndef SPECTRO_STFT_H
 #define SPECTRO_STFT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,6 +67,13 @@ void stft_destroy(stft *s); /* NULL is a no-op */
  * for ranges outside bins 1 .. n/2-1. */
 int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_fn fn, void *fn_user,
                     sp_errinfo *ei);
+
+/* From now on stft_push, stft_flush and stft_finish look at *stop before each FFT call and
+ * return SP_EINTERRUPTED ("interrupted") once it is non-zero, the batch before it delivered,
+ * the rest not: one block of input can hold many calls (a hop of 1 makes a frame a sample),
+ * and a stop must not wait for all of them. NULL: never (the default). Kept by stft_reset.
+ * Thread safety: *stop may be set from any thread or a signal handler. */
+void stft_set_stop(stft *s, const atomic_int *stop);
 
 /* Back to the start of a new stream (frame 0, nothing buffered, the times at 0, no
  * reduction set), keeping the buffers and the plan: the next input of a batch reuses them.

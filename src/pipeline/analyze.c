@@ -337,7 +337,13 @@ static int run_make_plan(run *r, sp_errinfo *ei)
     sc.in_channels = r->ch;
     sc.channel = cfg->channel;
     sc.batch = fc.max_batch;
-    return session_stft(r->ss, &sc, r->plan, &r->sinks, &r->st, ei);
+    if ((err = session_stft(r->ss, &sc, r->plan, &r->sinks, &r->st, ei)) != SP_OK)
+        return err;
+    /* a file's stop ends the run between FFT calls (a read from the ring can hold hours of
+     * them); a live run's blocks are small, and its stop is a normal end that keeps what the
+     * framer holds (pump) */
+    stft_set_stop(r->st, r->res->live ? NULL : cfg->stop);
+    return SP_OK;
 }
 
 /* What the run is, for the sinks' open. */

@@ -33,6 +33,17 @@ class Cli(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertRegex(p.stdout, r"spectro\S*\s+v?\d+\.\d+\.\d+")
 
+    @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
+    def test_help_and_version_check_the_write(self):
+        """--help and --version into a full device: one line naming the reason, exit 1 (the
+        text was lost; exit 0 said it had gone out)."""
+        for flag in ("--help", "--version"):
+            with self.subTest(flag=flag), open("/dev/full", "w") as full:
+                p = subprocess.run([E.BIN, flag], stdout=full, stderr=subprocess.PIPE, text=True, timeout=30)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(p.stderr.splitlines(),
+                                 ["spectro: writing to standard output failed: No space left on device"])
+
     def test_quiet_prints_nothing_on_stderr(self):
         with E.TempDir() as d:
             p = E.run([E.asset("two_tone_48k_s16.wav"), "-q", "-o", d + "/o.npy"])

@@ -127,6 +127,38 @@ class SpecialFiles(unittest.TestCase):
             self.assertEqual(got.decode(), want)
             self.assertEqual(E.listing(d), {"p.csv"})
 
+    def test_signal_while_a_fifo_waits_for_its_reader(self):
+        """The open of a FIFO output waits for a reader; SIGINT or SIGTERM meanwhile ends the
+        run as any signal does: 130 or 143, one line "INPUT: interrupted" (it said "cannot
+        write: Interrupted system call", exit 1). One file (--dump, --png) and a batch."""
+        cases = [(["-o", "p.npy"], "p.npy", 1)]
+        if HAVE_PNG:
+            cases.append((["--png", "p.png"], "p.png", 1))
+        cases.append((["-o", "{stem}.npy"], "a.npy", 2))
+        for out, fifo, files in cases:
+            for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+                with self.subTest(out=out, signal=sig), E.TempDir() as d:
+                    os.mkfifo(os.path.join(d, fifo))
+                    inputs = [E.asset(WAV)]
+                    if files > 1:
+                        inputs = [os.path.join(d, n) for n in ("a.wav", "b.wav")]
+                        for path in inputs:
+                            shutil.copy(E.asset(WAV), path)
+                    args = [out[0], os.path.join(d, out[1])]
+                    proc = subprocess.Popen([E.BIN, "-q"] + args + inputs, stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                    time.sleep(1.0)
+                    proc.send_signal(sig)
+                    try:
+                        _, err = proc.communicate(timeout=20)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.communicate()
+                        self.fail("still waiting for the FIFO's reader after the signal")
+                    self.assertEqual(proc.returncode, code, err)
+                    self.assertIn("spectro: %s: interrupted" % inputs[0], err.splitlines())
+                    self.assertTrue(stat.S_ISFIFO(os.lstat(os.path.join(d, fifo)).st_mode))
+
     @unittest.skipUnless(HAVE_PNG, "this build has no PNG renderer")
     def test_png_to_stdout(self):
         """First through a link of our own to /proc/self/fd/1 (harmless where links are

@@ -131,9 +131,9 @@ class ErrorOrder(unittest.TestCase):
 
 
 class ExitCodes(unittest.TestCase):
-    def interrupt(self, sig, args):
+    def interrupt(self, sig, args, out="o.npy"):
         with E.TempDir() as d:
-            out = os.path.join(d, "o.npy")
+            out = os.path.join(d, out)
             proc = subprocess.Popen([E.BIN] + args + ["-o", out], stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             time.sleep(1.0)
@@ -151,6 +151,44 @@ class ExitCodes(unittest.TestCase):
                 lines = [l for l in err.splitlines() if l and not l.startswith("spectro: note:")]
                 self.assertEqual(lines, ["spectro: %s: interrupted" % inp])
                 self.assertEqual(left, set())
+
+    def test_interrupted_batch(self):
+        """A batch stopped by SIGTERM exits 143, by SIGINT 130 (it said 130 for both)."""
+        inputs = ["synth:duration=100000", "synth:duration=100001"]
+        for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+            with self.subTest(signal=sig):
+                rc, err, left = self.interrupt(sig, inputs + ["-q"], out="{stem}.npy")
+                self.assertEqual(rc, code, err)
+                self.assertIn("spectro: %s: interrupted" % inputs[0], err.splitlines())
+                self.assertEqual(left, set())
+
+    @unittest.skipUnless(os.environ.get("SPECTRO_TEST_RENDER", "1") != "0", "no renderer")
+    def test_signal_within_a_long_read(self):
+        """-n 1048576 --hop 1: one read from the ring holds up to a million frames, hours of
+        FFTs; the stop was looked at only between reads, so a signal went unanswered for as
+        long. Now between FFT calls: 130/143 within seconds, no picture (half-written or
+        other) left. One FFT thread, so the test takes one core."""
+        with E.TempDir() as d:
+            wav = os.path.join(d, "long.wav")
+            E.write_float_wav(wav, noisy_sine(48000, 60), 48000)
+            env = dict(os.environ, SPECTRO_CPU_THREADS="1")
+            for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+                with self.subTest(signal=sig):
+                    png = os.path.join(d, "x.png")
+                    proc = subprocess.Popen([E.BIN, wav, "-n", "1048576", "--hop", "1", "-b", "cpu", "-q",
+                                             "--png", png], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, text=True, env=env)
+                    time.sleep(2.0)  # well into the frames: the framer fills in a few ms
+                    proc.send_signal(sig)
+                    try:
+                        _, err = proc.communicate(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.communicate()
+                        self.fail("still running 10 s after the signal")
+                    self.assertEqual(proc.returncode, code, err)
+                    self.assertEqual(err.splitlines(), ["spectro: %s: interrupted" % wav])
+                    self.assertEqual(E.listing(d), {"long.wav"})
 
     def test_interrupted_live_run_keeps_outputs(self):
         """--realtime runs through the live path: a signal ends it normally (outputs
@@ -170,6 +208,38 @@ class ExitCodes(unittest.TestCase):
                 self.assertEqual(p.stderr, "")
                 self.assertEqual(p.stdout.splitlines()[-1], "rc=0", p.stdout)
                 self.assertEqual(len(p.stdout.splitlines()), 2)
+
+    def test_batch_closed_stdout_is_quiet(self):
+        """Several inputs into `| head`: the batch ends at the first file that finds the reader
+        gone, quietly, exit 0, as one file does (it said "Broken pipe" for each file, analysed
+        the rest and exited 1)."""
+        inp = "synth:duration=60"
+        with E.TempDir() as d:
+            listing = os.path.join(d, "list")
+            with open(listing, "w") as f:
+                f.write((inp + "\n") * 3)
+            for args, head in (([inp] * 3 + ["--peaks"], "-n 1"), (["--files-from", listing, "--peaks"], "-n 1"),
+                               ([inp] * 2 + ["--tone"], "-c 10")):
+                with self.subTest(args=args, head=head):
+                    cmd = "'%s' %s -q | head %s; echo; echo rc=${PIPESTATUS[0]}" % (
+                        E.BIN, " ".join("'%s'" % a for a in args), head)
+                    p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=60)
+                    self.assertEqual(p.stderr, "")
+                    self.assertEqual(p.stdout.splitlines()[-1], "rc=0", p.stdout)
+
+    @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
+    def test_batch_full_stdout_one_line(self):
+        """A batch into a full device: the first file's one line, exit 1; the batch ends there
+        (it said so for each file, and counted them)."""
+        inp = "synth:duration=60"
+        for kind, what in (("--peaks", "peaks"), ("--tone", "the tone analysis")):
+            with self.subTest(kind=kind), open("/dev/full", "w") as full:
+                p = subprocess.run([E.BIN, inp, inp, inp, kind, "-q"], stdout=full, stderr=subprocess.PIPE,
+                                   text=True, timeout=60)
+                self.assertEqual(p.returncode, 1)
+                self.assertEqual(p.stderr.splitlines(),
+                                 ["spectro: %s: writing %s to standard output failed: No space left on device"
+                                  % (inp, what)])
 
     @unittest.skipIf("ASAN_OPTIONS" in os.environ or "TSAN_OPTIONS" in os.environ,
                      "sanitizers reserve more address space than the limit")
