@@ -60,13 +60,17 @@ def welch_db(x, n, hop, win, scaling):
     return db
 
 
-def tone_json(tc, proc):
+def tone_json(tc, proc, live=False):
+    """The reports, each led by "input", then "time_s" when live, then "channel" with
+    --channel all."""
     tc.assertEqual(proc.returncode, 0, proc.stderr)
     lines = proc.stdout.splitlines()
     tc.assertGreater(len(lines), 0, proc.stderr)
     out = [json.loads(l) for l in lines]
+    lead = ["input"] + (["time_s"] if live else [])
     for o in out:
-        tc.assertEqual([k for k in o if k != "channel"], KEYS)
+        tc.assertEqual(list(o)[:len(lead)], lead)
+        tc.assertEqual([k for k in o if k not in lead and k != "channel"], KEYS)
     return out
 
 
@@ -355,6 +359,27 @@ class Tone(unittest.TestCase):
         for o in out:
             self.assertAlmostEqual(o["fundamental_hz"], 1000, delta=0.05)
 
+    def test_batch(self):
+        """Several inputs: each line names its input (and its channel with --channel all);
+        the text format names it too."""
+        with E.TempDir() as d:
+            t = np.arange(RATE * 2) / RATE
+            paths = []
+            for f in (440.0, 1000.0, 3000.0):
+                paths.append(os.path.join(d, "s%d.wav" % f))
+                E.write_float_wav(paths[-1], 0.5 * np.sin(2 * np.pi * f * t), RATE)
+            out = tone_json(self, E.run(["-q", "--tone"] + paths))
+            self.assertEqual([o["input"] for o in out], paths)
+            self.assertEqual([round(o["fundamental_hz"]) for o in out], [440, 1000, 3000])
+            out = tone_json(self, E.run(["-q", "--tone", "--channel", "all", paths[0],
+                                         "synth:channels=2,sine=700,duration=1"]))
+            self.assertEqual([(o["input"], o["channel"]) for o in out],
+                             [(paths[0], 0), ("synth:channels=2,sine=700,duration=1", 0),
+                              ("synth:channels=2,sine=700,duration=1", 1)])
+            p = E.run(["-q", "--tone", "--tone-format", "text"] + paths[:2])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual([l.split()[1] for l in p.stdout.splitlines() if l.startswith("input ")], paths[:2])
+
     def test_realtime(self):
         """--realtime: one report a second, over the frames that start in it (47, 47, 47, then
         the 20 of the last half second: N 4096, hop 1024)."""
@@ -363,7 +388,9 @@ class Tone(unittest.TestCase):
             t = np.arange(int(RATE * 3.5)) / RATE
             E.write_float_wav(wav, 0.5 * np.sin(2 * np.pi * 440 * t), RATE)
             p = E.run(["-b", "cpu", "--realtime", "--tone", wav], timeout=30)
-            out = tone_json(self, p)
+            out = tone_json(self, p, live=True)
+            self.assertEqual([o["time_s"] for o in out], [0, 1, 2, 3])
+            self.assertEqual({o["input"] for o in out}, {wav})
             got = [o["frames_averaged"] for o in out]
             if "dropped" in p.stderr:
                 # a loaded machine made the live path skip ahead: fewer frames, never more
@@ -386,8 +413,10 @@ class Tone(unittest.TestCase):
                 f.write((0.5 * np.sin(2 * np.pi * 1000.0 * t)).astype("<f4").tobytes())
             env = dict(os.environ, ALSA_CONFIG_PATH=ASOUND, SPECTRO_TEST_SINE=raw,
                        JACK_DEFAULT_SERVER="spectro-test-no-server")
-            out = tone_json(self, E.run(["--duration", "3", "--tone", "--rate", RATE, "-b", "cpu", "-q"], env=env))
+            out = tone_json(self, E.run(["--duration", "3", "--tone", "--rate", RATE, "-b", "cpu", "-q"], env=env),
+                            live=True)
             self.assertLessEqual(len(out), 3)
+            self.assertEqual([o["time_s"] for o in out], list(range(len(out))))
             for o in out:
                 self.assertAlmostEqual(o["fundamental_hz"], 1000, delta=0.05)
                 self.assertAlmostEqual(o["fundamental_dbfs"], 20 * np.log10(0.5), delta=0.05)
