@@ -11,7 +11,9 @@
  *   dump         one spectrum per channel: .npy shapes (bins,) and (channels, bins), CSV
  *                without the time column, the sidecar's extra members
  *   plot         the picture's size, the curve's highest pixel in the tone's column, the
- *                tone labelled, labels not overlapping, the same bytes twice (renderer only)
+ *                tone labelled, labels not overlapping, the same bytes twice; a real
+ *                three-tone mean spectrum's labels: the --peaks refinement's figures, by
+ *                prominence, a weaker tone near a stronger one labelled (renderer only)
  * The random seed is printed; SPECTRO_TEST_SEED=... repeats a run. */
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +26,7 @@
 #include "dump.h"
 #include "fft.h"
 #include "measure.h"
+#include "peaks.h"
 #include "plot.h"
 #include "test_util.h"
 #include "window.h"
@@ -358,6 +361,21 @@ static int top_curve_column(const uint8_t *rgba, int width, render_rect a, const
     return -1;
 }
 
+typedef struct {
+    const peaks_window *pw;
+    size_t n;
+    double rate;
+} refine_ctx;
+
+/* What sink_average hands the plot: peaks_refine with the spectra's window. */
+static void refine_by_peaks(const void *ctx, size_t bin, float l, float c, float r, double *hz, double *db)
+{
+    const refine_ctx *rc = ctx;
+    peak pk = peaks_refine(rc->pw, bin, l, c, r, rc->n, rc->rate);
+    *hz = pk.freq_hz;
+    *db = pk.db;
+}
+
 static void plot_case(freq_scale scale, double tone_bin)
 {
     const size_t n = 4096, bins = n / 2 + 1;
@@ -370,6 +388,7 @@ static void plot_case(freq_scale scale, double tone_bin)
     plot_label labels[PLOT_MAX_LABELS];
     int nl, found = 0;
     size_t c = (size_t)tone_bin;
+    refine_ctx ctx = {NULL, n, rate};
     for (size_t k = 0; k < bins; k++) /* a floor with a little ripple, and one tone */
         db[k] = (float)(-100.0 + 3.0 * sin((double)k * 0.7));
     db[c - 1] = -12.0f;
@@ -384,6 +403,8 @@ static void plot_case(freq_scale scale, double tone_bin)
     pc.rate = rate;
     pc.n = n;
     pc.channels = 1;
+    pc.refine = refine_by_peaks; /* with no window: the peaks module's parabola */
+    pc.refine_ctx = &ctx;
     CHECK(plot_create(&pc, &p, NULL) == SP_OK);
     a = malloc(1000 * 600 * 4);
     b = malloc(1000 * 600 * 4);
@@ -419,6 +440,84 @@ static void plot_case(freq_scale scale, double tone_bin)
     free(db);
 }
 
+typedef struct {
+    double f[3], a[3], sigma;
+} tones_signal;
+
+static double tones_at(double t, const void *arg)
+{
+    const tones_signal *s = arg;
+    double x = s->sigma * gauss();
+    for (int i = 0; i < 3; i++)
+        x += s->a[i] * sin(2 * TEST_PI * s->f[i] * t + 0.7 * i);
+    return x;
+}
+
+/* The labels of a real mean spectrum (hann, N 4096, the default 1920x1080 picture): a sine
+ * at -6.02 dB, one 15 dB below it and 500 Hz (37 pixels) up, one 40 dB below, and a noise
+ * floor. The labels read the --peaks figures (within 0.02 dB and 0.01 bin, where the parabola
+ * on dB read a 440 Hz sine "439.9 Hz -5.7 dB"), and come by prominence: the three tones,
+ * strongest first (the -15 dB tone near the first got none, its marker too close), and
+ * nothing of the noise. */
+static void plot_peaks_case(void)
+{
+    const size_t n = 4096, bins = n / 2 + 1, frames = 60;
+    const double rate = 48000.0, bin_hz = rate / (double)n;
+    const tones_signal s = {{1001.7, 1503.3, 5000.0}, {0.5, 0.5 * pow(10, -15 / 20.0), 0.5 * 0.01}, 3e-4};
+    double *p = malloc(bins * sizeof *p);
+    float *db = malloc(bins * sizeof *db), *w = malloc(n * sizeof *w);
+    const float *rows[1] = {db};
+    measure_window mw;
+    window_spec ws = window_spec_default();
+    peaks_window *pw = NULL;
+    refine_ctx ctx;
+    plot_config pc;
+    plot *pl = NULL;
+    uint8_t *rgba = malloc(1920 * 1080 * 4);
+    plot_label labels[PLOT_MAX_LABELS];
+    int nl = 0;
+    mean_spectrum("hann", n, frames, rate, tones_at, &s, p, &mw);
+    for (size_t k = 0; k < bins; k++)
+        db[k] = (float)(10.0 * log10(p[k] > 1e-20 ? p[k] : 1e-20));
+    CHECK(window_fill(&ws, n, w, NULL) == SP_OK);
+    CHECK(peaks_window_create(w, n, &pw, NULL) == SP_OK);
+    ctx.pw = pw;
+    ctx.n = n;
+    ctx.rate = rate;
+    memset(&pc, 0, sizeof pc);
+    pc.rc = render_config_default();
+    pc.rc.width = 1920;
+    pc.rc.height = 1080;
+    pc.rc.title = "peaks";
+    pc.rate = rate;
+    pc.n = n;
+    pc.channels = 1;
+    pc.refine = refine_by_peaks;
+    pc.refine_ctx = &ctx;
+    CHECK(plot_create(&pc, &pl, NULL) == SP_OK);
+    if (pl && rgba && pw) {
+        CHECK(plot_draw(pl, rows, rgba, NULL) == SP_OK);
+        nl = plot_labels(pl, labels, PLOT_MAX_LABELS);
+        for (int i = 0; i < nl; i++)
+            printf("plot label %d: %s (%.4f Hz, %.4f dB)\n", i, labels[i].text, labels[i].hz, labels[i].db);
+        CHECK_MSG(nl == 3, "%d labels, want the three tones", nl);
+        for (int i = 0; i < nl && i < 3; i++) {
+            CHECK_MSG(fabs(labels[i].hz - s.f[i]) < 0.01 * bin_hz, "label %d at %.4f Hz, want %.4f", i, labels[i].hz,
+                      s.f[i]);
+            CHECK_MSG(fabs(labels[i].db - 20 * log10(s.a[i])) < 0.02, "label %d at %.4f dB, want %.4f", i,
+                      labels[i].db, 20 * log10(s.a[i]));
+        }
+        if (nl >= 1)
+            CHECK_MSG(strstr(labels[0].text, "1.002 kHz") && strstr(labels[0].text, "6.0 dB"), "%s", labels[0].text);
+    }
+    plot_destroy(pl);
+    peaks_window_destroy(pw);
+    free(rgba);
+    free(w);
+    free(db);
+    free(p);
+}
+
 static void test_plot(void)
 {
     plot_config pc;
@@ -427,12 +526,15 @@ static void test_plot(void)
     plot_case(FREQ_SCALE_LINEAR, 85.0);
     plot_case(FREQ_SCALE_LOG, 85.0);
     plot_case(FREQ_SCALE_MEL, 700.0);
+    plot_peaks_case();
     memset(&pc, 0, sizeof pc);
     pc.rc = render_config_default();
     pc.rc.fmax = 30000.0;
     pc.rate = 48000.0;
     pc.n = 1024;
     pc.channels = 1;
+    CHECK(plot_create(&pc, &p, &ei) == SP_EINVAL && p == NULL); /* no refinement */
+    pc.refine = refine_by_peaks;
     CHECK(plot_create(&pc, &p, &ei) == SP_EINVAL && p == NULL);
     CHECK(strstr(ei.msg, "--fmax") != NULL);
 }

@@ -137,6 +137,10 @@ static void test_parse_format(void)
         {"kaiser:6", "kaiser:6", WINDOW_KAISER, 6.0},
         {"kaiser:0", "kaiser:0", WINDOW_KAISER, 0.0},
         {"kaiser:12.25", "kaiser:12.25", WINDOW_KAISER, 12.25},
+        {"kaiser:20", "kaiser:20", WINDOW_KAISER, 20.0}, /* not printf's %.1g "kaiser:2e+01" */
+        {"kaiser:2e1", "kaiser:20", WINDOW_KAISER, 20.0},
+        {"kaiser:40", "kaiser:40", WINDOW_KAISER, 40.0},
+        {"gauss:2", "gauss:2", WINDOW_GAUSS, 2.0},
         {"gauss", "gauss:0.4", WINDOW_GAUSS, 0.4},
         {"gauss:0.3", "gauss:0.3", WINDOW_GAUSS, 0.3},
         {"gauss:1e-3", "gauss:0.001", WINDOW_GAUSS, 0.001},

@@ -10,6 +10,7 @@
 #include "colormap.h"
 #include "dump.h"
 #include "measure.h"
+#include "numfmt.h"
 #include "scale.h"
 #include "stft.h"
 
@@ -418,10 +419,11 @@ void cli_usage(FILE *f)
 
 /* ---- values ---------------------------------------------------------------------------- */
 
-/* Whole-string unsigned decimal in [lo, hi]. */
+/* Whole-string unsigned decimal in [lo, hi]. A hi from 2^40 up is a guard, not a limit anyone
+ * meets: a value below lo is told only "at least lo". */
 static int parse_size(const char *opt, const char *text, size_t lo, size_t hi, size_t *out, sp_errinfo *ei)
 {
-    char *end;
+    char *end, a[SP_FMT_NUM_MAX], b[SP_FMT_NUM_MAX];
     unsigned long long v;
     if (!text || !*text || *text == '-' || *text == '+')
         return sp_fail(ei, SP_EINVAL, "%s %s: expected a positive integer", opt, text ? text : "");
@@ -429,8 +431,11 @@ static int parse_size(const char *opt, const char *text, size_t lo, size_t hi, s
     v = strtoull(text, &end, 10);
     if (errno || *end || end == text)
         return sp_fail(ei, SP_EINVAL, "%s %s: expected a positive integer", opt, text);
+    if (v < lo && hi >= (size_t)1 << 40)
+        return sp_fail(ei, SP_EINVAL, "%s %s: must be at least %s", opt, text, sp_fmt_num(a, (double)lo, 0));
     if (v < lo || v > hi)
-        return sp_fail(ei, SP_EINVAL, "%s %s: must be from %zu to %zu", opt, text, lo, hi);
+        return sp_fail(ei, SP_EINVAL, "%s %s: must be from %s to %s", opt, text, sp_fmt_num(a, (double)lo, 0),
+                       sp_fmt_num(b, (double)hi, 0));
     *out = (size_t)v;
     return SP_OK;
 }
@@ -505,7 +510,7 @@ static int parse_raw_format(const char *val, source_file_options *f, sp_errinfo 
 
 static int parse_fft_size(const char *name, const char *val, size_t *n, sp_errinfo *ei)
 {
-    int err = parse_size(name, val, 1, (size_t)-1, n, ei);
+    int err = parse_size(name, val, 0, (size_t)-1, n, ei); /* 0 too: the power-of-two message */
     if (err != SP_OK)
         return err;
     if (!fft_is_pow2(*n) || *n < FFT_MIN_SIZE || *n > FFT_MAX_SIZE)

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
+
 #define WIN_PI 3.14159265358979323846 /* M_PI is not in ISO C */
 #define WIN_KAISER_BETA 8.6
 #define WIN_GAUSS_SIGMA 0.4
@@ -164,14 +166,10 @@ void window_format(const window_spec *spec, char *buf, size_t len)
         snprintf(buf, len, "%s", name);
         return;
     }
-    /* The shortest %g that reads back as the same double, so format/parse round-trips. */
-    char num[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(num, sizeof num, "%.*g", prec, spec->param);
-        if (strtod(num, NULL) == spec->param)
-            break;
-    }
-    snprintf(buf, len, "%s:%s", name, num);
+    /* the fewest digits that read back as the same double, so format/parse round-trips,
+     * written as people do ("kaiser:20", not "kaiser:2e+01") */
+    char num[SP_FMT_NUM_MAX];
+    snprintf(buf, len, "%s:%s", name, sp_fmt_num(num, spec->param, 0));
 }
 
 /* Modified Bessel function of the first kind, order 0: sum_k ((x/2)^k / k!)^2. Every term

@@ -73,9 +73,9 @@ void plot_destroy(plot *p)
 #define MAX_FREQ_TICKS 512
 #define MAX_DB_TICKS 128
 #define LABEL_GAP_LINES 2.4  /* level labels at least this many text lines apart */
-#define MAX_CANDIDATES 4096  /* peaks tried for a label, strongest first */
+#define MAX_CANDIDATES 4096  /* peaks tried for a label, most prominent first */
 #define MAX_LEGEND 16        /* channels named in the legend; more: "..." */
-#define PROMINENCE_DB 10.0   /* a labelled peak stands this far above its channel's median */
+#define PROMINENCE_DB 10.0   /* a labelled peak's least topographic prominence */
 
 struct plot {
     plot_config cfg;
@@ -207,7 +207,7 @@ int plot_create(const plot_config *cfg, plot **out, sp_errinfo *ei)
     plot *p;
     int err;
     if (!cfg || !out || cfg->channels < 1 || cfg->channels > RENDER_MAX_CHANNELS || cfg->n < 16 ||
-        !(cfg->rate > 0))
+        !(cfg->rate > 0) || !cfg->refine)
         return sp_fail(ei, SP_EINVAL, "plot_create: bad arguments");
     *out = NULL;
     if (cfg->rc.width < RENDER_MIN_WIDTH || cfg->rc.width > RENDER_MAX_SIZE || cfg->rc.height < RENDER_MIN_HEIGHT ||
@@ -396,15 +396,18 @@ static void draw_legend(const plot *p)
 /* ---- peak labels ----------------------------------------------------------------------------- */
 
 typedef struct {
-    float db;
+    float prom, db;
     int channel;
     size_t bin;
 } candidate;
 
-/* Strongest first; ties by channel and bin, so the order (and the picture) is fixed. */
+/* Most prominent first, then strongest; ties by channel and bin, so the order (and the
+ * picture) is fixed. */
 static int candidate_cmp(const void *a, const void *b)
 {
     const candidate *x = a, *y = b;
+    if (x->prom != y->prom)
+        return x->prom > y->prom ? -1 : 1;
     if (x->db != y->db)
         return x->db > y->db ? -1 : 1;
     if (x->channel != y->channel)
@@ -412,42 +415,65 @@ static int candidate_cmp(const void *a, const void *b)
     return x->bin < y->bin ? -1 : x->bin > y->bin;
 }
 
-static int float_cmp(const void *a, const void *b)
+/* One side of the prominences: low[i] = the lowest level strictly between bin i and the
+ * nearest bin beyond it (in the direction dir) that is higher than i, or the spectrum's end;
+ * +inf when there is none between. A stack of ever higher levels, each with the lowest level
+ * between it and the one below: O(m). */
+static void lowest_to_higher(const float *d, size_t m, int dir, uint32_t *stack, float *gap, float *low)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
+    size_t top = 0;
+    for (size_t j = 0; j < m; j++) {
+        size_t i = dir > 0 ? j : m - 1 - j;
+        float lo = INFINITY;
+        while (top > 0 && d[stack[top - 1]] <= d[i]) {
+            top--;
+            lo = fminf(lo, fminf(d[stack[top]], gap[top]));
+        }
+        low[i] = lo;
+        stack[top] = (uint32_t)i;
+        gap[top++] = lo;
+    }
 }
 
-/* The median level of bins kmin .. kmax: the floor that peaks must stand out of (noise
- * has local maxima everywhere). O(k log k) once per picture. */
-static float median_level(const float *db, size_t kmin, size_t kmax)
+/* The topographic prominence of each bin that is a local maximum (others get 0): its height
+ * above the higher of the lowest levels between it and a higher bin on either side (or the
+ * spectrum's end), as scipy.signal.peak_prominences. A tone stands out of the noise and of
+ * a stronger neighbour's skirt by it, where a noise bump or a skirt's ripple does not. */
+static int prominences(const float *d, size_t m, float *prom)
 {
-    size_t count = kmax - kmin + 1;
-    float *tmp = malloc(count * sizeof *tmp), m;
-    if (!tmp)
-        return db[kmin];
-    memcpy(tmp, db + kmin, count * sizeof *tmp);
-    qsort(tmp, count, sizeof *tmp, float_cmp);
-    m = tmp[count / 2];
-    free(tmp);
-    return m;
+    uint32_t *stack = malloc(m * sizeof *stack);
+    float *gap = malloc(m * sizeof *gap), *left = malloc(m * sizeof *left);
+    if (!stack || !gap || !left) {
+        free(stack), free(gap), free(left);
+        return -1;
+    }
+    lowest_to_higher(d, m, 1, stack, gap, left);
+    lowest_to_higher(d, m, -1, stack, gap, prom);
+    for (size_t i = 0; i < m; i++) {
+        int peak = i > 0 && i + 1 < m && d[i] > d[i - 1] && d[i] >= d[i + 1];
+        prom[i] = peak ? d[i] - fmaxf(left[i], prom[i]) : 0.0f;
+    }
+    free(stack), free(gap), free(left);
+    return 0;
 }
 
-/* Local maxima of every channel inside the shown range, above the level range's floor and
- * PROMINENCE_DB above the channel's median. */
+/* The local maxima of every channel inside the shown range, above the level range's floor and
+ * at least PROMINENCE_DB prominent, most prominent first. */
 static size_t find_candidates(const plot *p, const float *const *db, candidate **out)
 {
     double bin_hz = p->cfg.rate / (double)p->cfg.n;
     size_t last = p->cfg.n / 2, kmin = (size_t)ceil(p->map.fmin / bin_hz), kmax = (size_t)floor(p->map.fmax / bin_hz);
     size_t count = 0, cap = 0;
     candidate *c = NULL;
+    float *prom = malloc((last + 1) * sizeof *prom);
     kmin = kmin < 1 ? 1 : kmin;
     kmax = kmax > last - 1 ? last - 1 : kmax;
-    for (int ch = 0; ch < p->cfg.channels && kmin <= kmax; ch++) {
+    for (int ch = 0; prom && ch < p->cfg.channels && kmin <= kmax; ch++) {
         const float *d = db[ch];
-        double floor_db = fmax(p->cfg.rc.db_lo, median_level(d, kmin, kmax) + PROMINENCE_DB);
+        if (prominences(d, last + 1, prom) != 0)
+            break;
         for (size_t k = kmin; k <= kmax; k++) {
-            if (!(d[k] > d[k - 1] && d[k] >= d[k + 1] && d[k] > floor_db))
+            if (!(prom[k] >= PROMINENCE_DB && d[k] > p->cfg.rc.db_lo))
                 continue;
             if (count == cap) {
                 candidate *nc = realloc(c, (cap = cap ? 2 * cap : 256) * sizeof *c);
@@ -455,11 +481,13 @@ static size_t find_candidates(const plot *p, const float *const *db, candidate *
                     break;
                 c = nc;
             }
+            c[count].prom = prom[k];
             c[count].db = d[k];
             c[count].channel = ch;
             c[count++].bin = k;
         }
     }
+    free(prom);
     if (count)
         qsort(c, count, sizeof *c, candidate_cmp);
     *out = c;
@@ -471,19 +499,14 @@ static int boxes_meet(render_rect a, render_rect b, int gap)
     return a.x < b.x + b.w + gap && b.x < a.x + a.w + gap && a.y < b.y + b.h + gap && b.y < a.y + a.h + gap;
 }
 
-/* The label of a peak, above its marker (below when there is no room), inside the area. */
+/* The label of a peak, above its marker (below when there is no room), inside the area; its
+ * figures from the caller's refinement (the --peaks one). */
 static void place_label(const plot *p, const float *db, candidate c, plot_label *l)
 {
-    double bin_hz = p->cfg.rate / (double)p->cfg.n, lv = db[c.bin - 1], cv = db[c.bin], rv = db[c.bin + 1];
-    double den = lv - 2.0 * cv + rv, d = 0.0;
+    double bin_hz = p->cfg.rate / (double)p->cfg.n;
     char hz[24], lev[32];
-    if (den < 0.0) { /* the --peaks formula (peaks.h) */
-        d = 0.5 * (lv - rv) / den;
-        d = d > 0.5 ? 0.5 : d < -0.5 ? -0.5 : d;
-    }
     l->channel = c.channel;
-    l->hz = ((double)c.bin + d) * bin_hz;
-    l->db = cv - 0.25 * (lv - rv) * d;
+    p->cfg.refine(p->cfg.refine_ctx, c.bin, db[c.bin - 1], db[c.bin], db[c.bin + 1], &l->hz, &l->db);
     format_peak_hz(l->hz, hz, sizeof hz);
     render_format_signed(l->db, 1, lev, sizeof lev);
     snprintf(l->text, sizeof l->text, "%s  %s dB", hz, lev);
@@ -501,7 +524,15 @@ static void place_label(const plot *p, const float *db, candidate c, plot_label 
         l->box.x = p->area.x + p->area.w - l->box.w;
 }
 
-/* Picks up to PLOT_MAX_LABELS peaks whose labels fit without overlap. */
+/* A label's marker square (draw_labels). */
+static render_rect marker_box(const plot *p, const plot_label *l)
+{
+    int m = p->fs / 4 + 1;
+    render_rect r = {l->x - m, l->y - m, 2 * m + 1, 2 * m + 1};
+    return r;
+}
+
+/* Picks up to PLOT_MAX_LABELS peaks, most prominent first, whose labels fit without overlap. */
 static void choose_labels(plot *p, const float *const *db)
 {
     candidate *c = NULL;
@@ -515,8 +546,9 @@ static void choose_labels(plot *p, const float *const *db)
         if (l.box.y + l.box.h > p->area.y + p->area.h || (legend.w && boxes_meet(l.box, legend, 2)))
             ok = 0;
         for (int j = 0; ok && j < p->nlabels; j++)
-            /* nor on another label, nor on another's marker (the same lobe's shoulder) */
-            if (boxes_meet(l.box, p->labels[j].box, p->fs / 4) || abs(l.x - p->labels[j].x) < 2 * p->fs)
+            /* nor on another label, nor on another's marker, nor its marker under another */
+            if (boxes_meet(l.box, p->labels[j].box, p->fs / 4) || boxes_meet(l.box, marker_box(p, &p->labels[j]), 1) ||
+                boxes_meet(p->labels[j].box, marker_box(p, &l), 1))
                 ok = 0;
         if (ok)
             p->labels[p->nlabels++] = l;
@@ -528,8 +560,8 @@ static void draw_labels(const plot *p)
 {
     for (int i = 0; i < p->nlabels; i++) {
         const plot_label *l = &p->labels[i];
-        int m = p->fs / 4 + 1;
-        canvas_fill(&p->cv, l->x - m, l->y - m, 2 * m + 1, 2 * m + 1, RENDER_COL_TITLE);
+        render_rect m = marker_box(p, l);
+        canvas_fill(&p->cv, m.x, m.y, m.w, m.h, RENDER_COL_TITLE);
         canvas_blend(&p->cv, l->box.x, l->box.y, l->box.w, l->box.h, RENDER_COL_BG, 190);
         canvas_text(&p->cv, p->font, l->text, l->box.x + p->fs / 4, l->box.y, RENDER_COL_TITLE, 0);
     }

@@ -16,9 +16,10 @@
  * column shows the highest bin that falls in it, or the value interpolated between the two
  * nearest bins where a column is narrower than a bin; levels outside the range sit on its
  * edge. Curves take their colours from the colour map (one channel: 0.85 along it; several:
- * 0.3 .. 0.95, with a legend). Up to PLOT_MAX_LABELS peaks are labelled, strongest first,
- * with the frequency and level of the --peaks formula (peaks.h), skipping any whose label
- * would overlap another's. The output depends on the spectra and the config alone.
+ * 0.3 .. 0.95, with a legend). Up to PLOT_MAX_LABELS peaks are labelled, most prominent
+ * first (topographic prominence in dB, at least 10 dB), with the frequency and level of the
+ * --peaks refinement (peaks.h, through plot_config.refine), skipping any whose label would
+ * overlap another's label or marker. The output depends on the spectra and the config alone.
  *
  * Built with the renderer only (SPECTRO_HAVE_RENDER: SDL2_ttf, libpng); without it
  * plot_create refuses with the renderer's message.
@@ -48,6 +49,12 @@ typedef struct {
     size_t n;           /* FFT size: spectra hold n/2+1 bins, bin k at k*rate/n */
     int channels;       /* curves, 1 .. RENDER_MAX_CHANNELS */
     const char *ylabel; /* the level axis' caption; NULL: "Level (dBFS)" */
+    /* A labelled peak's frequency and level from its bin and the levels of bins bin-1, bin,
+     * bin+1: the --peaks refinement (peaks.h's peaks_refine with the spectra's window),
+     * handed down by the caller since the picture stage does not link the sinks; required.
+     * ctx is borrowed until destroy. */
+    void (*refine)(const void *ctx, size_t bin, float l, float c, float r, double *hz, double *db);
+    const void *refine_ctx;
 } plot_config;
 
 typedef struct plot plot;
@@ -55,7 +62,7 @@ typedef struct plot plot;
 /* A labelled peak, as the last plot_draw placed it. */
 typedef struct {
     int channel;
-    double hz, db;      /* the peak between bins (peaks.h's formula) */
+    double hz, db;      /* the peak between bins (plot_config.refine) */
     int x, y;           /* its marker's pixel */
     render_rect box;    /* the label's box */
     char text[64];      /* "997.0 Hz  −0.0 dB" (UTF-8) */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fft.h" /* FFT_DB_FLOOR */
+#include "numfmt.h"
 
 #define G10 1.9952623149688795 /* 10^(3/10), IEC 61260-1's octave ratio, base 10 */
 
@@ -121,10 +122,12 @@ int bands_create(const bands_config *cfg, bands **out, sp_errinfo *ei)
     }
     if (b->count == 0) {
         double top = b->nunres ? b->unres[b->nunres - 1] : 0.0;
+        char top_hz[SP_FMT_NUM_MAX];
         int err = b->nunres ? sp_fail(ei, SP_EINVAL, "--bands %d: no band of %g .. %g Hz is resolved at -n %zu (-n %zu "
-                                                     "resolves the %.4g Hz band)", fr, cfg->lo, cfg->hi, cfg->n,
+                                                     "resolves the %s Hz band)", fr, cfg->lo, cfg->hi, cfg->n,
                                       (size_t)1 << (int)ceil(log2((cfg->lobe_bins + 1) * cfg->rate /
-                                                                  (top * (1.0 - 1.0 / half)))), top)
+                                                                  (top * (1.0 - 1.0 / half)))),
+                                      sp_fmt_num(top_hz, top, 4))
                             : sp_fail(ei, SP_EINVAL, "--fmin/--fmax: no 1/%d-octave band with its mid frequency in "
                                                      "%g .. %g Hz (Nyquist %g Hz)", fr, cfg->lo, cfg->hi, nyq);
         bands_destroy(b);

@@ -106,7 +106,8 @@ typedef struct {
  * the strongest bin within one bin of it; 0: the strongest bin of the band (above the DC
  * region); its frequency is the power centroid of its lobe. Definitions
  * (docs/measurements.md): with K the window's lobe_bins and d the noise per bin (the mean
- * of the band's bins outside the DC region 0..K and every lobe),
+ * of the band's bins outside the DC region 0..K and every lobe; a fundamental's lobe that
+ * reaches into 0..K keeps those bins),
  *   F = the fundamental's lobe sum, H = the harmonics' lobe sums (2..10, up to the band's
  *   top), noise = d * the band's width in bins, D = the band's power outside the DC region
  *   and the fundamental's lobe, plus d for each bin of those two;

@@ -27,20 +27,33 @@ typedef struct {
     measure_accum *acc;
     dump *d;
     plot *plot;
+    peaks_window *pw;    /* the window's transform, for the plot's peak labels (NULL: none told) */
     char title[512];     /* the plot's, completed at finish (the plot borrows it) */
     float *row;
     int done;            /* committed (dump) or written (png) */
     char extra[1024];    /* the sidecar's members */
 } average_sink;
 
+/* The plot's peak labels: the --peaks refinement (peaks.h), by the spectra's window. */
+static void refine_label(const void *ctx, size_t bin, float l, float c, float r, double *hz, double *db)
+{
+    const average_sink *s = ctx;
+    peak pk = peaks_refine(s->pw, bin, l, c, r, s->st.n, s->st.rate);
+    *hz = pk.freq_hz;
+    *db = pk.db;
+}
+
 /* The plot is made at open, so that a bad --size or a missing font stops the run before
  * it starts; its title (frames averaged) is completed at finish. */
-static int open_plot(average_sink *s, sp_errinfo *ei)
+static int open_plot(average_sink *s, const float *window_coef, sp_errinfo *ei)
 {
     const sink_stream *st = &s->st;
     plot_config pc;
+    int err;
     if (st->channels > RENDER_MAX_CHANNELS)
         return sp_fail(ei, SP_EINVAL, "--png: at most %d channels in one picture", RENDER_MAX_CHANNELS);
+    if (window_coef && (err = peaks_window_create(window_coef, st->n, &s->pw, ei)) != SP_OK)
+        return err;
     memset(&pc, 0, sizeof pc);
     pc.rc = s->rc;
     if (!pc.rc.title)
@@ -49,6 +62,8 @@ static int open_plot(average_sink *s, sp_errinfo *ei)
     pc.n = st->n;
     pc.channels = st->channels;
     pc.ylabel = s->m.psd ? "Level (dBFS/Hz)" : "Level (dBFS)";
+    pc.refine = refine_label;
+    pc.refine_ctx = s;
     return plot_create(&pc, &s->plot, ei);
 }
 
@@ -69,7 +84,7 @@ static int average_open(void *self, const sink_stream *st, sink_wants *wants, sp
         !(s->row = malloc((size_t)st->channels * st->bins * sizeof *s->row)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     if (s->png) {
-        if ((err = open_plot(s, ei)) != SP_OK)
+        if ((err = open_plot(s, st->window_coef, ei)) != SP_OK)
             return err;
     } else {
         dump_config dc;
@@ -184,6 +199,7 @@ static void average_destroy(void *self)
         return;
     dump_destroy(s->d);
     plot_destroy(s->plot);
+    peaks_window_destroy(s->pw);
     measure_accum_destroy(s->acc);
     free(s->row);
     free(s);

@@ -4,12 +4,14 @@
  * A file: one report per output channel at the end, over all its frames. A live run
  * (microphone, --realtime): one report per second of audio and channel, over the frames
  * that start within that second (frame f starts at f*hop/rate s), flushed as it is made;
- * the last, partial second at the end. With --channel all each report starts with its
- * "channel". */
+ * the last, partial second at the end. Each report starts with its "input" (the source's
+ * name: a batch's lines tell their files apart), then in a live run the "time_s" of its
+ * second (from the input's start), then with --channel all its "channel". */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "sink_table.h"
 
 typedef struct {
@@ -55,10 +57,20 @@ static int tone_open(void *self, const sink_stream *st, sink_wants *wants, sp_er
     return SP_OK;
 }
 
+/* The second a live report covers, in seconds from the input's start. */
+static double report_time_s(const tone_sink *s, int channel)
+{
+    return s->st.start_s + (double)s->second[channel];
+}
+
 static void print_json(const tone_sink *s, int channel, const measure_tone *t, uint64_t frames)
 {
     FILE *f = s->out;
-    fputc('{', f);
+    fputs("{\"input\": ", f);
+    sp_json_string(f, s->st.source ? s->st.source : "");
+    fputs(", ", f);
+    if (s->st.live)
+        fprintf(f, "\"time_s\": %.10g, ", report_time_s(s, channel));
     if (s->all)
         fprintf(f, "\"channel\": %d, ", channel);
     fprintf(f, "\"fundamental_hz\": %.4f, \"fundamental_dbfs\": %.4f, \"harmonics\": [", t->fundamental_hz,
@@ -77,6 +89,9 @@ static void print_json(const tone_sink *s, int channel, const measure_tone *t, u
 static void print_text(const tone_sink *s, int channel, const measure_tone *t, uint64_t frames)
 {
     FILE *f = s->out;
+    fprintf(f, "input            %s\n", s->st.source ? s->st.source : "");
+    if (s->st.live)
+        fprintf(f, "time             %.10g s\n", report_time_s(s, channel));
     if (s->all)
         fprintf(f, "channel          %d\n", channel);
     fprintf(f, "fundamental      %.4f Hz  %.4f dBFS\n", t->fundamental_hz, t->fundamental_dbfs);

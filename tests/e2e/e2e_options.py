@@ -49,6 +49,32 @@ class Options(unittest.TestCase):
         self.check("two_tone_48k_s16.wav", 1 << 20, None, None)
         self.check("sine_513hz_8k_u8.wav", 1 << 22, None, "blackman")  # the largest N
 
+    def test_numbers_as_people_write_them(self):
+        """Numbers in the sidecar and in messages read as people write them ("kaiser:20", not
+        "kaiser:2e+01"; "19950 Hz", not "1.995e+04 Hz"); a range with no real top says only
+        its bottom; -n 16 --tone blames -n, which was given, not --fmin/--fmax, which were not."""
+        path = E.asset("two_tone_48k_s16.wav")
+        _, meta, _ = E.dump(self, [path, "-n", "1024", "-w", "kaiser:20"])
+        self.assertEqual(meta["window"], "kaiser:20")
+        with E.TempDir() as d:
+            for args, want in ((["--hop", "0", "--peaks"], "--hop 0: must be at least 1"),
+                               (["-n", "0", "--peaks"], "-n 0: must be a power of two from 16 to 4194304"),
+                               (["--bands", "3", "-n", "16", "--dump", "b.csv"], "resolves the 19950 Hz band"),
+                               (["-n", "16", "--tone"], "-n 16: too small for a tone analysis"),
+                               (["-n", "16", "-w", "kaiser:20", "--dump", "x.csv", "-v"], None)):
+                p = E.run(args + [path], cwd=d)
+                if want is None:  # the status line under -v
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertIn("kaiser:20", p.stderr)
+                    self.assertNotIn("e+01", p.stderr)
+                    continue
+                self.assertEqual(p.returncode, 2, (args, p.stderr))
+                lines = E.stderr_lines(p)
+                self.assertEqual(len(lines), 1, (args, p.stderr))
+                self.assertIn(want, lines[0], args)
+                for wrong in ("e+0", "1099511627776", "--fmin"):
+                    self.assertNotIn(wrong, lines[0], args)
+
     def test_explicit_cpu_backend(self):
         path = E.asset("two_tone_48k_s16.wav")
         _, meta, _ = E.dump(self, [path, "-b", "cpu"])
