@@ -417,7 +417,10 @@ class Tone(unittest.TestCase):
             out = tone_json(self, E.run(["--duration", "3", "--tone", "--rate", RATE, "-b", "cpu", "-q"], env=env),
                             live=True)
             self.assertLessEqual(len(out), 3)
-            self.assertEqual([o["time_s"] for o in out], list(range(len(out))))
+            times = [o["time_s"] for o in out]
+            # a second a report, from the input's start; a loaded machine may skip ahead a second
+            self.assertTrue(out and times[0] in (0, 1), times)
+            self.assertEqual(times, list(range(times[0], times[0] + len(out))))
             for o in out:
                 self.assertAlmostEqual(o["fundamental_hz"], 1000, delta=0.05)
                 self.assertAlmostEqual(o["fundamental_dbfs"], 20 * np.log10(0.5), delta=0.05)
