@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -299,6 +300,38 @@ int outfile_commit(outfile *o, sp_errinfo *ei)
     o->tmp = NULL;
     o->committed = 1;
     return SP_OK;
+}
+
+/* The directory holding `path` opened and locked (flock, exclusive); -1 where it cannot be
+ * (a filesystem without flock on directories): the commit then goes unlocked, as before. */
+static int lock_dir(const char *path)
+{
+    char *dir = dir_of(path);
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1, rc;
+    free(dir);
+    if (fd < 0)
+        return -1;
+    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+        ; /* a signal while another run holds it for a few renames: wait on */
+    if (rc != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int outfile_commit_pair(outfile *first, outfile *second, sp_errinfo *ei)
+{
+    int lock, err;
+    if (!first || !second)
+        return sp_fail(ei, SP_EINVAL, "outfile_commit_pair: bad arguments");
+    lock = lock_dir(first->given);
+    err = outfile_commit(first, ei);
+    if (err == SP_OK && (err = outfile_commit(second, ei)) != SP_OK)
+        outfile_unpublish(first->given); /* under the lock: never another run's file */
+    if (lock >= 0)
+        close(lock); /* releases the flock */
+    return err;
 }
 
 void outfile_discard(outfile *o)

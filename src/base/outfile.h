@@ -70,6 +70,12 @@ int outfile_seekable(const outfile *o);
  * outfile_discard. */
 int outfile_commit(outfile *o, sp_errinfo *ei);
 
+/* Commits first, then second, as one: an exclusive flock on the directory of first's path
+ * (as given) is held around both, so that runs committing the same pair at once (a dump and
+ * its sidecar) never leave one's first beside another's second. When second fails, first
+ * is taken back out (outfile_unpublish) before the lock goes. The caller discards both. */
+int outfile_commit_pair(outfile *first, outfile *second, sp_errinfo *ei);
+
 /* Closes, removes the temporary unless committed, frees. NULL is a no-op. */
 void outfile_discard(outfile *o);
 

@@ -366,6 +366,39 @@ class NoTrace(unittest.TestCase):
                 self.assertEqual(E.listing(d), set(), "left behind (open files were %s)" % seen)
 
 
+class Concurrent(unittest.TestCase):
+    RUNS, TRIALS = 8, 30
+
+    def test_runs_on_one_dump_path(self):
+        """Runs writing one --dump path at once, each on an input of its own length: the
+        .npy and its sidecar that stay are one run's pair (the sidecar's frames and source
+        match the .npy's shape), trial after trial; no temporary is left."""
+        with E.TempDir() as d:
+            rate, n = 48000, 1024
+            frames_of = {}
+            for i in range(self.RUNS):
+                path = os.path.join(d, "in%d.wav" % i)
+                length = n + (4 * i + 1) * n  # frames 4i + 2: each run its own count
+                E.write_float_wav(path, 0.5 * np.sin(2 * np.pi * 1000 * np.arange(length) / rate), rate)
+                frames_of[path] = E.frame_count(length, n, n)
+            out = os.path.join(d, "o", "out.npy")
+            os.mkdir(os.path.dirname(out))
+            bad = []
+            for trial in range(self.TRIALS):
+                procs = [subprocess.Popen([E.BIN, "-q", "-b", "cpu", "-n", str(n), "--hop", str(n), "-o", out, path],
+                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE) for path in frames_of]
+                for p in procs:
+                    err = p.communicate(timeout=60)[1]
+                    self.assertEqual(p.returncode, 0, err)
+                a = E.load_npy(self, out)
+                meta = E.load_json(self, out + ".json")
+                if meta["frames"] != a.shape[0] or frames_of[meta["source"]] != a.shape[0]:
+                    bad.append((trial, a.shape[0], meta["frames"], meta["source"]))
+                self.assertEqual(E.listing(os.path.dirname(out)), {"out.npy", "out.npy.json"})
+            self.assertEqual(bad, [], "(trial, .npy frames, sidecar frames, sidecar source) of another run's pair")
+
+
 class Descriptors(unittest.TestCase):
     def test_1024_channels_under_ulimit_64(self):
         n, rate, chans = 4096, 48000, 1024
