@@ -389,6 +389,8 @@ static void report_file(const cli_options *o, const analyze_result *res, tally *
                 res->info.name, res->info.format, res->info.rate, res->info.channels,
                 res->info.channels == 1 ? "" : "s", (unsigned long long)res->frames, res->seconds,
                 res->seconds > 0 ? (double)res->samples / res->info.rate / res->seconds : 0.0);
+    if (o->verbose)
+        app_report_clipped(res);
 }
 
 /* One line naming the file (the message names it, or it goes first). */
