@@ -334,6 +334,8 @@ static int outputs_build(const cli_options *o, const input_list *l, char ***out,
     *out = paths;
     if (!paths)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
+    if ((err = sink_requests_check_stdout(o->an.outputs, nout, ei)) != SP_OK)
+        return err;
     for (int j = 0; j < nout; j++) {
         const sink_request *q = &o->an.outputs[j];
         if (q->path && (err = check_output(sink_kind_find(q->kind), q->path, l->count > 1, ei)) != SP_OK)

@@ -46,10 +46,12 @@ static void fill_suffix(char *x)
         x[i] = set[z % 62];
 }
 
-/* The descriptor a path names by itself (/dev/stdout, /dev/fd/3 ...), -1 for any other. */
+/* The descriptor a path names by itself ("-", /dev/stdout, /dev/fd/3 ...), -1 for any other. */
 static int own_descriptor(const char *path)
 {
     static const char *const prefixes[] = {"/dev/fd/", "/proc/self/fd/"};
+    if (strcmp(path, "-") == 0)
+        return 1;
     if (strcmp(path, "/dev/stdin") == 0)
         return 0;
     if (strcmp(path, "/dev/stdout") == 0)
@@ -85,7 +87,7 @@ static char *resolve_links(const char *path)
             break;
         link[n] = 0;
         if (link[0] == '/' || !strrchr(p, '/')) {
-            next = strdup(link);
+            next = strdup(strcmp(link, "-") == 0 ? "./-" : link); /* a file named "-", not stdout */
         } else {
             size_t dirlen = (size_t)(strrchr(p, '/') - p) + 1;
             next = malloc(dirlen + (size_t)n + 1);
@@ -376,6 +378,22 @@ int outfile_path_direct(const char *path)
     direct = own_descriptor(target) >= 0 || (stat(target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
     free(target);
     return direct;
+}
+
+int outfile_path_is_stdout(const char *path)
+{
+    struct stat st, out, null;
+    char *target;
+    int yes;
+    if (!path || !*path || !(target = resolve_links(path)))
+        return 0;
+    yes = own_descriptor(target) == STDOUT_FILENO;
+    if (!yes && stat(target, &st) == 0 && fstat(STDOUT_FILENO, &out) == 0 && st.st_dev == out.st_dev &&
+        st.st_ino == out.st_ino)
+        /* the null device takes any number of outputs without mixing them */
+        yes = !(S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev);
+    free(target);
+    return yes;
 }
 
 int outfile_scratch(const char *path, int flags, int *fd, sp_errinfo *ei)

@@ -19,8 +19,9 @@
  *   device, a socket             never replaced; a FIFO's open waits for its reader, as
  *                                `cat > fifo` does. Nothing can be taken back: discard
  *                                leaves what was written.
- *   /dev/stdout, /dev/stderr,    the process's own descriptor (duplicated), whatever it is
- *   /dev/fd/N, /proc/self/fd/N   (a pipe, a terminal, a file opened by the shell).
+ *   "-", /dev/stdout,            the process's own descriptor (duplicated), whatever it is
+ *   /dev/stderr, /dev/fd/N,      (a pipe, a terminal, a file opened by the shell); "-" is
+ *   /proc/self/fd/N              standard output.
  *   a directory                  SP_EIO "PATH: cannot write: Is a directory".
  *
  * A direct output is not seekable in general: a writer that must go back (the .npy header,
@@ -91,6 +92,11 @@ char *outfile_target(const char *path);
 /* 1 when outfile_open(path) would write straight through (above); 0 for a regular file,
  * a path that does not exist yet or cannot be examined. */
 int outfile_path_direct(const char *path);
+
+/* 1 when writing to `path` writes to this process's standard output: "-", /dev/stdout,
+ * /dev/fd/1, /proc/self/fd/1, a symlink to one of them, or any path naming the file,
+ * pipe or device that descriptor 1 is (by device and inode; the null device excepted). */
+int outfile_path_is_stdout(const char *path);
 
 /* An unnamed read-write scratch file (O_TMPFILE; elsewhere a hidden name removed at once)
  * in the directory that outfile_open(path) would write in, or in /tmp when `path` is

@@ -2,9 +2,12 @@
 
 #include <string.h>
 
-static int path_is_dash(const char *path)
+#include "outfile.h"
+
+/* "-", /dev/stdout, /proc/self/fd/1, a link to one, the file the shell sent stdout to ... */
+static int names_stdout(const char *path)
 {
-    return path && strcmp(path, "-") == 0;
+    return path && outfile_path_is_stdout(path);
 }
 
 static int always(const char *path)
@@ -13,19 +16,13 @@ static int always(const char *path)
     return 1;
 }
 
-static int never(const char *path)
-{
-    (void)path;
-    return 0;
-}
-
 /* The order is the order of the calls (sink_table.h): the dump first, so it finishes last. */
 static const sink_kind KINDS[] = {
-    {"dump", "--dump", sink_dump_create, path_is_dash, 0},
-    {"average", "--dump", sink_average_create, path_is_dash, 0},
-    {"bands", "--dump", sink_bands_create, path_is_dash, 0},
-    {"png", "--png", sink_png_create, never, 1},
-    {"average-png", "--png", sink_average_png_create, never, 0},
+    {"dump", "--dump", sink_dump_create, names_stdout, 0},
+    {"average", "--dump", sink_average_create, names_stdout, 0},
+    {"bands", "--dump", sink_bands_create, names_stdout, 0},
+    {"png", "--png", sink_png_create, names_stdout, 1},
+    {"average-png", "--png", sink_average_png_create, names_stdout, 0},
     {"peaks", "--peaks", sink_peaks_create, always, 1},
     {"tone", "--tone", sink_tone_create, always, 0},
 };
@@ -56,6 +53,25 @@ const sink_kind *sink_kind_find(const char *name)
         if (strcmp(KINDS[i].name, name) == 0)
             return &KINDS[i];
     return NULL;
+}
+
+int sink_requests_check_stdout(const sink_request *req, int n, sp_errinfo *ei)
+{
+    const sink_request *first = NULL;
+    const sink_kind *first_kind = NULL;
+    for (int i = 0; i < n; i++) {
+        const sink_kind *k = sink_kind_find(req[i].kind);
+        const sink_request *q = &req[i];
+        if (!k || !k->writes_stdout(q->path))
+            continue;
+        if (first)
+            return sp_fail(ei, SP_EINVAL, "%s%s%s and %s%s%s both write to standard output: pick one",
+                           first_kind->option, first->path ? " " : "", first->path ? first->path : "", k->option,
+                           q->path ? " " : "", q->path ? q->path : "");
+        first = q;
+        first_kind = k;
+    }
+    return SP_OK;
 }
 
 void sink_destroy(sink *s)

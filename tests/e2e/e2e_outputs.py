@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Outputs that can be trusted (issue 17, items 1, 2, 5, 6, 7):
+"""Outputs that can be trusted (issue 17, items 1, 2, 5, 6, 7; issue 27, items 3, 4, 19):
 
 - special files are written straight through: a FIFO (a reader gets the whole PNG or .npy,
   the .npy with its final header; no sidecar), a character device (a private copy of
@@ -11,6 +11,9 @@
 - a job whose output cannot fit on the output's filesystem is refused up front (one line
   with the size and the free space, exit 1); a live dump that fills a small tmpfs stops
   and keeps a complete .npy of what it wrote (exit 1, one line);
+- two outputs on standard output (-, /dev/stdout, /proc/self/fd/1, /dev/fd/1, a link to it,
+  the file it was sent to) are refused before any work; --png - writes to standard output;
+- runs writing one --dump path at once leave one run's .npy and sidecar, never a mix;
 - kill -9 during a run leaves nothing in the output's directory (unnamed temporaries);
 - --channel all on 1024 channels works under `ulimit -n 64`.
 The tmpfs cases need root (mount); the device cases need mknod (root).
@@ -146,6 +149,17 @@ class SpecialFiles(unittest.TestCase):
         after = os.lstat("/dev/stdout")
         self.assertEqual((before.st_ino, before.st_mode), (after.st_ino, after.st_mode), "/dev/stdout was replaced")
 
+    @unittest.skipUnless(HAVE_PNG, "this build has no PNG renderer")
+    def test_png_dash_is_stdout(self):
+        """--png - writes the picture to standard output, as --dump - writes CSV there
+        (--average's plot too); no file named "-" appears."""
+        for extra in ([], ["--average", "mean"]):
+            with self.subTest(extra=extra), E.TempDir() as d:
+                rc, out, err = run_bytes(["--png", "-", "--size", "320x200", E.asset(WAV)] + extra, cwd=d)
+                self.assertEqual(rc, 0, err)
+                self.assertEqual(out[:8], PNG_MAGIC, "standard output holds %r..." % out[:16])
+                self.assertEqual(E.listing(d), set())
+
     def mknod(self, path, minor):
         try:
             os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
@@ -247,6 +261,56 @@ class Identity(unittest.TestCase):
             self.assertEqual(E.listing(d), set())
             p = E.run(["--png", "a.png", "-o", "a.npy", E.asset(WAV)], cwd=d)
             self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class StdoutOnce(unittest.TestCase):
+    """Two outputs on standard output are refused before any work (exit 2, one line naming
+    both, nothing written): however the second names it."""
+
+    def refused(self, args, names, stdout=None, cwd=None):
+        p = subprocess.run([E.BIN] + [str(a) for a in args], cwd=cwd, stdin=subprocess.DEVNULL,
+                           stdout=stdout if stdout is not None else subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=60)
+        err = p.stderr.decode("utf-8", "replace")
+        self.assertEqual(p.returncode, 2, "%s: exit %d, %s" % (args, p.returncode, err))
+        line = one_line(self, err)
+        self.assertIn("standard output", line)
+        for n in names:
+            self.assertIn(n, line)
+        if stdout is None:
+            self.assertEqual(p.stdout, b"", "%s wrote to standard output" % args)
+
+    @unittest.skipUnless(HAVE_PNG, "this build has no PNG renderer")
+    def test_two_outputs_on_stdout(self):
+        wav = E.asset(WAV)
+        with E.TempDir() as d:
+            for png in ("/dev/stdout", "/proc/self/fd/1", "/dev/fd/1", "-"):
+                with self.subTest(png=png):
+                    self.refused([wav, "--peaks", "--png", png], ["--peaks", "--png " + png], cwd=d)
+                    self.refused([wav, "--dump", "-", "--png", png], ["--dump -", "--png " + png], cwd=d)
+                    self.refused([wav, "--tone", "--png", png], ["--tone", "--png " + png], cwd=d)
+            self.assertEqual(E.listing(d), set())
+            # a link to standard output, and the very file the shell sent it to
+            os.symlink("/proc/self/fd/1", os.path.join(d, "link.png"))
+            self.refused([wav, "--peaks", "--png", "link.png"], ["--peaks", "--png link.png"], cwd=d)
+            target = os.path.join(d, "out.png")
+            with open(target, "wb") as f:
+                self.refused([wav, "--peaks", "--png", target], ["--peaks", "--png " + target], stdout=f)
+            self.assertEqual(os.path.getsize(target), 0, "the file was written")
+            # a batch says it once, before any file
+            lst = os.path.join(d, "list")
+            with open(lst, "w") as f:
+                f.write(wav + "\n")
+            self.refused(["--files-from", lst, "--peaks", "--png", "/dev/stdout"], ["--peaks", "--png /dev/stdout"])
+            self.assertEqual(E.listing(d), {"link.png", "out.png", "list"})
+
+    @unittest.skipUnless(HAVE_PNG, "this build has no PNG renderer")
+    def test_null_device_takes_both(self):
+        """Standard output sent to /dev/null and --png /dev/null: nothing mixes there."""
+        with open(os.devnull, "wb") as null:
+            p = subprocess.run([E.BIN, "-q", E.asset(WAV), "--peaks", "--png", os.devnull, "--size", "320x200"],
+                               stdin=subprocess.DEVNULL, stdout=null, stderr=subprocess.PIPE, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
 
 
 def free_bytes(path):
