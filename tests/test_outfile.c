@@ -271,7 +271,7 @@ static void test_own_descriptor(void)
 
 static void test_refused(void)
 {
-    char path[512];
+    char path[512], names[512];
     outfile *o = (outfile *)0x1;
     sp_errinfo ei = {{0}};
     tu_path(path, sizeof path, "dir.npy");
@@ -281,7 +281,16 @@ static void test_refused(void)
     tu_path(path, sizeof path, "missing/x.npy");
     CHECK(outfile_open(path, 0, &o, &ei) == SP_EIO && o == NULL);
     CHECK_MSG(strstr(ei.msg, path) != NULL, "message \"%s\"", ei.msg);
+    /* outfile_check finds the same before anything is written, and leaves nothing */
+    ei.msg[0] = 0;
+    CHECK(outfile_check(path, &ei) == SP_EIO && strstr(ei.msg, path) && strstr(ei.msg, "cannot write"));
+    tu_path(path, sizeof path, "dir.npy");
+    CHECK(outfile_check(path, &ei) == SP_EIO && strstr(ei.msg, path));
     CHECK(tu_tmpdir_count("dir.npy", NULL, 0) == 0);
+    tu_path(path, sizeof path, "fine.npy");
+    CHECK_MSG(outfile_check(path, &ei) == SP_OK, "%s", ei.msg);
+    CHECK(outfile_check("/dev/stdout", &ei) == SP_OK && outfile_check("-", &ei) == SP_OK);
+    CHECK_MSG(tu_tmpdir_count(NULL, names, sizeof names) == 1, "left by the checks: %s", names);
     tu_tmpdir_empty();
 }
 

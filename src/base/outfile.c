@@ -396,6 +396,39 @@ int outfile_path_is_stdout(const char *path)
     return yes;
 }
 
+int outfile_check(const char *path, sp_errinfo *ei)
+{
+    struct stat st;
+    char *target, *dir = NULL, *name = NULL;
+    int fd = -1, e = 0;
+    if (!path || !*path)
+        return sp_fail(ei, SP_EINVAL, "outfile_check: bad arguments");
+    if (!(target = resolve_links(path)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    if (own_descriptor(target) >= 0 || (stat(target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+        /* straight through: nothing to try (opening a FIFO would wait for its reader) */
+    } else if (stat(target, &st) == 0 && S_ISDIR(st.st_mode)) {
+        e = EISDIR;
+    } else if (!(dir = dir_of(target))) {
+        e = ENOMEM;
+    } else {
+        /* what outfile_open would make there, made and dropped at once */
+        fd = create_unnamed(dir, 0, 0);
+        if (fd < 0 && no_tmpfile(errno) && (fd = create_hidden(target, 0, &name)) >= 0)
+            unlink(name);
+        if (fd < 0)
+            e = errno;
+        else
+            close(fd);
+    }
+    free(name);
+    free(dir);
+    free(target);
+    if (e)
+        return sp_fail(ei, e == ENOMEM ? SP_ENOMEM : SP_EIO, "%s: cannot write: %s", path, strerror(e));
+    return SP_OK;
+}
+
 int outfile_scratch(const char *path, int flags, int *fd, sp_errinfo *ei)
 {
     char *target = NULL, *dir = NULL, *name = NULL;

@@ -98,6 +98,12 @@ int outfile_path_direct(const char *path);
  * pipe or device that descriptor 1 is (by device and inode; the null device excepted). */
 int outfile_path_is_stdout(const char *path);
 
+/* Whether outfile_open(path) could write, found without writing: a regular target (or
+ * none yet) gets a temporary made and dropped in its directory (nothing stays, nor shows
+ * where the filesystem has unnamed ones); a directory is refused; a FIFO, a device or a
+ * descriptor of ours is not tried. SP_EIO "PATH: cannot write: ..." as outfile_open says it. */
+int outfile_check(const char *path, sp_errinfo *ei);
+
 /* An unnamed read-write scratch file (O_TMPFILE; elsewhere a hidden name removed at once)
  * in the directory that outfile_open(path) would write in, or in /tmp when `path` is
  * written straight through. *fd is the caller's to close. SP_EIO naming `path`. */

@@ -47,7 +47,10 @@ int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
     for (int i = 0; i < cfg->n_outputs; i++)
         if (!sink_kind_find(cfg->outputs[i].kind))
             return sp_fail(ei, SP_EINVAL, "unknown output kind \"%s\"", cfg->outputs[i].kind);
-    if ((err = sink_requests_check_stdout(cfg->outputs, cfg->n_outputs, ei)) != SP_OK)
+    /* before any work: two outputs on standard output, a file that cannot be written (a
+     * picture written at the end would find it out only then) */
+    if ((err = sink_requests_check_stdout(cfg->outputs, cfg->n_outputs, ei)) != SP_OK ||
+        (err = sink_requests_check_paths(cfg->outputs, cfg->n_outputs, ei)) != SP_OK)
         return err;
     l->s = calloc((size_t)total, sizeof *l->s);
     l->wants = calloc((size_t)total, sizeof *l->wants);

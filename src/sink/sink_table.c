@@ -74,6 +74,20 @@ int sink_requests_check_stdout(const sink_request *req, int n, sp_errinfo *ei)
     return SP_OK;
 }
 
+int sink_requests_check_paths(const sink_request *req, int n, sp_errinfo *ei)
+{
+    for (int i = 0; i < n; i++) {
+        const sink_kind *k = sink_kind_find(req[i].kind);
+        sp_errinfo e = {{0}};
+        int err;
+        if (!k || !req[i].path || k->writes_stdout(req[i].path))
+            continue;
+        if ((err = outfile_check(req[i].path, &e)) != SP_OK)
+            return sp_fail(ei, err, "%s %s", k->option, e.msg);
+    }
+    return SP_OK;
+}
+
 void sink_destroy(sink *s)
 {
     if (s && s->ops && s->ops->destroy)
