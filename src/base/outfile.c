@@ -327,6 +327,12 @@ int outfile_commit_pair(outfile *first, outfile *second, sp_errinfo *ei)
     int lock, err;
     if (!first || !second)
         return sp_fail(ei, SP_EINVAL, "outfile_commit_pair: bad arguments");
+    /* the data out of the stdio buffers first (an error stays in ferror for the commit):
+     * the lock covers only the links and renames */
+    if (first->f)
+        fflush(first->f);
+    if (second->f)
+        fflush(second->f);
     lock = lock_dir(first->given);
     err = outfile_commit(first, ei);
     if (err == SP_OK && (err = outfile_commit(second, ei)) != SP_OK)
