@@ -535,8 +535,9 @@ static void test_plot(void)
     pc.channels = 1;
     CHECK(plot_create(&pc, &p, &ei) == SP_EINVAL && p == NULL); /* no refinement */
     pc.refine = refine_by_peaks;
-    CHECK(plot_create(&pc, &p, &ei) == SP_EINVAL && p == NULL);
-    CHECK(strstr(ei.msg, "--fmax") != NULL);
+    /* above Nyquist: drawn up to Nyquist, as --png's spectrogram is */
+    CHECK(plot_create(&pc, &p, &ei) == SP_OK && p != NULL);
+    plot_destroy(p);
 }
 #else
 static void test_plot(void)

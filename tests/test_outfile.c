@@ -101,6 +101,47 @@ static void test_named(void)
     tu_tmpdir_empty();
 }
 
+/* A pair goes in place whole (both files), or not at all: a second that cannot be put in
+ * place (its directory went) takes the first back out. Concurrent runs: e2e_outputs. */
+static void test_pair(void)
+{
+    char data[512], side[512], sub[512], subside[600], names[512];
+    outfile *a = NULL, *b = NULL;
+    sp_errinfo ei = {{0}};
+    tu_path(data, sizeof data, "p.npy");
+    tu_path(side, sizeof side, "p.npy.json");
+    CHECK(outfile_open(data, 0, &a, &ei) == SP_OK && outfile_open(side, 0, &b, &ei) == SP_OK);
+    if (a && b) {
+        fputs("data", outfile_stream(a));
+        fputs("meta", outfile_stream(b));
+        CHECK_MSG(outfile_commit_pair(a, b, &ei) == SP_OK, "%s", ei.msg);
+        CHECK(strcmp(slurp(data), "data") == 0 && strcmp(slurp(side), "meta") == 0);
+    }
+    outfile_discard(a);
+    outfile_discard(b);
+    CHECK_MSG(tu_tmpdir_count(NULL, names, sizeof names) == 2, "after the pair: %s", names);
+    tu_tmpdir_empty();
+
+    /* the second's directory removed under it: the first does not stay either */
+    tu_path(sub, sizeof sub, "gone");
+    snprintf(subside, sizeof subside, "%s/q.json", sub);
+    tu_path(data, sizeof data, "q.npy");
+    CHECK(mkdir(sub, 0755) == 0);
+    a = b = NULL;
+    CHECK(outfile_open(data, 0, &a, &ei) == SP_OK && outfile_open(subside, 0, &b, &ei) == SP_OK);
+    /* empty while its temporary is unnamed (a filesystem without O_TMPFILE: not tried) */
+    if (a && b && rmdir(sub) == 0) {
+        ei.msg[0] = 0;
+        CHECK(outfile_commit_pair(a, b, &ei) == SP_EIO && strstr(ei.msg, subside));
+        CHECK_MSG(tu_tmpdir_count(NULL, names, sizeof names) == 0, "the first stayed: %s", names);
+    } else if (a && b) {
+        printf("pair: a failing second not tried (no unnamed temporaries in %s)\n", tu_tmpdir());
+    }
+    outfile_discard(a);
+    outfile_discard(b);
+    tu_tmpdir_empty();
+}
+
 static void test_symlinks(void)
 {
     char link[512], sub[512], target[600], dangling[512], names[512];
@@ -230,7 +271,7 @@ static void test_own_descriptor(void)
 
 static void test_refused(void)
 {
-    char path[512];
+    char path[512], names[512];
     outfile *o = (outfile *)0x1;
     sp_errinfo ei = {{0}};
     tu_path(path, sizeof path, "dir.npy");
@@ -240,7 +281,16 @@ static void test_refused(void)
     tu_path(path, sizeof path, "missing/x.npy");
     CHECK(outfile_open(path, 0, &o, &ei) == SP_EIO && o == NULL);
     CHECK_MSG(strstr(ei.msg, path) != NULL, "message \"%s\"", ei.msg);
+    /* outfile_check finds the same before anything is written, and leaves nothing */
+    ei.msg[0] = 0;
+    CHECK(outfile_check(path, &ei) == SP_EIO && strstr(ei.msg, path) && strstr(ei.msg, "cannot write"));
+    tu_path(path, sizeof path, "dir.npy");
+    CHECK(outfile_check(path, &ei) == SP_EIO && strstr(ei.msg, path));
     CHECK(tu_tmpdir_count("dir.npy", NULL, 0) == 0);
+    tu_path(path, sizeof path, "fine.npy");
+    CHECK_MSG(outfile_check(path, &ei) == SP_OK, "%s", ei.msg);
+    CHECK(outfile_check("/dev/stdout", &ei) == SP_OK && outfile_check("-", &ei) == SP_OK);
+    CHECK_MSG(tu_tmpdir_count(NULL, names, sizeof names) == 1, "left by the checks: %s", names);
     tu_tmpdir_empty();
 }
 
@@ -276,6 +326,7 @@ int main(void)
         return rc;
     test_regular();
     test_named();
+    test_pair();
     test_symlinks();
     test_fifo();
     test_device();

@@ -122,11 +122,28 @@ static int expand(const sink_kind *k, const char *pattern, const char *input, ch
     return SP_OK;
 }
 
-/* Every '{' starts a placeholder we know; a directory given as DIR/ exists (otherwise
- * every file would fail on it); several inputs need a pattern or a directory. */
+/* The directory part of a pattern that no placeholder changes ("o2" of "o2/{stem}.csv",
+ * "out" of "out/{dir}/{stem}.npy"), into dir; 0 when it has none ("{dir}/x.npy", "x.npy"). */
+static int fixed_dir(const char *path, char *dir, size_t len)
+{
+    const char *brace = strchr(path, '{'), *slash = NULL;
+    for (const char *p = path; *p && (!brace || p < brace); p++)
+        if (*p == '/')
+            slash = p;
+    if (!slash)
+        return 0;
+    snprintf(dir, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    return 1;
+}
+
+/* Every '{' starts a placeholder we know; a directory given as DIR/, and the part of a
+ * pattern before its first placeholder, exist (otherwise every file would fail on it);
+ * several inputs need a pattern or a directory. What a placeholder makes is checked per
+ * file before it is analysed (sink_requests_check_paths). */
 static int check_output(const sink_kind *k, const char *path, int several, sp_errinfo *ei)
 {
     struct stat st;
+    char dir[PATH_BYTES];
     size_t len = strlen(path);
     for (const char *p = strchr(path, '{'); p; p = strchr(p + 1, '{'))
         if (strncmp(p, "{stem}", 6) != 0 && strncmp(p, "{name}", 6) != 0 && strncmp(p, "{dir}", 5) != 0)
@@ -138,6 +155,8 @@ static int check_output(const sink_kind *k, const char *path, int several, sp_er
                        k->option, path);
     if (len > 0 && path[len - 1] == '/' && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
         return sp_fail(ei, SP_EINVAL, "%s %s: no such directory", k->option, path);
+    if (has_placeholder(path) && fixed_dir(path, dir, sizeof dir) && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return sp_fail(ei, SP_EINVAL, "%s %s: no such directory: %s", k->option, path, dir);
     return SP_OK;
 }
 
@@ -336,6 +355,8 @@ static int outputs_build(const cli_options *o, const input_list *l, char ***out,
     *out = paths;
     if (!paths)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
+    if ((err = sink_requests_check_stdout(o->an.outputs, nout, ei)) != SP_OK)
+        return err;
     for (int j = 0; j < nout; j++) {
         const sink_request *q = &o->an.outputs[j];
         if (q->path && (err = check_output(sink_kind_find(q->kind), q->path, l->count > 1, ei)) != SP_OK)
@@ -392,6 +413,8 @@ static void report_file(const cli_options *o, const analyze_result *res, tally *
                 res->info.name, res->info.format, res->info.rate, res->info.channels,
                 res->info.channels == 1 ? "" : "s", (unsigned long long)res->frames, res->seconds,
                 res->seconds > 0 ? (double)res->samples / res->info.rate / res->seconds : 0.0);
+    if (o->verbose)
+        app_report_clipped(res);
 }
 
 /* One line naming the file (the message names it, or it goes first); a stop is "interrupted",

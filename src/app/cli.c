@@ -108,7 +108,7 @@ static const cli_option options[] = {
      "print one line per frame: time_s<TAB>freq_hz<TAB>db\n(with --channel all: channel<TAB>time_s<TAB>freq_hz<TAB>db;"
      "\nover several files: the file first)",
      NULL, NULL},
-    {"png", 0, "OUT", OPT_PNG, "", "draw the spectrogram picture to OUT (PNG), no window", NULL, NULL},
+    {"png", 0, "OUT", OPT_PNG, "", "draw the spectrogram picture to OUT (PNG; - = standard output), no window", NULL, NULL},
     {"average", 0, "MODE", OPT_AVERAGE, "measurement",
      "with --dump or --png: one spectrum per channel kept over all frames instead of every frame (--png: a "
      "spectrum plot, its strongest peaks labelled): ",

@@ -18,6 +18,13 @@ void app_report_warnings(const analyze_result *res)
                 res->info.name, (unsigned long long)res->dropped);
 }
 
+void app_report_clipped(const analyze_result *res)
+{
+    if (res->fmax_clipped > 0)
+        fprintf(stderr, "spectro: %s: --fmax %g Hz is above the Nyquist frequency: clipped to %g Hz\n",
+                res->info.name, res->fmax_clipped, res->info.rate / 2.0);
+}
+
 void app_report_verbose(const analyze_result *res)
 {
     /* frames analysed; what a skip-ahead passed over is counted apart (res->frames is the
@@ -43,6 +50,7 @@ void app_report_verbose(const analyze_result *res)
     if (res->maxima_span)
         fprintf(stderr, "spectro: picture: the maxima of every %llu frames computed beside the FFT (%s)\n",
                 (unsigned long long)res->maxima_span, res->backend);
+    app_report_clipped(res);
     fprintf(stderr, "spectro: time: %.3f s making the %s plan, %.3f s in FFT calls, %.3f s in output, "
                     "%.3f s waiting for input\n",
             res->plan_s, res->backend, res->fft_s, res->sink_s, res->wait_s);

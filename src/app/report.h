@@ -9,8 +9,12 @@
 /* The warnings of a run: the file ended early, NaN/Inf replaced, samples dropped. */
 void app_report_warnings(const analyze_result *res);
 
+/* --verbose: --fmax above the input's Nyquist frequency, clipped to it (one line, none
+ * when it was not). Part of app_report_verbose; a batch says it per file. */
+void app_report_clipped(const analyze_result *res);
+
 /* --verbose: the input, the settings, frames analysed (skips apart), speed; auto's choice;
- * where the time went. */
+ * --fmax clipped; where the time went. */
 void app_report_verbose(const analyze_result *res);
 
 /* 1 when a signal asked the run to stop (an->stop is set): a run that fails then was

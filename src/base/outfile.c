@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -45,10 +46,12 @@ static void fill_suffix(char *x)
         x[i] = set[z % 62];
 }
 
-/* The descriptor a path names by itself (/dev/stdout, /dev/fd/3 ...), -1 for any other. */
+/* The descriptor a path names by itself ("-", /dev/stdout, /dev/fd/3 ...), -1 for any other. */
 static int own_descriptor(const char *path)
 {
     static const char *const prefixes[] = {"/dev/fd/", "/proc/self/fd/"};
+    if (strcmp(path, "-") == 0)
+        return 1;
     if (strcmp(path, "/dev/stdin") == 0)
         return 0;
     if (strcmp(path, "/dev/stdout") == 0)
@@ -84,7 +87,7 @@ static char *resolve_links(const char *path)
             break;
         link[n] = 0;
         if (link[0] == '/' || !strrchr(p, '/')) {
-            next = strdup(link);
+            next = strdup(strcmp(link, "-") == 0 ? "./-" : link); /* a file named "-", not stdout */
         } else {
             size_t dirlen = (size_t)(strrchr(p, '/') - p) + 1;
             next = malloc(dirlen + (size_t)n + 1);
@@ -305,6 +308,44 @@ int outfile_commit(outfile *o, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* The directory holding `path` opened and locked (flock, exclusive); -1 where it cannot be
+ * (a filesystem without flock on directories): the commit then goes unlocked, as before. */
+static int lock_dir(const char *path)
+{
+    char *dir = dir_of(path);
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1, rc;
+    free(dir);
+    if (fd < 0)
+        return -1;
+    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+        ; /* a signal while another run holds it for a few renames: wait on */
+    if (rc != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int outfile_commit_pair(outfile *first, outfile *second, sp_errinfo *ei)
+{
+    int lock, err;
+    if (!first || !second)
+        return sp_fail(ei, SP_EINVAL, "outfile_commit_pair: bad arguments");
+    /* the data out of the stdio buffers first (an error stays in ferror for the commit):
+     * the lock covers only the links and renames */
+    if (first->f)
+        fflush(first->f);
+    if (second->f)
+        fflush(second->f);
+    lock = lock_dir(first->given);
+    err = outfile_commit(first, ei);
+    if (err == SP_OK && (err = outfile_commit(second, ei)) != SP_OK)
+        outfile_unpublish(first->given); /* under the lock: never another run's file */
+    if (lock >= 0)
+        close(lock); /* releases the flock */
+    return err;
+}
+
 void outfile_discard(outfile *o)
 {
     if (!o)
@@ -347,6 +388,55 @@ int outfile_path_direct(const char *path)
     direct = own_descriptor(target) >= 0 || (stat(target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
     free(target);
     return direct;
+}
+
+int outfile_path_is_stdout(const char *path)
+{
+    struct stat st, out, null;
+    char *target;
+    int yes;
+    if (!path || !*path || !(target = resolve_links(path)))
+        return 0;
+    yes = own_descriptor(target) == STDOUT_FILENO;
+    if (!yes && stat(target, &st) == 0 && fstat(STDOUT_FILENO, &out) == 0 && st.st_dev == out.st_dev &&
+        st.st_ino == out.st_ino)
+        /* the null device takes any number of outputs without mixing them */
+        yes = !(S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev);
+    free(target);
+    return yes;
+}
+
+int outfile_check(const char *path, sp_errinfo *ei)
+{
+    struct stat st;
+    char *target, *dir = NULL, *name = NULL;
+    int fd = -1, e = 0;
+    if (!path || !*path)
+        return sp_fail(ei, SP_EINVAL, "outfile_check: bad arguments");
+    if (!(target = resolve_links(path)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    if (own_descriptor(target) >= 0 || (stat(target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+        /* straight through: nothing to try (opening a FIFO would wait for its reader) */
+    } else if (stat(target, &st) == 0 && S_ISDIR(st.st_mode)) {
+        e = EISDIR;
+    } else if (!(dir = dir_of(target))) {
+        e = ENOMEM;
+    } else {
+        /* what outfile_open would make there, made and dropped at once */
+        fd = create_unnamed(dir, 0, 0);
+        if (fd < 0 && no_tmpfile(errno) && (fd = create_hidden(target, 0, &name)) >= 0)
+            unlink(name);
+        if (fd < 0)
+            e = errno;
+        else
+            close(fd);
+    }
+    free(name);
+    free(dir);
+    free(target);
+    if (e)
+        return sp_fail(ei, e == ENOMEM ? SP_ENOMEM : SP_EIO, "%s: cannot write: %s", path, strerror(e));
+    return SP_OK;
 }
 
 int outfile_scratch(const char *path, int flags, int *fd, sp_errinfo *ei)

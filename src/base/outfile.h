@@ -19,8 +19,9 @@
  *   device, a socket             never replaced; a FIFO's open waits for its reader, as
  *                                `cat > fifo` does. Nothing can be taken back: discard
  *                                leaves what was written.
- *   /dev/stdout, /dev/stderr,    the process's own descriptor (duplicated), whatever it is
- *   /dev/fd/N, /proc/self/fd/N   (a pipe, a terminal, a file opened by the shell).
+ *   "-", /dev/stdout,            the process's own descriptor (duplicated), whatever it is
+ *   /dev/stderr, /dev/fd/N,      (a pipe, a terminal, a file opened by the shell); "-" is
+ *   /proc/self/fd/N              standard output.
  *   a directory                  SP_EIO "PATH: cannot write: Is a directory".
  *
  * A direct output is not seekable in general: a writer that must go back (the .npy header,
@@ -71,6 +72,12 @@ int outfile_seekable(const outfile *o);
  * outfile_discard. */
 int outfile_commit(outfile *o, sp_errinfo *ei);
 
+/* Commits first, then second, as one: an exclusive flock on the directory of first's path
+ * (as given) is held around both, so that runs committing the same pair at once (a dump and
+ * its sidecar) never leave one's first beside another's second. When second fails, first
+ * is taken back out (outfile_unpublish) before the lock goes. The caller discards both. */
+int outfile_commit_pair(outfile *first, outfile *second, sp_errinfo *ei);
+
 /* Closes, removes the temporary unless committed, frees. NULL is a no-op. */
 void outfile_discard(outfile *o);
 
@@ -86,6 +93,17 @@ char *outfile_target(const char *path);
 /* 1 when outfile_open(path) would write straight through (above); 0 for a regular file,
  * a path that does not exist yet or cannot be examined. */
 int outfile_path_direct(const char *path);
+
+/* 1 when writing to `path` writes to this process's standard output: "-", /dev/stdout,
+ * /dev/fd/1, /proc/self/fd/1, a symlink to one of them, or any path naming the file,
+ * pipe or device that descriptor 1 is (by device and inode; the null device excepted). */
+int outfile_path_is_stdout(const char *path);
+
+/* Whether outfile_open(path) could write, found without writing: a regular target (or
+ * none yet) gets a temporary made and dropped in its directory (nothing stays, nor shows
+ * where the filesystem has unnamed ones); a directory is refused; a FIFO, a device or a
+ * descriptor of ours is not tried. SP_EIO "PATH: cannot write: ..." as outfile_open says it. */
+int outfile_check(const char *path, sp_errinfo *ei);
 
 /* An unnamed read-write scratch file (O_TMPFILE; elsewhere a hidden name removed at once)
  * in the directory that outfile_open(path) would write in, or in /tmp when `path` is

@@ -167,6 +167,18 @@ static int run_range(run *r, sp_errinfo *ei)
 }
 
 /* The source and what follows from it: live or not, hop, channels, the time range. */
+/* The highest top of a frequency range asked for above Nyquist (each output clips it
+ * there: the picture's axis, the peak search, the tone and band ranges), or 0. */
+static double fmax_above(const analyze_config *cfg, double nyquist)
+{
+    const double top[] = {cfg->render.fmax, cfg->peak_fmax, cfg->measure.band_hi};
+    double above = 0.0;
+    for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
+        if (top[i] > nyquist && top[i] > above)
+            above = top[i];
+    return above;
+}
+
 static int run_open_source(run *r, sp_errinfo *ei)
 {
     const analyze_config *cfg = r->cfg;
@@ -195,6 +207,7 @@ static int run_open_source(run *r, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "--channel %d: out of range: %s has %d channel%s (0 to %d)", cfg->channel,
                        info->name, r->ch, r->ch == 1 ? "" : "s", r->ch - 1);
     res->out_channels = cfg->channel == STFT_CHANNEL_ALL ? r->ch : 1;
+    res->fmax_clipped = fmax_above(cfg, info->rate / 2.0);
     r->limit = UINT64_MAX;
     if (cfg->duration > 0) {
         double l = cfg->duration * info->rate + 0.5;

@@ -131,6 +131,9 @@ typedef struct analyze_result_s {
     uint64_t nonfinite;
     uint64_t dropped;      /* live: samples per channel lost (device overflow + skipped) */
     int truncated;
+    double fmax_clipped;   /* > 0: the top of a frequency range asked for (render.fmax,
+                            * peak_fmax, measure.band_hi) lay above the Nyquist frequency
+                            * (info.rate / 2), where every output clipped it: that top */
     int interrupted;       /* a live run stopped by a signal (a normal end) */
     double seconds;        /* wall time of the run */
     /* where the analysis thread's time went (--verbose): making the FFT plan (a GPU's

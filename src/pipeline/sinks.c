@@ -27,26 +27,6 @@ static const sink_request *request_of(const analyze_config *cfg, const char *kin
     return NULL;
 }
 
-/* At most one output on standard output: "--dump - and --peaks both write ...". */
-static int check_stdout(const analyze_config *cfg, sp_errinfo *ei)
-{
-    const sink_request *first = NULL;
-    const sink_kind *first_kind = NULL;
-    for (int i = 0; i < sink_kind_count(); i++) {
-        const sink_kind *k = sink_kind_at(i);
-        const sink_request *q = request_of(cfg, k->name);
-        if (!q || !k->writes_stdout(q->path))
-            continue;
-        if (first)
-            return sp_fail(ei, SP_EINVAL, "%s%s%s and %s%s%s both write to standard output: pick one",
-                           first_kind->option, first->path ? " " : "", first->path ? first->path : "", k->option,
-                           q->path ? " " : "", q->path ? q->path : "");
-        first = q;
-        first_kind = k;
-    }
-    return SP_OK;
-}
-
 int pipe_sinks_reduce_only(const analyze_config *cfg)
 {
     if (cfg->n_extra_sinks > 0 || cfg->n_outputs == 0)
@@ -67,7 +47,10 @@ int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
     for (int i = 0; i < cfg->n_outputs; i++)
         if (!sink_kind_find(cfg->outputs[i].kind))
             return sp_fail(ei, SP_EINVAL, "unknown output kind \"%s\"", cfg->outputs[i].kind);
-    if ((err = check_stdout(cfg, ei)) != SP_OK)
+    /* before any work: two outputs on standard output, a file that cannot be written (a
+     * picture written at the end would find it out only then) */
+    if ((err = sink_requests_check_stdout(cfg->outputs, cfg->n_outputs, ei)) != SP_OK ||
+        (err = sink_requests_check_paths(cfg->outputs, cfg->n_outputs, ei)) != SP_OK)
         return err;
     l->s = calloc((size_t)total, sizeof *l->s);
     l->wants = calloc((size_t)total, sizeof *l->wants);

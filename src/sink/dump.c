@@ -561,20 +561,15 @@ static int finish_csv(dump *d)
     return 0;
 }
 
-/* The sidecar, committed after the data (so a half never looks whole: a failure takes the
- * data back out). */
-static int write_sidecar(dump *d, const dump_meta *meta, sp_errinfo *ei)
+/* The sidecar, written under its temporary: committed with the data as a pair. */
+static int open_sidecar(dump *d, const dump_meta *meta, outfile **j, sp_errinfo *ei)
 {
-    outfile *j = NULL;
     char *path = str_printf(d->cfg.path, ".json");
     int err;
     if (!path)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
-    if ((err = outfile_open(path, 0, &j, ei)) == SP_OK) {
-        write_json(outfile_stream(j), meta);
-        err = outfile_commit(j, ei);
-    }
-    outfile_discard(j);
+    if ((err = outfile_open(path, 0, j, ei)) == SP_OK)
+        write_json(outfile_stream(*j), meta);
     free(path);
     return err;
 }
@@ -582,6 +577,7 @@ static int write_sidecar(dump *d, const dump_meta *meta, sp_errinfo *ei)
 int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei)
 {
     dump_meta m;
+    outfile *j = NULL;
     int e, err;
     if (!d || !meta)
         return sp_fail(ei, SP_EINVAL, "dump_commit: bad arguments");
@@ -595,15 +591,17 @@ int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei)
         d->committed = 1;
         return SP_OK;
     }
-    err = outfile_commit(d->out, ei);
+    /* no sidecar beside a FIFO or a device: its name means nothing there. Otherwise the data
+     * and its sidecar go in place together (a half never looks whole; runs writing the
+     * same path at once never leave one's data beside another's sidecar). */
+    if (d->direct)
+        err = outfile_commit(d->out, ei);
+    else if ((err = open_sidecar(d, &m, &j, ei)) == SP_OK)
+        err = outfile_commit_pair(d->out, j, ei);
+    outfile_discard(j);
     d->main = NULL;
     if (err != SP_OK)
         return err;
-    /* no sidecar beside a FIFO or a device: its name means nothing there */
-    if (!d->direct && (err = write_sidecar(d, &m, ei)) != SP_OK) {
-        outfile_unpublish(d->cfg.path);
-        return err;
-    }
     d->committed = 1;
     return SP_OK;
 }

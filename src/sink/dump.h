@@ -103,8 +103,8 @@ int dump_write(dump *d, int channel, uint64_t first, size_t nframes, const float
 int dump_stopped(const dump *d);
 
 /* Finishes the files (the .npy header gets its final shape: the frames every channel
- * has, which the sidecar's "frames" also says), writes the sidecar and puts everything in
- * place. */
+ * has, which the sidecar's "frames" also says), writes the sidecar and puts both in place
+ * as a pair (outfile_commit_pair: concurrent runs on one path leave one run's pair). */
 int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei);
 
 /* Closes, and removes the temporary files unless committed. NULL is a no-op. */

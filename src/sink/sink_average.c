@@ -14,6 +14,7 @@
 
 #include "dump.h"
 #include "fft.h"
+#include "outfile.h"
 #include "plot.h"
 #include "sink_table.h"
 
@@ -184,7 +185,7 @@ static void average_abort(void *self)
     average_sink *s = self;
     if (s->png) {
         if (s->done)
-            remove(s->path);
+            outfile_unpublish(s->path); /* never a FIFO, a device or standard output */
         s->done = 0;
     } else if (!s->done) {
         dump_destroy(s->d);

@@ -2,9 +2,12 @@
 
 #include <string.h>
 
-static int path_is_dash(const char *path)
+#include "outfile.h"
+
+/* "-", /dev/stdout, /proc/self/fd/1, a link to one, the file the shell sent stdout to ... */
+static int names_stdout(const char *path)
 {
-    return path && strcmp(path, "-") == 0;
+    return path && outfile_path_is_stdout(path);
 }
 
 static int always(const char *path)
@@ -13,20 +16,14 @@ static int always(const char *path)
     return 1;
 }
 
-static int never(const char *path)
-{
-    (void)path;
-    return 0;
-}
-
 /* The order is the order of the calls (sink_table.h): the dump first, so it finishes last. */
 static const sink_kind KINDS[] = {
-    {.name = "dump", .option = "--dump", .create = sink_dump_create, .writes_stdout = path_is_dash,
+    {.name = "dump", .option = "--dump", .create = sink_dump_create, .writes_stdout = names_stdout,
      .writes_spectra = 1},
-    {.name = "average", .option = "--dump", .create = sink_average_create, .writes_stdout = path_is_dash},
-    {.name = "bands", .option = "--dump", .create = sink_bands_create, .writes_stdout = path_is_dash},
-    {.name = "png", .option = "--png", .create = sink_png_create, .writes_stdout = never, .reduces = 1},
-    {.name = "average-png", .option = "--png", .create = sink_average_png_create, .writes_stdout = never},
+    {.name = "average", .option = "--dump", .create = sink_average_create, .writes_stdout = names_stdout},
+    {.name = "bands", .option = "--dump", .create = sink_bands_create, .writes_stdout = names_stdout},
+    {.name = "png", .option = "--png", .create = sink_png_create, .writes_stdout = names_stdout, .reduces = 1},
+    {.name = "average-png", .option = "--png", .create = sink_average_png_create, .writes_stdout = names_stdout},
     {.name = "peaks", .option = "--peaks", .create = sink_peaks_create, .writes_stdout = always, .reduces = 1},
     {.name = "tone", .option = "--tone", .create = sink_tone_create, .writes_stdout = always},
 };
@@ -57,6 +54,39 @@ const sink_kind *sink_kind_find(const char *name)
         if (strcmp(KINDS[i].name, name) == 0)
             return &KINDS[i];
     return NULL;
+}
+
+int sink_requests_check_stdout(const sink_request *req, int n, sp_errinfo *ei)
+{
+    const sink_request *first = NULL;
+    const sink_kind *first_kind = NULL;
+    for (int i = 0; i < n; i++) {
+        const sink_kind *k = sink_kind_find(req[i].kind);
+        const sink_request *q = &req[i];
+        if (!k || !k->writes_stdout(q->path))
+            continue;
+        if (first)
+            return sp_fail(ei, SP_EINVAL, "%s%s%s and %s%s%s both write to standard output: pick one",
+                           first_kind->option, first->path ? " " : "", first->path ? first->path : "", k->option,
+                           q->path ? " " : "", q->path ? q->path : "");
+        first = q;
+        first_kind = k;
+    }
+    return SP_OK;
+}
+
+int sink_requests_check_paths(const sink_request *req, int n, sp_errinfo *ei)
+{
+    for (int i = 0; i < n; i++) {
+        const sink_kind *k = sink_kind_find(req[i].kind);
+        sp_errinfo e = {{0}};
+        int err;
+        if (!k || !req[i].path || k->writes_stdout(req[i].path))
+            continue;
+        if ((err = outfile_check(req[i].path, &e)) != SP_OK)
+            return sp_fail(ei, err, "%s %s", k->option, e.msg);
+    }
+    return SP_OK;
 }
 
 void sink_destroy(sink *s)

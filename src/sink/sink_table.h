@@ -67,6 +67,16 @@ int sink_kind_count(void);
 const sink_kind *sink_kind_at(int i);          /* NULL out of range */
 const sink_kind *sink_kind_find(const char *name); /* NULL when unknown */
 
+/* At most one of the n requests writes to standard output (writes_stdout: "-",
+ * /dev/stdout, /proc/self/fd/1, the file stdout was sent to ...): SP_EINVAL "--peaks and
+ * --png /dev/stdout both write to standard output: pick one". Touches nothing. */
+int sink_requests_check_stdout(const sink_request *req, int n, sp_errinfo *ei);
+
+/* Every request's file could be written (outfile_check), before any work: SP_EIO
+ * "--png o2/x.png: cannot write: No such file or directory" for the first that
+ * could not. Standard output and special files are not tried. */
+int sink_requests_check_paths(const sink_request *req, int n, sp_errinfo *ei);
+
 /* Destroys a sink made by a kind's create (NULL ops: no-op). */
 void sink_destroy(sink *s);
 

@@ -296,7 +296,7 @@ static int wait_started(view *v, sp_errinfo *ei)
     return err;
 }
 
-/* Options the picture cannot honour (--fmax above Nyquist ...) fail here, as --png
+/* Options the picture cannot honour (--fmin above Nyquist ...) fail here, as --png
  * would, rather than inside the window. */
 static int check_picture(view *v, sp_errinfo *ei)
 {

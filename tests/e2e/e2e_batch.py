@@ -128,6 +128,23 @@ class Batch(unittest.TestCase):
             self.assertEqual(E.listing(os.path.join(d, "o")),
                              {"%s%s" % (stem(g), s) for g in good for s in (".npy", ".npy.json")})
 
+    def test_pattern_into_a_missing_directory(self):
+        """The part of a pattern before its placeholders is checked before any file, as a
+        DIR/ is: one line, exit 2 (not a failure per file)."""
+        with E.TempDir() as d:
+            shutil.copy(E.asset("two_tone_48k_s16.wav"), os.path.join(d, "x.wav"))
+            shutil.copy(E.asset("sine_1000hz_48k_f32.wav"), os.path.join(d, "y.wav"))
+            for opt, pattern in (("--dump", "o2/{stem}.csv"), ("--dump", "o2/sub/{stem}.npy"),
+                                 ("--png", "o2/{name}.png")):
+                with self.subTest(pattern=pattern):
+                    p = E.run(["x.wav", "y.wav", opt, pattern], cwd=d)
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    lines = E.stderr_lines(p)
+                    self.assertEqual(len(lines), 1, p.stderr)
+                    self.assertIn("%s %s" % (opt, pattern), lines[0])
+                    self.assertIn("no such directory", lines[0])
+            self.assertEqual(E.listing(d), {"x.wav", "y.wav"})
+
     def test_unwritable_output_of_one_file(self):
         # a pattern whose directory is missing for one input: that file fails, the rest complete
         with E.TempDir() as d:
@@ -221,6 +238,7 @@ class Batch(unittest.TestCase):
             for sub in ("x", "y"):
                 os.mkdir(os.path.join(d, sub))
                 shutil.copy(a, os.path.join(d, sub, "a.wav"))
+            os.mkdir(os.path.join(d, "o"))  # a missing o/ is refused first (its own test)
             self.usage_error(["x/a.wav", "y/a.wav", "--dump", "{stem}.npy"], ["--dump", "x/a.wav", "y/a.wav", "a.npy"],
                              cwd=d)
             self.usage_error(["x/a.wav", "y/a.wav", "--dump", "o/{name}.npy"], ["both map to"], cwd=d)

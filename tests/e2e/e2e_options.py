@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""Non-default --fft-size, --hop and --window against the reference, with the JSON."""
+"""Non-default --fft-size, --hop and --window against the reference, with the JSON; --fmin/--fmax
+(narrower than a bin; above Nyquist: clipped for every output, noted under -v)."""
+import json
 import os
 import unittest
 
@@ -92,6 +94,36 @@ class Options(unittest.TestCase):
             p = E.run([path, "-q", "-n", "16", "--fmin", "3800", "--fmax", "3900", "--peaks"])
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertIn("--fmin", p.stderr)
+
+    def test_fmax_above_nyquist_is_clipped(self):
+        """--fmax above an input's Nyquist frequency: one rule for every output (clipped to
+        Nyquist), noted only under -v, per file in a batch. 6 kHz is above the 8 kHz file's
+        Nyquist (4 kHz) and below the 48 kHz file's."""
+        lo, hi = E.asset("sine_513hz_8k_u8.wav"), E.asset("two_tone_48k_s16.wav")
+        note = "--fmax 6000 Hz is above the Nyquist frequency: clipped to 4000 Hz"
+        with E.TempDir() as d:
+            p = E.run([lo, hi, "--fmax", "6000", "--png", os.path.join(d, "{stem}.png"), "-q"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stderr, "")
+            self.assertEqual(E.listing(d), {"sine_513hz_8k_u8.png", "two_tone_48k_s16.png"})
+            p = E.run([lo, hi, "--fmax", "6000", "--png", os.path.join(d, "{stem}.png"), "-v"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            notes = [l for l in p.stderr.splitlines() if "Nyquist" in l]
+            self.assertEqual(notes, ["spectro: %s: %s" % (lo, note)], p.stderr)
+        # the peaks searched up to Nyquist, as without --fmax; the tone's band ends there
+        plain = E.run([lo, "--peaks", "-q"])
+        for extra in (["--peaks"], ["--tone"]):
+            with self.subTest(output=extra[0]):
+                p = E.run([lo, "--fmax", "6000"] + extra)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual([l for l in E.stderr_lines(p) if "Nyquist" in l], [])
+                p = E.run([lo, "--fmax", "6000", "-v"] + extra)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn("spectro: %s: %s" % (lo, note), p.stderr.splitlines())
+                if extra == ["--peaks"]:
+                    self.assertEqual(p.stdout, plain.stdout)
+                else:
+                    self.assertEqual(json.loads(p.stdout)["band_hz"], [20, 4000])
 
     def test_picture_from_column_maxima(self):
         """A picture with more frames than columns fed column maxima (a GPU computes them

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Outputs that can be trusted (issue 17, items 1, 2, 5, 6, 7):
+"""Outputs that can be trusted (issue 17, items 1, 2, 5, 6, 7; issue 27, items 3, 4, 19):
 
 - special files are written straight through: a FIFO (a reader gets the whole PNG or .npy,
   the .npy with its final header; no sidecar), a character device (a private copy of
@@ -11,6 +11,9 @@
 - a job whose output cannot fit on the output's filesystem is refused up front (one line
   with the size and the free space, exit 1); a live dump that fills a small tmpfs stops
   and keeps a complete .npy of what it wrote (exit 1, one line);
+- two outputs on standard output (-, /dev/stdout, /proc/self/fd/1, /dev/fd/1, a link to it,
+  the file it was sent to) are refused before any work; --png - writes to standard output;
+- runs writing one --dump path at once leave one run's .npy and sidecar, never a mix;
 - kill -9 during a run leaves nothing in the output's directory (unnamed temporaries);
 - --channel all on 1024 channels works under `ulimit -n 64`.
 The tmpfs cases need root (mount); the device cases need mknod (root).
@@ -178,6 +181,17 @@ class SpecialFiles(unittest.TestCase):
         after = os.lstat("/dev/stdout")
         self.assertEqual((before.st_ino, before.st_mode), (after.st_ino, after.st_mode), "/dev/stdout was replaced")
 
+    @unittest.skipUnless(HAVE_PNG, "this build has no PNG renderer")
+    def test_png_dash_is_stdout(self):
+        """--png - writes the picture to standard output, as --dump - writes CSV there
+        (--average's plot too); no file named "-" appears."""
+        for extra in ([], ["--average", "mean"]):
+            with self.subTest(extra=extra), E.TempDir() as d:
+                rc, out, err = run_bytes(["--png", "-", "--size", "320x200", E.asset(WAV)] + extra, cwd=d)
+                self.assertEqual(rc, 0, err)
+                self.assertEqual(out[:8], PNG_MAGIC, "standard output holds %r..." % out[:16])
+                self.assertEqual(E.listing(d), set())
+
     def mknod(self, path, minor):
         try:
             os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
@@ -279,6 +293,56 @@ class Identity(unittest.TestCase):
             self.assertEqual(E.listing(d), set())
             p = E.run(["--png", "a.png", "-o", "a.npy", E.asset(WAV)], cwd=d)
             self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class StdoutOnce(unittest.TestCase):
+    """Two outputs on standard output are refused before any work (exit 2, one line naming
+    both, nothing written): however the second names it."""
+
+    def refused(self, args, names, stdout=None, cwd=None):
+        p = subprocess.run([E.BIN] + [str(a) for a in args], cwd=cwd, stdin=subprocess.DEVNULL,
+                           stdout=stdout if stdout is not None else subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=60)
+        err = p.stderr.decode("utf-8", "replace")
+        self.assertEqual(p.returncode, 2, "%s: exit %d, %s" % (args, p.returncode, err))
+        line = one_line(self, err)
+        self.assertIn("standard output", line)
+        for n in names:
+            self.assertIn(n, line)
+        if stdout is None:
+            self.assertEqual(p.stdout, b"", "%s wrote to standard output" % args)
+
+    @unittest.skipUnless(HAVE_PNG, "this build has no PNG renderer")
+    def test_two_outputs_on_stdout(self):
+        wav = E.asset(WAV)
+        with E.TempDir() as d:
+            for png in ("/dev/stdout", "/proc/self/fd/1", "/dev/fd/1", "-"):
+                with self.subTest(png=png):
+                    self.refused([wav, "--peaks", "--png", png], ["--peaks", "--png " + png], cwd=d)
+                    self.refused([wav, "--dump", "-", "--png", png], ["--dump -", "--png " + png], cwd=d)
+                    self.refused([wav, "--tone", "--png", png], ["--tone", "--png " + png], cwd=d)
+            self.assertEqual(E.listing(d), set())
+            # a link to standard output, and the very file the shell sent it to
+            os.symlink("/proc/self/fd/1", os.path.join(d, "link.png"))
+            self.refused([wav, "--peaks", "--png", "link.png"], ["--peaks", "--png link.png"], cwd=d)
+            target = os.path.join(d, "out.png")
+            with open(target, "wb") as f:
+                self.refused([wav, "--peaks", "--png", target], ["--peaks", "--png " + target], stdout=f)
+            self.assertEqual(os.path.getsize(target), 0, "the file was written")
+            # a batch says it once, before any file
+            lst = os.path.join(d, "list")
+            with open(lst, "w") as f:
+                f.write(wav + "\n")
+            self.refused(["--files-from", lst, "--peaks", "--png", "/dev/stdout"], ["--peaks", "--png /dev/stdout"])
+            self.assertEqual(E.listing(d), {"link.png", "out.png", "list"})
+
+    @unittest.skipUnless(HAVE_PNG, "this build has no PNG renderer")
+    def test_null_device_takes_both(self):
+        """Standard output sent to /dev/null and --png /dev/null: nothing mixes there."""
+        with open(os.devnull, "wb") as null:
+            p = subprocess.run([E.BIN, "-q", E.asset(WAV), "--peaks", "--png", os.devnull, "--size", "320x200"],
+                               stdin=subprocess.DEVNULL, stdout=null, stderr=subprocess.PIPE, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
 
 
 def free_bytes(path):
@@ -396,6 +460,39 @@ class NoTrace(unittest.TestCase):
                     proc.wait()
                     proc.stderr.close()
                 self.assertEqual(E.listing(d), set(), "left behind (open files were %s)" % seen)
+
+
+class Concurrent(unittest.TestCase):
+    RUNS, TRIALS = 8, 30
+
+    def test_runs_on_one_dump_path(self):
+        """Runs writing one --dump path at once, each on an input of its own length: the
+        .npy and its sidecar that stay are one run's pair (the sidecar's frames and source
+        match the .npy's shape), trial after trial; no temporary is left."""
+        with E.TempDir() as d:
+            rate, n = 48000, 1024
+            frames_of = {}
+            for i in range(self.RUNS):
+                path = os.path.join(d, "in%d.wav" % i)
+                length = n + (4 * i + 1) * n  # frames 4i + 2: each run its own count
+                E.write_float_wav(path, 0.5 * np.sin(2 * np.pi * 1000 * np.arange(length) / rate), rate)
+                frames_of[path] = E.frame_count(length, n, n)
+            out = os.path.join(d, "o", "out.npy")
+            os.mkdir(os.path.dirname(out))
+            bad = []
+            for trial in range(self.TRIALS):
+                procs = [subprocess.Popen([E.BIN, "-q", "-b", "cpu", "-n", str(n), "--hop", str(n), "-o", out, path],
+                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE) for path in frames_of]
+                for p in procs:
+                    err = p.communicate(timeout=60)[1]
+                    self.assertEqual(p.returncode, 0, err)
+                a = E.load_npy(self, out)
+                meta = E.load_json(self, out + ".json")
+                if meta["frames"] != a.shape[0] or frames_of[meta["source"]] != a.shape[0]:
+                    bad.append((trial, a.shape[0], meta["frames"], meta["source"]))
+                self.assertEqual(E.listing(os.path.dirname(out)), {"out.npy", "out.npy.json"})
+            self.assertEqual(bad, [], "(trial, .npy frames, sidecar frames, sidecar source) of another run's pair")
 
 
 class Descriptors(unittest.TestCase):

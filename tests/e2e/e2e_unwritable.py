@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Output files: their modes follow the umask; an output path that cannot be written: exit
-1, one line, nothing left behind."""
+1, one line, nothing left behind, found before any work for every kind of output."""
 import os
 import subprocess
 import unittest
@@ -62,6 +62,25 @@ class Unwritable(unittest.TestCase):
             self.assertEqual(p.returncode, 1, p.stderr)
             self.assertEqual(len(p.stderr.splitlines()), 1, repr(p.stderr))
             self.assertEqual(E.listing(d), set())
+
+    @unittest.skipUnless(HAVE_PNG, "this build has no PNG renderer")
+    def test_checked_before_the_analysis(self):
+        """Every output is checked before any work, whatever its kind: an endless input
+        with a picture (written only at the end) into a missing directory ends at once."""
+        for args in (["--png", "/nonexistent-dir-spectro-e2e/x.png"],
+                     ["--average", "mean", "--png", "/nonexistent-dir-spectro-e2e/x.png"],
+                     ["--peaks", "--png", "/nonexistent-dir-spectro-e2e/x.png"]):
+            with self.subTest(args=args), E.TempDir() as d:
+                try:
+                    p = E.run(["synth:duration=inf", "-o", "a.npy"] + args, cwd=d, timeout=20)
+                except subprocess.TimeoutExpired:
+                    self.fail("%s: still analysing an endless input after 20 s" % args)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                lines = p.stderr.splitlines()
+                self.assertEqual(len(lines), 1, repr(p.stderr))
+                self.assertIn("--png /nonexistent-dir-spectro-e2e/x.png", lines[0])
+                self.assertEqual(p.stdout, "")
+                self.assertEqual(E.listing(d), set())
 
     @unittest.skipUnless(os.path.exists("/dev/full"), "needs /dev/full")
     def test_peaks_to_full_device(self):
