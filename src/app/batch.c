@@ -379,9 +379,7 @@ static void report_file(const cli_options *o, const analyze_result *res, tally *
     t->wait_s += res->wait_s;
     snprintf(t->backend, sizeof t->backend, "%s", res->backend);
     if (!o->quiet) {
-        if (res->fallback[0] && !t->noted)
-            fprintf(stderr, "spectro: note: using the cpu backend: %s\n", res->fallback);
-        t->noted |= res->fallback[0] != 0;
+        app_report_fallback(res, o->verbose, &t->noted);
         app_report_warnings(res);
     }
     if (o->verbose)
