@@ -473,6 +473,8 @@ typedef struct {
     int create_err;         /* the first session that could not be made says why */
     sp_errinfo create_ei;
     file_slot *slot;        /* count of them */
+    progress_tap tap[PAR_FILES_MAX]; /* each session's count, for the bar (progress_watch) */
+    int taps;               /* sessions given a tap so far */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } par_share;
@@ -555,9 +557,13 @@ static void *share_worker(void *arg)
 {
     par_share *ps = arg;
     analyze_session *s = NULL;
+    progress pg; /* draws nothing: its count goes to the batch's bar through a tap */
     sp_errinfo ei = {{0}};
     int err = analyze_session_create(&ps->cfg, &s, &ei);
+    progress_begin_files(&pg, NULL, 0, 1);
     pthread_mutex_lock(&ps->mu);
+    progress_publish_to(&pg, &ps->tap[ps->taps++]);
+    analyze_session_set_progress(s, &pg);
     if (err != SP_OK && ps->create_err == SP_OK) {
         ps->create_err = err;
         ps->create_ei = ei;
@@ -636,6 +642,7 @@ static int run_share_parallel(const cli_options *o, const input_list *l, char **
     ps.count = count;
     pthread_mutex_init(&ps.mu, NULL);
     pthread_cond_init(&ps.cv, NULL);
+    progress_watch(pg, ps.tap, workers); /* the sessions count their files as they go */
     pthread_mutex_lock(&ps.mu);
     for (; started < workers; started++) {
         ps.running++;
@@ -651,8 +658,6 @@ static int run_share_parallel(const cli_options *o, const input_list *l, char **
             break;
         sp_stderr_lock(); /* the other sessions open their files meanwhile */
         progress_clear(pg);
-        progress_file(pg, fs->res.info.rate, -1);
-        progress_file_done(pg, fs->err == SP_OK ? (int64_t)fs->res.samples : 0);
         if (fs->err == SP_OK)
             report_file(o, &fs->res, t);
         else {
