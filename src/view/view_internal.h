@@ -120,6 +120,7 @@ typedef struct {
     size_t bins, n, hop;
     char channel_name[8];  /* "mix", "all", or "" (one channel picked) */
     char source[256];
+    char decoder[16];      /* sink_stream's: "libsndfile", "ffmpeg"; "" none (microphone) */
     double start_s;        /* where the analysis began in the input */
     double time_first_s, time_step_s, bin_hz; /* sink_stream's */
     double alpha;          /* exponential: 1 - exp(-hop / (rate * AVG_TAU_S)) */

@@ -45,6 +45,7 @@ int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei)
     a->hop = ss->hop;
     snprintf(a->channel_name, sizeof a->channel_name, "%s", ss->channel_name ? ss->channel_name : "");
     snprintf(a->source, sizeof a->source, "%s", ss->source);
+    snprintf(a->decoder, sizeof a->decoder, "%s", ss->decoder ? ss->decoder : "");
     a->start_s = ss->start_s;
     a->time_first_s = ss->time_first_s;
     a->time_step_s = ss->time_step_s;
@@ -370,14 +371,14 @@ static void export_path(char *path, size_t len)
 }
 
 /* db (channels x bins) to path as --average mean --dump path.csv writes it, with its
- * sidecar (what, frames_averaged, the selection's frames). */
+ * sidecar (what, frames_averaged, the selection's frames: null without one). */
 static int write_csv(view *v, const char *path, const float *db, const char *what, uint64_t frames, sp_errinfo *ei)
 {
     const view_avg *m = &v->pn.meta;
     dump_config dc;
     dump_meta dm;
     dump *d = NULL;
-    char extra[512];
+    char extra[512], sel[64] = "null";
     uint64_t a = 0, b = 0;
     int err;
     memset(&dc, 0, sizeof dc);
@@ -391,15 +392,17 @@ static int write_csv(view *v, const char *path, const float *db, const char *wha
         return err;
     for (int c = 0; c < m->channels && err == SP_OK; c++)
         err = dump_write(d, c, 0, 1, db + (size_t)c * m->bins, ei);
-    if (v->ui.sel_on)
+    if (v->ui.sel_on) {
         view_select_frames(v, &a, &b);
+        snprintf(sel, sizeof sel, "[%llu, %llu]", (unsigned long long)a, (unsigned long long)b);
+    }
     snprintf(extra, sizeof extra,
              ",\n  \"average\": \"%s\",\n  \"frames_averaged\": %llu,\n  \"units\": \"dBFS\",\n  \"enbw_bins\": %.17g,"
-             "\n  \"enbw_hz\": %.17g,\n  \"selection_frames\": [%llu, %llu]",
-             what, (unsigned long long)frames, m->mwin.enbw_bins, m->mwin.enbw_bins * m->bin_hz, (unsigned long long)a,
-             (unsigned long long)b);
+             "\n  \"enbw_hz\": %.17g,\n  \"selection_frames\": %s",
+             what, (unsigned long long)frames, m->mwin.enbw_bins, m->mwin.enbw_bins * m->bin_hz, sel);
     memset(&dm, 0, sizeof dm);
     dm.source = m->source;
+    dm.decoder = m->decoder;
     dm.start_s = m->start_s;
     dm.sample_rate = m->rate;
     dm.source_channels = m->source_channels;

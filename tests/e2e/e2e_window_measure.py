@@ -181,6 +181,11 @@ class TestPanel(EW.WindowCase):
         self.assertEqual(s["panel_shown"], "infinite")
         self.assertEqual(s["panel_frames"], (3 * RATE - N) // HOP + 1)
         self.assert_csv_equal(got, self.reference(["--average", "mean"], path), tol=1e-4)
+        # the sidecar names the decoder, and no selection (there was none)
+        with open(got + ".json") as f:
+            meta = json.load(f)
+        self.assertEqual(meta["decoder"], "libsndfile")
+        self.assertIsNone(meta["selection_frames"])
 
     def test_exponential_average_decays(self):
         """a: the exponential average, P <- P + alpha (P_frame - P), alpha = 1 - exp(-hop /
