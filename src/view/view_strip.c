@@ -15,7 +15,7 @@
 
 #include "view_internal.h"
 
-#define LINES_MAX 6 /* a box's lines: the tone's five, one of them split */
+#define LINES_MAX 8 /* a box's lines: the tone's five, three of them split */
 
 /* One box's content: up to LINES_MAX lines, the first with a swatch (a legend entry). */
 typedef struct {
@@ -177,10 +177,9 @@ static void tone_text(view *v, int c, int room, box_text *t)
     add_line(v, t, a, "", NULL, COL_TONE, room);
     fmt_db(a, sizeof a, "SNR", m->snr_db);
     add_line(v, t, a, "", NULL, COL_TONE, room);
-    snprintf(a, sizeof a, "of the %s", pn->tone_src == PANEL_SRC_SEL   ? "selection"
-                                        : pn->tone_src == PANEL_SRC_EXP ? "exponential average"
-                                                                        : "mean");
-    add_line(v, t, a, "", NULL, RENDER_COL_LABEL, room);
+    add_line(v, t, "of the", " ",
+             pn->tone_src == PANEL_SRC_SEL ? "selection" : pn->tone_src == PANEL_SRC_EXP ? "exponential average" : "mean",
+             RENDER_COL_LABEL, room);
 }
 
 /* A box at the next free place of panel pr (from *y down): kept, and drawn when `draw`;
