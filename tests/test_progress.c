@@ -1,6 +1,6 @@
 /* test_progress: the bar's text for one file and for a batch (files done, audio seconds),
- * written to a memory stream; nothing drawn before half a second, nothing when disabled,
- * the line cleared by progress_clear. */
+ * also as the sum of other bars' taps, written to a memory stream; nothing drawn before
+ * half a second, nothing when disabled, the line cleared by progress_clear. */
 #include <stdio.h>
 #include <string.h>
 
@@ -66,9 +66,38 @@ static void test_files(void)
     fclose(f);
 }
 
+/* Two sessions' bars (drawing nothing) publish to taps; the batch's bar draws their sum. */
+static void test_taps(void)
+{
+    FILE *f = open_buf();
+    progress bar, a, b;
+    progress_tap taps[2];
+    progress_begin_files(&a, NULL, 0, 1);
+    progress_publish_to(&a, &taps[0]);
+    progress_begin_files(&b, NULL, 0, 1);
+    progress_publish_to(&b, &taps[1]);
+    progress_begin_files(&bar, f, 1, 4);
+    progress_watch(&bar, taps, 2);
+    progress_file(&a, 48000.0, 96000);
+    progress_file_done(&a, 96000);   /* 2 s, one file */
+    progress_file(&a, 48000.0, 96000);
+    progress_update(&a, 48000);      /* 1 s, half a file */
+    progress_file(&b, 8000.0, 16000);
+    progress_update(&b, 4000);       /* 0.5 s, a quarter */
+    sp_sleep(0.6);
+    progress_update(&bar, 0);
+    fflush(f);
+    CHECK_MSG(strstr(buf, "1/4 files") != NULL, "no file count: %s", buf);
+    CHECK_MSG(strstr(buf, "3.5 s of audio") != NULL, "audio seconds: %s", buf);
+    CHECK_MSG(strstr(buf, "[#############.................]") != NULL, "bar of 1.75/4: %s", buf);
+    progress_end(&bar);
+    fclose(f);
+}
+
 int main(void)
 {
     test_one_file();
     test_files();
+    test_taps();
     return check_done("test_progress");
 }

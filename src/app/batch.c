@@ -403,9 +403,7 @@ static void report_file(const cli_options *o, const analyze_result *res, tally *
     t->wait_s += res->wait_s;
     snprintf(t->backend, sizeof t->backend, "%s", res->backend);
     if (!o->quiet) {
-        if (res->fallback[0] && !t->noted)
-            fprintf(stderr, "spectro: note: using the cpu backend: %s\n", res->fallback);
-        t->noted |= res->fallback[0] != 0;
+        app_report_fallback(res, o->verbose, &t->noted);
         app_report_warnings(res);
     }
     if (o->verbose)
@@ -522,6 +520,8 @@ typedef struct {
     file_slot *slot;        /* count of them */
     pthread_t th[PAR_FILES_MAX];
     int started;            /* th[0 .. started-1] run share_worker */
+    progress_tap tap[PAR_FILES_MAX]; /* each session's count, for the bar (progress_watch) */
+    int taps;               /* sessions given a tap so far */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } par_share;
@@ -621,9 +621,13 @@ static void *share_worker(void *arg)
 {
     par_share *ps = arg;
     analyze_session *s = NULL;
+    progress pg; /* draws nothing: its count goes to the batch's bar through a tap */
     sp_errinfo ei = {{0}};
     int err = analyze_session_create(&ps->cfg, &s, &ei);
+    progress_begin_files(&pg, NULL, 0, 1);
     pthread_mutex_lock(&ps->mu);
+    progress_publish_to(&pg, &ps->tap[ps->taps++]);
+    analyze_session_set_progress(s, &pg);
     if (err != SP_OK && ps->create_err == SP_OK) {
         ps->create_err = err;
         ps->create_ei = ei;
@@ -722,6 +726,7 @@ static int run_share_parallel(const cli_options *o, const input_list *l, char **
     ps.count = count;
     pthread_mutex_init(&ps.mu, NULL);
     pthread_cond_init(&ps.cv, NULL);
+    progress_watch(pg, ps.tap, workers); /* the sessions count their files as they go */
     pthread_mutex_lock(&ps.mu);
     for (; ps.started < workers; ps.started++) {
         ps.running++;
@@ -737,8 +742,6 @@ static int run_share_parallel(const cli_options *o, const input_list *l, char **
             break;
         sp_stderr_lock(); /* the other sessions open their files meanwhile */
         progress_clear(pg);
-        progress_file(pg, fs->res.info.rate, -1);
-        progress_file_done(pg, fs->err == SP_OK ? (int64_t)fs->res.samples : 0);
         if (fs->err == SP_OK)
             report_file(o, &fs->res, t);
         else {

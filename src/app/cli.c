@@ -413,7 +413,7 @@ void cli_usage(FILE *f)
     fputs("\n"
           "Levels are dBFS: a full-scale sine on a bin reads 0 dB with any window; the floor is -200.\n"
           "Exit status: 0 success, 1 runtime failure (I/O, device, any file of several), 2 bad usage\n"
-          "or bad input.\n",
+          "or bad input, 130 / 143 interrupted by SIGINT / SIGTERM.\n",
           f);
 }
 

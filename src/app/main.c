@@ -182,10 +182,11 @@ int main(int argc, char **argv)
         return 0; /* the reader took what it wanted (| head): quiet, as `yes | head` */
     if (err != SP_OK)
         return fail_run(err, &ei, &o.an);
-    if (!o.quiet && res.fallback[0])
-        fprintf(stderr, "spectro: note: using the cpu backend: %s\n", res.fallback);
-    if (!o.quiet)
+    if (!o.quiet) {
+        int noted = 0;
+        app_report_fallback(&res, o.verbose, &noted);
         app_report_warnings(&res);
+    }
     if (o.verbose)
         app_report_verbose(&res);
     /* a live run that a signal ended kept its outputs, and still says it was stopped (the

@@ -25,6 +25,15 @@ void app_report_clipped(const analyze_result *res)
                 res->info.name, res->fmax_clipped, res->info.rate / 2.0);
 }
 
+void app_report_fallback(const analyze_result *res, int verbose, int *noted)
+{
+    int gpu_failed = res->choice.made && res->choice.kind == FFT_BACKEND_CUDA && res->choice.device;
+    if (!res->fallback[0] || *noted || !(verbose || gpu_failed))
+        return;
+    fprintf(stderr, "spectro: note: using the cpu backend: %s\n", res->fallback);
+    *noted = 1;
+}
+
 void app_report_verbose(const analyze_result *res)
 {
     /* frames analysed; what a skip-ahead passed over is counted apart (res->frames is the

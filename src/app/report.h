@@ -13,6 +13,11 @@ void app_report_warnings(const analyze_result *res);
  * when it was not). Part of app_report_verbose; a batch says it per file. */
 void app_report_clipped(const analyze_result *res);
 
+/* Why auto ran on the cpu (res->fallback), as a note, once per process (*noted set), when
+ * verbose, or when a GPU was there and chosen but did not start; a machine or a build
+ * without one is the usual case and says nothing unless asked (-v). */
+void app_report_fallback(const analyze_result *res, int verbose, int *noted);
+
 /* --verbose: the input, the settings, frames analysed (skips apart), speed; auto's choice;
  * --fmax clipped; where the time went. */
 void app_report_verbose(const analyze_result *res);

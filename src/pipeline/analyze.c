@@ -476,11 +476,11 @@ static int consume(run *r, size_t avail, sp_errinfo *ei)
     r->consumed += avail;
     if (r->res->live && (err = stft_flush(r->st, ei)) != SP_OK)
         return err;
+    progress_update(r->pg, (int64_t)r->consumed); /* before a test's stall: the bar shows it */
     if (!r->stalled && cfg->test.stall_for > 0 && (double)r->consumed >= cfg->test.stall_at * rate) {
         r->stalled = 1;
         sp_sleep(cfg->test.stall_for);
     }
-    progress_update(r->pg, (int64_t)r->consumed);
     return SP_OK;
 }
 

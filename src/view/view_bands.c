@@ -12,7 +12,6 @@
 
 static const int FRACTIONS[] = {0, 1, 3}; /* the key's cycle; --bands may start at 6 or 12 */
 #define NFRACTIONS ((int)(sizeof FRACTIONS / sizeof FRACTIONS[0]))
-static const rgb8 COL_BAR = {0x5a, 0xc8, 0xfa};
 
 void view_bands_init(view *v)
 {
@@ -89,8 +88,14 @@ static void draw_bars(view *v, const render_rect *pr, int x0, int pw, const floa
         int w = (int)lround(t * (pw - 1)), h = y1 - y0 - (y1 - y0 > 3 ? 1 : 0); /* a gap between bars */
         if (h < 1 || w < 1)
             continue;
-        canvas_blend(&v->cv, x0, y0, w, h, COL_BAR, 120);
-        canvas_fill(&v->cv, x0 + w - 1, y0, 2, h, COL_BAR);
+        for (int y = y0, end; y < y0 + h; y = end) { /* the rows no box of the strip covers */
+            end = y0 + h;
+            if (view_strip_keepout(v, x0, w + 1, y, &end))
+                continue;
+            canvas_blend(&v->cv, x0, y, w, end - y, COL_BAR, 120);
+            canvas_fill(&v->cv, x0 + w - 1, y, 2, end - y, COL_BAR);
+            view_note_bar(v, x0, y, w + 1, end - y);
+        }
     }
 }
 

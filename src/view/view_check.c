@@ -217,6 +217,45 @@ static void panel_stats(view *v, FILE *f)
     sp_json_string(f, pn->last_export);
 }
 
+void view_note_reset(view *v)
+{
+    v->nshown_boxes = v->nshown_bars = 0;
+}
+
+void view_note_box(view *v, const char *label, int x, int y, int w, int h)
+{
+    if (v->nshown_boxes >= VIEW_SHOWN_BOXES)
+        return;
+    snprintf(v->shown_boxes[v->nshown_boxes].label, sizeof v->shown_boxes[0].label, "%s", label);
+    v->shown_boxes[v->nshown_boxes++].r = (SDL_Rect){x, y, w, h};
+}
+
+void view_note_bar(view *v, int x, int y, int w, int h)
+{
+    if (v->nshown_bars < VIEW_SHOWN_BARS)
+        v->shown_bars[v->nshown_bars++] = (SDL_Rect){x, y, w, h};
+}
+
+/* The stats' "layout": the window, the strip beside the picture, and the strip's boxes
+ * and band bars as last drawn ([x, y, w, h] each), for the tests' overlap checks. */
+static void layout_stats(view *v, FILE *f)
+{
+    layout L = view_layout(v->cv.w, v->cv.h);
+    fprintf(f, ", \"layout\": {\"window\": [%d, %d], \"strip\": [%d, 0, %d, %d], \"boxes\": [", v->cv.w, v->cv.h,
+            L.side_x, v->cv.w - L.side_x, L.pic_h);
+    for (int i = 0; i < v->nshown_boxes; i++) {
+        const SDL_Rect *r = &v->shown_boxes[i].r;
+        fprintf(f, "%s{\"label\": ", i ? ", " : "");
+        sp_json_string(f, v->shown_boxes[i].label);
+        fprintf(f, ", \"rect\": [%d, %d, %d, %d]}", r->x, r->y, r->w, r->h);
+    }
+    fprintf(f, "], \"bars\": [");
+    for (int i = 0; i < v->nshown_bars; i++)
+        fprintf(f, "%s[%d, %d, %d, %d]", i ? ", " : "", v->shown_bars[i].x, v->shown_bars[i].y, v->shown_bars[i].w,
+                v->shown_bars[i].h);
+    fprintf(f, "]}");
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -262,6 +301,7 @@ void view_write_stats(view *v, const char *path)
     pthread_mutex_unlock(&v->sh.mu);
     panel_stats(v, f);
     bands_stats(v, f);
+    layout_stats(v, f);
     view_play_stats(v, f);
     fprintf(f, "}\n");
     fclose(f);

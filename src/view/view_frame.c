@@ -29,8 +29,8 @@ layout view_layout(int W, int H)
     L.fs = fs;
     L.status_h = (int)lround(fs * 2.0);
     L.side_w = (int)lround(W * 0.17);
-    if (L.side_w < 8 * fs)
-        L.side_w = 8 * fs;
+    if (L.side_w < 13 * fs) /* room for the strip's boxes (view_strip.c) at small sizes */
+        L.side_w = 13 * fs;
     if (L.side_w > 24 * fs)
         L.side_w = 24 * fs;
     L.pic_w = W - L.side_w;
@@ -160,15 +160,9 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
         view_text(v, cap, x0 + (pw - canvas_text_width(v->font, cap)) / 2, ty + tick + gap + v->line_h + fs / 4,
                   RENDER_COL_LABEL);
     }
-    /* legend */
-    if (have_hold) {
-        int ly = bottom.y + (int)lround(0.4 * fs), lx = x0 + (int)lround(0.5 * fs);
-        const char *hl = v->live ? "peak hold" : "max of view";
-        int bw = fs + fs / 3 + canvas_text_width(v->font, hl) + fs * 2 / 3;
-        canvas_blend(cv, lx - fs / 3, ly - fs / 6, bw, v->line_h + fs / 3, COL_BLACK, 190);
-        canvas_fill(cv, lx, ly + v->line_h / 2, fs, 2, COL_HOLD);
-        view_text(v, hl, lx + fs + fs / 3, ly, RENDER_COL_LABEL);
-    }
+    /* the legend names the curves (view_strip.c) */
+    v->sn.curve = cur != NULL;
+    v->sn.hold = have_hold;
 }
 
 /* SPECTRO_VIEW_SHOT (view.h): the finished file's picture, once; the loop then quits. */
@@ -277,11 +271,10 @@ static int frame_picture(view *v, const layout *L, const view_stream *info, int 
     return ok;
 }
 
-/* Live strip: the newest spectrum, and the peak hold. */
-static void strip_live(view *v, const layout *L, uint64_t newest)
+/* Live strip: the newest spectrum, and the peak hold; cur: the spectrum, for the bars. */
+static void strip_live(view *v, const layout *L, uint64_t newest, const int16_t **cur)
 {
     picture *p = &v->pic;
-    const int16_t *cur[RENDER_MAX_CHANNELS] = {0};
     int C = p->channels < RENDER_MAX_CHANNELS ? p->channels : RENDER_MAX_CHANNELS;
     if (!v->ui.paused)
         update_hold(v, newest, sp_now());
@@ -289,14 +282,13 @@ static void strip_live(view *v, const layout *L, uint64_t newest)
     for (int c = 0; c < C; c++)
         cur[c] = view_snap_entry(p, c, p->count - 1);
     draw_spectrum(v, L, cur, p->hold, p->hold != NULL, "Spectrum (newest)");
-    view_bands_draw(v, L, cur, NULL);
 }
 
-/* File strip: the spectrum under the cursor, and the maximum over the view. */
-static void strip_file(view *v, const layout *L)
+/* File strip: the spectrum under the cursor, and the maximum over the view; cur: the
+ * spectrum under the cursor, for the bars (none: *fallback, the maximum). */
+static void strip_file(view *v, const layout *L, const int16_t **cur, const float **fallback)
 {
     picture *p = &v->pic;
-    const int16_t *cur[RENDER_MAX_CHANNELS] = {0};
     int C = p->channels < RENDER_MAX_CHANNELS ? p->channels : RENDER_MAX_CHANNELS, have_cur = 0;
     size_t n = (size_t)p->channels * p->bins;
     if (view_grow((void **)&p->hold, &p->hold_cap, n, sizeof *p->hold) &&
@@ -324,7 +316,9 @@ static void strip_file(view *v, const layout *L)
             }
         }
     draw_spectrum(v, L, have_cur ? cur : NULL, p->hold, p->hold != NULL, have_cur ? "Spectrum (cursor)" : "Spectrum");
-    view_bands_draw(v, L, have_cur ? cur : NULL, p->hold);
+    *fallback = p->hold;
+    if (!have_cur)
+        cur[0] = NULL;
 }
 
 /* Composes the frame in the canvas, noting what the textures must take (dmg_all, dmg,
@@ -333,19 +327,27 @@ uint64_t view_draw_frame(view *v, const view_stream *info, int started)
 {
     layout L = view_layout(v->dw, v->dh);
     picture *p = &v->pic;
+    const int16_t *cur[RENDER_MAX_CHANNELS] = {0};
+    const float *fallback = NULL;
     uint64_t newest = 0;
 
     v->dmg_all = v->ring_panels = v->ring_live = v->ndmg = 0;
+    view_note_reset(v);
     p->ok = frame_picture(v, &L, info, started, &newest);
+    v->sn.curve = v->sn.hold = v->sn.nbox = 0;
     if (p->ok && info->live) {
-        strip_live(v, &L, newest);
+        strip_live(v, &L, newest, cur);
     } else if (p->ok) {
-        strip_file(v, &L);
+        strip_file(v, &L, cur, &fallback);
     }
     if (p->ok) {
         view_select_draw(v, &L);
         view_play_draw(v, &L); /* under the overlays: the file view's canvas is drawn whole */
         view_panel_strip(v, &L);
+        /* the boxes' places first: the bars keep out of them; the boxes over everything */
+        view_strip_layout(v, &L);
+        view_bands_draw(v, &L, cur[0] ? cur : NULL, fallback);
+        view_strip_draw(v, &L);
     } else {
         const char *msg = !started ? "starting\xe2\x80\xa6" : p->render_err[0] ? p->render_err : "cannot draw";
         view_font(v, L.fs);

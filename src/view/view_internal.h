@@ -8,6 +8,7 @@
  *   view_overlay.c  text, status line, read-out, message, help
  *   view_input.c    keys, wheel, mouse, frequency zoom
  *   view_bands.c    fractional-octave band bars in the spectrum strip (the b key)
+ *   view_strip.c    the strip's boxes: legend, tone figures, harmonics' numbers
  *   view_check.c    for the tests: view_config.verify checks and view_config.stats_path
  *   view_measure.c  the measurement panel: running average, tone marks, CSV export
  *   view_select.c   the selection (a time range, a band) and its spectrum; the two-point mark
@@ -85,6 +86,12 @@ static const rgb8 COL_LIVE = {0xff, 0x4d, 0x4d};
 static const rgb8 COL_PAUSED = {0xff, 0xc8, 0x3c};
 static const rgb8 COL_BLACK = {0, 0, 0};
 static const rgb8 COL_WHITE = {0xff, 0xff, 0xff};
+static const rgb8 COL_AVG = {0x4d, 0xd0, 0xff};  /* the average's (selection's) curve */
+static const rgb8 COL_TONE = {0xff, 0x6e, 0xc7}; /* the tone's marks and figures */
+static const rgb8 COL_BAR = {0x5a, 0xc8, 0xfa};  /* the band bars */
+
+#define VIEW_SHOWN_BOXES 40 /* the strip's boxes kept for the stats (view_note_box) */
+#define VIEW_SHOWN_BARS 1024
 
 /* What the window keeps of the run's sink_stream (its strings outlive the run). */
 typedef struct {
@@ -113,6 +120,7 @@ typedef struct {
     size_t bins, n, hop;
     char channel_name[8];  /* "mix", "all", or "" (one channel picked) */
     char source[256];
+    char decoder[16];      /* sink_stream's: "libsndfile", "ffmpeg"; "" none (microphone) */
     double start_s;        /* where the analysis began in the input */
     double time_first_s, time_step_s, bin_hz; /* sink_stream's */
     double alpha;          /* exponential: 1 - exp(-hop / (rate * AVG_TAU_S)) */
@@ -342,6 +350,16 @@ typedef struct {
     int shown;             /* channels drawn in the last frame */
 } view_bands;
 
+/* The strip's boxes (view_strip.c) of this frame, and what its legend names. */
+#define VIEW_STRIP_BOXES 24
+typedef struct {
+    int curve;            /* the strip's spectrum curve is drawn (live: the newest; a file's:
+                           * the one under the cursor) */
+    int hold;             /* the hold's curve (live: peak hold; a file's: max of view) */
+    int nbox;
+    SDL_Rect box[VIEW_STRIP_BOXES]; /* the legend's entries and the tones' figures */
+} view_strip;
+
 /* Playback (view_play.c): the player, the stretch it plays, and for the stats the clock
  * as each frame drew it. */
 #define PLAY_LOG_MAX 8192
@@ -373,6 +391,7 @@ typedef struct {
     stats st;
     panel_state pn;
     view_bands bd;
+    view_strip sn;
     play_state play;
     SDL_Window *win;
     SDL_Renderer *ren;
@@ -414,6 +433,14 @@ typedef struct {
     char shown_status[64 + 768 + 256 + 4]; /* st | left | right */
     char shown_readout[320];
     float shown_bar[2]; /* the colour bar's range (dBFS at its bottom and top) */
+    /* the strip's boxes (legend entries, tone figures) and band bars as last drawn, for
+     * SPECTRO_VIEW_STATS's "layout" (view_note_box, view_note_bar) */
+    int nshown_boxes, nshown_bars;
+    struct {
+        char label[96];
+        SDL_Rect r;
+    } shown_boxes[VIEW_SHOWN_BOXES];
+    SDL_Rect shown_bars[VIEW_SHOWN_BARS];
 } view;
 
 typedef struct {
@@ -500,6 +527,14 @@ int view_bands_key(view *v, SDL_Keycode sym); /* 1: taken (b) */
 /* The bars of the strip's spectrum: cur[c] (the store's), else fallback (channels x bins dB). */
 void view_bands_draw(view *v, const layout *L, const int16_t *const *cur, const float *fallback);
 
+/* view_strip.c: the strip's boxes are laid out (after view_panel_strip, before the band
+ * bars, which keep out of them) and drawn over the rest. view_strip_keepout: for a bar over
+ * columns [x, x + w) from row y to *y_end: 1 when row y is under a box (*y_end: the box's
+ * bottom, where the bar may go on), else 0 with *y_end cut to the first box below y. */
+void view_strip_layout(view *v, const layout *L);
+void view_strip_draw(view *v, const layout *L);
+int view_strip_keepout(const view *v, int x, int w, int y, int *y_end);
+
 /* view_select.c */
 void view_select_clear(view *v);
 void view_select_restarted(view *v);      /* a new analysis: frames mean other audio */
@@ -530,5 +565,10 @@ void view_verify_shown(view *v);
 void view_verify_overlays(view *v, const layout *L, int after);
 void view_stats_frame(view *v, double t_present);
 void view_write_stats(view *v, const char *path);
+/* The strip's boxes and bars of this frame, for the stats' "layout": reset at the frame's
+ * start, then each box (a legend entry, a tone's figures) and bar as it is drawn. */
+void view_note_reset(view *v);
+void view_note_box(view *v, const char *label, int x, int y, int w, int h);
+void view_note_bar(view *v, int x, int y, int w, int h);
 
 #endif

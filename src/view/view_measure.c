@@ -1,7 +1,8 @@
 /* view_measure: the window's measurement panel: the running averages (fed by the sink on
  * the analysis thread, under mu), their curve in the spectrum strip, the tone analysis
- * (measure.h) with its harmonics marked, and the averaged spectrum's export to CSV (dump.c's
- * writer, the format of --average mean --dump x.csv). See view_internal.h.
+ * (measure.h; its figures and the harmonics' marks are view_strip.c's), and the averaged
+ * spectrum's export to CSV (dump.c's writer, the format of --average mean --dump x.csv).
+ * See view_internal.h.
  *
  * The running averages, in power P = 10^(dB/10) per bin and output channel, from the
  * analysis' float spectra (not the store's 0.01 dB):
@@ -30,10 +31,6 @@
 #include "fft.h"
 #include "scale.h"
 
-static const rgb8 COL_AVG = {0x4d, 0xd0, 0xff};
-static const rgb8 COL_TONE = {0xff, 0x6e, 0xc7};
-
-
 /* ---- the analysis thread's side (the caller holds mu, except in open) ---- */
 
 int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei)
@@ -48,6 +45,7 @@ int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei)
     a->hop = ss->hop;
     snprintf(a->channel_name, sizeof a->channel_name, "%s", ss->channel_name ? ss->channel_name : "");
     snprintf(a->source, sizeof a->source, "%s", ss->source);
+    snprintf(a->decoder, sizeof a->decoder, "%s", ss->decoder ? ss->decoder : "");
     a->start_s = ss->start_s;
     a->time_first_s = ss->time_first_s;
     a->time_step_s = ss->time_step_s;
@@ -319,106 +317,14 @@ static void draw_curve(view *v, const layout *L)
     }
 }
 
-/* The legend line of the second curve, under the hold's (draw_spectrum's) legend. */
-static void draw_legend(view *v, const layout *L)
-{
-    panel_state *pn = &v->pn;
-    render_rect bottom = render_plot_rect(v->pic.r, v->pic.channels - 1);
-    int fs = L->fs, x0, pw, ly = bottom.y + (int)lround(0.4 * fs) + v->line_h + fs / 2, lx, bw;
-    double lo, hi;
-    char s[128];
-    if (pn->show_src == PANEL_SRC_SEL)
-        snprintf(s, sizeof s, pn->show_frames ? "selection: mean of %llu frames" : "selection: reading\xe2\x80\xa6",
-                 (unsigned long long)pn->show_frames);
-    else if (pn->show_src == PANEL_SRC_EXP)
-        snprintf(s, sizeof s, "average: exponential, \xcf\x84 %g s", AVG_TAU_S);
-    else
-        snprintf(s, sizeof s, "average: mean of %llu frames", (unsigned long long)pn->show_frames);
-    strip_geometry(v, L, &x0, &pw, &lo, &hi);
-    lx = x0 + (int)lround(0.5 * fs);
-    bw = fs + fs / 3 + canvas_text_width(v->font, s) + fs * 2 / 3;
-    if (ly + v->line_h > bottom.y + bottom.h)
-        return;
-    canvas_blend(&v->cv, lx - fs / 3, ly - fs / 6, bw, v->line_h + fs / 3, COL_BLACK, 190);
-    canvas_fill(&v->cv, lx, ly + v->line_h / 2, fs, 2, COL_AVG);
-    view_text(v, s, lx + fs + fs / 3, ly, RENDER_COL_LABEL);
-}
-
-static void fmt_db(char *buf, size_t len, const char *name, double db)
-{
-    snprintf(buf, len, "%s %s%.1f dB", name, db < 0 ? "\xe2\x88\x92" : "", fabs(db));
-}
-
-/* The fundamental and harmonics 2..10 ticked at the strip's right edge (numbered), and
- * the figures in a box at the top of the channel's panel. */
-static void draw_tone(view *v, const layout *L, int c)
-{
-    picture *p = &v->pic;
-    const measure_tone *t = &v->pn.tone[c];
-    const scale_map *map = render_scale(p->r);
-    render_rect pr = render_plot_rect(p->r, c);
-    /* below the legends (draw_spectrum's hold, draw_legend's), which the last panel has */
-    int legends = c == p->channels - 1 ? 1 + (v->pn.show_src != PANEL_SRC_NONE) : 0;
-    int fs = L->fs, x0, pw, last_y = -100000, bw = 0, by = pr.y + fs / 4 + legends * (v->line_h + fs / 2);
-    double lo, hi;
-    char l[5][96], num[16];
-    strip_geometry(v, L, &x0, &pw, &lo, &hi);
-    for (int h = 0; h <= t->harmonics; h++) {
-        double hz = h == 0 ? t->fundamental_hz : t->harmonic[h - 1].hz, u = scale_to_unit(map, hz);
-        int y = pr.y + (int)lround((1.0 - u) * pr.h), tw;
-        if (!(u >= 0.0 && u <= 1.0) || y >= pr.y + pr.h)
-            continue;
-        canvas_fill(&v->cv, x0 + pw - fs, y, fs + fs / 3, 1, COL_TONE);
-        snprintf(num, sizeof num, "%d", h + 1);
-        tw = canvas_text_width(v->font, num);
-        if (abs(y - last_y) < v->line_h) /* crowded (high harmonics on a log scale): tick only */
-            continue;
-        canvas_blend(&v->cv, x0 + pw - fs - tw - fs / 3, y - v->line_h / 2, tw + fs / 4, v->line_h, COL_BLACK, 160);
-        view_text(v, num, x0 + pw - fs - tw - fs / 4, y - v->line_h / 2, COL_TONE);
-        last_y = y;
-    }
-    snprintf(l[0], sizeof l[0], "f0 %.1f Hz  %s%.1f dBFS", t->fundamental_hz, t->fundamental_dbfs < 0 ? "\xe2\x88\x92" : "",
-             fabs(t->fundamental_dbfs));
-    fmt_db(l[1], sizeof l[1], "THD", t->thd_db);
-    snprintf(l[1] + strlen(l[1]), sizeof l[1] - strlen(l[1]), "  %#.3g %%", t->thd_percent);
-    fmt_db(l[2], sizeof l[2], "THD+N", t->thdn_db);
-    fmt_db(l[3], sizeof l[3], "SNR", t->snr_db);
-    snprintf(l[4], sizeof l[4], "of the %s", v->pn.tone_src == PANEL_SRC_SEL   ? "selection"
-                                             : v->pn.tone_src == PANEL_SRC_EXP ? "exponential average"
-                                                                               : "mean");
-    if (by + 5 * v->line_h + fs / 2 > pr.y + pr.h)
-        return;
-    for (int i = 0; i < 5; i++)
-        bw = canvas_text_width(v->font, l[i]) > bw ? canvas_text_width(v->font, l[i]) : bw;
-    canvas_blend(&v->cv, x0 + fs / 4, by, bw + fs, 5 * v->line_h + fs / 2, COL_BLACK, 200);
-    for (int i = 0; i < 5; i++)
-        view_text(v, l[i], x0 + fs / 4 + fs / 2, by + fs / 4 + i * v->line_h, i == 4 ? RENDER_COL_LABEL : COL_TONE);
-}
-
 void view_panel_strip(view *v, const layout *L)
 {
     panel_state *pn = &v->pn;
     if (!v->pic.r || !v->pic.ok)
         return;
     panel_update(v);
-    view_font(v, L->fs);
-    if (pn->show_src != PANEL_SRC_NONE) {
-        if (pn->show_frames)
-            draw_curve(v, L);
-        draw_legend(v, L);
-    }
-    if (pn->tone_on && pn->tone_ok) {
-        for (int c = 0; c < v->pic.channels && c < PANEL_TONE_CHANNELS; c++)
-            draw_tone(v, L, c);
-    } else if (pn->tone_on && pn->tone_msg[0]) {
-        int x0, pw;
-        double lo, hi;
-        render_rect pr = render_plot_rect(v->pic.r, 0);
-        strip_geometry(v, L, &x0, &pw, &lo, &hi);
-        canvas_blend(&v->cv, x0 + L->fs / 4, pr.y + L->fs / 4, canvas_text_width(v->font, pn->tone_msg) + L->fs,
-                     v->line_h + L->fs / 2, COL_BLACK, 200);
-        view_text(v, pn->tone_msg, x0 + L->fs * 3 / 4, pr.y + L->fs / 2, COL_TONE);
-    }
+    if (pn->show_src != PANEL_SRC_NONE && pn->show_frames)
+        draw_curve(v, L);
 }
 
 /* ---- export ---- */
@@ -465,14 +371,14 @@ static void export_path(char *path, size_t len)
 }
 
 /* db (channels x bins) to path as --average mean --dump path.csv writes it, with its
- * sidecar (what, frames_averaged, the selection's frames). */
+ * sidecar (what, frames_averaged, the selection's frames: null without one). */
 static int write_csv(view *v, const char *path, const float *db, const char *what, uint64_t frames, sp_errinfo *ei)
 {
     const view_avg *m = &v->pn.meta;
     dump_config dc;
     dump_meta dm;
     dump *d = NULL;
-    char extra[512];
+    char extra[512], sel[64] = "null";
     uint64_t a = 0, b = 0;
     int err;
     memset(&dc, 0, sizeof dc);
@@ -486,15 +392,17 @@ static int write_csv(view *v, const char *path, const float *db, const char *wha
         return err;
     for (int c = 0; c < m->channels && err == SP_OK; c++)
         err = dump_write(d, c, 0, 1, db + (size_t)c * m->bins, ei);
-    if (v->ui.sel_on)
+    if (v->ui.sel_on) {
         view_select_frames(v, &a, &b);
+        snprintf(sel, sizeof sel, "[%llu, %llu]", (unsigned long long)a, (unsigned long long)b);
+    }
     snprintf(extra, sizeof extra,
              ",\n  \"average\": \"%s\",\n  \"frames_averaged\": %llu,\n  \"units\": \"dBFS\",\n  \"enbw_bins\": %.17g,"
-             "\n  \"enbw_hz\": %.17g,\n  \"selection_frames\": [%llu, %llu]",
-             what, (unsigned long long)frames, m->mwin.enbw_bins, m->mwin.enbw_bins * m->bin_hz, (unsigned long long)a,
-             (unsigned long long)b);
+             "\n  \"enbw_hz\": %.17g,\n  \"selection_frames\": %s",
+             what, (unsigned long long)frames, m->mwin.enbw_bins, m->mwin.enbw_bins * m->bin_hz, sel);
     memset(&dm, 0, sizeof dm);
     dm.source = m->source;
+    dm.decoder = m->decoder;
     dm.start_s = m->start_s;
     dm.sample_rate = m->rate;
     dm.source_channels = m->source_channels;

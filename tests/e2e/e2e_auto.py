@@ -202,6 +202,28 @@ class Auto(unittest.TestCase):
             else:
                 self.assertNotIn(NOTE, p.stderr)
 
+    def test_plain_run_says_nothing(self):
+        # a machine or a build without a GPU is the usual case: a run that went well prints
+        # nothing on stderr, one file or several; -v still says why the cpu ran
+        wavs = [E.asset(WAV), E.asset("sine_1000hz_48k_f32.wav")]
+        with E.TempDir() as d:
+            for dev in ({"SPECTRO_AUTO_DEVICE": "0"}, {}):  # pretended none, then this machine
+                for args in ([wavs[0], "-o", d + "/o.npy"], wavs + ["--peaks"], wavs + ["-o", d + "/{stem}.npy"]):
+                    with self.subTest(dev=dev, args=args[-2:]):
+                        p = run(args, **dev)
+                        self.assertEqual((p.returncode, p.stderr), (0, ""))
+            p = run([wavs[0], "-v", "-o", d + "/o.npy"], SPECTRO_AUTO_DEVICE="0")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn(NOTE + "no GPU device (the tuning says none)\n", p.stderr)
+            # a GPU that is there and chosen but does not start is news: the note stays
+            p = run([wavs[0], "-o", d + "/g.npy"], SPECTRO_AUTO_DEVICE="1", SPECTRO_AUTO_RATES=GPU_WINS)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            if E.load_json(self, d + "/g.npy.json")["backend"] == "cpu":
+                self.assertEqual([l for l in p.stderr.splitlines() if l.startswith(NOTE)], p.stderr.splitlines())
+                self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+            else:
+                self.assertEqual(p.stderr, "")
+
     def test_named_backend_weighs_nothing(self):
         with E.TempDir() as d:
             p = run([E.asset(WAV), "-v", "-b", "cpu", "-o", d + "/o.npy"], SPECTRO_AUTO_DEVICE="1")

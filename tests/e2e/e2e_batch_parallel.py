@@ -6,13 +6,18 @@ lengths, rates, channel counts and formats; the messages come in the list's orde
 bad file, none lost to another session's input opening (libsndfile's MP3 decoder is opened with
 standard error muted: a batch's reports used to vanish when a session opened a file while
 another thread printed); the count line; -v's lines per file in the list's order; --shard
-over K = 0..N-1 covers every file once; outputs to standard output (--peaks) keep one session.
+over K = 0..N-1 covers every file once; outputs to standard output (--peaks) keep one session;
+the progress bar on a terminal (a pty) advances as the files are analysed, on several sessions
+or one.
 
     e2e_batch_parallel.py path/to/spectro path/to/assets
 """
 import os
+import pty
 import re
+import select
 import shutil
+import time
 import unittest
 
 import numpy as np
@@ -186,6 +191,66 @@ class BatchParallel(unittest.TestCase):
                 if not order or order[-1] != name:
                     order.append(name)
             self.assertEqual(order, inputs)
+
+
+def on_a_terminal(args, env, null_stdout=False, timeout=120):
+    """Runs the binary with standard error (and standard output, unless null_stdout) on a
+    pseudo-terminal; returns (exit status, everything it wrote there)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            if null_stdout:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            os.execve(E.BIN, [E.BIN] + [str(a) for a in args], env)
+        finally:
+            os._exit(127)
+    out, deadline = b"", time.time() + timeout
+    while time.time() < deadline:
+        if not select.select([fd], [], [], 1.0)[0]:
+            continue
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+
+
+BAR = re.compile(r"^\[[#.]{30}\] (\d+)/(\d+) files +([0-9.]+) s of audio")
+
+
+class Progress(unittest.TestCase):
+    def test_bar_advances_across_files(self):
+        """Three 60-s files (three reads from the ring each), each run pausing 1.5 s at 30 s
+        (SPECTRO_TEST_STALL): the bar shows audio analysed before any file has ended, grows,
+        counts files, never goes back, and is cleared at the end; on several sessions (-o
+        pattern, cpu) and on one (--peaks to standard output)."""
+        with E.TempDir() as d:
+            rate = 48000
+            t = np.arange(60 * rate) / rate
+            inputs = []
+            for i in range(3):
+                inputs.append(os.path.join(d, "p%d.wav" % i))
+                E.write_float_wav(inputs[-1], 0.5 * np.sin(2 * np.pi * (500 + 100 * i) * t), rate)
+            env = dict(os.environ, SPECTRO_TEST_STALL="30:1.5", TERM="xterm")
+            for args, null_stdout in ((["-b", "cpu", "--average", "mean", "-o", os.path.join(d, "{stem}.csv")], False),
+                                      (["-b", "cpu", "--peaks"], True)):
+                with self.subTest(args=args[1:]):
+                    code, out = on_a_terminal(inputs + args, env, null_stdout)
+                    self.assertEqual(code, 0, out)
+                    states = [(int(m.group(1)), float(m.group(3))) for m in
+                              (BAR.match(part) for part in out.split("\r")) if m]
+                    self.assertTrue(states, out)
+                    self.assertTrue(any(done == 0 and audio > 1.0 for done, audio in states),
+                                    "no audio counted before the first file ended: %r" % states[:20])
+                    self.assertGreaterEqual(max(done for done, _ in states), 1, states)
+                    self.assertGreater(max(audio for _, audio in states), 100.0, states)
+                    self.assertEqual(states, sorted(states), "the bar went back")
+                    self.assertTrue(out.endswith("\r\x1b[K"), repr(out[-200:]))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ a virtual X server, with e2e_window.py's Window and helpers:
 - the running average (`a`): infinite against --average mean, exponential against its
   definition applied to the frames of a --dump, on a tone that stops;
 - tone analysis (`t`, --view --tone): the harmonics marked and THD against --tone;
-- two-point measurement (`m`): the read-out's deltas against the points under the cursor.
+- two-point measurement (`m`): the read-out's deltas against the points under the cursor;
+- the spectrum strip's layout at a small and a large size: its boxes inside, apart, over no
+  band bar, and a legend entry for every curve.
 
 Needs Xvfb and xdotool (and xwd); exits 77 (skipped) when one is missing.
 """
@@ -179,6 +181,11 @@ class TestPanel(EW.WindowCase):
         self.assertEqual(s["panel_shown"], "infinite")
         self.assertEqual(s["panel_frames"], (3 * RATE - N) // HOP + 1)
         self.assert_csv_equal(got, self.reference(["--average", "mean"], path), tol=1e-4)
+        # the sidecar names the decoder, and no selection (there was none)
+        with open(got + ".json") as f:
+            meta = json.load(f)
+        self.assertEqual(meta["decoder"], "libsndfile")
+        self.assertIsNone(meta["selection_frames"])
 
     def test_exponential_average_decays(self):
         """a: the exponential average, P <- P + alpha (P_frame - P), alpha = 1 - exp(-hop /
@@ -373,6 +380,88 @@ class TestBandBars(EW.WindowCase):
             time.sleep(0.5)
             seen.append(self.quit_stats(w, stats)["bands"]["fraction"])
         self.assertEqual(seen, [0, 1, 3, 0])
+
+
+def overlap(a, b):
+    """Whether rectangles [x, y, w, h] a and b share a pixel."""
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+class TestStripLayout(EW.WindowCase):
+    """The spectrum strip's boxes with everything on (the cursor's curve, the maximum of the
+    view, the infinite average, tone figures, third-octave bars), at a small and a large
+    size: each box inside the strip and the window, none over another, no bar under a box
+    (from SPECTRO_VIEW_STATS's layout, and in the screenshot's pixels: no bar's edge colour
+    inside a box), and a legend entry for every curve and the bars, drawn in its colour."""
+    prefix = "spectro_ptest_"
+    rate = RATE
+    CURVE, HOLD, AVG, BAR = (0xf2, 0xf4, 0xf8), (0xff, 0xa0, 0x3c), (0x4d, 0xd0, 0xff), (0x5a, 0xc8, 0xfa)
+
+    def check_size(self, path, size):
+        stats = os.path.join(self.tmp, "stats-%s.json" % size)
+        w = EW.Window(["-q", "--size", size, "--bands", "3", path], {"SPECTRO_VIEW_STATS": stats})
+        self.windows.append(w)
+        deadline = time.time() + 20
+        while True:
+            time.sleep(0.5)
+            try:
+                x, y, pw, ph = EW.find_plot(w.screenshot_png())
+                break
+            except AssertionError:
+                if time.time() > deadline:
+                    raise
+        w.key("t", "a", "a")
+        w.mouse(x + pw // 2, y + ph // 2)
+        time.sleep(1.0)
+        img = w.screenshot_png()
+        self.assertEqual(w.quit(), 0, w.stderr())
+        with open(stats) as f:
+            lay = json.load(f)["layout"]
+        W, H = lay["window"]
+        sx, sy, sw, sh = lay["strip"]
+        boxes = lay["boxes"]
+        labels = [b["label"] for b in boxes]
+        self.assertIn("tone", labels, lay)
+        self.assertTrue(lay["bars"], lay)
+        for b in boxes:
+            x0, y0, bw, bh = b["rect"]
+            self.assertTrue(sx <= x0 and x0 + bw <= min(sx + sw, W) and 0 <= y0 and y0 + bh <= min(sh, H),
+                            "%s %s leaves the strip %s (window %dx%d)" % (b["label"], b["rect"], lay["strip"], W, H))
+        # the harmonics' numbers are drawn over the bars (as the axes' labels over data)
+        text_boxes = [b for b in boxes if not b["label"].startswith("harmonic ")]
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                self.assertFalse(overlap(a["rect"], b["rect"]), "%s over %s" % (a, b))
+        for a in text_boxes:
+            for r in lay["bars"]:
+                self.assertFalse(overlap(a["rect"], r), "a bar %s under %s" % (r, a))
+        # every curve and the bars have an entry: the cursor's spectrum, the maximum of the
+        # view, the average, the third-octave bars
+        for want in ("cursor", "max of view", "average", "third-octave"):
+            self.assertTrue([l for l in labels if want in l], "no legend entry for %s: %s" % (want, labels))
+        # the pixels: no bar edge inside a box; each legend entry shows its colour
+        self.assertEqual(img.shape[:2], (H, W))
+        for b in text_boxes:
+            if "octave" in b["label"]:
+                continue  # the bars' own entry shows their colour
+            x0, y0, bw, bh = b["rect"]
+            area = img[y0:y0 + bh, x0:x0 + bw].reshape(-1, 3)
+            self.assertFalse(np.all(area == np.array(self.BAR, np.uint8), axis=1).any(),
+                             "a bar's edge inside %s" % b)
+        for want, col in (("cursor", self.CURVE), ("max of view", self.HOLD), ("average", self.AVG),
+                          ("third-octave", self.BAR)):
+            r = [b["rect"] for b in text_boxes if want in b["label"]][0]
+            area = img[r[1]:r[1] + r[3], r[0]:r[0] + r[2]].reshape(-1, 3)
+            self.assertTrue(np.all(area == np.array(col, np.uint8), axis=1).any(), "no %s swatch in %s" % (want, r))
+
+    def test_small_and_large(self):
+        # 44.1 kHz: the 20 kHz third's bar reaches the top of the panel, where the boxes are
+        t = np.arange(3 * 44100) / 44100
+        path = os.path.join(self.tmp, "layout.wav")
+        E.write_float_wav(path, 0.5 * np.sin(2 * np.pi * 1000.0 * t) + 0.001 * np.sin(2 * np.pi * 2000.0 * t), 44100)
+        for size in ("700x400", "1280x800"):
+            with self.subTest(size=size):
+                self.check_size(path, size)
 
 
 if __name__ == "__main__":

@@ -6,20 +6,24 @@
 MODE is one of
   tree       cmake --install BUILD_DIR into a prefix, and with DESTDIR under another prefix:
              every file where the install rules say, the font at FONT_REL from bin/, and the
-             installed binary run from / makes the same PNG and dump as the build's
-  docs       the installed man page renders (man -l, no groff warnings) and names every option
-             --help prints and no other; the bash completion registers and completes options,
+             installed binary run from / makes the same PNG and dump as the build's; the
+             install after a build of the target spectro alone (its docs removed first)
+  docs       the installed man page renders (man -l, no groff warnings), names every option
+             --help prints and no other, takes FILE... and lists every exit status; the bash completion registers and completes options,
              list values and audio files; the zsh completion parses (zsh -n, when zsh is
              there); --version names the features this build has (exit 77 without man)
-  desktop    desktop-file-validate on the installed desktop entry (exit 77 without it)
+  desktop    desktop-file-validate on the installed desktop entry (exit 77 without it); its
+             MimeType has FFmpeg's types (MP4/M4A, AAC, video) exactly when FFmpeg is built
   appstream  appstreamcli validate --no-net on the installed metainfo and tree (77 without)
   deb        the build's packages (cpack -G DEB, as scripts/package.sh) into a scratch
              directory: spectro's Depends against the libraries
-             the binary needs, the package unpacked with dpkg-deb -x and run from there
+             the binary needs, the copyright file and the gzipped man page (each package
+             its copyright), the package unpacked with dpkg-deb -x and run from there
              (77 without dpkg-deb or dpkg-shlibdeps)
 BUILD_DIR is the configured and built tree the tests come from (its cmake installs it).
 Standard library only.
 """
+import gzip
 import os
 import re
 import shutil
@@ -85,16 +89,31 @@ def listing(d):
     return out
 
 
+def man_page():
+    """The installed man page's path under the prefix: gzipped where the build found gzip."""
+    try:
+        gz = not cache_value("SPECTRO_GZIP").endswith("NOTFOUND")
+    except KeyError:
+        gz = False
+    return "share/man/man1/spectro.1" + (".gz" if gz else "")
+
+
+def read_man(path):
+    """The page's roff source, gunzipped when it is a .gz."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return (gzip.decompress(data) if path.endswith(".gz") else data).decode("utf-8")
+
+
 def expected_files():
     """What the install rules put under the prefix (relative paths)."""
     share = "share"
-    files = {"bin/spectro",
+    files = {"bin/spectro", man_page(), share + "/doc/spectro/copyright",
              share + "/spectro/fonts/DejaVuSans.ttf",
              share + "/spectro/fonts/LICENSE",
              share + "/applications/%s.desktop" % APP_ID,
              share + "/metainfo/%s.metainfo.xml" % APP_ID,
              share + "/icons/hicolor/scalable/apps/%s.svg" % APP_ID,
-             share + "/man/man1/spectro.1",
              share + "/bash-completion/completions/spectro",
              share + "/zsh/vendor-completions/_spectro"}
     files |= {share + "/icons/hicolor/%dx%d/apps/%s.png" % (s, s, APP_ID) for s in ICON_SIZES}
@@ -102,6 +121,7 @@ def expected_files():
         files.add(cache_value("CMAKE_INSTALL_LIBDIR") + "/spectro/libspectro-ffmpeg.so")
     if cache_value("SPECTRO_BUILT_CUDA") == "ON":  # the component cuda: the GPU module
         files.add(cache_value("CMAKE_INSTALL_LIBDIR") + "/spectro/libspectro-cuda.so")
+        files.add(share + "/doc/spectro-cuda/copyright")
     return files
 
 
@@ -173,6 +193,26 @@ class Tree(Base):
                                                      for f in expected_files()})
                     self.check_runs(tree, d)
 
+    def test_install_after_building_the_program(self):
+        # the README's build (scripts/run.sh builds the target spectro alone), then the
+        # install: it finds everything it installs, the man page and completions included
+        doc = os.path.join(BUILD, "doc")
+        away = doc + ".moved-by-test"
+        shutil.rmtree(away, ignore_errors=True)
+        os.rename(doc, away)
+        try:
+            p = sh([cache_value("CMAKE_COMMAND"), "--build", BUILD, "--target", "spectro"], timeout=600)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            with Scratch() as d:
+                tree = self.install(os.path.join(d, "p"))
+                self.assertEqual(listing(tree), expected_files())
+                self.assertIn(".TH SPECTRO 1", read_man(os.path.join(tree, man_page())))
+        finally:
+            if os.path.isdir(doc):
+                shutil.rmtree(away, ignore_errors=True)
+            else:
+                os.rename(away, doc)
+
     def test_bundled_font_draws(self):
         # the fallback font as the renderer's font: a picture of the default size
         if not has_renderer():
@@ -226,6 +266,15 @@ class Desktop(Base):
             for m in ("audio/x-wav", "audio/wav", "audio/flac", "audio/x-flac", "audio/ogg",
                       "audio/x-vorbis+ogg", "audio/x-aiff", "audio/mpeg"):
                 self.assertIn(m, mimes)
+            # what FFmpeg's decoding adds, where this build has it (and only there)
+            ffmpeg = {"audio/mp4", "audio/x-m4a", "audio/aac", "audio/ac3", "audio/x-ms-wma",
+                      "audio/x-matroska", "audio/webm", "video/mp4", "video/quicktime",
+                      "video/x-matroska", "video/webm", "video/x-msvideo", "video/mpeg"}
+            if cache_value("SPECTRO_BUILT_FFMPEG") in ("1", "ON"):
+                self.assertEqual(ffmpeg - mimes, set())
+            else:
+                self.assertEqual(ffmpeg & mimes, set())
+                self.assertFalse([m for m in mimes if m.startswith("video/")], mimes)
             self.assertIn("Audio", e["Categories"].split(";"))
 
 
@@ -282,7 +331,7 @@ class Docs(Base):
     def test_man_page(self):
         with Scratch() as d:
             tree = self.install(os.path.join(d, "p"))
-            page = os.path.join(tree, "share/man/man1/spectro.1")
+            page = os.path.join(tree, man_page())
             p = sh(["man", "--warnings", "-l", page], env={"MANWIDTH": "100", "MAN_KEEP_FORMATTING": "0"})
             if "minimized" in p.stdout and "unminimize" in p.stdout:
                 self.skipTest("man is the stub of a minimized system here")
@@ -292,6 +341,11 @@ class Docs(Base):
             for head in ("NAME", "SYNOPSIS", "OPTIONS", "THE WINDOW", "OUTPUT FORMATS", "EXIT STATUS",
                          "EXAMPLES"):
                 self.assertRegex(text, r"(?m)^%s$" % head)
+            # several files are taken; every exit status of DESIGN.md is listed
+            synopsis = re.search(r"(?ms)^SYNOPSIS$(.*?)^DESCRIPTION$", text).group(1)
+            self.assertIn("[FILE...]", synopsis)
+            status = re.search(r"(?ms)^EXIT STATUS$(.*?)^[A-Z][A-Z ]+$", text).group(1)
+            self.assertEqual(re.findall(r"(?m)^ {7}(\d+) ", status), ["0", "1", "2", "130", "143"], status)
             helptext = sh([build_binary(), "--help"]).stdout
             in_help, in_man = help_options(helptext), help_options(text)
             self.assertGreater(len(in_help), 20)
@@ -383,6 +437,18 @@ class Deb(Base):
             # the package holds what the install rules give its component, no more
             self.assertEqual(listing(os.path.join(root, "usr")),
                              listing(self.install(os.path.join(d, "p"), component="spectro")))
+            # Debian's policy: the licence at /usr/share/doc/PACKAGE/copyright, the man page
+            # gzipped with no name or time in the gzip header (gzip -9n)
+            with open(os.path.join(root, "usr/share/doc/spectro/copyright")) as f:
+                self.assertTrue(f.readline().startswith("Format: https://www.debian.org/doc/packaging-manuals/"
+                                                        "copyright-format/1.0/"))
+            man1 = os.path.join(root, "usr/share/man/man1")
+            self.assertEqual(os.listdir(man1), ["spectro.1.gz"])
+            with open(os.path.join(man1, "spectro.1.gz"), "rb") as f:
+                head = f.read(10)
+            self.assertEqual(head[:2], b"\x1f\x8b")
+            self.assertEqual((head[3] & 0x08, struct.unpack("<I", head[4:8])[0]), (0, 0), "a name or time in it")
+            self.assertIn(".TH SPECTRO 1", read_man(os.path.join(man1, "spectro.1.gz")))
             exe = os.path.join(root, "usr", "bin", "spectro")
             # dpkg-shlibdeps found a package for every library the binary needs
             need = needed_packages(exe)
@@ -405,9 +471,10 @@ class Deb(Base):
         ver = sh(["dpkg-deb", "-f", deb, "Version"]).stdout.strip()
         self.assertIn("spectro (= %s)" % ver, dep)
         self.assertIn("libcufft", dep)
-        files = [l.split()[-1] for l in sh(["dpkg-deb", "-c", deb]).stdout.splitlines() if not l.endswith("/")]
-        self.assertEqual(len(files), 1, files)
+        files = sorted(l.split()[-1] for l in sh(["dpkg-deb", "-c", deb]).stdout.splitlines() if not l.endswith("/"))
+        self.assertEqual(len(files), 2, files)
         self.assertTrue(files[0].endswith("/spectro/libspectro-cuda.so"), files)
+        self.assertEqual(files[1], "./usr/share/doc/spectro-cuda/copyright")
         args = [exe, "-q", "-b", "cuda", "--dump", os.path.join(d, "c.npy"), os.path.join(ASSETS, ASSET)]
         p = sh(args)
         self.assertEqual(p.returncode, 1, p.stderr)
