@@ -341,7 +341,7 @@ class Docs(Base):
             for head in ("NAME", "SYNOPSIS", "OPTIONS", "THE WINDOW", "OUTPUT FORMATS", "EXIT STATUS",
                          "EXAMPLES"):
                 self.assertRegex(text, r"(?m)^%s$" % head)
-            # several files are taken; every exit status of DESIGN.md is listed
+            # several files are taken; every exit status of docs/design.md "Errors and exit codes" is listed
             synopsis = re.search(r"(?ms)^SYNOPSIS$(.*?)^DESCRIPTION$", text).group(1)
             self.assertIn("[FILE...]", synopsis)
             status = re.search(r"(?ms)^EXIT STATUS$(.*?)^[A-Z][A-Z ]+$", text).group(1)
