@@ -524,7 +524,9 @@ int spectro_spectrogram(const spectro_analyzer_config *cfg, const float *samples
     int rc;
     if (!cfg)
         return api_fail(err, SPECTRO_EINVAL, "spectro_spectrogram: cfg is NULL");
-    c = *cfg;
+    /* no member beyond the caller's size is read (docs/api-c.md, ABI policy) */
+    c = spectro_analyzer_config_default();
+    memcpy(&c, cfg, cfg->size < sizeof c ? cfg->size : sizeof c);
     if (c.size >= ANALYZER_CONFIG_V1 && c.expected_samples == 0)
         c.expected_samples = count;
     if ((rc = spectro_analyzer_create(&c, &a, err)) == SPECTRO_OK)
