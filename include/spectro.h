@@ -265,6 +265,14 @@ SPECTRO_API int spectro_analyzer_stft(spectro_analyzer *a, const float *samples,
 SPECTRO_API int spectro_analyzer_spectrogram_device(spectro_analyzer *a, const float *d_samples, size_t count,
                                                     float *d_out, size_t out_frames, spectro_error *err);
 
+/* The same for `clips` signals of `count` samples each in one call (clip c at d_samples +
+ * c * stride, stride >= count): d_out receives [clip][frame][bin], F frames a clip, each
+ * clip analysed on its own (its frames start at its own sample 0). One wait for all: many
+ * short clips cost about one call. clips 0 does nothing. Errors as spectrogram_device's. */
+SPECTRO_API int spectro_analyzer_spectrogram_device_batch(spectro_analyzer *a, const float *d_samples, size_t clips,
+                                                          size_t count, size_t stride, float *d_out,
+                                                          size_t out_frames, spectro_error *err);
+
 /* ---- the analyzer: streams ------------------------------------------------------------------ */
 
 /* A stream: samples are pushed in any chunking, the frames they complete are analysed at
