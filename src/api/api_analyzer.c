@@ -467,8 +467,8 @@ static int whole(spectro_analyzer *a, int output, const float *samples, size_t c
         return api_fail(err, SPECTRO_EINVAL, "count is 0: no samples, no frame");
     frames = spectro_frame_count(count, a->n, a->hop);
     if (out_frames < frames)
-        return api_fail(err, SPECTRO_EINVAL, "out_frames %zu: %zu samples give %llu frames a channel", out_frames, count,
-                        (unsigned long long)frames);
+        return api_fail(err, SPECTRO_EINVAL, "out_frames %zu: %zu samples give %llu frames a channel", out_frames,
+                        count, (unsigned long long)frames);
     if ((rc = spectro_analyzer_reset(a, output, err)) != SPECTRO_OK)
         return rc;
     a->direct = out;
