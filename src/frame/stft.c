@@ -34,6 +34,11 @@ struct stft {
     void *reduce_user;
     fft_peak_req req;
     int spectra;           /* with reduce: the spectra are wanted too */
+    stft_complex_fn cfn;   /* set: batches give the windowed frames' DFTs to it instead */
+    void *cfn_user;
+    const float *cwin;     /* with cfn: the window (borrowed) */
+    float *frm;            /* with cfn: a batch of windowed frames (batch * n), kept */
+    cpx *z;                /* with cfn: their transforms (batch * bins), kept */
     fft_peak_raw *raw[2];  /* batch * req.nranges each, used in turn like db */
     float *cm[2];          /* req.span: the column maxima's rows, used in turn like db */
     float *spare;          /* overlap (made when a reduction is set on a plan that overlaps,
@@ -60,6 +65,11 @@ stft_config stft_config_default(void)
     c.channel = STFT_CHANNEL_MIX;
     c.batch = 64;
     return c;
+}
+
+size_t stft_hop_or_default(size_t hop, size_t n)
+{
+    return hop ? hop : n / 4;
 }
 
 /* The input is copied in pieces of at most PUSH_PIECE frames so the buffers never need
@@ -161,6 +171,8 @@ void stft_destroy(stft *s)
         fft_plan_host_free(s->plan, s->raw[i]);
         fft_plan_host_free(s->plan, s->cm[i]);
     }
+    fft_plan_host_free(s->plan, s->frm);
+    fft_plan_host_free(s->plan, s->z);
     free(s);
 }
 
@@ -233,6 +245,22 @@ int stft_reset(stft *s, sp_errinfo *ei)
     }
     s->reduce = NULL;
     s->spectra = 0;
+    s->cfn = NULL;
+    return SP_OK;
+}
+
+int stft_set_complex(stft *s, const float *window, stft_complex_fn fn, void *fn_user, sp_errinfo *ei)
+{
+    if (!s || !window || !fn)
+        return sp_fail(ei, SP_EINVAL, "stft_set_complex: NULL argument");
+    if (s->reduce || s->cfn || s->samples || s->frames)
+        return sp_fail(ei, SP_EINVAL, "stft_set_complex: only once, before the first samples");
+    if ((!s->frm && !(s->frm = fft_plan_host_alloc(s->plan, s->cfg.batch * s->cfg.n * sizeof *s->frm))) ||
+        (!s->z && !(s->z = fft_plan_host_alloc(s->plan, s->cfg.batch * s->bins * sizeof *s->z))))
+        return sp_fail(ei, SP_ENOMEM, "out of memory for %zu complex spectra", s->cfg.batch);
+    s->cwin = window;
+    s->cfn = fn;
+    s->cfn_user = fn_user;
     return SP_OK;
 }
 
@@ -266,7 +294,7 @@ void stft_times(const stft *s, double *fft_s, double *sink_s)
  * stream's) and they are not made yet. */
 static int spectra_room(stft *s, sp_errinfo *ei)
 {
-    if (s->reduce && !s->spectra)
+    if ((s->reduce && !s->spectra) || s->cfn)
         return SP_OK;
     for (int i = 0; i < 2; i++)
         if (!s->db[i] && !(s->db[i] = fft_plan_host_alloc(s->plan, s->cfg.batch * s->bins * sizeof *s->db[i])))
@@ -335,6 +363,29 @@ static int begin_batch(stft *s, size_t nframes, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* The complex path: channel c's nframes frames windowed side by side, one real transform
+ * call, the results to the complex callback. */
+static int run_complex(stft *s, int c, size_t nframes, sp_errinfo *ei)
+{
+    const size_t n = s->cfg.n;
+    double t0 = sp_now(), t1;
+    int err;
+    for (size_t f = 0; f < nframes; f++) {
+        const float *x = s->sig[c] + f * s->cfg.hop;
+        float *y = s->frm + f * n;
+        for (size_t i = 0; i < n; i++)
+            y[i] = x[i] * s->cwin[i];
+    }
+    err = fft_r2c(s->plan, s->frm, s->z, nframes);
+    t1 = sp_now();
+    s->fft_s += t1 - t0;
+    if (err != SP_OK)
+        return fft_failed(s, err, ei);
+    err = s->cfn(s->cfn_user, c, s->frames, nframes, s->z);
+    s->sink_s += sp_now() - t1;
+    return err;
+}
+
 /* Runs nframes frames from the start of the buffers, emits them, drops nframes*hop. */
 static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
 {
@@ -346,7 +397,12 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
         return room;
     if (s->reduce && s->spare) /* overlap */
         return begin_batch(s, nframes, ei);
-    for (int c = 0; c < s->outs; c++) {
+    for (int c = 0; c < s->outs && s->cfn; c++) {
+        int err = run_complex(s, c, nframes, ei);
+        if (err != SP_OK)
+            return err;
+    }
+    for (int c = 0; c < s->outs && !s->cfn; c++) {
         float *db = s->db[s->cur];
         fft_peak_raw *raw = s->raw[s->cur];
         float *cm = s->cm[s->cur];

@@ -51,6 +51,10 @@ typedef struct {
 
 stft_config stft_config_default(void); /* n 4096, hop 1024, mono, mix, batch 64 */
 
+/* The frame step a setting of `hop` means: hop itself, or for 0 the default, n/4 (the
+ * program's -n/--hop and the library's hop 0). */
+size_t stft_hop_or_default(size_t hop, size_t n);
+
 typedef struct stft stft;
 
 /* The plan must be made for the same n and hop and outlive the stft (it is borrowed). */
@@ -75,8 +79,19 @@ int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_f
  * Thread safety: *stop may be set from any thread or a signal handler. */
 void stft_set_stop(stft *s, const atomic_int *stop);
 
+/* Receives the complex path's blocks (stft_set_complex): nframes transforms of one output
+ * channel, z[f*bins + k] = sum_i w_i x_i e^(-2 pi i ik/n) of frame first+f, k = 0 .. n/2
+ * (unscaled). The buffer keeps stft_sink_fn's rule. */
+typedef int (*stft_complex_fn)(void *user, int channel, uint64_t first, size_t nframes, const cpx *z);
+
+/* From now on every batch's frames are windowed by window[0..n) (borrowed while the mode
+ * lasts) and transformed by the plan's fft_r2c, and fn (with fn_user) receives the complex
+ * spectra instead of the sink its dB spectra. Once, before the first stft_push, not with
+ * stft_set_reduce; stft_reset ends the mode. SP_EINVAL otherwise, SP_ENOMEM. */
+int stft_set_complex(stft *s, const float *window, stft_complex_fn fn, void *fn_user, sp_errinfo *ei);
+
 /* Back to the start of a new stream (frame 0, nothing buffered, the times at 0, no
- * reduction set), keeping the buffers and the plan: the next input of a batch reuses them.
+ * reduction or complex path set), keeping the buffers and the plan: the next input of a batch reuses them.
  * SP_ENOMEM when the spectra's buffers, given up by a reduction, cannot be had again. */
 int stft_reset(stft *s, sp_errinfo *ei);
 

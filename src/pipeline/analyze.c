@@ -201,7 +201,7 @@ static int run_open_source(run *r, sp_errinfo *ei)
     r->may_skip = source_is_push(r->src) || cfg->realtime;
     res->live = r->may_skip || info->pipe;
     res->n = cfg->n;
-    res->hop = cfg->hop ? cfg->hop : cfg->n / 4;
+    res->hop = stft_hop_or_default(cfg->hop, cfg->n);
     window_format(&cfg->window, res->window, sizeof res->window);
     if (cfg->channel >= r->ch)
         return sp_fail(ei, SP_EINVAL, "--channel %d: out of range: %s has %d channel%s (0 to %d)", cfg->channel,

@@ -206,3 +206,14 @@ peak peaks_find_range(const peaks_window *pw, const float *db, size_t n, double 
     raw = fft_peak_scan(db, kmin, kmax); /* the scan every backend's reduction matches */
     return peaks_refine(pw, raw.bin, raw.l, raw.c, raw.r, n, rate);
 }
+
+int peaks_bin_range(double fmin, double fmax, double bin_hz, size_t n, size_t *kmin, size_t *kmax)
+{
+    double lo = fmin > 0 ? fmin / bin_hz : 1.0;
+    double hi = fmax > 0 ? fmax / bin_hz : (double)(n / 2 - 1);
+    if (lo > (double)(n / 2)) /* beyond the last bin (and no overflow below) */
+        lo = (double)(n / 2);
+    *kmin = lo < 1.0 ? 1 : (size_t)(lo + 0.5);
+    *kmax = hi > (double)(n / 2 - 1) ? n / 2 - 1 : (size_t)(hi + 0.5);
+    return *kmax >= *kmin;
+}

@@ -46,4 +46,9 @@ peak peaks_find(const peaks_window *pw, const float *db, size_t n, double rate);
  * the first strongest bin (fft_peak_scan), then peaks_refine. */
 peak peaks_find_range(const peaks_window *pw, const float *db, size_t n, double rate, size_t kmin, size_t kmax);
 
+/* The bins a peak search covers for the range fmin .. fmax Hz (0: from bin 1, up to bin
+ * n/2-1; DC and Nyquist are never searched) of an n-point spectrum with bins bin_hz apart:
+ * the nearest bins, clamped. 0 when the range holds no bin (then *kmin > *kmax). */
+int peaks_bin_range(double fmin, double fmax, double bin_hz, size_t n, size_t *kmin, size_t *kmax);
+
 #endif

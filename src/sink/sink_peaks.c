@@ -42,14 +42,7 @@ typedef struct {
 static int peaks_sink_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
 {
     peaks_sink *s = self;
-    size_t n = st->n;
-    double lo = s->fmin > 0 ? s->fmin / st->bin_hz : 1.0;
-    double hi = s->fmax > 0 ? s->fmax / st->bin_hz : (double)(n / 2 - 1);
-    if (lo > (double)(n / 2)) /* beyond the last bin (and no overflow below) */
-        lo = (double)(n / 2);
-    wants->peak_kmin = lo < 1.0 ? 1 : (size_t)(lo + 0.5);
-    wants->peak_kmax = hi > (double)(n / 2 - 1) ? n / 2 - 1 : (size_t)(hi + 0.5);
-    if (wants->peak_kmax < wants->peak_kmin)
+    if (!peaks_bin_range(s->fmin, s->fmax, st->bin_hz, st->n, &wants->peak_kmin, &wants->peak_kmax))
         return sp_fail(ei, SP_EINVAL, "--fmin/--fmax: the range %.1f..%.1f Hz holds no bin", s->fmin, s->fmax);
     wants->peaks = 1;
     s->t0 = st->time_first_s;

@@ -1,0 +1,441 @@
+/* spectro.h: the public C API of libspectro, spectro's engine as a library.
+ *
+ * The one header a user of the library includes (C99; compiles as C and as C++). Link with
+ * `pkg-config --cflags --libs spectro`. docs/api-c.md is the guide: ownership, thread safety,
+ * the ABI policy.
+ *
+ *   spectro_source    opens what the spectro program opens (an audio file through libsndfile
+ *                     or FFmpeg, "-" for standard input, a "synth:" spec) and reads its
+ *                     samples as interleaved floats
+ *   spectro_analyzer  frames, window, FFT (cpu, cuda, cufft, auto) and levels in dBFS: the
+ *                     spectra the program's --dump writes, byte for byte, from samples pushed
+ *                     in any chunking; complex STFT frames; keeps its FFT plan (and a GPU's
+ *                     context) from call to call
+ *   reductions        peaks (--peaks), averages (--average), tone analysis (--tone),
+ *                     fractional-octave bands (--bands) of the analyzer's spectra
+ *
+ * Conventions (the project's DESIGN contracts):
+ *   - Frame f covers samples [f*hop, f*hop + fft_size) of the mixed or selected channel; L >=
+ *     fft_size samples give floor((L - fft_size)/hop) + 1 frames, no padding; 0 < L <
+ *     fft_size gives one zero-padded frame. Frame f's time is its centre.
+ *   - fft_size/2 + 1 bins; bin k is at k*sample_rate/fft_size Hz.
+ *   - Levels in dBFS: a full-scale sine centred on a bin reads 0 dB with any window:
+ *     a_k = 2|X_k|/sum(w) for 0 < k < N/2, |X_k|/sum(w) at k = 0 and N/2, dB =
+ *     20 log10(max(a_k, 1e-10)): the floor is -200 dB, and NaN never appears.
+ *
+ * Errors: every fallible function returns an int, SPECTRO_OK (0) or a negative SPECTRO_E*
+ * code, and takes an optional spectro_error* (last; NULL: no message wanted) that receives
+ * the code and one line naming the field or the file at fault ("hop must be at least 1").
+ * Results come through out-parameters; on failure they are left as they were unless the
+ * function says otherwise.
+ *
+ * Thread safety, unless a function says otherwise: functions without a handle may be
+ * called from any thread at any time; a handle (source, analyzer, bands) is used by one
+ * thread at a time (calls on it from two threads at once need the caller's lock); different
+ * handles are independent, also when they live on different threads. The library reads no
+ * environment variable and prints nothing.
+ */
+#ifndef SPECTRO_H
+#define SPECTRO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(SPECTRO_BUILDING_LIBRARY) && defined(__GNUC__)
+#define SPECTRO_API __attribute__((visibility("default")))
+#else
+#define SPECTRO_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- versions and errors ------------------------------------------------------------------ */
+
+/* The library's version, the spectro program's ("0.1.0"): static storage. Any thread. */
+SPECTRO_API const char *spectro_version(void);
+/* The API's revision within this SONAME: grows when functions or struct members are added
+ * (docs/api-c.md). 1 for this header. */
+#define SPECTRO_API_VERSION 1
+SPECTRO_API int spectro_api_version(void);
+
+/* The codes (the program's exit status for each is in brackets). */
+#define SPECTRO_OK 0
+#define SPECTRO_EINVAL (-1)       /* a bad argument or setting                  [2] */
+#define SPECTRO_EINPUT (-2)       /* bad input data: not audio, a broken header [2] */
+#define SPECTRO_ENOMEM (-3)       /* out of memory                              [1] */
+#define SPECTRO_EIO (-4)          /* a read or write failed                     [1] */
+#define SPECTRO_EGPU (-5)         /* a CUDA error                               [1] */
+#define SPECTRO_ENODEV (-6)       /* no usable device (GPU)                     [1] */
+#define SPECTRO_EUNSUPPORTED (-7) /* not in this build (FFmpeg, CUDA)           [1] */
+#define SPECTRO_EAUDIO (-8)       /* an audio device failed                     [1] */
+#define SPECTRO_EINTERRUPTED (-9) /* stopped                                    [130] */
+
+/* A short text for a code ("bad argument", ...): static storage, never NULL. Any thread. */
+SPECTRO_API const char *spectro_strerror(int code);
+
+/* A failure's code and its one line, e.g. "hop must be at least 1",
+ * "song.wav: not an audio file". message[0] == 0 when there is nothing to add to
+ * spectro_strerror(code). Fixed layout for the SONAME's life. */
+typedef struct spectro_error {
+    int code;
+    char message[512];
+} spectro_error;
+
+/* ---- sources ---------------------------------------------------------------------------------- */
+
+typedef struct spectro_source spectro_source;
+
+/* How a source is opened. `size` is sizeof(spectro_source_config), set by the _default
+ * function (docs/api-c.md: structs grow at their end). */
+typedef struct spectro_source_config {
+    size_t size;
+    double start;           /* seconds into the input where reading begins (rounded to the
+                             * nearest sample); 0 = its start */
+    double end;             /* seconds into the input where reading stops; 0 = its end. Past
+                             * the end of the audio: SPECTRO_EINVAL once the read gets there */
+    const char *raw_format; /* headerless samples "ENCODING,RATE,CHANNELS", e.g.
+                             * "f32le,48000,2" (spectro_raw_format_name lists the encodings);
+                             * NULL = the file says (a header). Borrowed during open. */
+    int stream;             /* the K-th audio stream of a container FFmpeg reads (0 = the first) */
+} spectro_source_config;
+
+/* No time range, the file's own format, the first stream. Any thread. */
+SPECTRO_API spectro_source_config spectro_source_config_default(void);
+
+/* What a source is. The caller sets `size` to sizeof(spectro_source_info) before
+ * spectro_source_get_info; the library fills as many members as that holds. */
+typedef struct spectro_source_info {
+    size_t size;
+    int sample_rate;        /* Hz */
+    int channels;
+    int64_t length;         /* samples per channel that reading will give (after start, up to
+                             * end), as far as the header says; -1 unknown (a pipe) */
+    int64_t source_length;  /* samples per channel of the whole input; -1 unknown */
+    double start_s;         /* where reading began: the start sample's time in seconds */
+    uint64_t start_sample;  /* and its index (give it to spectro_analyzer_config.first_sample
+                             * for frame times counted from the input's start) */
+    int pipe;               /* 1: a pipe or FIFO (no length, no seeking) */
+    int unit_bound;         /* 1: every sample lies within [-1, 1] (integer PCM) */
+    char name[256];         /* what messages call it: the path, "synth:..." */
+    char format[96];        /* e.g. "WAV 24-bit PCM" */
+    char decoder[16];       /* "libsndfile", "ffmpeg"; "" for a generated signal */
+} spectro_source_info;
+
+/* Opens `input`: a file path (libsndfile, else FFmpeg's decoders when built in), "-" or a
+ * FIFO (standard input as a stream: WAV, AU or raw samples), or "synth:KEY=VALUE,..." (a
+ * sum of sines and noise: rate=, channels=, sine=FREQ[@AMP], noise=, duration=SECONDS,
+ * step=, seed=). cfg NULL = spectro_source_config_default(). Seeks to cfg->start (reading up
+ * to it where the input cannot seek). *out is the caller's (spectro_source_close).
+ * SPECTRO_EINPUT: missing, unreadable or not audio (the message names the file);
+ * SPECTRO_EINVAL: a bad setting (named: "start ...", "raw_format ..."). Any thread. */
+SPECTRO_API int spectro_source_open(const char *input, const spectro_source_config *cfg, spectro_source **out,
+                                    spectro_error *err);
+
+/* Fills info (info->size set by the caller; SPECTRO_EINVAL when it is 0 or info NULL). */
+SPECTRO_API int spectro_source_get_info(const spectro_source *s, spectro_source_info *info);
+
+/* Reads up to max_frames frames (one sample per channel each) as interleaved floats into
+ * dst (room for max_frames * channels); *got = frames read, 0 at the end (of the input, or
+ * of the config's end). Integer PCM is scaled to [-1, 1) as libsndfile does; non-finite
+ * samples (NaN, Inf) become 0 and are counted (spectro_source_nonfinite). SPECTRO_EINVAL
+ * when the input ended before the config's end; SPECTRO_EIO, SPECTRO_EINPUT for a read or
+ * decoding failure. */
+SPECTRO_API int spectro_source_read(spectro_source *s, float *dst, size_t max_frames, size_t *got,
+                                    spectro_error *err);
+
+/* Samples replaced by 0 so far (they were NaN or infinite); 1 when the input ended before
+ * its header said (known once a read returned 0 frames). */
+SPECTRO_API uint64_t spectro_source_nonfinite(const spectro_source *s);
+SPECTRO_API int spectro_source_truncated(const spectro_source *s);
+
+/* Closes the input and frees the source. NULL is a no-op. */
+SPECTRO_API void spectro_source_close(spectro_source *s);
+
+/* The raw encodings raw_format takes ("f32le", "s16le", ...): i in 0 .. count-1; NULL out
+ * of range. Static storage; any thread. */
+SPECTRO_API int spectro_raw_format_count(void);
+SPECTRO_API const char *spectro_raw_format_name(int i);
+
+/* ---- the analyzer --------------------------------------------------------------------------- */
+
+typedef struct spectro_analyzer spectro_analyzer;
+
+#define SPECTRO_CHANNEL_MIX (-1) /* the mean of all input channels (the default) */
+#define SPECTRO_CHANNEL_ALL (-2) /* every input channel on its own */
+
+/* Interleaved complex float, the layout of C99's float _Complex, C++'s std::complex<float>,
+ * NumPy's complex64, CUDA's float2. */
+typedef struct spectro_complex {
+    float re, im;
+} spectro_complex;
+
+typedef struct spectro_analyzer_config {
+    size_t size;            /* sizeof(spectro_analyzer_config), set by the _default function */
+    int sample_rate;        /* Hz, >= 1 */
+    int channels;           /* interleaved channels of the samples pushed, >= 1 */
+    size_t fft_size;        /* N: a power of two, 16 .. 4194304; default the program's (-n) */
+    size_t hop;             /* frame step in samples, >= 1; 0 = the default, fft_size/4 */
+    const char *window;     /* "hann", "hamming", "blackman", "blackman-harris", "flattop",
+                             * "rect", "kaiser[:beta]", "gauss[:sigma]" (spectro_window_name
+                             * lists them); NULL = "hann". Borrowed during create. */
+    int channel;            /* SPECTRO_CHANNEL_MIX, SPECTRO_CHANNEL_ALL, or 0 .. channels-1 */
+    const char *backend;    /* "auto", "cpu", "cuda", "cufft"; NULL = "auto": the one that
+                             * finishes first (a GPU when one exists and the job is worth its
+                             * start-up), weighed once, at create */
+    uint64_t first_sample;  /* the index in its input of the first sample pushed: frame times
+                             * count from it (spectro_source_info.start_sample); 0 default */
+    uint64_t expected_samples; /* samples per channel the analyzer will see, for auto's choice
+                             * and the batch size; 0 = unknown */
+    int cpu_threads;        /* the cpu backend's threads, 0 = min(online CPUs, 8) */
+} spectro_analyzer_config;
+
+/* 48000 Hz mono, the program's fft_size, hop 0 (fft_size/4), hann, mix, auto, nothing
+ * expected. Any thread. */
+SPECTRO_API spectro_analyzer_config spectro_analyzer_config_default(void);
+
+/* Checks cfg, makes the window and the FFT plan (a GPU backend's start-up happens here).
+ * SPECTRO_EINVAL names the field at fault ("fft_size 1000: must be a power of two from 16
+ * to 4194304", "channel 3: out of range: the input has 2 channels ...", "window hanx:
+ * unknown window (...)", "backend \"gpu\": unknown backend (...)"); SPECTRO_EUNSUPPORTED
+ * (cuda or cufft in a build without CUDA), SPECTRO_ENODEV (no usable GPU for cuda or cufft;
+ * auto falls back to the cpu instead), SPECTRO_ENOMEM, SPECTRO_EGPU. *out is the caller's
+ * (spectro_analyzer_destroy). Any thread. */
+SPECTRO_API int spectro_analyzer_create(const spectro_analyzer_config *cfg, spectro_analyzer **out,
+                                        spectro_error *err);
+/* Frees the analyzer, its plan and its buffers (a GPU's context stays for the process).
+ * NULL is a no-op. */
+SPECTRO_API void spectro_analyzer_destroy(spectro_analyzer *a);
+
+/* What the analyzer runs. The caller sets `size` to sizeof(spectro_analyzer_info). */
+typedef struct spectro_analyzer_info {
+    size_t size;
+    int sample_rate, channels;
+    int out_channels;       /* 1, or channels with SPECTRO_CHANNEL_ALL */
+    size_t fft_size, hop, bins; /* bins = fft_size/2 + 1 */
+    double bin_hz;          /* sample_rate / fft_size */
+    double time_first_s;    /* frame f's centre is at time_first_s + f * time_step_s */
+    double time_step_s;
+    char window[64];        /* canonical text, e.g. "hann", "kaiser:8.6" (the dump's) */
+    char backend[16];       /* the backend running: "cpu", "cuda", "cufft" */
+    char fallback[512];     /* auto: why it could not use the GPU ("" when it did, when the
+                             * cpu was the faster choice, or a backend was named) */
+} spectro_analyzer_info;
+
+SPECTRO_API int spectro_analyzer_get_info(const spectro_analyzer *a, spectro_analyzer_info *info);
+
+/* Frames per output channel that `samples` samples per channel give (DESIGN's rule: 0 for
+ * none, 1 for fewer than fft_size). */
+SPECTRO_API uint64_t spectro_analyzer_frame_count(const spectro_analyzer *a, uint64_t samples);
+/* The centre of frame `frame` in seconds, time_first_s + frame * time_step_s in double, the
+ * very value the program's --peaks prints (with "%.6f"). */
+SPECTRO_API double spectro_analyzer_frame_time(const spectro_analyzer *a, uint64_t frame);
+
+/* ---- the analyzer: whole arrays ------------------------------------------------------------- */
+
+/* The spectrogram of `count` frames of interleaved samples (count * channels floats) in one
+ * call: out receives F = spectro_analyzer_frame_count(a, count) frames of bins floats per
+ * output channel, laid out [channel][frame][bin] with F frames a channel (one output
+ * channel: [frame][bin]); out_frames says how many frames a channel it has room for (at
+ * least F, else SPECTRO_EINVAL). The values are those the program's --dump writes for these
+ * samples and settings, byte for byte. count 0: SPECTRO_EINVAL (no samples, no frame).
+ * Ends any stream in progress and leaves a fresh dB stream (spectro_analyzer_reset). */
+SPECTRO_API int spectro_analyzer_spectrogram(spectro_analyzer *a, const float *samples, size_t count, float *out,
+                                             size_t out_frames, spectro_error *err);
+
+/* The complex STFT of the same frames, laid out as spectrogram's, each value scaled to the
+ * level convention: Z_k = c_k X_k with c_k = 2/sum(w) for 0 < k < N/2 and 1/sum(w) at
+ * k = 0 and N/2 (X the windowed frame's DFT, sum_i w_i x_i e^(-2 pi i ik/N)), so |Z_k| is
+ * the amplitude a_k and 20 log10(max(|Z_k|, 1e-10)) = 10 log10(max(|Z_k|^2, 1e-20)) is the
+ * spectrogram's level plus the constant 0 dB, to within float rounding (the FFT's output
+ * and the level's arithmetic are float: the two agree to about 1e-4 dB above -120 dBFS).
+ * An STFT without that scale is Z_k / c_k. */
+SPECTRO_API int spectro_analyzer_stft(spectro_analyzer *a, const float *samples, size_t count,
+                                      spectro_complex *out, size_t out_frames, spectro_error *err);
+
+/* The same for samples in device memory: d_samples (count floats) and d_out (F * bins
+ * floats) are CUDA pointers of the current device (the CUDA runtime's primary context, the
+ * one torch and CuPy use); the frames never leave the GPU. The analyzer's backend must be
+ * cuda or cufft (SPECTRO_EUNSUPPORTED otherwise, the message says why; also in builds
+ * without CUDA) and its input one channel (channels 1), at least fft_size samples (no padded
+ * frame on the device: SPECTRO_EINVAL). The call returns once d_out is written (the work
+ * runs on the analyzer's own stream, which it waits for). The values are those of
+ * spectrogram on the same backend; unlike it, no sample is checked for a size beyond the
+ * float FFT's range (above about 1e30). Not part of a stream: the stream is untouched. */
+SPECTRO_API int spectro_analyzer_spectrogram_device(spectro_analyzer *a, const float *d_samples, size_t count,
+                                                    float *d_out, size_t out_frames, spectro_error *err);
+
+/* The same for `clips` signals of `count` samples each in one call (clip c at d_samples +
+ * c * stride, stride >= count): d_out receives [clip][frame][bin], F frames a clip, each
+ * clip analysed on its own (its frames start at its own sample 0). One wait for all: many
+ * short clips cost about one call. clips 0 does nothing. Errors as spectrogram_device's. */
+SPECTRO_API int spectro_analyzer_spectrogram_device_batch(spectro_analyzer *a, const float *d_samples, size_t clips,
+                                                          size_t count, size_t stride, float *d_out,
+                                                          size_t out_frames, spectro_error *err);
+
+/* ---- the analyzer: streams ------------------------------------------------------------------ */
+
+/* A stream: samples are pushed in any chunking, the frames they complete are analysed at
+ * once and wait in the analyzer until read; finish ends the stream. Any chunking gives
+ * exactly the frames of spectro_analyzer_spectrogram on the whole (or _stft with
+ * SPECTRO_OUTPUT_COMPLEX). An analyzer starts with a dB stream; reset starts another. */
+#define SPECTRO_OUTPUT_DB 0      /* spectra in dBFS: read with spectro_analyzer_read */
+#define SPECTRO_OUTPUT_COMPLEX 1 /* scaled complex frames: spectro_analyzer_read_complex */
+
+/* Drops the stream in progress (frames waiting included) and begins a new one of `output`
+ * (SPECTRO_OUTPUT_DB or SPECTRO_OUTPUT_COMPLEX) at frame 0, keeping the plan. */
+SPECTRO_API int spectro_analyzer_reset(spectro_analyzer *a, int output, spectro_error *err);
+
+/* Pushes `count` frames of interleaved samples (count * channels floats; samples may be
+ * NULL when count is 0). The frames they complete are analysed now; *ready (may be NULL) =
+ * frames a channel waiting to be read. SPECTRO_EINVAL after finish (reset first). */
+SPECTRO_API int spectro_analyzer_push(spectro_analyzer *a, const float *samples, size_t count, size_t *ready,
+                                      spectro_error *err);
+
+/* Ends the stream: the frames still buffered are analysed (a stream of fewer than fft_size
+ * samples gives its one zero-padded frame; one of no sample gives none). *ready as push. */
+SPECTRO_API int spectro_analyzer_finish(spectro_analyzer *a, size_t *ready, spectro_error *err);
+
+/* Frames a channel waiting to be read. */
+SPECTRO_API size_t spectro_analyzer_ready(const spectro_analyzer *a);
+/* The index of the next frame a read returns (frames read so far in this stream). */
+SPECTRO_API uint64_t spectro_analyzer_position(const spectro_analyzer *a);
+
+/* Moves up to max_frames waiting frames a channel into out, laid out [channel][frame][bin]
+ * over the *got frames read (one output channel: [frame][bin]); out has room for
+ * max_frames * out_channels * bins floats. SPECTRO_EINVAL for the other output's read. */
+SPECTRO_API int spectro_analyzer_read(spectro_analyzer *a, float *out, size_t max_frames, size_t *got,
+                                      spectro_error *err);
+SPECTRO_API int spectro_analyzer_read_complex(spectro_analyzer *a, spectro_complex *out, size_t max_frames,
+                                              size_t *got, spectro_error *err);
+
+/* ---- one call ---------------------------------------------------------------------------------- */
+
+/* spectro_analyzer_spectrogram with an analyzer of its own (cfg->expected_samples is taken
+ * as count, so that auto weighs this job): for one array. Any thread. */
+SPECTRO_API int spectro_spectrogram(const spectro_analyzer_config *cfg, const float *samples, size_t count,
+                                    float *out, size_t out_frames, spectro_error *err);
+/* The frames spectro_spectrogram gives a channel for `samples` samples, fft_size and hop
+ * (0: fft_size/4); 0 for no samples or an fft_size below 1. Any thread. */
+SPECTRO_API uint64_t spectro_frame_count(uint64_t samples, size_t fft_size, size_t hop);
+
+/* ---- reductions of the analyzer's spectra ------------------------------------------------------
+ * Each takes db: `frames` dB spectra of one output channel, [frame][bin] as the analyzer
+ * gives them (bins = fft_size/2 + 1), and reads the analyzer's rate, fft_size and window;
+ * for several channels, call once a channel. They do not touch the stream. */
+
+/* The strongest component of a frame, located between bins and levelled by the window's own
+ * transform (the program's --peaks). */
+typedef struct spectro_peak {
+    double freq_hz;
+    double db;              /* dBFS */
+    uint64_t bin;           /* the strongest bin itself */
+} spectro_peak;
+
+/* The peak of each frame within fmin .. fmax Hz (0 = from bin 1 / up to bin N/2-1; DC and
+ * Nyquist are never searched) into out[frames]: the numbers --peaks prints as
+ * "%.6f\t%.3f\t%.2f" of (spectro_analyzer_frame_time, freq_hz, db). SPECTRO_EINVAL when
+ * the range holds no bin ("fmin/fmax: ..."). */
+SPECTRO_API int spectro_analyzer_peaks(spectro_analyzer *a, const float *db, size_t frames, double fmin,
+                                       double fmax, spectro_peak *out, spectro_error *err);
+
+#define SPECTRO_AVERAGE_MEAN 0 /* power mean: the mean of 10^(dB/10), back in dB (Welch) */
+#define SPECTRO_AVERAGE_MAX 1  /* peak hold: the highest level of each bin */
+#define SPECTRO_AVERAGE_MIN 2  /* minimum hold */
+
+/* One spectrum over the frames (--average MODE, and --psd when psd is 1: dBFS/Hz, the level
+ * less 10 log10(ENBW * bin_hz)) into out[bins]; frames 0 gives the floor. */
+SPECTRO_API int spectro_analyzer_average(spectro_analyzer *a, const float *db, size_t frames, int mode, int psd,
+                                         float *out, spectro_error *err);
+
+#define SPECTRO_TONE_MAX_HARMONICS 9 /* the 2nd to the 10th */
+
+typedef struct spectro_tone_config {
+    size_t size;            /* sizeof(spectro_tone_config), set by the _default function */
+    double fundamental_hz;  /* the tone; 0 = the strongest of the band */
+    double fmin, fmax;      /* the band in Hz; negative = 20 Hz, 20 kHz (clipped to Nyquist) */
+} spectro_tone_config;
+
+SPECTRO_API spectro_tone_config spectro_tone_config_default(void);
+
+typedef struct spectro_harmonic {
+    int n;                  /* 2 .. 10 */
+    double hz, dbfs;
+} spectro_harmonic;
+
+/* The tone analysis, with the names and values of the program's --tone JSON. The caller
+ * sets `size` to sizeof(spectro_tone). */
+typedef struct spectro_tone {
+    size_t size;
+    double fundamental_hz, fundamental_dbfs;
+    int harmonics;          /* how many of harmonic[] are set */
+    spectro_harmonic harmonic[SPECTRO_TONE_MAX_HARMONICS];
+    double thd_percent, thd_db, thdn_db, snr_db, sinad_db, enob_bits, noise_dbfs;
+    double band_hz[2];
+    uint64_t frames_averaged;
+} spectro_tone;
+
+/* The window the program's tone analysis takes unless one is chosen: "kaiser:20" (its
+ * sidelobes keep a loud tone's skirt out of the harmonics and the noise floor). Give it to
+ * spectro_analyzer_config.window for the program's --tone numbers. Static; any thread. */
+SPECTRO_API const char *spectro_tone_window(void);
+
+/* THD, THD+N, SNR, SINAD, ENOB of the power mean of the frames (the program's --tone of a
+ * file). cfg NULL = the default. SPECTRO_EINVAL naming fundamental_hz, fmin or fmax when the
+ * band is empty or the fundamental lies outside it; frames 0: SPECTRO_EINVAL. */
+SPECTRO_API int spectro_analyzer_tone(spectro_analyzer *a, const float *db, size_t frames,
+                                      const spectro_tone_config *cfg, spectro_tone *out, spectro_error *err);
+
+/* Fractional-octave bands (IEC 61260-1) with frequency weighting (IEC 61672-1), made for an
+ * analyzer's rate, fft_size and window (the program's --bands). Only the bands the FFT
+ * resolves are reported; the narrower ones below them are listed (unresolved). */
+typedef struct spectro_bands spectro_bands;
+
+typedef struct spectro_bands_config {
+    size_t size;            /* sizeof(spectro_bands_config), set by the _default function */
+    int fraction;           /* 1/fraction octave: 1, 3, 6 or 12; default 3 */
+    const char *weighting;  /* "Z" (none), "A", "C"; NULL = "Z" */
+    double fmin, fmax;      /* mid frequencies kept, Hz; negative = 20 Hz, 20 kHz */
+} spectro_bands_config;
+
+SPECTRO_API spectro_bands_config spectro_bands_config_default(void);
+
+/* SPECTRO_EINVAL naming fraction, weighting, fmin/fmax or fft_size (no band resolved).
+ * The bands handle does not borrow the analyzer. Any thread. */
+SPECTRO_API int spectro_bands_create(const spectro_analyzer *a, const spectro_bands_config *cfg,
+                                     spectro_bands **out, spectro_error *err);
+SPECTRO_API void spectro_bands_destroy(spectro_bands *b); /* NULL is a no-op */
+
+SPECTRO_API size_t spectro_bands_count(const spectro_bands *b);
+/* Band i's exact mid frequency and edges in Hz (0 out of range). */
+SPECTRO_API double spectro_bands_mid_hz(const spectro_bands *b, size_t i);
+SPECTRO_API double spectro_bands_lower_hz(const spectro_bands *b, size_t i);
+SPECTRO_API double spectro_bands_upper_hz(const spectro_bands *b, size_t i);
+SPECTRO_API size_t spectro_bands_unresolved_count(const spectro_bands *b);
+SPECTRO_API double spectro_bands_unresolved_hz(const spectro_bands *b, size_t i);
+
+/* Band levels (dBFS) of each frame: out[frame][band], frames x count floats. */
+SPECTRO_API int spectro_bands_levels(spectro_bands *b, const float *db, size_t frames, float *out,
+                                     spectro_error *err);
+/* The band levels averaged over the frames (--bands with --average MODE): out[count]. */
+SPECTRO_API int spectro_bands_average(spectro_bands *b, const float *db, size_t frames, int mode, float *out,
+                                      spectro_error *err);
+
+/* ---- tables ------------------------------------------------------------------------------------- */
+
+/* The names the config strings take, i in 0 .. count-1, NULL out of range; static storage,
+ * any thread. Windows: "hann", ..., "kaiser", "gauss" (a parameter follows a colon).
+ * Backends: "auto", "cpu", "cuda", "cufft" (listed also where this build lacks them).
+ * Averages: "mean", "max", "min" (SPECTRO_AVERAGE_*). */
+SPECTRO_API int spectro_window_count(void);
+SPECTRO_API const char *spectro_window_name(int i);
+SPECTRO_API int spectro_backend_count(void);
+SPECTRO_API const char *spectro_backend_name(int i);
+SPECTRO_API int spectro_average_count(void);
+SPECTRO_API const char *spectro_average_name(int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,51 @@
+/* The public API's own thin layer (src/api/): what its files share. Not a public header:
+ * users include spectro.h only.
+ *
+ *   api.c           versions, errors (the engine's lines, options turned into the API's
+ *                   field names), the name tables, where the loadable modules are
+ *   api_source.c    spectro_source: a source of the engine's table with a time range
+ *   api_analyzer.c  spectro_analyzer: an FFT plan and a framer (stft) kept across calls,
+ *                   whole arrays and streams
+ *   api_reduce.c    peaks, averages, tone analysis and bands of the analyzer's spectra
+ */
+#ifndef SPECTRO_API_INTERNAL_H
+#define SPECTRO_API_INTERNAL_H
+
+#include "err.h"
+#include "fft.h"
+#include "peaks.h"
+#include "spectro.h"
+#include "window.h"
+
+/* Fills err (when not NULL) with code and the formatted line; returns code. */
+int api_fail(spectro_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The engine's failure (code, ei) as the API's: the line with every command-line option
+ * name replaced by the field that sets it ("--hop 0: ..." -> "hop 0: ..."). Returns code. */
+int api_from_engine(spectro_error *err, int code, const sp_errinfo *ei);
+
+/* The loadable modules for this library: the build tree's (NULL: the engine's default)
+ * when the library runs from there, else the ones installed beside it. */
+const char *api_gpu_module(void);
+const char *api_ffmpeg_module(void);
+
+/* A config struct's size as the caller gave it: SPECTRO_EINVAL unless it holds at least
+ * the members of the first API version (min). */
+int api_check_size(size_t size, size_t min, const char *what, spectro_error *err);
+
+/* What the reductions read from an analyzer (api_analyzer.c). */
+typedef struct {
+    size_t n, bins;
+    int rate;
+    const float *win;       /* the window's n coefficients */
+} api_frame_shape;
+
+void api_analyzer_shape(const spectro_analyzer *a, api_frame_shape *out);
+/* The peak search's table of the analyzer's window, made on first use. */
+int api_analyzer_peaks_window(spectro_analyzer *a, const peaks_window **out, spectro_error *err);
+
+#endif
