@@ -602,7 +602,9 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
 #pragma unroll
                     for (int e = 0; e < R; e++)
                         v[e] = make_float2(0.f, 0.f);
-                } else if ((off & 1) == 0) { /* 8-byte aligned pairs */
+                } else if ((reinterpret_cast<uintptr_t>(src) & 7) == 0) {
+                    /* 8-byte aligned pairs: an even offset into the plan's buffers; a
+                     * caller's device clip may start anywhere */
                     const float2 *src2 = reinterpret_cast<const float2 *>(src) + ti;
                     unroll<R>([&](auto E) {
                         constexpr int e = SP_CI(E);
