@@ -1,0 +1,87 @@
+"""GPU arrays in, GPU arrays of the same framework out (torch, CuPy), equal to the host's
+results for the same samples and backend. Skip without the framework or without a GPU."""
+import numpy as np
+import pytest
+
+import spectro
+
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device for torch")
+    return torch
+
+
+def _cupy():
+    cupy = pytest.importorskip("cupy")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("no CUDA device for CuPy")
+    except cupy.cuda.runtime.CUDARuntimeError:
+        pytest.skip("no CUDA device for CuPy")
+    return cupy
+
+
+def signal(n=48000 * 3, channels=None, seed=5):
+    rng = np.random.default_rng(seed)
+    shape = (n,) if channels is None else (channels, n)
+    return rng.uniform(-1, 1, shape).astype(np.float32)
+
+
+def host_result(y, backend, **kw):
+    """The host path's result for the same settings on the same backend."""
+    return spectro.spectrogram(y, sr=48000, backend=backend, **kw)
+
+
+@pytest.mark.parametrize("backend", ["cuda", "cufft", "auto"])
+def test_torch_in_torch_out(backend):
+    torch = _torch()
+    y = signal()
+    t = torch.from_numpy(y).cuda()
+    got = spectro.spectrogram(t, sr=48000, n_fft=2048, backend=backend)
+    assert isinstance(got, torch.Tensor) and got.is_cuda and got.dtype == torch.float32
+    assert got.device == t.device
+    want = host_result(y, "cuda" if backend == "auto" else backend, n_fft=2048)
+    assert np.array_equal(got.cpu().numpy(), want)
+
+
+def test_torch_int16_and_channels():
+    torch = _torch()
+    y = (signal(channels=2) * 32767).astype(np.int16)
+    t = torch.from_numpy(y).cuda()
+    for channel in ["all", 1, "mix"]:
+        got = spectro.spectrogram(t, sr=48000, n_fft=1024, channel=channel, backend="cuda")
+        assert got.is_cuda
+        assert np.array_equal(got.cpu().numpy(), host_result(y, "cuda", n_fft=1024, channel=channel))
+
+
+def test_cupy_in_cupy_out():
+    cupy = _cupy()
+    y = signal()
+    c = cupy.asarray(y)
+    got = spectro.spectrogram(c, sr=48000, n_fft=4096, backend="cuda")
+    assert isinstance(got, cupy.ndarray) and got.dtype == cupy.float32
+    assert np.array_equal(cupy.asnumpy(got), host_result(y, "cuda", n_fft=4096))
+
+
+def test_analyzer_keeps_device_plan_and_stft():
+    torch = _torch()
+    an = spectro.Analyzer(sr=48000, n_fft=1024, backend="cuda")
+    ys = [signal(48000, seed=s) for s in range(3)]
+    for y in ys:
+        got = an.spectrogram(torch.from_numpy(y).cuda())
+        assert np.array_equal(got.cpu().numpy(), an.spectrogram(y))
+    z = an.stft(torch.from_numpy(ys[0]).cuda())
+    assert z.is_cuda and z.dtype == torch.complex64
+    assert np.array_equal(z.cpu().numpy(), an.stft(ys[0]))
+
+
+def test_device_path_used_or_reason_known():
+    """The device entry ran, or the library said why not (the host round trip then)."""
+    torch = _torch()
+    t = torch.from_numpy(signal()).cuda()
+    spectro.spectrogram(t, sr=48000, backend="cuda")
+    from spectro import _gpu
+    for why in _gpu.device_path_refused().values():
+        assert why  # a reason, one line, from the library
