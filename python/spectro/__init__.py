@@ -110,7 +110,7 @@ class Analyzer:
         self._channel = parse_channel(channel)
         self.backend = _text(backend, "backend")
         self._expected = int(expected_samples)
-        self._plans = {}  # input channels -> _spectro.Analyzer
+        self._plans = {}  # input channels -> (_spectro.Analyzer, its info())
         self._lock = threading.Lock()
         if self._channel < 0:  # the settings checked now; a channel index waits for the input
             self._plan(1)
@@ -124,11 +124,16 @@ class Analyzer:
                                  backend or self.backend, expected or self._expected)
 
     def _plan(self, channels):
+        return self._plan_info(channels)[0]
+
+    def _plan_info(self, channels):
+        """The plan for input of `channels` channels, made on first use, and its info."""
         with self._lock:
-            plan = self._plans.get(channels)
-            if plan is None:
-                plan = self._plans[channels] = self._make(channels)
-            return plan
+            got = self._plans.get(channels)
+            if got is None:
+                plan = self._make(channels)
+                got = self._plans[channels] = (plan, plan.info())
+            return got
 
     def info(self, channels=1):
         """What the analyzer runs for input of `channels` channels: a dict of sample_rate,
@@ -166,8 +171,7 @@ class Analyzer:
 
     def _whole(self, y, complex_out):
         x, _ = as_samples(y)
-        plan = self._plan(x.shape[0])
-        info = plan.info()
+        plan, info = self._plan_info(x.shape[0])
         frames = plan.frame_count(x.shape[1])
         shape = (info["out_channels"], frames, info["bins"])
         out = np.empty(shape, dtype=np.complex64 if complex_out else np.float32)
@@ -273,12 +277,13 @@ class Stream:
         self._an = analyzer
         self._complex = bool(complex_out)
         self._plan = None
+        self._info = None
         self._channels = None
         self._ended = False
         self._lock = threading.Lock()
 
     def _frames(self, plan, ready):
-        info = plan.info()
+        info = self._info
         out = np.empty((info["out_channels"], ready, info["bins"]),
                        dtype=np.complex64 if self._complex else np.float32)
         got = plan.read(out, self._complex) if ready else 0
@@ -295,6 +300,7 @@ class Stream:
             if self._plan is None:
                 self._plan = self._an._make(x.shape[0], backend=None)
                 self._plan.reset(self._complex)
+                self._info = self._plan.info()
                 self._channels = x.shape[0]
             elif x.shape[0] != self._channels:
                 raise ValueError("samples: %d channels, the stream has %d" % (x.shape[0], self._channels))

@@ -130,10 +130,11 @@ def _synchronize(y):
 def _device_plan(an, backend):
     key = ("device", backend)
     with an._lock:
-        plan = an._plans.get(key)
-        if plan is None:
-            plan = an._plans[key] = an._make(1, backend=backend)
-        return plan
+        got = an._plans.get(key)
+        if got is None:
+            plan = an._make(1, backend=backend)
+            got = an._plans[key] = (plan, plan.info())
+        return got[0]
 
 
 def spectrogram(an, y):
