@@ -363,6 +363,11 @@ typedef struct spectro_tone {
     uint64_t frames_averaged;
 } spectro_tone;
 
+/* The window the program's tone analysis takes unless one is chosen: "kaiser:20" (its
+ * sidelobes keep a loud tone's skirt out of the harmonics and the noise floor). Give it to
+ * spectro_analyzer_config.window for the program's --tone numbers. Static; any thread. */
+SPECTRO_API const char *spectro_tone_window(void);
+
 /* THD, THD+N, SNR, SINAD, ENOB of the power mean of the frames (the program's --tone of a
  * file). cfg NULL = the default. SPECTRO_EINVAL naming fundamental_hz, fmin or fmax when the
  * band is empty or the fundamental lies outside it; frames 0: SPECTRO_EINVAL. */

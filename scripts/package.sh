@@ -4,7 +4,8 @@
 # in a fresh build directory ($SPECTRO_PACKAGE_DIR, default build-deb) configured for /usr,
 # without the tests. The package's Depends come from the libraries the binary links.
 # Install it with   sudo apt install ./build-deb/spectro_*.deb   (and ./build-deb/spectro-cuda_*.deb
-# for the GPU backends, from a machine with NVIDIA's CUDA repository)
+# for the GPU backends, from a machine with NVIDIA's CUDA repository; ./build-deb/spectro-dev_*.deb
+# to build programs against libspectro: spectro.h, spectro.pc)
 # SPECTRO_JOBS sets the build's parallelism (default: every core).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +30,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/
     -DBUILD_TESTING=OFF "$@" >"$log" 2>&1 ||
     { cat "$log" >&2; exit 1; }
 grep -E '^-- +[^ ].*: (on|off)' "$log" >&2 || true
-cmake --build "$build" -j"${SPECTRO_JOBS:-$(nproc)}" --target spectro spectro_docs >/dev/null
+cmake --build "$build" -j"${SPECTRO_JOBS:-$(nproc)}" --target spectro spectro_shared spectro_docs >/dev/null
 (cd "$build" && cpack -G DEB >"$build/cpack.log" 2>&1) || { cat "$build/cpack.log" >&2; exit 1; }
 debs=$(find "$build" -maxdepth 1 -name '*.deb' | sort)
 [ -n "$debs" ] || { echo "spectro: cpack made no .deb in $build" >&2; exit 1; }

@@ -96,6 +96,11 @@ spectro_tone_config spectro_tone_config_default(void)
     return c;
 }
 
+const char *spectro_tone_window(void)
+{
+    return MEASURE_TONE_WINDOW;
+}
+
 static void tone_out(const measure_tone *t, uint64_t frames, spectro_tone *out)
 {
     spectro_tone full;

@@ -83,6 +83,10 @@ void measure_accum_destroy(measure_accum *a); /* NULL is a no-op */
 
 #define MEASURE_MAX_HARMONIC 10
 
+/* The tone analysis's window unless one is chosen (the library's spectro_tone_window; the
+ * program's --tone writes it as cli.c's TONE_KAISER_BETA until it reads it from here). */
+#define MEASURE_TONE_WINDOW "kaiser:20"
+
 /* The band of a tone analysis: lo, hi as asked (negative: not asked), resolved to
  * 20 Hz .. 20 kHz clipped to Nyquist by default. SP_EINVAL naming --fmin/--fmax when the
  * band is empty. */

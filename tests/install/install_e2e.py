@@ -15,8 +15,14 @@ MODE is one of
   appstream  appstreamcli validate --no-net on the installed metainfo and tree (77 without)
   deb        the build's packages (cpack -G DEB, as scripts/package.sh) into a scratch
              directory: spectro's Depends against the libraries
-             the binary needs, the package unpacked with dpkg-deb -x and run from there
+             the binary needs, the package unpacked with dpkg-deb -x and run from there;
+             spectro-dev holds the header, spectro.pc and the libspectro.so link
              (77 without dpkg-deb or dpkg-shlibdeps)
+  api        the C library installed under a prefix, and under DESTDIR: its SONAME link,
+             examples/spectrogram.c built with `cc ... $(pkg-config --cflags --libs spectro)`
+             against the tree, and run on assets (and on a file only FFmpeg reads, through
+             the tree's FFmpeg module; and on standard input) prints what the build's
+             `spectro --peaks` prints, byte for byte (77 without pkg-config or cc)
 BUILD_DIR is the configured and built tree the tests come from (its cmake installs it).
 Standard library only.
 """
@@ -31,7 +37,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODES = {"tree": [], "docs": ["man", "bash"], "desktop": ["desktop-file-validate"], "appstream": ["appstreamcli"],
-         "deb": ["dpkg-deb", "dpkg-shlibdeps", "cpack"]}
+         "deb": ["dpkg-deb", "dpkg-shlibdeps", "cpack"], "api": ["pkg-config", "cc"]}
 ICON_SIZES = (16, 32, 48, 64, 128, 256)
 ASSET = "two_tone_48k_s16.wav"
 BUILD = ASSETS = FONT_REL = APP_ID = None
@@ -102,7 +108,18 @@ def expected_files():
         files.add(cache_value("CMAKE_INSTALL_LIBDIR") + "/spectro/libspectro-ffmpeg.so")
     if cache_value("SPECTRO_BUILT_CUDA") == "ON":  # the component cuda: the GPU module
         files.add(cache_value("CMAKE_INSTALL_LIBDIR") + "/spectro/libspectro-cuda.so")
-    return files
+    return files | library_files(True) | library_files(False)
+
+
+def library_files(runtime):
+    """The C library's files: the runtime (the versioned file and its SONAME link), or the
+    development files (the header, spectro.pc, the libspectro.so link)."""
+    lib = cache_value("CMAKE_INSTALL_LIBDIR")
+    if runtime:
+        return {lib + "/libspectro.so.%s" % cache_value("CMAKE_PROJECT_VERSION"),
+                lib + "/libspectro.so.%s" % cache_value("SPECTRO_SOVERSION")}
+    return {lib + "/libspectro.so", lib + "/pkgconfig/spectro.pc",
+            cache_value("CMAKE_INSTALL_INCLUDEDIR") + "/spectro.h"}
 
 
 class Scratch:
@@ -360,7 +377,7 @@ class Deb(Base):
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
             debs = sorted(f for f in os.listdir(os.path.join(d, "pk")) if f.endswith(".deb"))
             cuda_built = cache_value("SPECTRO_BUILT_CUDA") == "ON"
-            self.assertEqual(len(debs), 2 if cuda_built else 1, debs)
+            self.assertEqual(len(debs), 3 if cuda_built else 2, debs)
             deb = os.path.join(d, "pk", [f for f in debs if f.startswith("spectro_")][0])
             self.assertRegex(os.path.basename(deb), r"^spectro_\d+\.\d+\.\d+_[a-z0-9]+\.deb$")
 
@@ -395,6 +412,17 @@ class Deb(Base):
             self.check_runs(os.path.join(root, "usr"), d, same_build=True)
             if cuda_built:
                 self.check_cuda_package(d, root, exe, [f for f in debs if f.startswith("spectro-cuda_")][0])
+            self.check_dev_package(d, [f for f in debs if f.startswith("spectro-dev_")][0], fields["Version"])
+
+    def check_dev_package(self, d, name, version):
+        """spectro-dev: the header, spectro.pc and the libspectro.so link, for the runtime of
+        the same version (in spectro)."""
+        deb = os.path.join(d, "pk", name)
+        self.assertIn("spectro (= %s)" % version, sh(["dpkg-deb", "-f", deb, "Depends"]).stdout)
+        root = os.path.join(d, "dev")
+        q = sh(["dpkg-deb", "-x", deb, root])
+        self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertEqual(listing(os.path.join(root, "usr")), library_files(False))
 
     def check_cuda_package(self, d, root, exe, name):
         """spectro-cuda: the GPU module alone, depending on spectro of the same version. Without
@@ -421,6 +449,61 @@ class Deb(Base):
             self.assertIn("CUDA", p.stderr)
 
 
+class Api(Base):
+    """examples/spectrogram.c against an installed tree, through pkg-config."""
+
+    def build_example(self, tree, d):
+        pc = os.path.join(tree, cache_value("CMAKE_INSTALL_LIBDIR"), "pkgconfig")
+        q = sh(["pkg-config", "--cflags", "--libs", "spectro"], env={"PKG_CONFIG_PATH": pc})
+        self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertIn(tree, q.stdout)  # the tree's, not a system copy
+        exe = os.path.join(d, "spectrogram")
+        p = sh(["cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", os.path.join(ROOT, "examples", "spectrogram.c"),
+                "-o", exe] + q.stdout.split())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return exe
+
+    def check_peaks(self, tree, d):
+        exe = self.build_example(tree, d)
+        env = {"LD_LIBRARY_PATH": os.path.join(tree, cache_value("CMAKE_INSTALL_LIBDIR"))}
+        inputs = ["two_tone_48k_s16.wav", "demo.flac", "stereo_1500l_3000r_48k_s16.wav",
+                  "short_3000_samples_48k_f32.wav", "sine_513hz_8k_u8.wav"]
+        if cache_value("SPECTRO_BUILT_FFMPEG") in ("1", "ON") and shutil.which("ffmpeg"):
+            m4a = os.path.join(d, "tone.m4a")  # libsndfile cannot: the tree's FFmpeg module
+            q = sh(["ffmpeg", "-nostdin", "-loglevel", "error", "-i", os.path.join(ASSETS, ASSET), "-c:a", "aac", m4a])
+            self.assertEqual(q.returncode, 0, q.stderr)
+            inputs.append(m4a)
+        for name in inputs:
+            path = os.path.join(ASSETS, name)
+            want = sh([build_binary(), "--peaks", path])
+            self.assertEqual(want.returncode, 0, want.stderr)
+            got = sh([exe, path], env=env)
+            with self.subTest(input=name):
+                self.assertEqual(got.returncode, 0, got.stderr)
+                self.assertGreater(len(got.stdout.splitlines()), 0)
+                self.assertEqual(got.stdout, want.stdout)
+        with open(os.path.join(ASSETS, ASSET), "rb") as f:  # "-": standard input as a stream
+            data = f.read()
+        full = dict(os.environ, **env)
+        got = subprocess.run([exe, "-"], input=data, capture_output=True, env=full)
+        want = subprocess.run([build_binary(), "--peaks", "-"], input=data, capture_output=True)
+        self.assertEqual(got.returncode, 0, got.stderr)
+        self.assertEqual(got.stdout, want.stdout)
+
+    def test_prefix(self):
+        with Scratch() as d:
+            tree = self.install(os.path.join(d, "p"))
+            lib = os.path.join(tree, cache_value("CMAKE_INSTALL_LIBDIR"))
+            so = "libspectro.so.%s" % cache_value("SPECTRO_SOVERSION")
+            self.assertEqual(os.readlink(os.path.join(lib, "libspectro.so")), so)
+            self.assertTrue(os.path.isfile(os.path.join(lib, so)))
+            self.check_peaks(tree, d)
+
+    def test_destdir(self):
+        with Scratch() as d:
+            self.check_peaks(self.install("/opt/spectro", destdir=os.path.join(d, "dest")), d)
+
+
 def main():
     global BUILD, ASSETS, FONT_REL, APP_ID
     if len(sys.argv) < 6 or sys.argv[1] not in MODES:
@@ -433,7 +516,7 @@ def main():
     if missing:
         print("skipped: %s not installed" % ", ".join(missing))
         sys.exit(77)
-    cls = {"tree": Tree, "docs": Docs, "desktop": Desktop, "appstream": AppStream, "deb": Deb}[mode]
+    cls = {"tree": Tree, "docs": Docs, "desktop": Desktop, "appstream": AppStream, "deb": Deb, "api": Api}[mode]
     suite = unittest.defaultTestLoader.loadTestsFromTestCase(cls)
     r = unittest.TextTestRunner(verbosity=2).run(suite)
     if r.wasSuccessful() and r.testsRun and len(r.skipped) == r.testsRun:
