@@ -85,3 +85,32 @@ def test_device_path_used_or_reason_known():
     from spectro import _gpu
     for why in _gpu.device_path_refused().values():
         assert why  # a reason, one line, from the library
+
+
+def test_dlpack_import_reads_the_tensor():
+    """The extension's DLPack reader on NumPy's (host) capsules: pointer, size, device,
+    and its refusals (no GPU needed)."""
+    from spectro import _spectro
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    ptr, count, kind, dev = _spectro.dlpack_info(a.__dlpack__())
+    assert (ptr, count, kind, dev) == (a.ctypes.data, 12, 1, 0)
+    ptr, count, _, _ = _spectro.dlpack_info(a[1:].__dlpack__())  # an offset view
+    assert (ptr, count) == (a[1:].ctypes.data, 8)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _spectro.dlpack_info(a[:, ::2].__dlpack__())
+    with pytest.raises(TypeError, match="float32"):
+        _spectro.dlpack_info(np.zeros(4).__dlpack__())
+    with pytest.raises(TypeError, match="capsule"):
+        _spectro.dlpack_info(b"dltensor")
+
+
+def test_host_arrays_of_other_frameworks_give_numpy():
+    """A CPU DLPack array is not a device array: it is read as NumPy reads it."""
+    from spectro import _gpu
+    y = signal(4096 * 2)
+    assert not _gpu.is_device_array(y)
+    torch = pytest.importorskip("torch")
+    t = torch.from_numpy(y)
+    assert not _gpu.is_device_array(t)
+    got = spectro.spectrogram(t, sr=48000)
+    assert isinstance(got, np.ndarray) and np.array_equal(got, spectro.spectrogram(y, sr=48000))
