@@ -285,7 +285,7 @@ fail:
 extern "C" const fft_backend fft_backend_cuda = {
     "cuda", gpu_probe, cuda_create, gpu_plan_destroy, gpu_plan_c2c, gpu_plan_r2c, gpu_plan_stft_db,
     gpu_plan_host_alloc, gpu_plan_host_free, gpu_plan_stft_reduce, 1, gpu_plan_stft_reduce_start,
-    gpu_plan_stft_reduce_wait, gpu_release,
+    gpu_plan_stft_reduce_wait, gpu_release, gpu_plan_stft_db_device,
 };
 
 int fft_gpu_plan_create(const fft_config *cfg, const float *window, double window_sum, gpu_plan **out,

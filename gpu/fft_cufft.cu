@@ -203,4 +203,5 @@ extern "C" const fft_backend fft_backend_cufft = {
     gpu_plan_stft_reduce_wait,
     NULL, /* no release: cuFFT keeps device memory of its own past its plans (compute-sanitizer
            * reported 7 MB of it leaked when the context went before the library) */
+    gpu_plan_stft_db_device,
 };

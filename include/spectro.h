@@ -253,11 +253,15 @@ SPECTRO_API int spectro_analyzer_spectrogram(spectro_analyzer *a, const float *s
 SPECTRO_API int spectro_analyzer_stft(spectro_analyzer *a, const float *samples, size_t count,
                                       spectro_complex *out, size_t out_frames, spectro_error *err);
 
-/* The same for samples in device memory (a CUDA pointer: d_samples, count * channels floats;
- * d_out as spectrogram's out): the frames never leave the GPU. The analyzer's backend must
- * be cuda or cufft and its input one channel (channels 1); the call returns once d_out is
- * written. SPECTRO_EUNSUPPORTED otherwise (the message says why), and in builds without
- * CUDA. */
+/* The same for samples in device memory: d_samples (count floats) and d_out (F * bins
+ * floats) are CUDA pointers of the current device (the CUDA runtime's primary context, the
+ * one torch and CuPy use); the frames never leave the GPU. The analyzer's backend must be
+ * cuda or cufft (SPECTRO_EUNSUPPORTED otherwise, the message says why; also in builds
+ * without CUDA) and its input one channel (channels 1), at least fft_size samples (no padded
+ * frame on the device: SPECTRO_EINVAL). The call returns once d_out is written (the work
+ * runs on the analyzer's own stream, which it waits for). The values are those of
+ * spectrogram on the same backend; unlike it, no sample is checked for a size beyond the
+ * float FFT's range (above about 1e30). Not part of a stream: the stream is untouched. */
 SPECTRO_API int spectro_analyzer_spectrogram_device(spectro_analyzer *a, const float *d_samples, size_t count,
                                                     float *d_out, size_t out_frames, spectro_error *err);
 

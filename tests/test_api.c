@@ -5,6 +5,7 @@
  * channel modes, short and empty streams, the complex frames' scale, the sources and their
  * time ranges, and errors that name the field at fault. */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,6 +373,56 @@ static void test_reductions(void)
     spectro_analyzer_destroy(a);
 }
 
+/* Analyzers on threads of their own (the header's rule: different handles are independent)
+ * give what one thread gives, while the cpu backend's and the engine's shared pools serve
+ * them all at once. */
+typedef struct {
+    const float *x;
+    size_t len, frames;
+    float *out;
+    int rc;
+} thread_job;
+
+static void *thread_main(void *arg)
+{
+    thread_job *j = arg;
+    spectro_analyzer *a = make(2, SPECTRO_CHANNEL_ALL, 1024, 256, "blackman");
+    j->rc = SPECTRO_ENOMEM;
+    for (int r = 0; a && r < 5; r++)
+        j->rc = spectro_analyzer_spectrogram(a, j->x, j->len, j->out, j->frames, NULL);
+    spectro_analyzer_destroy(a);
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    enum { THREADS = 4 };
+    size_t len = 60000, bins = 513, frames;
+    float *x = make_signal(len, 2, 48000), *ref;
+    spectro_analyzer *a = make(2, SPECTRO_CHANNEL_ALL, 1024, 256, "blackman");
+    thread_job jobs[THREADS];
+    pthread_t th[THREADS];
+    frames = (size_t)spectro_analyzer_frame_count(a, len);
+    ref = malloc(2 * frames * bins * sizeof *ref);
+    CHECK(spectro_analyzer_spectrogram(a, x, len, ref, frames, NULL) == SPECTRO_OK);
+    for (int t = 0; t < THREADS; t++) {
+        jobs[t].x = x;
+        jobs[t].len = len;
+        jobs[t].frames = frames;
+        jobs[t].out = malloc(2 * frames * bins * sizeof *ref);
+        CHECK(pthread_create(&th[t], NULL, thread_main, &jobs[t]) == 0);
+    }
+    for (int t = 0; t < THREADS; t++) {
+        CHECK(pthread_join(th[t], NULL) == 0);
+        CHECK(jobs[t].rc == SPECTRO_OK);
+        CHECK(memcmp(jobs[t].out, ref, 2 * frames * bins * sizeof *ref) == 0);
+        free(jobs[t].out);
+    }
+    free(ref);
+    free(x);
+    spectro_analyzer_destroy(a);
+}
+
 int main(void)
 {
     test_stream_equals_whole(1, SPECTRO_CHANNEL_MIX, 50000, 1024, 0);
@@ -388,5 +439,6 @@ int main(void)
     test_errors();
     test_source();
     test_reductions();
+    test_threads();
     return check_done("test_api");
 }

@@ -499,12 +499,21 @@ int spectro_analyzer_stft(spectro_analyzer *a, const float *samples, size_t coun
 int spectro_analyzer_spectrogram_device(spectro_analyzer *a, const float *d_samples, size_t count, float *d_out,
                                         size_t out_frames, spectro_error *err)
 {
-    (void)d_samples, (void)count, (void)d_out, (void)out_frames;
-    if (!a)
-        return api_fail(err, SPECTRO_EINVAL, "the analyzer is NULL");
-    return api_fail(err, SPECTRO_EUNSUPPORTED,
-                    "device samples: not supported yet by this build (the %s backend takes host memory only)",
-                    fft_plan_backend_name(a->plan));
+    uint64_t frames;
+    int rc;
+    if (!a || !d_samples || !d_out)
+        return api_fail(err, SPECTRO_EINVAL, "%s is NULL", !a ? "the analyzer" : !d_samples ? "d_samples" : "d_out");
+    if (a->channels != 1)
+        return api_fail(err, SPECTRO_EUNSUPPORTED, "channels %d: device samples are one channel only", a->channels);
+    if (count < a->n) /* the zero-padded frame would need a copy on the device */
+        return api_fail(err, SPECTRO_EINVAL, "count %zu: device samples are at least fft_size (%zu)", count, a->n);
+    frames = spectro_frame_count(count, a->n, a->hop);
+    if (out_frames < frames)
+        return api_fail(err, SPECTRO_EINVAL, "out_frames %zu: %zu samples give %llu frames", out_frames, count,
+                        (unsigned long long)frames);
+    if ((rc = fft_stft_db_device(a->plan, d_samples, (size_t)frames, d_out)) != SP_OK)
+        return api_fail(err, rc, "device samples: %s", fft_plan_last_error(a->plan));
+    return SPECTRO_OK;
 }
 
 int spectro_spectrogram(const spectro_analyzer_config *cfg, const float *samples, size_t count, float *out,
@@ -515,7 +524,9 @@ int spectro_spectrogram(const spectro_analyzer_config *cfg, const float *samples
     int rc;
     if (!cfg)
         return api_fail(err, SPECTRO_EINVAL, "spectro_spectrogram: cfg is NULL");
-    c = *cfg;
+    /* no member beyond the caller's size is read (docs/api-c.md, ABI policy) */
+    c = spectro_analyzer_config_default();
+    memcpy(&c, cfg, cfg->size < sizeof c ? cfg->size : sizeof c);
     if (c.size >= ANALYZER_CONFIG_V1 && c.expected_samples == 0)
         c.expected_samples = count;
     if ((rc = spectro_analyzer_create(&c, &a, err)) == SPECTRO_OK)

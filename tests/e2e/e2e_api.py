@@ -128,6 +128,24 @@ class Api(unittest.TestCase):
                     self.program(asset, opts + vopts + ["--dump", npy])
                     self.assertTrue(self.tool_raw(kind, asset, keys + vkeys) == np.load(npy).tobytes())
 
+    def test_gpu_backends(self):
+        # the same on the GPU: the program's --dump and --peaks against the API on cuda and cufft
+        # (skipped without a usable device); peaks come from the device's reduction there
+        asset, opts, keys = CASES[2]
+        for backend in ("cuda", "cufft"):
+            npy = self.path("gpu.npy")
+            r = run([e2e.BIN, "--backend", backend, "--dump", npy] + opts + [os.path.join(e2e.ASSETS, asset)])
+            if r.returncode != 0:
+                self.skipTest("no GPU here: " + r.stderr.decode().strip())
+            for chunk in ("chunk=0", "chunk=999"):
+                with self.subTest(backend=backend, chunk=chunk):
+                    got = self.tool_raw("dump", asset, keys + ["backend=" + backend, chunk])
+                    self.assertTrue(got == np.load(npy).tobytes(), "spectra differ from --dump")
+            for a, o, k in CASES[:2]:
+                with self.subTest(backend=backend, asset=a, output="peaks"):
+                    want = self.program(a, o + ["--backend", backend, "--peaks"])
+                    self.assertEqual(self.tool("peaks", a, k + ["backend=" + backend]), want)
+
     def test_synth_spec(self):
         spec = "synth:rate=44100,channels=2,sine=3000@0.25,noise=0.01,seed=7,duration=2"
         npy = self.path("cli.npy")
