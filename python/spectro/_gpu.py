@@ -11,7 +11,8 @@ SPECTRO_EUNSUPPORTED; a mixed multichannel input; the STFT and the reductions, w
 device entry), the samples are copied to the host by their framework, analysed there, and
 the result copied back to the array's device: the same values, a round trip's cost. The
 device path is used for backend "auto" (as "cuda"), "cuda" and "cufft"; backend="cpu" asks
-for the host.
+for the host, and so does a signal shorter than n_fft (its one zero-padded frame is the
+host's to make).
 """
 import threading
 
@@ -127,8 +128,10 @@ def _synchronize(y):
             cupy.cuda.get_current_stream().synchronize()
 
 
-def _device_plan(an, backend):
-    key = ("device", backend)
+def _device_plan(an, backend, device):
+    """The analyzer's plan for one device channel on `device` (made there: the caller holds
+    the framework's device context)."""
+    key = ("device", backend, device)
     with an._lock:
         got = an._plans.get(key)
         if got is None:
@@ -157,28 +160,43 @@ def spectrogram(an, y):
     key = (an.sr, an.n_fft, an.hop_length, an.window, backend)
     if key in _unsupported:
         return via_host(an.spectrogram, y)
-    x = _float32(y)
-    n = x.shape[-1]
-    if n == 0:
-        raise ValueError("samples: no samples, no frame")
-    plan = _device_plan(an, backend)
-    info = plan.info()
-    frames = plan.frame_count(n)
-    out = _empty_like_device(y, (len(rows) if rows is not None else 1, frames, info["bins"]))
-    _synchronize(y)
-    d_out, _, _ = _pointer(out)
-    d_in, _, dev = _pointer(x)
-    row_bytes = frames * info["bins"] * 4
-    for i, r in enumerate(rows if rows is not None else [None]):
-        src = d_in + (r * n * 4 if r is not None else 0)
-        code, why = plan.spectrogram_device(src, n, d_out + i * row_bytes, frames)
-        if code == _spectro.EUNSUPPORTED:
-            with _lock:
-                _unsupported[key] = why
-            return via_host(an.spectrogram, y)
+    n = y.shape[-1]
+    if n < an.n_fft:  # the device entry makes no zero-padded frame: the host does
+        return via_host(an.spectrogram, y)
+    with _device_context(y):
+        x = _float32(y)
+        plan = _device_plan(an, backend, _device_id(y))
+        frames = plan.frame_count(n)
+        bins = an.n_fft // 2 + 1
+        out = _empty_like_device(y, (len(rows) if rows is not None else 1, frames, bins))
+        _synchronize(y)
+        d_out, _, _ = _pointer(out)
+        d_in, _, _ = _pointer(x)
+        for i, r in enumerate(rows if rows is not None else [None]):
+            src = d_in + (r * n * 4 if r is not None else 0)
+            code, why = plan.spectrogram_device(src, n, d_out + i * frames * bins * 4, frames)
+            if code == _spectro.EUNSUPPORTED:
+                with _lock:
+                    _unsupported[key] = why
+                return via_host(an.spectrogram, y)
     if an._channel == _spectro.CHANNEL_ALL:
         return out
     return out[0]
+
+
+def _device_id(y):
+    if _framework(y) == "torch":
+        return y.device.index or 0
+    return y.device.id
+
+
+def _device_context(y):
+    """The framework's "current device" set to y's: the library works on the current one."""
+    if _framework(y) == "torch":
+        import torch
+        return torch.cuda.device(y.device)
+    import cupy
+    return cupy.cuda.Device(y.device.id)
 
 
 def device_path_refused():

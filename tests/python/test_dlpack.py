@@ -77,14 +77,34 @@ def test_analyzer_keeps_device_plan_and_stft():
     assert np.array_equal(z.cpu().numpy(), an.stft(ys[0]))
 
 
-def test_device_path_used_or_reason_known():
-    """The device entry ran, or the library said why not (the host round trip then)."""
+def test_device_path_makes_no_host_copy(monkeypatch):
+    """One channel on cuda or cufft (a 1-D tensor, or rows of channel="all" / an index) runs
+    on the device entry: the host round trip is never taken."""
     torch = _torch()
-    t = torch.from_numpy(signal()).cuda()
-    spectro.spectrogram(t, sr=48000, backend="cuda")
     from spectro import _gpu
-    for why in _gpu.device_path_refused().values():
-        assert why  # a reason, one line, from the library
+
+    def no_host(*args):
+        raise AssertionError("copied through the host: %s" % _gpu.device_path_refused())
+    y = signal(channels=2)
+    t = torch.from_numpy(y).cuda()
+    want = {b: host_result(y, b, channel="all") for b in ("cuda", "cufft")}
+    monkeypatch.setattr(_gpu, "to_host", no_host)
+    for backend in ("cuda", "cufft"):
+        assert np.array_equal(spectro.spectrogram(t[0], sr=48000, backend=backend).cpu().numpy(),
+                              want[backend][0])
+        assert np.array_equal(spectro.spectrogram(t, sr=48000, channel="all", backend=backend).cpu().numpy(),
+                              want[backend])
+        assert np.array_equal(spectro.spectrogram(t, sr=48000, channel=1, backend=backend).cpu().numpy(),
+                              want[backend][1])
+    assert _gpu.device_path_refused() == {}
+
+
+def test_short_device_signal_gets_its_padded_frame():
+    torch = _torch()
+    y = signal(1000)
+    got = spectro.spectrogram(torch.from_numpy(y).cuda(), sr=48000, n_fft=4096, backend="cuda")
+    assert got.is_cuda and got.shape == (1, 2049)
+    assert np.array_equal(got.cpu().numpy(), host_result(y, "cuda", n_fft=4096))
 
 
 def test_dlpack_import_reads_the_tensor():
