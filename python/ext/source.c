@@ -92,6 +92,8 @@ static PyObject *source_close(PyObject *self_, PyObject *noargs)
     ext_source *self = (ext_source *)self_;
     spectro_source *src;
     (void)noargs;
+    if (!self->lock) /* never opened (__new__ without __init__) */
+        Py_RETURN_NONE;
     /* taken under the lock, so that a read in another thread finishes first */
     EXT_UNLOCKED(self->lock, src = self->src; self->src = NULL);
     Py_BEGIN_ALLOW_THREADS spectro_source_close(src);

@@ -99,3 +99,21 @@ def test_private_layer_checks_sizes():
         a.average(np.zeros(33, np.float32), 0, False, np.empty(3, np.float32))
     with pytest.raises(TypeError):
         _spectro.dlpack_info(object())
+
+
+def test_objects_never_made_refuse_calls():
+    """The extension's types made with __new__ alone (no __init__) refuse every call."""
+    from spectro import _spectro
+    src = _spectro.Source.__new__(_spectro.Source)
+    src.close()
+    with pytest.raises(ValueError, match="closed"):
+        src.read(np.empty(8, np.float32))
+    a = _spectro.Analyzer.__new__(_spectro.Analyzer)
+    for call in (a.info, a.finish, lambda: a.push(np.zeros(4, np.float32)),
+                 lambda: a.spectrogram(np.zeros(4, np.float32), np.empty(4, np.float32)),
+                 lambda: a.frame_times(np.empty(2)), lambda: _spectro.Bands(a)):
+        with pytest.raises(ValueError, match="not made"):
+            call()
+    b = _spectro.Bands.__new__(_spectro.Bands)
+    with pytest.raises(ValueError, match="not made"):
+        b.table()
