@@ -712,16 +712,23 @@ int gpu_plan_stft_device(gpu_plan *gp, const float *d_sig, size_t nframes, float
     return SP_OK;
 }
 
-int gpu_plan_stft_db_device(void *state, const float *d_sig, size_t nframes, float *d_db, sp_errinfo *ei)
+int gpu_plan_stft_db_device(void *state, const float *d_sig, size_t clips, size_t clip_stride, size_t nframes,
+                            float *d_db, sp_errinfo *ei)
 {
     gpu_plan *gp = (gpu_plan *)state;
     int err;
-    if (gp && gp->pend.on)
+    if (!gp)
+        return sp_fail(ei, SP_EINVAL, "gpu_plan_stft_db_device: NULL argument");
+    if (gp->pend.on)
         return sp_fail(ei, SP_EINVAL, "gpu plan: a call is pending (fft_stft_reduce_wait first)");
     if (nframes == 0)
         return SP_OK;
-    if ((err = gpu_plan_stft_device(gp, d_sig, nframes, d_db, ei)) != SP_OK)
-        return err;
+    for (size_t c = 0; c < clips; c++)
+        if ((err = gpu_plan_stft_device(gp, d_sig + c * clip_stride, nframes, d_db + c * nframes * (gp->n / 2 + 1),
+                                        ei)) != SP_OK) {
+            (void)cudaStreamSynchronize(gp->stream[0]); /* the clips queued before */
+            return err;
+        }
     GPU_CK(cudaStreamSynchronize(gp->stream[0]));
     return SP_OK;
 }

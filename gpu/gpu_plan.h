@@ -117,9 +117,11 @@ int gpu_plan_forward_device(gpu_plan *gp, int real, size_t batch, sp_errinfo *ei
  * for this plan, else the plan's framing + r2c + dB kernels over sub-batches of `chunk`. */
 int gpu_plan_stft_device(gpu_plan *gp, const float *d_sig, size_t nframes, float *d_db, sp_errinfo *ei);
 
-/* fft_backend.stft_db_device: gpu_plan_stft_device, waited for (the call returns once d_db
- * is written); refused while a gpu_plan_stft_reduce_start is pending. state is a gpu_plan*. */
-int gpu_plan_stft_db_device(void *state, const float *d_sig, size_t nframes, float *d_db, sp_errinfo *ei);
+/* fft_backend.stft_db_device: gpu_plan_stft_device for each clip, queued one after another on
+ * slot 0's stream and waited for once (the call returns once d_db is written); refused while
+ * a gpu_plan_stft_reduce_start is pending. state is a gpu_plan*. */
+int gpu_plan_stft_db_device(void *state, const float *d_sig, size_t clips, size_t clip_stride, size_t nframes,
+                            float *d_db, sp_errinfo *ei);
 
 /* Helpers for the gpu/ .cu files. cuda_err carries a cudaError_t. */
 int gpu_fail_cuda(sp_errinfo *ei, int cuda_err, const char *what);

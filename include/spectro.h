@@ -196,11 +196,12 @@ typedef struct spectro_analyzer_config {
 SPECTRO_API spectro_analyzer_config spectro_analyzer_config_default(void);
 
 /* Checks cfg, makes the window and the FFT plan (a GPU backend's start-up happens here).
- * SPECTRO_EINVAL names the field at fault ("fft_size 1000 is not a power of two",
- * "channel 3 is out of range: the input has 2 channels (0 to 1)", "window \"hanx\" ...",
- * "backend \"gpu\" ..."); SPECTRO_EUNSUPPORTED (cuda or cufft in a build without CUDA),
- * SPECTRO_ENODEV (no usable GPU for cuda or cufft; auto falls back to the cpu instead),
- * SPECTRO_ENOMEM, SPECTRO_EGPU. *out is the caller's (spectro_analyzer_destroy). Any thread. */
+ * SPECTRO_EINVAL names the field at fault ("fft_size 1000: must be a power of two from 16
+ * to 4194304", "channel 3: out of range: the input has 2 channels ...", "window hanx:
+ * unknown window (...)", "backend \"gpu\": unknown backend (...)"); SPECTRO_EUNSUPPORTED
+ * (cuda or cufft in a build without CUDA), SPECTRO_ENODEV (no usable GPU for cuda or cufft;
+ * auto falls back to the cpu instead), SPECTRO_ENOMEM, SPECTRO_EGPU. *out is the caller's
+ * (spectro_analyzer_destroy). Any thread. */
 SPECTRO_API int spectro_analyzer_create(const spectro_analyzer_config *cfg, spectro_analyzer **out,
                                         spectro_error *err);
 /* Frees the analyzer, its plan and its buffers (a GPU's context stays for the process).
@@ -237,9 +238,9 @@ SPECTRO_API double spectro_analyzer_frame_time(const spectro_analyzer *a, uint64
  * call: out receives F = spectro_analyzer_frame_count(a, count) frames of bins floats per
  * output channel, laid out [channel][frame][bin] with F frames a channel (one output
  * channel: [frame][bin]); out_frames says how many frames a channel it has room for (at
- * least F, else SPECTRO_EINVAL). The values are those the program's --dump writes for these samples and
- * settings, byte for byte. count 0: SPECTRO_EINVAL (no samples, no frame). Ends any
- * stream in progress (the analyzer is reset). */
+ * least F, else SPECTRO_EINVAL). The values are those the program's --dump writes for these
+ * samples and settings, byte for byte. count 0: SPECTRO_EINVAL (no samples, no frame).
+ * Ends any stream in progress and leaves a fresh dB stream (spectro_analyzer_reset). */
 SPECTRO_API int spectro_analyzer_spectrogram(spectro_analyzer *a, const float *samples, size_t count, float *out,
                                              size_t out_frames, spectro_error *err);
 
@@ -264,6 +265,14 @@ SPECTRO_API int spectro_analyzer_stft(spectro_analyzer *a, const float *samples,
  * float FFT's range (above about 1e30). Not part of a stream: the stream is untouched. */
 SPECTRO_API int spectro_analyzer_spectrogram_device(spectro_analyzer *a, const float *d_samples, size_t count,
                                                     float *d_out, size_t out_frames, spectro_error *err);
+
+/* The same for `clips` signals of `count` samples each in one call (clip c at d_samples +
+ * c * stride, stride >= count): d_out receives [clip][frame][bin], F frames a clip, each
+ * clip analysed on its own (its frames start at its own sample 0). One wait for all: many
+ * short clips cost about one call. clips 0 does nothing. Errors as spectrogram_device's. */
+SPECTRO_API int spectro_analyzer_spectrogram_device_batch(spectro_analyzer *a, const float *d_samples, size_t clips,
+                                                          size_t count, size_t stride, float *d_out,
+                                                          size_t out_frames, spectro_error *err);
 
 /* ---- the analyzer: streams ------------------------------------------------------------------ */
 

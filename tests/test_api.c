@@ -285,6 +285,8 @@ static void test_source(void)
     /* errors: the file, or the field */
     CHECK(spectro_source_open("/nonexistent/x.wav", NULL, &s, &err) == SPECTRO_EINPUT);
     CHECK(s == NULL && strstr(err.message, "/nonexistent/x.wav"));
+    CHECK(spectro_source_open("/nonexistent/--x.wav", NULL, &s, &err) == SPECTRO_EINPUT);
+    CHECK_MSG(strstr(err.message, "/nonexistent/--x.wav") != NULL, "a path is not an option: %s", err.message);
     cfg.start = 0.5, cfg.end = 0.2;
     CHECK(spectro_source_open("synth:duration=1", &cfg, &s, &err) == SPECTRO_EINVAL);
     CHECK_MSG(strncmp(err.message, "end 0.2 must be after start 0.5", 31) == 0, "%s", err.message);

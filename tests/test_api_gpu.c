@@ -1,7 +1,8 @@
 /* test_api_gpu: the public C API on the GPU backends (label gpu; exit 77 without a device).
  * spectro.h and the CUDA runtime's C API only:
  *   - samples in device memory (spectro_analyzer_spectrogram_device) give the spectra the
- *     host path of the same backend gives, byte for byte, for cuda and cufft;
+ *     host path of the same backend gives, byte for byte, for cuda and cufft; many clips in
+ *     one call (_device_batch) give each clip's own;
  *   - a stream pushed in random pieces gives the one-shot spectra on the GPU too;
  *   - the device entry is refused, naming why, on the cpu backend, for several channels and
  *     for fewer samples than fft_size. */
@@ -67,6 +68,40 @@ static void device_equals_host(const char *backend, size_t n, size_t hop, size_t
     free(host);
     free(dev);
     free(x);
+    spectro_analyzer_destroy(a);
+}
+
+/* Clips in one call = each clip on its own, byte for byte. */
+static void batch_equals_single(const char *backend)
+{
+    enum { CLIPS = 37 };
+    size_t n = 1024, count = 48000, stride = 48013, bins = n / 2 + 1, frames;
+    spectro_error err;
+    spectro_analyzer *a = make(backend, 1, n, 0, &err);
+    float *x = malloc(CLIPS * stride * sizeof *x), *one, *all, *d_x = NULL, *d_db = NULL;
+    for (size_t i = 0; i < CLIPS * stride; i++)
+        x[i] = frand();
+    frames = (size_t)spectro_analyzer_frame_count(a, count);
+    one = malloc(frames * bins * sizeof *one);
+    all = malloc(CLIPS * frames * bins * sizeof *all);
+    CHECK(cudaMalloc((void **)&d_x, CLIPS * stride * sizeof *x) == cudaSuccess);
+    CHECK(cudaMalloc((void **)&d_db, CLIPS * frames * bins * sizeof *all) == cudaSuccess);
+    CHECK(cudaMemcpy(d_x, x, CLIPS * stride * sizeof *x, cudaMemcpyHostToDevice) == cudaSuccess);
+    CHECK_MSG(spectro_analyzer_spectrogram_device_batch(a, d_x, CLIPS, count, stride, d_db, frames, &err) ==
+                  SPECTRO_OK, "%s", err.message);
+    CHECK(cudaMemcpy(all, d_db, CLIPS * frames * bins * sizeof *all, cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (size_t c = 0; c < CLIPS; c += 12) {
+        CHECK(spectro_analyzer_spectrogram(a, x + c * stride, count, one, frames, NULL) == SPECTRO_OK);
+        CHECK_MSG(memcmp(one, all + c * frames * bins, frames * bins * sizeof *one) == 0, "%s: clip %zu", backend, c);
+    }
+    CHECK(spectro_analyzer_spectrogram_device_batch(a, d_x, 2, count, count - 1, d_db, frames, &err) ==
+          SPECTRO_EINVAL);
+    CHECK_MSG(strncmp(err.message, "stride", 6) == 0, "%s", err.message);
+    cudaFree(d_x);
+    cudaFree(d_db);
+    free(x);
+    free(one);
+    free(all);
     spectro_analyzer_destroy(a);
 }
 
@@ -140,6 +175,8 @@ int main(void)
     device_equals_host("cuda", 65536, 16384, 48000 * 10);
     device_equals_host("cufft", 4096, 1024, 48000 * 5);
     device_equals_host("cufft", 512, 700, 30000);
+    batch_equals_single("cuda");
+    batch_equals_single("cufft");
     stream_equals_whole("cuda");
     stream_equals_whole("cufft");
     refusals();

@@ -64,8 +64,8 @@ static const struct {
 static size_t option_len(const char *s, const char *line)
 {
     size_t len = 0;
-    if (s > line && (isalnum((unsigned char)s[-1]) || s[-1] == '-' || s[-1] == '_'))
-        return 0; /* inside a word: "non-finite", a negative number's sign */
+    if (s > line && (isalnum((unsigned char)s[-1]) || strchr("-_/.", s[-1])))
+        return 0; /* inside a word or a path: "non-finite", "/tmp/--x.wav" */
     if (s[1] == '-')
         len = 2;
     else if (s[1] == 'n' && !isalnum((unsigned char)s[2]) && s[2] != '-')

@@ -467,8 +467,8 @@ static int whole(spectro_analyzer *a, int output, const float *samples, size_t c
         return api_fail(err, SPECTRO_EINVAL, "count is 0: no samples, no frame");
     frames = spectro_frame_count(count, a->n, a->hop);
     if (out_frames < frames)
-        return api_fail(err, SPECTRO_EINVAL, "out_frames %zu: %zu samples give %llu frames a channel", out_frames, count,
-                        (unsigned long long)frames);
+        return api_fail(err, SPECTRO_EINVAL, "out_frames %zu: %zu samples give %llu frames a channel", out_frames,
+                        count, (unsigned long long)frames);
     if ((rc = spectro_analyzer_reset(a, output, err)) != SPECTRO_OK)
         return rc;
     a->direct = out;
@@ -496,8 +496,8 @@ int spectro_analyzer_stft(spectro_analyzer *a, const float *samples, size_t coun
     return whole(a, SPECTRO_OUTPUT_COMPLEX, samples, count, out, out_frames, err);
 }
 
-int spectro_analyzer_spectrogram_device(spectro_analyzer *a, const float *d_samples, size_t count, float *d_out,
-                                        size_t out_frames, spectro_error *err)
+int spectro_analyzer_spectrogram_device_batch(spectro_analyzer *a, const float *d_samples, size_t clips, size_t count,
+                                              size_t stride, float *d_out, size_t out_frames, spectro_error *err)
 {
     uint64_t frames;
     int rc;
@@ -507,13 +507,23 @@ int spectro_analyzer_spectrogram_device(spectro_analyzer *a, const float *d_samp
         return api_fail(err, SPECTRO_EUNSUPPORTED, "channels %d: device samples are one channel only", a->channels);
     if (count < a->n) /* the zero-padded frame would need a copy on the device */
         return api_fail(err, SPECTRO_EINVAL, "count %zu: device samples are at least fft_size (%zu)", count, a->n);
+    if (stride < count)
+        return api_fail(err, SPECTRO_EINVAL, "stride %zu: the clips of %zu samples overlap", stride, count);
     frames = spectro_frame_count(count, a->n, a->hop);
     if (out_frames < frames)
         return api_fail(err, SPECTRO_EINVAL, "out_frames %zu: %zu samples give %llu frames", out_frames, count,
                         (unsigned long long)frames);
-    if ((rc = fft_stft_db_device(a->plan, d_samples, (size_t)frames, d_out)) != SP_OK)
+    if (clips == 0)
+        return SPECTRO_OK;
+    if ((rc = fft_stft_db_device(a->plan, d_samples, clips, stride, (size_t)frames, d_out)) != SP_OK)
         return api_fail(err, rc, "device samples: %s", fft_plan_last_error(a->plan));
     return SPECTRO_OK;
+}
+
+int spectro_analyzer_spectrogram_device(spectro_analyzer *a, const float *d_samples, size_t count, float *d_out,
+                                        size_t out_frames, spectro_error *err)
+{
+    return spectro_analyzer_spectrogram_device_batch(a, d_samples, 1, count, count, d_out, out_frames, err);
 }
 
 int spectro_spectrogram(const spectro_analyzer_config *cfg, const float *samples, size_t count, float *out,

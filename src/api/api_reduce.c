@@ -148,7 +148,8 @@ int spectro_analyzer_tone(spectro_analyzer *a, const float *db, size_t frames, c
     if (frames == 0)
         return api_fail(err, SPECTRO_EINVAL, "frames is 0: a tone analysis needs at least one spectrum");
     if (!(cfg->fundamental_hz >= 0))
-        return api_fail(err, SPECTRO_EINVAL, "fundamental_hz %g: must be 0 (the strongest) or more", cfg->fundamental_hz);
+        return api_fail(err, SPECTRO_EINVAL, "fundamental_hz %g: must be 0 (the strongest) or more",
+                        cfg->fundamental_hz);
     api_analyzer_shape(a, &sh);
     if ((rc = measure_tone_band(cfg->fmin, cfg->fmax, sh.rate, &lo, &hi, &ei)) != SP_OK)
         return api_from_engine(err, rc, &ei);

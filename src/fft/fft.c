@@ -501,7 +501,8 @@ int fft_stft_db(fft_plan *p, const float *signal, size_t nframes, float *db)
     return split_huge(p, signal, nframes, db, NULL, NULL);
 }
 
-int fft_stft_db_device(fft_plan *p, const float *d_signal, size_t nframes, float *d_db)
+int fft_stft_db_device(fft_plan *p, const float *d_signal, size_t clips, size_t clip_stride, size_t nframes,
+                       float *d_db)
 {
     if (!p || !d_signal || !d_db)
         return SP_EINVAL;
@@ -510,7 +511,7 @@ int fft_stft_db_device(fft_plan *p, const float *d_signal, size_t nframes, float
         return sp_fail(&p->err, SP_EUNSUPPORTED, "the %s backend takes host memory only", p->be->name);
     if (p->pending)
         return sp_fail(&p->err, SP_EINVAL, "a call is pending (fft_stft_reduce_wait first)");
-    return p->be->stft_db_device(p->state, d_signal, nframes, d_db, &p->err);
+    return p->be->stft_db_device(p->state, d_signal, clips, clip_stride, nframes, d_db, &p->err);
 }
 
 fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax)

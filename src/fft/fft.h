@@ -138,11 +138,13 @@ int fft_r2c(fft_plan *plan, const float *in, cpx *out, size_t batch);
 int fft_stft_db(fft_plan *plan, const float *signal, size_t nframes, float *db);
 
 /* fft_stft_db for device memory: d_signal and d_db are CUDA pointers of the current device
- * (the GPU backends' plans; any nframes, not bound by max_batch). Returns once d_db is
- * written. SP_EUNSUPPORTED for a backend without it (cpu); huge samples are not looked for
- * (fft_plan_set_unit_bound's pass), so a sample beyond the float FFT's range reads as it
- * comes out of the GPU. Detail of a failure in fft_plan_last_error. */
-int fft_stft_db_device(fft_plan *plan, const float *d_signal, size_t nframes, float *d_db);
+ * (the GPU backends' plans; any nframes, not bound by max_batch), for `clips` signals
+ * clip_stride floats apart, nframes frames each: clip c's spectra at d_db + c*nframes*(n/2+1).
+ * Returns once d_db is written. SP_EUNSUPPORTED for a backend without it (cpu); huge
+ * samples are not looked for (fft_plan_set_unit_bound's pass), so a sample beyond the float
+ * FFT's range reads as it comes out of the GPU. Detail of a failure in fft_plan_last_error. */
+int fft_stft_db_device(fft_plan *plan, const float *d_signal, size_t clips, size_t clip_stride, size_t nframes,
+                       float *d_db);
 
 /* ---- reductions beside the FFT ------------------------------------------------------------
  *

@@ -47,9 +47,12 @@ typedef struct fft_backend {
      * the caller's thread, rather than at the process's exit. */
     void (*release)(void);
     /* Optional (NULL: not offered): stft_db on device memory, d_signal and d_db CUDA
-     * pointers of the current device (any nframes; the window, hop and levels of the plan);
-     * returns once d_db is written. No check for huge samples (fft.c's split_huge). */
-    int (*stft_db_device)(void *state, const float *d_signal, size_t nframes, float *d_db, sp_errinfo *ei);
+     * pointers of the current device, for `clips` signals clip_stride floats apart, nframes
+     * frames each (any nframes; the window, hop and levels of the plan): clip c's spectra at
+     * d_db + c*nframes*(n/2+1). Returns once d_db is written. No check for huge samples
+     * (fft.c's split_huge). */
+    int (*stft_db_device)(void *state, const float *d_signal, size_t clips, size_t clip_stride, size_t nframes,
+                          float *d_db, sp_errinfo *ei);
 } fft_backend;
 
 /* The table's layout, checked between the program and the GPU module it loads (gpu/
