@@ -161,19 +161,21 @@ static PyObject *analyzer_stft(PyObject *self, PyObject *args)
     return whole((ext_analyzer *)self, args, 1);
 }
 
-/* spectrogram_device(d_samples, count, d_out, out_frames): device pointers as integers, the
- * sizes the glue checked against the arrays that own them. */
+/* spectrogram_device(d_samples, clips, count, stride, d_out, out_frames): device pointers as
+ * integers, the sizes the glue checked against the arrays that own them; clips signals of
+ * count samples, stride apart, into [clip][frame][bin]. */
 static PyObject *analyzer_spectrogram_device(PyObject *self_, PyObject *args)
 {
     ext_analyzer *self = (ext_analyzer *)self_;
-    unsigned long long d_in, count, d_out, out_frames;
+    unsigned long long d_in, clips, count, stride, d_out, out_frames;
     spectro_error err = {0};
     int rc;
-    if (!PyArg_ParseTuple(args, "KKKK", &d_in, &count, &d_out, &out_frames) || !made_or_raise(self))
+    if (!PyArg_ParseTuple(args, "KKKKKK", &d_in, &clips, &count, &stride, &d_out, &out_frames) ||
+        !made_or_raise(self))
         return NULL;
-    EXT_UNLOCKED(self->lock, rc = spectro_analyzer_spectrogram_device(self->a, (const float *)(uintptr_t)d_in,
-                                                                      (size_t)count, (float *)(uintptr_t)d_out,
-                                                                      (size_t)out_frames, &err));
+    EXT_UNLOCKED(self->lock, rc = spectro_analyzer_spectrogram_device_batch(
+                                 self->a, (const float *)(uintptr_t)d_in, (size_t)clips, (size_t)count,
+                                 (size_t)stride, (float *)(uintptr_t)d_out, (size_t)out_frames, &err));
     if (rc != SPECTRO_OK) {
         /* the glue falls back to the host on this code: it needs it as a number */
         if (rc == SPECTRO_EUNSUPPORTED)
@@ -417,7 +419,7 @@ static PyMethodDef analyzer_methods[] = {
     {"spectrogram", analyzer_spectrogram, METH_VARARGS, "spectrogram(samples, out) -> frames"},
     {"stft", analyzer_stft, METH_VARARGS, "stft(samples, out) -> frames"},
     {"spectrogram_device", analyzer_spectrogram_device, METH_VARARGS,
-     "spectrogram_device(d_samples, count, d_out, out_frames) -> (code, message)"},
+     "spectrogram_device(d_samples, clips, count, stride, d_out, out_frames) -> (code, message)"},
     {"reset", analyzer_reset, METH_O, "reset(complex): a new stream"},
     {"push", analyzer_push, METH_O, "push(samples) -> frames waiting"},
     {"finish", analyzer_finish, METH_NOARGS, "finish() -> frames waiting"},

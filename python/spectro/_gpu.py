@@ -4,7 +4,8 @@ A device array is one whose __dlpack_device__() names CUDA (or CUDA managed memo
 that has __cuda_array_interface__. Its samples are read where they are: the extension takes
 the pointer from the array's DLPack capsule (or its CUDA array interface), the output is
 allocated by the array's own framework on its device, and the library's device entry
-(spectro_analyzer_spectrogram_device) writes it; the frames never visit the host.
+(spectro_analyzer_spectrogram_device_batch: every row asked for in one call) writes it; the
+frames never visit the host.
 
 Where the library cannot (a build or backend without that entry: it answers
 SPECTRO_EUNSUPPORTED; a mixed multichannel input; the STFT and the reductions, which have no
@@ -172,13 +173,14 @@ def spectrogram(an, y):
         _synchronize(y)
         d_out, _, _ = _pointer(out)
         d_in, _, _ = _pointer(x)
-        for i, r in enumerate(rows if rows is not None else [None]):
-            src = d_in + (r * n * 4 if r is not None else 0)
-            code, why = plan.spectrogram_device(src, n, d_out + i * frames * bins * 4, frames)
-            if code == _spectro.EUNSUPPORTED:
-                with _lock:
-                    _unsupported[key] = why
-                return via_host(an.spectrogram, y)
+        # the rows asked for are consecutive (all of them, or one): one call, one wait
+        first = rows[0] if rows is not None else 0
+        clips = len(rows) if rows is not None else 1
+        code, why = plan.spectrogram_device(d_in + first * n * 4, clips, n, n, d_out, frames)
+        if code == _spectro.EUNSUPPORTED:
+            with _lock:
+                _unsupported[key] = why
+            return via_host(an.spectrogram, y)
     if an._channel == _spectro.CHANNEL_ALL:
         return out
     return out[0]

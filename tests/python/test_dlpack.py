@@ -134,3 +134,14 @@ def test_host_arrays_of_other_frameworks_give_numpy():
     assert not _gpu.is_device_array(t)
     got = spectro.spectrogram(t, sr=48000)
     assert isinstance(got, np.ndarray) and np.array_equal(got, spectro.spectrogram(y, sr=48000))
+
+
+def test_device_entry_refusal_is_a_code():
+    """A plan that cannot take device memory answers EUNSUPPORTED as a value (the glue then
+    goes through the host), never touching the pointers; other refusals raise."""
+    from spectro import _spectro
+    a = _spectro.Analyzer(48000, 1, 1024, 0, "hann", -1, "cpu")
+    code, why = a.spectrogram_device(8, 1, 4096, 4096, 8, 13)
+    assert code == _spectro.EUNSUPPORTED and "cpu" in why
+    with pytest.raises(ValueError, match="d_samples"):
+        a.spectrogram_device(0, 1, 4096, 4096, 8, 13)
