@@ -292,7 +292,11 @@ class Stream:
 
     def push(self, samples):
         """Analyses the frames the samples complete and returns them: (frames, bins), or
-        (channels, frames, bins) with channel="all"; frames may be 0."""
+        (channels, frames, bins) with channel="all"; frames may be 0. A CUDA array's samples
+        go through the host (the library streams host memory) and its frames come back to its
+        device."""
+        if _gpu.is_device_array(samples):
+            return _gpu.via_host(self.push, samples)
         x, _ = as_samples(samples, allow_empty=True)
         with self._lock:
             if self._ended:

@@ -77,6 +77,17 @@ def test_analyzer_keeps_device_plan_and_stft():
     assert np.array_equal(z.cpu().numpy(), an.stft(ys[0]))
 
 
+def test_stream_of_device_chunks():
+    torch = _torch()
+    y = signal(20000)
+    an = spectro.Analyzer(sr=48000, n_fft=1024, backend="cuda")
+    s = an.stream()
+    parts = [s.push(torch.from_numpy(y[i:i + 3000]).cuda()) for i in range(0, len(y), 3000)]
+    assert all(p.is_cuda for p in parts)
+    got = torch.cat(parts + [torch.from_numpy(s.flush()).cuda()]).cpu().numpy()
+    assert np.array_equal(got, an.spectrogram(y))
+
+
 def test_device_path_makes_no_host_copy(monkeypatch):
     """One channel on cuda or cufft (a 1-D tensor, or rows of channel="all" / an index) runs
     on the device entry: the host round trip is never taken."""
