@@ -277,6 +277,7 @@ class Stream:
         self._an = analyzer
         self._complex = bool(complex_out)
         self._plan = None
+        self._like = None  # the last device array pushed, if any
         self._info = None
         self._channels = None
         self._ended = False
@@ -296,6 +297,7 @@ class Stream:
         go through the host (the library streams host memory) and its frames come back to its
         device."""
         if _gpu.is_device_array(samples):
+            self._like = samples  # flush's frames go to the same device
             return _gpu.via_host(self.push, samples)
         x, _ = as_samples(samples, allow_empty=True)
         with self._lock:
@@ -313,7 +315,12 @@ class Stream:
 
     def flush(self):
         """Ends the stream: analyses what is buffered (a stream shorter than n_fft gives its
-        one zero-padded frame) and returns those frames."""
+        one zero-padded frame) and returns those frames (on the device of the CUDA arrays
+        pushed, if they were)."""
+        out = self._flush()
+        return out if self._like is None else _gpu.to_device(out, self._like)
+
+    def _flush(self):
         with self._lock:
             if self._ended:
                 raise ValueError("the stream has ended (flush): start another with Analyzer.stream()")

@@ -54,7 +54,8 @@ def to_host(y):
     return y.get()
 
 
-def _to_device(a, like):
+def to_device(a, like):
+    """NumPy array a on the device of the array `like`, in its framework."""
     if _framework(like) == "torch":
         import torch
         return torch.from_numpy(np.ascontiguousarray(a)).to(like.device)
@@ -65,7 +66,7 @@ def _to_device(a, like):
 
 def via_host(fn, y):
     """fn on the host copy of y, its result brought back to y's device."""
-    return _to_device(fn(to_host(y)), y)
+    return to_device(fn(to_host(y)), y)
 
 
 def _float32(y):

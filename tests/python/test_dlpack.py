@@ -84,7 +84,9 @@ def test_stream_of_device_chunks():
     s = an.stream()
     parts = [s.push(torch.from_numpy(y[i:i + 3000]).cuda()) for i in range(0, len(y), 3000)]
     assert all(p.is_cuda for p in parts)
-    got = torch.cat(parts + [torch.from_numpy(s.flush()).cuda()]).cpu().numpy()
+    last = s.flush()
+    assert last.is_cuda
+    got = torch.cat(parts + [last]).cpu().numpy()
     assert np.array_equal(got, an.spectrogram(y))
 
 
