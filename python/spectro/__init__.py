@@ -119,9 +119,10 @@ class Analyzer:
         return ("Analyzer(sr=%d, n_fft=%d, hop_length=%s, window=%r, channel=%r, backend=%r)"
                 % (self.sr, self.n_fft, self.hop_length, self.window, self.channel, self.backend))
 
-    def _make(self, channels, expected=0, backend=None):
-        return _spectro.Analyzer(self.sr, channels, self.n_fft, self.hop_length or 0, self.window, self._channel,
-                                 backend or self.backend, expected or self._expected)
+    def _make(self, channels, expected=0, backend=None, channel=None):
+        return _spectro.Analyzer(self.sr, channels, self.n_fft, self.hop_length or 0, self.window,
+                                 self._channel if channel is None else channel, backend or self.backend,
+                                 expected or self._expected)
 
     def _plan(self, channels):
         return self._plan_info(channels)[0]

@@ -137,7 +137,7 @@ def _device_plan(an, backend, device):
     with an._lock:
         got = an._plans.get(key)
         if got is None:
-            plan = an._make(1, backend=backend)
+            plan = an._make(1, backend=backend, channel=0)  # a row is the one channel
             got = an._plans[key] = (plan, plan.info())
         return got[0]
 
@@ -163,6 +163,8 @@ def spectrogram(an, y):
     if key in _unsupported:
         return via_host(an.spectrogram, y)
     n = y.shape[-1]
+    if rows is None and an._channel > 0:
+        return via_host(an.spectrogram, y)  # an index past a 1-D array's one channel: the library says so
     if n < an.n_fft:  # the device entry makes no zero-padded frame: the host does
         return via_host(an.spectrogram, y)
     with _device_context(y):
