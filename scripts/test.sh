@@ -6,7 +6,7 @@
 #      pytest tests (tests/python/) against the release build's program
 #   3. an AddressSanitizer + UndefinedBehaviorSanitizer build, all CPU tests (the fuzz corpus
 #      replay, fuzz_replay, among them: tests/fuzz/)
-#   4. a ThreadSanitizer build of the ring buffer, pipeline and pool tests and of the binary
+#   4. a ThreadSanitizer build of the ring buffer, pipeline, pool and C API tests and of the binary
 #      (file analysis, and a live window restarted by keys)
 # SPECTRO_TEST_QUICK=1 runs steps 1 and 2 only.
 set -euo pipefail
@@ -48,8 +48,8 @@ cmake --build "$root/build-asan" -j"$jobs"
 
 step "ThreadSanitizer build (ring buffer, pipeline, pool, microphone, file decoder threads)"
 cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_TSAN=ON -DSPECTRO_CUDA=OFF >/dev/null
-cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze test_mic test_par test_source_par spectro
-(cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze|test_mic|test_par|test_source_par)$')
+cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze test_mic test_par test_source_par test_api spectro
+(cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze|test_mic|test_par|test_source_par|test_api)$')
 # the binary's threads together: reader, file decoders (3, small chunks), FFT pool, dump
 # writer, picture drawer
 tsan_out=$(mktemp -d)

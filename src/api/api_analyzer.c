@@ -430,12 +430,14 @@ static int read_frames(spectro_analyzer *a, int output, void *out, size_t max_fr
     k = spectro_analyzer_ready(a);
     if (k > max_frames)
         k = max_frames;
+    if (k == 0) /* (the queue may not even exist yet) */
+        return SPECTRO_OK;
     for (int c = 0; c < a->outs; c++) {
         memcpy((unsigned char *)out + (size_t)c * k * a->elem, a->q[c] + a->head * a->elem, k * a->elem);
         a->count[c] -= k;
     }
     a->head += k;
-    if (spectro_analyzer_ready(a) == 0 && a->count[0] == 0)
+    if (spectro_analyzer_ready(a) == 0 && a->count[a->outs - 1] == 0) /* all empty */
         a->head = 0;
     a->read_pos += k;
     *got = k;
