@@ -238,7 +238,9 @@ class Analyzer:
         its JSON (fundamental_hz, fundamental_dbfs, harmonics [{n, hz, dbfs}], thd_percent,
         thd_db, thdn_db, snr_db, sinad_db, enob_bits, noise_dbfs, band_hz, frames_averaged);
         a list of them, each with "channel" first, for channel="all". freq: the tone's
-        frequency (None: the strongest in fmin .. fmax, default 20 Hz .. 20 kHz)."""
+        frequency (None: the strongest in fmin .. fmax, default 20 Hz .. 20 kHz). The
+        spectra are this analyzer's, with its window (spectro.tone, like the program's
+        --tone, takes kaiser:20 unless told otherwise)."""
         db, plan = self._spectra(y)
         lo = -1.0 if fmin is None else float(fmin)
         hi = -1.0 if fmax is None else float(fmax)
