@@ -30,8 +30,8 @@ pyenv="$root/build/pyenv"
 [ -x "$pyenv/bin/python" ] || python3 -m venv "$pyenv"
 "$pyenv/bin/pip" install -q numpy scipy pytest dask distributed
 py_cuda=()
-nvidia-smi -L >/dev/null 2>&1 || py_cuda=(-C cmake.define.SPECTRO_CUDA=OFF)
-"$pyenv/bin/pip" install -q -C build-dir="$root/build/pywheel" "${py_cuda[@]}" "$root"
+nvidia-smi -L >/dev/null 2>&1 || py_cuda=(--config-settings=cmake.define.SPECTRO_CUDA=OFF)
+"$pyenv/bin/pip" install -q --config-settings=build-dir="$root/build/pywheel" "${py_cuda[@]}" "$root"
 (cd "$root/tests/python" &&
     SPECTRO_BIN="$root/build/spectro" "$pyenv/bin/python" -m pytest -q -p no:cacheprovider .)
 
