@@ -117,3 +117,29 @@ def test_objects_never_made_refuse_calls():
     b = _spectro.Bands.__new__(_spectro.Bands)
     with pytest.raises(ValueError, match="not made"):
         b.table()
+
+
+def test_random_arguments_raise_or_work(rng):
+    """Random settings and inputs, mostly good, some bad: every call returns or raises
+    ValueError, TypeError or OSError (a crash would take pytest down with it)."""
+    good = {"n_fft": [16, 64, 1024], "hop_length": [None, 1, 7, 5000], "window": ["hann", "kaiser:3", "flattop"],
+            "channel": ["mix", "all", 0, 1], "backend": ["cpu", "auto"], "sr": [1, 8000, 44100]}
+    bad = {"n_fft": [100, 0, -4, 2.0, None, 1 << 23], "hop_length": [0, -1, 10**20, 1.5, "3"],
+           "window": ["gauss:0", "gauss:-1", "kaiser:", ":", "", "flattop:2", 5],
+           "channel": [5, -1, "2x", None], "backend": ["", "CPU", "gpu"], "sr": [0, 2**40, 44100.5, None]}
+    inputs = [np.zeros(0, np.float32), rng.uniform(-1, 1, 300).astype(np.float32),
+              rng.integers(-9, 9, (3, 2000)).astype(np.int8), np.full(50, np.nan, np.float32),
+              np.full((2, 70), np.inf), [0.5, -0.5, 0.25], [[1, 2], [3, 4]], "text", None, 3.0]
+    calls = [spectro.spectrogram, spectro.stft, spectro.peaks, spectro.average, spectro.tone, spectro.bands]
+    worked = 0
+    for i in range(300):
+        kw = {k: (bad[k][rng.integers(len(bad[k]))] if rng.random() < 0.1 else good[k][rng.integers(len(good[k]))])
+              for k in good}
+        y = inputs[rng.integers(len(inputs))]
+        fn = calls[rng.integers(len(calls))]
+        try:
+            fn(y, **kw)
+            worked += 1
+        except (ValueError, TypeError, OSError):
+            pass
+    assert worked > 20  # the good paths ran too
