@@ -82,8 +82,8 @@ def _float32(y):
             raise TypeError("samples of dtype %s: give float or int samples" % y.dtype)
         bits = torch.iinfo(y.dtype).bits
         x = y.detach().to(torch.int64)
-        if y.dtype == torch.uint8:
-            x = x - 128
+        if not y.dtype.is_signed:  # uint8 (and torch's newer unsigned widths)
+            x = x - (1 << (bits - 1))
         return (x.to(torch.float64) * 2.0 ** -(bits - 1)).to(torch.float32).contiguous()
     import cupy
     k = y.dtype.kind

@@ -149,6 +149,24 @@ def test_host_arrays_of_other_frameworks_give_numpy():
     assert isinstance(got, np.ndarray) and np.array_equal(got, spectro.spectrogram(y, sr=48000))
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "float16", "float32", "float64"])
+def test_torch_samples_scale_as_numpys(dtype):
+    """The device path's own conversion (in torch, on the tensor's device; here the CPU)
+    gives the host path's float32 values, bit for bit: the same scaling as PCM."""
+    torch = pytest.importorskip("torch")
+    from spectro import _convert, _gpu
+    rng = np.random.default_rng(9)
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        a = rng.uniform(-1, 1, 4000).astype(dt)
+    else:
+        info = np.iinfo(dt)
+        a = rng.integers(info.min, info.max, 4000, endpoint=True, dtype=dt)
+        a[:2] = [info.min, info.max]
+    got = _gpu._float32(torch.from_numpy(a)).numpy()
+    assert got.dtype == np.float32 and np.array_equal(got, _convert.to_float32(a))
+
+
 def test_device_entry_refusal_is_a_code():
     """A plan that cannot take device memory answers EUNSUPPORTED as a value (the glue then
     goes through the host), never touching the pointers; other refusals raise."""
