@@ -13,7 +13,9 @@ spectro_deps() {
                 libsdl2-ttf-dev libpng-dev zlib1g-dev libfftw3-dev libasound2-dev fonts-dejavu-core
                 libavformat-dev libavcodec-dev libswresample-dev libavutil-dev)
     if [ "${SPECTRO_DEPS:-build}" = test ] || [ "${SPECTRO_DEPS:-build}" = fuzz ]; then
-        want+=(python3 python3-numpy python3-scipy sox libsox-fmt-all xvfb xdotool x11-apps alsa-utils man-db zsh
+        # python3-venv and python3-dev: the Python package's test (a venv, pip install .)
+        want+=(python3 python3-numpy python3-scipy python3-venv python3-dev
+               sox libsox-fmt-all xvfb xdotool x11-apps alsa-utils man-db zsh
                desktop-file-utils appstream ffmpeg)
     fi
     if [ "${SPECTRO_DEPS:-build}" = fuzz ]; then

@@ -8,7 +8,9 @@
 #   scripts/gpu.sh                       # everything
 #   SPECTRO_GPU_STEPS="test sanitize" scripts/gpu.sh
 #   SPECTRO_CUDA_ARCH=90 LOGS=/tmp/logs scripts/gpu.sh
-# Steps: build test sanitize bench e2e (bench: bench_gpu_fft; e2e: bench_cuda_start, then
+# Steps: build test python sanitize bench e2e (python: the package's pytest tests from the
+# build tree on this machine's python3, the torch/CuPy DLPack tests required to run; bench:
+# bench_gpu_fft; e2e: bench_cuda_start, then
 # bench_e2e.sh per backend on 10 minutes, and on 60 minutes without the NumPy reference, then
 # bench_auto.sh: auto against cpu and cuda on the 10-minute dump, the dense --peaks job and
 # the 60-minute dump, then bench_peaks.sh, bench_png_gpu.sh and bench_window.sh with
@@ -19,7 +21,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=${SPECTRO_GPU_BUILD:-$root/build-gpu}
 logs=${LOGS:-$build/logs}
-steps=${SPECTRO_GPU_STEPS:-build test sanitize bench e2e}
+steps=${SPECTRO_GPU_STEPS:-build test python sanitize bench e2e}
 jobs=$(nproc)
 mkdir -p "$logs"
 failed=()
@@ -41,9 +43,17 @@ run() {
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
 
+# The Python package's extension when this machine's python3 has its C headers (pip-free:
+# BUILD/python/spectro is a runnable package)
+py_module=()
+if python3 -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(sysconfig.get_paths()["include"] + "/Python.h"))' \
+    2>/dev/null; then
+    py_module=(-DSPECTRO_PYTHON_MODULE=ON -DPython_EXECUTABLE="$(command -v python3)")
+fi
+
 if want build; then
     run configure cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-        -DSPECTRO_CUDA_ARCH="${SPECTRO_CUDA_ARCH:-90}"
+        -DSPECTRO_CUDA_ARCH="${SPECTRO_CUDA_ARCH:-90}" "${py_module[@]}"
     run build cmake --build "$build" -j"$jobs"
 fi
 
@@ -58,6 +68,14 @@ if want test; then
         echo "   (no sox here: e2e_assets and e2e_options, which need it for their references, are left out)"
     fi
     run all-tests bash -c "cd '$build' && SPECTRO_AUTO_RATES=cpu_core:1 ctest -j$((jobs / 2)) --output-on-failure -LE gpu $skip"
+fi
+
+if want python; then
+    # tests/python on the GPU: torch and CuPy arrays in and out (their tests must run here,
+    # not skip), the rest as on the CPU machines
+    run python-tests bash -c "cd '$root/tests/python' && PYTHONPATH='$build/python' SPECTRO_BIN='$build/spectro' \
+        python3 -m pytest -q -rs -p no:cacheprovider . > '$logs/pytest.out' 2>&1; rc=\$?; cat '$logs/pytest.out';
+        [ \$rc = 0 ] && ! grep -q 'SKIPPED.*test_dlpack' '$logs/pytest.out'"
 fi
 
 if want sanitize; then

@@ -2,11 +2,13 @@
 # Set up, build and run the whole test suite through ctest:
 #   1. the release build (with the CUDA backends when nvcc is present), all tests; GPU tests
 #      are skipped (exit 77) on machines without a GPU
-#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build, all CPU tests (the fuzz corpus
+#   2. the Python package: `pip install .` into a virtual environment under build/, then its
+#      pytest tests (tests/python/) against the release build's program
+#   3. an AddressSanitizer + UndefinedBehaviorSanitizer build, all CPU tests (the fuzz corpus
 #      replay, fuzz_replay, among them: tests/fuzz/)
-#   3. a ThreadSanitizer build of the ring buffer, pipeline, pool and C API tests and of the binary
+#   4. a ThreadSanitizer build of the ring buffer, pipeline, pool and C API tests and of the binary
 #      (file analysis, and a live window restarted by keys)
-# SPECTRO_TEST_QUICK=1 runs step 1 only.
+# SPECTRO_TEST_QUICK=1 runs steps 1 and 2 only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -20,6 +22,18 @@ step "release build"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$root/build" -j"$jobs"
 (cd "$root/build" && ctest --output-on-failure -j"$jobs")
+
+step "Python package (pip install . into build/pyenv, pytest tests/python)"
+# The wheel's build directory is kept (build/pywheel), so a second run rebuilds only what
+# changed; without a GPU the CUDA backends are left out of it (they only slow the build).
+pyenv="$root/build/pyenv"
+[ -x "$pyenv/bin/python" ] || python3 -m venv "$pyenv"
+"$pyenv/bin/pip" install -q numpy scipy pytest dask distributed
+py_cuda=()
+nvidia-smi -L >/dev/null 2>&1 || py_cuda=(--config-settings=cmake.define.SPECTRO_CUDA=OFF)
+"$pyenv/bin/pip" install -q --config-settings=build-dir="$root/build/pywheel" "${py_cuda[@]}" "$root"
+(cd "$root/tests/python" &&
+    SPECTRO_BIN="$root/build/spectro" "$pyenv/bin/python" -m pytest -q -p no:cacheprovider .)
 
 if [ "${SPECTRO_TEST_QUICK:-0}" = 1 ]; then
     exit 0

@@ -1,0 +1,415 @@
+"""spectro: spectrograms, STFTs and measurements of audio, in process.
+
+The engine of the ``spectro`` program as a Python package (docs/python.md): the same
+decoders, frames, windows, FFT backends (cpu, cuda, cufft, auto) and dBFS levels, so that
+``spectro.spectrogram(y, sr=sr)`` equals ``spectro --dump`` on the same samples, byte for
+byte.
+
+    y, sr = spectro.load("song.flac")               # float32 (channels, samples)
+    S = spectro.spectrogram(y, sr=sr)               # float32 dBFS (frames, bins)
+    Z = spectro.stft(y, sr=sr)                      # complex64, |Z| = the level's amplitude
+    an = spectro.Analyzer(sr=sr, n_fft=2048)        # keeps its FFT plan (and GPU) across calls
+    s = an.stream(); s.push(chunk); s.flush()       # any chunking == one shot
+
+NumPy in gives NumPy out; a CUDA array (torch, CuPy) in gives one of its framework out.
+The GIL is released while the library works; each call on one Analyzer or stream is
+serialised by its own lock, different ones run in parallel.
+"""
+import collections
+import threading
+
+import numpy as np
+
+from . import _spectro
+from ._convert import as_samples, interleave, parse_channel
+from . import _gpu
+
+__all__ = ["load", "spectrogram", "stft", "peaks", "average", "tone", "bands", "Analyzer", "Stream",
+           "Peaks", "BandLevels", "frame_count", "windows", "backends", "__version__"]
+
+__version__ = _spectro.version()
+
+_TABLES = _spectro.tables()
+windows = _TABLES["windows"]    # the window names (kaiser and gauss take ":PARAM")
+backends = _TABLES["backends"]  # "auto", "cpu", "cuda", "cufft"
+
+_AVERAGES = {name: i for i, name in enumerate(_TABLES["averages"])}  # mean 0, max 1, min 2
+_LOAD_CHUNK = 1 << 16  # frames a read; the array grows by doubling when the length is unknown
+
+
+def load(path, *, start=None, end=None):
+    """Reads an audio file (anything the program opens: libsndfile's formats, FFmpeg's when
+    built in) -> (float32 array (channels, samples), sample rate). start/end: seconds into
+    the file (None: its start / its end). Integer PCM is scaled to [-1, 1) as libsndfile does;
+    NaN and infinite samples read as 0. OSError for a missing or unreadable file, ValueError
+    for a bad range."""
+    src = _spectro.Source(path, float(start or 0.0), float(end or 0.0))
+    try:
+        info = src.info()
+        ch = info["channels"]
+        size = info["length"] + 1 if info["length"] >= 0 else _LOAD_CHUNK
+        buf = np.empty((max(size, 1), ch), dtype=np.float32)
+        have = 0
+        while True:
+            if have == buf.shape[0]:
+                buf = np.concatenate([buf, np.empty_like(buf)])
+            got = src.read(buf[have:have + _LOAD_CHUNK])
+            if got == 0:
+                break
+            have += got
+    finally:
+        src.close()
+    return np.ascontiguousarray(buf[:have].T), info["sample_rate"]
+
+
+def frame_count(samples, n_fft=4096, hop_length=None):
+    """Frames a channel of `samples` samples gives: floor((L - N) / hop) + 1 for L >= N, 1 for
+    0 < L < N (one zero-padded frame), 0 for none."""
+    return _spectro.frame_count(int(samples), int(n_fft), int(hop_length or 0))
+
+
+Peaks = collections.namedtuple("Peaks", "time_s freq_hz db")
+Peaks.__doc__ = """The strongest component of each frame (the program's --peaks): arrays of the
+frame centres in seconds (float64), frequencies in Hz and levels in dBFS (float64),
+(frames,) each, or (channels, frames) with channel="all"."""
+
+BandLevels = collections.namedtuple("BandLevels", "levels mid_hz edges_hz unresolved_hz")
+BandLevels.__doc__ = """Fractional-octave band levels (the program's --bands --dump): levels,
+float32 dBFS (frames, bands), (bands,) averaged, with a leading channels axis for
+channel="all"; the exact mid frequencies (bands,), edges (bands, 2) and the mid frequencies
+of the bands too narrow for the FFT (not reported)."""
+
+
+class Analyzer:
+    """Settings kept across calls, with the FFT plan (and a GPU backend's context) made once:
+
+        an = spectro.Analyzer(sr=48000, n_fft=4096, hop_length=1024, window="hann",
+                              channel="mix", backend="auto")
+        an.spectrogram(y); an.stft(y); s = an.stream()
+
+    sr: the sample rate in Hz; n_fft: a power of two, 16 to 4194304; hop_length: frame step
+    (None: n_fft // 4); window: "hann", "hamming", "blackman", "blackman-harris", "flattop",
+    "rect", "kaiser[:beta]", "gauss[:sigma]"; channel: "mix" (the mean of the channels),
+    "all" (each channel: a leading channels axis) or an index; backend: "auto", "cpu",
+    "cuda", "cufft". Bad settings raise ValueError at the first call that uses them
+    (with the library's line, e.g. "hop 0: must be from 1 to ..."); the constructor checks
+    them on a mono plan at once.
+    Thread safety: an Analyzer may be shared by threads; its calls are serialised (a
+    stream has its own plan and runs beside them).
+    """
+
+    def __init__(self, *, sr, n_fft=4096, hop_length=None, window="hann", channel="mix", backend="auto",
+                 expected_samples=0):
+        self.sr = _positive_int(sr, "sr")
+        self.n_fft = _index(n_fft, "n_fft")
+        self.hop_length = None if hop_length is None else _index(hop_length, "hop_length")
+        if self.hop_length == 0:  # the library's 0 means "the default": not what was asked
+            raise ValueError("hop_length 0: must be at least 1")
+        self.window = _text(window, "window")
+        self.channel = channel
+        self._channel = parse_channel(channel)
+        self.backend = _text(backend, "backend")
+        self._expected = int(expected_samples)
+        self._plans = {}  # input channels -> (_spectro.Analyzer, its info())
+        self._lock = threading.Lock()
+        if self._channel < 0:  # the settings checked now; a channel index waits for the input
+            self._plan(1)
+
+    def __repr__(self):
+        return ("Analyzer(sr=%d, n_fft=%d, hop_length=%s, window=%r, channel=%r, backend=%r)"
+                % (self.sr, self.n_fft, self.hop_length, self.window, self.channel, self.backend))
+
+    def _make(self, channels, expected=0, backend=None, channel=None):
+        return _spectro.Analyzer(self.sr, channels, self.n_fft, self.hop_length or 0, self.window,
+                                 self._channel if channel is None else channel, backend or self.backend,
+                                 expected or self._expected)
+
+    def _plan(self, channels):
+        return self._plan_info(channels)[0]
+
+    def _plan_info(self, channels):
+        """The plan for input of `channels` channels, made on first use, and its info."""
+        with self._lock:
+            got = self._plans.get(channels)
+            if got is None:
+                plan = self._make(channels)
+                got = self._plans[channels] = (plan, plan.info())
+            return got
+
+    def info(self, channels=1):
+        """What the analyzer runs for input of `channels` channels: a dict of sample_rate,
+        channels, out_channels, fft_size, hop, bins, bin_hz, time_first_s, time_step_s,
+        window (canonical, "kaiser:8.6"), backend (the one running: "cpu", "cuda", "cufft")
+        and fallback (why auto could not use a GPU, or "")."""
+        return self._plan(channels).info()
+
+    def frequencies(self):
+        """The bins' frequencies in Hz, (n_fft // 2 + 1,): bin k at k * sr / n_fft."""
+        return np.arange(self.n_fft // 2 + 1) * (self.sr / self.n_fft)
+
+    def times(self, frames):
+        """The centres of frames 0 .. frames-1 in seconds (float64): (f * hop + N/2) / sr."""
+        out = np.empty(int(frames), dtype=np.float64)
+        self._plan(1).frame_times(out)
+        return out
+
+    def spectrogram(self, y):
+        """Float32 dBFS of y, (frames, bins), or (channels, frames, bins) with channel="all";
+        y: (samples,) or (channels, samples) of any float or int dtype (ints scaled as PCM),
+        a NumPy array or a CUDA array (torch, CuPy; the result is one of its framework)."""
+        if _gpu.is_device_array(y):
+            return _gpu.spectrogram(self, y)
+        return self._whole(y, complex_out=False)
+
+    def stft(self, y):
+        """Complex64 STFT of y, shaped as spectrogram's, each value Z_k scaled to the level
+        convention: Z_k = 2 X_k / sum(w) (X_k / sum(w) at DC and Nyquist), X the windowed
+        frame's DFT, so |Z_k| is the amplitude and 20*log10(max(|Z_k|, 1e-10)) is the
+        spectrogram's level (plus the constant 0 dB) to float rounding."""
+        if _gpu.is_device_array(y):
+            return _gpu.via_host(self.stft, y)
+        return self._whole(y, complex_out=True)
+
+    def _whole(self, y, complex_out):
+        x, _ = as_samples(y)
+        plan, info = self._plan_info(x.shape[0])
+        frames = plan.frame_count(x.shape[1])
+        shape = (info["out_channels"], frames, info["bins"])
+        out = np.empty(shape, dtype=np.complex64 if complex_out else np.float32)
+        if frames:
+            (plan.stft if complex_out else plan.spectrogram)(interleave(x), out)
+        else:
+            raise ValueError("samples: no samples, no frame")
+        return out if self._channel == _spectro.CHANNEL_ALL else out[0]
+
+    def stream(self, *, complex=False):
+        """A new stream of this analyzer's settings: push(samples) returns the frames the
+        samples complete, flush() ends the stream and returns the rest. Any chunking gives
+        the one-shot result exactly. complex=True: complex64 STFT frames instead of dBFS."""
+        return Stream(self, complex)
+
+    # ---- reductions ---------------------------------------------------------------------
+    def _spectra(self, y):
+        """y's dB spectra per output channel, (out_channels, frames, bins), and the plan."""
+        if _gpu.is_device_array(y):
+            y = _gpu.to_host(y)
+        x, _ = as_samples(y)
+        plan = self._plan(x.shape[0])
+        db = self._whole(x, complex_out=False)
+        return (db if self._channel == _spectro.CHANNEL_ALL else db[None]), plan
+
+    def _per_channel(self, db, fn):
+        res = [fn(d) for d in db]
+        return res if self._channel == _spectro.CHANNEL_ALL else res[0]
+
+    def peaks(self, y, *, fmin=None, fmax=None):
+        """The strongest component of each frame within fmin .. fmax Hz (None: bin 1 / bin
+        N/2-1), located between bins and levelled by the window's transform (the program's
+        --peaks): a Peaks(time_s, freq_hz, db) of arrays."""
+        db, plan = self._spectra(y)
+        rec = np.dtype([("freq_hz", "<f8"), ("db", "<f8"), ("bin", "<u8")])
+
+        def one(d):
+            out = np.empty(d.shape[0], dtype=rec)
+            plan.peaks(d, float(fmin or 0.0), float(fmax or 0.0), out)
+            return out
+        res = [one(d) for d in db]
+        times = np.empty(db.shape[1], dtype=np.float64)
+        plan.frame_times(times)
+        stack = np.stack if self._channel == _spectro.CHANNEL_ALL else (lambda a: a[0])
+        return Peaks(stack([times] * len(res)), stack([r["freq_hz"] for r in res]), stack([r["db"] for r in res]))
+
+    def average(self, y, *, mode="mean", psd=False):
+        """One spectrum over all frames (the program's --average MODE --dump): "mean" (power
+        mean, Welch), "max" (peak hold) or "min"; psd=True: dBFS/Hz. Float32 (bins,), or
+        (channels, bins) with channel="all"."""
+        m = _choice(mode, _AVERAGES, "mode")
+        db, plan = self._spectra(y)
+
+        def one(d):
+            out = np.empty(d.shape[1], dtype=np.float32)
+            plan.average(d, m, bool(psd), out)
+            return out
+        res = self._per_channel(db, one)
+        return np.stack(res) if isinstance(res, list) else res
+
+    def tone(self, y, *, freq=None, fmin=None, fmax=None):
+        """Tone analysis of the power mean of y's spectra (the program's --tone): the dict of
+        its JSON (fundamental_hz, fundamental_dbfs, harmonics [{n, hz, dbfs}], thd_percent,
+        thd_db, thdn_db, snr_db, sinad_db, enob_bits, noise_dbfs, band_hz, frames_averaged);
+        a list of them, each with "channel" first, for channel="all". freq: the tone's
+        frequency (None: the strongest in fmin .. fmax, default 20 Hz .. 20 kHz). The
+        spectra are this analyzer's, with its window (spectro.tone, like the program's
+        --tone, takes kaiser:20 unless told otherwise)."""
+        db, plan = self._spectra(y)
+        lo = -1.0 if fmin is None else float(fmin)
+        hi = -1.0 if fmax is None else float(fmax)
+        res = [plan.tone(d, float(freq or 0.0), lo, hi) for d in db]
+        if self._channel != _spectro.CHANNEL_ALL:
+            return res[0]
+        return [dict([("channel", i)] + list(r.items())) for i, r in enumerate(res)]
+
+    def bands(self, y, *, fraction=3, weighting="Z", fmin=None, fmax=None, average=None):
+        """Fractional-octave band levels (IEC 61260-1 bands, IEC 61672-1 weighting "Z", "A"
+        or "C"; the program's --bands B --weighting W --dump), of each frame, or averaged
+        with average="mean"/"max"/"min": a BandLevels."""
+        db, plan = self._spectra(y)
+        b = _spectro.Bands(plan, int(fraction), _text(weighting, "weighting"),
+                           -1.0 if fmin is None else float(fmin), -1.0 if fmax is None else float(fmax))
+        mid, lower, upper, unresolved = b.table()
+        mode = -1 if average is None else _choice(average, _AVERAGES, "average")
+
+        def one(d):
+            out = np.empty((len(mid),) if mode >= 0 else (d.shape[0], len(mid)), dtype=np.float32)
+            b.levels(d, mode, out)
+            return out
+        res = self._per_channel(db, one)
+        levels = np.stack(res) if isinstance(res, list) else res
+        return BandLevels(levels, np.array(mid), np.column_stack([lower, upper]).reshape(-1, 2),
+                          np.array(unresolved))
+
+
+class Stream:
+    """A stream of an Analyzer's settings (Analyzer.stream()): push(samples) -> the new
+    frames; flush() -> the last frames, and the end of the stream. samples: (n,) or
+    (channels, n), the same channels at every push. Pushed in any chunking, the frames
+    concatenate to Analyzer.spectrogram (or .stft) of the whole. A stream has its own
+    plan; its calls are serialised by its lock."""
+
+    def __init__(self, analyzer, complex_out=False):
+        self._an = analyzer
+        self._complex = bool(complex_out)
+        self._plan = None
+        self._like = None  # the last device array pushed, if any
+        self._info = None
+        self._channels = None
+        self._ended = False
+        self._lock = threading.Lock()
+
+    def _frames(self, plan, ready):
+        info = self._info
+        out = np.empty((info["out_channels"], ready, info["bins"]),
+                       dtype=np.complex64 if self._complex else np.float32)
+        got = plan.read(out, self._complex) if ready else 0
+        out = out[:, :got]
+        return out if self._an._channel == _spectro.CHANNEL_ALL else out[0]
+
+    def push(self, samples):
+        """Analyses the frames the samples complete and returns them: (frames, bins), or
+        (channels, frames, bins) with channel="all"; frames may be 0. A CUDA array's samples
+        go through the host (the library streams host memory) and its frames come back to its
+        device."""
+        if _gpu.is_device_array(samples):
+            self._like = samples  # flush's frames go to the same device
+            return _gpu.via_host(self.push, samples)
+        x, _ = as_samples(samples, allow_empty=True)
+        with self._lock:
+            if self._ended:
+                raise ValueError("the stream has ended (flush): start another with Analyzer.stream()")
+            if self._plan is None:
+                self._plan = self._an._make(x.shape[0], backend=None)
+                self._plan.reset(self._complex)
+                self._info = self._plan.info()
+                self._channels = x.shape[0]
+            elif x.shape[0] != self._channels:
+                raise ValueError("samples: %d channels, the stream has %d" % (x.shape[0], self._channels))
+            ready = self._plan.push(interleave(x))
+            return self._frames(self._plan, ready)
+
+    def flush(self):
+        """Ends the stream: analyses what is buffered (a stream shorter than n_fft gives its
+        one zero-padded frame) and returns those frames (on the device of the CUDA arrays
+        pushed, if they were)."""
+        out = self._flush()
+        return out if self._like is None else _gpu.to_device(out, self._like)
+
+    def _flush(self):
+        with self._lock:
+            if self._ended:
+                raise ValueError("the stream has ended (flush): start another with Analyzer.stream()")
+            self._ended = True
+            if self._plan is None:  # nothing pushed: no frame
+                info = self._an.info()
+                shape = (0, info["bins"])
+                if self._an._channel == _spectro.CHANNEL_ALL:
+                    shape = (1,) + shape
+                return np.empty(shape, dtype=np.complex64 if self._complex else np.float32)
+            ready = self._plan.finish()
+            return self._frames(self._plan, ready)
+
+
+# ---- one call: a plan of its own, sized for the array (auto weighs the job) ----------------
+
+def _one(y, sr, n_fft, hop_length, window, channel, backend):
+    n = y.shape[-1] if hasattr(y, "shape") and len(y.shape) else 0
+    return Analyzer(sr=sr, n_fft=n_fft, hop_length=hop_length, window=window, channel=channel, backend=backend,
+                    expected_samples=n)
+
+
+def spectrogram(y, *, sr, n_fft=4096, hop_length=None, window="hann", channel="mix", backend="auto"):
+    """Float32 dBFS spectrogram, (frames, bins) or (channels, frames, bins) with
+    channel="all": equal to ``spectro --dump`` on the same samples. See Analyzer."""
+    return _one(y, sr, n_fft, hop_length, window, channel, backend).spectrogram(y)
+
+
+def stft(y, *, sr, n_fft=4096, hop_length=None, window="hann", channel="mix", backend="auto"):
+    """Complex64 STFT (Analyzer.stft): |Z| in dB is the spectrogram plus the constant 0 dB."""
+    return _one(y, sr, n_fft, hop_length, window, channel, backend).stft(y)
+
+
+def peaks(y, *, sr, n_fft=4096, hop_length=None, window="hann", channel="mix", backend="auto", fmin=None,
+          fmax=None):
+    """Each frame's strongest component (``spectro --peaks``): Peaks(time_s, freq_hz, db)."""
+    return _one(y, sr, n_fft, hop_length, window, channel, backend).peaks(y, fmin=fmin, fmax=fmax)
+
+
+def average(y, *, sr, n_fft=4096, hop_length=None, window="hann", channel="mix", backend="auto", mode="mean",
+            psd=False):
+    """One spectrum over all frames (``spectro --average MODE [--psd] --dump``)."""
+    return _one(y, sr, n_fft, hop_length, window, channel, backend).average(y, mode=mode, psd=psd)
+
+
+def tone(y, *, sr, freq=None, fmin=None, fmax=None, n_fft=4096, hop_length=None, window="kaiser:20",
+         channel="mix", backend="auto"):
+    """Tone analysis (``spectro --tone``): a dict with the keys of its JSON. The window is
+    kaiser:20, as the program's --tone, unless given."""
+    return _one(y, sr, n_fft, hop_length, window, channel, backend).tone(y, freq=freq, fmin=fmin, fmax=fmax)
+
+
+def bands(y, *, sr, fraction=3, weighting="Z", fmin=None, fmax=None, average=None, n_fft=4096, hop_length=None,
+          window="hann", channel="mix", backend="auto"):
+    """Fractional-octave band levels (``spectro --bands B --dump``): a BandLevels."""
+    return _one(y, sr, n_fft, hop_length, window, channel, backend).bands(
+        y, fraction=fraction, weighting=weighting, fmin=fmin, fmax=fmax, average=average)
+
+
+# ---- argument checks: TypeError for the wrong kind of value, ValueError for a bad one ------
+
+def _positive_int(v, name):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer, float, np.floating)):
+        raise TypeError("%s must be a number, not %s" % (name, type(v).__name__))
+    if v != int(v) or int(v) < 1 or int(v) > 2**31 - 1:
+        raise ValueError("%s %s: must be a whole number from 1 to %d" % (name, v, 2**31 - 1))
+    return int(v)
+
+
+def _index(v, name):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError("%s must be an int, not %s" % (name, type(v).__name__))
+    if v < 0 or v >= 2**63:
+        raise ValueError("%s %d: must not be negative" % (name, v))
+    return int(v)
+
+
+def _text(v, name):
+    if not isinstance(v, str):
+        raise TypeError("%s must be a str, not %s" % (name, type(v).__name__))
+    return v
+
+
+def _choice(v, table, name):
+    if not isinstance(v, str):
+        raise TypeError("%s must be a str, not %s" % (name, type(v).__name__))
+    if v not in table:
+        raise ValueError("%s %r: unknown (%s)" % (name, v, ", ".join(table)))
+    return table[v]
