@@ -140,6 +140,7 @@ int source_open_memory(const void *data, size_t len, const char *name, source **
 /* A synthetic signal: a sum of sines plus optional white noise, identical in every
  * channel except for an optional per-channel frequency offset. */
 #define SOURCE_SYNTH_MAX_TONES 8
+#define SOURCE_SYNTH_MIN_RATE 1000 /* a spec's rate: below it no audio band is left to test */
 typedef struct {
     int rate;
     int channels;
