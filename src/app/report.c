@@ -10,6 +10,10 @@ void app_report_warnings(const analyze_result *res)
     if (res->nonfinite)
         fprintf(stderr, "spectro: warning: %s: %llu NaN/Inf samples replaced by 0\n", res->info.name,
                 (unsigned long long)res->nonfinite);
+    if (res->out_of_range)
+        fprintf(stderr,
+                "spectro: warning: %s: %llu samples out of range (finite, beyond a float's 3.4e38) clamped to it\n",
+                res->info.name, (unsigned long long)res->out_of_range);
     if (res->dropped)
         fprintf(stderr, "spectro: warning: %s: %llu samples per channel dropped (the analysis fell behind)\n",
                 res->info.name, (unsigned long long)res->dropped);

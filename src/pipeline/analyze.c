@@ -523,6 +523,7 @@ static sink_end run_counts(run *r)
     res->frames_skipped = stft_skipped(r->st);
     res->samples = stft_samples(r->st);
     res->nonfinite = source_nonfinite(r->src);
+    res->out_of_range = source_out_of_range(r->src);
     res->dropped += source_dropped(r->src) + pipe_input_dropped(r->in);
     memset(&end, 0, sizeof end);
     end.frames = res->frames;

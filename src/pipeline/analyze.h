@@ -129,6 +129,7 @@ typedef struct analyze_result_s {
     uint64_t frames_skipped; /* of those, indices a skip-ahead passed over (never analysed) */
     uint64_t samples;      /* per channel, as read */
     uint64_t nonfinite;
+    uint64_t out_of_range; /* finite samples beyond float's range, clamped to +-FLT_MAX */
     uint64_t dropped;      /* live: samples per channel lost (device overflow + skipped) */
     int truncated;
     int interrupted;       /* a live run stopped by a signal (a normal end) */
