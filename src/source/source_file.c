@@ -517,6 +517,11 @@ int source_open_file_opts(const char *path, const source_file_options *o, source
     if (stat(path, &sb) != 0) {
         if (errno == ENOENT || errno == ENOTDIR)
             return sp_fail(ei, SP_EINPUT, "%s: no such file", path);
+        /* a bad name, as a missing file is: usage, not a failure of the machine */
+        if (errno == ELOOP)
+            return sp_fail(ei, SP_EINPUT, "%s: a loop of symbolic links, no file at its end", path);
+        if (errno == ENAMETOOLONG)
+            return sp_fail(ei, SP_EINPUT, "%s: name too long", path);
         return sp_fail(ei, SP_EIO, "%s: %s", path, strerror(errno));
     }
     if (S_ISDIR(sb.st_mode))

@@ -50,8 +50,12 @@ class BadInput(unittest.TestCase):
                 with open(os.path.join(src, name), "wb") as f:
                     f.write(blob)
             os.mkdir(os.path.join(src, "a_directory.wav"))
+            # a loop of symbolic links (ln -s b a; ln -s a b): a bad name, as a missing file is
+            os.symlink("loop_b.wav", os.path.join(src, "loop_a.wav"))
+            os.symlink("loop_a.wav", os.path.join(src, "loop_b.wav"))
             cases = [os.path.join(src, "does_not_exist.wav"), E.asset("empty.wav"),
-                     E.asset("not_audio.wav"), os.path.join(src, "a_directory.wav")]
+                     E.asset("not_audio.wav"), os.path.join(src, "a_directory.wav"),
+                     os.path.join(src, "loop_a.wav")]
             cases += [os.path.join(src, n) for n in crafted]
             for path in cases:
                 with self.subTest(file=os.path.basename(path)):
