@@ -2,8 +2,28 @@
 
 #include <stdio.h>
 
+/* "--bands 3: 2 bands too narrow for -n 4096 left out ...: 19.95, 25.12 Hz", or their
+ * range when they are many: what a sidecar lists, for a run whose sidecar is not read (or
+ * not written: --dump -). */
+static void report_unresolved(const analyze_result *res)
+{
+    enum { LIST_MAX = 16 };
+    size_t n = res->bands_unresolved, listed = n < ANALYZE_MAX_UNRESOLVED ? n : ANALYZE_MAX_UNRESOLVED;
+    fprintf(stderr, "spectro: note: %s: --bands %d: %zu band%s too narrow for -n %zu left out (a larger -n resolves "
+                    "%s):", res->info.name, res->bands_fraction, n, n == 1 ? "" : "s", res->n, n == 1 ? "it" : "them");
+    if (listed > LIST_MAX) {
+        fprintf(stderr, " %.4g to %.4g Hz\n", res->bands_unresolved_hz[0], res->bands_unresolved_hz[listed - 1]);
+        return;
+    }
+    for (size_t i = 0; i < listed; i++)
+        fprintf(stderr, "%s %.4g", i ? "," : "", res->bands_unresolved_hz[i]);
+    fprintf(stderr, " Hz\n");
+}
+
 void app_report_warnings(const analyze_result *res)
 {
+    if (res->bands_unresolved)
+        report_unresolved(res);
     if (res->truncated)
         fprintf(stderr, "spectro: warning: %s: the file ends early (truncated?); analysed the %llu samples present\n",
                 res->info.name, (unsigned long long)res->samples);

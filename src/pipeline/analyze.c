@@ -647,6 +647,7 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
             (err = pipe_sinks_attach(&r.sinks, r.st, r.plan, ei)) != SP_OK)
             goto done;
         res->maxima_span = r.sinks.span;
+        pipe_sinks_unresolved(cfg, &st, res);
     }
     if (res->live && (err = pipe_input_start(r.in, r.src, r.ring, cfg->realtime, cfg->stop, ei)) != SP_OK)
         goto done;

@@ -36,6 +36,7 @@
 struct analyze_result_s;
 
 #define ANALYZE_MAX_OUTPUTS 8
+#define ANALYZE_MAX_UNRESOLVED 128 /* more than any range has bands (1/12 octave, 20 Hz-20 kHz: 120) */
 
 typedef struct {
     const char *input;     /* a file path ("-" too), "synth:..." (source_synth_parse); NULL =
@@ -131,6 +132,11 @@ typedef struct analyze_result_s {
     uint64_t nonfinite;
     uint64_t out_of_range; /* finite samples beyond float's range, clamped to +-FLT_MAX */
     uint64_t dropped;      /* live: samples per channel lost (device overflow + skipped) */
+    /* a bands output: the bands too narrow for the FFT, not reported (sink_bands_unresolved):
+     * how many, and the mid frequencies of the first ANALYZE_MAX_UNRESOLVED, rising */
+    size_t bands_unresolved;
+    double bands_unresolved_hz[ANALYZE_MAX_UNRESOLVED];
+    int bands_fraction;    /* the bands' 1/b octave, for the message */
     int truncated;
     int interrupted;       /* a live run stopped by a signal (a normal end) */
     double seconds;        /* wall time of the run */
