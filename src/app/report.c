@@ -20,8 +20,36 @@ static void report_unresolved(const analyze_result *res)
     fprintf(stderr, " Hz\n");
 }
 
+/* An input shorter than N: one zero-padded frame. Known ahead, its window was the L-point
+ * one (analyze.h short_samples); found only at its end (a pipe), it had the n-point window
+ * cut short, whose levels read low: the note says which, and the -n that fits. */
+static void report_short(const analyze_result *res)
+{
+    size_t fit = 1;
+    while (fit * 2 <= res->samples)
+        fit *= 2;
+    if (res->short_samples)
+        fprintf(stderr,
+                "spectro: note: %s: %llu samples, fewer than -n %zu: one frame, zero-padded, windowed over the "
+                "samples present, at %.6g s\n",
+                res->info.name, (unsigned long long)res->short_samples, res->n,
+                res->start_s + (double)res->short_samples / 2.0 / res->info.rate);
+    else if (fit >= 16) /* FFT_MIN_SIZE */
+        fprintf(stderr,
+                "spectro: note: %s: %llu samples, fewer than -n %zu, known only at its end: one frame, zero-padded "
+                "with the %zu-point window cut short, whose levels read low (-n %zu analyses it whole)\n",
+                res->info.name, (unsigned long long)res->samples, res->n, res->n, fit);
+    else
+        fprintf(stderr,
+                "spectro: note: %s: %llu samples, fewer than -n %zu, known only at its end: one frame, zero-padded "
+                "with the %zu-point window cut short, whose levels read low\n",
+                res->info.name, (unsigned long long)res->samples, res->n, res->n);
+}
+
 void app_report_warnings(const analyze_result *res)
 {
+    if (res->short_samples || (res->samples > 0 && res->samples < res->n && (!res->live || res->info.pipe)))
+        report_short(res);
     if (res->bands_unresolved)
         report_unresolved(res);
     if (res->truncated)

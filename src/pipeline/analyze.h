@@ -129,6 +129,9 @@ typedef struct analyze_result_s {
     uint64_t frames;       /* per output channel (frame index reached, skips included) */
     uint64_t frames_skipped; /* of those, indices a skip-ahead passed over (never analysed) */
     uint64_t samples;      /* per channel, as read */
+    uint64_t short_samples; /* > 0: the input was known to hold this many samples, fewer than
+                             * n: one zero-padded frame, windowed over them (the L-point
+                             * window), its time their centre. 0 otherwise */
     uint64_t nonfinite;
     uint64_t out_of_range; /* finite samples beyond float's range, clamped to +-FLT_MAX */
     uint64_t dropped;      /* live: samples per channel lost (device overflow + skipped) */
