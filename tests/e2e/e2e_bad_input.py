@@ -102,6 +102,17 @@ class BadInput(unittest.TestCase):
             with self.subTest(opts=opts):
                 self.expect_fail([wav] + opts, names)
 
+    def test_bad_synth_specs(self):
+        """A sine at or above Nyquist aliases and rate=1 is no signal: refused, the key and
+        its range named."""
+        for spec, names in (("synth:sine=30000", ["sine=30000", "24000"]),
+                            ("synth:rate=8000,sine=4000", ["sine=4000", "4000"]),
+                            ("synth:rate=1", ["rate=1", "1000"]),
+                            ("synth:channels=4,step=8000,sine=1000", ["step=8000", "channel 3"])):
+            with self.subTest(spec=spec):
+                line = self.expect_fail([spec], names[:1])
+                self.assertIn(names[1], line)
+
     def test_missing_option_argument(self):
         wav = E.asset("two_tone_48k_s16.wav")
         for opt, names in (("-n", ["-n", "fft-size"]), ("--hop", ["hop"]),
