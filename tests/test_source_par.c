@@ -5,8 +5,9 @@
  * chunks; seeks to odd frames and reads that stop part-way (--start, --duration); raw
  * samples; truncated files; a file replaced after it was opened (the threads must not
  * start: they would read another file) and one cut while the threads read; formats the
- * threads do not take (FLAC); a double file's samples beyond float's range (clamped). That the threads ran, and that none is left after close, is
- * read from /proc/self/status. The random seed is printed; SPECTRO_TEST_SEED repeats a run. */
+ * threads do not take (FLAC); a double file's samples beyond float's range (clamped, counted
+ * the same). That the threads ran, and that none is left after close, is read from
+ * /proc/self/status. The random seed is printed; SPECTRO_TEST_SEED repeats a run. */
 #include <float.h>
 #include <math.h>
 #include <pthread.h>

@@ -311,7 +311,6 @@ static int run_make_ring(run *r, sp_errinfo *ei)
     return r->in->reading ? SP_OK : pipe_feed_ring(r->f, ring_floats, ei);
 }
 
-/* The window, the FFT plan (a GPU's start-up) and the framer, which calls the sinks. */
 /* The run's window. An input known to hold fewer samples L than n gives one zero-padded
  * frame (DESIGN.md); its window is the L-point one, zeros after: levels, the peaks' and the
  * measurements' window shapes (all read from these coefficients) are then those of the L
@@ -337,6 +336,7 @@ static int run_window(run *r, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* The window, the FFT plan (a GPU's start-up) and the framer, which calls the sinks. */
 static int run_make_plan(run *r, sp_errinfo *ei)
 {
     const analyze_config *cfg = r->cfg;
@@ -392,8 +392,8 @@ static sink_stream stream_of(const run *r)
     ss.window_coef = r->win;
     ss.backend = res->backend;
     /* a frame's centre; the one padded frame's is that of the samples present */
-    ss.time_first_s = ((double)r->start + (res->short_samples ? (double)res->short_samples / 2.0 : (double)(res->n / 2))) /
-                      res->info.rate;
+    ss.time_first_s = res->short_samples ? ((double)r->start + (double)res->short_samples / 2.0) / res->info.rate
+                                         : (double)(r->start + res->n / 2) / res->info.rate;
     ss.time_step_s = (double)res->hop / res->info.rate;
     ss.bin_hz = (double)res->info.rate / (double)res->n;
     ss.source_frames = r->start ? frames : res->info.frames_hint;
