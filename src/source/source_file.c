@@ -657,6 +657,8 @@ int source_open_memory(const void *data, size_t len, const char *name, source **
     }
     m->file.header_truncated = log_says_truncated(m->file.sf);
     m->file.promised = in.frames;
+    m->file.format = in.format;
+    m->file.channels = in.channels;
 
     memset(&info, 0, sizeof info);
     info.rate = in.samplerate;
@@ -667,7 +669,9 @@ int source_open_memory(const void *data, size_t len, const char *name, source **
     info.unit_bound = integer_pcm(in.format);
     snprintf(info.name, sizeof info.name, "%s", name);
     describe_format(&in, info.format, sizeof info.format);
-    return source_create(&file_ops, m, &info, out, ei);
+    if ((err = source_create(&file_ops, m, &info, out, ei)) == SP_OK)
+        m->file.clamped = source_out_of_range_counter(*out);
+    return err;
 
 fail:
     file_close(m);
