@@ -414,7 +414,9 @@ static void test_synth_spec(void)
     static const char *bad[] = {"synth:foo=1",       "synth:rate=abc",   "synth:rate=0",  "synth:channels=2000",
                                 "synth:sine=1000@",  "synth:sine=-5",    "synth:noise=x", "synth:duration=0",
                                 "synth:duration=-1", "synth:rate",       "synth:,",       "synth:seed=1.5",
-                                "synth:rate=48000x", "synth:channels=1.5"};
+                                "synth:rate=48000x", "synth:channels=1.5", "synth:rate=1",
+                                "synth:rate=999",    "synth:sine=30000", "synth:sine=24000", "synth:rate=1000",
+                                "synth:rate=8000,sine=3000,step=500,channels=3"};
     const char *spec = "synth:channels=32,rate=96000,sine=1000,noise=0.01,duration=10";
     CHECK_MSG(source_synth_parse(spec, &c, &ei) == SP_OK, "%s: %s", spec, ei.msg);
     CHECK(c.channels == 32 && c.rate == 96000 && c.ntones == 1 && c.freq[0] == 1000.0 && c.amp[0] == 0.5);
@@ -424,6 +426,10 @@ static void test_synth_spec(void)
     CHECK(source_synth_parse("synth:sine=100@0.25,sine=200,step=5,seed=7,duration=inf", &c, &ei) == SP_OK);
     CHECK(c.ntones == 2 && c.freq[0] == 100.0 && c.amp[0] == 0.25 && c.freq[1] == 200.0 && c.amp[1] == 0.5);
     CHECK(c.channel_step_hz == 5.0 && c.seed == 7 && c.frames == -1);
+    /* the rate may follow the sines it allows; the highest channel's sine just below half the rate */
+    CHECK_MSG(source_synth_parse("synth:sine=30000,rate=96000", &c, &ei) == SP_OK, "%s", ei.msg);
+    CHECK_MSG(source_synth_parse("synth:rate=8000,sine=3000,step=499,channels=3", &c, &ei) == SP_OK, "%s", ei.msg);
+    CHECK_MSG(source_synth_parse("synth:rate=1000,sine=499", &c, &ei) == SP_OK, "%s", ei.msg);
     CHECK(source_synth_parse("synth:sine=1,sine=2,sine=3,sine=4,sine=5,sine=6,sine=7,sine=8,sine=9", &c, &ei) ==
           SP_EINVAL);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

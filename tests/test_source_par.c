@@ -5,8 +5,10 @@
  * chunks; seeks to odd frames and reads that stop part-way (--start, --duration); raw
  * samples; truncated files; a file replaced after it was opened (the threads must not
  * start: they would read another file) and one cut while the threads read; formats the
- * threads do not take (FLAC). That the threads ran, and that none is left after close, is
- * read from /proc/self/status. The random seed is printed; SPECTRO_TEST_SEED repeats a run. */
+ * threads do not take (FLAC); a double file's samples beyond float's range (clamped, counted
+ * the same). That the threads ran, and that none is left after close, is read from
+ * /proc/self/status. The random seed is printed; SPECTRO_TEST_SEED repeats a run. */
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <sndfile.h>
@@ -28,6 +30,7 @@ typedef struct {
     size_t frames;
     int channels;
     uint64_t nonfinite;
+    uint64_t out_of_range; /* source_out_of_range */
     int truncated;   /* source_truncated after the end (-1: the read stopped before it) */
     int err;         /* opening, seeking or reading */
     int threads_reading; /* threads of this process after the first read, less those before */
@@ -142,6 +145,7 @@ static reading read_file(const char *path, const source_raw_format *raw, int rea
         if (len < 0 || (int64_t)r.frames < len)
             r.truncated = source_truncated(s);
         r.nonfinite = source_nonfinite(s);
+        r.out_of_range = source_out_of_range(s);
     }
     snprintf(r.msg, sizeof r.msg, "%s", ei.msg);
     source_close(s);
@@ -162,9 +166,10 @@ static void compare(const char *what, const char *path, const source_raw_format 
               a.frames, b.frames);
     CHECK_MSG(a.frames == b.frames && (a.frames == 0 || memcmp(a.x, b.x, a.frames * (size_t)a.channels * 4) == 0),
               "%s: the samples differ", what);
-    CHECK_MSG(a.nonfinite == b.nonfinite && a.truncated == b.truncated,
-              "%s: non-finite %llu / %llu, truncated %d / %d (serial / threads)", what,
-              (unsigned long long)a.nonfinite, (unsigned long long)b.nonfinite, a.truncated, b.truncated);
+    CHECK_MSG(a.nonfinite == b.nonfinite && a.truncated == b.truncated && a.out_of_range == b.out_of_range,
+              "%s: non-finite %llu / %llu, out of range %llu / %llu, truncated %d / %d (serial / threads)", what,
+              (unsigned long long)a.nonfinite, (unsigned long long)b.nonfinite, (unsigned long long)a.out_of_range,
+              (unsigned long long)b.out_of_range, a.truncated, b.truncated);
     CHECK_MSG(a.threads_reading == 0, "%s: the serial read ran %d threads", what, a.threads_reading);
     /* the threads run from the first read on; the reader has taken at most one chunk then,
      * and a thread stops only once every chunk is taken: all live while there are more
@@ -314,6 +319,40 @@ static void test_not_taken(void)
     remove(path);
 }
 
+/* A 64-bit float file with finite samples beyond float's range (1e300): clamped to +-FLT_MAX
+ * and counted as out of range, not made infinite (and then counted as NaN/Inf and zeroed);
+ * its true infinities and NaN are still those. Serial and threads alike. */
+static void test_out_of_range(void)
+{
+    enum { FRAMES = 30000, CH = 2 };
+    static double x[FRAMES * CH];
+    static const size_t huge[] = {0, 7, 999, 20001, 59999}, inf_at = 4242, nan_at = 31337;
+    char path[512];
+    SF_INFO in = {0, 48000, CH, SF_FORMAT_WAV | SF_FORMAT_DOUBLE, 0, 0};
+    SNDFILE *sf;
+    reading r;
+    for (size_t i = 0; i < FRAMES * CH; i++)
+        x[i] = 0.9 * rng_signed();
+    for (size_t k = 0; k < sizeof huge / sizeof huge[0]; k++)
+        x[huge[k]] = k % 2 ? -1e300 : 1e300;
+    x[inf_at] = -INFINITY;
+    x[nan_at] = NAN;
+    snprintf(path, sizeof path, "%s/huge.wav", tu_tmpdir());
+    CHECK((sf = sf_open(path, SFM_WRITE, &in)) != NULL);
+    CHECK(sf && sf_writef_double(sf, x, FRAMES) == FRAMES);
+    sf_close(sf);
+    compare("double, out of range", path, NULL, 3, 1000, 0, -1);
+    r = read_file(path, NULL, 1, 0, 0, -1);
+    CHECK_MSG(r.err == SP_OK && r.frames == FRAMES, "%d %s", r.err, r.msg);
+    CHECK_MSG(r.out_of_range == 5 && r.nonfinite == 2, "out of range %llu (want 5), non-finite %llu (want 2)",
+              (unsigned long long)r.out_of_range, (unsigned long long)r.nonfinite);
+    for (size_t k = 0; r.frames == FRAMES && k < sizeof huge / sizeof huge[0]; k++)
+        CHECK_MSG(r.x[huge[k]] == (k % 2 ? -FLT_MAX : FLT_MAX), "sample %zu: %g", huge[k], r.x[huge[k]]);
+    CHECK(r.frames == FRAMES && r.x[inf_at] == 0.0f && r.x[nan_at] == 0.0f && r.x[1] == (float)x[1]);
+    reading_free(&r);
+    remove(path);
+}
+
 /* A file replaced (renamed over) between the open and the first read: the source reads the
  * file it opened; threads opening the path would read the new one, so they must not start. */
 static void test_replaced(void)
@@ -429,6 +468,7 @@ int main(void)
     test_raw();
     test_truncated();
     test_not_taken();
+    test_out_of_range();
     test_replaced();
     test_cut_while_reading();
     test_close_early();

@@ -202,33 +202,69 @@ static int list_add(input_list *l, const char *path, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* One path a line; blank lines are skipped, a line's end (\n, \r\n) is not part of it. */
+/* Keeps one entry of the list: own[] holds the copy that path[] points to. */
+static int list_keep(input_list *l, const char *text, size_t len, sp_errinfo *ei)
+{
+    char **own = realloc(l->own, (size_t)(l->n_own + 1) * sizeof *own), *copy = NULL;
+    if (own)
+        l->own = own;
+    if (!own || !(copy = malloc(len + 1)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory for the input list");
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    l->own[l->n_own++] = copy;
+    return list_add(l, copy, ei);
+}
+
+/* A line of a newline-separated list: its end (\n, \r\n) is not part of it; a blank line,
+ * or one whose first non-blank character is '#', is skipped (a path that starts with '#'
+ * is written ./#name). */
+static int list_line(input_list *l, const char *line, size_t len, sp_errinfo *ei)
+{
+    size_t lead = 0;
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        len--;
+    while (lead < len && (line[lead] == ' ' || line[lead] == '\t'))
+        lead++;
+    if (lead == len || line[lead] == '#')
+        return SP_OK;
+    return list_keep(l, line, len, ei);
+}
+
+/* The list's whole text, then its entries. A list that holds a NUL byte is NUL-separated
+ * (find -print0): each name is taken as it is, only empty ones skipped, since such a list
+ * exists for names with newlines, '#' or blanks in them. Any other is one path a line. */
 static int list_read(input_list *l, const char *from, sp_errinfo *ei)
 {
     FILE *f = strcmp(from, "-") == 0 ? stdin : fopen(from, "r");
-    char *line = NULL, **own;
-    size_t cap = 0;
-    ssize_t len;
-    int err = SP_OK;
+    char *text = NULL;
+    size_t len = 0, cap = 0, n;
+    int err = SP_OK, nul;
     if (!f)
         return sp_fail(ei, SP_EINVAL, "--files-from %s: cannot read: %s", from, strerror(errno));
-    while (err == SP_OK && (len = getline(&line, &cap, f)) >= 0) {
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = 0;
-        if (strspn(line, " \t") == (size_t)len)
-            continue;
-        if (!(own = realloc(l->own, (size_t)(l->n_own + 1) * sizeof *own)) || !(own[l->n_own] = strdup(line))) {
-            if (own)
-                l->own = own;
-            err = sp_fail(ei, SP_ENOMEM, "out of memory for the input list");
-            break;
+    do {
+        if (len == cap) {
+            char *t = realloc(text, (cap = cap ? 2 * cap : 65536));
+            if (!t) {
+                err = sp_fail(ei, SP_ENOMEM, "out of memory for the input list");
+                break;
+            }
+            text = t;
         }
-        l->own = own;
-        err = list_add(l, l->own[l->n_own++], ei);
-    }
+        len += n = fread(text + len, 1, cap - len, f);
+    } while (n > 0);
     if (err == SP_OK && ferror(f))
         err = sp_fail(ei, SP_EINVAL, "--files-from %s: cannot read: %s", from, strerror(errno));
-    free(line);
+    nul = len > 0 && memchr(text, '\0', len) != NULL;
+    for (size_t at = 0, end; err == SP_OK && at < len; at = end + 1) {
+        const char *sep = memchr(text + at, nul ? '\0' : '\n', len - at);
+        end = sep ? (size_t)(sep - text) : len;
+        if (nul)
+            err = end > at ? list_keep(l, text + at, end - at, ei) : SP_OK;
+        else
+            err = list_line(l, text + at, end - at, ei);
+    }
+    free(text);
     if (f != stdin)
         fclose(f);
     return err;

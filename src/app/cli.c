@@ -150,7 +150,8 @@ static const cli_option options[] = {
     {"stream", 0, "K", OPT_STREAM, NULL,
      "the K-th audio stream of a file that FFmpeg reads (0 = the first, as ffmpeg -map 0:a:K)", NULL, NULL},
     {"files-from", 0, "LIST", OPT_FILES_FROM, NULL,
-     "analyse the files LIST names, one path a line (- = standard input; blank lines skipped)", NULL, NULL},
+     "analyse the files LIST names, one path a line (- = standard input; blank lines and lines starting "
+     "with # skipped), or NUL-separated as find -print0 writes them (found by the NUL byte)", NULL, NULL},
     {"shard", 0, "K/N", OPT_SHARD, NULL,
      "analyse only the inputs i (from 0, in list order) with i % N == K: one of N jobs (K from 0)", NULL, NULL},
     {"list-devices", 0, NULL, OPT_LIST_DEVICES, NULL,

@@ -5,14 +5,66 @@
 #include <stdio.h>
 #include <unistd.h>
 
+/* "--bands 3: 2 bands too narrow for -n 4096 left out ...: 19.95, 25.12 Hz", or their
+ * range when they are many: what a sidecar lists, for a run whose sidecar is not read (or
+ * not written: --dump -). */
+static void report_unresolved(const analyze_result *res)
+{
+    enum { LIST_MAX = 16 };
+    size_t n = res->bands_unresolved, listed = n < ANALYZE_MAX_UNRESOLVED ? n : ANALYZE_MAX_UNRESOLVED;
+    fprintf(stderr, "spectro: note: %s: --bands %d: %zu band%s too narrow for -n %zu left out (a larger -n resolves "
+                    "%s):", res->info.name, res->bands_fraction, n, n == 1 ? "" : "s", res->n, n == 1 ? "it" : "them");
+    if (listed > LIST_MAX) {
+        fprintf(stderr, " %.4g to %.4g Hz\n", res->bands_unresolved_hz[0], res->bands_unresolved_hz[listed - 1]);
+        return;
+    }
+    for (size_t i = 0; i < listed; i++)
+        fprintf(stderr, "%s %.4g", i ? "," : "", res->bands_unresolved_hz[i]);
+    fprintf(stderr, " Hz\n");
+}
+
+/* An input shorter than N: one zero-padded frame. Known ahead, its window was the L-point
+ * one (analyze.h short_samples); found only at its end (a pipe), it had the n-point window
+ * cut short, whose levels read low: the note says which, and the -n that fits. */
+static void report_short(const analyze_result *res)
+{
+    size_t fit = 1;
+    while (fit * 2 <= res->samples)
+        fit *= 2;
+    if (res->short_samples)
+        fprintf(stderr,
+                "spectro: note: %s: %llu samples, fewer than -n %zu: one frame, zero-padded, windowed over the "
+                "samples present, at %.6g s\n",
+                res->info.name, (unsigned long long)res->short_samples, res->n,
+                res->start_s + (double)res->short_samples / 2.0 / res->info.rate);
+    else if (fit >= 16) /* FFT_MIN_SIZE */
+        fprintf(stderr,
+                "spectro: note: %s: %llu samples, fewer than -n %zu, known only at its end: one frame, zero-padded "
+                "with the %zu-point window cut short, whose levels read low (-n %zu analyses it whole)\n",
+                res->info.name, (unsigned long long)res->samples, res->n, res->n, fit);
+    else
+        fprintf(stderr,
+                "spectro: note: %s: %llu samples, fewer than -n %zu, known only at its end: one frame, zero-padded "
+                "with the %zu-point window cut short, whose levels read low\n",
+                res->info.name, (unsigned long long)res->samples, res->n, res->n);
+}
+
 void app_report_warnings(const analyze_result *res)
 {
+    if (res->short_samples || (res->samples > 0 && res->samples < res->n && (!res->live || res->info.pipe)))
+        report_short(res);
+    if (res->bands_unresolved)
+        report_unresolved(res);
     if (res->truncated)
         fprintf(stderr, "spectro: warning: %s: the file ends early (truncated?); analysed the %llu samples present\n",
                 res->info.name, (unsigned long long)res->samples);
     if (res->nonfinite)
         fprintf(stderr, "spectro: warning: %s: %llu NaN/Inf samples replaced by 0\n", res->info.name,
                 (unsigned long long)res->nonfinite);
+    if (res->out_of_range)
+        fprintf(stderr,
+                "spectro: warning: %s: %llu samples out of range (finite, beyond a float's 3.4e38) clamped to it\n",
+                res->info.name, (unsigned long long)res->out_of_range);
     if (res->dropped)
         fprintf(stderr, "spectro: warning: %s: %llu samples per channel dropped (the analysis fell behind)\n",
                 res->info.name, (unsigned long long)res->dropped);

@@ -6,7 +6,8 @@
 
 #include "analyze.h"
 
-/* The warnings of a run: the file ended early, NaN/Inf replaced, samples dropped. */
+/* The warnings of a run (the file ended early, NaN/Inf replaced or samples clamped, samples
+ * dropped) and its notes (bands too narrow for the FFT, left out). */
 void app_report_warnings(const analyze_result *res);
 
 /* --verbose: --fmax above the input's Nyquist frequency, clipped to it (one line, none

@@ -322,19 +322,41 @@ static int run_make_ring(run *r, sp_errinfo *ei)
     return r->in->reading ? SP_OK : pipe_feed_ring(r->f, ring_floats, ei);
 }
 
+/* The run's window. An input known to hold fewer samples L than n gives one zero-padded
+ * frame (docs/design.md "Frames"); its window is the L-point one, zeros after: levels, the peaks' and the
+ * measurements' window shapes (all read from these coefficients) are then those of the L
+ * samples present, where the n-point window cut at L read low (-9.7 dB for -6 dB) and
+ * leaked like a rectangle (a clean sine's THD -40 dB). The bins stay n/2+1. */
+static int run_window(run *r, sp_errinfo *ei)
+{
+    const analyze_config *cfg = r->cfg;
+    analyze_result *res = r->res;
+    int64_t len = run_samples(r);
+    double wsum = 0.0;
+    int err;
+    if (!(r->win = malloc(cfg->n * sizeof *r->win)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory for a window of %zu samples", cfg->n);
+    if (len > 0 && (uint64_t)len < cfg->n && window_fill(&cfg->window, (size_t)len, r->win, &wsum) == SP_OK &&
+        wsum > 0.0) {
+        memset(r->win + len, 0, (cfg->n - (size_t)len) * sizeof *r->win);
+        res->short_samples = (uint64_t)len;
+        return SP_OK;
+    }
+    if ((err = window_fill(&cfg->window, cfg->n, r->win, &wsum)) != SP_OK)
+        return sp_fail(ei, err, "--window: cannot make a %s window of %zu samples", res->window, cfg->n);
+    return SP_OK;
+}
+
 /* The window, the FFT plan (a GPU's start-up) and the framer, which calls the sinks. */
 static int run_make_plan(run *r, sp_errinfo *ei)
 {
     const analyze_config *cfg = r->cfg;
     analyze_result *res = r->res;
-    double wsum = 0.0;
     fft_config fc = fft_config_default();
     stft_config sc = stft_config_default();
     int err;
-    if (!(r->win = malloc(cfg->n * sizeof *r->win)))
-        return sp_fail(ei, SP_ENOMEM, "out of memory for a window of %zu samples", cfg->n);
-    if ((err = window_fill(&cfg->window, cfg->n, r->win, &wsum)) != SP_OK)
-        return sp_fail(ei, err, "--window: cannot make a %s window of %zu samples", res->window, cfg->n);
+    if ((err = run_window(r, ei)) != SP_OK)
+        return err;
     res->plan_s = sp_now();
     run_fft_config(r, &fc);
     if ((err = session_plan(r->ss, &fc, &r->plan, ei)) != SP_OK)
@@ -386,7 +408,9 @@ static sink_stream stream_of(const run *r)
     ss.window = res->window;
     ss.window_coef = r->win;
     ss.backend = res->backend;
-    ss.time_first_s = (double)(r->start + res->n / 2) / res->info.rate;
+    /* a frame's centre; the one padded frame's is that of the samples present */
+    ss.time_first_s = res->short_samples ? ((double)r->start + (double)res->short_samples / 2.0) / res->info.rate
+                                         : (double)(r->start + res->n / 2) / res->info.rate;
     ss.time_step_s = (double)res->hop / res->info.rate;
     ss.bin_hz = (double)res->info.rate / (double)res->n;
     ss.source_frames = r->start ? frames : res->info.frames_hint;
@@ -540,6 +564,7 @@ static sink_end run_counts(run *r)
     res->frames_skipped = stft_skipped(r->st);
     res->samples = stft_samples(r->st);
     res->nonfinite = source_nonfinite(r->src);
+    res->out_of_range = source_out_of_range(r->src);
     res->dropped += source_dropped(r->src) + pipe_input_dropped(r->in);
     memset(&end, 0, sizeof end);
     end.frames = res->frames;
@@ -663,6 +688,7 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
             (err = pipe_sinks_attach(&r.sinks, r.st, r.plan, ei)) != SP_OK)
             goto done;
         res->maxima_span = r.sinks.span;
+        pipe_sinks_unresolved(cfg, &st, res);
     }
     if (res->live && (err = pipe_input_start(r.in, r.src, r.ring, cfg->realtime, cfg->stop, ei)) != SP_OK)
         goto done;

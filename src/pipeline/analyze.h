@@ -36,6 +36,7 @@
 struct analyze_result_s;
 
 #define ANALYZE_MAX_OUTPUTS 8
+#define ANALYZE_MAX_UNRESOLVED 128 /* more than any range has bands (1/12 octave, 20 Hz-20 kHz: 120) */
 
 typedef struct {
     const char *input;     /* a file path ("-" too), "synth:..." (source_synth_parse); NULL =
@@ -128,8 +129,17 @@ typedef struct analyze_result_s {
     uint64_t frames;       /* per output channel (frame index reached, skips included) */
     uint64_t frames_skipped; /* of those, indices a skip-ahead passed over (never analysed) */
     uint64_t samples;      /* per channel, as read */
+    uint64_t short_samples; /* > 0: the input was known to hold this many samples, fewer than
+                             * n: one zero-padded frame, windowed over them (the L-point
+                             * window), its time their centre. 0 otherwise */
     uint64_t nonfinite;
+    uint64_t out_of_range; /* finite samples beyond float's range, clamped to +-FLT_MAX */
     uint64_t dropped;      /* live: samples per channel lost (device overflow + skipped) */
+    /* a bands output: the bands too narrow for the FFT, not reported (sink_bands_unresolved):
+     * how many, and the mid frequencies of the first ANALYZE_MAX_UNRESOLVED, rising */
+    size_t bands_unresolved;
+    double bands_unresolved_hz[ANALYZE_MAX_UNRESOLVED];
+    int bands_fraction;    /* the bands' 1/b octave, for the message */
     int truncated;
     double fmax_clipped;   /* > 0: the top of a frequency range asked for (render.fmax,
                             * peak_fmax, measure.band_hi) lay above the Nyquist frequency

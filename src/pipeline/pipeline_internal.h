@@ -96,6 +96,8 @@ int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei);
  * spectra (sink_kind.reduces) and no caller's sink is added: known before the plan. */
 int pipe_sinks_reduce_only(const analyze_config *cfg);
 int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei);
+/* A bands output's unresolved bands into res (sink_bands_unresolved), while ss's window is valid. */
+void pipe_sinks_unresolved(const analyze_config *cfg, const sink_stream *ss, analyze_result *res);
 /* After open: when some sink declared a peak search, or the plan's backend reduces columns
  * and every sink that wants spectra takes column maxima of one span, the framer runs those
  * reductions beside its FFT (stft_set_reduce) and calls pipe_sinks_reduced; without a sink

@@ -99,6 +99,14 @@ static int add_reduction(pipe_sinks *l, int i)
     return r;
 }
 
+void pipe_sinks_unresolved(const analyze_config *cfg, const sink_stream *ss, analyze_result *res)
+{
+    if (!request_of(cfg, "bands"))
+        return;
+    res->bands_fraction = cfg->measure.bands;
+    res->bands_unresolved = sink_bands_unresolved(&cfg->measure, ss, res->bands_unresolved_hz, ANALYZE_MAX_UNRESOLVED);
+}
+
 int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei)
 {
     int err;

@@ -53,27 +53,49 @@ static int make_extra(bands_sink *s, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* The bands m asks for of the stream st (its window's coefficients read: during open). */
+static bands_config config_of(const sink_measure *m, const sink_stream *st)
+{
+    measure_window win = {1.0, 1.0, 1};
+    bands_config bc;
+    if (st->window_coef)
+        measure_window_of(st->window_coef, st->n, &win);
+    memset(&bc, 0, sizeof bc);
+    bc.fraction = m->bands;
+    bc.weighting = (bands_weighting)m->weighting;
+    bc.lo = m->band_lo >= 0.0 ? m->band_lo : 20.0;
+    bc.hi = m->band_hi >= 0.0 ? m->band_hi : 20000.0;
+    bc.rate = st->rate;
+    bc.n = st->n;
+    bc.enbw_bins = win.enbw_bins;
+    bc.lobe_bins = win.lobe_bins;
+    return bc;
+}
+
+size_t sink_bands_unresolved(const sink_measure *m, const sink_stream *st, double *hz, size_t max)
+{
+    bands_config bc = config_of(m, st);
+    bands *b = NULL;
+    size_t count = 0;
+    if (m->bands > 0 && bands_create(&bc, &b, NULL) == SP_OK) {
+        count = bands_unresolved_count(b);
+        for (size_t i = 0; i < count && i < max; i++)
+            hz[i] = bands_unresolved_hz(b, i);
+    }
+    bands_destroy(b);
+    return count;
+}
+
 static int bands_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
 {
     bands_sink *s = self;
-    measure_window win = {1.0, 1.0, 1};
-    bands_config bc;
+    bands_config bc = config_of(&s->m, st);
     dump_config dc;
     double *mids;
     int err;
     s->st = *st;
     s->st.window_coef = NULL; /* valid during open only */
-    if (st->window_coef)
-        measure_window_of(st->window_coef, st->n, &win);
-    memset(&bc, 0, sizeof bc);
-    bc.fraction = s->m.bands;
-    bc.weighting = (bands_weighting)s->m.weighting;
-    bc.lo = s->m.band_lo >= 0.0 ? s->m.band_lo : 20.0;
-    bc.hi = s->m.band_hi >= 0.0 ? s->m.band_hi : 20000.0;
-    bc.rate = st->rate;
-    bc.n = st->n;
-    bc.enbw_bins = s->enbw = win.enbw_bins;
-    bc.lobe_bins = win.lobe_bins;
+    s->enbw = bc.enbw_bins;
     if ((err = bands_create(&bc, &s->b, ei)) != SP_OK)
         return err;
     s->nb = bands_count(s->b);

@@ -93,6 +93,12 @@ int sink_average_png_create(const char *path, const sink_options *opt, sink *out
 dump_meta sink_dump_meta(const sink_stream *st, const sink_end *end);
 /* --bands with --dump (sink_bands.c): fractional-octave band levels, per frame or averaged */
 int sink_bands_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* The bands m asks for that the stream st cannot resolve (too narrow for its FFT: bands.h),
+ * which the bands sink lists in its sidecar but does not report: their count, the mid
+ * frequencies of the first max into hz[]. For a caller that tells the user, as a sidecar
+ * may not be there (--dump -). While st->window_coef is valid; 0 when m asks for no bands
+ * or none of its bands is resolved (the sink's open refuses that itself). */
+size_t sink_bands_unresolved(const sink_measure *m, const sink_stream *st, double *hz, size_t max);
 /* --tone (sink_tone.c): THD, SNR ... of the averaged spectrum, at the end or each second live */
 int sink_tone_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 

@@ -9,6 +9,7 @@ struct source {
     void *state;
     source_info info;
     uint64_t nonfinite;
+    uint64_t out_of_range; /* counted by the kind, through source_out_of_range_counter */
     int sought;   /* the last source_seek used the stream's own seek */
 };
 
@@ -149,6 +150,16 @@ const source_info *source_get_info(const source *s)
 uint64_t source_nonfinite(const source *s)
 {
     return s->nonfinite;
+}
+
+uint64_t source_out_of_range(const source *s)
+{
+    return s->out_of_range;
+}
+
+uint64_t *source_out_of_range_counter(source *s)
+{
+    return &s->out_of_range;
 }
 
 int source_truncated(const source *s)

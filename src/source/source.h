@@ -74,6 +74,10 @@ typedef struct {
 /* Wraps a backend's state (ownership passes to the source, also on failure). */
 int source_create(const source_ops *ops, void *state, const source_info *info, source **out,
                   sp_errinfo *ei);
+/* The source's count of clamped samples (source_out_of_range), for its kind's state to add
+ * to from read(): valid until source_close, which closes the state first. (Not a column of
+ * source_ops: the kinds that never clamp keep their tables as they are.) */
+uint64_t *source_out_of_range_counter(source *s);
 
 /* Headerless samples (--raw-format ENC,RATE,CHANNELS): the encoding is one of a table
  * (f32le, s16le, ...; source_raw_name lists them, little-endian, interleaved). */
@@ -160,6 +164,7 @@ int source_open_memory(const void *data, size_t len, const char *name, source **
 /* A synthetic signal: a sum of sines plus optional white noise, identical in every
  * channel except for an optional per-channel frequency offset. */
 #define SOURCE_SYNTH_MAX_TONES 8
+#define SOURCE_SYNTH_MIN_RATE 1000 /* a spec's rate: below it no audio band is left to test */
 typedef struct {
     int rate;
     int channels;
@@ -237,6 +242,9 @@ int source_status(const source *s, sp_errinfo *ei);
 uint64_t source_take_gaps(source *s, uint64_t upto, uint64_t *next_at);
 const source_info *source_get_info(const source *s);
 uint64_t source_nonfinite(const source *s);
+/* Finite samples read so far that lay beyond float's range (a 64-bit float file's 1e300)
+ * and were clamped to +-FLT_MAX, as a float file's huge samples are kept finite. */
+uint64_t source_out_of_range(const source *s);
 int source_truncated(const source *s);
 void source_close(source *s); /* NULL is a no-op */
 

@@ -37,6 +37,8 @@ typedef struct {
     int at_end;       /* a read returned nothing: the end of the data (or a decode error) */
     int64_t read;
     int header_truncated; /* libsndfile's log says the data chunk is shorter than declared */
+    int format, channels; /* SF_INFO's */
+    uint64_t *clamped;    /* the source's out-of-range count (file_readf) */
     int ended_early;
     size_t pipe_block;    /* a pipe: frames per read at most (libsndfile waits for all it
                            * asks for); 0 for a file */
@@ -64,7 +66,7 @@ typedef struct {
 static size_t par_read(file_state *st, float *dst, size_t max_frames)
 {
     int failed = 0;
-    size_t n = file_par_read(st->par, dst, max_frames, &failed);
+    size_t n = file_par_read(st->par, dst, max_frames, &failed, st->clamped);
     if (failed)
         st->ended_early = 1; /* as a serial read ending with libsndfile's error */
     return n;
@@ -106,7 +108,7 @@ static int file_read(void *state, float *dst, size_t max_frames, size_t *got, sp
             (size_t)avail / st->frame_bytes < max_frames)
             max_frames = (size_t)avail / st->frame_bytes > 0 ? (size_t)avail / st->frame_bytes : 1;
     }
-    n = sf_readf_float(st->sf, dst, (sf_count_t)max_frames);
+    n = file_readf(st->sf, st->format, st->channels, dst, (sf_count_t)max_frames, st->clamped);
     if (n < 0)
         n = 0;
     if (n == 0 && sf_error(st->sf) != SF_ERR_NO_ERROR) {
@@ -435,6 +437,8 @@ static int adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int pipe_fd, 
         goto fail;
     }
     st->header_truncated = truncated || log_says_truncated(st->sf);
+    st->format = in->format;
+    st->channels = in->channels;
     st->promised = in->frames;
     /* 20 ms a read: a live writer (arecord) is followed closely, a fast one (cat) costs
      * one call per 20 ms of audio */
@@ -467,7 +471,9 @@ static int adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int pipe_fd, 
     snprintf(info.name, sizeof info.name, "%s", name);
     snprintf(info.decoder, sizeof info.decoder, "libsndfile");
     describe_format(in, info.format, sizeof info.format);
-    return source_create(&file_ops, st, &info, out, ei);
+    if ((err = source_create(&file_ops, st, &info, out, ei)) == SP_OK)
+        st->clamped = source_out_of_range_counter(*out);
+    return err;
 
 fail:
     file_close(st);
@@ -511,6 +517,11 @@ int source_open_file_opts(const char *path, const source_file_options *o, source
     if (stat(path, &sb) != 0) {
         if (errno == ENOENT || errno == ENOTDIR)
             return sp_fail(ei, SP_EINPUT, "%s: no such file", path);
+        /* a bad name, as a missing file is: usage, not a failure of the machine */
+        if (errno == ELOOP)
+            return sp_fail(ei, SP_EINPUT, "%s: a loop of symbolic links, no file at its end", path);
+        if (errno == ENAMETOOLONG)
+            return sp_fail(ei, SP_EINPUT, "%s: name too long", path);
         return sp_fail(ei, SP_EIO, "%s: %s", path, strerror(errno));
     }
     if (S_ISDIR(sb.st_mode))
@@ -654,6 +665,8 @@ int source_open_memory(const void *data, size_t len, const char *name, source **
     }
     m->file.header_truncated = log_says_truncated(m->file.sf);
     m->file.promised = in.frames;
+    m->file.format = in.format;
+    m->file.channels = in.channels;
 
     memset(&info, 0, sizeof info);
     info.rate = in.samplerate;
@@ -664,7 +677,9 @@ int source_open_memory(const void *data, size_t len, const char *name, source **
     info.unit_bound = integer_pcm(in.format);
     snprintf(info.name, sizeof info.name, "%s", name);
     describe_format(&in, info.format, sizeof info.format);
-    return source_create(&file_ops, m, &info, out, ei);
+    if ((err = source_create(&file_ops, m, &info, out, ei)) == SP_OK)
+        m->file.clamped = source_out_of_range_counter(*out);
+    return err;
 
 fail:
     file_close(m);

@@ -11,6 +11,8 @@
  * A chunk that decodes short (the file shrank, a read error) ends the stream after its
  * frames, as the serial read would end there; the error flag of the handle that read it
  * says whether libsndfile saw an error (the serial path's "ended early"). */
+#include <float.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +30,13 @@ typedef struct {
     int ready;        /* decoded; the reader may take it */
     int short_read;   /* fewer frames than the chunk spans */
     int sf_failed;    /* ... and libsndfile reported an error */
+    uint64_t clamped; /* samples beyond float's range (file_readf) */
 } par_slot;
 
 typedef struct par_decoder par_decoder;
 
 struct file_par {
-    int k, started, channels, nslots;
+    int k, started, channels, nslots, format;
     int64_t start, total; /* the first frame decoded, the frames in the file */
     int64_t chunk_frames, nchunks;
     par_slot *slots;
@@ -58,6 +61,35 @@ struct par_decoder {
     SNDFILE *sf;
     pthread_t thread;
 };
+
+sf_count_t file_readf(SNDFILE *sf, int format, int channels, float *dst, sf_count_t frames, uint64_t *clamped)
+{
+    enum { SCRATCH_DOUBLES = 4096 }; /* 32 KB of stack, a step's doubles */
+    double buf[SCRATCH_DOUBLES];
+    sf_count_t done = 0, step = SCRATCH_DOUBLES / (channels > 0 ? channels : 1), got = 0;
+    if ((format & SF_FORMAT_SUBMASK) != SF_FORMAT_DOUBLE || step < 1)
+        return sf_readf_float(sf, dst, frames);
+    while (done < frames) {
+        sf_count_t want = frames - done < step ? frames - done : step;
+        float *out = dst + (size_t)done * (size_t)channels;
+        if ((got = sf_readf_double(sf, buf, want)) <= 0)
+            break;
+        for (size_t i = 0; i < (size_t)got * (size_t)channels; i++) {
+            double v = buf[i];
+            /* NaN and the infinities stay as they are: source_read counts and zeroes them */
+            if (isfinite(v) && fabs(v) > FLT_MAX) {
+                out[i] = v > 0 ? FLT_MAX : -FLT_MAX;
+                (*clamped)++;
+            } else {
+                out[i] = (float)v;
+            }
+        }
+        done += got;
+        if (got < want)
+            break;
+    }
+    return done > 0 ? done : got;
+}
 
 int file_par_eligible(int format)
 {
@@ -96,14 +128,16 @@ static void decode_chunk(par_decoder *d, int64_t c)
     int64_t first = p->start + c * p->chunk_frames;
     int64_t want = p->total - first < p->chunk_frames ? p->total - first : p->chunk_frames;
     sf_count_t n = 0, got;
+    uint64_t clamped = 0;
 
     if (sf_seek(d->sf, (sf_count_t)first, SEEK_SET) == (sf_count_t)first) {
-        while (n < want && (got = sf_readf_float(d->sf, s->buf + (size_t)n * (size_t)p->channels,
-                                                 (sf_count_t)(want - n))) > 0)
+        while (n < want && (got = file_readf(d->sf, p->format, p->channels, s->buf + (size_t)n * (size_t)p->channels,
+                                             (sf_count_t)(want - n), &clamped)) > 0)
             n += got;
     }
     pthread_mutex_lock(&p->mu);
     s->frames = (size_t)n;
+    s->clamped = clamped;
     s->short_read = n < want;
     s->sf_failed = n < want && sf_error(d->sf) != SF_ERR_NO_ERROR;
     s->ready = 1;
@@ -198,6 +232,7 @@ file_par *file_par_start(const char *path, const struct stat *sb, const SF_INFO 
         return NULL;
     p->k = threads;
     p->channels = in->channels;
+    p->format = in->format;
     p->start = start;
     p->total = in->frames;
     p->chunk_frames = chunk_frames;
@@ -234,7 +269,7 @@ fail:
     return NULL;
 }
 
-size_t file_par_read(file_par *p, float *dst, size_t max_frames, int *sf_failed)
+size_t file_par_read(file_par *p, float *dst, size_t max_frames, int *sf_failed, uint64_t *clamped)
 {
     size_t n = 0;
     while (!p->ended && max_frames > 0) {
@@ -246,6 +281,7 @@ size_t file_par_read(file_par *p, float *dst, size_t max_frames, int *sf_failed)
             pthread_mutex_unlock(&p->mu);
             p->have = 1;
             p->off = 0;
+            *clamped += s->clamped;
         }
         n = s->frames - p->off < max_frames ? s->frames - p->off : max_frames;
         memcpy(dst, s->buf + p->off * (size_t)p->channels, n * (size_t)p->channels * sizeof *dst);

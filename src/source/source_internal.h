@@ -20,6 +20,12 @@ void source_raw_sfinfo(const source_raw_format *raw, SF_INFO *in);
 int source_sndfile_adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int pipe_fd, atomic_int *stop,
                          source **out, sp_errinfo *ei);
 
+/* sf_readf_float, except that a 64-bit float stream's finite samples beyond float's range
+ * become +-FLT_MAX (counted into *clamped) where libsndfile's cast would make them
+ * infinite: the float path keeps huge finite samples finite, and so does this one. format:
+ * the stream's SF_INFO.format. */
+sf_count_t file_readf(SNDFILE *sf, int format, int channels, float *dst, sf_count_t frames, uint64_t *clamped);
+
 /* 1 when libsndfile's last open error means "not a format I read" (FFmpeg may). */
 int source_sndfile_unknown_format(int sf_code);
 
@@ -40,8 +46,9 @@ int file_par_threads(int readers, long cpus);
 file_par *file_par_start(const char *path, const struct stat *sb, const SF_INFO *in, int64_t start,
                          int threads, int64_t chunk_frames);
 /* Up to max_frames frames into dst; 0 at the end, where *sf_failed is set when a decoder's
- * read ended with libsndfile's error (left alone otherwise). The reader's thread only. */
-size_t file_par_read(file_par *p, float *dst, size_t max_frames, int *sf_failed);
+ * read ended with libsndfile's error (left alone otherwise). *clamped grows by a chunk's
+ * samples that file_readf clamped when the reader starts on it. The reader's thread only. */
+size_t file_par_read(file_par *p, float *dst, size_t max_frames, int *sf_failed, uint64_t *clamped);
 /* Stops and joins the decoders, closes their handles. NULL is a no-op. */
 void file_par_close(file_par *p);
 

@@ -165,8 +165,8 @@ static int synth_item(const char *spec, const char *item, size_t len, source_syn
     if (SYNTH_KEY("sine"))
         return synth_sine(spec, item, len, val, vlen, c, tones, ei);
     if (SYNTH_KEY("rate")) {
-        if (!synth_number(val, vlen, 1, SOURCE_MAX_RATE, &v) || v != floor(v))
-            return synth_bad(spec, item, len, "a whole rate in Hz from 1 to 10000000", ei);
+        if (!synth_number(val, vlen, SOURCE_SYNTH_MIN_RATE, SOURCE_MAX_RATE, &v) || v != floor(v))
+            return synth_bad(spec, item, len, "a whole rate in Hz from 1000 to 10000000", ei);
         c->rate = (int)v;
     } else if (SYNTH_KEY("channels")) {
         if (!synth_number(val, vlen, 1, SOURCE_MAX_CHANNELS, &v) || v != floor(v))
@@ -194,6 +194,29 @@ static int synth_item(const char *spec, const char *item, size_t len, source_syn
     return SP_OK;
 }
 
+/* Every channel's every sine below half the rate: the rate may come after the sines, so
+ * this runs once the spec is read. Channel c plays f + c*step, so the ends are the extremes. */
+static int synth_check_nyquist(const char *spec, const source_synth_config *c, int tones, sp_errinfo *ei)
+{
+    double nyquist = c->rate / 2.0;
+    for (int k = 0; k < c->ntones; k++) {
+        int last = c->channels - 1;
+        double f = c->freq[k], top = f + last * c->channel_step_hz;
+        const char *dflt = tones ? "" : "the default ";
+        if (f >= nyquist)
+            return sp_fail(ei, SP_EINVAL,
+                           "%s: %ssine=%.15g: at or above the Nyquist frequency; expected from 0 to below %.15g Hz "
+                           "(half of rate=%d)",
+                           spec, dflt, f, nyquist, c->rate);
+        if (fabs(top) >= nyquist)
+            return sp_fail(ei, SP_EINVAL,
+                           "%s: %ssine=%.15g with step=%.15g is %.15g Hz in channel %d: at or above the Nyquist "
+                           "frequency; every channel's sine must be below %.15g Hz (half of rate=%d)",
+                           spec, dflt, f, c->channel_step_hz, top, last, nyquist, c->rate);
+    }
+    return SP_OK;
+}
+
 int source_synth_parse(const char *spec, source_synth_config *out, sp_errinfo *ei)
 {
     source_synth_config c = source_synth_config_default();
@@ -212,6 +235,8 @@ int source_synth_parse(const char *spec, source_synth_config *out, sp_errinfo *e
             return err;
         p += len + (p[len] == ',');
     }
+    if ((err = synth_check_nyquist(spec, &c, tones, ei)) != SP_OK)
+        return err;
     c.frames = duration < 0 ? -1 : (int64_t)(duration * c.rate + 0.5);
     if (c.frames == 0)
         return sp_fail(ei, SP_EINVAL, "%s: duration: shorter than one sample at %d Hz", spec, c.rate);

@@ -36,10 +36,14 @@ static int file_stream(view *v, view_stream *info)
     return ok && !info->live && info->rate > 0 && info->hop > 0;
 }
 
-/* The input sample where frame 0 starts (the analysis' start). */
+/* The input sample where frame 0 starts (the analysis' start). An input shorter than n has
+ * its one frame's time at the centre of its samples, not of the n: the start would come out
+ * before the input's; 0 bounds it (such an input starts at 0 or holds fewer samples after
+ * --start than n, where playing from a little before --start does no harm). */
 static int64_t start_sample(const view_stream *in)
 {
-    return llround(in->time_first_s * in->rate - 0.5 * (double)in->n);
+    int64_t s = llround(in->time_first_s * in->rate - 0.5 * (double)in->n);
+    return s > 0 ? s : 0;
 }
 
 /* Frame position (the units of ui.v0/v1: frame f spans [f, f+1), its centre at f + 1/2)

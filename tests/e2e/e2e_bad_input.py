@@ -50,8 +50,12 @@ class BadInput(unittest.TestCase):
                 with open(os.path.join(src, name), "wb") as f:
                     f.write(blob)
             os.mkdir(os.path.join(src, "a_directory.wav"))
+            # a loop of symbolic links (ln -s b a; ln -s a b): a bad name, as a missing file is
+            os.symlink("loop_b.wav", os.path.join(src, "loop_a.wav"))
+            os.symlink("loop_a.wav", os.path.join(src, "loop_b.wav"))
             cases = [os.path.join(src, "does_not_exist.wav"), E.asset("empty.wav"),
-                     E.asset("not_audio.wav"), os.path.join(src, "a_directory.wav")]
+                     E.asset("not_audio.wav"), os.path.join(src, "a_directory.wav"),
+                     os.path.join(src, "loop_a.wav")]
             cases += [os.path.join(src, n) for n in crafted]
             for path in cases:
                 with self.subTest(file=os.path.basename(path)):
@@ -97,6 +101,17 @@ class BadInput(unittest.TestCase):
         for opts, names in cases:
             with self.subTest(opts=opts):
                 self.expect_fail([wav] + opts, names)
+
+    def test_bad_synth_specs(self):
+        """A sine at or above Nyquist aliases and rate=1 is no signal: refused, the key and
+        its range named."""
+        for spec, names in (("synth:sine=30000", ["sine=30000", "24000"]),
+                            ("synth:rate=8000,sine=4000", ["sine=4000", "4000"]),
+                            ("synth:rate=1", ["rate=1", "1000"]),
+                            ("synth:channels=4,step=8000,sine=1000", ["step=8000", "channel 3"])):
+            with self.subTest(spec=spec):
+                line = self.expect_fail([spec], names[:1])
+                self.assertIn(names[1], line)
 
     def test_missing_option_argument(self):
         wav = E.asset("two_tone_48k_s16.wav")

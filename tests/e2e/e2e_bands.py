@@ -123,6 +123,30 @@ class Bands(unittest.TestCase):
                     self.assertLess(unres.max(), mids.min(), what)
                     self.assertTrue((unres * (1 - G ** (-0.5 / b)) < 6 * bin_hz).all(), what)
 
+    def test_unresolved_note(self):
+        """The bands left out for the resolution are named on stderr (one note; none with
+        -q, nor when every band is resolved): --dump - has no sidecar to list them."""
+        with E.TempDir() as d:
+            path = os.path.join(d, "in.wav")
+            E.write_float_wav(path, noise_and_tones(1.0), RATE)
+            npy = os.path.join(d, "b.npy")
+            p = self.run_ok([path, "--bands", 3, "-n", 4096, "--dump", npy])
+            unres = E.load_json(self, npy + ".json")["bands_unresolved_hz"]
+            self.assertTrue(unres)
+            notes = [l for l in p.stderr.splitlines() if "--bands" in l]
+            self.assertEqual(len(notes), 1, p.stderr)
+            self.assertTrue(notes[0].startswith("spectro: note: "), notes[0])
+            self.assertIn("%d bands" % len(unres), notes[0])
+            self.assertIn("-n 4096", notes[0])
+            listed = [float(v) for v in notes[0].rsplit(":", 1)[1].replace("Hz", "").split(",")]
+            np.testing.assert_allclose(listed, unres, rtol=1e-3)
+            # standard output: the same note, the CSV alone on stdout
+            q = self.run_ok([path, "--bands", 3, "-n", 4096, "--dump", "-"])
+            self.assertEqual([l for l in q.stderr.splitlines() if "--bands" in l], notes)
+            self.assertTrue(q.stdout.startswith("time_s,"))
+            self.assertNotIn("--bands", self.run_ok([path, "-q", "--bands", 3, "-n", 4096, "--dump", "-"]).stderr)
+            self.assertNotIn("--bands", self.run_ok([path, "--bands", 1, "-n", 65536, "--dump", "-"]).stderr)
+
     def test_nominal_mid_frequencies(self):
         with E.TempDir() as d:
             path = os.path.join(d, "in.wav")

@@ -201,6 +201,41 @@ class Batch(unittest.TestCase):
             self.assertEqual(q.stdout.splitlines(), [l for l in p.stdout.splitlines()
                                                      if not l.startswith(inputs[0] + "\t")])
 
+    def files_of(self, stdout):
+        order = []
+        for line in stdout.splitlines():
+            if not order or order[-1] != line.split("\t")[0]:
+                order.append(line.split("\t")[0])
+        return order
+
+    def test_files_from_comments_and_nul(self):
+        with E.TempDir() as d:
+            inputs = make_wavs(d, 3)
+            # a comment line, an indented one, a name with a blank: none is a file to open
+            spaced = os.path.join(d, "in", "a b.wav")
+            shutil.copy(inputs[2], spaced)
+            text = "# made by hand\n" + inputs[0] + "\n  # " + inputs[1] + "\n" + spaced + "\n"
+            p = subprocess.run([E.BIN, "--files-from", "-", "--peaks", "-q"], input=text,
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(self.files_of(p.stdout), [inputs[0], spaced])
+            # NUL-separated (find -print0): every name kept as it is, a leading # too
+            hashed = os.path.join(d, "in", "#1.wav")
+            shutil.copy(inputs[1], hashed)
+            lst = os.path.join(d, "l0")
+            with open(lst, "wb") as f:
+                f.write(b"\0".join(os.fsencode(x) for x in [inputs[0], hashed, spaced]) + b"\0")
+            q = E.run(["--files-from", lst, "--peaks", "-q"])
+            self.assertEqual(q.returncode, 0, q.stderr)
+            self.assertEqual(self.files_of(q.stdout), [inputs[0], hashed, spaced])
+            # from find -print0 itself, on standard input
+            found = subprocess.run(["find", os.path.join(d, "in"), "-name", "f*.wav", "-print0"],
+                                   capture_output=True, check=True).stdout
+            r = subprocess.run([E.BIN, "--files-from", "-", "--peaks", "-q"], input=found,
+                               capture_output=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(sorted(self.files_of(r.stdout.decode())), sorted(inputs))
+
     def test_peaks_file_column(self):
         a, b = E.asset("two_tone_48k_s16.wav"), E.asset("sine_1125hz_48k_f32.wav")
         one_a = self.run_ok([a, "--peaks"]).stdout.splitlines()

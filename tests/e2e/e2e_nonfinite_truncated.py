@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Damaged input that is still analysed: NaN/Inf samples, a truncated WAV."""
 import os
+import struct
 import unittest
 import wave
 
@@ -31,6 +32,34 @@ class Damaged(unittest.TestCase):
         self.assertTrue(E.stderr_lines(p)[0].startswith("spectro: warning:"))
         vals = np.array([[float(v) for v in l.split("\t")] for l in p.stdout.splitlines()])
         self.assertTrue(np.isfinite(vals).all())
+
+    def test_double_beyond_float(self):
+        """A 64-bit float WAV's finite 1e300 is out of range, not NaN/Inf: clamped to float's
+        largest, as a float file's huge samples stay finite, so its frames are loud, not
+        silence, and every level is finite."""
+        rate = 48000
+        x = 0.5 * np.sin(2 * np.pi * 1000.0 * np.arange(rate) / rate)
+        x[20000:20010] = 1e300
+        x[30000] = -1e300
+        data = x.astype("<f8").tobytes()
+        fmt = struct.pack("<HHIIHHH", 3, 1, rate, rate * 8, 8, 64, 0)
+        chunks = (b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"fact" + struct.pack("<II", 4, rate) +
+                  b"data" + struct.pack("<I", len(data)) + data)
+        with E.TempDir() as d:
+            path = os.path.join(d, "huge_f64.wav")
+            with open(path, "wb") as f:
+                f.write(b"RIFF" + struct.pack("<I", 4 + len(chunks)) + b"WAVE" + chunks)
+            a, meta, p = E.dump(self, [path], expect_warning=True)
+            warn = E.stderr_lines(p)
+            self.assertEqual(len(warn), 1, p.stderr)
+            self.assertIn("11 samples out of range", warn[0])
+            self.assertNotIn("NaN", warn[0])
+            self.assertEqual(meta["nonfinite_samples"], 0)
+            self.assertTrue(np.isfinite(a).all())
+            t = meta["time_first_s"] + meta["time_step_s"] * np.arange(a.shape[0])
+            hit = np.abs(t - 20005 / rate) < 2048 / rate  # frames that hold the huge run
+            self.assertTrue(hit.any())
+            self.assertTrue((a[hit].max(axis=1) > 600).all(), a[hit].max(axis=1))
 
     def test_truncated(self):
         path = E.asset("truncated_48k_s16.wav")

@@ -249,13 +249,16 @@ def frame_count(length, n, hop):
 
 
 def spectrum_db(sig, n, hop, win):
-    """dB spectra (frames, n/2+1) of one channel, as docs/design.md defines them."""
+    """dB spectra (frames, n/2+1) of one channel, as docs/design.md defines them. Fewer
+    samples L than n: one frame, zero-padded, whose window is the L-point one (zeros after L)."""
     sig = np.where(np.isfinite(sig), sig, 0.0)
     length = len(sig)
+    w = window(win, n) if isinstance(win, str) else win
     if length < n:
         sig = np.concatenate([sig, np.zeros(n - length)])
+        if isinstance(win, str):
+            w = np.concatenate([window(win, length), np.zeros(n - length)])
     nf = frame_count(length, n, hop)
-    w = window(win, n) if isinstance(win, str) else win
     idx = np.arange(n)[None, :] + hop * np.arange(nf)[:, None]
     out = np.empty((nf, n // 2 + 1))
     step = max(1, (1 << 22) // n)  # bound the memory of one rfft batch
@@ -344,7 +347,8 @@ def check_meta(tc, meta, source, rate, src_ch, length, n=4096, hop=None, win="ha
         tc.assertAlmostEqual(float(gp), p, places=6, msg="window parameter in JSON")
     tc.assertEqual(meta["frames"], nf)
     tc.assertEqual(meta["bins"], n // 2 + 1)
-    tc.assertAlmostEqual(meta["time_first_s"], (n / 2) / rate, delta=1e-9 * max(1, n / rate))
+    # a frame's centre; the one zero-padded frame's is that of the samples present
+    tc.assertAlmostEqual(meta["time_first_s"], (min(length, n) / 2) / rate, delta=1e-9 * max(1, n / rate))
     tc.assertAlmostEqual(meta["time_step_s"], hop / rate, delta=1e-12 + 1e-9 * hop / rate)
     tc.assertAlmostEqual(meta["bin_hz"], rate / n, delta=1e-9 * rate / n)
     tc.assertIn(meta["backend"], backends)

@@ -4,6 +4,7 @@
  * absurd rates) with their codes and the name in the message; a truncated file found short.
  * analyze_run_source against analyze_run: the same .npy, byte for byte; and its guards.
  *   test_memory_source ASSETS_DIR */
+#include <sndfile.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,10 @@ static void same_as_file(const char *path)
         if (a && b && n_file == n_mem)
             CHECK_MSG(memcmp(a, b, n_file * (size_t)fi->channels * sizeof *a) == 0, "%s: samples differ", path);
         CHECK(source_truncated(sf) == source_truncated(sm));
+        CHECK_MSG(source_nonfinite(sf) == source_nonfinite(sm) && source_out_of_range(sf) == source_out_of_range(sm),
+                  "%s: NaN/Inf %llu / %llu, out of range %llu / %llu (file / memory)", path,
+                  (unsigned long long)source_nonfinite(sf), (unsigned long long)source_nonfinite(sm),
+                  (unsigned long long)source_out_of_range(sf), (unsigned long long)source_out_of_range(sm));
     }
     source_close(sf);
     source_close(sm);
@@ -218,6 +223,18 @@ int main(int argc, char **argv)
     CHECK(tu_write_wav(path, 1, 2, 44100, pcm, sizeof pcm, sizeof pcm) == 0);
     same_as_file(path);
     test_run_source(path);
+    /* a double file's 1e300: clamped and counted from memory as from the file */
+    tu_path(path, sizeof path, "huge_f64.wav");
+    {
+        static double x[2000];
+        SF_INFO in = {0, 48000, 1, SF_FORMAT_WAV | SF_FORMAT_DOUBLE, 0, 0};
+        SNDFILE *f = sf_open(path, SFM_WRITE, &in);
+        for (int i = 0; i < 2000; i++)
+            x[i] = i % 97 == 5 ? 1e300 : 0.25 * (i % 13);
+        CHECK(f && sf_writef_double(f, x, 2000) == 2000);
+        sf_close(f);
+    }
+    same_as_file(path);
     snprintf(path, sizeof path, "%s/two_tone_48k.flac", argv[1]);
     same_as_file(path);
     snprintf(path, sizeof path, "%s/two_tone_48k.ogg", argv[1]);
