@@ -19,8 +19,9 @@ static int fail(const char *what, const spectro_error *err)
     return 1;
 }
 
-/* Prints the peaks of the frames waiting in the analyzer. */
-static int print_ready(spectro_analyzer *a, size_t ready, size_t bins, spectro_error *err)
+/* Prints the peaks of the frames waiting in the analyzer, of a stream of `pushed` samples so
+ * far (a stream shorter than N gives its one frame, at its samples' centre, at the end). */
+static int print_ready(spectro_analyzer *a, size_t ready, size_t bins, uint64_t pushed, spectro_error *err)
 {
     float *db = malloc((ready ? ready : 1) * bins * sizeof *db);
     spectro_peak *pk = malloc((ready ? ready : 1) * sizeof *pk);
@@ -30,7 +31,8 @@ static int print_ready(spectro_analyzer *a, size_t ready, size_t bins, spectro_e
     if (rc == SPECTRO_OK && (rc = spectro_analyzer_read(a, db, ready, &got, err)) == SPECTRO_OK)
         rc = spectro_analyzer_peaks(a, db, got, 0, 0, pk, err);
     for (size_t i = 0; rc == SPECTRO_OK && i < got; i++)
-        printf("%.6f\t%.3f\t%.2f\n", spectro_analyzer_frame_time(a, first + i), pk[i].freq_hz, pk[i].db);
+        printf("%.6f\t%.3f\t%.2f\n", spectro_analyzer_input_frame_time(a, pushed, first + i), pk[i].freq_hz,
+               pk[i].db);
     free(db);
     free(pk);
     return rc;
@@ -46,6 +48,7 @@ int main(int argc, char **argv)
     spectro_error err = {0, ""};
     float *block;
     size_t got, ready;
+    uint64_t pushed = 0;
 
     if (argc != 2) {
         fprintf(stderr, "usage: spectrogram FILE\n");
@@ -67,9 +70,10 @@ int main(int argc, char **argv)
     do {
         if (spectro_source_read(src, block, BLOCK, &got, &err) != SPECTRO_OK)
             return fail(argv[1], &err);
+        pushed += got;
         if ((got ? spectro_analyzer_push(a, block, got, &ready, &err) : spectro_analyzer_finish(a, &ready, &err)) !=
                 SPECTRO_OK ||
-            print_ready(a, ready, ai.bins, &err) != SPECTRO_OK)
+            print_ready(a, ready, ai.bins, pushed, &err) != SPECTRO_OK)
             return fail(argv[1], &err);
     } while (got > 0);
     free(block);

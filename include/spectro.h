@@ -231,6 +231,10 @@ SPECTRO_API uint64_t spectro_analyzer_frame_count(const spectro_analyzer *a, uin
 /* The centre of frame `frame` in seconds, time_first_s + frame * time_step_s in double, the
  * very value the program's --peaks prints (with "%.6f"). */
 SPECTRO_API double spectro_analyzer_frame_time(const spectro_analyzer *a, uint64_t frame);
+/* The same for an input of `samples` samples a channel: an input shorter than fft_size has
+ * its one frame at the centre of its samples, (first_sample + samples/2) / sample_rate, as
+ * the program times a short file's frame (added in API version 1). */
+SPECTRO_API double spectro_analyzer_input_frame_time(const spectro_analyzer *a, uint64_t samples, uint64_t frame);
 
 /* ---- the analyzer: whole arrays ------------------------------------------------------------- */
 

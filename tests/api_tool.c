@@ -167,7 +167,8 @@ static void print_tone(FILE *f, const spectro_tone *t, int channel)
 }
 
 /* The reductions, channel after channel, written to f. */
-static int reduce(const args *g, spectro_analyzer *a, const float *db, size_t frames, FILE *f, spectro_error *err)
+static int reduce(const args *g, spectro_analyzer *a, const float *db, size_t frames, uint64_t samples, FILE *f,
+                  spectro_error *err)
 {
     spectro_analyzer_info info;
     int all = g->ac.channel == SPECTRO_CHANNEL_ALL;
@@ -184,7 +185,8 @@ static int reduce(const args *g, spectro_analyzer *a, const float *db, size_t fr
                 const spectro_peak *p = &pk[(size_t)c * frames + i];
                 if (all)
                     fprintf(f, "%d\t", c);
-                fprintf(f, "%.6f\t%.3f\t%.2f\n", spectro_analyzer_frame_time(a, i), p->freq_hz, p->db);
+                fprintf(f, "%.6f\t%.3f\t%.2f\n", spectro_analyzer_input_frame_time(a, samples, i), p->freq_hz,
+                        p->db);
             }
         free(pk);
         return 1;
@@ -275,7 +277,7 @@ int main(int argc, char **argv)
         fwrite(spectra, cplx ? sizeof(spectro_complex) : sizeof(float), frames * ai.bins * (size_t)ai.out_channels, f);
         ok = 1;
     } else {
-        ok = reduce(&g, a, spectra, frames, f, &err);
+        ok = reduce(&g, a, spectra, frames, len, f, &err);
     }
     if (f != stdout)
         fclose(f);

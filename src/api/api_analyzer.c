@@ -14,7 +14,10 @@ struct spectro_analyzer {
     size_t n, hop, bins, batch;
     uint64_t first_sample;
     char window[64];
-    float *win;             /* the window's n coefficients */
+    spectro_analyzer_config cfg; /* as made (a whole array shorter than n remakes it); its
+                             * strings are this analyzer's own: window, backend NULL */
+    size_t win_len;         /* the window's length: n, or the samples of a short array */
+    float *win;             /* the window's n coefficients (zeros after win_len) */
     double wsum;
     float *cscale;          /* bins: the complex output's level scale c_k */
     fft_plan *plan;
@@ -31,6 +34,10 @@ struct spectro_analyzer {
     /* a whole array's call: frames go to direct[channel][frame] (direct_frames a channel) */
     unsigned char *direct;
     size_t direct_frames;
+    /* a stream's first samples while it has fewer than n (interleaved, early_n frames): a
+     * stream that ends that short gets a whole short array's frame (whole_short) */
+    float *early;
+    size_t early_n;
 };
 
 /* The members of the first API version's structs. */
@@ -210,7 +217,8 @@ static int make_parts(spectro_analyzer *a, const spectro_analyzer_config *cfg, c
     a->count = calloc((size_t)a->outs, sizeof *a->count);
     if (!a->win || !a->cscale || !a->q || !a->count)
         return api_fail(err, SPECTRO_ENOMEM, "out of memory for an analyzer of fft_size %zu", a->n);
-    if (window_fill(w, a->n, a->win, &a->wsum) != SP_OK || !(a->wsum > 0))
+    memset(a->win, 0, a->n * sizeof *a->win);
+    if (window_fill(w, a->win_len, a->win, &a->wsum) != SP_OK || !(a->wsum > 0))
         return api_fail(err, SPECTRO_EINVAL, "window %s: cannot make it for fft_size %zu", a->window, a->n);
     for (size_t k = 0; k < a->bins; k++)
         a->cscale[k] = fft_level_scale(a->n, k, a->wsum);
@@ -226,7 +234,10 @@ static int make_parts(spectro_analyzer *a, const spectro_analyzer_config *cfg, c
     return SPECTRO_OK;
 }
 
-int spectro_analyzer_create(const spectro_analyzer_config *cfg, spectro_analyzer **out, spectro_error *err)
+/* An analyzer of cfg whose window is win_len samples long (n: every analyzer's; fewer: the
+ * one frame of a whole array that short, as the program windows a short file's). */
+static int analyzer_new(const spectro_analyzer_config *cfg, size_t win_len, spectro_analyzer **out,
+                        spectro_error *err)
 {
     spectro_analyzer *a;
     window_spec w;
@@ -239,11 +250,17 @@ int spectro_analyzer_create(const spectro_analyzer_config *cfg, spectro_analyzer
         return rc;
     if (!(a = calloc(1, sizeof *a)))
         return api_fail(err, SPECTRO_ENOMEM, "out of memory");
+    a->cfg = spectro_analyzer_config_default();
+    memcpy(&a->cfg, cfg, cfg->size < sizeof a->cfg ? cfg->size : sizeof a->cfg);
+    a->cfg.size = sizeof a->cfg;
+    a->cfg.window = a->window; /* borrowed strings: the canonical window, filled below */
+    a->cfg.backend = NULL;
     a->rate = cfg->sample_rate;
     a->channels = cfg->channels;
     a->channel = cfg->channel;
     a->outs = cfg->channel == SPECTRO_CHANNEL_ALL ? cfg->channels : 1;
     a->n = cfg->fft_size;
+    a->win_len = win_len && win_len < a->n ? win_len : a->n;
     a->hop = stft_hop_or_default(cfg->hop, cfg->fft_size);
     a->bins = a->n / 2 + 1;
     a->first_sample = cfg->first_sample;
@@ -255,6 +272,11 @@ int spectro_analyzer_create(const spectro_analyzer_config *cfg, spectro_analyzer
     }
     *out = a;
     return SPECTRO_OK;
+}
+
+int spectro_analyzer_create(const spectro_analyzer_config *cfg, spectro_analyzer **out, spectro_error *err)
+{
+    return analyzer_new(cfg, 0, out, err);
 }
 
 void spectro_analyzer_destroy(spectro_analyzer *a)
@@ -269,6 +291,7 @@ void spectro_analyzer_destroy(spectro_analyzer *a)
     free(a->q);
     free(a->count);
     free(a->win);
+    free(a->early);
     free(a->cscale);
     free(a);
 }
@@ -308,6 +331,13 @@ double spectro_analyzer_frame_time(const spectro_analyzer *a, uint64_t frame)
     return t0 + (double)frame * dt;
 }
 
+double spectro_analyzer_input_frame_time(const spectro_analyzer *a, uint64_t samples, uint64_t frame)
+{
+    if (samples > 0 && samples < a->n && frame == 0) /* its one frame: the samples' centre */
+        return (double)(a->first_sample + samples / 2) / a->rate;
+    return spectro_analyzer_frame_time(a, frame);
+}
+
 void api_analyzer_shape(const spectro_analyzer *a, api_frame_shape *out)
 {
     out->n = a->n;
@@ -342,6 +372,7 @@ int spectro_analyzer_reset(spectro_analyzer *a, int output, spectro_error *err)
     memset(a->count, 0, (size_t)a->outs * sizeof *a->count);
     a->read_pos = 0;
     a->finished = 0;
+    a->early_n = 0;
     if (output != a->output) { /* frames of another size: the queue starts anew */
         for (int c = 0; c < a->outs; c++) {
             free(a->q[c]);
@@ -392,11 +423,40 @@ int spectro_analyzer_push(spectro_analyzer *a, const float *samples, size_t coun
         return api_fail(err, SPECTRO_EINVAL, "spectro_analyzer_push: %s is NULL", a ? "samples" : "the analyzer");
     if (a->finished)
         return api_fail(err, SPECTRO_EINVAL, "push after the stream's finish: reset the analyzer first");
+    if (a->early_n < a->win_len && count > 0) {
+        size_t take = count < a->win_len - a->early_n ? count : a->win_len - a->early_n, ch = (size_t)a->channels;
+        if (!a->early && !(a->early = malloc(a->win_len * ch * sizeof *a->early)))
+            return api_fail(err, SPECTRO_ENOMEM, "out of memory for a stream's first frame");
+        memcpy(a->early + a->early_n * ch, samples, take * ch * sizeof *samples);
+        a->early_n += take;
+    }
     if ((rc = stft_push(a->st, samples, count, &ei)) != SP_OK || (rc = stft_flush(a->st, &ei)) != SP_OK)
         return stream_failed(a, rc, &ei, err);
     if (ready)
         *ready = spectro_analyzer_ready(a);
     return SPECTRO_OK;
+}
+
+static int whole_short(spectro_analyzer *a, int output, const float *samples, size_t count, void *out,
+                       size_t out_frames, spectro_error *err);
+
+/* The one frame of a stream that ended with fewer samples than n, from its first samples,
+ * into the stream's queue. */
+static int finish_short(spectro_analyzer *a, spectro_error *err)
+{
+    unsigned char *frame = malloc((size_t)a->outs * a->elem), *dst;
+    int rc;
+    if (!frame)
+        return api_fail(err, SPECTRO_ENOMEM, "out of memory for a stream's last frame");
+    rc = whole_short(a, a->output, a->early, a->early_n, frame, 1, err);
+    for (int c = 0; rc == SPECTRO_OK && c < a->outs; c++) {
+        if (!(dst = destination(a, c, 0, 1)))
+            rc = api_fail(err, SPECTRO_ENOMEM, "out of memory for the stream's frames");
+        else
+            memcpy(dst, frame + (size_t)c * a->elem, a->elem);
+    }
+    free(frame);
+    return rc;
 }
 
 int spectro_analyzer_finish(spectro_analyzer *a, size_t *ready, spectro_error *err)
@@ -407,8 +467,12 @@ int spectro_analyzer_finish(spectro_analyzer *a, size_t *ready, spectro_error *e
         return api_fail(err, SPECTRO_EINVAL, "spectro_analyzer_finish: the analyzer is NULL");
     if (a->finished)
         return api_fail(err, SPECTRO_EINVAL, "finish after the stream's finish: reset the analyzer first");
-    /* no sample, no frame (the engine's framer would give a frame of zeros) */
-    if (stft_samples(a->st) > 0 && (rc = stft_finish(a->st, &ei)) != SP_OK)
+    /* no sample, no frame (the engine's framer would give a frame of zeros); fewer than n:
+     * the frame a whole array that short gives (its length is known now) */
+    if (stft_samples(a->st) > 0 && stft_samples(a->st) < a->win_len) {
+        if ((rc = finish_short(a, err)) != SPECTRO_OK)
+            return rc;
+    } else if (stft_samples(a->st) > 0 && (rc = stft_finish(a->st, &ei)) != SP_OK)
         return stream_failed(a, rc, &ei, err);
     a->finished = 1;
     if (ready)
@@ -458,6 +522,26 @@ int spectro_analyzer_read_complex(spectro_analyzer *a, spectro_complex *out, siz
 /* ---- whole arrays ------------------------------------------------------------------------------------- */
 
 static int whole(spectro_analyzer *a, int output, const float *samples, size_t count, void *out, size_t out_frames,
+                 spectro_error *err);
+
+/* A whole array of fewer samples L than n: its one zero-padded frame windowed by the L-point
+ * window, zeros after (docs/design.md "Frames"), as the program windows a file that short;
+ * by an analyzer made for it, on the backend this one runs. */
+static int whole_short(spectro_analyzer *a, int output, const float *samples, size_t count, void *out,
+                       size_t out_frames, spectro_error *err)
+{
+    spectro_analyzer_config c = a->cfg;
+    spectro_analyzer *s = NULL;
+    int rc;
+    c.backend = fft_plan_backend_name(a->plan);
+    c.expected_samples = count;
+    if ((rc = analyzer_new(&c, count, &s, err)) == SPECTRO_OK)
+        rc = whole(s, output, samples, count, out, out_frames, err);
+    spectro_analyzer_destroy(s);
+    return rc;
+}
+
+static int whole(spectro_analyzer *a, int output, const float *samples, size_t count, void *out, size_t out_frames,
                  spectro_error *err)
 {
     sp_errinfo ei = {{0}};
@@ -471,6 +555,8 @@ static int whole(spectro_analyzer *a, int output, const float *samples, size_t c
     if (out_frames < frames)
         return api_fail(err, SPECTRO_EINVAL, "out_frames %zu: %zu samples give %llu frames a channel", out_frames,
                         count, (unsigned long long)frames);
+    if (count < a->win_len)
+        return whole_short(a, output, samples, count, out, out_frames, err);
     if ((rc = spectro_analyzer_reset(a, output, err)) != SPECTRO_OK)
         return rc;
     a->direct = out;
