@@ -25,21 +25,16 @@
  * the thread that made the row right after making it (8-wide with AVX2, like the dB
  * conversion); without the caller's db the row is the thread's own scratch.
  *
- * Threads. stft_db splits its frames over a pool made in create(): the caller takes the
- * first share, nthreads-1 workers the others, each with its own scratch. nthreads is
- * min(online CPUs, 8), fft_config.cpu_threads overrides (1 = no threads), never above
- * max_batch. Calls with nframes*n < 65536 run on the caller alone (waking the pool costs
- * more than it saves).
+ * Threads. stft_db and stft_reduce split their frames over a pool of threads
+ * (fft_cpu_pool.c); fft_cpu_internal.h holds the state both files share.
  * Nothing is allocated after create(). */
-#include "fft_backend.h"
+#include "fft_cpu_internal.h"
 
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -77,67 +72,9 @@ static inline void vst(float *p, vf v)
 }
 #endif
 
-#define CPU_ALIGN 64
 #define CPU_PI 3.14159265358979323846 /* M_PI is not in ISO C */
-#define CPU_THREADS_MAX_DEFAULT 8
-#define CPU_THREAD_MIN_WORK 65536 /* nframes * n below which stft_db stays on the caller */
 
-typedef struct cpu_state cpu_state;
 
-/* What a call asks of each frame: its dB row into db (NULL: into the thread's scratch
- * row), and with req its peak records. */
-typedef struct {
-    const float *signal;
-    float *db;
-    const fft_peak_req *req; /* NULL: spectra only */
-    fft_peak_raw *peaks;
-} cpu_job;
-
-typedef struct {
-    cpu_state *st;
-    pthread_t tid;
-    size_t index; /* share index, 1 .. nthreads-1 */
-    float *re, *im; /* n/2 floats each */
-    float *row;     /* n/2+1: the dB row of stft_reduce without db (pages touched on use) */
-} cpu_worker;
-
-struct cpu_state {
-    size_t n, half, hop;
-    unsigned log2n;
-    int avx;                    /* levels with h >= 16 run 8-wide (AVX present, not disabled) */
-    int avx2;                   /* stft_db's split and dB run 8-wide (AVX2 present, not disabled) */
-    float *twr, *twi, *twi_inv; /* n floats each: w_h[j] at [h + j] */
-    float *rtwr, *rtwi;         /* e^{-2 pi i k/n}, k = 0 .. n/4 (real post-processing) */
-    uint32_t *rev4_full;        /* bit reversal of 4q in log2(n) bits, q < n/4 */
-    uint32_t *rev4_half;        /* the same in log2(n/2) bits, q < n/8 */
-    float *win;                 /* n */
-    float *win_small;           /* n: win * 2^-BIG_SHIFT, for frames that overflow */
-    float *scale2;              /* n/2+1 squared level scales (fft_level_scale^2) */
-    float *re, *im;             /* caller's scratch, n floats each */
-    float *row;                 /* caller's dB row for stft_reduce without db, n/2+1 */
-
-    size_t nthreads;     /* including the caller */
-    size_t nworkers;     /* started so far */
-    cpu_worker *workers; /* nthreads-1 */
-    int sync_ready;
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    unsigned long gen; /* bumped for each job, under mu */
-    size_t pending;    /* workers still busy on the current job */
-    int quit;
-    cpu_job job;
-    size_t job_nframes;
-};
-
-static void *cpu_alloc(size_t count, size_t size)
-{
-    void *p = NULL;
-    if (count == 0 || count > SIZE_MAX / size)
-        return NULL;
-    if (posix_memalign(&p, CPU_ALIGN, count * size) != 0)
-        return NULL;
-    return p;
-}
 
 static unsigned ilog2(size_t n)
 {
@@ -683,8 +620,8 @@ static void frame_big(const cpu_state *st, float *re, float *im, const float *x,
 
 /* ---- one frame range of stft_db / stft_reduce (caller or worker) ---------------------- */
 
-static void stft_range(const cpu_state *st, float *re, float *im, float *scratch, const cpu_job *j, size_t f0,
-                       size_t f1)
+void fft_cpu_range(const cpu_state *st, float *re, float *im, float *scratch, const cpu_job *j, size_t f0,
+                    size_t f1)
 {
     const size_t bins = st->half + 1;
     for (size_t f = f0; f < f1; f++) {
@@ -706,39 +643,7 @@ static void stft_range(const cpu_state *st, float *re, float *im, float *scratch
     }
 }
 
-static void share_of(size_t nframes, size_t nthreads, size_t index, size_t *f0, size_t *f1)
-{
-    *f0 = nframes * index / nthreads;
-    *f1 = nframes * (index + 1) / nthreads;
-}
 
-static void *worker_main(void *arg)
-{
-    cpu_worker *w = arg;
-    cpu_state *st = w->st;
-    unsigned long seen = 0;
-
-    pthread_mutex_lock(&st->mu);
-    for (;;) {
-        while (!st->quit && st->gen == seen)
-            pthread_cond_wait(&st->go, &st->mu);
-        if (st->quit)
-            break;
-        seen = st->gen;
-        cpu_job job = st->job;
-        size_t f0, f1;
-        share_of(st->job_nframes, st->nthreads, w->index, &f0, &f1);
-        pthread_mutex_unlock(&st->mu);
-
-        stft_range(st, w->re, w->im, w->row, &job, f0, f1);
-
-        pthread_mutex_lock(&st->mu);
-        if (--st->pending == 0)
-            pthread_cond_signal(&st->done);
-    }
-    pthread_mutex_unlock(&st->mu);
-    return NULL;
-}
 
 /* ---- the backend table --------------------------------------------------------------- */
 
@@ -753,25 +658,7 @@ static void cpu_destroy(void *state)
     cpu_state *st = state;
     if (!st)
         return;
-    if (st->sync_ready) {
-        pthread_mutex_lock(&st->mu);
-        st->quit = 1;
-        pthread_cond_broadcast(&st->go);
-        pthread_mutex_unlock(&st->mu);
-        for (size_t i = 0; i < st->nworkers; i++)
-            pthread_join(st->workers[i].tid, NULL);
-        pthread_cond_destroy(&st->done);
-        pthread_cond_destroy(&st->go);
-        pthread_mutex_destroy(&st->mu);
-    }
-    if (st->workers) {
-        for (size_t i = 0; i + 1 < st->nthreads; i++) {
-            free(st->workers[i].re);
-            free(st->workers[i].im);
-            free(st->workers[i].row);
-        }
-        free(st->workers);
-    }
+    fft_cpu_pool_stop(st);
     free(st->twr);
     free(st->twi);
     free(st->twi_inv);
@@ -788,24 +675,6 @@ static void cpu_destroy(void *state)
     free(st);
 }
 
-/* min(online CPUs, 8), or the config's count; never more than the frames of a call. */
-static int thread_count(const fft_config *cfg, size_t *out, sp_errinfo *ei)
-{
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t t = cpus < 1 ? 1 : (size_t)cpus;
-
-    if (t > CPU_THREADS_MAX_DEFAULT)
-        t = CPU_THREADS_MAX_DEFAULT;
-    if (cfg->tuning.cpu_threads < 0 || cfg->tuning.cpu_threads > FFT_CPU_THREADS_MAX)
-        return sp_fail(ei, SP_EINVAL, "cpu FFT: %d threads: must be from 1 to %d (0: the default)",
-                       cfg->tuning.cpu_threads, FFT_CPU_THREADS_MAX);
-    if (cfg->tuning.cpu_threads > 0)
-        t = (size_t)cfg->tuning.cpu_threads;
-    if (t > cfg->max_batch)
-        t = cfg->max_batch;
-    *out = t;
-    return SP_OK;
-}
 
 /* The plan's tables: twiddles of every level (slot h+j of level h), the real-input
  * untangle's, the bit reversals of the radix-4 first pass, the window and the squared
@@ -859,45 +728,6 @@ static int cpu_tables(cpu_state *st, const float *window, double window_sum, sp_
     return SP_OK;
 }
 
-/* The worker threads (the calling thread is worker 0): their scratch, the pool's lock and
- * conditions, the threads. cpu_destroy undoes what got done. */
-static int cpu_pool_start(cpu_state *st, sp_errinfo *ei)
-{
-    st->workers = calloc(st->nthreads - 1, sizeof *st->workers);
-    if (!st->workers)
-        return sp_fail(ei, SP_ENOMEM, "out of memory for %zu CPU FFT threads", st->nthreads);
-    for (size_t i = 0; i + 1 < st->nthreads; i++) {
-        cpu_worker *w = &st->workers[i];
-        w->st = st;
-        w->index = i + 1;
-        w->re = cpu_alloc(st->half, sizeof(float));
-        w->im = cpu_alloc(st->half, sizeof(float));
-        w->row = cpu_alloc(st->half + 1, sizeof(float));
-        if (!w->re || !w->im || !w->row)
-            return sp_fail(ei, SP_ENOMEM, "out of memory for the scratch of %zu CPU FFT threads (size %zu)",
-                           st->nthreads, st->n);
-    }
-    if (pthread_mutex_init(&st->mu, NULL) != 0)
-        return sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
-    if (pthread_cond_init(&st->go, NULL) != 0) {
-        pthread_mutex_destroy(&st->mu);
-        return sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
-    }
-    if (pthread_cond_init(&st->done, NULL) != 0) {
-        pthread_cond_destroy(&st->go);
-        pthread_mutex_destroy(&st->mu);
-        return sp_fail(ei, SP_ENOMEM, "cannot create the CPU FFT thread pool");
-    }
-    st->sync_ready = 1;
-    for (size_t i = 0; i + 1 < st->nthreads; i++) {
-        int rc = pthread_create(&st->workers[i].tid, NULL, worker_main, &st->workers[i]);
-        if (rc != 0)
-            return sp_fail(ei, SP_ENOMEM, "cannot start CPU FFT thread %zu of %zu: %s", i + 2, st->nthreads,
-                           strerror(rc));
-        st->nworkers++;
-    }
-    return SP_OK;
-}
 
 static int cpu_create(const fft_config *cfg, const float *window, double window_sum, void **state,
                       sp_errinfo *ei)
@@ -932,9 +762,9 @@ static int cpu_create(const fft_config *cfg, const float *window, double window_
         st->avx2 = __builtin_cpu_supports("avx2") && !sse2_only;
     }
 #endif
-    if ((err = thread_count(cfg, &st->nthreads, ei)) != SP_OK ||
+    if ((err = fft_cpu_thread_count(cfg, &st->nthreads, ei)) != SP_OK ||
         (err = cpu_tables(st, window, window_sum, ei)) != SP_OK ||
-        (st->nthreads > 1 && (err = cpu_pool_start(st, ei)) != SP_OK))
+        (st->nthreads > 1 && (err = fft_cpu_pool_start(st, ei)) != SP_OK))
         goto fail;
     *state = st;
     return SP_OK;
@@ -998,34 +828,6 @@ static int cpu_r2c(void *state, const float *in, cpx *out, size_t batch, sp_erri
     return SP_OK;
 }
 
-/* Runs j over nframes frames: on the caller alone for small calls, else split over the
- * pool (the caller takes share 0). */
-static void cpu_run(cpu_state *st, const cpu_job *j, size_t nframes)
-{
-    size_t threads = st->nworkers + 1;
-    if (threads == 1 || nframes < 2 || nframes * st->n < CPU_THREAD_MIN_WORK) {
-        stft_range(st, st->re, st->im, st->row, j, 0, nframes);
-        return;
-    }
-    /* Shares are fixed by nthreads; a call with fewer frames than threads gives some
-     * workers an empty range. */
-    pthread_mutex_lock(&st->mu);
-    st->job = *j;
-    st->job_nframes = nframes;
-    st->pending = st->nworkers;
-    st->gen++;
-    pthread_cond_broadcast(&st->go);
-    pthread_mutex_unlock(&st->mu);
-
-    size_t f0, f1;
-    share_of(nframes, st->nthreads, 0, &f0, &f1);
-    stft_range(st, st->re, st->im, st->row, j, f0, f1);
-
-    pthread_mutex_lock(&st->mu);
-    while (st->pending)
-        pthread_cond_wait(&st->done, &st->mu);
-    pthread_mutex_unlock(&st->mu);
-}
 
 static int cpu_stft_db(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei)
 {
@@ -1034,7 +836,7 @@ static int cpu_stft_db(void *state, const float *signal, size_t nframes, float *
     if (!st || !signal || !db)
         return sp_fail(ei, SP_EINVAL, "cpu FFT stft: NULL argument");
     if (nframes > 0)
-        cpu_run(st, &j, nframes);
+        fft_cpu_pool_run(st, &j, nframes);
     return SP_OK;
 }
 
@@ -1049,7 +851,7 @@ static int cpu_stft_reduce(void *state, const float *signal, size_t nframes, flo
     if (!st || !signal || !req || !peaks)
         return sp_fail(ei, SP_EINVAL, "cpu FFT stft_reduce: NULL argument");
     if (nframes > 0)
-        cpu_run(st, &j, nframes);
+        fft_cpu_pool_run(st, &j, nframes);
     return SP_OK;
 }
 
