@@ -41,9 +41,31 @@ int batch_output_is_dir(const char *path)
     return path[len - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
+/* The placeholders of an output pattern; input_parts makes what each stands for. */
+enum { PH_STEM, PH_NAME, PH_DIR, PH_COUNT };
+static const char *const PLACEHOLDERS[PH_COUNT] = {[PH_STEM] = "{stem}", [PH_NAME] = "{name}", [PH_DIR] = "{dir}"};
+
+/* The placeholder p starts with (PH_*), or -1. */
+static int placeholder_at(const char *p)
+{
+    for (int i = 0; i < PH_COUNT; i++)
+        if (strncmp(p, PLACEHOLDERS[i], strlen(PLACEHOLDERS[i])) == 0)
+            return i;
+    return -1;
+}
+
 static int has_placeholder(const char *path)
 {
-    return strstr(path, "{stem}") || strstr(path, "{name}") || strstr(path, "{dir}");
+    for (int i = 0; i < PH_COUNT; i++)
+        if (strstr(path, PLACEHOLDERS[i]))
+            return 1;
+    return 0;
+}
+
+static int unknown_placeholder(const sink_kind *k, const char *pattern, const char *at, sp_errinfo *ei)
+{
+    return sp_fail(ei, SP_EINVAL, "%s %s: unknown placeholder at \"%.12s\" (use {stem}, {name} or {dir})", k->option,
+                   pattern, at);
 }
 
 static int has_pattern(const char *path)
@@ -86,6 +108,7 @@ static void input_parts(const char *input, char *dir, char *name, char *stem)
 static int expand(const sink_kind *k, const char *pattern, const char *input, char *out, sp_errinfo *ei)
 {
     static char dir[PATH_BYTES], name[PATH_BYTES], stem[PATH_BYTES];
+    const char *const part[PH_COUNT] = {[PH_STEM] = stem, [PH_NAME] = name, [PH_DIR] = dir};
     size_t at = 0, len = strlen(pattern);
     const char *p = pattern;
     input_parts(input, dir, name, stem);
@@ -99,15 +122,11 @@ static int expand(const sink_kind *k, const char *pattern, const char *input, ch
         const char *value = NULL;
         size_t skip = 0;
         if (*p == '{') {
-            if (strncmp(p, "{stem}", 6) == 0)
-                value = stem, skip = 6;
-            else if (strncmp(p, "{name}", 6) == 0)
-                value = name, skip = 6;
-            else if (strncmp(p, "{dir}", 5) == 0)
-                value = dir, skip = 5;
-            else
-                return sp_fail(ei, SP_EINVAL, "%s %s: unknown placeholder at \"%.12s\" (use {stem}, {name} or {dir})",
-                               k->option, pattern, p);
+            int ph = placeholder_at(p);
+            if (ph < 0)
+                return unknown_placeholder(k, pattern, p, ei);
+            value = part[ph];
+            skip = strlen(PLACEHOLDERS[ph]);
         }
         if (value) {
             at += (size_t)snprintf(out + at, PATH_BYTES - at, "%s", value);
@@ -146,9 +165,8 @@ static int check_output(const sink_kind *k, const char *path, int several, sp_er
     char dir[PATH_BYTES];
     size_t len = strlen(path);
     for (const char *p = strchr(path, '{'); p; p = strchr(p + 1, '{'))
-        if (strncmp(p, "{stem}", 6) != 0 && strncmp(p, "{name}", 6) != 0 && strncmp(p, "{dir}", 5) != 0)
-            return sp_fail(ei, SP_EINVAL, "%s %s: unknown placeholder at \"%.12s\" (use {stem}, {name} or {dir})",
-                           k->option, path, p);
+        if (placeholder_at(p) < 0)
+            return unknown_placeholder(k, path, p, ei);
     if (several && !has_pattern(path))
         return sp_fail(ei, SP_EINVAL,
                        "%s %s: several inputs need a pattern ({stem}, {name}, {dir}) or a directory (DIR/)",
@@ -268,9 +286,9 @@ typedef struct {
     int sidecar; /* the dump's OUT.json */
 } claim;
 
-static char *normalise(const char *path, const char *suffix)
+static char *normalise(const char *path)
 {
-    size_t len = strlen(path) + strlen(suffix);
+    size_t len = strlen(path);
     char *s = malloc(len + 1), *w = s;
     const char *p = path;
     if (!s)
@@ -286,7 +304,7 @@ static char *normalise(const char *path, const char *suffix)
         }
         *w++ = *p;
     }
-    strcpy(w, suffix);
+    *w = 0;
     return s;
 }
 
@@ -322,14 +340,17 @@ static int check_collisions(const cli_options *o, const input_list *l, char **pa
     if (!c)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     for (int i = 0; i < l->count; i++) {
-        c[n++] = (claim){normalise(l->path[i], ""), i, -1, 0};
+        c[n++] = (claim){normalise(l->path[i]), i, -1, 0};
         for (int j = 0; j < nout; j++) {
             const char *p = paths[(size_t)i * (size_t)nout + (size_t)j];
             if (!p)
                 continue;
-            c[n++] = (claim){normalise(p, ""), i, j, 0};
-            if (strcmp(sink_kind_find(o->an.outputs[j].kind)->option, "--dump") == 0)
-                c[n++] = (claim){normalise(p, ".json"), i, j, 1};
+            c[n++] = (claim){normalise(p), i, j, 0};
+            if (strcmp(sink_kind_find(o->an.outputs[j].kind)->option, "--dump") == 0) {
+                char *side = dump_sidecar_path(p);
+                c[n++] = (claim){side ? normalise(side) : NULL, i, j, 1};
+                free(side);
+            }
         }
     }
     for (int i = 0; i < n && err == SP_OK; i++)
@@ -566,7 +587,7 @@ static fft_choice share_auto(const cli_options *o, const input_list *l, int widt
     int first = o->shard_n > 0 ? o->shard_k : 0, step = o->shard_n > 0 ? o->shard_n : 1;
     fc.backend = FFT_BACKEND_AUTO;
     fc.n = o->an.n;
-    fc.hop = o->an.hop ? o->an.hop : o->an.n / 4;
+    fc.hop = o->an.hop ? o->an.hop : fft_default_hop(o->an.n);
     fc.max_batch = 8192;
     fc.tuning = o->an.fft_tuning;
     if (fc.tuning.cpu_threads <= 0)

@@ -94,7 +94,7 @@ typedef struct {
 
 static const cli_option options[] = {
     {"fft-size", 'n', "N", OPT_FFT_SIZE, "analysis",
-     "FFT size, a power of two from 16 to 4194304 (default 4096)", NULL, NULL},
+     "FFT size, a power of two from 16 to 4194304 (default " FFT_STR(FFT_DEFAULT_SIZE) ")", NULL, NULL},
     {"hop", 0, "H", OPT_HOP, NULL, "frame step in samples, >= 1 (default N/4)", NULL, NULL},
     {"window", 'w', "NAME[:P]", OPT_WINDOW, NULL, "", list_windows, NULL},
     {"channel", 'c', "C", OPT_CHANNEL, NULL, "mix (default: the mean of all channels), all, or an index from 0",
@@ -513,7 +513,7 @@ static int parse_fft_size(const char *name, const char *val, size_t *n, sp_errin
     int err = parse_size(name, val, 0, (size_t)-1, n, ei); /* 0 too: the power-of-two message */
     if (err != SP_OK)
         return err;
-    if (!fft_is_pow2(*n) || *n < FFT_MIN_SIZE || *n > FFT_MAX_SIZE)
+    if (!fft_size_valid(*n))
         return sp_fail(ei, SP_EINVAL, "%s %s: must be a power of two from %u to %u", name, val, FFT_MIN_SIZE,
                        FFT_MAX_SIZE);
     return SP_OK;
@@ -985,6 +985,6 @@ int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "--output-device: playback is the window's, of a FILE (not with %s)",
                        o->headless ? "an output" : o->batch ? "several inputs" : "the microphone");
     if (o->an.hop == 0)
-        o->an.hop = o->an.n / 4;
+        o->an.hop = fft_default_hop(o->an.n);
     return SP_OK;
 }

@@ -70,8 +70,8 @@ fft_config fft_config_default(void)
     fft_config c;
     memset(&c, 0, sizeof c);
     c.backend = FFT_BACKEND_AUTO;
-    c.n = 4096;
-    c.hop = 1024;
+    c.n = FFT_DEFAULT_SIZE;
+    c.hop = fft_default_hop(c.n);
     c.window = NULL;
     c.max_batch = 64;
     c.live = 0;
@@ -81,6 +81,16 @@ fft_config fft_config_default(void)
 int fft_is_pow2(size_t n)
 {
     return n != 0 && (n & (n - 1)) == 0;
+}
+
+int fft_size_valid(size_t n)
+{
+    return fft_is_pow2(n) && n >= FFT_MIN_SIZE && n <= FFT_MAX_SIZE;
+}
+
+size_t fft_default_hop(size_t n)
+{
+    return n / 4;
 }
 
 float fft_amp_to_db(float a)
@@ -284,7 +294,7 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
     if (!cfg || !out)
         return sp_fail(ei, SP_EINVAL, "fft_plan_create: NULL argument");
     *out = NULL;
-    if (!fft_is_pow2(cfg->n) || cfg->n < FFT_MIN_SIZE || cfg->n > FFT_MAX_SIZE)
+    if (!fft_size_valid(cfg->n))
         return sp_fail(ei, SP_EINVAL, "--fft-size %zu: must be a power of two from %u to %u", cfg->n,
                        FFT_MIN_SIZE, FFT_MAX_SIZE);
     if (cfg->hop < 1)

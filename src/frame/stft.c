@@ -54,8 +54,8 @@ struct stft {
 stft_config stft_config_default(void)
 {
     stft_config c;
-    c.n = 4096;
-    c.hop = 1024;
+    c.n = FFT_DEFAULT_SIZE;
+    c.hop = fft_default_hop(c.n);
     c.in_channels = 1;
     c.channel = STFT_CHANNEL_MIX;
     c.batch = 64;

@@ -20,7 +20,7 @@ analyze_config analyze_config_default(void)
 {
     analyze_config c;
     memset(&c, 0, sizeof c);
-    c.n = 4096;
+    c.n = FFT_DEFAULT_SIZE;
     c.window = window_spec_default();
     c.channel = STFT_CHANNEL_MIX;
     c.backend = FFT_BACKEND_AUTO;
@@ -201,7 +201,7 @@ static int run_open_source(run *r, sp_errinfo *ei)
     r->may_skip = source_is_push(r->src) || cfg->realtime;
     res->live = r->may_skip || info->pipe;
     res->n = cfg->n;
-    res->hop = cfg->hop ? cfg->hop : cfg->n / 4;
+    res->hop = cfg->hop ? cfg->hop : fft_default_hop(cfg->n);
     window_format(&cfg->window, res->window, sizeof res->window);
     if (cfg->channel >= r->ch)
         return sp_fail(ei, SP_EINVAL, "--channel %d: out of range: %s has %d channel%s (0 to %d)", cfg->channel,

@@ -144,6 +144,11 @@ static char *str_printf(const char *a, const char *b)
     return s;
 }
 
+char *dump_sidecar_path(const char *path)
+{
+    return str_printf(path, ".json");
+}
+
 static int write_npy_header(FILE *f, const dump *d, uint64_t frames)
 {
     char hdr[NPY_HEADER_BYTES];
@@ -564,7 +569,7 @@ static int finish_csv(dump *d)
 /* The sidecar, written under its temporary: committed with the data as a pair. */
 static int open_sidecar(dump *d, const dump_meta *meta, outfile **j, sp_errinfo *ei)
 {
-    char *path = str_printf(d->cfg.path, ".json");
+    char *path = dump_sidecar_path(d->cfg.path);
     int err;
     if (!path)
         return sp_fail(ei, SP_ENOMEM, "out of memory");

@@ -48,6 +48,11 @@ int dump_format_count(void);
 const char *dump_format_ext(int i);
 const char *dump_format_help(int i);
 
+/* The name of the metadata sidecar beside a dump written to path: path + ".json"
+ * ("out.npy" -> "out.npy.json"), malloc'd; NULL when out of memory. Whether one is written
+ * is the dump's to say: none beside "-", a FIFO or a device. */
+char *dump_sidecar_path(const char *path);
+
 typedef struct {
     const char *path;
     int channels;      /* output channels */
