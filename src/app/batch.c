@@ -73,15 +73,6 @@ static int has_pattern(const char *path)
     return has_placeholder(path) || batch_output_is_dir(path);
 }
 
-/* What a directory output gets for each input: DIR/{stem}.npy, DIR/{stem}.png. */
-static const char *dir_ext(const char *kind)
-{
-    /* the option, not the kind: --average and --bands turn --dump into kinds of their own */
-    const sink_kind *k = sink_kind_find(kind);
-    const char *opt = k ? k->option : "";
-    return strcmp(opt, "--dump") == 0 ? dump_format_ext(0) : strcmp(opt, "--png") == 0 ? ".png" : "";
-}
-
 /* An input's {dir}, {name} and {stem}: "a/b/x.tar.wav" -> "a/b", "x.tar.wav", "x.tar";
  * "x.wav" -> ".", ...; "-" is "stdin", the microphone (NULL) "microphone". */
 static void input_parts(const char *input, char *dir, char *name, char *stem)
@@ -114,7 +105,7 @@ static int expand(const sink_kind *k, const char *pattern, const char *input, ch
     input_parts(input, dir, name, stem);
     if (batch_output_is_dir(pattern)) {
         at = (size_t)snprintf(out, PATH_BYTES, "%s%s%s%s", pattern, pattern[len - 1] == '/' ? "" : "/", stem,
-                              dir_ext(k->name));
+                              k->dir_ext ? k->dir_ext : "");
         return at < PATH_BYTES ? SP_OK : sp_fail(ei, SP_EINVAL, "%s %s: the path for %s is too long", k->option,
                                                   pattern, input);
     }
@@ -181,7 +172,6 @@ static int check_output(const sink_kind *k, const char *path, int several, sp_er
 int batch_expand_single(cli_options *o, sp_errinfo *ei)
 {
     static char paths[ANALYZE_MAX_OUTPUTS][PATH_BYTES];
-    dump_format fmt;
     int err;
     for (int j = 0; j < o->an.n_outputs; j++) {
         sink_request *q = &o->an.outputs[j];
@@ -192,7 +182,7 @@ int batch_expand_single(cli_options *o, sp_errinfo *ei)
         /* one file: only DIR/ is a directory; an existing one named without the slash is
          * refused as before (the dump's check, which --dump deferred for directories) */
         if (!has_placeholder(q->path) && q->path[len - 1] != '/') {
-            if (strcmp(k->option, "--dump") == 0 && (err = dump_format_from_path(q->path, &fmt, ei)) != SP_OK)
+            if (k->check_path && (err = k->check_path(q->path, ei)) != SP_OK)
                 return err;
             continue;
         }
@@ -346,7 +336,7 @@ static int check_collisions(const cli_options *o, const input_list *l, char **pa
             if (!p)
                 continue;
             c[n++] = (claim){normalise(p), i, j, 0};
-            if (strcmp(sink_kind_find(o->an.outputs[j].kind)->option, "--dump") == 0) {
+            if (sink_kind_find(o->an.outputs[j].kind)->sidecar) {
                 char *side = dump_sidecar_path(p);
                 c[n++] = (claim){side ? normalise(side) : NULL, i, j, 1};
                 free(side);

@@ -116,7 +116,7 @@ static int output_files(const analyze_config *an, named_file *f)
         snprintf(f[n].label, sizeof f[n].label, "%s %s", opt, q->path);
         if (describe(&f[n], q->path) == 0)
             n++;
-        if (strcmp(opt, "--dump") == 0 && !outfile_path_direct(q->path)) {
+        if (k && k->sidecar && !outfile_path_direct(q->path)) {
             char *side = dump_sidecar_path(q->path);
             if (!side)
                 continue;

@@ -818,11 +818,13 @@ static int check_bands(cli_options *o, sp_errinfo *ei)
         return SP_OK;
     if (a->measure.psd)
         return sp_fail(ei, SP_EINVAL, "--psd: not with --bands (band levels are powers, not densities)");
-    for (int i = 0; i < a->n_outputs; i++)
-        if (strcmp(a->outputs[i].kind, "dump") == 0) {
-            a->outputs[i].kind = sink_kind_find("bands")->name;
+    for (int i = 0; i < a->n_outputs; i++) {
+        const char *banded = sink_kind_find(a->outputs[i].kind)->banded;
+        if (banded) {
+            a->outputs[i].kind = sink_kind_find(banded)->name;
             dumps++;
         }
+    }
     if (!dumps && a->n_outputs == 0 && !o->average) { /* the window: its band bars start on */
         o->view_bands = a->measure.bands;
         a->measure.bands = 0;
@@ -845,14 +847,11 @@ static int check_measure(cli_options *o, sp_errinfo *ei)
     if (o->an.measure.psd && !o->average)
         return sp_fail(ei, SP_EINVAL, "--psd: only with --average (it converts the averaged spectrum)");
     for (int i = 0; o->average && i < a->n_outputs; i++) {
-        const char *kind = strcmp(a->outputs[i].kind, "dump") == 0  ? "average"
-                           : strcmp(a->outputs[i].kind, "png") == 0 ? "average-png"
-                                                                    : NULL;
+        /* bands averages its own levels: its averaged kind is itself */
+        const char *kind = sink_kind_find(a->outputs[i].kind)->averaged;
         if (kind) {
             a->outputs[i].kind = sink_kind_find(kind)->name;
             averaged++;
-        } else if (strcmp(a->outputs[i].kind, "bands") == 0) {
-            averaged++; /* the band levels averaged */
         }
     }
     if (o->average && !averaged && !o->view)

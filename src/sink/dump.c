@@ -82,8 +82,8 @@ static const struct {
     dump_format format;
     const char *help; /* after the name in --help, NULL: none */
 } dump_formats[] = {
-    {".npy", DUMP_NPY, "NumPy"},
-    {".csv", DUMP_CSV, NULL},
+    {.ext = DUMP_DEFAULT_EXT, .format = DUMP_NPY, .help = "NumPy"},
+    {.ext = ".csv", .format = DUMP_CSV, .help = NULL},
 };
 #define DUMP_FORMAT_COUNT ((int)(sizeof dump_formats / sizeof dump_formats[0]))
 

@@ -37,6 +37,9 @@
 
 typedef enum { DUMP_NPY, DUMP_CSV, DUMP_CSV_STDOUT } dump_format;
 
+/* The first format's extension: what a dump named by a directory gets (DIR/{stem}.npy). */
+#define DUMP_DEFAULT_EXT ".npy"
+
 /* Format from the path's extension (.npy, .csv, or "-"); SP_EINVAL names the option. */
 int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei);
 /* Bytes `rows` rows of `bins` values take in the format (CSV on the low side: 8 a value). */
