@@ -31,10 +31,14 @@ static const struct {
     int (*present)(char *why, size_t len); /* milliseconds, no CUDA call (fft_choose.c) */
     const char *help;
 } backends[] = {
-    {"auto", FFT_BACKEND_AUTO, NULL, 1, NULL, "cpu, or cuda when a GPU exists and the job pays for its start"},
-    {"cpu", FFT_BACKEND_CPU, get_cpu, 1, NULL, "radix-2 FFT in C, on every machine"},
-    {"cuda", FFT_BACKEND_CUDA, get_cuda, GPU_BUILT, fft_gpu_present, "the project's CUDA kernels"},
-    {"cufft", FFT_BACKEND_CUFFT, get_cufft, GPU_BUILT, fft_gpu_present, "NVIDIA cuFFT, for cross-checks"},
+    {.name = "auto", .kind = FFT_BACKEND_AUTO, .get = NULL, .built = 1, .present = NULL,
+     .help = "cpu, or cuda when a GPU exists and the job pays for its start"},
+    {.name = "cpu", .kind = FFT_BACKEND_CPU, .get = get_cpu, .built = 1, .present = NULL,
+     .help = "radix-2 FFT in C, on every machine"},
+    {.name = "cuda", .kind = FFT_BACKEND_CUDA, .get = get_cuda, .built = GPU_BUILT,
+     .present = fft_gpu_present, .help = "the project's CUDA kernels"},
+    {.name = "cufft", .kind = FFT_BACKEND_CUFFT, .get = get_cufft, .built = GPU_BUILT,
+     .present = fft_gpu_present, .help = "NVIDIA cuFFT, for cross-checks"},
 };
 #define BACKEND_COUNT ((int)(sizeof backends / sizeof backends[0]))
 

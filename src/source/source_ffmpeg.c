@@ -214,7 +214,9 @@ static int ff_truncated(const void *state)
     return st->ended_early;
 }
 
-static const source_ops ff_ops = {"ffmpeg", ff_read, ff_truncated, ff_close, NULL, NULL, NULL, NULL, NULL, NULL};
+static const source_ops ff_ops = {
+    .kind = "ffmpeg", .read = ff_read, .truncated = ff_truncated, .close = ff_close,
+};
 
 /* The o->stream-th audio stream (in the file's order, as -map 0:a:K counts): its index,
  * or a failure naming what the file has. The others are not demuxed. */

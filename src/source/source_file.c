@@ -164,8 +164,9 @@ static int file_seek(void *state, int64_t frame, sp_errinfo *ei)
     return SP_OK;
 }
 
-static const source_ops file_ops = {"file", file_read, file_truncated, file_close, NULL,
-                                    NULL,   NULL,      NULL,           NULL,       file_seek};
+static const source_ops file_ops = {
+    .kind = "file", .read = file_read, .truncated = file_truncated, .close = file_close, .seek = file_seek,
+};
 
 /* One log line "NAME : DECLARED (should be PRESENT)", indented or not: the header
  * declares more bytes than the file holds. One byte short is a missing pad byte, which

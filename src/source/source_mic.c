@@ -402,8 +402,10 @@ static void mic_close(void *state)
     free(st);
 }
 
-static const source_ops mic_ops = {"mic",     NULL,       NULL,        mic_close,    mic_start,
-                                   mic_stop, mic_dropped, mic_status, mic_take_gaps, NULL};
+static const source_ops mic_ops = {
+    .kind = "mic", .close = mic_close, .start = mic_start, .stop = mic_stop, .dropped = mic_dropped,
+    .status = mic_status, .take_gaps = mic_take_gaps,
+};
 
 /* ---- device choice ---------------------------------------------------------------------- */
 

@@ -83,8 +83,9 @@ static int synth_seek(void *state, int64_t frame, sp_errinfo *ei)
     return SP_OK;
 }
 
-static const source_ops synth_ops = {"synth", synth_read, NULL, synth_close, NULL,
-                                     NULL,    NULL,       NULL, NULL,        synth_seek};
+static const source_ops synth_ops = {
+    .kind = "synth", .read = synth_read, .close = synth_close, .seek = synth_seek,
+};
 
 int source_open_synth(const source_synth_config *cfg, source **out, sp_errinfo *ei)
 {
