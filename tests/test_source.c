@@ -5,6 +5,7 @@
  * the start) against a whole read, raw samples (--raw-format), a FIFO read as a stream by
  * the pipe kind, the table's hand-over from libsndfile to FFmpeg. The random seed is
  * printed; SPECTRO_TEST_SEED=... repeats a run. */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
@@ -725,6 +726,28 @@ static void test_pass_to_ffmpeg(void)
     CHECK(source_open_file(path, &s, &ei) == SP_EINPUT);
 }
 
+/* The FFmpeg module takes only its own ABI: another version with the same sizes, or other
+ * sizes under the same version, is refused (the loader then says it is not this spectro's). */
+static void test_ffmpeg_module_abi(void)
+{
+#ifdef SPECTRO_TEST_FFMPEG_MODULE
+    int (*entry)(unsigned, source_ffmpeg_open_fn *, source_ffmpeg_version_fn *) = NULL;
+    source_ffmpeg_open_fn open_fn = NULL;
+    source_ffmpeg_version_fn version_fn = NULL;
+    void *h = dlopen(SPECTRO_TEST_FFMPEG_MODULE, RTLD_NOW | RTLD_LOCAL); /* kept open, as the program does */
+    CHECK_MSG(h != NULL, "%s: %s", SPECTRO_TEST_FFMPEG_MODULE, dlerror());
+    if (h)
+        *(void **)&entry = dlsym(h, "spectro_ffmpeg_module");
+    CHECK(!h || entry);
+    if (!entry)
+        return;
+    CHECK(((SOURCE_FFMPEG_ABI >> 16) & 0xffu) == SOURCE_FFMPEG_ABI_VERSION);
+    CHECK(entry(SOURCE_FFMPEG_ABI + (1u << 16), &open_fn, &version_fn) == SP_EUNSUPPORTED && !open_fn);
+    CHECK(entry(SOURCE_FFMPEG_ABI - 1, &open_fn, &version_fn) == SP_EUNSUPPORTED);
+    CHECK(entry(SOURCE_FFMPEG_ABI, &open_fn, &version_fn) == SP_OK && open_fn && version_fn);
+#endif
+}
+
 int main(void)
 {
     int rc = tu_begin_files("test_source");
@@ -732,6 +755,7 @@ int main(void)
         return rc;
     test_synth();
     test_synth_spec();
+    test_ffmpeg_module_abi();
     test_pcm16_mono();
     test_float_stereo();
     test_truncated();

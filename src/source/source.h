@@ -146,8 +146,13 @@ const char *source_ffmpeg_version(const char *module);
 typedef int (*source_ffmpeg_open_fn)(const source_ffmpeg_input *in, const source_file_options *o, source **out,
                                      sp_errinfo *ei);
 typedef const char *(*source_ffmpeg_version_fn)(void);
-#define SOURCE_FFMPEG_ABI                                                                                         \
-    ((0x5347u << 16) | (unsigned)(sizeof(source_ops) + sizeof(source_info) + sizeof(source_ffmpeg_input)))
+/* The entry checks SOURCE_FFMPEG_ABI: SOURCE_FFMPEG_ABI_VERSION (bits 16-23), bumped by hand
+ * on every incompatible change of what crosses the boundary, and the sizes of those structs
+ * (bits 0-15, asserted to fit in source_ffmpeg_load.c) for a change nobody bumped it for. */
+#define SOURCE_FFMPEG_ABI_VERSION 1u
+#define SOURCE_FFMPEG_ABI_SIZES \
+    (sizeof(source_ops) + sizeof(source_info) + sizeof(source_ffmpeg_input) + sizeof(source_file_options))
+#define SOURCE_FFMPEG_ABI ((0x47u << 24) | (SOURCE_FFMPEG_ABI_VERSION << 16) | (unsigned)SOURCE_FFMPEG_ABI_SIZES)
 
 /* The same as source_open_file (and FFmpeg's source after it) for a file held in memory
  * (libsndfile's virtual I/O, no temporary file; FFmpeg reads a copy): data[0..len) is
