@@ -80,7 +80,7 @@ static void test_synth(void)
         return;
     CHECK(source_get_info(s)->rate == c.rate);
     CHECK(source_get_info(s)->channels == c.channels);
-    CHECK(source_get_info(s)->frames_hint == (int64_t)frames);
+    CHECK(source_get_info(s)->samples_hint == (int64_t)frames);
     buf = malloc(sizeof(float) * (size_t)c.channels * (frames + 1000));
     got = read_all(s, buf, frames + 1000, &err);
     CHECK(err == SP_OK);
@@ -175,7 +175,7 @@ static void test_pcm16_mono(void)
         const source_info *in = source_get_info(s);
         CHECK(in->rate == rate);
         CHECK(in->channels == 1);
-        CHECK_MSG(in->frames_hint == (int64_t)frames, "frames_hint %lld, wrote %zu", (long long)in->frames_hint,
+        CHECK_MSG(in->samples_hint == (int64_t)frames, "samples_hint %lld, wrote %zu", (long long)in->samples_hint,
                   frames);
         CHECK_MSG(strstr(in->format, "WAV") != NULL && strstr(in->format, "16") != NULL, "format \"%s\"",
                   in->format);
@@ -228,7 +228,7 @@ static void test_float_stereo(void)
         const source_info *in = source_get_info(s);
         CHECK(in->rate == rate);
         CHECK(in->channels == 2);
-        CHECK(in->frames_hint == (int64_t)frames);
+        CHECK(in->samples_hint == (int64_t)frames);
         CHECK_MSG(strstr(in->format, "WAV") != NULL && strstr(in->format, "float") != NULL, "format \"%s\"",
                   in->format);
     }
@@ -446,7 +446,7 @@ static void test_synth_spec(void)
         CHECK_MSG(source_open_request(&req, &s, &ei) == SP_OK, "%s", ei.msg);
         if (s) {
             const source_info *info = source_get_info(s);
-            CHECK(info->rate == 8000 && info->channels == 3 && info->frames_hint == 4000 &&
+            CHECK(info->rate == 8000 && info->channels == 3 && info->samples_hint == 4000 &&
                   strcmp(info->name, req.input) == 0 && !source_is_push(s));
             source_close(s);
         }
@@ -584,7 +584,7 @@ static void test_raw(void)
     if (s) {
         const source_info *in = source_get_info(s);
         size_t n = read_all(s, got, frames + 16, &err);
-        CHECK(in->rate == 22050 && in->channels == 3 && in->frames_hint == (int64_t)frames && !in->pipe &&
+        CHECK(in->rate == 22050 && in->channels == 3 && in->samples_hint == (int64_t)frames && !in->pipe &&
               strcmp(in->decoder, "libsndfile") == 0);
         CHECK_MSG(n == frames && memcmp(got, x, frames * 3 * sizeof *x) == 0, "raw f32le: %zu of %zu frames", n,
                   frames);
@@ -672,7 +672,7 @@ static void test_pipe(void)
     if (s) {
         const source_info *in = source_get_info(s);
         size_t n, bad = 0;
-        CHECK(in->pipe && in->frames_hint == -1 && in->rate == 16000 && in->channels == 1 &&
+        CHECK(in->pipe && in->samples_hint == -1 && in->rate == 16000 && in->channels == 1 &&
               strcmp(in->decoder, "libsndfile") == 0 && strcmp(in->name, fifo) == 0);
         CHECK_MSG(source_seek(s, k, NULL, &reached, &ei) == SP_OK && reached == k, "skip to %lld: %lld, %s",
                   (long long)k, (long long)reached, ei.msg);

@@ -28,7 +28,8 @@ extern "C" {
 typedef struct {
     int rate;
     int channels;
-    int64_t frames_hint; /* frames the header promises, -1 when unknown; a hint only */
+    int64_t samples_hint; /* samples per channel the header promises, -1 when unknown; a hint
+                          * only ("frames" are the FFT's frames elsewhere) */
     char name[256];      /* what to call it in messages: the path, "synth", ... */
     char format[96];     /* e.g. "WAV 24-bit PCM" */
     char decoder[16];    /* what decoded it: "libsndfile", "ffmpeg"; "" for a microphone or
@@ -109,7 +110,7 @@ int source_open_file(const char *path, source **out, sp_errinfo *ei);
 int source_open_file_opts(const char *path, const source_file_options *o, source **out, sp_errinfo *ei);
 
 /* Standard input ("-") or a FIFO, read with libsndfile as a stream: WAV, AU, or raw
- * samples (o->raw). A pipe has no length (frames_hint -1) and cannot seek (info.pipe);
+ * samples (o->raw). A pipe has no length (samples_hint -1) and cannot seek (info.pipe);
  * standard input redirected from a regular file is read as that file. A read waiting for
  * a silent writer returns the end once *stop is set (stop may be NULL: it waits). */
 int source_open_pipe(const char *path, const source_file_options *o, atomic_int *stop, source **out,

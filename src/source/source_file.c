@@ -448,7 +448,7 @@ static int adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int pipe_fd, 
     info.rate = in->samplerate;
     info.channels = in->channels;
     /* libsndfile reports SF_COUNT_MAX for streams of unknown length; a pipe has none */
-    info.frames_hint = (!pipe && in->frames > 0 && in->frames < INT64_MAX / 2) ? in->frames : -1;
+    info.samples_hint = (!pipe && in->frames > 0 && in->frames < INT64_MAX / 2) ? in->frames : -1;
     if (in->frames <= 0 || in->frames >= INT64_MAX / 2)
         st->promised = -1;
     if (pipe) {
@@ -659,8 +659,8 @@ int source_open_memory(const void *data, size_t len, const char *name, source **
     memset(&info, 0, sizeof info);
     info.rate = in.samplerate;
     info.channels = in.channels;
-    info.frames_hint = (in.frames > 0 && in.frames < INT64_MAX / 2) ? in.frames : -1;
-    if (info.frames_hint < 0)
+    info.samples_hint = (in.frames > 0 && in.frames < INT64_MAX / 2) ? in.frames : -1;
+    if (info.samples_hint < 0)
         m->file.promised = -1;
     info.unit_bound = integer_pcm(in.format);
     snprintf(info.name, sizeof info.name, "%s", name);

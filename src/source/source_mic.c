@@ -686,7 +686,7 @@ int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei)
     memset(&info, 0, sizeof info);
     info.rate = rate;
     info.channels = in.channelCount;
-    info.frames_hint = -1;
+    info.samples_hint = -1;
     snprintf(info.name, sizeof info.name, "%s", d->name);
     snprintf(info.format, sizeof info.format, "PortAudio %s", api ? api->name : "?");
     return source_create(&mic_ops, st, &info, out, ei); /* closes st (and releases) on failure */

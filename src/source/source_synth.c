@@ -104,7 +104,7 @@ int source_open_synth(const source_synth_config *cfg, source **out, sp_errinfo *
     memset(&info, 0, sizeof info);
     info.rate = cfg->rate;
     info.channels = cfg->channels;
-    info.frames_hint = cfg->frames;
+    info.samples_hint = cfg->frames;
     snprintf(info.name, sizeof info.name, "%s", cfg->name ? cfg->name : "synth");
     strcpy(info.format, "synthetic");
     return source_create(&synth_ops, st, &info, out, ei);
