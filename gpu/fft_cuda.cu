@@ -211,7 +211,9 @@ static void cuda_ctx_destroy(void *ctx)
     free(c);
 }
 
-static const gpu_xform cuda_xform = {cuda_c2c, cuda_r2c, cuda_ctx_destroy, cuda_stft_db};
+static const gpu_xform cuda_xform = {
+    .c2c = cuda_c2c, .r2c = cuda_r2c, .destroy = cuda_ctx_destroy, .stft_db = cuda_stft_db,
+};
 
 /* ---- backend -------------------------------------------------------------------------- */
 
@@ -283,9 +285,11 @@ fail:
 }
 
 extern "C" const fft_backend fft_backend_cuda = {
-    "cuda", gpu_probe, cuda_create, gpu_plan_destroy, gpu_plan_c2c, gpu_plan_r2c, gpu_plan_stft_db,
-    gpu_plan_host_alloc, gpu_plan_host_free, gpu_plan_stft_reduce, 1, gpu_plan_stft_reduce_start,
-    gpu_plan_stft_reduce_wait, gpu_release, gpu_plan_stft_db_device,
+    .name = "cuda", .probe = gpu_probe, .create = cuda_create, .destroy = gpu_plan_destroy,
+    .c2c = gpu_plan_c2c, .r2c = gpu_plan_r2c, .stft_db = gpu_plan_stft_db, .host_alloc = gpu_plan_host_alloc,
+    .host_free = gpu_plan_host_free, .stft_reduce = gpu_plan_stft_reduce, .reduces_columns = 1,
+    .stft_reduce_start = gpu_plan_stft_reduce_start, .stft_reduce_wait = gpu_plan_stft_reduce_wait,
+    .release = gpu_release, .stft_db_device = gpu_plan_stft_db_device,
 };
 
 int fft_gpu_plan_create(const fft_config *cfg, const float *window, double window_sum, gpu_plan **out,

@@ -163,7 +163,9 @@ static void cufft_ctx_destroy(void *ctx)
     free(c);
 }
 
-static const gpu_xform cufft_xform = {cufft_c2c, cufft_r2c, cufft_ctx_destroy, NULL};
+static const gpu_xform cufft_xform = {
+    .c2c = cufft_c2c, .r2c = cufft_r2c, .destroy = cufft_ctx_destroy, .stft_db = NULL,
+};
 
 static int cufft_create(const fft_config *cfg, const float *window, double window_sum,
                         void **state, sp_errinfo *ei)
@@ -198,10 +200,11 @@ fail:
 }
 
 extern "C" const fft_backend fft_backend_cufft = {
-    "cufft", gpu_probe, cufft_create, gpu_plan_destroy, gpu_plan_c2c, gpu_plan_r2c, gpu_plan_stft_db,
-    gpu_plan_host_alloc, gpu_plan_host_free, gpu_plan_stft_reduce, 1, gpu_plan_stft_reduce_start,
-    gpu_plan_stft_reduce_wait,
-    NULL, /* no release: cuFFT keeps device memory of its own past its plans (compute-sanitizer
-           * reported 7 MB of it leaked when the context went before the library) */
-    gpu_plan_stft_db_device,
+    .name = "cufft", .probe = gpu_probe, .create = cufft_create, .destroy = gpu_plan_destroy,
+    .c2c = gpu_plan_c2c, .r2c = gpu_plan_r2c, .stft_db = gpu_plan_stft_db, .host_alloc = gpu_plan_host_alloc,
+    .host_free = gpu_plan_host_free, .stft_reduce = gpu_plan_stft_reduce, .reduces_columns = 1,
+    .stft_reduce_start = gpu_plan_stft_reduce_start, .stft_reduce_wait = gpu_plan_stft_reduce_wait,
+    .release = NULL, /* cuFFT keeps device memory of its own past its plans (compute-sanitizer
+                      * reported 7 MB of it leaked when the context went before the library) */
+    .stft_db_device = gpu_plan_stft_db_device,
 };

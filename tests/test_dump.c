@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "dump.h"
+#include "sink_table.h"
 #include "stft.h"
 #include "test_util.h"
 
@@ -499,6 +500,48 @@ static void test_format(void)
     CHECK(dump_format_from_path(NULL, &f, &ei) == SP_EINVAL);
 }
 
+/* The sidecar's name is the path with ".json" added, whatever the extension. */
+static void test_sidecar_path(void)
+{
+    const char *in[] = {"a/out.npy", "x.csv", "dir.d/x", ""};
+    const char *out[] = {"a/out.npy.json", "x.csv.json", "dir.d/x.json", ".json"};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        char *s = dump_sidecar_path(in[i]);
+        CHECK_MSG(s && strcmp(s, out[i]) == 0, "sidecar of \"%s\": \"%s\"", in[i], s ? s : "(null)");
+        free(s);
+    }
+}
+
+/* The output kinds' columns agree with their option: every kind of --dump has the sidecar,
+ * the dump's extension for a directory and the dump's name check; --average and --bands
+ * lead to kinds of the same option; no other kind has a sidecar. */
+static void test_kind_columns(void)
+{
+    sp_errinfo ei = {{0}};
+    int dumps = 0;
+    for (int i = 0; i < sink_kind_count(); i++) {
+        const sink_kind *k = sink_kind_at(i);
+        int is_dump = strcmp(k->option, "--dump") == 0;
+        const char *next[] = {k->averaged, k->banded};
+        dumps += is_dump;
+        CHECK_MSG(k->sidecar == is_dump, "%s: sidecar %d", k->name, k->sidecar);
+        CHECK_MSG(!is_dump || (k->dir_ext && strcmp(k->dir_ext, dump_format_ext(0)) == 0), "%s: dir_ext", k->name);
+        CHECK_MSG(strcmp(k->option, "--png") != 0 || (k->dir_ext && strcmp(k->dir_ext, ".png") == 0), "%s: dir_ext",
+                  k->name);
+        CHECK_MSG(!is_dump || (k->check_path && k->check_path("x.wav", &ei) == SP_EINVAL &&
+                            k->check_path("x.csv", &ei) == SP_OK && k->check_path("-", &ei) == SP_OK),
+                  "%s: check_path", k->name);
+        for (int j = 0; j < 2; j++)
+            CHECK_MSG(!next[j] || (sink_kind_find(next[j]) && strcmp(sink_kind_find(next[j])->option, k->option) == 0),
+                      "%s: leads to %s", k->name, next[j]);
+    }
+    CHECK(dumps >= 3);
+    CHECK(strcmp(sink_kind_find("dump")->averaged, "average") == 0);
+    CHECK(strcmp(sink_kind_find("dump")->banded, "bands") == 0);
+    CHECK(strcmp(sink_kind_find("png")->averaged, "average-png") == 0);
+    CHECK(sink_kind_find("peaks")->dir_ext == NULL && !sink_kind_find("peaks")->check_path);
+}
+
 int main(void)
 {
     int rc = tu_begin_files("test_dump");
@@ -521,6 +564,8 @@ int main(void)
     test_abandon("gone.csv", 2);
     test_unwritable();
     test_format();
+    test_sidecar_path();
+    test_kind_columns();
     test_many_channels();
     test_fifo(1);
     test_fifo(3);

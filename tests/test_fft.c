@@ -5,6 +5,7 @@
  * reduction beside the FFT (fft_stft_reduce) against stft_db + the host scan, bit for bit.
  *
  * The seed comes from the clock and is printed; SPECTRO_TEST_SEED=<n> replays a run. */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "check.h"
 #include "fft.h"
+#include "fft_backend.h"
 #include "test_util.h"
 #include "window.h"
 
@@ -868,9 +870,48 @@ static void test_errors(void)
     CHECK(fft_plan_create(&cfg, &p, &ei) == SP_EINVAL && p == NULL);
 }
 
+/* The sizes a plan takes and the default hop, as the CLI and the defaults use them. */
+static void test_size_facts(void)
+{
+    fft_config c = fft_config_default();
+    CHECK(c.n == FFT_DEFAULT_SIZE && c.hop == fft_default_hop(c.n) && c.hop == FFT_DEFAULT_SIZE / 4);
+    CHECK(fft_default_hop(16) == 4 && fft_default_hop(FFT_MAX_SIZE) == FFT_MAX_SIZE / 4);
+    CHECK(fft_size_valid(FFT_MIN_SIZE) && fft_size_valid(FFT_MAX_SIZE) && fft_size_valid(FFT_DEFAULT_SIZE));
+    CHECK(!fft_size_valid(0) && !fft_size_valid(FFT_MIN_SIZE / 2) && !fft_size_valid((size_t)FFT_MAX_SIZE * 2));
+    CHECK(!fft_size_valid(1000) && !fft_size_valid(FFT_DEFAULT_SIZE + 1) && !fft_size_valid(3 * FFT_MIN_SIZE));
+}
+
+/* The GPU module takes only its own ABI: another version with the same sizes, or other
+ * sizes under the same version, is refused. Its entry makes no CUDA call, so this runs
+ * without a GPU; a module that cannot load here (no CUDA libraries) is not tried. */
+static void test_gpu_module_abi(void)
+{
+#ifdef SPECTRO_TEST_GPU_MODULE
+    int (*entry)(unsigned, const fft_backend **, const fft_backend **) = NULL;
+    const fft_backend *cuda = NULL, *cufft = NULL;
+    void *h = dlopen(SPECTRO_TEST_GPU_MODULE, RTLD_NOW | RTLD_LOCAL);
+    CHECK(((FFT_BACKEND_ABI >> 16) & 0xffu) == FFT_BACKEND_ABI_VERSION);
+    if (!h) {
+        printf("test_fft: GPU module not loaded (%s): its ABI check not tried\n", dlerror());
+        return;
+    }
+    *(void **)&entry = dlsym(h, "spectro_gpu_module");
+    CHECK(entry != NULL);
+    if (entry) {
+        CHECK(entry(FFT_BACKEND_ABI + (1u << 16), &cuda, &cufft) == SP_EUNSUPPORTED && !cuda);
+        CHECK(entry(FFT_BACKEND_ABI - 1, &cuda, &cufft) == SP_EUNSUPPORTED);
+        CHECK(entry(FFT_BACKEND_ABI, &cuda, &cufft) == SP_OK && cuda && cufft);
+        CHECK(cuda && strcmp(cuda->name, "cuda") == 0 && cufft && strcmp(cufft->name, "cufft") == 0);
+    }
+    dlclose(h);
+#endif
+}
+
 int main(void)
 {
     tu_seed("test_fft");
+    test_size_facts();
+    test_gpu_module_abi();
     test_errors();
     test_sizes();
     test_largest();

@@ -323,7 +323,7 @@ static void test_sine(void)
     info = source_get_info(s);
     CHECK(info->rate == RATE);
     CHECK(info->channels == 1);
-    CHECK(info->frames_hint == -1);
+    CHECK(info->samples_hint == -1);
     CHECK(strcmp(info->name, "default") == 0);
     CHECK_MSG(strcmp(info->format, "PortAudio ALSA") == 0, "format %s", info->format);
     CHECK(source_status(s, &ei) == SP_OK); /* not started: nothing to report */

@@ -5,6 +5,7 @@
  * the start) against a whole read, raw samples (--raw-format), a FIFO read as a stream by
  * the pipe kind, the table's hand-over from libsndfile to FFmpeg. The random seed is
  * printed; SPECTRO_TEST_SEED=... repeats a run. */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
@@ -79,7 +80,7 @@ static void test_synth(void)
         return;
     CHECK(source_get_info(s)->rate == c.rate);
     CHECK(source_get_info(s)->channels == c.channels);
-    CHECK(source_get_info(s)->frames_hint == (int64_t)frames);
+    CHECK(source_get_info(s)->samples_hint == (int64_t)frames);
     buf = malloc(sizeof(float) * (size_t)c.channels * (frames + 1000));
     got = read_all(s, buf, frames + 1000, &err);
     CHECK(err == SP_OK);
@@ -174,7 +175,7 @@ static void test_pcm16_mono(void)
         const source_info *in = source_get_info(s);
         CHECK(in->rate == rate);
         CHECK(in->channels == 1);
-        CHECK_MSG(in->frames_hint == (int64_t)frames, "frames_hint %lld, wrote %zu", (long long)in->frames_hint,
+        CHECK_MSG(in->samples_hint == (int64_t)frames, "samples_hint %lld, wrote %zu", (long long)in->samples_hint,
                   frames);
         CHECK_MSG(strstr(in->format, "WAV") != NULL && strstr(in->format, "16") != NULL, "format \"%s\"",
                   in->format);
@@ -227,7 +228,7 @@ static void test_float_stereo(void)
         const source_info *in = source_get_info(s);
         CHECK(in->rate == rate);
         CHECK(in->channels == 2);
-        CHECK(in->frames_hint == (int64_t)frames);
+        CHECK(in->samples_hint == (int64_t)frames);
         CHECK_MSG(strstr(in->format, "WAV") != NULL && strstr(in->format, "float") != NULL, "format \"%s\"",
                   in->format);
     }
@@ -451,7 +452,7 @@ static void test_synth_spec(void)
         CHECK_MSG(source_open_request(&req, &s, &ei) == SP_OK, "%s", ei.msg);
         if (s) {
             const source_info *info = source_get_info(s);
-            CHECK(info->rate == 8000 && info->channels == 3 && info->frames_hint == 4000 &&
+            CHECK(info->rate == 8000 && info->channels == 3 && info->samples_hint == 4000 &&
                   strcmp(info->name, req.input) == 0 && !source_is_push(s));
             source_close(s);
         }
@@ -589,7 +590,7 @@ static void test_raw(void)
     if (s) {
         const source_info *in = source_get_info(s);
         size_t n = read_all(s, got, frames + 16, &err);
-        CHECK(in->rate == 22050 && in->channels == 3 && in->frames_hint == (int64_t)frames && !in->pipe &&
+        CHECK(in->rate == 22050 && in->channels == 3 && in->samples_hint == (int64_t)frames && !in->pipe &&
               strcmp(in->decoder, "libsndfile") == 0);
         CHECK_MSG(n == frames && memcmp(got, x, frames * 3 * sizeof *x) == 0, "raw f32le: %zu of %zu frames", n,
                   frames);
@@ -677,7 +678,7 @@ static void test_pipe(void)
     if (s) {
         const source_info *in = source_get_info(s);
         size_t n, bad = 0;
-        CHECK(in->pipe && in->frames_hint == -1 && in->rate == 16000 && in->channels == 1 &&
+        CHECK(in->pipe && in->samples_hint == -1 && in->rate == 16000 && in->channels == 1 &&
               strcmp(in->decoder, "libsndfile") == 0 && strcmp(in->name, fifo) == 0);
         CHECK_MSG(source_seek(s, k, NULL, &reached, &ei) == SP_OK && reached == k, "skip to %lld: %lld, %s",
                   (long long)k, (long long)reached, ei.msg);
@@ -731,6 +732,28 @@ static void test_pass_to_ffmpeg(void)
     CHECK(source_open_file(path, &s, &ei) == SP_EINPUT);
 }
 
+/* The FFmpeg module takes only its own ABI: another version with the same sizes, or other
+ * sizes under the same version, is refused (the loader then says it is not this spectro's). */
+static void test_ffmpeg_module_abi(void)
+{
+#ifdef SPECTRO_TEST_FFMPEG_MODULE
+    int (*entry)(unsigned, source_ffmpeg_open_fn *, source_ffmpeg_version_fn *) = NULL;
+    source_ffmpeg_open_fn open_fn = NULL;
+    source_ffmpeg_version_fn version_fn = NULL;
+    void *h = dlopen(SPECTRO_TEST_FFMPEG_MODULE, RTLD_NOW | RTLD_LOCAL); /* kept open, as the program does */
+    CHECK_MSG(h != NULL, "%s: %s", SPECTRO_TEST_FFMPEG_MODULE, dlerror());
+    if (h)
+        *(void **)&entry = dlsym(h, "spectro_ffmpeg_module");
+    CHECK(!h || entry);
+    if (!entry)
+        return;
+    CHECK(((SOURCE_FFMPEG_ABI >> 16) & 0xffu) == SOURCE_FFMPEG_ABI_VERSION);
+    CHECK(entry(SOURCE_FFMPEG_ABI + (1u << 16), &open_fn, &version_fn) == SP_EUNSUPPORTED && !open_fn);
+    CHECK(entry(SOURCE_FFMPEG_ABI - 1, &open_fn, &version_fn) == SP_EUNSUPPORTED);
+    CHECK(entry(SOURCE_FFMPEG_ABI, &open_fn, &version_fn) == SP_OK && open_fn && version_fn);
+#endif
+}
+
 int main(void)
 {
     int rc = tu_begin_files("test_source");
@@ -738,6 +761,7 @@ int main(void)
         return rc;
     test_synth();
     test_synth_spec();
+    test_ffmpeg_module_abi();
     test_pcm16_mono();
     test_float_stereo();
     test_truncated();

@@ -66,7 +66,7 @@ static int apply_range(spectro_source *s, const spectro_source_config *cfg, spec
         return past_end(s, "start", cfg->start, -1, err);
     rc = source_seek(s->src, (int64_t)s->start, NULL, &reached, &ei);
     if (rc == SP_EINPUT) /* the source knows its end: a seek past it */
-        return past_end(s, "start", cfg->start, s->info.frames_hint, err);
+        return past_end(s, "start", cfg->start, s->info.samples_hint, err);
     if (rc != SP_OK)
         return api_from_engine(err, rc, &ei);
     if ((uint64_t)reached < s->start)
@@ -139,8 +139,8 @@ int spectro_source_get_info(const spectro_source *s, spectro_source_info *info)
     full.size = info->size < sizeof full ? info->size : sizeof full;
     full.sample_rate = s->info.rate;
     full.channels = s->info.channels;
-    full.source_length = s->info.frames_hint;
-    length = s->info.frames_hint;
+    full.source_length = s->info.samples_hint;
+    length = s->info.samples_hint;
     if (length >= 0)
         length = (uint64_t)length > s->start ? length - (int64_t)s->start : 0;
     if (s->limit != UINT64_MAX && (length < 0 || (uint64_t)length > s->limit))

@@ -41,23 +41,36 @@ int batch_output_is_dir(const char *path)
     return path[len - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
+/* The placeholders of an output pattern; input_parts makes what each stands for. */
+enum { PH_STEM, PH_NAME, PH_DIR, PH_COUNT };
+static const char *const PLACEHOLDERS[PH_COUNT] = {[PH_STEM] = "{stem}", [PH_NAME] = "{name}", [PH_DIR] = "{dir}"};
+
+/* The placeholder p starts with (PH_*), or -1. */
+static int placeholder_at(const char *p)
+{
+    for (int i = 0; i < PH_COUNT; i++)
+        if (strncmp(p, PLACEHOLDERS[i], strlen(PLACEHOLDERS[i])) == 0)
+            return i;
+    return -1;
+}
+
 static int has_placeholder(const char *path)
 {
-    return strstr(path, "{stem}") || strstr(path, "{name}") || strstr(path, "{dir}");
+    for (int i = 0; i < PH_COUNT; i++)
+        if (strstr(path, PLACEHOLDERS[i]))
+            return 1;
+    return 0;
+}
+
+static int unknown_placeholder(const sink_kind *k, const char *pattern, const char *at, sp_errinfo *ei)
+{
+    return sp_fail(ei, SP_EINVAL, "%s %s: unknown placeholder at \"%.12s\" (use {stem}, {name} or {dir})", k->option,
+                   pattern, at);
 }
 
 static int has_pattern(const char *path)
 {
     return has_placeholder(path) || batch_output_is_dir(path);
-}
-
-/* What a directory output gets for each input: DIR/{stem}.npy, DIR/{stem}.png. */
-static const char *dir_ext(const char *kind)
-{
-    /* the option, not the kind: --average and --bands turn --dump into kinds of their own */
-    const sink_kind *k = sink_kind_find(kind);
-    const char *opt = k ? k->option : "";
-    return strcmp(opt, "--dump") == 0 ? dump_format_ext(0) : strcmp(opt, "--png") == 0 ? ".png" : "";
 }
 
 /* An input's {dir}, {name} and {stem}: "a/b/x.tar.wav" -> "a/b", "x.tar.wav", "x.tar";
@@ -86,12 +99,13 @@ static void input_parts(const char *input, char *dir, char *name, char *stem)
 static int expand(const sink_kind *k, const char *pattern, const char *input, char *out, sp_errinfo *ei)
 {
     static char dir[PATH_BYTES], name[PATH_BYTES], stem[PATH_BYTES];
+    const char *const part[PH_COUNT] = {[PH_STEM] = stem, [PH_NAME] = name, [PH_DIR] = dir};
     size_t at = 0, len = strlen(pattern);
     const char *p = pattern;
     input_parts(input, dir, name, stem);
     if (batch_output_is_dir(pattern)) {
         at = (size_t)snprintf(out, PATH_BYTES, "%s%s%s%s", pattern, pattern[len - 1] == '/' ? "" : "/", stem,
-                              dir_ext(k->name));
+                              k->dir_ext ? k->dir_ext : "");
         return at < PATH_BYTES ? SP_OK : sp_fail(ei, SP_EINVAL, "%s %s: the path for %s is too long", k->option,
                                                   pattern, input);
     }
@@ -99,15 +113,11 @@ static int expand(const sink_kind *k, const char *pattern, const char *input, ch
         const char *value = NULL;
         size_t skip = 0;
         if (*p == '{') {
-            if (strncmp(p, "{stem}", 6) == 0)
-                value = stem, skip = 6;
-            else if (strncmp(p, "{name}", 6) == 0)
-                value = name, skip = 6;
-            else if (strncmp(p, "{dir}", 5) == 0)
-                value = dir, skip = 5;
-            else
-                return sp_fail(ei, SP_EINVAL, "%s %s: unknown placeholder at \"%.12s\" (use {stem}, {name} or {dir})",
-                               k->option, pattern, p);
+            int ph = placeholder_at(p);
+            if (ph < 0)
+                return unknown_placeholder(k, pattern, p, ei);
+            value = part[ph];
+            skip = strlen(PLACEHOLDERS[ph]);
         }
         if (value) {
             at += (size_t)snprintf(out + at, PATH_BYTES - at, "%s", value);
@@ -146,9 +156,8 @@ static int check_output(const sink_kind *k, const char *path, int several, sp_er
     char dir[PATH_BYTES];
     size_t len = strlen(path);
     for (const char *p = strchr(path, '{'); p; p = strchr(p + 1, '{'))
-        if (strncmp(p, "{stem}", 6) != 0 && strncmp(p, "{name}", 6) != 0 && strncmp(p, "{dir}", 5) != 0)
-            return sp_fail(ei, SP_EINVAL, "%s %s: unknown placeholder at \"%.12s\" (use {stem}, {name} or {dir})",
-                           k->option, path, p);
+        if (placeholder_at(p) < 0)
+            return unknown_placeholder(k, path, p, ei);
     if (several && !has_pattern(path))
         return sp_fail(ei, SP_EINVAL,
                        "%s %s: several inputs need a pattern ({stem}, {name}, {dir}) or a directory (DIR/)",
@@ -163,7 +172,6 @@ static int check_output(const sink_kind *k, const char *path, int several, sp_er
 int batch_expand_single(cli_options *o, sp_errinfo *ei)
 {
     static char paths[ANALYZE_MAX_OUTPUTS][PATH_BYTES];
-    dump_format fmt;
     int err;
     for (int j = 0; j < o->an.n_outputs; j++) {
         sink_request *q = &o->an.outputs[j];
@@ -174,7 +182,7 @@ int batch_expand_single(cli_options *o, sp_errinfo *ei)
         /* one file: only DIR/ is a directory; an existing one named without the slash is
          * refused as before (the dump's check, which --dump deferred for directories) */
         if (!has_placeholder(q->path) && q->path[len - 1] != '/') {
-            if (strcmp(k->option, "--dump") == 0 && (err = dump_format_from_path(q->path, &fmt, ei)) != SP_OK)
+            if (k->check_path && (err = k->check_path(q->path, ei)) != SP_OK)
                 return err;
             continue;
         }
@@ -304,9 +312,9 @@ typedef struct {
     int sidecar; /* the dump's OUT.json */
 } claim;
 
-static char *normalise(const char *path, const char *suffix)
+static char *normalise(const char *path)
 {
-    size_t len = strlen(path) + strlen(suffix);
+    size_t len = strlen(path);
     char *s = malloc(len + 1), *w = s;
     const char *p = path;
     if (!s)
@@ -322,7 +330,7 @@ static char *normalise(const char *path, const char *suffix)
         }
         *w++ = *p;
     }
-    strcpy(w, suffix);
+    *w = 0;
     return s;
 }
 
@@ -358,14 +366,17 @@ static int check_collisions(const cli_options *o, const input_list *l, char **pa
     if (!c)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     for (int i = 0; i < l->count; i++) {
-        c[n++] = (claim){normalise(l->path[i], ""), i, -1, 0};
+        c[n++] = (claim){normalise(l->path[i]), i, -1, 0};
         for (int j = 0; j < nout; j++) {
             const char *p = paths[(size_t)i * (size_t)nout + (size_t)j];
             if (!p)
                 continue;
-            c[n++] = (claim){normalise(p, ""), i, j, 0};
-            if (strcmp(sink_kind_find(o->an.outputs[j].kind)->option, "--dump") == 0)
-                c[n++] = (claim){normalise(p, ".json"), i, j, 1};
+            c[n++] = (claim){normalise(p), i, j, 0};
+            if (sink_kind_find(o->an.outputs[j].kind)->sidecar) {
+                char *side = dump_sidecar_path(p);
+                c[n++] = (claim){side ? normalise(side) : NULL, i, j, 1};
+                free(side);
+            }
         }
     }
     for (int i = 0; i < n && err == SP_OK; i++)
@@ -602,7 +613,7 @@ static fft_choice share_auto(const cli_options *o, const input_list *l, int widt
     int first = o->shard_n > 0 ? o->shard_k : 0, step = o->shard_n > 0 ? o->shard_n : 1;
     fc.backend = FFT_BACKEND_AUTO;
     fc.n = o->an.n;
-    fc.hop = o->an.hop ? o->an.hop : o->an.n / 4;
+    fc.hop = o->an.hop ? o->an.hop : fft_default_hop(o->an.n);
     fc.max_batch = 8192;
     fc.tuning = o->an.fft_tuning;
     if (fc.tuning.cpu_threads <= 0)

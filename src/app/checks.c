@@ -116,12 +116,14 @@ static int output_files(const analyze_config *an, named_file *f)
         snprintf(f[n].label, sizeof f[n].label, "%s %s", opt, q->path);
         if (describe(&f[n], q->path) == 0)
             n++;
-        if (strcmp(opt, "--dump") == 0 && !outfile_path_direct(q->path)) {
-            char side[PATH_MAX];
-            snprintf(side, sizeof side, "%s.json", q->path);
+        if (k && k->sidecar && !outfile_path_direct(q->path)) {
+            char *side = dump_sidecar_path(q->path);
+            if (!side)
+                continue;
             snprintf(f[n].label, sizeof f[n].label, "the metadata of %s %s (%s)", opt, q->path, side);
             if (describe(&f[n], side) == 0)
                 n++;
+            free(side);
         }
     }
     return n;

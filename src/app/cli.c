@@ -93,79 +93,82 @@ typedef struct {
 #define OPTION_VALUE_OPTIONAL(o) ((o)->value && (o)->value[0] == '[')
 
 static const cli_option options[] = {
-    {"fft-size", 'n', "N", OPT_FFT_SIZE, "analysis",
-     "FFT size, a power of two from 16 to 4194304 (default 4096)", NULL, NULL},
-    {"hop", 0, "H", OPT_HOP, NULL, "frame step in samples, >= 1 (default N/4)", NULL, NULL},
-    {"window", 'w', "NAME[:P]", OPT_WINDOW, NULL, "", list_windows, NULL},
-    {"channel", 'c', "C", OPT_CHANNEL, NULL, "mix (default: the mean of all channels), all, or an index from 0",
-     NULL, NULL},
-    {"backend", 'b', "B", OPT_BACKEND, NULL, "", list_backends, NULL},
-    {"dump", 'o', "OUT", OPT_DUMP, "output", "write the spectra in dBFS: ", list_dump_formats,
-     ", with the metadata in OUT.json beside it; - writes CSV to standard output. With several "
-     "files OUT is a pattern ({stem}: the input's name without extension, {name}: with it, {dir}: "
-     "its directory) or a directory (DIR/ = DIR/{stem}.npy); the same for --png"},
-    {"peaks", 0, NULL, OPT_PEAKS, NULL,
-     "print one line per frame: time_s<TAB>freq_hz<TAB>db\n(with --channel all: channel<TAB>time_s<TAB>freq_hz<TAB>db;"
-     "\nover several files: the file first)",
-     NULL, NULL},
-    {"png", 0, "OUT", OPT_PNG, "", "draw the spectrogram picture to OUT (PNG; - = standard output), no window", NULL, NULL},
-    {"average", 0, "MODE", OPT_AVERAGE, "measurement",
-     "with --dump or --png: one spectrum per channel kept over all frames instead of every frame (--png: a "
-     "spectrum plot, its strongest peaks labelled): ",
-     list_averages, NULL},
-    {"psd", 0, NULL, OPT_PSD, NULL,
-     "with --average: write the power spectral density in dBFS/Hz, the level less 10*log10(ENBW * bin width)", NULL,
-     NULL},
-    {"tone", 0, "[F]", OPT_TONE, NULL,
-     "tone analysis of the strongest tone in the band (--fmin/--fmax, default 20 Hz to 20 kHz), or of the tone at F "
-     "Hz (--tone=F, or --tone F when F is a number): fundamental, harmonics 2-10, THD, THD+N, SNR, SINAD, ENOB, "
-     "noise, from the power-mean spectrum; one JSON object a line on standard output, each second when live; the "
-     "window is kaiser:20 unless --window is given",
-     NULL, NULL},
-    {"tone-format", 0, "FMT", OPT_TONE_FORMAT, NULL, "--tone's output: ", list_tone_formats, NULL},
-    {"bands", 0, "B", OPT_BANDS, NULL,
-     "with --dump: fractional-octave band levels in dBFS (1/B octave: 1, 3, 6 or 12; IEC 61260-1 base-10 mid "
-     "frequencies within --fmin/--fmax, default 20 Hz to 20 kHz), per frame, or averaged with --average",
-     NULL, NULL},
-    {"weighting", 0, "W", OPT_WEIGHTING, NULL, "with --bands: frequency weighting (IEC 61672-1): ", list_weightings,
-     NULL},
-    {"view", 0, NULL, OPT_VIEW, NULL,
-     "with --tone or --average mean: open the window instead, with its tone analysis on (harmonics marked, THD, "
-     "THD+N, SNR) or its running average in infinite mode",
-     NULL, NULL},
-    {"size", 0, "WxH", OPT_SIZE, "picture and window", "picture size in pixels (default 1920x1080)", NULL, NULL},
-    {"scale", 0, "S", OPT_SCALE, NULL, "frequency axis: ", list_scales, NULL},
-    {"colormap", 0, "C", OPT_COLORMAP, NULL, "", list_colormaps, NULL},
-    {"db-range", 0, "LO:HI", OPT_DB_RANGE, NULL, "colour range in dBFS (default -120:0)", NULL, NULL},
-    {"fmin", 0, "HZ", OPT_FMIN, NULL, "lowest frequency shown (and searched by --peaks)", NULL, NULL},
-    {"fmax", 0, "HZ", OPT_FMAX, NULL, "highest frequency shown (and searched by --peaks)", NULL, NULL},
-    {"realtime", 0, NULL, OPT_REALTIME, "input", "stream FILE through the live path at its own rate", NULL, NULL},
-    {"duration", 0, "T", OPT_DURATION, NULL,
-     "stop after T of audio (microphone, file, pipe); a time is seconds or [h:]mm:ss[.fff]", NULL, NULL},
-    {"start", 0, "T", OPT_START, NULL, "begin T into FILE (seeking where the format allows); frame times stay "
-     "those of the whole file", NULL, NULL},
-    {"end", 0, "T", OPT_END, NULL, "stop T into FILE (not with --duration)", NULL, NULL},
-    {"raw-format", 0, "ENC,RATE,CH", OPT_RAW_FORMAT, NULL, "read FILE or - as headerless samples: ENC ",
-     list_raw_encodings, " (little-endian, interleaved), e.g. f32le,48000,1"},
-    {"stream", 0, "K", OPT_STREAM, NULL,
-     "the K-th audio stream of a file that FFmpeg reads (0 = the first, as ffmpeg -map 0:a:K)", NULL, NULL},
-    {"files-from", 0, "LIST", OPT_FILES_FROM, NULL,
-     "analyse the files LIST names, one path a line (- = standard input; blank lines and lines starting "
-     "with # skipped), or NUL-separated as find -print0 writes them (found by the NUL byte)", NULL, NULL},
-    {"shard", 0, "K/N", OPT_SHARD, NULL,
-     "analyse only the inputs i (from 0, in list order) with i % N == K: one of N jobs (K from 0)", NULL, NULL},
-    {"list-devices", 0, NULL, OPT_LIST_DEVICES, NULL,
-     "list the audio devices, inputs and outputs (direction in, out or in+out), and exit", NULL, NULL},
-    {"device", 0, "D", OPT_DEVICE, NULL, "microphone: an index or part of a name from --list-devices", NULL, NULL},
-    {"output-device", 0, "D", OPT_OUTPUT_DEVICE, NULL,
-     "the window's playback (p): an output's index or part of its name from --list-devices (default: the "
-     "default output)", NULL, NULL},
-    {"rate", 0, "R", OPT_RATE, NULL, "microphone: sample rate in Hz (default: the device's)", NULL, NULL},
-    {"channels", 0, "C", OPT_CHANNELS, NULL, "microphone: channels to capture (default 1)", NULL, NULL},
-    {"quiet", 'q', NULL, OPT_QUIET, "", "no progress bar, notes or warnings", NULL, NULL},
-    {"verbose", 'v', NULL, OPT_VERBOSE, NULL, "say what was chosen and how fast it ran", NULL, NULL},
-    {"help", 'h', NULL, OPT_HELP, NULL, "this text", NULL, NULL},
-    {"version", 'V', NULL, OPT_VERSION, NULL, "the version", NULL, NULL},
+    {.longname = "fft-size", .shortname = 'n', .value = "N", .id = OPT_FFT_SIZE, .section = "analysis",
+     .help = "FFT size, a power of two from 16 to 4194304 (default " FFT_STR(FFT_DEFAULT_SIZE) ")"},
+    {.longname = "hop", .value = "H", .id = OPT_HOP, .help = "frame step in samples, >= 1 (default N/4)"},
+    {.longname = "window", .shortname = 'w', .value = "NAME[:P]", .id = OPT_WINDOW, .help = "", .list = list_windows},
+    {.longname = "channel", .shortname = 'c', .value = "C", .id = OPT_CHANNEL,
+     .help = "mix (default: the mean of all channels), all, or an index from 0"},
+    {.longname = "backend", .shortname = 'b', .value = "B", .id = OPT_BACKEND, .help = "", .list = list_backends},
+    {.longname = "dump", .shortname = 'o', .value = "OUT", .id = OPT_DUMP, .section = "output",
+     .help = "write the spectra in dBFS: ", .list = list_dump_formats,
+     .help_after = ", with the metadata in OUT.json beside it; - writes CSV to standard output. With several "
+                   "files OUT is a pattern ({stem}: the input's name without extension, {name}: with it, {dir}: "
+                   "its directory) or a directory (DIR/ = DIR/{stem}.npy); the same for --png"},
+    {.longname = "peaks", .id = OPT_PEAKS,
+     .help = "print one line per frame: time_s<TAB>freq_hz<TAB>db\n(with --channel all: channel<TAB>time_s<TAB>freq_hz<TAB>db;"
+             "\nover several files: the file first)"},
+    {.longname = "png", .value = "OUT", .id = OPT_PNG, .section = "",
+     .help = "draw the spectrogram picture to OUT (PNG; - = standard output), no window"},
+    {.longname = "average", .value = "MODE", .id = OPT_AVERAGE, .section = "measurement",
+     .help = "with --dump or --png: one spectrum per channel kept over all frames instead of every frame (--png: a "
+             "spectrum plot, its strongest peaks labelled): ", .list = list_averages},
+    {.longname = "psd", .id = OPT_PSD,
+     .help = "with --average: write the power spectral density in dBFS/Hz, the level less 10*log10(ENBW * bin width)"},
+    {.longname = "tone", .value = "[F]", .id = OPT_TONE,
+     .help = "tone analysis of the strongest tone in the band (--fmin/--fmax, default 20 Hz to 20 kHz), or of the tone at F "
+             "Hz (--tone=F, or --tone F when F is a number): fundamental, harmonics 2-10, THD, THD+N, SNR, SINAD, ENOB, "
+             "noise, from the power-mean spectrum; one JSON object a line on standard output, each second when live; the "
+             "window is kaiser:20 unless --window is given"},
+    {.longname = "tone-format", .value = "FMT", .id = OPT_TONE_FORMAT, .help = "--tone's output: ",
+     .list = list_tone_formats},
+    {.longname = "bands", .value = "B", .id = OPT_BANDS,
+     .help = "with --dump: fractional-octave band levels in dBFS (1/B octave: 1, 3, 6 or 12; IEC 61260-1 base-10 mid "
+             "frequencies within --fmin/--fmax, default 20 Hz to 20 kHz), per frame, or averaged with --average"},
+    {.longname = "weighting", .value = "W", .id = OPT_WEIGHTING,
+     .help = "with --bands: frequency weighting (IEC 61672-1): ", .list = list_weightings},
+    {.longname = "view", .id = OPT_VIEW,
+     .help = "with --tone or --average mean: open the window instead, with its tone analysis on (harmonics marked, THD, "
+             "THD+N, SNR) or its running average in infinite mode"},
+    {.longname = "size", .value = "WxH", .id = OPT_SIZE, .section = "picture and window",
+     .help = "picture size in pixels (default 1920x1080)"},
+    {.longname = "scale", .value = "S", .id = OPT_SCALE, .help = "frequency axis: ", .list = list_scales},
+    {.longname = "colormap", .value = "C", .id = OPT_COLORMAP, .help = "", .list = list_colormaps},
+    {.longname = "db-range", .value = "LO:HI", .id = OPT_DB_RANGE, .help = "colour range in dBFS (default -120:0)"},
+    {.longname = "fmin", .value = "HZ", .id = OPT_FMIN, .help = "lowest frequency shown (and searched by --peaks)"},
+    {.longname = "fmax", .value = "HZ", .id = OPT_FMAX, .help = "highest frequency shown (and searched by --peaks)"},
+    {.longname = "realtime", .id = OPT_REALTIME, .section = "input",
+     .help = "stream FILE through the live path at its own rate"},
+    {.longname = "duration", .value = "T", .id = OPT_DURATION,
+     .help = "stop after T of audio (microphone, file, pipe); a time is seconds or [h:]mm:ss[.fff]"},
+    {.longname = "start", .value = "T", .id = OPT_START,
+     .help = "begin T into FILE (seeking where the format allows); frame times stay "
+             "those of the whole file"},
+    {.longname = "end", .value = "T", .id = OPT_END, .help = "stop T into FILE (not with --duration)"},
+    {.longname = "raw-format", .value = "ENC,RATE,CH", .id = OPT_RAW_FORMAT,
+     .help = "read FILE or - as headerless samples: ENC ", .list = list_raw_encodings,
+     .help_after = " (little-endian, interleaved), e.g. f32le,48000,1"},
+    {.longname = "stream", .value = "K", .id = OPT_STREAM,
+     .help = "the K-th audio stream of a file that FFmpeg reads (0 = the first, as ffmpeg -map 0:a:K)"},
+    {.longname = "files-from", .value = "LIST", .id = OPT_FILES_FROM,
+     .help = "analyse the files LIST names, one path a line (- = standard input; blank lines and lines starting "
+             "with # skipped), or NUL-separated as find -print0 writes them (found by the NUL byte)"},
+    {.longname = "shard", .value = "K/N", .id = OPT_SHARD,
+     .help = "analyse only the inputs i (from 0, in list order) with i % N == K: one of N jobs (K from 0)"},
+    {.longname = "list-devices", .id = OPT_LIST_DEVICES,
+     .help = "list the audio devices, inputs and outputs (direction in, out or in+out), and exit"},
+    {.longname = "device", .value = "D", .id = OPT_DEVICE,
+     .help = "microphone: an index or part of a name from --list-devices"},
+    {.longname = "output-device", .value = "D", .id = OPT_OUTPUT_DEVICE,
+     .help = "the window's playback (p): an output's index or part of its name from --list-devices (default: the "
+             "default output)"},
+    {.longname = "rate", .value = "R", .id = OPT_RATE, .help = "microphone: sample rate in Hz (default: the device's)"},
+    {.longname = "channels", .value = "C", .id = OPT_CHANNELS, .help = "microphone: channels to capture (default 1)"},
+    {.longname = "quiet", .shortname = 'q', .id = OPT_QUIET, .section = "",
+     .help = "no progress bar, notes or warnings"},
+    {.longname = "verbose", .shortname = 'v', .id = OPT_VERBOSE, .help = "say what was chosen and how fast it ran"},
+    {.longname = "help", .shortname = 'h', .id = OPT_HELP, .help = "this text"},
+    {.longname = "version", .shortname = 'V', .id = OPT_VERSION, .help = "the version"},
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 
@@ -514,7 +517,7 @@ static int parse_fft_size(const char *name, const char *val, size_t *n, sp_errin
     int err = parse_size(name, val, 0, (size_t)-1, n, ei); /* 0 too: the power-of-two message */
     if (err != SP_OK)
         return err;
-    if (!fft_is_pow2(*n) || *n < FFT_MIN_SIZE || *n > FFT_MAX_SIZE)
+    if (!fft_size_valid(*n))
         return sp_fail(ei, SP_EINVAL, "%s %s: must be a power of two from %u to %u", name, val, FFT_MIN_SIZE,
                        FFT_MAX_SIZE);
     return SP_OK;
@@ -819,11 +822,13 @@ static int check_bands(cli_options *o, sp_errinfo *ei)
         return SP_OK;
     if (a->measure.psd)
         return sp_fail(ei, SP_EINVAL, "--psd: not with --bands (band levels are powers, not densities)");
-    for (int i = 0; i < a->n_outputs; i++)
-        if (strcmp(a->outputs[i].kind, "dump") == 0) {
-            a->outputs[i].kind = sink_kind_find("bands")->name;
+    for (int i = 0; i < a->n_outputs; i++) {
+        const char *banded = sink_kind_find(a->outputs[i].kind)->banded;
+        if (banded) {
+            a->outputs[i].kind = sink_kind_find(banded)->name;
             dumps++;
         }
+    }
     if (!dumps && a->n_outputs == 0 && !o->average) { /* the window: its band bars start on */
         o->view_bands = a->measure.bands;
         a->measure.bands = 0;
@@ -846,14 +851,11 @@ static int check_measure(cli_options *o, sp_errinfo *ei)
     if (o->an.measure.psd && !o->average)
         return sp_fail(ei, SP_EINVAL, "--psd: only with --average (it converts the averaged spectrum)");
     for (int i = 0; o->average && i < a->n_outputs; i++) {
-        const char *kind = strcmp(a->outputs[i].kind, "dump") == 0  ? "average"
-                           : strcmp(a->outputs[i].kind, "png") == 0 ? "average-png"
-                                                                    : NULL;
+        /* bands averages its own levels: its averaged kind is itself */
+        const char *kind = sink_kind_find(a->outputs[i].kind)->averaged;
         if (kind) {
             a->outputs[i].kind = sink_kind_find(kind)->name;
             averaged++;
-        } else if (strcmp(a->outputs[i].kind, "bands") == 0) {
-            averaged++; /* the band levels averaged */
         }
     }
     if (o->average && !averaged && !o->view)
@@ -986,6 +988,6 @@ int cli_parse(int argc, char **argv, cli_options *o, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "--output-device: playback is the window's, of a FILE (not with %s)",
                        o->headless ? "an output" : o->batch ? "several inputs" : "the microphone");
     if (o->an.hop == 0)
-        o->an.hop = o->an.n / 4;
+        o->an.hop = fft_default_hop(o->an.n);
     return SP_OK;
 }

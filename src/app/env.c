@@ -21,10 +21,10 @@ static int env_auto_rates(const char *v, fft_tuning *t, sp_errinfo *ei)
     static const struct {
         const char *key;
         size_t off;
-    } keys[] = {{"cpu_core", offsetof(fft_tuning, auto_cpu_core)},
-                {"gpu_start", offsetof(fft_tuning, auto_gpu_start)},
-                {"gpu", offsetof(fft_tuning, auto_gpu)},
-                {"host", offsetof(fft_tuning, auto_host)}};
+    } keys[] = {{.key = "cpu_core", .off = offsetof(fft_tuning, auto_cpu_core)},
+                {.key = "gpu_start", .off = offsetof(fft_tuning, auto_gpu_start)},
+                {.key = "gpu", .off = offsetof(fft_tuning, auto_gpu)},
+                {.key = "host", .off = offsetof(fft_tuning, auto_host)}};
     const char *p = v;
     while (*p) {
         size_t klen = strcspn(p, ":,"), k;

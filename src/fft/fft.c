@@ -31,10 +31,14 @@ static const struct {
     int (*present)(char *why, size_t len); /* milliseconds, no CUDA call (fft_choose.c) */
     const char *help;
 } backends[] = {
-    {"auto", FFT_BACKEND_AUTO, NULL, 1, NULL, "cpu, or cuda when a GPU exists and the job pays for its start"},
-    {"cpu", FFT_BACKEND_CPU, get_cpu, 1, NULL, "radix-2 FFT in C, on every machine"},
-    {"cuda", FFT_BACKEND_CUDA, get_cuda, GPU_BUILT, fft_gpu_present, "the project's CUDA kernels"},
-    {"cufft", FFT_BACKEND_CUFFT, get_cufft, GPU_BUILT, fft_gpu_present, "NVIDIA cuFFT, for cross-checks"},
+    {.name = "auto", .kind = FFT_BACKEND_AUTO, .get = NULL, .built = 1, .present = NULL,
+     .help = "cpu, or cuda when a GPU exists and the job pays for its start"},
+    {.name = "cpu", .kind = FFT_BACKEND_CPU, .get = get_cpu, .built = 1, .present = NULL,
+     .help = "radix-2 FFT in C, on every machine"},
+    {.name = "cuda", .kind = FFT_BACKEND_CUDA, .get = get_cuda, .built = GPU_BUILT,
+     .present = fft_gpu_present, .help = "the project's CUDA kernels"},
+    {.name = "cufft", .kind = FFT_BACKEND_CUFFT, .get = get_cufft, .built = GPU_BUILT,
+     .present = fft_gpu_present, .help = "NVIDIA cuFFT, for cross-checks"},
 };
 #define BACKEND_COUNT ((int)(sizeof backends / sizeof backends[0]))
 
@@ -70,8 +74,8 @@ fft_config fft_config_default(void)
     fft_config c;
     memset(&c, 0, sizeof c);
     c.backend = FFT_BACKEND_AUTO;
-    c.n = 4096;
-    c.hop = 1024;
+    c.n = FFT_DEFAULT_SIZE;
+    c.hop = fft_default_hop(c.n);
     c.window = NULL;
     c.max_batch = 64;
     c.live = 0;
@@ -81,6 +85,16 @@ fft_config fft_config_default(void)
 int fft_is_pow2(size_t n)
 {
     return n != 0 && (n & (n - 1)) == 0;
+}
+
+int fft_size_valid(size_t n)
+{
+    return fft_is_pow2(n) && n >= FFT_MIN_SIZE && n <= FFT_MAX_SIZE;
+}
+
+size_t fft_default_hop(size_t n)
+{
+    return n / 4;
 }
 
 float fft_amp_to_db(float a)
@@ -284,7 +298,7 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
     if (!cfg || !out)
         return sp_fail(ei, SP_EINVAL, "fft_plan_create: NULL argument");
     *out = NULL;
-    if (!fft_is_pow2(cfg->n) || cfg->n < FFT_MIN_SIZE || cfg->n > FFT_MAX_SIZE)
+    if (!fft_size_valid(cfg->n))
         return sp_fail(ei, SP_EINVAL, "--fft-size %zu: must be a power of two from %u to %u", cfg->n,
                        FFT_MIN_SIZE, FFT_MAX_SIZE);
     if (cfg->hop < 1)

@@ -35,6 +35,11 @@ _Static_assert(sizeof(cpx) == 2 * sizeof(float), "cpx must be two packed floats"
 
 #define FFT_MIN_SIZE 16u
 #define FFT_MAX_SIZE 4194304u
+/* The transform size of every default (fft, stft, analyze, the command line). A plain
+ * number: --help spells it with FFT_STR. */
+#define FFT_DEFAULT_SIZE 4096
+#define FFT_STR_(x) #x
+#define FFT_STR(x) FFT_STR_(x)
 #define FFT_DB_FLOOR (-200.0f)
 
 typedef enum { FFT_BACKEND_AUTO, FFT_BACKEND_CPU, FFT_BACKEND_CUDA, FFT_BACKEND_CUFFT } fft_backend_kind;
@@ -233,6 +238,10 @@ void fft_plan_host_free(fft_plan *plan, void *p);
 
 /* Helpers shared by every backend (and the tests). */
 int fft_is_pow2(size_t n);
+/* n is a transform size a plan takes: a power of two in [FFT_MIN_SIZE, FFT_MAX_SIZE]. */
+int fft_size_valid(size_t n);
+/* The hop when none is given: a quarter of the frame (75 % overlap). */
+size_t fft_default_hop(size_t n);
 /* Level scale for bin k of an n-point transform with window sum S: 2/S inside, 1/S at
  * k = 0 and k = n/2. Inline: the GPU backends use it without linking this library. */
 static inline float fft_level_scale(size_t n, size_t k, double window_sum)

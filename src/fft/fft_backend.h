@@ -55,9 +55,14 @@ typedef struct fft_backend {
                           float *d_db, sp_errinfo *ei);
 } fft_backend;
 
-/* The table's layout, checked between the program and the GPU module it loads (gpu/
- * gpu_module.cu): a module built from another version of this header is refused. */
-#define FFT_BACKEND_ABI ((0x5351u << 16) | (unsigned)(sizeof(fft_backend) + sizeof(fft_peak_req)))
+/* What the program and the GPU module it loads (gpu/gpu_module.cu) must agree on: a module
+ * built against another version is refused. FFT_BACKEND_ABI_VERSION is bumped by hand on
+ * every incompatible change (a member's meaning or order, a calling rule); the sizes of
+ * what crosses the boundary catch the changes someone forgot to bump it for. The version
+ * takes bits 16-23, the sizes bits 0-15 (fft_gpu_load.c asserts they fit). */
+#define FFT_BACKEND_ABI_VERSION 1u
+#define FFT_BACKEND_ABI_SIZES (sizeof(fft_backend) + sizeof(fft_peak_req) + sizeof(fft_config))
+#define FFT_BACKEND_ABI ((0x53u << 24) | (FFT_BACKEND_ABI_VERSION << 16) | (unsigned)FFT_BACKEND_ABI_SIZES)
 
 extern const fft_backend fft_backend_cpu;   /* src/fft/fft_cpu.c */
 /* gpu/fft_cuda.cu and gpu/fft_cufft.cu, in the GPU module (fft_gpu_load.h: the program

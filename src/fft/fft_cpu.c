@@ -738,7 +738,7 @@ static int cpu_create(const fft_config *cfg, const float *window, double window_
     if (!cfg || !window || !state)
         return sp_fail(ei, SP_EINVAL, "cpu FFT: NULL argument");
     *state = NULL;
-    if (!fft_is_pow2(cfg->n) || cfg->n < FFT_MIN_SIZE || cfg->n > FFT_MAX_SIZE)
+    if (!fft_size_valid(cfg->n))
         return sp_fail(ei, SP_EINVAL, "--fft-size %zu: must be a power of two from %u to %u", cfg->n,
                        FFT_MIN_SIZE, FFT_MAX_SIZE);
     if (cfg->hop < 1 || cfg->max_batch < 1)

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+_Static_assert(FFT_BACKEND_ABI_SIZES < 0x10000, "FFT_BACKEND_ABI: the sizes overflow into the version");
+
 typedef int (*module_entry)(unsigned abi, const fft_backend **cuda, const fft_backend **cufft);
 
 static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;

@@ -59,8 +59,8 @@ struct stft {
 stft_config stft_config_default(void)
 {
     stft_config c;
-    c.n = 4096;
-    c.hop = 1024;
+    c.n = FFT_DEFAULT_SIZE;
+    c.hop = fft_default_hop(c.n);
     c.in_channels = 1;
     c.channel = STFT_CHANNEL_MIX;
     c.batch = 64;
@@ -69,7 +69,7 @@ stft_config stft_config_default(void)
 
 size_t stft_hop_or_default(size_t hop, size_t n)
 {
-    return hop ? hop : n / 4;
+    return hop ? hop : fft_default_hop(n);
 }
 
 /* The input is copied in pieces of at most PUSH_PIECE frames so the buffers never need

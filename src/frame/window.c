@@ -25,14 +25,15 @@ static const struct {
     double param_default;
     const char *param_unit; /* after the default in --help, NULL: none */
 } win_names[] = {
-    {"hann", WINDOW_HANN, NULL, 0.0, NULL},
-    {"hamming", WINDOW_HAMMING, NULL, 0.0, NULL},
-    {"blackman", WINDOW_BLACKMAN, NULL, 0.0, NULL},
-    {"blackman-harris", WINDOW_BLACKMAN_HARRIS, NULL, 0.0, NULL},
-    {"flattop", WINDOW_FLATTOP, NULL, 0.0, NULL},
-    {"rect", WINDOW_RECT, NULL, 0.0, NULL},
-    {"kaiser", WINDOW_KAISER, "beta", WIN_KAISER_BETA, NULL},
-    {"gauss", WINDOW_GAUSS, "sigma", WIN_GAUSS_SIGMA, "of N/2"},
+    {.name = "hann", .kind = WINDOW_HANN},
+    {.name = "hamming", .kind = WINDOW_HAMMING},
+    {.name = "blackman", .kind = WINDOW_BLACKMAN},
+    {.name = "blackman-harris", .kind = WINDOW_BLACKMAN_HARRIS},
+    {.name = "flattop", .kind = WINDOW_FLATTOP},
+    {.name = "rect", .kind = WINDOW_RECT},
+    {.name = "kaiser", .kind = WINDOW_KAISER, .param = "beta", .param_default = WIN_KAISER_BETA},
+    {.name = "gauss", .kind = WINDOW_GAUSS, .param = "sigma", .param_default = WIN_GAUSS_SIGMA,
+     .param_unit = "of N/2"},
 };
 #define WIN_NAME_COUNT (sizeof win_names / sizeof win_names[0])
 

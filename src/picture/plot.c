@@ -171,7 +171,7 @@ static void level_ticks(plot *p)
 }
 
 /* Margins from the font and the widest labels, then the area and its ticks. */
-static int layout(plot *p, sp_errinfo *ei)
+static int place_areas(plot *p, sp_errinfo *ei)
 {
     int W = p->cfg.rc.width, H = p->cfg.rc.height, fs = p->fs, top, bottom, left, right, dbw = 0;
     char buf[64];
@@ -220,7 +220,8 @@ int plot_create(const plot_config *cfg, plot **out, sp_errinfo *ei)
     p->cfg = *cfg;
     if (!p->cfg.ylabel)
         p->cfg.ylabel = "Level (dBFS)";
-    if ((err = resolve_scale(p, ei)) != SP_OK || (err = open_fonts(p, ei)) != SP_OK || (err = layout(p, ei)) != SP_OK) {
+    if ((err = resolve_scale(p, ei)) != SP_OK || (err = open_fonts(p, ei)) != SP_OK ||
+        (err = place_areas(p, ei)) != SP_OK) {
         plot_destroy(p);
         return err;
     }

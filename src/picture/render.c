@@ -282,7 +282,7 @@ static int open_fonts(render *r, sp_errinfo *ei)
 }
 
 /* Margins from the font size and the widest labels; then panels, ticks and the bar. */
-static int layout(render *r, sp_errinfo *ei)
+static int place_areas(render *r, sp_errinfo *ei)
 {
     int W = r->cfg.width, H = r->cfg.height, C = r->channels, fs = r->fs;
     int top, bottom, left, right, ph, maxw = 0, dbw = 0, kept = 0;
@@ -384,7 +384,7 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
     if (cfg->title && !(r->title = strdup(cfg->title)))
         goto fail_msg;
     if ((err = resolve_scale(r, ei)) != SP_OK || (err = open_fonts(r, ei)) != SP_OK ||
-        (err = layout(r, ei)) != SP_OK)
+        (err = place_areas(r, ei)) != SP_OK)
         goto fail;
 
     budget_cols = ACCUM_BUDGET_BYTES / ((size_t)r->panel_h * (size_t)channels);

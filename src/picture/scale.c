@@ -5,7 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const scale_names[] = {"linear", "log", "mel"}; /* indexed by freq_scale */
+static const char *const scale_names[] = {[FREQ_SCALE_LINEAR] = "linear", [FREQ_SCALE_LOG] = "log",
+                                          [FREQ_SCALE_MEL] = "mel"};
 #define SCALE_COUNT ((int)(sizeof scale_names / sizeof scale_names[0]))
 
 int scale_count(void)

@@ -20,7 +20,7 @@ analyze_config analyze_config_default(void)
 {
     analyze_config c;
     memset(&c, 0, sizeof c);
-    c.n = 4096;
+    c.n = FFT_DEFAULT_SIZE;
     c.window = window_spec_default();
     c.channel = STFT_CHANNEL_MIX;
     c.backend = FFT_BACKEND_AUTO;
@@ -155,7 +155,7 @@ static int run_range(run *r, sp_errinfo *ei)
         return range_past_end(r, "--start", cfg->start, -1, ei);
     err = source_seek(r->src, (int64_t)r->start, cfg->stop, &reached, ei);
     if (err == SP_EINPUT) /* the source knows its end: a seek past it */
-        return range_past_end(r, "--start", cfg->start, r->res->info.frames_hint, ei);
+        return range_past_end(r, "--start", cfg->start, r->res->info.samples_hint, ei);
     if (err != SP_OK)
         return err;
     if (cfg->stop && atomic_load(cfg->stop))
@@ -223,7 +223,7 @@ static int run_open_source(run *r, sp_errinfo *ei)
  * --end or --duration; -1 unknown. */
 static int64_t run_samples(const run *r)
 {
-    int64_t samples = r->res->info.frames_hint;
+    int64_t samples = r->res->info.samples_hint;
     if (samples > 0)
         samples = (uint64_t)samples > r->start ? samples - (int64_t)r->start : 0;
     if (r->limit != UINT64_MAX && (samples < 0 || (uint64_t)samples > r->limit))
@@ -386,38 +386,38 @@ static sink_stream stream_of(const run *r)
 {
     const analyze_result *res = r->res;
     int channel = r->cfg->channel;
-    int64_t frames = res->info.frames_hint;
-    sink_stream ss;
-    memset(&ss, 0, sizeof ss);
-    if (frames >= 0) /* what is left after --start */
-        frames = (uint64_t)frames > r->start ? frames - (int64_t)r->start : 0;
-    if (r->limit != UINT64_MAX && (frames < 0 || (uint64_t)frames > r->limit))
-        frames = (int64_t)r->limit;
-    ss.source = res->info.name;
-    ss.format = res->info.format;
-    ss.decoder = res->info.decoder;
-    ss.start_s = res->start_s;
-    ss.rate = res->info.rate;
-    ss.source_channels = res->info.channels;
-    ss.channels = res->out_channels;
-    ss.channel = channel;
-    ss.channel_name = channel == STFT_CHANNEL_MIX ? "mix" : channel == STFT_CHANNEL_ALL ? "all" : NULL;
-    ss.n = res->n;
-    ss.hop = res->hop;
-    ss.bins = res->n / 2 + 1;
-    ss.window = res->window;
-    ss.window_coef = r->win;
-    ss.backend = res->backend;
+    int64_t samples = res->info.samples_hint;
+    sink_stream st;
+    memset(&st, 0, sizeof st);
+    if (samples >= 0) /* what is left after --start */
+        samples = (uint64_t)samples > r->start ? samples - (int64_t)r->start : 0;
+    if (r->limit != UINT64_MAX && (samples < 0 || (uint64_t)samples > r->limit))
+        samples = (int64_t)r->limit;
+    st.source = res->info.name;
+    st.format = res->info.format;
+    st.decoder = res->info.decoder;
+    st.start_s = res->start_s;
+    st.rate = res->info.rate;
+    st.source_channels = res->info.channels;
+    st.channels = res->out_channels;
+    st.channel = channel;
+    st.channel_name = channel == STFT_CHANNEL_MIX ? "mix" : channel == STFT_CHANNEL_ALL ? "all" : NULL;
+    st.n = res->n;
+    st.hop = res->hop;
+    st.bins = res->n / 2 + 1;
+    st.window = res->window;
+    st.window_coef = r->win;
+    st.backend = res->backend;
     /* a frame's centre; the one padded frame's is that of the samples present */
-    ss.time_first_s = res->short_samples ? ((double)r->start + (double)res->short_samples / 2.0) / res->info.rate
+    st.time_first_s = res->short_samples ? ((double)r->start + (double)res->short_samples / 2.0) / res->info.rate
                                          : (double)(r->start + res->n / 2) / res->info.rate;
-    ss.time_step_s = (double)res->hop / res->info.rate;
-    ss.bin_hz = (double)res->info.rate / (double)res->n;
-    ss.source_frames = r->start ? frames : res->info.frames_hint;
-    ss.frames_hint = expected_frames(frames, res->n, res->hop);
-    ss.frames_expected = res->live ? -1 : ss.frames_hint;
-    ss.live = res->live;
-    return ss;
+    st.time_step_s = (double)res->hop / res->info.rate;
+    st.bin_hz = (double)res->info.rate / (double)res->n;
+    st.source_frames = r->start ? samples : res->info.samples_hint;
+    st.frames_hint = expected_frames(samples, res->n, res->hop);
+    st.frames_expected = res->live ? -1 : st.frames_hint;
+    st.live = res->live;
+    return st;
 }
 
 /* Live: fallen more than `lag` frames behind, drop all but the newest `keep`. The paced
@@ -635,7 +635,7 @@ static void run_progress_begin(run *r)
 {
     const analyze_result *res = r->res;
     /* the range's length; a pipe has none: a bar without a percentage */
-    int64_t total = res->info.frames_hint < 0 ? -1 : res->info.frames_hint - (int64_t)r->start;
+    int64_t total = res->info.samples_hint < 0 ? -1 : res->info.samples_hint - (int64_t)r->start;
     if (r->limit != UINT64_MAX && (total < 0 || (uint64_t)total > r->limit))
         total = (int64_t)r->limit;
     r->pg = session_progress(r->ss);

@@ -19,7 +19,8 @@ struct bands {
     double *wgain;   /* per bin: 10^(W(f_k)/10) / ENBW, the Nyquist bin twice */
 };
 
-static const char *const weight_names[BANDS_WEIGHT_COUNT] = {"Z", "A", "C"};
+static const char *const weight_names[BANDS_WEIGHT_COUNT] = {[BANDS_WEIGHT_Z] = "Z", [BANDS_WEIGHT_A] = "A",
+                                                             [BANDS_WEIGHT_C] = "C"};
 
 const char *bands_weighting_name(bands_weighting w)
 {

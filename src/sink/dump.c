@@ -82,8 +82,8 @@ static const struct {
     dump_format format;
     const char *help; /* after the name in --help, NULL: none */
 } dump_formats[] = {
-    {".npy", DUMP_NPY, "NumPy"},
-    {".csv", DUMP_CSV, NULL},
+    {.ext = DUMP_DEFAULT_EXT, .format = DUMP_NPY, .help = "NumPy"},
+    {.ext = ".csv", .format = DUMP_CSV, .help = NULL},
 };
 #define DUMP_FORMAT_COUNT ((int)(sizeof dump_formats / sizeof dump_formats[0]))
 
@@ -142,6 +142,11 @@ static char *str_printf(const char *a, const char *b)
     if (s)
         snprintf(s, n, "%s%s", a, b);
     return s;
+}
+
+char *dump_sidecar_path(const char *path)
+{
+    return str_printf(path, ".json");
 }
 
 static int write_npy_header(FILE *f, const dump *d, uint64_t frames)
@@ -564,7 +569,7 @@ static int finish_csv(dump *d)
 /* The sidecar, written under its temporary: committed with the data as a pair. */
 static int open_sidecar(dump *d, const dump_meta *meta, outfile **j, sp_errinfo *ei)
 {
-    char *path = str_printf(d->cfg.path, ".json");
+    char *path = dump_sidecar_path(d->cfg.path);
     int err;
     if (!path)
         return sp_fail(ei, SP_ENOMEM, "out of memory");

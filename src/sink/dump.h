@@ -37,6 +37,9 @@
 
 typedef enum { DUMP_NPY, DUMP_CSV, DUMP_CSV_STDOUT } dump_format;
 
+/* The first format's extension: what a dump named by a directory gets (DIR/{stem}.npy). */
+#define DUMP_DEFAULT_EXT ".npy"
+
 /* Format from the path's extension (.npy, .csv, or "-"); SP_EINVAL names the option. */
 int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei);
 /* Bytes `rows` rows of `bins` values take in the format (CSV on the low side: 8 a value). */
@@ -47,6 +50,11 @@ uint64_t dump_bytes(dump_format fmt, size_t bins, uint64_t rows);
 int dump_format_count(void);
 const char *dump_format_ext(int i);
 const char *dump_format_help(int i);
+
+/* The name of the metadata sidecar beside a dump written to path: path + ".json"
+ * ("out.npy" -> "out.npy.json"), malloc'd; NULL when out of memory. Whether one is written
+ * is the dump's to say: none beside "-", a FIFO or a device. */
+char *dump_sidecar_path(const char *path);
 
 typedef struct {
     const char *path;

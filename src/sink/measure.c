@@ -13,7 +13,7 @@
 
 /* ---- modes -------------------------------------------------------------------------------- */
 
-static const char *const AVERAGE_NAMES[] = {"mean", "max", "min"};
+static const char *const AVERAGE_NAMES[] = {[MEASURE_MEAN] = "mean", [MEASURE_MAX] = "max", [MEASURE_MIN] = "min"};
 #define AVERAGE_COUNT ((int)(sizeof AVERAGE_NAMES / sizeof AVERAGE_NAMES[0]))
 
 int measure_average_count(void)
@@ -28,7 +28,8 @@ const char *measure_average_name(int i)
 
 const char *measure_average_help(int i)
 {
-    static const char *const help[] = {"default: the power mean, as Welch's method", "peak hold", "minimum hold"};
+    static const char *const help[] = {[MEASURE_MEAN] = "default: the power mean, as Welch's method",
+                                       [MEASURE_MAX] = "peak hold", [MEASURE_MIN] = "minimum hold"};
     return i >= 0 && i < AVERAGE_COUNT ? help[i] : NULL;
 }
 

@@ -206,8 +206,10 @@ static void average_destroy(void *self)
     free(s);
 }
 
-static const sink_ops average_ops = {"average",      average_open,  average_spectra, NULL,
-                                     average_finish, average_abort, average_destroy, NULL, NULL};
+static const sink_ops average_ops = {
+    .name = "average", .open = average_open, .spectra = average_spectra, .finish = average_finish,
+    .abort = average_abort, .destroy = average_destroy,
+};
 
 static int average_create(const char *path, const sink_options *opt, int png, sink *out, sp_errinfo *ei)
 {

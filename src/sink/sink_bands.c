@@ -209,8 +209,10 @@ static void bands_destroy_sink(void *self)
     free(s);
 }
 
-static const sink_ops bands_ops = {"bands", bands_open, bands_spectra, NULL, bands_finish, bands_abort,
-                                   bands_destroy_sink, NULL, NULL};
+static const sink_ops bands_ops = {
+    .name = "bands", .open = bands_open, .spectra = bands_spectra, .finish = bands_finish,
+    .abort = bands_abort, .destroy = bands_destroy_sink,
+};
 
 int sink_bands_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {

@@ -136,8 +136,10 @@ static void dump_sink_destroy(void *self)
     free(s);
 }
 
-static const sink_ops dump_sink_ops = {"dump",           dump_sink_open,  dump_sink_spectra, NULL,
-                                       dump_sink_finish, dump_sink_abort, dump_sink_destroy, NULL, NULL};
+static const sink_ops dump_sink_ops = {
+    .name = "dump", .open = dump_sink_open, .spectra = dump_sink_spectra, .finish = dump_sink_finish,
+    .abort = dump_sink_abort, .destroy = dump_sink_destroy,
+};
 
 int sink_dump_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {

@@ -196,8 +196,10 @@ static void peaks_sink_destroy(void *self)
     free(s);
 }
 
-static const sink_ops peaks_sink_ops = {"peaks",           peaks_sink_open,  NULL, peaks_sink_peaks,
-                                        peaks_sink_finish, peaks_sink_abort, peaks_sink_destroy, NULL, NULL};
+static const sink_ops peaks_sink_ops = {
+    .name = "peaks", .open = peaks_sink_open, .peaks = peaks_sink_peaks, .finish = peaks_sink_finish,
+    .abort = peaks_sink_abort, .destroy = peaks_sink_destroy,
+};
 
 int sink_peaks_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {

@@ -193,9 +193,11 @@ static void png_sink_destroy(void *self)
     free(s);
 }
 
-static const sink_ops png_sink_ops = {"png",           png_sink_open,  png_sink_spectra, NULL,
-                                      png_sink_finish, png_sink_abort, png_sink_destroy, png_sink_maxima,
-                                      png_sink_settle};
+static const sink_ops png_sink_ops = {
+    .name = "png", .open = png_sink_open, .spectra = png_sink_spectra, .finish = png_sink_finish,
+    .abort = png_sink_abort, .destroy = png_sink_destroy, .maxima = png_sink_maxima,
+    .settle = png_sink_settle,
+};
 
 int sink_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {

@@ -16,14 +16,26 @@ static int always(const char *path)
     return 1;
 }
 
+/* A dump's name says its format (.npy, .csv, "-"). */
+static int dump_path_ok(const char *path, sp_errinfo *ei)
+{
+    dump_format fmt;
+    return dump_format_from_path(path, &fmt, ei);
+}
+
 /* The order is the order of the calls (sink_table.h): the dump first, so it finishes last. */
 static const sink_kind KINDS[] = {
     {.name = "dump", .option = "--dump", .create = sink_dump_create, .writes_stdout = names_stdout,
-     .writes_spectra = 1},
-    {.name = "average", .option = "--dump", .create = sink_average_create, .writes_stdout = names_stdout},
-    {.name = "bands", .option = "--dump", .create = sink_bands_create, .writes_stdout = names_stdout},
-    {.name = "png", .option = "--png", .create = sink_png_create, .writes_stdout = names_stdout, .reduces = 1},
-    {.name = "average-png", .option = "--png", .create = sink_average_png_create, .writes_stdout = names_stdout},
+     .writes_spectra = 1, .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok,
+     .averaged = "average", .banded = "bands"},
+    {.name = "average", .option = "--dump", .create = sink_average_create, .writes_stdout = names_stdout,
+     .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok},
+    {.name = "bands", .option = "--dump", .create = sink_bands_create, .writes_stdout = names_stdout,
+     .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok, .averaged = "bands"},
+    {.name = "png", .option = "--png", .create = sink_png_create, .writes_stdout = names_stdout, .reduces = 1,
+     .dir_ext = ".png", .averaged = "average-png"},
+    {.name = "average-png", .option = "--png", .create = sink_average_png_create, .writes_stdout = names_stdout,
+     .dir_ext = ".png"},
     {.name = "peaks", .option = "--peaks", .create = sink_peaks_create, .writes_stdout = always, .reduces = 1},
     {.name = "tone", .option = "--tone", .create = sink_tone_create, .writes_stdout = always},
 };

@@ -61,6 +61,16 @@ typedef struct {
     int reduces;
     /* 1 when the kind writes every spectrum out (a dump): the host's work grows with them */
     int writes_spectra;
+    /* 1 when a file of the kind gets the metadata sidecar beside it (dump_sidecar_path) */
+    int sidecar;
+    /* what an output named by a directory gets for each input: DIR/{stem}<dir_ext> */
+    const char *dir_ext;
+    /* checks an output's name before any work (SP_EINVAL naming it); NULL: any name */
+    int (*check_path)(const char *path, sp_errinfo *ei);
+    /* the kind --average makes of this one (itself when it averages on its own), and the
+     * kind --bands makes of it; NULL: none */
+    const char *averaged;
+    const char *banded;
 } sink_kind;
 
 int sink_kind_count(void);

@@ -182,7 +182,10 @@ static void tone_destroy(void *self)
     free(s);
 }
 
-static const sink_ops tone_ops = {"tone", tone_open, tone_spectra, NULL, tone_finish, tone_abort, tone_destroy, NULL, NULL};
+static const sink_ops tone_ops = {
+    .name = "tone", .open = tone_open, .spectra = tone_spectra, .finish = tone_finish, .abort = tone_abort,
+    .destroy = tone_destroy,
+};
 
 int sink_tone_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {

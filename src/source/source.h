@@ -28,7 +28,8 @@ extern "C" {
 typedef struct {
     int rate;
     int channels;
-    int64_t frames_hint; /* frames the header promises, -1 when unknown; a hint only */
+    int64_t samples_hint; /* samples per channel the header promises, -1 when unknown; a hint
+                          * only ("frames" are the FFT's frames elsewhere) */
     char name[256];      /* what to call it in messages: the path, "synth", ... */
     char format[96];     /* e.g. "WAV 24-bit PCM" */
     char decoder[16];    /* what decoded it: "libsndfile", "ffmpeg"; "" for a microphone or
@@ -113,7 +114,7 @@ int source_open_file(const char *path, source **out, sp_errinfo *ei);
 int source_open_file_opts(const char *path, const source_file_options *o, source **out, sp_errinfo *ei);
 
 /* Standard input ("-") or a FIFO, read with libsndfile as a stream: WAV, AU, or raw
- * samples (o->raw). A pipe has no length (frames_hint -1) and cannot seek (info.pipe);
+ * samples (o->raw). A pipe has no length (samples_hint -1) and cannot seek (info.pipe);
  * standard input redirected from a regular file is read as that file. A read waiting for
  * a silent writer returns the end once *stop is set (stop may be NULL: it waits). */
 int source_open_pipe(const char *path, const source_file_options *o, atomic_int *stop, source **out,
@@ -150,8 +151,13 @@ const char *source_ffmpeg_version(const char *module);
 typedef int (*source_ffmpeg_open_fn)(const source_ffmpeg_input *in, const source_file_options *o, source **out,
                                      sp_errinfo *ei);
 typedef const char *(*source_ffmpeg_version_fn)(void);
-#define SOURCE_FFMPEG_ABI                                                                                         \
-    ((0x5347u << 16) | (unsigned)(sizeof(source_ops) + sizeof(source_info) + sizeof(source_ffmpeg_input)))
+/* The entry checks SOURCE_FFMPEG_ABI: SOURCE_FFMPEG_ABI_VERSION (bits 16-23), bumped by hand
+ * on every incompatible change of what crosses the boundary, and the sizes of those structs
+ * (bits 0-15, asserted to fit in source_ffmpeg_load.c) for a change nobody bumped it for. */
+#define SOURCE_FFMPEG_ABI_VERSION 1u
+#define SOURCE_FFMPEG_ABI_SIZES \
+    (sizeof(source_ops) + sizeof(source_info) + sizeof(source_ffmpeg_input) + sizeof(source_file_options))
+#define SOURCE_FFMPEG_ABI ((0x47u << 24) | (SOURCE_FFMPEG_ABI_VERSION << 16) | (unsigned)SOURCE_FFMPEG_ABI_SIZES)
 
 /* The same as source_open_file (and FFmpeg's source after it) for a file held in memory
  * (libsndfile's virtual I/O, no temporary file; FFmpeg reads a copy): data[0..len) is

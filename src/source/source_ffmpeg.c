@@ -214,7 +214,9 @@ static int ff_truncated(const void *state)
     return st->ended_early;
 }
 
-static const source_ops ff_ops = {"ffmpeg", ff_read, ff_truncated, ff_close, NULL, NULL, NULL, NULL, NULL, NULL};
+static const source_ops ff_ops = {
+    .kind = "ffmpeg", .read = ff_read, .truncated = ff_truncated, .close = ff_close,
+};
 
 /* The o->stream-th audio stream (in the file's order, as -map 0:a:K counts): its index,
  * or a failure naming what the file has. The others are not demuxed. */
@@ -273,11 +275,11 @@ static int ff_fill_info(ff_state *st, source_info *info, sp_errinfo *ei)
     memset(info, 0, sizeof *info);
     info->rate = st->rate;
     info->channels = st->channels;
-    info->frames_hint = -1;
+    info->samples_hint = -1;
     if (s->duration != AV_NOPTS_VALUE && s->duration > 0)
-        info->frames_hint = av_rescale_q(s->duration, s->time_base, (AVRational){1, st->rate});
+        info->samples_hint = av_rescale_q(s->duration, s->time_base, (AVRational){1, st->rate});
     else if (st->fmt->duration != AV_NOPTS_VALUE && st->fmt->duration > 0)
-        info->frames_hint = av_rescale_q(st->fmt->duration, AV_TIME_BASE_Q, (AVRational){1, st->rate});
+        info->samples_hint = av_rescale_q(st->fmt->duration, AV_TIME_BASE_Q, (AVRational){1, st->rate});
     snprintf(info->name, sizeof info->name, "%s", st->path);
     snprintf(info->format, sizeof info->format, "%s, %s", st->fmt->iformat->name,
              avcodec_get_name(s->codecpar->codec_id));
@@ -446,7 +448,7 @@ static int ff_open(const source_ffmpeg_input *in, const source_file_options *o, 
         goto fail;
     info.pipe = st->pipe;
     if (st->pipe)
-        info.frames_hint = -1; /* a pipe has no length (source.h) */
+        info.samples_hint = -1; /* a pipe has no length (source.h) */
     return source_create(&ff_ops, st, &info, out, ei);
 
 fail:

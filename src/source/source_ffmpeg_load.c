@@ -12,6 +12,8 @@
 
 #define NO_FFMPEG "this build has no FFmpeg support (built without libavformat)"
 
+_Static_assert(SOURCE_FFMPEG_ABI_SIZES < 0x10000, "SOURCE_FFMPEG_ABI: the sizes overflow into the version");
+
 static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;
 static int load_tried;
 static source_ffmpeg_open_fn mod_open;

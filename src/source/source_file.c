@@ -166,8 +166,9 @@ static int file_seek(void *state, int64_t frame, sp_errinfo *ei)
     return SP_OK;
 }
 
-static const source_ops file_ops = {"file", file_read, file_truncated, file_close, NULL,
-                                    NULL,   NULL,      NULL,           NULL,       file_seek};
+static const source_ops file_ops = {
+    .kind = "file", .read = file_read, .truncated = file_truncated, .close = file_close, .seek = file_seek,
+};
 
 /* One log line "NAME : DECLARED (should be PRESENT)", indented or not: the header
  * declares more bytes than the file holds. One byte short is a missing pad byte, which
@@ -451,7 +452,7 @@ static int adopt(SNDFILE *sf, const SF_INFO *in, const char *name, int pipe_fd, 
     info.rate = in->samplerate;
     info.channels = in->channels;
     /* libsndfile reports SF_COUNT_MAX for streams of unknown length; a pipe has none */
-    info.frames_hint = (!pipe && in->frames > 0 && in->frames < INT64_MAX / 2) ? in->frames : -1;
+    info.samples_hint = (!pipe && in->frames > 0 && in->frames < INT64_MAX / 2) ? in->frames : -1;
     if (in->frames <= 0 || in->frames >= INT64_MAX / 2)
         st->promised = -1;
     if (pipe) {
@@ -671,8 +672,8 @@ int source_open_memory(const void *data, size_t len, const char *name, source **
     memset(&info, 0, sizeof info);
     info.rate = in.samplerate;
     info.channels = in.channels;
-    info.frames_hint = (in.frames > 0 && in.frames < INT64_MAX / 2) ? in.frames : -1;
-    if (info.frames_hint < 0)
+    info.samples_hint = (in.frames > 0 && in.frames < INT64_MAX / 2) ? in.frames : -1;
+    if (info.samples_hint < 0)
         m->file.promised = -1;
     info.unit_bound = integer_pcm(in.format);
     snprintf(info.name, sizeof info.name, "%s", name);

@@ -402,8 +402,10 @@ static void mic_close(void *state)
     free(st);
 }
 
-static const source_ops mic_ops = {"mic",     NULL,       NULL,        mic_close,    mic_start,
-                                   mic_stop, mic_dropped, mic_status, mic_take_gaps, NULL};
+static const source_ops mic_ops = {
+    .kind = "mic", .close = mic_close, .start = mic_start, .stop = mic_stop, .dropped = mic_dropped,
+    .status = mic_status, .take_gaps = mic_take_gaps,
+};
 
 /* ---- device choice ---------------------------------------------------------------------- */
 
@@ -684,7 +686,7 @@ int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei)
     memset(&info, 0, sizeof info);
     info.rate = rate;
     info.channels = in.channelCount;
-    info.frames_hint = -1;
+    info.samples_hint = -1;
     snprintf(info.name, sizeof info.name, "%s", d->name);
     snprintf(info.format, sizeof info.format, "PortAudio %s", api ? api->name : "?");
     return source_create(&mic_ops, st, &info, out, ei); /* closes st (and releases) on failure */

@@ -14,8 +14,12 @@ typedef struct {
 
 /* little-endian, interleaved: what arecord -t raw and ffmpeg -f f32le write */
 static const raw_encoding ENCODINGS[] = {
-    {"f32le", SF_FORMAT_FLOAT}, {"s16le", SF_FORMAT_PCM_16}, {"s24le", SF_FORMAT_PCM_24},
-    {"s32le", SF_FORMAT_PCM_32}, {"u8", SF_FORMAT_PCM_U8},   {"f64le", SF_FORMAT_DOUBLE},
+    {.name = "f32le", .sf_subformat = SF_FORMAT_FLOAT},
+    {.name = "s16le", .sf_subformat = SF_FORMAT_PCM_16},
+    {.name = "s24le", .sf_subformat = SF_FORMAT_PCM_24},
+    {.name = "s32le", .sf_subformat = SF_FORMAT_PCM_32},
+    {.name = "u8", .sf_subformat = SF_FORMAT_PCM_U8},
+    {.name = "f64le", .sf_subformat = SF_FORMAT_DOUBLE},
 };
 #define ENCODING_COUNT ((int)(sizeof ENCODINGS / sizeof ENCODINGS[0]))
 

@@ -83,8 +83,9 @@ static int synth_seek(void *state, int64_t frame, sp_errinfo *ei)
     return SP_OK;
 }
 
-static const source_ops synth_ops = {"synth", synth_read, NULL, synth_close, NULL,
-                                     NULL,    NULL,       NULL, NULL,        synth_seek};
+static const source_ops synth_ops = {
+    .kind = "synth", .read = synth_read, .close = synth_close, .seek = synth_seek,
+};
 
 int source_open_synth(const source_synth_config *cfg, source **out, sp_errinfo *ei)
 {
@@ -103,7 +104,7 @@ int source_open_synth(const source_synth_config *cfg, source **out, sp_errinfo *
     memset(&info, 0, sizeof info);
     info.rate = cfg->rate;
     info.channels = cfg->channels;
-    info.frames_hint = cfg->frames;
+    info.samples_hint = cfg->frames;
     snprintf(info.name, sizeof info.name, "%s", cfg->name ? cfg->name : "synth");
     strcpy(info.format, "synthetic");
     return source_create(&synth_ops, st, &info, out, ei);

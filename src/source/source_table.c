@@ -58,11 +58,11 @@ static int open_ffmpeg(const source_request *req, source **out, sp_errinfo *ei)
 }
 
 static const source_kind KINDS[] = {
-    {"microphone", claims_none, open_mic},
-    {"synth", claims_synth, open_synth},
-    {"stdin", claims_pipe, open_pipe},
-    {"file", claims_path, open_file},
-    {"ffmpeg", claims_path, open_ffmpeg},
+    {.name = "microphone", .claims = claims_none, .open = open_mic},
+    {.name = "synth", .claims = claims_synth, .open = open_synth},
+    {.name = "stdin", .claims = claims_pipe, .open = open_pipe},
+    {.name = "file", .claims = claims_path, .open = open_file},
+    {.name = "ffmpeg", .claims = claims_path, .open = open_ffmpeg},
 };
 
 int source_kind_count(void)

@@ -255,7 +255,7 @@ static int view_init(view *v, const analyze_config *cfg, const view_config *vcfg
     v->w.cfg.png_path = NULL;
     v->w.sh = &v->sh;
     v->n0 = cfg->n;
-    v->hop0 = cfg->hop ? cfg->hop : cfg->n / 4;
+    v->hop0 = cfg->hop ? cfg->hop : fft_default_hop(cfg->n);
     v->w.cfg.hop = v->hop0;
     v->ui.scale = cfg->render.scale;
     v->ui.cmap = cfg->render.colormap;

@@ -48,7 +48,9 @@ static int job_spectra(void *self, int channel, uint64_t first, size_t nframes, 
     return SP_OK;
 }
 
-static const sink_ops JOB_SINK = {"selection", job_open, job_spectra, NULL, NULL, NULL, NULL, NULL, NULL};
+static const sink_ops JOB_SINK = {
+    .name = "selection", .open = job_open, .spectra = job_spectra,
+};
 
 static void *job_main(void *arg)
 {

@@ -140,7 +140,9 @@ static int on_maxima(void *user, int channel, uint64_t first, size_t nframes, ui
                                           (unsigned long long)span);
 }
 
-static const sink_ops VIEW_SINK = {"window", on_start, on_frames, NULL, NULL, NULL, NULL, on_maxima, NULL};
+static const sink_ops VIEW_SINK = {
+    .name = "window", .open = on_start, .spectra = on_frames, .maxima = on_maxima,
+};
 
 static void *worker_main(void *arg)
 {

@@ -69,8 +69,8 @@ static void same_as_file(const char *path)
     if (sf && sm) {
         const source_info *fi = source_get_info(sf), *mi = source_get_info(sm);
         CHECK(fi->rate == mi->rate && fi->channels == mi->channels);
-        CHECK_MSG(fi->frames_hint == mi->frames_hint, "%s: frames %lld vs %lld", path, (long long)fi->frames_hint,
-                  (long long)mi->frames_hint);
+        CHECK_MSG(fi->samples_hint == mi->samples_hint, "%s: samples %lld vs %lld", path, (long long)fi->samples_hint,
+                  (long long)mi->samples_hint);
         CHECK_MSG(strcmp(fi->format, mi->format) == 0, "%s: %s vs %s", path, fi->format, mi->format);
         CHECK(strcmp(mi->name, path) == 0);
         n_file = read_all(sf, &a);
