@@ -200,6 +200,17 @@ static int cuda_stft_db(void *ctx, int slot, const float *d_sig, size_t hop, con
                          scale_mid, scale_edge, c->log2n, nframes, d_db, ei);
 }
 
+static int cuda_stft_db_clips(void *ctx, int slot, const float *d_sig, size_t hop, size_t clip_frames,
+                              size_t clip_stride, const float *d_win, float scale_mid, float scale_edge,
+                              size_t nframes, float *d_db, sp_errinfo *ei)
+{
+    const cuda_ctx *c = (const cuda_ctx *)ctx;
+    if (!c->fused || c->log2n > FUSED_MAX_ONEPASS_LOG2 + 1)
+        return SP_EUNSUPPORTED;
+    return fused_stft_db_clips(c->stream[slot], (const cpx *)c->d_tw, c->log2n, d_sig, hop, d_win, scale_mid,
+                               scale_edge, c->log2n, nframes, clip_frames, clip_stride, d_db, ei);
+}
+
 static void cuda_ctx_destroy(void *ctx)
 {
     cuda_ctx *c = (cuda_ctx *)ctx;
@@ -213,6 +224,7 @@ static void cuda_ctx_destroy(void *ctx)
 
 static const gpu_xform cuda_xform = {
     .c2c = cuda_c2c, .r2c = cuda_r2c, .destroy = cuda_ctx_destroy, .stft_db = cuda_stft_db,
+    .stft_db_clips = cuda_stft_db_clips,
 };
 
 /* ---- backend -------------------------------------------------------------------------- */

@@ -164,7 +164,7 @@ static void cufft_ctx_destroy(void *ctx)
 }
 
 static const gpu_xform cufft_xform = {
-    .c2c = cufft_c2c, .r2c = cufft_r2c, .destroy = cufft_ctx_destroy, .stft_db = NULL,
+    .c2c = cufft_c2c, .r2c = cufft_r2c, .destroy = cufft_ctx_destroy, .stft_db = NULL, .stft_db_clips = NULL,
 };
 
 static int cufft_create(const fft_config *cfg, const float *window, double window_sum,

@@ -46,7 +46,8 @@ __device__ __forceinline__ bool load_row(float2 (&v)[1 << RL], const FArgs &A, u
         });
     } else {
         /* real frame: z_i = x_2i + i x_2i+1 (times the window) */
-        const size_t off = g * A.hop;
+        const size_t off = A.clip_frames ? (g / A.clip_frames) * A.clip_stride + (g % A.clip_frames) * A.hop
+                                         : g * A.hop;
         const float *src = A.sig + off;
         if (!ok) {
 #pragma unroll
@@ -687,11 +688,22 @@ extern "C" int fused_stft_db(void *stream, const cpx *d_tw, unsigned log2tw, con
                              size_t hop, const float *d_win, float scale_mid, float scale_edge,
                              unsigned log2n, size_t nframes, float *d_db, sp_errinfo *ei)
 {
+    return fused_stft_db_clips(stream, d_tw, log2tw, d_sig, hop, d_win, scale_mid, scale_edge, log2n, nframes, 0, 0,
+                               d_db, ei);
+}
+
+extern "C" int fused_stft_db_clips(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_sig,
+                                   size_t hop, const float *d_win, float scale_mid, float scale_edge,
+                                   unsigned log2n, size_t nframes, size_t clip_frames, size_t clip_stride,
+                                   float *d_db, sp_errinfo *ei)
+{
     if (log2n < 4 || log2n > FUSED_MAX_ONEPASS_LOG2 + 1 || log2n > log2tw)
         return sp_fail(ei, SP_EUNSUPPORTED, "fused STFT: 2^%u points not covered", log2n);
     FArgs A = args_base(d_tw, log2tw, log2n - 1, nframes);
     A.sig = d_sig;
     A.hop = hop;
+    A.clip_frames = clip_frames;
+    A.clip_stride = clip_stride;
     A.win = d_win;
     A.db = d_db;
     db_consts(scale_mid, &A.thr_mid, &A.off_mid);

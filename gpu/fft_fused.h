@@ -76,6 +76,12 @@ int fused_r2c(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_in,
 int fused_stft_db(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_sig, size_t hop,
                   const float *d_win, float scale_mid, float scale_edge, unsigned log2n,
                   size_t nframes, float *d_db, sp_errinfo *ei);
+/* The same over clips in one launch: nframes = clips x clip_frames, frame f of clip c
+ * (output row c*clip_frames + f) at d_sig[c*clip_stride + f*hop]; clip_frames 0: one
+ * signal (fused_stft_db). */
+int fused_stft_db_clips(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_sig, size_t hop,
+                        const float *d_win, float scale_mid, float scale_edge, unsigned log2n,
+                        size_t nframes, size_t clip_frames, size_t clip_stride, float *d_db, sp_errinfo *ei);
 
 #ifdef __cplusplus
 }

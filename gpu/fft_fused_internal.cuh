@@ -83,6 +83,9 @@ struct FArgs {
     const float *win; /* stft window */
     size_t batch;     /* frames (K_ROW) or transforms (four-step) */
     size_t hop;       /* real input: frame step in samples */
+    /* stft of clips: frame g is frame g % clip_frames of clip g / clip_frames, which starts
+     * clip_stride samples after the one before; 0: one signal */
+    size_t clip_frames, clip_stride;
     float scale;
     /* stft: level of bin k from q = |2 X_k|^2: q > thr ? 10 log10(2) log2(q) + off : floor */
     float thr_mid, thr_edge, off_mid, off_edge;

@@ -56,6 +56,11 @@ typedef struct gpu_xform {
      * framing + r2c + dB kernels instead. */
     int (*stft_db)(void *ctx, int slot, const float *d_sig, size_t hop, const float *d_win,
                    float scale_mid, float scale_edge, size_t nframes, float *d_db, sp_errinfo *ei);
+    /* Optional: stft_db over clips in one go: nframes = clips x clip_frames, clip c's
+     * samples from d_sig + c*clip_stride (fused_stft_db_clips); SP_EUNSUPPORTED as stft_db. */
+    int (*stft_db_clips)(void *ctx, int slot, const float *d_sig, size_t hop, size_t clip_frames,
+                         size_t clip_stride, const float *d_win, float scale_mid, float scale_edge, size_t nframes,
+                         float *d_db, sp_errinfo *ei);
 } gpu_xform;
 
 typedef struct gpu_plan gpu_plan;
@@ -117,7 +122,8 @@ int gpu_plan_forward_device(gpu_plan *gp, int real, size_t batch, sp_errinfo *ei
  * for this plan, else the plan's framing + r2c + dB kernels over sub-batches of `chunk`. */
 int gpu_plan_stft_device(gpu_plan *gp, const float *d_sig, size_t nframes, float *d_db, sp_errinfo *ei);
 
-/* fft_backend.stft_db_device: gpu_plan_stft_device for each clip, queued one after another on
+/* fft_backend.stft_db_device: every clip's frames in one launch where the transform offers
+ * it (stft_db_clips), else gpu_plan_stft_device for each clip, queued one after another on
  * slot 0's stream and waited for once (the call returns once d_db is written); refused while
  * a gpu_plan_stft_reduce_start is pending. state is a gpu_plan*. */
 int gpu_plan_stft_db_device(void *state, const float *d_sig, size_t clips, size_t clip_stride, size_t nframes,
