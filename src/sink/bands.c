@@ -98,6 +98,8 @@ int bands_create(const bands_config *cfg, bands **out, sp_errinfo *ei)
     int xlo = (int)floor(fr * log(cfg->lo / 1000.0) / log(G10)) - 2, xhi = (int)ceil(fr * log(nyq / 1000.0) / log(G10)) + 2;
     if (!(cfg->lo > 0.0) || !(cfg->hi >= cfg->lo))
         return sp_fail(ei, SP_EINVAL, "--fmin/--fmax: no octave band in %g .. %g Hz", cfg->lo, cfg->hi);
+    if (xhi < xlo) /* Nyquist below the range: no band (the message below), not a negative count */
+        xhi = xlo;
     if (!(b = calloc(1, sizeof *b)) || !alloc_all(b, (size_t)(xhi - xlo + 1), bins)) {
         bands_destroy(b);
         return sp_fail(ei, SP_ENOMEM, "out of memory");

@@ -262,6 +262,13 @@ class Bands(unittest.TestCase):
                 self.assertEqual(len(lines), 1, p.stderr)
                 self.assertIn(word, lines[0])
                 self.assertEqual(E.listing(d), {"in.wav"}, args)
+            # Nyquist (5 Hz) below every band: the range named, not "out of memory" (exit 1)
+            raw = os.path.join(d, "slow.raw")
+            noise_and_tones(0.5).astype("<f4")[:500].tofile(raw)
+            p = E.run([raw, "-q", "--raw-format", "f32le,10,1", "-n", 64, "--bands", 3, "--dump", out])
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(len(E.stderr_lines(p)), 1, p.stderr)
+            self.assertIn("--fmin/--fmax", p.stderr)
 
 
 if __name__ == "__main__":
