@@ -526,8 +526,10 @@ class Api(Base):
         self.assertEqual(q.returncode, 0, q.stderr)
         self.assertIn(tree, q.stdout)  # the tree's, not a system copy
         exe = os.path.join(d, "spectrogram")
-        p = sh(["cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", os.path.join(ROOT, "examples", "spectrogram.c"),
-                "-o", exe] + q.stdout.split())
+        # a sanitized build's library needs the sanitizers' runtime in the program, loaded first
+        san = ["-fsanitize=address,undefined"] if cache_value("SPECTRO_SANITIZE") == "ON" else []
+        p = sh(["cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"] + san +
+               [os.path.join(ROOT, "examples", "spectrogram.c"), "-o", exe] + q.stdout.split())
         self.assertEqual(p.returncode, 0, p.stderr)
         return exe
 
