@@ -45,20 +45,25 @@ class TestWindowMaxima(EW.WindowCase):
         self.windows.append(w)
         return w, stats
 
-    def settled(self, w, timeout=60.0):
-        """Screenshots until two in a row are the same picture with a plot: the analysis is
-        over (while it runs, the status line shows its progress and the frame rate)."""
+    def settled(self, w, timeout=60.0, quiet=1.0):
+        """Screenshots until the picture, with a plot, has stayed the same for `quiet`
+        seconds: the analysis is over (while it runs, the status line shows its progress and
+        the frame rate) and the wheel's clicks are all taken (a loaded machine, an ASan
+        build, can leave two screenshots 0.5 s apart equal half-way through a zoom)."""
         deadline = time.time() + timeout
-        last = None
+        last, since = None, None
         while True:
             time.sleep(0.5)
             img = w.screenshot_png()
             try:
                 EW.find_plot(img)
-                if last is not None and last.shape == img.shape and (last == img).all():
-                    return img
+                plot = True
             except AssertionError:
-                pass
+                plot = False
+            if not (plot and last is not None and last.shape == img.shape and (last == img).all()):
+                since = time.time()  # changed (or no plot yet): the quiet time starts again
+            elif time.time() - since >= quiet:
+                return img
             if time.time() > deadline:
                 raise AssertionError("the picture did not settle: " + w.stderr())
             last = img
