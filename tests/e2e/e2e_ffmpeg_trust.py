@@ -175,16 +175,25 @@ class FFmpegTrust(unittest.TestCase):
                         feed.wait()
                         os.unlink(fifo)
 
+    def same_or_skipped(self, p, want):
+        """--realtime's frames: the file's, or (a loaded machine: the live path skipped ahead,
+        as a device's would, and said so) some of them, at their own times."""
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = [tuple(float(v) for v in l.split("\t")) for l in p.stdout.splitlines()]
+        if "dropped" in p.stderr or "skipped" in p.stderr:
+            self.assertTrue(0 < len(got) <= len(want) and set(got) <= set(want), p.stderr)
+        else:
+            self.assertEqual(got, want, p.stderr)
+
     def test_realtime_paces_standard_input(self):
         with E.TempDir() as d:
             make(d, "s.flac", [])
             want = peaks(self, ["s.flac"], cwd=d)
             with open(os.path.join(d, "s.flac"), "rb") as f:
-                got = peaks(self, ["--realtime", "-"], stdin=f, cwd=d)
-            self.assertEqual(got, want)
-            p = piped(["cat", "s.flac"], ["-q", "--realtime", "--peaks", "-"], d)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertEqual(len(p.stdout.splitlines()), len(want))
+                p = subprocess.run([E.BIN, "--realtime", "--peaks", "-"], stdin=f, capture_output=True, text=True,
+                                   timeout=60, cwd=d)
+            self.same_or_skipped(p, want)
+            self.same_or_skipped(piped(["cat", "s.flac"], ["--realtime", "--peaks", "-"], d), want)
 
 
 if __name__ == "__main__":
