@@ -190,7 +190,8 @@ def clip_rows(args, an, w, scale, clip):
     d_in, d_out, dev = clip.data_ptr(), out.data_ptr(), clip.get_device()
     parts = [
         ("is_device_array", lambda: _gpu.is_device_array(clip)),
-        ("torch.empty (the output)", lambda: torch.empty(out_shape, dtype=torch.float32, device=dev)),
+        ("torch.empty (not used)", lambda: torch.empty(out_shape, dtype=torch.float32, device=dev)),
+        ("Tensor.new_empty (the output)", lambda: clip.new_empty(out_shape)),
         ("current stream handle", lambda: raw(dev)),
         ("data_ptr x2", lambda: (clip.data_ptr(), out.data_ptr())),
         ("DLPack capsule (not used)", lambda: _spectro.dlpack_info(clip.__dlpack__())),

@@ -207,9 +207,20 @@ static PyObject *analyzer_spectrogram_device_async(PyObject *self_, PyObject *co
     }
     if (!made_or_raise(self))
         return NULL;
-    EXT_UNLOCKED(self->lock, rc = spectro_analyzer_spectrogram_device_batch_async(
-                                 self->a, (const float *)(uintptr_t)v[0], (size_t)v[1], (size_t)v[2], (size_t)v[3],
-                                 (float *)(uintptr_t)v[4], (size_t)v[5], (void *)(uintptr_t)v[6], &err));
+#define ENQUEUE                                                                                               \
+    rc = spectro_analyzer_spectrogram_device_batch_async(self->a, (const float *)(uintptr_t)v[0], (size_t)v[1],    \
+                                                         (size_t)v[2], (size_t)v[3], (float *)(uintptr_t)v[4],    \
+                                                         (size_t)v[5], (void *)(uintptr_t)v[6], &err)
+    /* an enqueue, not the work: with the handle free it runs holding the GIL, as torch's own
+     * launches do (letting the GIL go and taking it back is a good part of the call); a
+     * handle busy in another thread is waited for without the GIL */
+    if (PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+        ENQUEUE;
+        PyThread_release_lock(self->lock);
+    } else {
+        EXT_UNLOCKED(self->lock, ENQUEUE);
+    }
+#undef ENQUEUE
     if (rc == SPECTRO_OK)
         Py_RETURN_NONE;
     if (rc == SPECTRO_EUNSUPPORTED)

@@ -175,63 +175,66 @@ def _call_plan(an, y, fw, shape, dev):
     return plan, out_shape, first, clips, n, frames
 
 
-def _torch_api():
+_torch = None  # (torch, current device, current stream's handle, float32), on first use
+
+
+def _load_torch():
     """torch and its fastest ways to the current device and its current stream's handle
     (torch's own, as its compiled kernels get them; the public calls where they are gone)."""
+    global _torch
     import torch
     getdev = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if raw is None:
         def raw(d):
             return torch.cuda.current_stream(d).cuda_stream
-    return torch, getdev, raw
+    _torch = (torch, getdev, raw, torch.float32)
+    return _torch
 
 
-_torch = None
-
-
-def _launch_torch(an, y, got, dev):
-    global _torch
-    if _torch is None:
-        _torch = _torch_api()
-    torch, getdev, raw = _torch
+def _launch_torch(y, got, dev):
+    """(the output tensor, None) with the work queued on torch's current stream, or
+    (tensor, (code, why)) when the library refused."""
+    torch, getdev, raw, f32 = _torch or _load_torch()
     if getdev() != dev:  # the library works on the current device
         with torch.cuda.device(dev):
-            return _launch_torch(an, y, got, dev)
+            return _launch_torch(y, got, dev)
     plan, out_shape, first, clips, n, frames = got
-    x = y if y.dtype is torch.float32 and y.is_contiguous() else _float32(y)
-    out = torch.empty(out_shape, dtype=torch.float32, device=dev)
+    x = y if y.dtype is f32 and y.is_contiguous() else _float32(y)
+    out = x.new_empty(out_shape)  # float32 on x's device, from torch's caching allocator
     return out, plan.spectrogram_device_async(x.data_ptr() + 4 * first, clips, n, n, out.data_ptr(), frames,
                                               raw(dev))
 
 
-def _launch_cupy(an, y, got, dev):
+def _launch_cupy(y, got, dev):
     import cupy
     if cupy.cuda.runtime.getDevice() != dev:
         with cupy.cuda.Device(dev):
-            return _launch_cupy(an, y, got, dev)
+            return _launch_cupy(y, got, dev)
     plan, out_shape, first, clips, n, frames = got
     x = y if y.dtype == np.float32 and y.flags.c_contiguous else _float32(y)
-    out = cupy.empty(out_shape, dtype=cupy.float32)
+    out = cupy.empty(out_shape, dtype=cupy.float32)  # from CuPy's memory pool
     return out, plan.spectrogram_device_async(x.data.ptr + 4 * first, clips, n, n, out.data.ptr, frames,
                                               cupy.cuda.get_current_stream().ptr)
 
 
 def spectrogram(an, y):
     """Analyzer.spectrogram of a device array (module doc)."""
-    fw = _framework(y)
-    shape = tuple(y.shape)
-    dev = _device_id(y)
-    calls = an.__dict__.get("_device_calls")
-    if calls is None or len(calls) > _CALLS_MAX:
+    fw = _kinds.get(type(y)) or _framework(y)
+    dev = y.get_device() if fw == "torch" else y.device.id
+    try:
+        calls = an._device_calls
+    except AttributeError:
         calls = an._device_calls = {}
-    key = (fw, dev, shape)
+    key = (fw, dev, y.shape)  # torch.Size hashes as the tuple it is
     got = calls.get(key)
     if got is None:
-        got = calls[key] = _call_plan(an, y, fw, shape, dev)
+        if len(calls) >= _CALLS_MAX:
+            calls.clear()
+        got = calls[key] = _call_plan(an, y, fw, tuple(y.shape), dev)
     if got is _HOST:
         return via_host(an.spectrogram, y)
-    out, refused = (_launch_torch if fw == "torch" else _launch_cupy)(an, y, got, dev)
+    out, refused = _launch_torch(y, got, dev) if fw == "torch" else _launch_cupy(y, got, dev)
     if refused is not None:  # (EUNSUPPORTED, why): this build or backend has no device entry
         with _lock:
             backend = "cuda" if an.backend == "auto" else an.backend
@@ -239,12 +242,6 @@ def spectrogram(an, y):
         calls.clear()
         return via_host(an.spectrogram, y)
     return out
-
-
-def _device_id(y):
-    if _framework(y) == "torch":
-        return y.get_device()
-    return y.device.id
 
 
 def _device_context(y):
