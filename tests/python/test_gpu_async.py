@@ -129,3 +129,21 @@ def test_async_entry_refusal_is_a_code():
         a.spectrogram_device_async(8, 1, 4096, 4096, 8, 13)
     with pytest.raises(OverflowError):
         a.spectrogram_device_async(8, 1, 4096, 4096, 8, 13, -1)
+
+
+def test_one_call_keeps_its_plan_for_device_arrays():
+    """spectro.spectrogram on a device array keeps the analyzer (and its plan) between calls of
+    the same settings in a thread, makes another for other settings, and its results stay
+    the host's for clips of different lengths through the kept one."""
+    torch = _torch()
+    import spectro as sp
+    a = torch.from_numpy(signal(SR)).cuda()
+    b = torch.from_numpy(signal(SR // 2, seed=5)).cuda()
+    first = sp._one(a, SR, 2048, None, "hann", "mix", "auto")
+    assert sp._one(b, SR, 2048, None, "hann", "mix", "auto") is first
+    assert sp._one(a, SR, 1024, None, "hann", "mix", "auto") is not first
+    for y, host in ((a, signal(SR)), (b, signal(SR // 2, seed=5))):
+        got = sp.spectrogram(y, sr=SR, n_fft=2048).cpu().numpy()
+        want = sp.spectrogram(host, sr=SR, n_fft=2048, backend="cuda")
+        np.testing.assert_allclose(got, want, atol=1e-3)
+    assert sp._one(np.zeros(SR, np.float32), SR, 2048, None, "hann", "mix", "auto") is not first
