@@ -521,12 +521,12 @@ static void test_kind_columns(void)
     int dumps = 0;
     for (int i = 0; i < sink_kind_count(); i++) {
         const sink_kind *k = sink_kind_at(i);
-        int is_dump = strcmp(k->option, "--dump") == 0;
+        int is_dump = strcmp(k->option, SP_FIELD("dump")) == 0;
         const char *next[] = {k->averaged, k->banded};
         dumps += is_dump;
         CHECK_MSG(k->sidecar == is_dump, "%s: sidecar %d", k->name, k->sidecar);
         CHECK_MSG(!is_dump || (k->dir_ext && strcmp(k->dir_ext, dump_format_ext(0)) == 0), "%s: dir_ext", k->name);
-        CHECK_MSG(strcmp(k->option, "--png") != 0 || (k->dir_ext && strcmp(k->dir_ext, ".png") == 0), "%s: dir_ext",
+        CHECK_MSG(strcmp(k->option, SP_FIELD("png")) != 0 || (k->dir_ext && strcmp(k->dir_ext, ".png") == 0), "%s: dir_ext",
                   k->name);
         CHECK_MSG(!is_dump || (k->check_path && k->check_path("x.wav", &ei) == SP_EINVAL &&
                             k->check_path("x.csv", &ei) == SP_OK && k->check_path("-", &ei) == SP_OK),

@@ -299,10 +299,10 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "fft_plan_create: NULL argument");
     *out = NULL;
     if (!fft_size_valid(cfg->n))
-        return sp_fail(ei, SP_EINVAL, "--fft-size %zu: must be a power of two from %u to %u", cfg->n,
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fft_size") " %zu: must be a power of two from %u to %u", cfg->n,
                        FFT_MIN_SIZE, FFT_MAX_SIZE);
     if (cfg->hop < 1)
-        return sp_fail(ei, SP_EINVAL, "--hop %zu: must be at least 1", cfg->hop);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("hop") " %zu: must be at least 1", cfg->hop);
     if (cfg->max_batch < 1)
         return sp_fail(ei, SP_EINVAL, "fft_plan_create: max_batch must be at least 1");
 
@@ -330,7 +330,7 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
             if (ei) { /* the line names the option at fault */
                 char why[sizeof ei->msg];
                 snprintf(why, sizeof why, "%s", ei->msg);
-                sp_fail(ei, err, "--backend %s: %s", p->be->name, why);
+                sp_fail(ei, err, SP_FIELD("backend") " %s: %s", p->be->name, why);
             }
             goto fail;
         }

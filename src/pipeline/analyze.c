@@ -149,27 +149,29 @@ static int run_range(run *r, sp_errinfo *ei)
     int err;
     r->start = cfg->start > 0 ? to_samples(cfg->start, rate) : 0;
     if (r->start > 0 && source_is_push(r->src))
-        return sp_fail(ei, SP_EINVAL, "--start: %s is live; a time range needs a file or a pipe", r->res->info.name);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("start") ": %s is live; a time range needs a file or a pipe",
+                       r->res->info.name);
     if (cfg->end > 0) {
         uint64_t end = to_samples(cfg->end, rate);
         if (end <= r->start)
-            return sp_fail(ei, SP_EINVAL, "--end %g: must be after --start %g (at %d Hz)", cfg->end, cfg->start, rate);
+            return sp_fail(ei, SP_EINVAL, SP_FIELD("end") " %g: must be after " SP_FIELD("start") " %g (at %d Hz)",
+                           cfg->end, cfg->start, rate);
         r->limit = end - r->start;
     }
     r->res->start_s = (double)r->start / rate;
     if (r->start == 0)
         return SP_OK;
     if (r->start > INT64_MAX)
-        return range_past_end(r, "--start", cfg->start, -1, ei);
+        return range_past_end(r, SP_FIELD("start"), cfg->start, -1, ei);
     err = source_seek(r->src, (int64_t)r->start, r->ctx->stop, &reached, ei);
     if (err == SP_EINPUT) /* the source knows its end: a seek past it */
-        return range_past_end(r, "--start", cfg->start, r->res->info.samples_hint, ei);
+        return range_past_end(r, SP_FIELD("start"), cfg->start, r->res->info.samples_hint, ei);
     if (err != SP_OK)
         return err;
     if (r->ctx->stop && atomic_load(r->ctx->stop))
         return sp_fail(ei, SP_EINTERRUPTED, "interrupted");
     if ((uint64_t)reached < r->start) /* read up to it, and the audio ended first */
-        return range_past_end(r, "--start", cfg->start, reached, ei);
+        return range_past_end(r, SP_FIELD("start"), cfg->start, reached, ei);
     r->res->start_sought = source_sought(r->src);
     return SP_OK;
 }
@@ -212,15 +214,15 @@ static int run_open_source(run *r, sp_errinfo *ei)
     res->hop = stft_hop_or_default(cfg->hop, cfg->n);
     window_format(&cfg->window, res->window, sizeof res->window);
     if (cfg->channel >= r->ch)
-        return sp_fail(ei, SP_EINVAL, "--channel %d: out of range: %s has %d channel%s (0 to %d)", cfg->channel,
-                       info->name, r->ch, r->ch == 1 ? "" : "s", r->ch - 1);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("channel") " %d: out of range: %s has %d channel%s (0 to %d)",
+                       cfg->channel, info->name, r->ch, r->ch == 1 ? "" : "s", r->ch - 1);
     res->out_channels = cfg->channel == STFT_CHANNEL_ALL ? r->ch : 1;
     res->fmax_clipped = fmax_above(cfg, info->rate / 2.0);
     r->limit = UINT64_MAX;
     if (cfg->duration > 0) {
         double l = cfg->duration * info->rate + 0.5;
         if (l < 1.0)
-            return sp_fail(ei, SP_EINVAL, "--duration %g: shorter than one sample at %d Hz", cfg->duration,
+            return sp_fail(ei, SP_EINVAL, SP_FIELD("duration") " %g: shorter than one sample at %d Hz", cfg->duration,
                            info->rate);
         r->limit = l >= 1.8e19 ? UINT64_MAX : (uint64_t)l;
     }
@@ -351,7 +353,7 @@ static int run_window(run *r, sp_errinfo *ei)
         return SP_OK;
     }
     if ((err = window_fill(&cfg->window, cfg->n, r->win, &wsum)) != SP_OK)
-        return sp_fail(ei, err, "--window: cannot make a %s window of %zu samples", res->window, cfg->n);
+        return sp_fail(ei, err, SP_FIELD("window") ": cannot make a %s window of %zu samples", res->window, cfg->n);
     return SP_OK;
 }
 
@@ -596,7 +598,7 @@ static int run_end(run *r, sp_errinfo *ei)
     if ((!res->live || res->info.pipe) && stft_samples(r->st) == 0)
         return sp_fail(ei, SP_EINPUT, "%s: holds no audio samples", res->info.name);
     if (r->cfg->end > 0 && r->consumed < r->limit && !res->interrupted)
-        return range_past_end(r, "--end", r->cfg->end, (int64_t)(r->start + r->consumed), ei);
+        return range_past_end(r, SP_FIELD("end"), r->cfg->end, (int64_t)(r->start + r->consumed), ei);
     if ((err = stft_finish(r->st, ei)) != SP_OK)
         return err;
     res->truncated = source_truncated(r->src);
@@ -675,7 +677,7 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
     if ((err = pipe_sinks_build(&r.sinks, cfg, r.ctx, ei)) != SP_OK)
         goto done;
     if (cfg->realtime && !cfg->input && !src) {
-        err = sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
+        err = sp_fail(ei, SP_EINVAL, SP_FIELD("realtime") " streams a file: give a FILE");
         goto done;
     }
     if ((err = run_open_source(&r, ei)) != SP_OK || (err = run_make_ring(&r, ei)) != SP_OK)

@@ -3,8 +3,9 @@
 300 lines, the two commands in its first 40), every link between README.md and docs/*.md
 reaches a file and a heading, every option `spectro --help` lists and every key of the
 window (from the generated man page) is in docs/manual.md, every citation of a docs/ file
-and heading in the code names one that exists, and nothing names a path outside the
-repository.
+and heading in the code names one that exists, nothing names a path outside the
+repository, and the library's code names no command-line option in its messages (it marks
+its fields, SP_FIELD; the program shows them as options).
 
     e2e_docs.py SPECTRO SOURCE_DIR MAN_PAGE
 """
@@ -189,6 +190,31 @@ class Citations(unittest.TestCase):
                 if needle in text:
                     bad.append("%s names %s" % (os.path.relpath(f, ROOT), needle))
         self.assertEqual(bad, [])
+
+
+class LibraryNamesFields(unittest.TestCase):
+    """The library (every stage under src/ but the program's app/ and view/, and gpu/) speaks
+    of its fields: a string literal there holds no "--option" or "-n N" (err.h's SP_FIELD
+    marks a field, which the program shows as its option)."""
+
+    LIBRARY = ("api", "base", "fft", "frame", "pipeline", "picture", "sink", "source")
+    LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+    OPTION = re.compile(r"(?<![A-Za-z0-9/_.-])(--[a-z][a-z-]*|-n %)")
+
+    def test_no_option_in_library_strings(self):
+        found = []
+        files = [f for d in self.LIBRARY for f in glob.glob(os.path.join(ROOT, "src", d, "*.[ch]"))]
+        files += glob.glob(os.path.join(ROOT, "gpu", "*.c*"))
+        self.assertGreater(len(files), 40)
+        for path in files:
+            for no, line in enumerate(read(path).splitlines(), 1):
+                code = line.split("//")[0]
+                if code.lstrip().startswith(("*", "/*")):
+                    continue
+                for lit in self.LITERAL.findall(code):
+                    if self.OPTION.search(lit):
+                        found.append("%s:%d: %s" % (os.path.relpath(path, ROOT), no, lit))
+        self.assertEqual(found, [], "option names in the library's messages (mark fields with SP_FIELD)")
 
 
 if __name__ == "__main__":

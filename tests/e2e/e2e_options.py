@@ -62,7 +62,7 @@ class Options(unittest.TestCase):
             for args, want in ((["--hop", "0", "--peaks"], "--hop 0: must be at least 1"),
                                (["-n", "0", "--peaks"], "-n 0: must be a power of two from 16 to 4194304"),
                                (["--bands", "3", "-n", "16", "--dump", "b.csv"], "resolves the 19950 Hz band"),
-                               (["-n", "16", "--tone"], "-n 16: too small for a tone analysis"),
+                               (["-n", "16", "--tone"], "--fft-size 16: too small for a tone analysis"),
                                (["-n", "16", "-w", "kaiser:20", "--dump", "x.csv", "-v"], None)):
                 p = E.run(args + [path], cwd=d)
                 if want is None:  # the status line under -v
