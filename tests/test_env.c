@@ -37,30 +37,32 @@ static void unset_all(void)
     unsetenv("SPECTRO_CPU_THREADS");
 }
 
-static int read_env(analyze_config *an, view_config *vc, sp_errinfo *ei)
+static int read_env(analyze_config *an, analyze_context *ctx, view_config *vc, sp_errinfo *ei)
 {
     *an = analyze_config_default();
+    *ctx = analyze_context_default();
     *vc = view_config_default();
     app_env_view(vc);
-    return app_env_read(an, ei);
+    return app_env_read(an, ctx, ei);
 }
 
 /* Every hook set to its good value: with the hooks each acts, without none does. */
 static void test_good_values(void)
 {
     analyze_config an;
+    analyze_context ctx;
     view_config vc;
     sp_errinfo ei = {{0}};
     unset_all();
     for (size_t i = 0; i < NHOOKS; i++)
         setenv(HOOKS[i].name, HOOKS[i].good, 1);
-    CHECK_MSG(read_env(&an, &vc, &ei) == SP_OK, "%s", ei.msg);
+    CHECK_MSG(read_env(&an, &ctx, &vc, &ei) == SP_OK, "%s", ei.msg);
 #ifdef SPECTRO_TEST_HOOKS
     CHECK(an.fft_tuning.auto_device == FFT_AUTO_DEVICE_PRESENT);
     CHECK(an.file.read_chunk == 1000);
     CHECK(an.render.font_no_system == 1);
-    CHECK(an.test.stall_at == 1.5 && an.test.stall_for == 0.25);
-    CHECK(an.test.maxima == ANALYZE_TEST_MAXIMA_HOST);
+    CHECK(ctx.test.stall_at == 1.5 && ctx.test.stall_for == 0.25);
+    CHECK(ctx.test.maxima == ANALYZE_TEST_MAXIMA_HOST);
     CHECK(vc.stats_path && strcmp(vc.stats_path, "stats.json") == 0);
     CHECK(vc.verify == 1);
     CHECK(vc.shot_path && strcmp(vc.shot_path, "shot.png") == 0);
@@ -68,8 +70,8 @@ static void test_good_values(void)
     CHECK(an.fft_tuning.auto_device == FFT_AUTO_DEVICE_PROBE);
     CHECK(an.file.read_chunk == source_file_options_default().read_chunk);
     CHECK(an.render.font_no_system == 0);
-    CHECK(an.test.stall_at == 0 && an.test.stall_for == 0);
-    CHECK(an.test.maxima == ANALYZE_TEST_MAXIMA_DEVICE);
+    CHECK(ctx.test.stall_at == 0 && ctx.test.stall_for == 0);
+    CHECK(ctx.test.maxima == ANALYZE_TEST_MAXIMA_DEVICE);
     CHECK(vc.stats_path == NULL && vc.shot_path == NULL && vc.verify == 0);
 #endif
     unset_all();
@@ -80,6 +82,7 @@ static void test_bad_values(void)
 {
     for (size_t i = 0; i < NHOOKS; i++) {
         analyze_config an;
+        analyze_context ctx;
         view_config vc;
         sp_errinfo ei = {{0}};
         int err;
@@ -87,7 +90,7 @@ static void test_bad_values(void)
             continue;
         unset_all();
         setenv(HOOKS[i].name, HOOKS[i].bad, 1);
-        err = read_env(&an, &vc, &ei);
+        err = read_env(&an, &ctx, &vc, &ei);
 #ifdef SPECTRO_TEST_HOOKS
         CHECK_MSG(err == SP_EINVAL && strncmp(ei.msg, HOOKS[i].name, strlen(HOOKS[i].name)) == 0,
                   "%s=%s: %d \"%s\"", HOOKS[i].name, HOOKS[i].bad, err, ei.msg);
@@ -102,14 +105,15 @@ static void test_bad_values(void)
 static void test_user_variables(void)
 {
     analyze_config an;
+    analyze_context ctx;
     view_config vc;
     sp_errinfo ei = {{0}};
     unset_all();
     setenv("SPECTRO_READERS", "3", 1);
-    CHECK_MSG(read_env(&an, &vc, &ei) == SP_OK, "%s", ei.msg);
+    CHECK_MSG(read_env(&an, &ctx, &vc, &ei) == SP_OK, "%s", ei.msg);
     CHECK(an.file.readers == 3);
     setenv("SPECTRO_CPU_THREADS", "many", 1);
-    CHECK(read_env(&an, &vc, &ei) == SP_EINVAL && strstr(ei.msg, "SPECTRO_CPU_THREADS=many") == ei.msg);
+    CHECK(read_env(&an, &ctx, &vc, &ei) == SP_EINVAL && strstr(ei.msg, "SPECTRO_CPU_THREADS=many") == ei.msg);
     unset_all();
 }
 

@@ -446,6 +446,7 @@ void cli_defaults(cli_options *o)
 {
     memset(o, 0, sizeof *o);
     o->an = analyze_config_default();
+    o->run = analyze_context_default();
 }
 
 /* An optional value is taken from the next argument only when it reads as one: a number or

@@ -13,6 +13,8 @@
 
 typedef struct {
     analyze_config an;
+    analyze_context run; /* how the run is driven (stop flag, bar, hooks): main and env fill it,
+                          * not the command line */
     int help, version, verbose, quiet;
     int list_devices;
     const char *output_device; /* --output-device: the window's playback; NULL = default */

@@ -194,9 +194,10 @@ static int env_readers(source_file_options *f, sp_errinfo *ei)
 
 #ifdef SPECTRO_TEST_HOOKS
 /* The test hooks of the analysis (docs/developer.md "Test hooks"), read only in a build
- * configured with -DSPECTRO_TEST_HOOKS=ON: SPECTRO_READ_CHUNK, SPECTRO_TEST_FONTS,
- * SPECTRO_TEST_STALL, SPECTRO_TEST_MAXIMA. (SPECTRO_AUTO_DEVICE is app_env_fft's.) */
-static int env_test_hooks(analyze_config *an, sp_errinfo *ei)
+ * configured with -DSPECTRO_TEST_HOOKS=ON: SPECTRO_READ_CHUNK into an->file,
+ * SPECTRO_TEST_FONTS into an->render, SPECTRO_TEST_STALL and SPECTRO_TEST_MAXIMA into the
+ * run's context. (SPECTRO_AUTO_DEVICE is app_env_fft's.) */
+static int env_test_hooks(analyze_config *an, analyze_context *ctx, sp_errinfo *ei)
 {
     const char *chunk = env_get("SPECTRO_READ_CHUNK");
     const char *fonts = env_get("SPECTRO_TEST_FONTS");
@@ -210,26 +211,28 @@ static int env_test_hooks(analyze_config *an, sp_errinfo *ei)
         an->file.read_chunk = v;
     }
     an->render.font_no_system = fonts && strcmp(fonts, "bundled") == 0;
-    if (stall && sscanf(stall, "%lf:%lf", &an->test.stall_at, &an->test.stall_for) != 2)
-        an->test.stall_at = an->test.stall_for = 0;
+    if (stall && sscanf(stall, "%lf:%lf", &ctx->test.stall_at, &ctx->test.stall_for) != 2)
+        ctx->test.stall_at = ctx->test.stall_for = 0;
     /* host: the column maxima on any backend (the cpu's made on the host); off: none */
     if (maxima && strcmp(maxima, "host") != 0 && strcmp(maxima, "off") != 0)
         return sp_fail(ei, SP_EINVAL, "SPECTRO_TEST_MAXIMA=%s: must be host or off", maxima);
-    an->test.maxima = !maxima                     ? ANALYZE_TEST_MAXIMA_DEVICE
-                      : strcmp(maxima, "host") == 0 ? ANALYZE_TEST_MAXIMA_HOST
-                                                    : ANALYZE_TEST_MAXIMA_OFF;
+    ctx->test.maxima = !maxima                     ? ANALYZE_TEST_MAXIMA_DEVICE
+                       : strcmp(maxima, "host") == 0 ? ANALYZE_TEST_MAXIMA_HOST
+                                                     : ANALYZE_TEST_MAXIMA_OFF;
     return SP_OK;
 }
 #endif
 
-int app_env_read(analyze_config *an, sp_errinfo *ei)
+int app_env_read(analyze_config *an, analyze_context *ctx, sp_errinfo *ei)
 {
     int err = app_env_fft(&an->fft_tuning, ei);
     if (err == SP_OK)
         err = env_readers(&an->file, ei);
 #ifdef SPECTRO_TEST_HOOKS
     if (err == SP_OK)
-        err = env_test_hooks(an, ei);
+        err = env_test_hooks(an, ctx, ei);
+#else
+    (void)ctx;
 #endif
     if (err != SP_OK)
         return err;
