@@ -373,8 +373,10 @@ static int check_collisions(const cli_options *o, const input_list *l, char **pa
                 continue;
             c[n++] = (claim){normalise(p), i, j, 0};
             if (sink_kind_find(o->an.outputs[j].kind)->sidecar) {
-                char *side = dump_sidecar_path(p);
-                c[n++] = (claim){side ? normalise(side) : NULL, i, j, 1};
+                char *side = NULL;
+                int err_side = dump_sidecar_for(p, &side);
+                if (err_side != SP_OK || side) /* out of memory: a NULL claim, reported below */
+                    c[n++] = (claim){side ? normalise(side) : NULL, i, j, 1};
                 free(side);
             }
         }

@@ -264,12 +264,17 @@ static const fft_backend *backend_for(const fft_config *cfg, sp_errinfo *ei, int
     return NULL;
 }
 
-/* auto: the choice (no CUDA call), then the GPU if it won and starts, else the cpu. A GPU
- * that was chosen but does not start, or that is missing, leaves p->fallback saying why;
- * one that lost to the cpu leaves it empty (the choice says so). */
-static int plan_auto(fft_plan *p, const fft_config *cfg, const float *win, double wsum, sp_errinfo *ei)
+/* auto: the choice (the caller's, else made here; no CUDA call), then the GPU if it won
+ * and starts, else the cpu. A GPU that was chosen but does not start, or that is missing,
+ * leaves p->fallback saying why; one that lost to the cpu leaves it empty (the choice says
+ * so). */
+static int plan_auto(fft_plan *p, const fft_config *cfg, const fft_choice *choice, const float *win, double wsum,
+                     sp_errinfo *ei)
 {
-    fft_config_choose(cfg, &p->choice);
+    if (choice)
+        p->choice = *choice;
+    else
+        fft_config_choose(cfg, &p->choice);
     if (p->choice.kind == FFT_BACKEND_CUDA) {
         sp_errinfo why = {{0}};
         const fft_backend *gpu = get_cuda(&cfg->tuning, &why);
@@ -289,6 +294,11 @@ static int plan_auto(fft_plan *p, const fft_config *cfg, const float *win, doubl
 }
 
 int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
+{
+    return fft_plan_create_chosen(cfg, NULL, out, ei);
+}
+
+int fft_plan_create_chosen(const fft_config *cfg, const fft_choice *choice, fft_plan **out, sp_errinfo *ei)
 {
     fft_plan *p = NULL;
     float *win = NULL;
@@ -320,7 +330,7 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
     p->max_batch = cfg->max_batch;
 
     if (cfg->backend == FFT_BACKEND_AUTO) {
-        if ((err = plan_auto(p, cfg, win, wsum, ei)) != SP_OK)
+        if ((err = plan_auto(p, cfg, choice, win, wsum, ei)) != SP_OK)
             goto fail;
     } else {
         p->be = backend_for(cfg, ei, &err);

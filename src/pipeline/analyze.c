@@ -120,6 +120,11 @@ typedef struct {
     uint64_t taken;         /* frames read or skipped from the ring: where the source's gaps are placed */
     uint64_t next_gap;      /* where the next gap the source reported lies */
     int stalled;
+    /* --backend auto's choice, weighed once a run (plan_job_and_batch): the ring, the batch
+     * and the plan all follow it */
+    int chosen;             /* made (choice_ok: and fft_config_choose succeeded) */
+    int choice_ok;
+    fft_choice choice;
 } run;
 
 /* Samples at `seconds` into the input (the nearest sample; a start given as k*hop/rate is
@@ -243,14 +248,14 @@ static int64_t run_samples(const run *r)
 
 /* The job auto weighs (frames a channel as far as known, channels, the rate) and the
  * frames per FFT call: the batch of the backend auto will choose, weighed with the cpu's
- * batch first (its threads never outnumber a call's frames); no CUDA call. 1 when the run
- * will ask for a GPU. */
-static int plan_job_and_batch(const run *r, fft_config *fc)
+ * batch first (its threads never outnumber a call's frames); no CUDA call. The choice is
+ * made at the first call of the run and kept in r (the plan takes it: run_make_plan). 1 when
+ * the run will ask for a GPU. */
+static int plan_job_and_batch(run *r, fft_config *fc)
 {
     const analyze_config *cfg = r->cfg;
     const analyze_result *res = r->res;
     int64_t frames = expected_frames(run_samples(r), res->n, res->hop);
-    fft_choice choice;
     int gpu = cfg->backend != FFT_BACKEND_CPU;
     fc->job.channels = res->out_channels;
     fc->job.frames = frames > 0 ? (uint64_t)frames : 0;
@@ -260,8 +265,13 @@ static int plan_job_and_batch(const run *r, fft_config *fc)
         return gpu;
     }
     fc->max_batch = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 0, 0);
-    if (cfg->backend == FFT_BACKEND_AUTO)
-        gpu = fft_config_choose(fc, &choice) == SP_OK && choice.kind != FFT_BACKEND_CPU;
+    if (cfg->backend == FFT_BACKEND_AUTO) {
+        if (!r->chosen) {
+            r->choice_ok = fft_config_choose(fc, &r->choice) == SP_OK;
+            r->chosen = 1;
+        }
+        gpu = r->choice_ok && r->choice.kind != FFT_BACKEND_CPU;
+    }
     if (gpu) {
         /* reductions only, over many calls: bigger ones (a short picture still takes
          * spectra, which would fill buffers of the bigger size). Only in the process's one
@@ -276,7 +286,7 @@ static int plan_job_and_batch(const run *r, fft_config *fc)
 }
 
 /* The FFT's config of the run, before its plan: backend, sizes, the job's size for auto. */
-static int run_fft_config(const run *r, fft_config *fc)
+static int run_fft_config(run *r, fft_config *fc)
 {
     *fc = fft_config_default();
     fc->backend = r->cfg->backend;
@@ -292,7 +302,7 @@ static int run_fft_config(const run *r, fft_config *fc)
  * read most of an hour), the reader fills the ring, which then holds up to what the run
  * analyses (after --start, up to --end; GPU_RING_FLOATS at most, and an eighth of the
  * memory); else FILE_RING_FLOATS. Pages are touched only as far as the reader gets. */
-static size_t file_ring_floats(const run *r)
+static size_t file_ring_floats(run *r)
 {
     fft_config fc;
     int64_t frames = run_samples(r);
@@ -369,7 +379,7 @@ static int run_make_plan(run *r, sp_errinfo *ei)
         return err;
     res->plan_s = sp_now();
     run_fft_config(r, &fc);
-    if ((err = session_plan(r->ss, &fc, &r->plan, ei)) != SP_OK)
+    if ((err = session_plan(r->ss, &fc, r->chosen && r->choice_ok ? &r->choice : NULL, &r->plan, ei)) != SP_OK)
         return err;
     fft_plan_set_unit_bound(r->plan, res->info.unit_bound); /* a plan kept from the last file's too */
     res->batch = fc.max_batch;

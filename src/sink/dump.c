@@ -150,6 +150,14 @@ char *dump_sidecar_path(const char *path)
     return str_printf(path, ".json");
 }
 
+int dump_sidecar_for(const char *path, char **out)
+{
+    *out = NULL;
+    if (!path || !*path || strcmp(path, "-") == 0 || outfile_path_direct(path))
+        return SP_OK;
+    return (*out = dump_sidecar_path(path)) ? SP_OK : SP_ENOMEM;
+}
+
 static int write_npy_header(FILE *f, const dump *d, uint64_t frames)
 {
     char hdr[NPY_HEADER_BYTES];
@@ -597,7 +605,8 @@ int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei)
         d->committed = 1;
         return SP_OK;
     }
-    /* no sidecar beside a FIFO or a device: its name means nothing there. Otherwise the data
+    /* no sidecar beside a FIFO or a device: its name means nothing there (dump_sidecar_for's
+     * rule, decided here by the file opened rather than by its path). Otherwise the data
      * and its sidecar go in place together (a half never looks whole; runs writing the
      * same path at once never leave one's data beside another's sidecar). */
     if (d->direct)

@@ -125,6 +125,7 @@ class Options(unittest.TestCase):
                 else:
                     self.assertEqual(json.loads(p.stdout)["band_hz"], [20, 4000])
 
+    @E.needs_hooks
     def test_picture_from_column_maxima(self):
         """A picture with more frames than columns fed column maxima (a GPU computes them
         beside its FFT; the test hook SPECTRO_TEST_MAXIMA=host makes them on the host here)
