@@ -255,7 +255,7 @@ static const fft_backend *backend_for(const fft_config *cfg, sp_errinfo *ei, int
             *err = SP_OK;
             return be;
         }
-        *err = sp_fail(ei, SP_EUNSUPPORTED, "--backend %s: %s", backends[i].name,
+        *err = sp_fail(ei, SP_EUNSUPPORTED, SP_FIELD("backend") " %s: %s", backends[i].name,
                        strcmp(why.msg, NO_GPU_BUILD) == 0 ? "this build of spectro has no GPU support (built without CUDA)"
                                                           : why.msg);
         return NULL;

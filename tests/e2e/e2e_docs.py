@@ -209,7 +209,7 @@ class LibraryNamesFields(unittest.TestCase):
         for path in files:
             for no, line in enumerate(read(path).splitlines(), 1):
                 code = line.split("//")[0]
-                if code.lstrip().startswith(("*", "/*")):
+                if re.match(r"\s*(/\*|\*(?![A-Za-z_(]))", code):  # a comment's line, not "*err = ..."
                     continue
                 for lit in self.LITERAL.findall(code):
                     if self.OPTION.search(lit):
