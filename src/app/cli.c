@@ -7,6 +7,7 @@
 
 #include "bands.h"
 #include "batch.h"
+#include "cli_transfer.h"
 #include "colormap.h"
 #include "dump.h"
 #include "measure.h"
@@ -51,6 +52,7 @@ typedef enum {
     OPT_BANDS,
     OPT_WEIGHTING,
     OPT_VIEW,
+    OPT_TRANSFER, OPT_REMOVE_DELAY, /* cli_transfer.h */
     OPT_FILES_FROM,
     OPT_SHARD
 } opt_id;
@@ -127,6 +129,9 @@ static const cli_option options[] = {
              "frequencies within --fmin/--fmax, default 20 Hz to 20 kHz), per frame, or averaged with --average"},
     {.longname = "weighting", .value = "W", .id = OPT_WEIGHTING,
      .help = "with --bands: frequency weighting (IEC 61672-1): ", .list = list_weightings},
+    {.longname = "transfer", .value = "REF:MEAS", .id = OPT_TRANSFER,
+     .help = "with --dump or --png: channel MEAS's transfer function from channel REF (H1), phase, coherence, delay"},
+    {.longname = "remove-delay", .id = OPT_REMOVE_DELAY, .help = "with --transfer and --png: the phase less the delay"},
     {.longname = "view", .id = OPT_VIEW,
      .help = "with --tone or --average mean: open the window instead, with its tone analysis on (harmonics marked, THD, "
              "THD+N, SNR) or its running average in infinite mode"},
@@ -753,6 +758,8 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_BANDS: return parse_bands(o, name, val, ei);
     case OPT_WEIGHTING: return parse_weighting(o, val, ei);
     case OPT_VIEW: return set_flag(&o->view);
+    case OPT_TRANSFER: return cli_transfer_parse(o, name, val, ei);
+    case OPT_REMOVE_DELAY: return set_flag(&a->measure.remove_delay);
     }
     return SP_EINVAL;
 }
@@ -919,7 +926,8 @@ static int check_together(cli_options *o, sp_errinfo *ei)
     if ((o->an.input || o->files_from) && (o->an.device || o->an.rate || o->an.channels))
         return sp_fail(ei, SP_EINVAL, "%s: --device, --rate and --channels are for the microphone, not a file",
                        o->an.device ? "--device" : o->an.rate ? "--rate" : "--channels");
-    return check_measure(o, ei);
+    err = cli_transfer_check(o, ei);
+    return err != SP_OK ? err : check_measure(o, ei);
 }
 
 /* --view: the window takes --tone and --average mean (its panel's tone analysis and

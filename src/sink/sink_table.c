@@ -27,16 +27,20 @@ static int dump_path_ok(const char *path, sp_errinfo *ei)
 static const sink_kind KINDS[] = {
     {.name = "dump", .option = "--dump", .create = sink_dump_create, .writes_stdout = names_stdout,
      .writes_spectra = 1, .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok,
-     .averaged = "average", .banded = "bands"},
+     .averaged = "average", .banded = "bands", .transferred = "transfer"},
     {.name = "average", .option = "--dump", .create = sink_average_create, .writes_stdout = names_stdout,
      .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok},
     {.name = "bands", .option = "--dump", .create = sink_bands_create, .writes_stdout = names_stdout,
      .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok, .averaged = "bands"},
     {.name = "png", .option = "--png", .create = sink_png_create, .writes_stdout = names_stdout, .reduces = 1,
-     .dir_ext = ".png", .averaged = "average-png"},
+     .dir_ext = ".png", .averaged = "average-png", .transferred = "transfer-png"},
     {.name = "average-png", .option = "--png", .create = sink_average_png_create, .writes_stdout = names_stdout,
      .dir_ext = ".png"},
     {.name = "peaks", .option = "--peaks", .create = sink_peaks_create, .writes_stdout = always, .reduces = 1},
+    {.name = "transfer", .option = "--dump", .create = sink_transfer_create, .writes_stdout = names_stdout,
+     .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok, .transferred = "transfer"},
+    {.name = "transfer-png", .option = "--png", .create = sink_transfer_png_create, .writes_stdout = names_stdout,
+     .dir_ext = ".png", .transferred = "transfer-png"},
     {.name = "tone", .option = "--tone", .create = sink_tone_create, .writes_stdout = always},
 };
 

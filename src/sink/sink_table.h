@@ -34,6 +34,9 @@ typedef struct {
     int bands;                 /* bands: 1/b octave (1, 3, 6, 12); 0 = no --bands */
     int weighting;             /* bands: bands_weighting (Z, A, C) */
     int bands_average;         /* bands: --average given: one row per channel (average's mode) */
+    int transfer_ref;          /* transfer: the reference channel (an index of the input) */
+    int transfer_meas;         /* transfer: the measured channel */
+    int remove_delay;          /* transfer-png: the phase drawn with the delay taken out */
 } sink_measure;
 
 /* The defaults: mean, no --psd, the strongest tone, JSON, the default band. */
@@ -71,6 +74,9 @@ typedef struct {
      * kind --bands makes of it; NULL: none */
     const char *averaged;
     const char *banded;
+    /* the kind --transfer makes of this one (the transfer function's table or plot); NULL:
+     * none, the kind does not go with --transfer */
+    const char *transferred;
 } sink_kind;
 
 int sink_kind_count(void);
@@ -109,6 +115,12 @@ int sink_bands_create(const char *path, const sink_options *opt, sink *out, sp_e
  * may not be there (--dump -). While st->window_coef is valid; 0 when m asks for no bands
  * or none of its bands is resolved (the sink's open refuses that itself). */
 size_t sink_bands_unresolved(const sink_measure *m, const sink_stream *st, double *hz, size_t max);
+/* --transfer with --dump (sink_transfer.c): the averaged H1 transfer function of two
+ * channels, (bins, 4): freq_hz, magnitude_db, phase_deg, coherence; the sidecar adds the
+ * delay, the averages and the channels */
+int sink_transfer_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --transfer with --png (sink_transfer.c): magnitude, phase and coherence plotted */
+int sink_transfer_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --tone (sink_tone.c): THD, SNR ... of the averaged spectrum, at the end or each second live */
 int sink_tone_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 

@@ -1,0 +1,70 @@
+#include "cli_transfer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source.h"
+#include "stft.h"
+
+/* A channel index at *p (digits only), advancing *p past it; -1 when there is none. */
+static long channel_at(const char **p)
+{
+    char *end;
+    long v;
+    if (**p < '0' || **p > '9')
+        return -1;
+    errno = 0;
+    v = strtol(*p, &end, 10);
+    if (errno || v >= SOURCE_MAX_CHANNELS)
+        return -1;
+    *p = end;
+    return v;
+}
+
+int cli_transfer_parse(cli_options *o, const char *name, const char *val, sp_errinfo *ei)
+{
+    const char *p = val;
+    long ref = channel_at(&p), meas = -1;
+    if (ref >= 0 && *p == ':') {
+        p++;
+        meas = channel_at(&p);
+    }
+    if (ref < 0 || meas < 0 || *p)
+        return sp_fail(ei, SP_EINVAL, "%s %s: expected REF:MEAS, two channel indices of the input from 0, e.g. 0:1",
+                       name, val);
+    if (ref == meas)
+        return sp_fail(ei, SP_EINVAL, "%s %s: the reference and the measured channel are the same", name, val);
+    o->transfer = 1;
+    o->an.measure.transfer_ref = (int)ref;
+    o->an.measure.transfer_meas = (int)meas;
+    return SP_OK;
+}
+
+int cli_transfer_check(cli_options *o, sp_errinfo *ei)
+{
+    analyze_config *a = &o->an;
+    int made = 0;
+    if (!o->transfer)
+        return a->measure.remove_delay ? sp_fail(ei, SP_EINVAL, "--remove-delay: only with --transfer and --png")
+                                       : SP_OK;
+    if (a->channel != STFT_CHANNEL_MIX)
+        return sp_fail(ei, SP_EINVAL, "--channel: not with --transfer (it names its two channels)");
+    if (o->average || a->measure.bands || a->measure.psd || o->view)
+        return sp_fail(ei, SP_EINVAL, "%s: not with --transfer (the transfer function is averaged over every frame)",
+                       o->average ? "--average" : a->measure.bands ? "--bands" : a->measure.psd ? "--psd" : "--view");
+    for (int i = 0; i < a->n_outputs; i++) {
+        const sink_kind *k = sink_kind_find(a->outputs[i].kind);
+        if (!k->transferred)
+            return sp_fail(ei, SP_EINVAL, "%s: not with --transfer (give --dump or --png for the transfer function)",
+                           k->option);
+        a->outputs[i].kind = sink_kind_find(k->transferred)->name;
+        made += strcmp(a->outputs[i].kind, "transfer-png") == 0 ? 2 : 1;
+    }
+    if (!made)
+        return sp_fail(ei, SP_EINVAL, "--transfer: give --dump or --png for the transfer function");
+    if (a->measure.remove_delay && made < 2)
+        return sp_fail(ei, SP_EINVAL, "--remove-delay: only with --png (the dump's phase keeps the delay)");
+    a->channel = STFT_CHANNEL_ALL;
+    return SP_OK;
+}

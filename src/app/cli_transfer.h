@@ -1,0 +1,17 @@
+/* cli_transfer: the command line's --transfer options (the transfer function of two channels,
+ * docs/manual.md "Transfer function"): each option's parsing, and their checks against the
+ * rest of the command line in one function. Part of cli.c's parser. */
+#ifndef SPECTRO_CLI_TRANSFER_H
+#define SPECTRO_CLI_TRANSFER_H
+
+#include "cli.h"
+
+/* --transfer REF:MEAS: two different channel indices. */
+int cli_transfer_parse(cli_options *o, const char *name, const char *val, sp_errinfo *ei);
+
+/* The options together: --transfer turns --dump and --png into the transfer function's
+ * kinds (sink_kind.transferred) and reads every channel; anything else that writes levels,
+ * --channel, --average, --bands, --view is refused, as is --remove-delay without it. */
+int cli_transfer_check(cli_options *o, sp_errinfo *ei);
+
+#endif

@@ -1,0 +1,156 @@
+"""--transfer REF:MEAS: the averaged H1 transfer function, coherence and delay of two channels
+(docs/measurements.md "Transfer function"), against scipy.signal.freqz of the known filter
+and scipy.signal.coherence; bad input; the picture."""
+import json
+import os
+import unittest
+
+import numpy as np
+import scipy.signal
+
+import spectro_e2e as E
+
+RATE = 48000
+SECONDS = 24          # ~1100 averages: the H1 estimate's spread at coherence 0.99 is ~0.015 dB
+DELAY = 37            # samples of MEAS after REF
+N, HOP = 4096, 1024
+
+
+def test_filter():
+    """A peak (RBJ peaking EQ, +9 dB at 1 kHz, Q 2) and a low-pass (4th-order Butterworth at
+    6 kHz): both minimum phase, so the delay is the 37 samples alone."""
+    f0, gain, q = 1000.0, 9.0, 2.0
+    a_ = 10 ** (gain / 40)
+    w0 = 2 * np.pi * f0 / RATE
+    al = np.sin(w0) / (2 * q)
+    b1 = np.array([1 + al * a_, -2 * np.cos(w0), 1 - al * a_])
+    a1 = np.array([1 + al / a_, -2 * np.cos(w0), 1 - al / a_])
+    b2, a2 = scipy.signal.butter(4, 6000, fs=RATE)
+    return np.convolve(b1, b2), np.convolve(a1, a2)
+
+
+def make_signal(seed=1, delay=DELAY, swap=False):
+    """(samples, 2): white noise and the same noise through the filter, delayed, with white
+    noise 60 dB below it added; swap puts the measured channel first."""
+    rng = np.random.default_rng(seed)
+    length = RATE * SECONDS
+    pre = 512
+    x = rng.standard_normal(length + pre) * 0.1
+    b, a = test_filter()
+    y = scipy.signal.lfilter(b, a, x)
+    y = np.concatenate([np.zeros(delay), y])[:len(x)]
+    y = y + rng.standard_normal(len(y)) * np.std(y) * 1e-3
+    x, y = x[pre:], y[pre:]
+    return np.stack([y, x] if swap else [x, y], axis=1).astype(np.float32)
+
+
+class Transfer(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = E.TempDir()
+        cls.dir = cls.tmp.__enter__()
+        cls.sig = make_signal()
+        cls.wav = os.path.join(cls.dir, "pair.wav")
+        E.write_float_wav(cls.wav, cls.sig, RATE)
+        cls.npy = os.path.join(cls.dir, "tf.npy")
+        p = E.run(["--transfer", "0:1", "-n", N, "--hop", HOP, "--dump", cls.npy, "-q", cls.wav])
+        assert p.returncode == 0, p.stderr
+        cls.tf = np.load(cls.npy)
+        with open(cls.npy + ".json") as f:
+            cls.meta = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.__exit__()
+
+    def test_shape_and_columns(self):
+        self.assertEqual(self.tf.shape, (N // 2 + 1, 4))
+        self.assertEqual(self.tf.dtype, np.float32)
+        np.testing.assert_allclose(self.tf[:, 0], np.arange(N // 2 + 1) * RATE / N, rtol=1e-6)
+        self.assertEqual(self.meta["columns"], ["freq_hz", "magnitude_db", "phase_deg", "coherence"])
+        self.assertEqual(self.meta["window"], "hann")
+        self.assertEqual((self.meta["reference_channel"], self.meta["measured_channel"]), (0, 1))
+        self.assertEqual(self.meta["averages"], E.frame_count(len(self.sig), N, HOP))
+
+    def test_against_freqz(self):
+        b, a = test_filter()
+        f = self.tf[:, 0].astype(np.float64)
+        _, h = scipy.signal.freqz(b, a, worN=f, fs=RATE)
+        ok = self.tf[:, 3] > 0.99
+        self.assertGreater(ok.sum(), 1000)  # most of the band up to ~14 kHz
+        mag = self.tf[ok, 1] - 20 * np.log10(np.abs(h[ok]))
+        self.assertLess(np.abs(mag).max(), 0.1, "magnitude against freqz (dB)")
+        ph = np.deg2rad(self.tf[ok, 2]) + 2 * np.pi * f[ok] * DELAY / RATE - np.angle(h[ok])
+        ph = np.rad2deg(np.angle(np.exp(1j * ph)))
+        self.assertLess(np.abs(ph).max(), 2.0, "phase against freqz, delay taken out (deg)")
+
+    def test_coherence_is_scipys(self):
+        x, y = self.sig[:, 0].astype(np.float64), self.sig[:, 1].astype(np.float64)
+        _, c = scipy.signal.coherence(x, y, fs=RATE, window="hann", nperseg=N, noverlap=N - HOP,
+                                      detrend=False)
+        self.assertLess(np.abs(self.tf[:, 3] - c).max(), 0.01)
+
+    def test_delay(self):
+        self.assertLess(abs(self.meta["delay_s"] * RATE - DELAY), 1.0, self.meta["delay_s"] * RATE)
+        self.assertAlmostEqual(self.meta["delay_s"] * RATE, self.meta["delay_samples"], places=6)
+
+    def test_swapped_channels_and_csv(self):
+        """The channels the other way round (--transfer 1:0 of the swapped file) give the
+        same table; the CSV has the header and the same numbers."""
+        with E.TempDir() as d:
+            wav = os.path.join(d, "swap.wav")
+            E.write_float_wav(wav, self.sig[:, ::-1], RATE)
+            csv = os.path.join(d, "tf.csv")
+            p = E.run(["--transfer", "1:0", "-n", N, "--hop", HOP, "--dump", csv, "-q", wav])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(csv) as f:
+                self.assertEqual(f.readline().strip(), "freq_hz,magnitude_db,phase_deg,coherence")
+            got = np.loadtxt(csv, delimiter=",", skiprows=1)
+            np.testing.assert_allclose(got, self.tf, rtol=1e-6, atol=1e-5)
+            with open(csv + ".json") as f:
+                self.assertAlmostEqual(json.load(f)["delay_s"], self.meta["delay_s"], places=9)
+
+    def test_negative_delay(self):
+        """MEAS before REF: --transfer 1:0 reads the delay negative."""
+        with E.TempDir() as d:
+            out = os.path.join(d, "tf.npy")
+            p = E.run(["--transfer", "1:0", "-n", N, "--hop", HOP, "--dump", out, "-q", self.wav])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(out + ".json") as f:
+                self.assertLess(abs(json.load(f)["delay_s"] * RATE + DELAY), 1.0)
+
+
+class BadInput(unittest.TestCase):
+    def check_refused(self, args, wav_channels=2, what=""):
+        with E.TempDir() as d:
+            wav = os.path.join(d, "in.wav")
+            rng = np.random.default_rng(2)
+            E.write_float_wav(wav, rng.standard_normal((RATE // 2, wav_channels)) * 0.1, RATE)
+            before = E.listing(d)
+            p = E.run(args + [wav], cwd=d)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            lines = E.stderr_lines(p)
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertIn(what, lines[0])
+            self.assertEqual(E.listing(d), before, "nothing written")
+
+    def test_index_out_of_range(self):
+        self.check_refused(["--transfer", "0:2", "--dump", "o.npy"], 2, "out of range")
+
+    def test_same_channel(self):
+        self.check_refused(["--transfer", "1:1", "--dump", "o.npy"], 2, "same")
+
+    def test_mono(self):
+        self.check_refused(["--transfer", "0:1", "--dump", "o.npy"], 1, "one channel")
+
+    def test_bad_value_and_combinations(self):
+        self.check_refused(["--transfer", "0", "--dump", "o.npy"], 2, "REF:MEAS")
+        self.check_refused(["--transfer", "0:1", "--peaks"], 2, "--peaks")
+        self.check_refused(["--transfer", "0:1", "--average", "mean", "--dump", "o.npy"], 2, "--average")
+        self.check_refused(["--transfer", "0:1", "--channel", "0", "--dump", "o.npy"], 2, "--channel")
+        self.check_refused(["--transfer", "0:1"], 2, "--dump or --png")
+        self.check_refused(["--remove-delay", "--dump", "o.npy"], 2, "--remove-delay")
+
+
+if __name__ == "__main__":
+    E.main()
