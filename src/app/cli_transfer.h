@@ -1,5 +1,5 @@
 /* cli_transfer: the command line's --transfer options (the transfer function of two channels,
- * docs/manual.md "Transfer function"): each option's parsing, and their checks against the
+ * docs/manual.md "Measurements"): each option's parsing, and their checks against the
  * rest of the command line in one function. Part of cli.c's parser. */
 #ifndef SPECTRO_CLI_TRANSFER_H
 #define SPECTRO_CLI_TRANSFER_H

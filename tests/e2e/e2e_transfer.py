@@ -120,6 +120,36 @@ class Transfer(unittest.TestCase):
                 self.assertLess(abs(json.load(f)["delay_s"] * RATE + DELAY), 1.0)
 
 
+HAVE_PNG = os.environ.get("SPECTRO_TEST_RENDER", "1") != "0"
+
+
+@unittest.skipUnless(HAVE_PNG, "built without the renderer")
+class Picture(unittest.TestCase):
+    """--png: magnitude, phase and coherence panels, one above the other."""
+
+    def test_panels(self):
+        with E.TempDir() as d:
+            wav = os.path.join(d, "pair.wav")
+            E.write_float_wav(wav, make_signal()[:RATE * 4], RATE)
+            pics = {}
+            for name, extra in (("plain", []), ("removed", ["--remove-delay"])):
+                out = os.path.join(d, name + ".png")
+                p = E.run(["--transfer", "0:1", "--png", out, "--size", "1200x900", "-q", wav] + extra)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                pics[name] = E.read_png(out)
+            a, b = pics["plain"], pics["removed"]
+            self.assertEqual(a.shape, (900, 1200, 3))
+            third = 300
+            # the coherence panel is the same; the phase panel is not (the delay's slope)
+            np.testing.assert_array_equal(a[2 * third:], b[2 * third:])
+            self.assertGreater(np.count_nonzero(np.any(a[third:2 * third] != b[third:2 * third], axis=2)), 1000)
+            # each panel draws a curve: coloured pixels (the axes, grid and text are grey)
+            for i in range(3):
+                panel = a[i * third:(i + 1) * third].astype(int)
+                coloured = panel.max(axis=2) - panel.min(axis=2) > 80
+                self.assertGreater(np.count_nonzero(coloured.any(axis=0)), 800, "panel %d" % i)
+
+
 class BadInput(unittest.TestCase):
     def check_refused(self, args, wav_channels=2, what=""):
         with E.TempDir() as d:
@@ -150,6 +180,9 @@ class BadInput(unittest.TestCase):
         self.check_refused(["--transfer", "0:1", "--channel", "0", "--dump", "o.npy"], 2, "--channel")
         self.check_refused(["--transfer", "0:1"], 2, "--dump or --png")
         self.check_refused(["--remove-delay", "--dump", "o.npy"], 2, "--remove-delay")
+        self.check_refused(["--transfer", "0:1", "--remove-delay", "--dump", "o.npy"], 2, "--remove-delay")
+        if HAVE_PNG:
+            self.check_refused(["--transfer", "0:1", "--png", "o.png"], 1, "one channel")
 
 
 if __name__ == "__main__":
