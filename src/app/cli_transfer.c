@@ -33,11 +33,17 @@ int cli_transfer_parse(cli_options *o, const char *name, const char *val, sp_err
     if (ref < 0 || meas < 0 || *p)
         return sp_fail(ei, SP_EINVAL, "%s %s: expected REF:MEAS, two channel indices of the input from 0, e.g. 0:1",
                        name, val);
-    if (ref == meas)
-        return sp_fail(ei, SP_EINVAL, "%s %s: the reference and the measured channel are the same", name, val);
     o->transfer = 1;
     o->an.measure.transfer_ref = (int)ref;
     o->an.measure.transfer_meas = (int)meas;
+    return SP_OK;
+}
+
+int cli_transfer_reference(cli_options *o, const char *val, sp_errinfo *ei)
+{
+    if (!*val)
+        return sp_fail(ei, SP_EINVAL, "--reference: empty path");
+    o->an.measure.reference = val;
     return SP_OK;
 }
 
@@ -45,9 +51,16 @@ int cli_transfer_check(cli_options *o, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
     int made = 0;
+    if (!o->transfer && a->measure.reference)
+        return sp_fail(ei, SP_EINVAL, "--reference: only with --transfer (REF a channel of it, MEAS of the input)");
     if (!o->transfer)
         return a->measure.remove_delay ? sp_fail(ei, SP_EINVAL, "--remove-delay: only with --transfer and --png")
                                        : SP_OK;
+    if (a->measure.reference && (!a->input || a->realtime))
+        return sp_fail(ei, SP_EINVAL, "--reference: the input must be a file (not the microphone, nor --realtime)");
+    if (!a->measure.reference && a->measure.transfer_ref == a->measure.transfer_meas)
+        return sp_fail(ei, SP_EINVAL, "--transfer %d:%d: the reference and the measured channel are the same",
+                       a->measure.transfer_ref, a->measure.transfer_meas);
     if (a->channel != STFT_CHANNEL_MIX)
         return sp_fail(ei, SP_EINVAL, "--channel: not with --transfer (it names its two channels)");
     if (o->average || a->measure.bands || a->measure.psd || o->view)

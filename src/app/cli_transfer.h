@@ -9,6 +9,9 @@
 /* --transfer REF:MEAS: two different channel indices. */
 int cli_transfer_parse(cli_options *o, const char *name, const char *val, sp_errinfo *ei);
 
+/* --reference FILE: the reference channel comes from FILE. */
+int cli_transfer_reference(cli_options *o, const char *val, sp_errinfo *ei);
+
 /* The options together: --transfer turns --dump and --png into the transfer function's
  * kinds (sink_kind.transferred) and reads every channel; anything else that writes levels,
  * --channel, --average, --bands, --view is refused, as is --remove-delay without it. */

@@ -64,6 +64,8 @@ typedef struct {
                                 * with --realtime): what to size a picture for, no promise */
     int live;                  /* microphone, --realtime or a pipe: no length known ahead;
                                 * frames may be skipped (not from a pipe) */
+    double aligned_s;          /* a pair of files (--reference): how much later the measured
+                                * file was read from, to align it with the reference */
 } sink_stream;
 
 /* What a sink needs, filled by its open. */

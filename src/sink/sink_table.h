@@ -37,6 +37,9 @@ typedef struct {
     int transfer_ref;          /* transfer: the reference channel (an index of the input) */
     int transfer_meas;         /* transfer: the measured channel */
     int remove_delay;          /* transfer-png: the phase drawn with the delay taken out */
+    const char *reference;     /* transfer: the reference's file (--reference): the input is
+                                * then the pair of source_open_pair, REF its channel 0 and MEAS
+                                * its channel 1; NULL: both are channels of the input */
 } sink_measure;
 
 /* The defaults: mean, no --psd, the strongest tone, JSON, the default band. */

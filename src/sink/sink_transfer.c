@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dump.h"
+#include "json.h"
 #include "outfile.h"
 #include "plot.h"
 #include "png_write.h"
@@ -31,6 +32,7 @@ typedef struct {
     sink_measure m;
     render_config rc;      /* png */
     sink_stream st;
+    int ref, meas;         /* the stream's channels: REF and MEAS, or 0 and 1 of a pair */
     transfer *tf;
     cpx *held;             /* the lower channel's block, until the higher one's comes */
     size_t held_cap;       /* frames it holds room for */
@@ -39,13 +41,15 @@ typedef struct {
     dump *d;
     plot *panel[PANELS];   /* png */
     char title[512];
-    char extra[1024];      /* the sidecar's members */
+    char extra[4096 + 1024]; /* the sidecar's members (a path's worth and more) */
     int done;
 } transfer_sink;
 
 static int check_channels(const transfer_sink *s, const sink_stream *st, sp_errinfo *ei)
 {
     int r = s->m.transfer_ref, m = s->m.transfer_meas, c = st->source_channels;
+    if (s->m.reference) /* a pair: its source checked REF and MEAS against the two files */
+        return c == 2 && st->channels == 2 ? SP_OK : sp_fail(ei, SP_EINVAL, "--reference: not a pair of channels");
     if (c < 2)
         return sp_fail(ei, SP_EINVAL, "--transfer %d:%d: %s has one channel (the transfer function needs two)", r, m,
                        st->source);
@@ -87,6 +91,8 @@ static int transfer_open(void *self, const sink_stream *st, sink_wants *wants, s
     int err;
     s->st = *st;
     s->st.window_coef = NULL; /* valid during open only */
+    s->ref = s->m.reference ? 0 : s->m.transfer_ref;
+    s->meas = s->m.reference ? 1 : s->m.transfer_meas;
     if ((err = check_channels(s, st, ei)) != SP_OK || (err = transfer_create(st->n, &s->tf, ei)) != SP_OK)
         return err;
     if (s->png) {
@@ -111,8 +117,7 @@ static int transfer_open(void *self, const sink_stream *st, sink_wants *wants, s
 static int transfer_complex(void *self, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei)
 {
     transfer_sink *s = self;
-    int lo = s->m.transfer_ref < s->m.transfer_meas ? s->m.transfer_ref : s->m.transfer_meas;
-    int hi = s->m.transfer_ref ^ s->m.transfer_meas ^ lo;
+    int lo = s->ref < s->meas ? s->ref : s->meas, hi = s->ref ^ s->meas ^ lo;
     if (channel == lo) {
         if (nframes > s->held_cap) {
             cpx *h = realloc(s->held, nframes * s->st.bins * sizeof *h);
@@ -125,7 +130,7 @@ static int transfer_complex(void *self, int channel, uint64_t first, size_t nfra
         s->held_first = first;
         s->held_frames = nframes;
     } else if (channel == hi && s->held_frames == nframes && s->held_first == first) {
-        if (lo == s->m.transfer_ref)
+        if (lo == s->ref)
             transfer_add(s->tf, s->held, z, nframes);
         else
             transfer_add(s->tf, z, s->held, nframes);
@@ -134,13 +139,32 @@ static int transfer_complex(void *self, int channel, uint64_t first, size_t nfra
     return SP_OK;
 }
 
+/* The delay in samples: the transfer function's, plus a pair's alignment. */
+static int total_delay(transfer_sink *s, double *delay, sp_errinfo *ei)
+{
+    int err = transfer_delay(s->tf, delay, ei);
+    *delay += s->st.aligned_s * s->st.rate;
+    return err;
+}
+
 /* The sidecar's members of a transfer (docs/formats.md "Transfer function"). */
 static int sidecar_extra(transfer_sink *s, double *delay, sp_errinfo *ei)
 {
-    int err = transfer_delay(s->tf, delay, ei);
+    int err = total_delay(s, delay, ei);
+    size_t at;
     if (err != SP_OK)
         return err;
-    snprintf(s->extra, sizeof s->extra,
+    at = (size_t)snprintf(s->extra, sizeof s->extra, ",\n  \"aligned_s\": %.17g", s->st.aligned_s);
+    if (s->m.reference) {
+        FILE *f = fmemopen(s->extra + at, sizeof s->extra - at, "w");
+        if (!f)
+            return sp_fail(ei, SP_ENOMEM, "out of memory");
+        fputs(",\n  \"reference\": ", f);
+        sp_json_string(f, s->m.reference);
+        at += (size_t)ftell(f);
+        fclose(f);
+    }
+    snprintf(s->extra + at, sizeof s->extra - at,
              ",\n  \"transfer\": \"H1\",\n  \"reference_channel\": %d,\n  \"measured_channel\": %d,"
              "\n  \"averages\": %llu,\n  \"delay_s\": %.17g,\n  \"delay_samples\": %.17g,"
              "\n  \"delay_method\": \"excess-phase GCC, coherence-weighted\","
@@ -223,9 +247,10 @@ static int draw_png(transfer_sink *s, sp_errinfo *ei)
     for (int i = 0; i < PANELS; i++)
         rows[i] = v + (size_t)i * bins;
     transfer_result(s->tf, v, v + bins, v + 2 * bins);
-    if ((err = transfer_delay(s->tf, &delay, ei)) != SP_OK)
+    if ((err = total_delay(s, &delay, ei)) != SP_OK)
         goto done;
-    transfer_unwrap(v + bins, bins, s->st.bin_hz, s->m.remove_delay, delay / s->st.rate);
+    /* a pair's phase holds only what is left after its alignment */
+    transfer_unwrap(v + bins, bins, s->st.bin_hz, s->m.remove_delay, delay / s->st.rate - s->st.aligned_s);
     snprintf(s->title, sizeof s->title,
              "%s  \xe2\x80\x94  H1 ch %d / ch %d, %llu averages, %d Hz, N=%zu, hop=%zu, %s, delay %.3f ms%s",
              slash ? slash + 1 : s->st.source, s->m.transfer_meas, s->m.transfer_ref,

@@ -120,6 +120,46 @@ class Transfer(unittest.TestCase):
                 self.assertLess(abs(json.load(f)["delay_s"] * RATE + DELAY), 1.0)
 
 
+class Reference(unittest.TestCase):
+    """--reference FILE: REF from another file, aligned by its delay."""
+
+    def test_aligned_pair(self):
+        sig = make_signal()
+        lead = 5000  # the measured file starts 5000 samples later than the reference
+        with E.TempDir() as d:
+            ref, meas = os.path.join(d, "ref.wav"), os.path.join(d, "meas.wav")
+            E.write_float_wav(ref, sig[:, 0], RATE)
+            m = np.concatenate([np.zeros(lead, np.float32), sig[:, 1]])
+            E.write_float_wav(meas, np.stack([np.zeros_like(m), m], axis=1), RATE)  # MEAS is channel 1
+            out = os.path.join(d, "tf.npy")
+            p = E.run(["--transfer", "0:1", "--reference", ref, "-n", N, "--hop", HOP, "--dump", out, "-q", meas])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            tf = np.load(out)
+            with open(out + ".json") as f:
+                meta = json.load(f)
+            self.assertLess(abs(meta["delay_s"] * RATE - (lead + DELAY)), 1.0, meta["delay_s"] * RATE)
+            self.assertEqual(meta["reference"], ref)
+            b, a = test_filter()
+            _, h = scipy.signal.freqz(b, a, worN=tf[:, 0].astype(np.float64), fs=RATE)
+            ok = tf[:, 3] > 0.99
+            self.assertGreater(ok.sum(), 1000)
+            self.assertLess(np.abs(tf[ok, 1] - 20 * np.log10(np.abs(h[ok]))).max(), 0.1)
+
+    def test_refused(self):
+        with E.TempDir() as d:
+            ref, meas = os.path.join(d, "ref.wav"), os.path.join(d, "meas.wav")
+            E.write_float_wav(ref, np.zeros(RATE, np.float32), RATE // 2)
+            E.write_float_wav(meas, np.zeros((RATE, 2), np.float32), RATE)
+            for args, what in ((["--transfer", "0:1", "--reference", ref], "Hz"),
+                               (["--transfer", "1:1", "--reference", ref], "out of range"),
+                               (["--reference", ref], "--transfer")):
+                p = E.run(args + ["--dump", "o.npy", meas], cwd=d)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(len(E.stderr_lines(p)), 1, p.stderr)
+                self.assertIn(what, p.stderr)
+                self.assertFalse(os.path.exists(os.path.join(d, "o.npy")))
+
+
 HAVE_PNG = os.environ.get("SPECTRO_TEST_RENDER", "1") != "0"
 
 
