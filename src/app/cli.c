@@ -52,7 +52,7 @@ typedef enum {
     OPT_BANDS,
     OPT_WEIGHTING,
     OPT_VIEW,
-    OPT_TRANSFER, OPT_REMOVE_DELAY, OPT_REFERENCE, /* cli_transfer.h */
+    OPT_TRANSFER, OPT_REMOVE_DELAY, OPT_REFERENCE, OPT_COMPARE, /* cli_transfer.h */
     OPT_FILES_FROM,
     OPT_SHARD
 } opt_id;
@@ -133,6 +133,7 @@ static const cli_option options[] = {
      .help = "with --dump or --png: channel MEAS's transfer function from channel REF (H1), phase, coherence, delay"},
     {.longname = "remove-delay", .id = OPT_REMOVE_DELAY, .help = "with --transfer and --png: the phase less the delay"},
     {.longname = "reference", .value = "FILE", .id = OPT_REFERENCE, .help = "with --transfer: REF is FILE's, aligned"},
+    {.longname = "compare", .id = OPT_COMPARE, .help = "FILE A, FILE B: --png A, B, B-A; --average M --dump: (3, bins)"},
     {.longname = "view", .id = OPT_VIEW,
      .help = "with --tone or --average mean: open the window instead, with its tone analysis on (harmonics marked, THD, "
              "THD+N, SNR) or its running average in infinite mode"},
@@ -762,6 +763,7 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_TRANSFER: return cli_transfer_parse(o, name, val, ei);
     case OPT_REMOVE_DELAY: return set_flag(&a->measure.remove_delay);
     case OPT_REFERENCE: return cli_transfer_reference(o, val, ei);
+    case OPT_COMPARE: return set_flag(&o->compare);
     }
     return SP_EINVAL;
 }

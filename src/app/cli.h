@@ -16,7 +16,7 @@ typedef struct {
     int headless; /* an output was asked for (--dump, --peaks, --png, --tone): no window */
     int window, average, tone_format; /* given: --window, --average, --tone-format */
     int weighting;                    /* given: --weighting */
-    int transfer;                     /* given: --transfer (cli_transfer.h) */
+    int transfer, compare;            /* given: --transfer, --compare (cli_transfer.h) */
     int view_bands;                   /* --bands with no output: the window's band bars (1/B) */
     int view, view_tone, view_average; /* --view, and what it hands the window: --tone,
                                         * --average mean (their outputs are not made) */

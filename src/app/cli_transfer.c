@@ -47,10 +47,50 @@ int cli_transfer_reference(cli_options *o, const char *val, sp_errinfo *ei)
     return SP_OK;
 }
 
+int cli_compare_check(cli_options *o, sp_errinfo *ei)
+{
+    analyze_config *a = &o->an;
+    int made = 0;
+    if (o->n_inputs != 2 || o->files_from || o->shard_n)
+        return sp_fail(ei, SP_EINVAL, "--compare: give two FILEs, A and B");
+    if (o->transfer || a->measure.reference || a->channel != STFT_CHANNEL_MIX || a->measure.bands ||
+        a->measure.psd || o->view || a->realtime)
+        return sp_fail(ei, SP_EINVAL, "%s: not with --compare", o->transfer ? "--transfer"
+                                      : a->measure.reference ? "--reference" : a->channel != STFT_CHANNEL_MIX ? "--channel"
+                                      : a->measure.bands ? "--bands" : a->measure.psd ? "--psd" : o->view ? "--view"
+                                      : "--realtime");
+    for (int i = 0; i < a->n_outputs; i++) {
+        const sink_kind *k = sink_kind_find(a->outputs[i].kind);
+        if (!k->compared)
+            return sp_fail(ei, SP_EINVAL, "%s: not with --compare (give --png, or --average MODE with --dump)",
+                           k->option);
+        if (strcmp(k->name, "dump") == 0 && !o->average)
+            return sp_fail(ei, SP_EINVAL, "--dump: with --compare, give --average MODE (the averaged spectra and "
+                                          "their difference)");
+        a->outputs[i].kind = sink_kind_find(k->compared)->name;
+        made++;
+    }
+    if (!made)
+        return sp_fail(ei, SP_EINVAL, "--compare: give --png, or --average MODE with --dump");
+    if (o->average && !a->n_outputs)
+        return sp_fail(ei, SP_EINVAL, "--average: give --dump for the averaged spectra");
+    o->average = 0; /* the mode stays in measure.average; the compare kinds average themselves */
+    o->batch = 0;   /* one run of a pair, not two files */
+    a->measure.compare = 1;
+    a->measure.reference = o->inputs[0];
+    a->measure.compared = o->inputs[1];
+    a->measure.transfer_ref = a->measure.transfer_meas = -1; /* each file's mix */
+    a->input = o->inputs[1];
+    a->channel = STFT_CHANNEL_ALL;
+    return SP_OK;
+}
+
 int cli_transfer_check(cli_options *o, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
     int made = 0;
+    if (o->compare)
+        return cli_compare_check(o, ei);
     if (!o->transfer && a->measure.reference)
         return sp_fail(ei, SP_EINVAL, "--reference: only with --transfer (REF a channel of it, MEAS of the input)");
     if (!o->transfer)

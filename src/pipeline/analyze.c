@@ -184,7 +184,8 @@ static int run_open_source(run *r, sp_errinfo *ei)
     const analyze_config *cfg = r->cfg;
     analyze_result *res = r->res;
     source_request req = {cfg->input, cfg->device, cfg->rate, cfg->channels, cfg->file, cfg->stop,
-                          cfg->measure.reference, cfg->measure.transfer_ref, cfg->measure.transfer_meas};
+                          cfg->measure.reference, cfg->measure.transfer_ref, cfg->measure.transfer_meas,
+                          cfg->measure.compare};
     const source_info *info;
     int err;
     if (r->f->open_err != SP_OK) { /* the read-ahead of this input failed */

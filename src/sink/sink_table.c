@@ -27,13 +27,14 @@ static int dump_path_ok(const char *path, sp_errinfo *ei)
 static const sink_kind KINDS[] = {
     {.name = "dump", .option = "--dump", .create = sink_dump_create, .writes_stdout = names_stdout,
      .writes_spectra = 1, .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok,
-     .averaged = "average", .banded = "bands", .transferred = "transfer"},
+     .averaged = "average", .banded = "bands", .transferred = "transfer", .compared = "compare"},
     {.name = "average", .option = "--dump", .create = sink_average_create, .writes_stdout = names_stdout,
      .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok},
     {.name = "bands", .option = "--dump", .create = sink_bands_create, .writes_stdout = names_stdout,
      .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok, .averaged = "bands"},
     {.name = "png", .option = "--png", .create = sink_png_create, .writes_stdout = names_stdout, .reduces = 1,
-     .dir_ext = ".png", .averaged = "average-png", .transferred = "transfer-png"},
+     .dir_ext = ".png", .averaged = "average-png", .transferred = "transfer-png",
+     .compared = "compare-png"},
     {.name = "average-png", .option = "--png", .create = sink_average_png_create, .writes_stdout = names_stdout,
      .dir_ext = ".png"},
     {.name = "peaks", .option = "--peaks", .create = sink_peaks_create, .writes_stdout = always, .reduces = 1},
@@ -41,6 +42,10 @@ static const sink_kind KINDS[] = {
      .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok, .transferred = "transfer"},
     {.name = "transfer-png", .option = "--png", .create = sink_transfer_png_create, .writes_stdout = names_stdout,
      .dir_ext = ".png", .transferred = "transfer-png"},
+    {.name = "compare", .option = "--dump", .create = sink_compare_create, .writes_stdout = names_stdout,
+     .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok, .compared = "compare"},
+    {.name = "compare-png", .option = "--png", .create = sink_compare_png_create, .writes_stdout = names_stdout,
+     .dir_ext = ".png", .compared = "compare-png"},
     {.name = "tone", .option = "--tone", .create = sink_tone_create, .writes_stdout = always},
 };
 

@@ -36,10 +36,14 @@ typedef struct {
     int bands_average;         /* bands: --average given: one row per channel (average's mode) */
     int transfer_ref;          /* transfer: the reference channel (an index of the input) */
     int transfer_meas;         /* transfer: the measured channel */
+    int compare;               /* --compare: the input is a pair of files A, B (reference,
+                                * compared) read side by side, each the mix of its channels */
     int remove_delay;          /* transfer-png: the phase drawn with the delay taken out */
     const char *reference;     /* transfer: the reference's file (--reference): the input is
                                 * then the pair of source_open_pair, REF its channel 0 and MEAS
-                                * its channel 1; NULL: both are channels of the input */
+                                * its channel 1; NULL: both are channels of the input;
+                                * compare: file A */
+    const char *compared;      /* compare: file B (the input) */
 } sink_measure;
 
 /* The defaults: mean, no --psd, the strongest tone, JSON, the default band. */
@@ -80,6 +84,8 @@ typedef struct {
     /* the kind --transfer makes of this one (the transfer function's table or plot); NULL:
      * none, the kind does not go with --transfer */
     const char *transferred;
+    /* the kind --compare makes of this one (with --average for a dump); NULL: none */
+    const char *compared;
 } sink_kind;
 
 int sink_kind_count(void);
@@ -124,6 +130,11 @@ size_t sink_bands_unresolved(const sink_measure *m, const sink_stream *st, doubl
 int sink_transfer_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --transfer with --png (sink_transfer.c): magnitude, phase and coherence plotted */
 int sink_transfer_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --compare with --average and --dump (sink_compare.c): the averaged spectra of files A and B
+ * and their difference, (3, bins) */
+int sink_compare_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --compare with --png (sink_compare.c): the spectrograms of A and B and their difference */
+int sink_compare_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --tone (sink_tone.c): THD, SNR ... of the averaged spectrum, at the end or each second live */
 int sink_tone_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 

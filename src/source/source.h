@@ -210,7 +210,10 @@ typedef struct {
     source_file_options file; /* files and pipes: raw samples, --stream */
     atomic_int *stop;         /* pipes: set, a read waiting for its writer gives up; may be NULL */
     const char *reference;    /* a file: read beside the input as a pair (source_open_pair) */
-    int reference_channel, measured_channel; /* the pair's channels of the reference, the input */
+    int reference_channel, measured_channel; /* the pair's channels of the reference, the input
+                                              * (-1: the mix of its channels) */
+    int compare;              /* with reference: a pair to compare (--compare): read from the
+                               * start, not aligned, and of one length */
 } source_request;
 
 /* One row per source kind; the first row whose claims() accepts the input opens it, or
@@ -234,7 +237,8 @@ int source_open_request(const source_request *req, source **out, sp_errinfo *ei)
  * as channel 0 and channel req->measured_channel of req->input as channel 1, the later one
  * read from where the two align (GCC-PHAT over their first 2^20 frames; info.aligned), up
  * to the end of the shorter. SP_EINVAL for a pipe, a microphone or a generated signal, two
- * rates, a channel out of range. */
+ * rates, a channel out of range; with req->compare both are read from their start, and two
+ * lengths are SP_EINVAL too. */
 int source_open_pair(const source_request *req, source **out, sp_errinfo *ei);
 
 /* 1 for a push source (start/stop), 0 for a pull source (read). */

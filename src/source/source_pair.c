@@ -1,6 +1,7 @@
 /* A pair of inputs (--reference FILE with --transfer REF:MEAS): channel REF of the reference
  * file and channel MEAS of the input, read side by side as one two-channel source (0: the
- * reference, 1: the measured), aligned first.
+ * reference, 1: the measured), aligned first. --compare A B makes a pair of the two files'
+ * mixes, not aligned, of one length.
  *
  * The alignment is a coarse one, to the sample: the first ALIGN_MAX frames of each channel
  * are cross-correlated with the phase transform (GCC-PHAT, one FFT of twice that length),
@@ -38,6 +39,19 @@ static void pair_close(void *state)
     free(p);
 }
 
+/* Channel c of frame f of input i's block, or its channels' mean for c = -1 (the float sum
+ * in channel order times 1/C, as the framer mixes: docs/design.md "Channels"). */
+static float sample_of(const pair_state *p, int i, size_t f, size_t ch)
+{
+    const float *x = p->buf[i] + f * ch;
+    float sum = 0.0f;
+    if (p->chan[i] >= 0)
+        return x[p->chan[i]];
+    for (size_t c = 0; c < ch; c++)
+        sum += x[c];
+    return sum * (1.0f / (float)ch);
+}
+
 /* Up to `want` frames of input i into p->buf[i]; fewer only at its end. */
 static int read_full(pair_state *p, int i, size_t want, size_t *got, sp_errinfo *ei)
 {
@@ -72,7 +86,7 @@ static int pair_read(void *state, float *dst, size_t max_frames, size_t *got, sp
     for (int i = 0; i < 2; i++) {
         size_t ch = (size_t)source_get_info(p->in[i])->channels;
         for (size_t f = 0; f < want; f++)
-            dst[2 * f + (size_t)i] = p->buf[i][f * ch + (size_t)p->chan[i]];
+            dst[2 * f + (size_t)i] = sample_of(p, i, f, ch);
     }
     *got = want;
     return SP_OK;
@@ -189,11 +203,15 @@ static int pair_info(pair_state *p, const source_request *req, int64_t lag, sour
     if (r->rate != m->rate)
         return sp_fail(ei, SP_EINVAL, "--reference %s: %d Hz, but %s is %d Hz (give files of one rate)", r->name,
                        r->rate, m->name, m->rate);
+    if (req->compare && r->samples_hint != m->samples_hint)
+        return sp_fail(ei, SP_EINVAL, "--compare: %s has %lld samples, %s %lld (give files of one length)", r->name,
+                       (long long)r->samples_hint, m->name, (long long)m->samples_hint);
     *info = *m;
     info->channels = 2;
     info->unit_bound = r->unit_bound && m->unit_bound;
     info->aligned = lag;
-    snprintf(info->name, sizeof info->name, "%.120s (reference %.120s)", m->name, r->name);
+    snprintf(info->name, sizeof info->name, req->compare ? "%.120s - %.120s" : "%.120s (reference %.120s)", m->name,
+             r->name);
     info->samples_hint = r->samples_hint < 0 || m->samples_hint < 0 ? -1
                          : r->samples_hint - skip[0] < m->samples_hint - skip[1] ? r->samples_hint - skip[0]
                                                                                  : m->samples_hint - skip[1];
@@ -218,8 +236,8 @@ int source_open_pair(const source_request *req, source **out, sp_errinfo *ei)
     if ((err = open_one(req, req->reference, &p->in[0], ei)) != SP_OK ||
         (err = open_one(req, req->input, &p->in[1], ei)) != SP_OK)
         goto fail;
-    if ((err = pair_info(p, req, 0, &info, ei)) != SP_OK || (err = align_lag(req, &lag, ei)) != SP_OK ||
-        (err = pair_info(p, req, lag, &info, ei)) != SP_OK)
+    if ((err = pair_info(p, req, 0, &info, ei)) != SP_OK ||
+        (!req->compare && ((err = align_lag(req, &lag, ei)) != SP_OK || (err = pair_info(p, req, lag, &info, ei)) != SP_OK)))
         goto fail;
     for (int i = 0; i < 2; i++)
         if (!(p->buf[i] = malloc(PAIR_BLOCK * (size_t)source_get_info(p->in[i])->channels * sizeof(float)))) {
