@@ -22,10 +22,11 @@ static long channel_at(const char **p)
     return v;
 }
 
-int cli_transfer_parse(cli_options *o, const char *name, const char *val, sp_errinfo *ei)
+int cli_transfer_parse(cli_options *o, const cli_option *row, const char *name, const char *val, sp_errinfo *ei)
 {
     const char *p = val;
     long ref = channel_at(&p), meas = -1;
+    (void)o;
     if (ref >= 0 && *p == ':') {
         p++;
         meas = channel_at(&p);
@@ -33,29 +34,20 @@ int cli_transfer_parse(cli_options *o, const char *name, const char *val, sp_err
     if (ref < 0 || meas < 0 || *p)
         return sp_fail(ei, SP_EINVAL, "%s %s: expected REF:MEAS, two channel indices of the input from 0, e.g. 0:1",
                        name, val);
-    o->transfer = 1;
-    o->an.measure.transfer_ref = (int)ref;
-    o->an.measure.transfer_meas = (int)meas;
+    *(int *)(void *)((char *)o + row->field) = (int)ref;
+    *(int *)(void *)((char *)o + row->also[0]) = (int)meas;
     return SP_OK;
 }
 
-int cli_transfer_reference(cli_options *o, const char *val, sp_errinfo *ei)
-{
-    if (!*val)
-        return sp_fail(ei, SP_EINVAL, "--reference: empty path");
-    o->an.measure.reference = val;
-    return SP_OK;
-}
-
-int cli_compare_check(cli_options *o, sp_errinfo *ei)
+static int compare_check(cli_options *o, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
     int made = 0;
     if (o->n_inputs != 2 || o->files_from || o->shard_n)
         return sp_fail(ei, SP_EINVAL, "--compare: give two FILEs, A and B");
-    if (o->transfer || a->measure.reference || a->channel != STFT_CHANNEL_MIX || a->measure.bands ||
+    if (cli_given(o, "transfer") || a->measure.reference || a->channel != STFT_CHANNEL_MIX || a->measure.bands ||
         a->measure.psd || o->view || a->realtime)
-        return sp_fail(ei, SP_EINVAL, "%s: not with --compare", o->transfer ? "--transfer"
+        return sp_fail(ei, SP_EINVAL, "%s: not with --compare", cli_given(o, "transfer") ? "--transfer"
                                       : a->measure.reference ? "--reference" : a->channel != STFT_CHANNEL_MIX ? "--channel"
                                       : a->measure.bands ? "--bands" : a->measure.psd ? "--psd" : o->view ? "--view"
                                       : "--realtime");
@@ -64,7 +56,7 @@ int cli_compare_check(cli_options *o, sp_errinfo *ei)
         if (!k->compared)
             return sp_fail(ei, SP_EINVAL, "%s: not with --compare (give --png, or --average MODE with --dump)",
                            k->option);
-        if (strcmp(k->name, "dump") == 0 && !o->average)
+        if (strcmp(k->name, "dump") == 0 && !cli_given(o, "average"))
             return sp_fail(ei, SP_EINVAL, "--dump: with --compare, give --average MODE (the averaged spectra and "
                                           "their difference)");
         a->outputs[i].kind = sink_kind_find(k->compared)->name;
@@ -72,9 +64,9 @@ int cli_compare_check(cli_options *o, sp_errinfo *ei)
     }
     if (!made)
         return sp_fail(ei, SP_EINVAL, "--compare: give --png, or --average MODE with --dump");
-    if (o->average && !a->n_outputs)
-        return sp_fail(ei, SP_EINVAL, "--average: give --dump for the averaged spectra");
-    o->average = 0; /* the mode stays in measure.average; the compare kinds average themselves */
+    /* the mode stays in measure.average; the compare kinds average themselves, so the
+     * --average check (check_measure) has nothing left to turn */
+    o->given[cli_row_find("average") - cli_rows] = 0;
     o->batch = 0;   /* one run of a pair, not two files */
     a->measure.compare = 1;
     a->measure.reference = o->inputs[0];
@@ -89,11 +81,11 @@ int cli_transfer_check(cli_options *o, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
     int made = 0;
-    if (o->compare)
-        return cli_compare_check(o, ei);
-    if (!o->transfer && a->measure.reference)
+    if (a->measure.compare)
+        return compare_check(o, ei);
+    if (!cli_given(o, "transfer") && a->measure.reference)
         return sp_fail(ei, SP_EINVAL, "--reference: only with --transfer (REF a channel of it, MEAS of the input)");
-    if (!o->transfer)
+    if (!cli_given(o, "transfer"))
         return a->measure.remove_delay ? sp_fail(ei, SP_EINVAL, "--remove-delay: only with --transfer and --png")
                                        : SP_OK;
     if (a->measure.reference && (!a->input || a->realtime))
@@ -103,9 +95,9 @@ int cli_transfer_check(cli_options *o, sp_errinfo *ei)
                        a->measure.transfer_ref, a->measure.transfer_meas);
     if (a->channel != STFT_CHANNEL_MIX)
         return sp_fail(ei, SP_EINVAL, "--channel: not with --transfer (it names its two channels)");
-    if (o->average || a->measure.bands || a->measure.psd || o->view)
+    if (cli_given(o, "average") || a->measure.bands || a->measure.psd || o->view)
         return sp_fail(ei, SP_EINVAL, "%s: not with --transfer (the transfer function is averaged over every frame)",
-                       o->average ? "--average" : a->measure.bands ? "--bands" : a->measure.psd ? "--psd" : "--view");
+                       cli_given(o, "average") ? "--average" : a->measure.bands ? "--bands" : a->measure.psd ? "--psd" : "--view");
     for (int i = 0; i < a->n_outputs; i++) {
         const sink_kind *k = sink_kind_find(a->outputs[i].kind);
         if (!k->transferred)
