@@ -120,6 +120,24 @@ class Transfer(unittest.TestCase):
                 self.assertLess(abs(json.load(f)["delay_s"] * RATE + DELAY), 1.0)
 
 
+class Live(unittest.TestCase):
+    def test_realtime_equals_file(self):
+        """--realtime (the microphone's path after its callback, small batches) gives the file's
+        table when nothing was dropped (a loaded machine may drop: then the test says so)."""
+        with E.TempDir() as d:
+            wav = os.path.join(d, "pair.wav")
+            E.write_float_wav(wav, make_signal()[:RATE * 2], RATE)
+            outs = [os.path.join(d, "file.npy"), os.path.join(d, "live.npy")]
+            for out, extra in zip(outs, ([], ["--realtime"])):
+                p = E.run(["--transfer", "0:1", "-n", 2048, "--hop", 512, "--dump", out, "-q", wav] + extra)
+                self.assertEqual(p.returncode, 0, p.stderr)
+            with open(outs[1] + ".json") as f:
+                meta = json.load(f)
+            if meta["dropped_samples"]:
+                self.skipTest("the live run dropped %d samples on this machine" % meta["dropped_samples"])
+            np.testing.assert_array_equal(np.load(outs[0]), np.load(outs[1]))
+
+
 class Reference(unittest.TestCase):
     """--reference FILE: REF from another file, aligned by its delay."""
 
