@@ -42,15 +42,20 @@ int cli_transfer_parse(cli_options *o, const cli_option *row, const char *name, 
 static int compare_check(cli_options *o, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
+    const char *other;
     int made = 0;
     if (o->n_inputs != 2 || o->files_from || o->shard_n)
         return sp_fail(ei, SP_EINVAL, "--compare: give two FILEs, A and B");
-    if (cli_given(o, "transfer") || a->measure.reference || a->channel != STFT_CHANNEL_MIX || a->measure.bands ||
-        a->measure.psd || o->view || a->realtime)
-        return sp_fail(ei, SP_EINVAL, "%s: not with --compare", cli_given(o, "transfer") ? "--transfer"
-                                      : a->measure.reference ? "--reference" : a->channel != STFT_CHANNEL_MIX ? "--channel"
-                                      : a->measure.bands ? "--bands" : a->measure.psd ? "--psd" : o->view ? "--view"
-                                      : "--realtime");
+    other = cli_given(o, "transfer")       ? "--transfer"
+            : a->measure.reference         ? "--reference"
+            : a->channel != STFT_CHANNEL_MIX ? "--channel"
+            : a->measure.bands             ? "--bands"
+            : a->measure.psd               ? "--psd"
+            : o->view                      ? "--view"
+            : a->realtime                  ? "--realtime"
+                                           : NULL;
+    if (other)
+        return sp_fail(ei, SP_EINVAL, "%s: not with --compare", other);
     for (int i = 0; i < a->n_outputs; i++) {
         const sink_kind *k = sink_kind_find(a->outputs[i].kind);
         if (!k->compared)
@@ -97,7 +102,10 @@ int cli_transfer_check(cli_options *o, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "--channel: not with --transfer (it names its two channels)");
     if (cli_given(o, "average") || a->measure.bands || a->measure.psd || o->view)
         return sp_fail(ei, SP_EINVAL, "%s: not with --transfer (the transfer function is averaged over every frame)",
-                       cli_given(o, "average") ? "--average" : a->measure.bands ? "--bands" : a->measure.psd ? "--psd" : "--view");
+                       cli_given(o, "average") ? "--average"
+                       : a->measure.bands      ? "--bands"
+                       : a->measure.psd        ? "--psd"
+                                               : "--view");
     for (int i = 0; i < a->n_outputs; i++) {
         const sink_kind *k = sink_kind_find(a->outputs[i].kind);
         if (!k->transferred)

@@ -236,8 +236,9 @@ int source_open_pair(const source_request *req, source **out, sp_errinfo *ei)
     if ((err = open_one(req, req->reference, &p->in[0], ei)) != SP_OK ||
         (err = open_one(req, req->input, &p->in[1], ei)) != SP_OK)
         goto fail;
-    if ((err = pair_info(p, req, 0, &info, ei)) != SP_OK ||
-        (!req->compare && ((err = align_lag(req, &lag, ei)) != SP_OK || (err = pair_info(p, req, lag, &info, ei)) != SP_OK)))
+    if ((err = pair_info(p, req, 0, &info, ei)) != SP_OK)
+        goto fail;
+    if (!req->compare && ((err = align_lag(req, &lag, ei)) != SP_OK || (err = pair_info(p, req, lag, &info, ei)) != SP_OK))
         goto fail;
     for (int i = 0; i < 2; i++)
         if (!(p->buf[i] = malloc(PAIR_BLOCK * (size_t)source_get_info(p->in[i])->channels * sizeof(float)))) {
