@@ -356,6 +356,8 @@ const cli_option cli_rows[] = {
     {.longname = "compare", .type = OPT_SWITCH, .field = AN(measure.compare),
      .help = "two FILEs A and B: with --png the spectrograms of A and B and their difference B-A; with --average "
              "MODE and --dump the averaged spectra of A, B and B-A, shape (3, bins)"},
+    {.longname = "resample", .type = OPT_SWITCH, .field = AN(measure.resample),
+     .help = "with --compare: B resampled to A's rate where the two differ"},
     {.longname = "view", .type = OPT_SWITCH, .field = OWN(view),
      .help = "with --tone or --average mean: open the window instead, with its tone analysis on (harmonics marked, THD, "
              "THD+N, SNR) or its running average in infinite mode"},

@@ -86,6 +86,8 @@ int cli_transfer_check(cli_options *o, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
     int made = 0;
+    if (a->measure.resample && !a->measure.compare)
+        return sp_fail(ei, SP_EINVAL, "--resample: only with --compare (B to A's rate)");
     if (a->measure.compare)
         return compare_check(o, ei);
     if (!cli_given(o, "transfer") && a->measure.reference)

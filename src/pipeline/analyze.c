@@ -193,7 +193,7 @@ static int run_open_source(run *r, sp_errinfo *ei)
     analyze_result *res = r->res;
     source_request req = {cfg->input, cfg->device, cfg->rate, cfg->channels, cfg->file, r->ctx->stop,
                           cfg->measure.reference, cfg->measure.transfer_ref, cfg->measure.transfer_meas,
-                          cfg->measure.compare};
+                          cfg->measure.compare, cfg->measure.resample};
     const source_info *info;
     int err;
     if (r->f->open_err != SP_OK) { /* the read-ahead of this input failed */

@@ -38,6 +38,7 @@ typedef struct {
     int transfer_meas;         /* transfer: the measured channel */
     int compare;               /* --compare: the input is a pair of files A, B (reference,
                                 * compared) read side by side, each the mix of its channels */
+    int resample;              /* --compare --resample: B at A's rate */
     int remove_delay;          /* transfer-png: the phase drawn with the delay taken out */
     const char *reference;     /* transfer: the reference's file (--reference): the input is
                                 * then the pair of source_open_pair, REF its channel 0 and MEAS

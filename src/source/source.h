@@ -214,6 +214,7 @@ typedef struct {
                                               * (-1: the mix of its channels) */
     int compare;              /* with reference: a pair to compare (--compare): read from the
                                * start, not aligned, and of one length */
+    int resample;             /* compare: the input resampled to the reference's rate */
 } source_request;
 
 /* One row per source kind; the first row whose claims() accepts the input opens it, or

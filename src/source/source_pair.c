@@ -1,7 +1,7 @@
 /* A pair of inputs (--reference FILE with --transfer REF:MEAS): channel REF of the reference
  * file and channel MEAS of the input, read side by side as one two-channel source (0: the
  * reference, 1: the measured), aligned first. --compare A B makes a pair of the two files'
- * mixes, not aligned, of one length.
+ * mixes, not aligned, of one length; with --resample B is resampled to A's rate (resample.h).
  *
  * The alignment is a coarse one, to the sample: the first ALIGN_MAX frames of each channel
  * are cross-correlated with the phase transform (GCC-PHAT, one FFT of twice that length),
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fft.h"
+#include "resample.h"
 #include "source.h"
 
 #define ALIGN_MAX ((size_t)1 << 20) /* frames each input gives the alignment: ~22 s at 48 kHz */
@@ -25,6 +26,9 @@ typedef struct {
     int chan[2];     /* the channel taken of each */
     float *buf[2];   /* PAIR_BLOCK frames of each, interleaved as the input has them */
     int ended;
+    resampler *rs;   /* --compare --resample: the measured input to the reference's rate */
+    float *mono;     /* PAIR_BLOCK samples: the measured input's channel before resampling */
+    int in_ended;    /* the measured input gave its last sample to the resampler */
 } pair_state;
 
 static void pair_close(void *state)
@@ -36,6 +40,8 @@ static void pair_close(void *state)
         source_close(p->in[i]);
         free(p->buf[i]);
     }
+    resampler_destroy(p->rs);
+    free(p->mono);
     free(p);
 }
 
@@ -69,6 +75,33 @@ static int read_full(pair_state *p, int i, size_t want, size_t *got, sp_errinfo 
     return SP_OK;
 }
 
+/* Up to `want` samples of the measured input at the reference's rate into dst (channel 1 of
+ * the pair's frames); fewer only at its end. */
+static int read_resampled(pair_state *p, size_t want, float *dst, size_t *got, sp_errinfo *ei)
+{
+    size_t ch = (size_t)source_get_info(p->in[1])->channels, have = 0, n;
+    float tmp[256];
+    int err;
+    while (have < want) {
+        size_t k = resampler_run(p->rs, NULL, 0, p->in_ended, tmp, want - have < 256 ? want - have : 256);
+        for (size_t f = 0; f < k; f++)
+            dst[2 * (have + f)] = tmp[f];
+        have += k;
+        if (k > 0)
+            continue;
+        if (p->in_ended) /* everything given was made */
+            break;
+        if ((err = read_full(p, 1, PAIR_BLOCK, &n, ei)) != SP_OK)
+            return err;
+        for (size_t f = 0; f < n; f++)
+            p->mono[f] = sample_of(p, 1, f, ch);
+        p->in_ended = n < PAIR_BLOCK;
+        resampler_run(p->rs, p->mono, n, p->in_ended, tmp, 0); /* only takes them */
+    }
+    *got = have;
+    return SP_OK;
+}
+
 static int pair_read(void *state, float *dst, size_t max_frames, size_t *got, sp_errinfo *ei)
 {
     pair_state *p = state;
@@ -77,18 +110,21 @@ static int pair_read(void *state, float *dst, size_t max_frames, size_t *got, sp
     *got = 0;
     if (p->ended)
         return SP_OK;
-    for (int i = 0; i < 2; i++)
-        if ((err = read_full(p, i, want, &n[i], ei)) != SP_OK)
-            return err;
-    if (n[0] < want || n[1] < want)
-        p->ended = 1;
-    want = n[0] < n[1] ? n[0] : n[1];
     for (int i = 0; i < 2; i++) {
         size_t ch = (size_t)source_get_info(p->in[i])->channels;
-        for (size_t f = 0; f < want; f++)
+        if (i == 1 && p->rs) {
+            if ((err = read_resampled(p, want, dst + 1, &n[1], ei)) != SP_OK)
+                return err;
+            continue;
+        }
+        if ((err = read_full(p, i, want, &n[i], ei)) != SP_OK)
+            return err;
+        for (size_t f = 0; f < n[i]; f++)
             dst[2 * f + (size_t)i] = sample_of(p, i, f, ch);
     }
-    *got = want;
+    if (n[0] < want || n[1] < want)
+        p->ended = 1;
+    *got = n[0] < n[1] ? n[0] : n[1];
     return SP_OK;
 }
 
@@ -191,7 +227,8 @@ static int align_lag(const source_request *req, int64_t *lag, sp_errinfo *ei)
 static int pair_info(pair_state *p, const source_request *req, int64_t lag, source_info *info, sp_errinfo *ei)
 {
     const source_info *r = source_get_info(p->in[0]), *m = source_get_info(p->in[1]);
-    int64_t skip[2] = {lag < 0 ? -lag : 0, lag > 0 ? lag : 0}, reached;
+    int64_t skip[2] = {lag < 0 ? -lag : 0, lag > 0 ? lag : 0}, reached, mlen = m->samples_hint;
+    const char *opt = req->compare ? "--compare" : "--reference";
     int err;
     if (req->reference_channel >= r->channels || req->measured_channel >= m->channels)
         return sp_fail(ei, SP_EINVAL, "--transfer %d:%d: channel %d out of range: %s has %d channel%s",
@@ -200,21 +237,24 @@ static int pair_info(pair_state *p, const source_request *req, int64_t lag, sour
                        req->reference_channel >= r->channels ? r->name : m->name,
                        req->reference_channel >= r->channels ? r->channels : m->channels,
                        (req->reference_channel >= r->channels ? r->channels : m->channels) == 1 ? "" : "s");
-    if (r->rate != m->rate)
-        return sp_fail(ei, SP_EINVAL, "--reference %s: %d Hz, but %s is %d Hz (give files of one rate)", r->name,
-                       r->rate, m->name, m->rate);
-    if (req->compare && r->samples_hint != m->samples_hint)
-        return sp_fail(ei, SP_EINVAL, "--compare: %s has %lld samples, %s %lld (give files of one length)", r->name,
-                       (long long)r->samples_hint, m->name, (long long)m->samples_hint);
+    if (r->rate != m->rate && !p->rs)
+        return sp_fail(ei, SP_EINVAL, "%s %s: %d Hz, but %s is %d Hz (give files of one rate%s)", opt, r->name,
+                       r->rate, m->name, m->rate, req->compare ? ", or --resample" : "");
+    if (p->rs && mlen >= 0) /* a length at the reference's rate, within a sample */
+        mlen = (int64_t)resampler_length(p->rs, (uint64_t)mlen);
+    if (req->compare && (p->rs ? llabs(r->samples_hint - mlen) > 1 : r->samples_hint != mlen))
+        return sp_fail(ei, SP_EINVAL, "--compare: %s has %lld samples, %s %lld%s (give files of one length)", r->name,
+                       (long long)r->samples_hint, m->name, (long long)mlen, p->rs ? " resampled" : "");
     *info = *m;
+    info->rate = r->rate;
     info->channels = 2;
     info->unit_bound = r->unit_bound && m->unit_bound;
     info->aligned = lag;
     snprintf(info->name, sizeof info->name, req->compare ? "%.120s - %.120s" : "%.120s (reference %.120s)", m->name,
              r->name);
-    info->samples_hint = r->samples_hint < 0 || m->samples_hint < 0 ? -1
-                         : r->samples_hint - skip[0] < m->samples_hint - skip[1] ? r->samples_hint - skip[0]
-                                                                                 : m->samples_hint - skip[1];
+    info->samples_hint = r->samples_hint < 0 || mlen < 0                 ? -1
+                         : r->samples_hint - skip[0] < mlen - skip[1] ? r->samples_hint - skip[0]
+                                                                      : mlen - skip[1];
     if (info->samples_hint < -1)
         info->samples_hint = 0;
     for (int i = 0; i < 2; i++)
@@ -236,6 +276,15 @@ int source_open_pair(const source_request *req, source **out, sp_errinfo *ei)
     if ((err = open_one(req, req->reference, &p->in[0], ei)) != SP_OK ||
         (err = open_one(req, req->input, &p->in[1], ei)) != SP_OK)
         goto fail;
+    if (req->compare && req->resample && source_get_info(p->in[0])->rate != source_get_info(p->in[1])->rate) {
+        if ((err = resampler_create(source_get_info(p->in[1])->rate, source_get_info(p->in[0])->rate, &p->rs, ei)) !=
+            SP_OK)
+            goto fail;
+        if (!(p->mono = malloc(PAIR_BLOCK * sizeof *p->mono))) {
+            err = sp_fail(ei, SP_ENOMEM, "out of memory");
+            goto fail;
+        }
+    }
     if ((err = pair_info(p, req, 0, &info, ei)) != SP_OK)
         goto fail;
     if (!req->compare && ((err = align_lag(req, &lag, ei)) != SP_OK || (err = pair_info(p, req, lag, &info, ei)) != SP_OK))

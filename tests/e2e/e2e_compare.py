@@ -73,6 +73,34 @@ class Compare(unittest.TestCase):
                 self.assertGreater(blue if far == "blue" else red, 50000, far)
                 self.assertLess(red if far == "blue" else blue, 5000, far)
 
+    def test_resample(self):
+        """The same three tones written at 48 kHz (A) and at 44.1 kHz (B): without --resample,
+        exit 2; with it, B at A's rate reads the tones' levels within 0.01 dB of A's, either way
+        round (up and down)."""
+        def tones(sr, secs=2):
+            t = np.arange(sr * secs) / sr
+            return (0.3 * np.sin(2 * np.pi * 1000 * t) + 0.1 * np.sin(2 * np.pi * 5000.5 * t) +
+                    0.05 * np.sin(2 * np.pi * 15000 * t)).astype(np.float32)
+        with E.TempDir() as d:
+            p48, p44 = os.path.join(d, "t48.wav"), os.path.join(d, "t44.wav")
+            E.write_float_wav(p48, tones(48000), 48000)
+            E.write_float_wav(p44, tones(44100), 44100)
+            out = os.path.join(d, "r.npy")
+            p = E.run(["--compare", p48, p44, "--average", "mean", "--dump", out])
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("--resample", p.stderr)
+            self.assertFalse(os.path.exists(out))
+            for a, b, rate in ((p48, p44, 48000), (p44, p48, 44100)):
+                p = E.run(["--compare", a, b, "--resample", "--average", "mean", "--dump", out, "-q"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                got = np.load(out)
+                with open(out + ".json") as f:
+                    self.assertEqual(json.load(f)["sample_rate"], rate)
+                for hz, level in ((1000, 0.3), (5000.5, 0.1), (15000, 0.05)):
+                    k = int(round(hz * 4096 / rate))
+                    self.assertGreater(got[0][k], 20 * np.log10(level) - 6)  # the tone's bin
+                    self.assertLess(abs(got[2][k]), 0.01, (rate, hz, got[2][k]))
+
     def test_refused(self):
         with E.TempDir() as d:
             pa, pb, a, _ = files(d, seconds=1)
