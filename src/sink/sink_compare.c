@@ -76,7 +76,7 @@ static int compare_open(void *self, const sink_stream *st, sink_wants *wants, sp
     s->st = *st;
     s->st.window_coef = NULL;
     if (st->channels != 2)
-        return sp_fail(ei, SP_EINVAL, "--compare: needs two files read side by side");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("compare") ": needs two files read side by side");
     if (s->png) {
         if ((err = open_png(s, ei)) != SP_OK)
             return err;
@@ -104,7 +104,7 @@ static int add_png(compare_sink *s, int channel, uint64_t first, size_t nframes,
     size_t count = nframes * s->st.bins;
     int err = render_add(s->pair, channel, first, nframes, db);
     if (err != SP_OK)
-        return sp_fail(ei, err, "--png: drawing failed");
+        return sp_fail(ei, err, SP_FIELD("png") ": drawing failed");
     if (channel == 0) {
         if (nframes > s->held_cap) {
             float *h = realloc(s->held, count * sizeof *h);
@@ -119,7 +119,7 @@ static int add_png(compare_sink *s, int channel, uint64_t first, size_t nframes,
     for (size_t i = 0; i < count; i++)
         s->held[i] = db[i] - s->held[i];
     if ((err = render_add(s->diff, 0, first, nframes, s->held)) != SP_OK)
-        return sp_fail(ei, err, "--png: drawing failed");
+        return sp_fail(ei, err, SP_FIELD("png") ": drawing failed");
     return SP_OK;
 }
 
@@ -232,7 +232,7 @@ static int compare_create(const char *path, const sink_options *opt, int png, si
 {
     compare_sink *s;
     if (!path || !*path || !opt || !out || (png && !opt->render))
-        return sp_fail(ei, SP_EINVAL, "%s: missing output path", png ? "--png" : "--dump");
+        return sp_fail(ei, SP_EINVAL, "%s: missing output path", png ? SP_FIELD("png") : SP_FIELD("dump"));
     if (!(s = calloc(1, sizeof *s)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     s->path = path;

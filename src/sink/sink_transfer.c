@@ -49,17 +49,22 @@ static int check_channels(const transfer_sink *s, const sink_stream *st, sp_erri
 {
     int r = s->m.transfer_ref, m = s->m.transfer_meas, c = st->source_channels;
     if (s->m.reference) /* a pair: its source checked REF and MEAS against the two files */
-        return c == 2 && st->channels == 2 ? SP_OK : sp_fail(ei, SP_EINVAL, "--reference: not a pair of channels");
+        return c == 2 && st->channels == 2 ? SP_OK
+                                           : sp_fail(ei, SP_EINVAL, SP_FIELD("reference") ": not a pair of channels");
     if (c < 2)
-        return sp_fail(ei, SP_EINVAL, "--transfer %d:%d: %s has one channel (the transfer function needs two)", r, m,
+        return sp_fail(ei, SP_EINVAL,
+                       SP_FIELD("transfer") " %d:%d: %s has one channel (the transfer function needs two)", r, m,
                        st->source);
     if (r < 0 || m < 0 || r >= c || m >= c)
-        return sp_fail(ei, SP_EINVAL, "--transfer %d:%d: channel %d out of range: %s has %d channels (0 to %d)", r, m,
+        return sp_fail(ei, SP_EINVAL,
+                       SP_FIELD("transfer") " %d:%d: channel %d out of range: %s has %d channels (0 to %d)", r, m,
                        r < 0 || r >= c ? r : m, st->source, c, c - 1);
     if (r == m)
-        return sp_fail(ei, SP_EINVAL, "--transfer %d:%d: the reference and the measured channel are the same", r, m);
+        return sp_fail(ei, SP_EINVAL,
+                       SP_FIELD("transfer") " %d:%d: the reference and the measured channel are the same", r, m);
     if (st->channels != c)
-        return sp_fail(ei, SP_EINVAL, "--transfer: needs every channel of the input (--channel all)");
+        return sp_fail(ei, SP_EINVAL,
+                       SP_FIELD("transfer") ": needs every channel of the input (" SP_FIELD("channel") " all)");
     return SP_OK;
 }
 
@@ -318,7 +323,7 @@ static int transfer_sink_create(const char *path, const sink_options *opt, int p
 {
     transfer_sink *s;
     if (!path || !*path || !opt || !out || (png && !opt->render))
-        return sp_fail(ei, SP_EINVAL, "%s: missing output path", png ? "--png" : "--dump");
+        return sp_fail(ei, SP_EINVAL, "%s: missing output path", png ? SP_FIELD("png") : SP_FIELD("dump"));
     if (!(s = calloc(1, sizeof *s)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     s->path = path;

@@ -27,7 +27,8 @@ int transfer_create(size_t n, transfer **out, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "transfer_create: NULL argument");
     *out = NULL;
     if (n < FFT_MIN_SIZE || n > FFT_MAX_SIZE || (n & (n - 1)))
-        return sp_fail(ei, SP_EINVAL, "n_fft %zu: a power of two from %u to %u", n, FFT_MIN_SIZE, FFT_MAX_SIZE);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fft_size") " %zu: a power of two from %u to %u", n, FFT_MIN_SIZE,
+                       FFT_MAX_SIZE);
     if (!(t = calloc(1, sizeof *t)))
         goto fail;
     t->n = n;

@@ -67,8 +67,8 @@ int resampler_create(int in_rate, int out_rate, resampler **out, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "resampler_create: bad rates");
     g = gcd(in_rate, out_rate);
     if (out_rate / g > RESAMPLE_MAX_L)
-        return sp_fail(ei, SP_EINVAL, "--resample: %d Hz to %d Hz is no ratio of %d phases or fewer", in_rate,
-                       out_rate, RESAMPLE_MAX_L);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("resample") ": %d Hz to %d Hz is no ratio of %d phases or fewer",
+                       in_rate, out_rate, RESAMPLE_MAX_L);
     if (!(r = calloc(1, sizeof *r)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     r->in_rate = in_rate;

@@ -145,13 +145,13 @@ static int open_one(const source_request *req, const char *input, source **out, 
     r.input = input;
     r.reference = NULL;
     if (!input || source_is_pipe_path(input) || strncmp(input, "synth:", 6) == 0)
-        return sp_fail(ei, SP_EINVAL, "--reference: both the reference and the input must be files");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("reference") ": both the reference and the input must be files");
     if ((err = source_open_request(&r, out, ei)) != SP_OK)
         return err;
     if (source_get_info(*out)->pipe || source_is_push(*out)) {
         source_close(*out);
         *out = NULL;
-        return sp_fail(ei, SP_EINVAL, "--reference: both the reference and the input must be files");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("reference") ": both the reference and the input must be files");
     }
     return SP_OK;
 }
@@ -190,7 +190,7 @@ static int align_lag(const source_request *req, int64_t *lag, sp_errinfo *ei)
     cpx *x[2] = {calloc(n, sizeof(cpx)), calloc(n, sizeof(cpx))};
     int err = SP_OK;
     if (!x[0] || !x[1])
-        err = sp_fail(ei, SP_ENOMEM, "out of memory aligning --reference");
+        err = sp_fail(ei, SP_ENOMEM, "out of memory aligning " SP_FIELD("reference"));
     if (err == SP_OK)
         err = read_channel(req, req->reference, req->reference_channel, x[0], ALIGN_MAX, &len[0], ei);
     if (err == SP_OK)
@@ -204,7 +204,7 @@ static int align_lag(const source_request *req, int64_t *lag, sp_errinfo *ei)
     fc.max_batch = 1;
     if (err == SP_OK && (err = fft_plan_create(&fc, &plan, ei)) == SP_OK &&
         ((err = fft_c2c(plan, x[0], x[0], 1, 0)) != SP_OK || (err = fft_c2c(plan, x[1], x[1], 1, 0)) != SP_OK))
-        err = sp_fail(ei, err, "--reference: FFT failed");
+        err = sp_fail(ei, err, SP_FIELD("reference") ": FFT failed");
     for (size_t k = 0; err == SP_OK && k < n; k++) { /* conj(R) M / |conj(R) M| */
         double re = (double)x[0][k].re * x[1][k].re + (double)x[0][k].im * x[1][k].im;
         double im = (double)x[0][k].re * x[1][k].im - (double)x[0][k].im * x[1][k].re, m = hypot(re, im);
@@ -212,7 +212,7 @@ static int align_lag(const source_request *req, int64_t *lag, sp_errinfo *ei)
         x[0][k].im = m > 0.0 ? (float)(im / m) : 0.0f;
     }
     if (err == SP_OK && (err = fft_c2c(plan, x[0], x[0], 1, 1)) != SP_OK)
-        err = sp_fail(ei, err, "--reference: FFT failed");
+        err = sp_fail(ei, err, SP_FIELD("reference") ": FFT failed");
     for (size_t i = 1; err == SP_OK && i < n; i++)
         if (x[0][i].re > x[0][best].re)
             best = i;
@@ -228,10 +228,10 @@ static int pair_info(pair_state *p, const source_request *req, int64_t lag, sour
 {
     const source_info *r = source_get_info(p->in[0]), *m = source_get_info(p->in[1]);
     int64_t skip[2] = {lag < 0 ? -lag : 0, lag > 0 ? lag : 0}, reached, mlen = m->samples_hint;
-    const char *opt = req->compare ? "--compare" : "--reference";
+    const char *opt = req->compare ? SP_FIELD("compare") : SP_FIELD("reference");
     int err;
     if (req->reference_channel >= r->channels || req->measured_channel >= m->channels)
-        return sp_fail(ei, SP_EINVAL, "--transfer %d:%d: channel %d out of range: %s has %d channel%s",
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("transfer") " %d:%d: channel %d out of range: %s has %d channel%s",
                        req->reference_channel, req->measured_channel,
                        req->reference_channel >= r->channels ? req->reference_channel : req->measured_channel,
                        req->reference_channel >= r->channels ? r->name : m->name,
@@ -239,12 +239,12 @@ static int pair_info(pair_state *p, const source_request *req, int64_t lag, sour
                        (req->reference_channel >= r->channels ? r->channels : m->channels) == 1 ? "" : "s");
     if (r->rate != m->rate && !p->rs)
         return sp_fail(ei, SP_EINVAL, "%s %s: %d Hz, but %s is %d Hz (give files of one rate%s)", opt, r->name,
-                       r->rate, m->name, m->rate, req->compare ? ", or --resample" : "");
+                       r->rate, m->name, m->rate, req->compare ? ", or " SP_FIELD("resample") : "");
     if (p->rs && mlen >= 0) /* a length at the reference's rate, within a sample */
         mlen = (int64_t)resampler_length(p->rs, (uint64_t)mlen);
     if (req->compare && (p->rs ? llabs(r->samples_hint - mlen) > 1 : r->samples_hint != mlen))
-        return sp_fail(ei, SP_EINVAL, "--compare: %s has %lld samples, %s %lld%s (give files of one length)", r->name,
-                       (long long)r->samples_hint, m->name, (long long)mlen, p->rs ? " resampled" : "");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("compare") ": %s has %lld samples, %s %lld%s (give files of one length)",
+                       r->name, (long long)r->samples_hint, m->name, (long long)mlen, p->rs ? " resampled" : "");
     *info = *m;
     info->rate = r->rate;
     info->channels = 2;
@@ -287,7 +287,8 @@ int source_open_pair(const source_request *req, source **out, sp_errinfo *ei)
     }
     if ((err = pair_info(p, req, 0, &info, ei)) != SP_OK)
         goto fail;
-    if (!req->compare && ((err = align_lag(req, &lag, ei)) != SP_OK || (err = pair_info(p, req, lag, &info, ei)) != SP_OK))
+    if (!req->compare &&
+        ((err = align_lag(req, &lag, ei)) != SP_OK || (err = pair_info(p, req, lag, &info, ei)) != SP_OK))
         goto fail;
     for (int i = 0; i < 2; i++)
         if (!(p->buf[i] = malloc(PAIR_BLOCK * (size_t)source_get_info(p->in[i])->channels * sizeof(float)))) {
