@@ -56,8 +56,9 @@ extern "C" {
 /* The library's version, the spectro program's ("0.1.0"): static storage. Any thread. */
 SPECTRO_API const char *spectro_version(void);
 /* The API's revision within this SONAME: grows when functions or struct members are added
- * (docs/api-c.md). 2 for this header: 2 added the _device_async entries. */
-#define SPECTRO_API_VERSION 2
+ * (docs/api-c.md). 3 for this header: 2 added the _device_async entries, 3 the transfer
+ * function. */
+#define SPECTRO_API_VERSION 3
 SPECTRO_API int spectro_api_version(void);
 
 /* The codes (the program's exit status for each is in brackets). */
@@ -454,6 +455,30 @@ SPECTRO_API int spectro_bands_levels(spectro_bands *b, const float *db, size_t f
 /* The band levels averaged over the frames (--bands with --average MODE): out[count]. */
 SPECTRO_API int spectro_bands_average(spectro_bands *b, const float *db, size_t frames, int mode, float *out,
                                       spectro_error *err);
+
+/* ---- the transfer function (added in API version 3) ---------------------------------------------
+ * The averaged H1 transfer function of a measured channel from a reference channel, their
+ * coherence and the delay (the program's --transfer REF:MEAS --dump; docs/measurements.md
+ * "Transfer function"), from the two channels' complex frames as spectro_analyzer_stft or
+ * spectro_analyzer_read_complex give them (an analyzer with SPECTRO_CHANNEL_ALL: channel REF's
+ * [frame][bin] block and channel MEAS's). */
+typedef struct spectro_transfer spectro_transfer;
+
+#define SPECTRO_TRANSFER_COLUMNS 4 /* freq_hz, magnitude_db, phase_deg, coherence */
+
+/* An empty average for the analyzer's fft_size and sample rate (the analyzer is read now,
+ * not kept). *out is the caller's (spectro_transfer_destroy). */
+SPECTRO_API int spectro_transfer_create(const spectro_analyzer *a, spectro_transfer **out, spectro_error *err);
+SPECTRO_API void spectro_transfer_destroy(spectro_transfer *t); /* NULL is a no-op */
+/* Adds `frames` frames: ref[f*bins + k] and meas[f*bins + k], bins = fft_size/2 + 1. */
+SPECTRO_API int spectro_transfer_add(spectro_transfer *t, const spectro_complex *ref, const spectro_complex *meas,
+                                     size_t frames, spectro_error *err);
+/* Frames averaged so far. */
+SPECTRO_API uint64_t spectro_transfer_averages(const spectro_transfer *t);
+/* The table out[bins * SPECTRO_TRANSFER_COLUMNS] (row k: k * rate / fft_size, 20 log10 |H1|,
+ * its phase in degrees, the coherence: the values of the program's dump), and *delay_s (may
+ * be NULL) the delay of MEAS after REF in seconds. */
+SPECTRO_API int spectro_transfer_table(spectro_transfer *t, float *out, double *delay_s, spectro_error *err);
 
 /* ---- tables ------------------------------------------------------------------------------------- */
 

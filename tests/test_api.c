@@ -435,6 +435,53 @@ static void test_threads(void)
     spectro_analyzer_destroy(a);
 }
 
+/* spectro_transfer: channel 1 is white noise on channel 0 delayed by 5 samples and halved: 20 log10 0.5 dB
+ * wherever the frames overlap enough (a Hann frame of 1024 keeps coherence ~0.9995 at a delay
+ * of 5), the phase that delay's, the delay 5 samples. */
+static void test_transfer(void)
+{
+    size_t n = 1024, len = 40000, d = 5, bins = n / 2 + 1, frames;
+    spectro_analyzer *a = make(2, SPECTRO_CHANNEL_ALL, n, 0, "hann");
+    float *x = malloc((len + d) * sizeof *x), *xy = malloc(2 * len * sizeof *xy), *table;
+    spectro_complex *z;
+    spectro_transfer *t = NULL;
+    spectro_error err = {0};
+    double delay = 0.0;
+    CHECK(x && xy);
+    for (size_t i = 0; i < len + d; i++) /* white noise */
+        x[i] = (float)((double)rng() / 4294967296.0 - 0.5);
+    for (size_t i = 0; i < len; i++) {
+        xy[2 * i] = x[i + d];
+        xy[2 * i + 1] = 0.5f * x[i];
+    }
+    frames = (size_t)spectro_analyzer_frame_count(a, len);
+    z = malloc(2 * frames * bins * sizeof *z);
+    table = malloc(bins * SPECTRO_TRANSFER_COLUMNS * sizeof *table);
+    CHECK(z && table);
+    CHECK(spectro_analyzer_stft(a, xy, len, z, frames, &err) == SPECTRO_OK);
+    CHECK_MSG(spectro_transfer_create(a, &t, &err) == SPECTRO_OK, "%s", err.message);
+    CHECK(spectro_transfer_add(t, z, z + frames * bins, frames, &err) == SPECTRO_OK);
+    CHECK(spectro_transfer_averages(t) == frames);
+    CHECK(spectro_transfer_table(t, table, &delay, &err) == SPECTRO_OK);
+    CHECK_MSG(fabs(delay * 48000 - (double)d) < 0.1, "delay %g samples", delay * 48000);
+    for (size_t k = 1; k + 1 < bins; k++) {
+        const float *row = table + k * SPECTRO_TRANSFER_COLUMNS;
+        double ph = fmod(row[2] + 360.0 * row[0] * (double)d / 48000 + 540.0, 360.0) - 180.0;
+        CHECK(fabsf(row[0] - (float)k * 48000.0f / (float)n) < 1e-3f);
+        CHECK_MSG(row[3] > 0.99f && fabs(row[1] - 20 * log10(0.5)) < 0.05 && fabs(ph) < 1.0,
+                  "bin %zu: %g dB %g deg coherence %g", k, row[1], ph, row[3]);
+    }
+    CHECK(spectro_transfer_add(NULL, z, z, 1, &err) == SPECTRO_EINVAL);
+    CHECK(spectro_transfer_table(t, NULL, NULL, &err) == SPECTRO_EINVAL);
+    spectro_transfer_destroy(t);
+    spectro_transfer_destroy(NULL);
+    spectro_analyzer_destroy(a);
+    free(x);
+    free(xy);
+    free(z);
+    free(table);
+}
+
 int main(void)
 {
     test_stream_equals_whole(1, SPECTRO_CHANNEL_MIX, 50000, 1024, 0);
@@ -451,6 +498,7 @@ int main(void)
     test_errors();
     test_source();
     test_reductions();
+    test_transfer();
     test_threads();
     return check_done("test_api");
 }

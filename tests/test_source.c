@@ -448,7 +448,7 @@ static void test_synth_spec(void)
     CHECK(strcmp(source_kind_for("synth.wav")->name, "file") == 0);
     {
         source_request req = {"synth:rate=8000,channels=3,duration=0.5", NULL, 0, 0,
-                              source_file_options_default(), NULL};
+                              source_file_options_default(), NULL, NULL, 0, 0, 0, 0};
         CHECK_MSG(source_open_request(&req, &s, &ei) == SP_OK, "%s", ei.msg);
         if (s) {
             const source_info *info = source_get_info(s);
@@ -706,7 +706,7 @@ out:
 static void test_pass_to_ffmpeg(void)
 {
     char path[512];
-    source_request req = {NULL, NULL, 0, 0, source_file_options_default(), NULL};
+    source_request req = {NULL, NULL, 0, 0, source_file_options_default(), NULL, NULL, 0, 0, 0, 0};
     const source_kind *last = source_kind_at(source_kind_count() - 1);
     source *s = NULL;
     sp_errinfo ei = {{0}};

@@ -391,6 +391,53 @@ static PyObject *analyzer_average(PyObject *self_, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* The transfer function of two channels' complex frames into out (bins rows of 4 floats). */
+static int run_transfer(ext_analyzer *self, const Py_buffer *ref, const Py_buffer *meas, size_t frames, float *out,
+                        double *delay_s, unsigned long long *averages, spectro_error *err)
+{
+    spectro_transfer *t = NULL;
+    int rc = spectro_transfer_create(self->a, &t, err);
+    if (rc == SPECTRO_OK && (rc = spectro_transfer_add(t, ref->buf, meas->buf, frames, err)) == SPECTRO_OK)
+        rc = spectro_transfer_table(t, out, delay_s, err);
+    *averages = spectro_transfer_averages(t);
+    spectro_transfer_destroy(t);
+    return rc;
+}
+
+/* transfer(ref, meas, out) -> (delay_s, averages): ref and meas complex64 frames [frame][bin]
+ * of the same count, out room for bins * 4 floats */
+static PyObject *analyzer_transfer(PyObject *self_, PyObject *args)
+{
+    ext_analyzer *self = (ext_analyzer *)self_;
+    PyObject *r_obj, *m_obj, *out_obj;
+    Py_buffer b[3];
+    int got = 0, rc = 1;
+    double delay = 0.0;
+    unsigned long long averages = 0;
+    spectro_error err = {0};
+    size_t row = self->info.bins * sizeof(spectro_complex);
+    if (!PyArg_ParseTuple(args, "OOO", &r_obj, &m_obj, &out_obj) || !made_or_raise(self))
+        return NULL;
+    if (ext_get_buffer(r_obj, &b[0], 0, sizeof(spectro_complex), "ref") == 0 && ++got &&
+        ext_get_buffer(m_obj, &b[1], 0, sizeof(spectro_complex), "meas") == 0 && ++got &&
+        ext_get_buffer(out_obj, &b[2], 1, sizeof(float), "out") == 0 && ++got) {
+        if (b[0].len != b[1].len || (size_t)b[0].len % row != 0)
+            PyErr_SetString(PyExc_ValueError, "ref, meas: not the same whole number of frames of bins values");
+        else if ((size_t)b[2].len < self->info.bins * SPECTRO_TRANSFER_COLUMNS * sizeof(float))
+            PyErr_SetString(PyExc_ValueError, "out: room for fewer than bins rows of 4 values");
+        else
+            EXT_UNLOCKED(self->lock, rc = run_transfer(self, &b[0], &b[1], (size_t)b[0].len / row, b[2].buf, &delay,
+                                                       &averages, &err));
+    }
+    while (got > 0)
+        PyBuffer_Release(&b[--got]);
+    if (rc == 1)
+        return NULL;
+    if (rc != SPECTRO_OK)
+        return ext_raise(rc, &err);
+    return Py_BuildValue("(dK)", delay, averages);
+}
+
 /* The tone's dict, with the keys and order of the program's --tone JSON. */
 static PyObject *tone_dict(const spectro_tone *t)
 {
@@ -480,6 +527,7 @@ static PyMethodDef analyzer_methods[] = {
     {"peaks", analyzer_peaks, METH_VARARGS, "peaks(db, fmin, fmax, out)"},
     {"average", analyzer_average, METH_VARARGS, "average(db, mode, psd, out)"},
     {"tone", analyzer_tone, METH_VARARGS, "tone(db, fundamental_hz, fmin, fmax) -> dict"},
+    {"transfer", analyzer_transfer, METH_VARARGS, "transfer(ref, meas, out) -> (delay_s, averages)"},
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject ext_analyzer_type = {

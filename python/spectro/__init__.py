@@ -411,6 +411,28 @@ def bands(y, *, sr, fraction=3, weighting="Z", fmin=None, fmax=None, average=Non
         y, fraction=fraction, weighting=weighting, fmin=fmin, fmax=fmax, average=average)
 
 
+def transfer(ref, meas, *, sr, n_fft=4096, hop_length=None, window="hann", backend="auto"):
+    """The transfer function of meas from ref (``spectro --transfer 0:1 --dump`` of the two as
+    one file): the averaged H1 estimate over the frames (Welch: n_fft, hop_length and window
+    as the spectrogram's), a dict of float32 arrays of bins values, "freq_hz",
+    "magnitude_db" (20*log10|H1|), "phase_deg", "coherence" (|Sxy|^2 / (Sxx Syy)), and
+    "delay_s" (meas after ref, seconds: the excess phase's GCC, docs/measurements.md) and
+    "averages" (frames). ref and meas: one channel each, (samples,), of one length."""
+    r, _ = as_samples(ref)
+    m, _ = as_samples(meas)
+    if r.shape[0] != 1 or m.shape[0] != 1:
+        raise ValueError("ref, meas: one channel each, (samples,)")
+    if r.shape[1] != m.shape[1]:
+        raise ValueError("ref, meas: %d and %d samples: give signals of one length" % (r.shape[1], m.shape[1]))
+    an = Analyzer(sr=sr, n_fft=n_fft, hop_length=hop_length, window=window, channel="all", backend=backend,
+                  expected_samples=r.shape[1])
+    z = an.stft(np.concatenate([r, m]))
+    table = np.empty((z.shape[2], 4), dtype=np.float32)
+    delay, averages = an._plan(2).transfer(np.ascontiguousarray(z[0]), np.ascontiguousarray(z[1]), table)
+    return {"freq_hz": table[:, 0].copy(), "magnitude_db": table[:, 1].copy(), "phase_deg": table[:, 2].copy(),
+            "coherence": table[:, 3].copy(), "delay_s": delay, "averages": averages}
+
+
 # ---- argument checks: TypeError for the wrong kind of value, ValueError for a bad one ------
 
 def _positive_int(v, name):

@@ -13,6 +13,7 @@
 #include "bands.h"
 #include "batch.h"
 #include "cli_internal.h"
+#include "cli_transfer.h"
 #include "colormap.h"
 #include "dump.h"
 #include "measure.h"
@@ -344,6 +345,20 @@ const cli_option cli_rows[] = {
     {.longname = "weighting", .value = "W", .type = OPT_CUSTOM, .parse = parse_weighting,
      .field = AN(measure.weighting), .help = "with --bands: frequency weighting (IEC 61672-1): ",
      .list = cli_list_weightings},
+    {.longname = "transfer", .value = "REF:MEAS", .type = OPT_CUSTOM, .parse = cli_transfer_parse,
+     .field = AN(measure.transfer_ref), .also = {AN(measure.transfer_meas)},
+     .help = "with --dump or --png: the transfer function of channel MEAS from channel REF (H1, averaged over the "
+             "frames): magnitude, phase, coherence; the sidecar holds the delay of MEAS after REF"},
+    {.longname = "remove-delay", .type = OPT_SWITCH, .field = AN(measure.remove_delay),
+     .help = "with --transfer and --png: draw the phase with the measured delay taken out"},
+    {.longname = "reference", .value = "FILE", .type = OPT_TEXT, .field = AN(measure.reference), .kind = 'f',
+     .empty = "--reference: empty path",
+     .help = "with --transfer: REF is a channel of FILE, MEAS of the input, read from where the two align"},
+    {.longname = "compare", .type = OPT_SWITCH, .field = AN(measure.compare),
+     .help = "two FILEs A and B: with --png the spectrograms of A and B and their difference B-A; with --average "
+             "MODE and --dump the averaged spectra of A, B and B-A, shape (3, bins)"},
+    {.longname = "resample", .type = OPT_SWITCH, .field = AN(measure.resample),
+     .help = "with --compare: B resampled to A's rate where the two differ"},
     {.longname = "view", .type = OPT_SWITCH, .field = OWN(view),
      .help = "with --tone or --average mean: open the window instead, with its tone analysis on (harmonics marked, THD, "
              "THD+N, SNR) or its running average in infinite mode"},
@@ -647,6 +662,8 @@ static int check_together(cli_options *o, sp_errinfo *ei)
     if ((o->an.input || o->files_from) && (o->an.device || o->an.rate || o->an.channels))
         return sp_fail(ei, SP_EINVAL, "%s: --device, --rate and --channels are for the microphone, not a file",
                        o->an.device ? "--device" : o->an.rate ? "--rate" : "--channels");
+    if ((err = cli_transfer_check(o, ei)) != SP_OK)
+        return err;
     return check_measure(o, ei);
 }
 

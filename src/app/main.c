@@ -95,7 +95,7 @@ static int fail(int err, const sp_errinfo *ei)
  * (opening them takes the device or consumes the stream). */
 static int check_input(const analyze_config *an, sp_errinfo *ei)
 {
-    source_request req = {an->input, an->device, an->rate, an->channels, an->file, NULL};
+    source_request req = {an->input, an->device, an->rate, an->channels, an->file, NULL, NULL, 0, 0, 0, 0};
     source *src = NULL;
     int err;
     /* opening a pipe would take what its writer sends: the run opens it once */

@@ -207,7 +207,7 @@ int plot_create(const plot_config *cfg, plot **out, sp_errinfo *ei)
     plot *p;
     int err;
     if (!cfg || !out || cfg->channels < 1 || cfg->channels > RENDER_MAX_CHANNELS || cfg->n < 16 ||
-        !(cfg->rate > 0) || !cfg->refine)
+        !(cfg->rate > 0) || (!cfg->refine && !cfg->no_labels))
         return sp_fail(ei, SP_EINVAL, "plot_create: bad arguments");
     *out = NULL;
     if (cfg->rc.width < RENDER_MIN_WIDTH || cfg->rc.width > RENDER_MAX_SIZE || cfg->rc.height < RENDER_MIN_HEIGHT ||
@@ -537,9 +537,12 @@ static render_rect marker_box(const plot *p, const plot_label *l)
 static void choose_labels(plot *p, const float *const *db)
 {
     candidate *c = NULL;
-    size_t count = find_candidates(p, db, &c);
+    size_t count;
     render_rect legend = legend_rect(p);
     p->nlabels = 0;
+    if (p->cfg.no_labels)
+        return;
+    count = find_candidates(p, db, &c);
     for (size_t i = 0; i < count && i < MAX_CANDIDATES && p->nlabels < PLOT_MAX_LABELS; i++) {
         plot_label l;
         int ok = 1;

@@ -55,6 +55,8 @@ typedef struct {
      * ctx is borrowed until destroy. */
     void (*refine)(const void *ctx, size_t bin, float l, float c, float r, double *hz, double *db);
     const void *refine_ctx;
+    int no_labels;      /* 1: no peak labels (curves that are not levels: a phase, a
+                         * coherence); refine may then be NULL */
 } plot_config;
 
 typedef struct plot plot;

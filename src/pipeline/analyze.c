@@ -198,7 +198,9 @@ static int run_open_source(run *r, sp_errinfo *ei)
 {
     const analyze_config *cfg = r->cfg;
     analyze_result *res = r->res;
-    source_request req = {cfg->input, cfg->device, cfg->rate, cfg->channels, cfg->file, r->ctx->stop};
+    source_request req = {cfg->input, cfg->device, cfg->rate, cfg->channels, cfg->file, r->ctx->stop,
+                          cfg->measure.reference, cfg->measure.transfer_ref, cfg->measure.transfer_meas,
+                          cfg->measure.compare, cfg->measure.resample};
     const source_info *info;
     int err;
     if (r->f->open_err != SP_OK) { /* the read-ahead of this input failed */
@@ -437,6 +439,7 @@ static sink_stream stream_of(const run *r)
     st.frames_hint = expected_frames(samples, res->n, res->hop);
     st.frames_expected = res->live ? -1 : st.frames_hint;
     st.live = res->live;
+    st.aligned_s = (double)res->info.aligned / res->info.rate;
     return st;
 }
 

@@ -79,6 +79,7 @@ typedef struct {
     pipe_reduction *red;
     int nred;                   /* distinct peak searches, <= FFT_PEAK_RANGES_MAX */
     int spectra;                /* some sink wants the spectra themselves */
+    int complex;                /* some sink wants the frames' transforms (sink.h) */
     uint64_t span;              /* > 0: sinks with maxima_span get column maxima (pipe_sinks_attach) */
     int test_maxima;            /* the config's test.maxima (ANALYZE_TEST_MAXIMA_*) */
     size_t pk_cap;              /* frames each red[].pk holds */
@@ -104,8 +105,10 @@ void pipe_sinks_unresolved(const analyze_config *cfg, const sink_stream *ss, ana
  * that wants the spectra themselves they never reach host memory. Else nothing changes
  * (pipe_sinks_frames). */
 int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo *ei);
-/* The framer's callbacks (stft_sink_fn, stft_reduce_fn): user is the pipe_sinks. */
+/* The framer's callbacks (stft_sink_fn, stft_reduce_fn, stft_complex_fn): user is the
+ * pipe_sinks. */
 int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db);
+int pipe_sinks_complex(void *user, int channel, uint64_t first, size_t nframes, const cpx *z);
 int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, const float *db,
                        const fft_peak_raw *raw, const float *colmax);
 /* After the last frame: every opened sink lets go of the framer's blocks (sink.h settle). */

@@ -191,7 +191,9 @@ void session_read_ahead(analyze_session *s)
     s->ahead = 1;
     pipe_feed_release(f);
     f->input = s->next;
-    req = (source_request){s->next, s->cfg.device, s->cfg.rate, s->cfg.channels, s->cfg.file, s->ctx.stop};
+    req = (source_request){s->next, s->cfg.device, s->cfg.rate, s->cfg.channels, s->cfg.file, s->ctx.stop,
+                           s->cfg.measure.reference, s->cfg.measure.transfer_ref, s->cfg.measure.transfer_meas,
+                           s->cfg.measure.compare, s->cfg.measure.resample};
     err = source_open_request(&req, &f->src, &f->open_ei);
     /* a push source (live) starts with its run, like any live input */
     if (err == SP_OK && !source_is_push(f->src) && (err = pipe_feed_ring(f, FILE_RING_FLOATS, &f->open_ei)) == SP_OK)

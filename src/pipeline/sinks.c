@@ -124,7 +124,11 @@ int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei)
             return sp_fail(ei, SP_EINVAL, "%s: more than %d different peak searches in one run", l->s[i].ops->name,
                            FFT_PEAK_RANGES_MAX);
         l->spectra |= l->wants[i].spectra && l->s[i].ops->spectra;
+        l->complex |= l->wants[i].complex && l->s[i].ops->complex;
     }
+    if (l->complex && (l->spectra || l->nred > 0))
+        return sp_fail(ei, SP_EINVAL, "the transfer function takes the frames' transforms: not with outputs of "
+                                      "levels or peaks in the same run");
     if (l->nred > 0 && l->win && (err = peaks_window_create(l->win, l->n, &l->pw, ei)) != SP_OK)
         return err;
     return SP_OK;
@@ -151,6 +155,8 @@ int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo 
     fft_peak_req req;
     int maxima = l->test_maxima == ANALYZE_TEST_MAXIMA_HOST ||
                  (l->test_maxima != ANALYZE_TEST_MAXIMA_OFF && fft_plan_reduces_columns(plan));
+    if (l->complex) /* the transforms to the sinks, windowed as the levels would be */
+        return stft_set_complex(st, l->win, pipe_sinks_complex, l, ei);
     l->span = maxima ? common_span(l) : 0;
     if (l->span)
         l->spectra = 0; /* every sink that wanted them takes the maxima */
@@ -205,6 +211,19 @@ static int fan_out(pipe_sinks *l, int channel, uint64_t first, size_t nframes, c
 int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db)
 {
     return fan_out(user, channel, first, nframes, db, NULL);
+}
+
+int pipe_sinks_complex(void *user, int channel, uint64_t first, size_t nframes, const cpx *z)
+{
+    pipe_sinks *l = user;
+    int err;
+    for (int i = 0; i < l->count; i++) {
+        const sink *s = &l->s[i];
+        if (l->wants[i].complex && s->ops->complex &&
+            (err = s->ops->complex(s->self, channel, first, nframes, z, l->ei)) != SP_OK)
+            return err;
+    }
+    return SP_OK;
 }
 
 typedef struct {

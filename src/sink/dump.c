@@ -188,6 +188,12 @@ static int write_npy_header(FILE *f, const dump *d, uint64_t frames)
 
 static int write_csv_header(FILE *f, const dump *d)
 {
+    if (d->cfg.columns) {
+        for (size_t k = 0; k < d->cfg.bins; k++)
+            fprintf(f, "%s%s", k ? "," : "", d->cfg.columns[k]);
+        fputc('\n', f);
+        return ferror(f) ? SP_EIO : SP_OK;
+    }
     if (d->cfg.stacked)
         fputs("channel,", f);
     if (!d->cfg.single)
@@ -466,6 +472,13 @@ static int write_csv_rows(dump *d, int channel, uint64_t first, size_t nframes, 
         size_t pos = 0;
         if (d->cfg.stacked)
             pos += (size_t)snprintf(d->line, d->line_cap, "%d,", channel);
+        if (d->cfg.columns) { /* a table: every float's digits */
+            for (size_t k = 0; k < d->cfg.bins; k++)
+                pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, k ? ",%.9g" : "%.9g", (double)row[k]);
+            d->line[pos++] = '\n';
+            e = csv_put(d, channel, d->line, pos);
+            continue;
+        }
         /* 12 digits: microseconds a day into a recording */
         if (!d->cfg.single)
             pos += (size_t)snprintf(d->line + pos, d->line_cap - pos, "%.12g",
@@ -596,8 +609,9 @@ int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei)
     if (!d || !meta)
         return sp_fail(ei, SP_EINVAL, "dump_commit: bad arguments");
     m = *meta;
-    m.frames = whole_frames(d);
-    if ((e = writer_stop(d)) != 0 || (e = d->fmt == DUMP_NPY ? finish_npy(d, m.frames) : finish_csv(d)) != 0)
+    if (!d->cfg.columns) /* a table's rows are not frames: the sidecar keeps the run's */
+        m.frames = whole_frames(d);
+    if ((e = writer_stop(d)) != 0 || (e = d->fmt == DUMP_NPY ? finish_npy(d, whole_frames(d)) : finish_csv(d)) != 0)
         return sp_fail(ei, SP_EIO, "%s: write failed: %s", d->cfg.path, strerror(e));
     if (d->fmt == DUMP_CSV_STDOUT) {
         if (fflush(stdout) != 0)

@@ -73,6 +73,9 @@ typedef struct {
     double bin_hz;     /* CSV header: column k is at k * bin_hz Hz ... */
     const double *col_hz; /* ... or at col_hz[k] (bins values, borrowed until dump_open returns;
                            * --bands: the mid-band frequencies); NULL: k * bin_hz */
+    const char *const *columns; /* a table (--transfer): each row holds `bins` values under
+                                 * these names, which the CSV header gives, with no time
+                                 * column; shape (frames, bins). NULL: spectra */
     double time_first; /* CSV time column: time_first + f * time_step */
     double time_step;
     uint64_t frames_expected; /* frames per channel the run promises, 0 = unknown: the

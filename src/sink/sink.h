@@ -7,6 +7,8 @@
  *            the sink says what it needs (sink_wants)
  *   spectra  every dB spectrum, in blocks of frames of one output channel   (wants.spectra)
  *   peaks    one peak record per frame and output channel                   (wants.peaks)
+ *   complex  every frame's windowed transform, in blocks of frames of one   (wants.complex)
+ *            output channel, the channels of a block one after another
  *   settle   (optional) after the last frame, before finish: the framer's blocks are about
  *            to be freed; return once no thread of the sink reads one (needed by a sink
  *            that hands blocks to a thread of its own)
@@ -32,6 +34,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "fft.h"
 #include "peaks.h"
 
 /* What the run is: told to every sink at open. Strings live until destroy. */
@@ -61,6 +64,8 @@ typedef struct {
                                 * with --realtime): what to size a picture for, no promise */
     int live;                  /* microphone, --realtime or a pipe: no length known ahead;
                                 * frames may be skipped (not from a pipe) */
+    double aligned_s;          /* a pair of files (--reference): how much later the measured
+                                * file was read from, to align it with the reference */
 } sink_stream;
 
 /* What a sink needs, filled by its open. */
@@ -73,6 +78,10 @@ typedef struct {
      * spectra are (a picture's columns: only those rows cross the bus). The pipeline sends
      * one or the other, the same for every such sink of the run. 0: spectra only. */
     uint64_t maxima_span;
+    /* every frame's windowed transform instead of its levels (ops->complex: the transfer
+     * function, which needs two channels' phases): the framer's complex path, so a run
+     * with such a sink has no other sink that wants spectra or peaks */
+    int complex;
 } sink_wants;
 
 /* How the run ended: told to finish. */
@@ -103,6 +112,11 @@ typedef struct {
     int (*maxima)(void *self, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows,
                   sp_errinfo *ei);
     int (*settle)(void *self, sp_errinfo *ei);
+    /* with wants.complex: nframes transforms of output channel `channel`, frames first ..
+     * first+nframes-1, z[f*bins + k] = sum_i w_i x_i e^(-2 pi i ik/n) (unscaled: the
+     * framer's stft_complex_fn); a block's channels come in order, each in the same buffer,
+     * which the next call overwrites */
+    int (*complex)(void *self, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei);
 } sink_ops;
 
 /* A sink: its table and its state. */

@@ -34,6 +34,17 @@ typedef struct {
     int bands;                 /* bands: 1/b octave (1, 3, 6, 12); 0 = no --bands */
     int weighting;             /* bands: bands_weighting (Z, A, C) */
     int bands_average;         /* bands: --average given: one row per channel (average's mode) */
+    int transfer_ref;          /* transfer: the reference channel (an index of the input) */
+    int transfer_meas;         /* transfer: the measured channel */
+    int compare;               /* --compare: the input is a pair of files A, B (reference,
+                                * compared) read side by side, each the mix of its channels */
+    int resample;              /* --compare --resample: B at A's rate */
+    int remove_delay;          /* transfer-png: the phase drawn with the delay taken out */
+    const char *reference;     /* transfer: the reference's file (--reference): the input is
+                                * then the pair of source_open_pair, REF its channel 0 and MEAS
+                                * its channel 1; NULL: both are channels of the input;
+                                * compare: file A */
+    const char *compared;      /* compare: file B (the input) */
 } sink_measure;
 
 /* The defaults: mean, no --psd, the strongest tone, JSON, the default band. */
@@ -72,6 +83,11 @@ typedef struct {
      * kind --bands makes of it; NULL: none */
     const char *averaged;
     const char *banded;
+    /* the kind --transfer makes of this one (the transfer function's table or plot); NULL:
+     * none, the kind does not go with --transfer */
+    const char *transferred;
+    /* the kind --compare makes of this one (with --average for a dump); NULL: none */
+    const char *compared;
 } sink_kind;
 
 int sink_kind_count(void);
@@ -110,6 +126,17 @@ int sink_bands_create(const char *path, const sink_options *opt, sink *out, sp_e
  * may not be there (--dump -). While st->window_coef is valid; 0 when m asks for no bands
  * or none of its bands is resolved (the sink's open refuses that itself). */
 size_t sink_bands_unresolved(const sink_measure *m, const sink_stream *st, double *hz, size_t max);
+/* --transfer with --dump (sink_transfer.c): the averaged H1 transfer function of two
+ * channels, (bins, 4): freq_hz, magnitude_db, phase_deg, coherence; the sidecar adds the
+ * delay, the averages and the channels */
+int sink_transfer_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --transfer with --png (sink_transfer.c): magnitude, phase and coherence plotted */
+int sink_transfer_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --compare with --average and --dump (sink_compare.c): the averaged spectra of files A and B
+ * and their difference, (3, bins) */
+int sink_compare_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --compare with --png (sink_compare.c): the spectrograms of A and B and their difference */
+int sink_compare_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --tone (sink_tone.c): THD, SNR ... of the averaged spectrum, at the end or each second live */
 int sink_tone_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 

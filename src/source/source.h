@@ -38,6 +38,9 @@ typedef struct {
                           * at its writer's pace, so the pipeline treats it as live */
     int unit_bound;      /* 1: every sample lies within [-1, 1] (integer PCM, as libsndfile
                           * scales it); the GPU's check for huge samples is skipped */
+    int64_t aligned;     /* a pair (--reference, source_open_pair): frames of the measured
+                          * input skipped to align it with the reference (negative: of the
+                          * reference); 0 for any other source */
 } source_info;
 
 typedef struct source source;
@@ -206,6 +209,12 @@ typedef struct {
     int rate, channels;
     source_file_options file; /* files and pipes: raw samples, --stream */
     atomic_int *stop;         /* pipes: set, a read waiting for its writer gives up; may be NULL */
+    const char *reference;    /* a file: read beside the input as a pair (source_open_pair) */
+    int reference_channel, measured_channel; /* the pair's channels of the reference, the input
+                                              * (-1: the mix of its channels) */
+    int compare;              /* with reference: a pair to compare (--compare): read from the
+                               * start, not aligned, and of one length */
+    int resample;             /* compare: the input resampled to the reference's rate */
 } source_request;
 
 /* One row per source kind; the first row whose claims() accepts the input opens it, or
@@ -221,8 +230,17 @@ int source_kind_count(void);
 const source_kind *source_kind_at(int i); /* NULL out of range */
 /* The kind that claims this input (never NULL: a file path takes what the others leave). */
 const source_kind *source_kind_for(const char *input);
-/* Opens the input through its kind (and those it passes it on to). */
+/* Opens the input through its kind (and those it passes it on to); with req->reference, the
+ * pair of the two (source_open_pair). */
 int source_open_request(const source_request *req, source **out, sp_errinfo *ei);
+
+/* Two files side by side (source_pair.c): channel req->reference_channel of req->reference
+ * as channel 0 and channel req->measured_channel of req->input as channel 1, the later one
+ * read from where the two align (GCC-PHAT over their first 2^20 frames; info.aligned), up
+ * to the end of the shorter. SP_EINVAL for a pipe, a microphone or a generated signal, two
+ * rates, a channel out of range; with req->compare both are read from their start, and two
+ * lengths are SP_EINVAL too. */
+int source_open_pair(const source_request *req, source **out, sp_errinfo *ei);
 
 /* 1 for a push source (start/stop), 0 for a pull source (read). */
 int source_is_push(const source *s);

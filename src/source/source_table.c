@@ -88,6 +88,8 @@ int source_open_request(const source_request *req, source **out, sp_errinfo *ei)
     int err = SP_EINPUT;
     if (!req || !out)
         return sp_fail(ei, SP_EINVAL, "source_open_request: NULL argument");
+    if (req->reference) /* not a form of the input: a second input beside it */
+        return source_open_pair(req, out, ei);
     for (int i = 0; i < source_kind_count(); i++)
         if (KINDS[i].claims(req->input) && (err = KINDS[i].open(req, out, ei)) != SOURCE_PASS)
             return err;
