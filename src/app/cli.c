@@ -48,6 +48,7 @@ typedef enum {
     OPT_PSD,
     OPT_TONE,
     OPT_TONE_FORMAT,
+    OPT_LOUDNESS,
     OPT_BANDS,
     OPT_WEIGHTING,
     OPT_VIEW,
@@ -122,6 +123,10 @@ static const cli_option options[] = {
              "window is kaiser:20 unless --window is given"},
     {.longname = "tone-format", .value = "FMT", .id = OPT_TONE_FORMAT, .help = "--tone's output: ",
      .list = list_tone_formats},
+    {.longname = "loudness", .id = OPT_LOUDNESS,
+     .help = "loudness per ITU-R BS.1770-4 / EBU R128 of every channel: integrated (LUFS), loudness range (LU), "
+             "momentary and short-term maxima, true peak (dBTP), sample peak; one JSON object a line per input, each "
+             "second when live; with --dump: the 100 ms momentary and short-term series"},
     {.longname = "bands", .value = "B", .id = OPT_BANDS,
      .help = "with --dump: fractional-octave band levels in dBFS (1/B octave: 1, 3, 6 or 12; IEC 61260-1 base-10 mid "
              "frequencies within --fmin/--fmax, default 20 Hz to 20 kHz), per frame, or averaged with --average"},
@@ -750,6 +755,7 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_PSD: return set_flag(&a->measure.psd);
     case OPT_TONE: return parse_tone(a, name, val, ei);
     case OPT_TONE_FORMAT: return parse_tone_format(o, name, val, ei);
+    case OPT_LOUDNESS: return analyze_set_output(a, "loudness", NULL, ei);
     case OPT_BANDS: return parse_bands(o, name, val, ei);
     case OPT_WEIGHTING: return parse_weighting(o, val, ei);
     case OPT_VIEW: return set_flag(&o->view);
@@ -841,12 +847,41 @@ static int check_bands(cli_options *o, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* --loudness turns --dump into the loudness series (its kind's loudness column), which then
+ * prints the JSON lines too. */
+static int check_loudness(cli_options *o, sp_errinfo *ei)
+{
+    analyze_config *a = &o->an;
+    int at = -1, turned = 0;
+    for (int i = 0; i < a->n_outputs; i++)
+        if (strcmp(a->outputs[i].kind, "loudness") == 0)
+            at = i;
+    if (at < 0)
+        return SP_OK;
+    if (o->average || a->measure.bands)
+        return sp_fail(ei, SP_EINVAL, "%s: not with --loudness (its --dump holds the loudness series)",
+                       o->average ? "--average" : "--bands");
+    for (int i = 0; i < a->n_outputs; i++) {
+        const char *kind = sink_kind_find(a->outputs[i].kind)->loudness;
+        if (kind) {
+            a->outputs[i].kind = sink_kind_find(kind)->name;
+            turned = 1;
+        }
+    }
+    if (turned) {
+        for (int i = at; i + 1 < a->n_outputs; i++)
+            a->outputs[i] = a->outputs[i + 1];
+        a->n_outputs--;
+    }
+    return SP_OK;
+}
+
 /* --average turns --dump and --png into their averaged kinds; --tone picks its window. */
 static int check_measure(cli_options *o, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
     int averaged = 0, err;
-    if ((err = check_bands(o, ei)) != SP_OK)
+    if ((err = check_loudness(o, ei)) != SP_OK || (err = check_bands(o, ei)) != SP_OK)
         return err;
     if (o->an.measure.psd && !o->average)
         return sp_fail(ei, SP_EINVAL, "--psd: only with --average (it converts the averaged spectrum)");

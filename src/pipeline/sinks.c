@@ -39,6 +39,32 @@ int pipe_sinks_reduce_only(const analyze_config *cfg)
     return 1;
 }
 
+int pipe_sinks_samples_only(const analyze_config *cfg)
+{
+    if (cfg->n_extra_sinks > 0 || cfg->n_outputs == 0)
+        return 0;
+    for (int i = 0; i < cfg->n_outputs; i++) {
+        const sink_kind *k = sink_kind_find(cfg->outputs[i].kind);
+        if (!k || !k->samples_only)
+            return 0;
+    }
+    return 1;
+}
+
+int pipe_sinks_samples(pipe_sinks *l, uint64_t first, size_t nframes, const float *x, sp_errinfo *ei)
+{
+    int err;
+    if (!l->samples)
+        return SP_OK;
+    for (int i = 0; i < l->opened; i++) {
+        const sink *s = &l->s[i];
+        if (l->wants[i].samples && s->ops->samples &&
+            (err = s->ops->samples(s->self, first, nframes, x, ei)) != SP_OK)
+            return err;
+    }
+    return SP_OK;
+}
+
 int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
 {
     sink_options opt;
@@ -124,6 +150,7 @@ int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei)
             return sp_fail(ei, SP_EINVAL, "%s: more than %d different peak searches in one run", l->s[i].ops->name,
                            FFT_PEAK_RANGES_MAX);
         l->spectra |= l->wants[i].spectra && l->s[i].ops->spectra;
+        l->samples |= l->wants[i].samples && l->s[i].ops->samples;
     }
     if (l->nred > 0 && l->win && (err = peaks_window_create(l->win, l->n, &l->pw, ei)) != SP_OK)
         return err;

@@ -184,8 +184,11 @@ static int write_csv_header(FILE *f, const dump *d)
     if (!d->cfg.single)
         fputs("time_s", f);
     for (size_t k = 0; k < d->cfg.bins; k++)
-        fprintf(f, d->cfg.single && k == 0 ? "%.10g" : ",%.10g",
-                d->cfg.col_hz ? d->cfg.col_hz[k] : (double)k * d->cfg.bin_hz);
+        if (d->cfg.col_names)
+            fprintf(f, "%s%s", d->cfg.single && k == 0 ? "" : ",", d->cfg.col_names[k]);
+        else
+            fprintf(f, d->cfg.single && k == 0 ? "%.10g" : ",%.10g",
+                    d->cfg.col_hz ? d->cfg.col_hz[k] : (double)k * d->cfg.bin_hz);
     fputc('\n', f);
     return ferror(f) ? SP_EIO : SP_OK;
 }

@@ -67,6 +67,8 @@ typedef struct {
     double bin_hz;     /* CSV header: column k is at k * bin_hz Hz ... */
     const double *col_hz; /* ... or at col_hz[k] (bins values, borrowed until dump_open returns;
                            * --bands: the mid-band frequencies); NULL: k * bin_hz */
+    const char *const *col_names; /* ... or named (bins names, borrowed for the dump's life;
+                                   * --loudness: its series); NULL: numbers */
     double time_first; /* CSV time column: time_first + f * time_step */
     double time_step;
     uint64_t frames_expected; /* frames per channel the run promises, 0 = unknown: the

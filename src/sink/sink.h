@@ -7,6 +7,8 @@
  *            the sink says what it needs (sink_wants)
  *   spectra  every dB spectrum, in blocks of frames of one output channel   (wants.spectra)
  *   peaks    one peak record per frame and output channel                   (wants.peaks)
+ *   samples  the input's samples themselves, every source channel interleaved, in the
+ *            order read and before any framing                             (wants.samples)
  *   settle   (optional) after the last frame, before finish: the framer's blocks are about
  *            to be freed; return once no thread of the sink reads one (needed by a sink
  *            that hands blocks to a thread of its own)
@@ -73,6 +75,10 @@ typedef struct {
      * spectra are (a picture's columns: only those rows cross the bus). The pipeline sends
      * one or the other, the same for every such sink of the run. 0: spectra only. */
     uint64_t maxima_span;
+    /* the time-domain samples (a loudness meter): ops->samples gets every block read, all
+     * source channels, whatever --channel picks for the spectra. A run whose sinks want
+     * neither spectra nor peaks computes no FFT (docs/design.md "Samples to the sinks"). */
+    int samples;
 } sink_wants;
 
 /* How the run ended: told to finish. */
@@ -103,6 +109,10 @@ typedef struct {
     int (*maxima)(void *self, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows,
                   sp_errinfo *ei);
     int (*settle)(void *self, sp_errinfo *ei);
+    /* nframes frames of source_channels interleaved samples, the first at sample `first`
+     * of the stream (counted like frame times, from --start: a live run's skipped samples
+     * make it jump) */
+    int (*samples)(void *self, uint64_t first, size_t nframes, const float *x, sp_errinfo *ei);
 } sink_ops;
 
 /* A sink: its table and its state. */

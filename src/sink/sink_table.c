@@ -27,7 +27,7 @@ static int dump_path_ok(const char *path, sp_errinfo *ei)
 static const sink_kind KINDS[] = {
     {.name = "dump", .option = "--dump", .create = sink_dump_create, .writes_stdout = names_stdout,
      .writes_spectra = 1, .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok,
-     .averaged = "average", .banded = "bands"},
+     .averaged = "average", .banded = "bands", .loudness = "loudness-dump"},
     {.name = "average", .option = "--dump", .create = sink_average_create, .writes_stdout = names_stdout,
      .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok},
     {.name = "bands", .option = "--dump", .create = sink_bands_create, .writes_stdout = names_stdout,
@@ -38,6 +38,10 @@ static const sink_kind KINDS[] = {
      .dir_ext = ".png"},
     {.name = "peaks", .option = "--peaks", .create = sink_peaks_create, .writes_stdout = always, .reduces = 1},
     {.name = "tone", .option = "--tone", .create = sink_tone_create, .writes_stdout = always},
+    {.name = "loudness", .option = "--loudness", .create = sink_loudness_create, .writes_stdout = always,
+     .samples_only = 1},
+    {.name = "loudness-dump", .option = "--dump", .create = sink_loudness_create, .writes_stdout = names_stdout,
+     .samples_only = 1, .sidecar = 1, .dir_ext = DUMP_DEFAULT_EXT, .check_path = dump_path_ok},
 };
 
 sink_measure sink_measure_default(void)

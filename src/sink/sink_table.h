@@ -61,6 +61,11 @@ typedef struct {
     int reduces;
     /* 1 when the kind writes every spectrum out (a dump): the host's work grows with them */
     int writes_spectra;
+    /* 1 when the kind takes only the samples (sink_wants.samples): a run of such kinds alone
+     * makes no FFT */
+    int samples_only;
+    /* the kind --loudness makes of this one (--dump: the loudness series); NULL: none */
+    const char *loudness;
     /* 1 when a file of the kind gets the metadata sidecar beside it (dump_sidecar_path) */
     int sidecar;
     /* what an output named by a directory gets for each input: DIR/{stem}<dir_ext> */
@@ -109,6 +114,9 @@ int sink_bands_create(const char *path, const sink_options *opt, sink *out, sp_e
  * may not be there (--dump -). While st->window_coef is valid; 0 when m asks for no bands
  * or none of its bands is resolved (the sink's open refuses that itself). */
 size_t sink_bands_unresolved(const sink_measure *m, const sink_stream *st, double *hz, size_t max);
+/* --loudness (sink_loudness.c): BS.1770-4 / EBU R128 loudness and true peak of the samples,
+ * one JSON line per input (each second live); with a path, the 100 ms series as a dump */
+int sink_loudness_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --tone (sink_tone.c): THD, SNR ... of the averaged spectrum, at the end or each second live */
 int sink_tone_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 
