@@ -112,8 +112,8 @@ typedef struct {
     uint64_t taken;         /* frames read or skipped from the ring: where the source's gaps are placed */
     uint64_t next_gap;      /* where the next gap the source reported lies */
     int stalled;
-    int fft_off;            /* the sinks take samples only: no FFT (docs/design.md "Samples to
-                             * the sinks"); samples_in counts what the framer would have */
+    int fft_off;            /* the sinks take samples only: no FFT (docs/design.md "Data
+                             * flow"); samples_in counts what the framer would have */
     uint64_t samples_in;
     uint64_t pushed;        /* frames of the current consume pushed so far */
 } run;

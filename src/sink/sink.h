@@ -77,7 +77,7 @@ typedef struct {
     uint64_t maxima_span;
     /* the time-domain samples (a loudness meter): ops->samples gets every block read, all
      * source channels, whatever --channel picks for the spectra. A run whose sinks want
-     * neither spectra nor peaks computes no FFT (docs/design.md "Samples to the sinks"). */
+     * neither spectra nor peaks computes no FFT (docs/design.md "Data flow"). */
     int samples;
 } sink_wants;
 

@@ -10,9 +10,9 @@
  * run's line at its end. Input shorter than one 400 ms block: SP_EINPUT, nothing printed.
  *
  * The kind "loudness-dump" (--loudness with --dump OUT) does the same and also writes the
- * 100 ms series to OUT (docs/formats.md "Loudness series"): one row per 100 ms step, the
- * momentary and short-term loudness of the blocks that end there (NaN before a block is
- * whole), with its sidecar. */
+ * 100 ms series to OUT (docs/formats.md "Loudness reports and series"): one row per 100 ms
+ * step, the momentary and short-term loudness of the blocks that end there (NaN before a
+ * block is whole), with its sidecar. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
