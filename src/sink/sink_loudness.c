@@ -131,7 +131,8 @@ static int loud_finish(void *self, const sink_end *end, sp_errinfo *ei)
     if ((err = loudness_meter_result(s->m, &r, ei)) != SP_OK)
         return err;
     if (r.steps < LOUDNESS_MOMENTARY_STEPS)
-        return sp_fail(ei, SP_EINPUT, "%s: --loudness needs at least 0.4 s of audio (one BS.1770 block); it holds %.3f s",
+        return sp_fail(ei, SP_EINPUT, "%s: loudness needs at least 0.4 s of audio (one BS.1770 block); it holds "
+                                      "%.3f s",
                        s->st.source ? s->st.source : "input", (double)r.frames / s->st.rate);
     put_input(s);
     put_num(s->out, "integrated_lufs", r.integrated_lufs);

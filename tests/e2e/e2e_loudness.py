@@ -101,6 +101,47 @@ class Tech3341(e2e.unittest.TestCase):
         self.assertLessEqual(r["true_peak_dbtp"], -5.8)
 
 
+# BS.1770-4 Annex 2's interpolation filter, phase by phase (as printed in the standard)
+ANNEX2 = np.array([
+    [0.0017089843750, 0.0109863281250, -0.0196533203125, 0.0332031250000, -0.0594482421875, 0.1373291015625,
+     0.9721679687500, -0.1022949218750, 0.0476074218750, -0.0266113281250, 0.0148925781250, -0.0083007812500],
+    [-0.0291748046875, 0.0292968750000, -0.0517578125000, 0.0891113281250, -0.1665039062500, 0.4650878906250,
+     0.7797851562500, -0.2003173828125, 0.1015625000000, -0.0582275390625, 0.0330810546875, -0.0189208984375],
+    [-0.0189208984375, 0.0330810546875, -0.0582275390625, 0.1015625000000, -0.2003173828125, 0.7797851562500,
+     0.4650878906250, -0.1665039062500, 0.0891113281250, -0.0517578125000, 0.0292968750000, -0.0291748046875],
+    [-0.0083007812500, 0.0148925781250, -0.0266113281250, 0.0476074218750, -0.1022949218750, 0.9721679687500,
+     0.1373291015625, -0.0594482421875, 0.0332031250000, -0.0196533203125, 0.0109863281250, 0.0017089843750]])
+
+
+def true_peak_ref(x):
+    """Every channel through the four phases (np.convolve, zero history), the largest
+    magnitude of the interpolated points or of the samples, in dB."""
+    peak = np.max(np.abs(x))
+    for c in range(x.shape[1]):
+        for p in range(4):
+            peak = max(peak, np.max(np.abs(np.convolve(x[:, c].astype(np.float32).astype(np.float64), ANNEX2[p]))))
+    return 20 * np.log10(peak)
+
+
+class TruePeak(e2e.unittest.TestCase):
+    def test_against_the_annex_filter(self):
+        # noise whose loudest stretch comes late, then a short fs/4 burst whose samples
+        # stay below the noise's peak while its crest (1.41 times them) is above it: the
+        # meter skips stretches that cannot beat its peak so far, which must not skip that
+        rng = np.random.default_rng(7)
+        n = RATE * 3
+        x = 0.05 * rng.standard_normal((n, 2))
+        x[RATE:RATE + 4800] *= 5
+        at = 2 * RATE + 1234
+        burst = np.max(np.abs(x)) * 1.2 * np.sin(np.pi / 2 * np.arange(64) + np.pi / 4)
+        x[at:at + 64, 1] = burst
+        with e2e.TempDir() as d:
+            r = loudness(self, d, "tp.wav", x)
+        self.assertAlmostEqual(r["true_peak_dbtp"], true_peak_ref(x), delta=1e-3)
+        self.assertAlmostEqual(r["sample_peak_dbfs"], 20 * np.log10(np.max(np.abs(x.astype(np.float32)))),
+                               delta=1e-3)
+
+
 class Tech3342(e2e.unittest.TestCase):
     CASES = [
         (1, [(-20, 20), (-30, 20)], 10.0),
