@@ -7,6 +7,7 @@
  *   api_analyzer.c  spectro_analyzer: an FFT plan and a framer (stft) kept across calls,
  *                   whole arrays and streams
  *   api_reduce.c    peaks, averages, tone analysis and bands of the analyzer's spectra
+ *   api_loudness.c  spectro_loudness: the loudness meter (src/sink/loudness.h)
  */
 #ifndef SPECTRO_API_INTERNAL_H
 #define SPECTRO_API_INTERNAL_H
