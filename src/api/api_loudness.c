@@ -7,7 +7,7 @@
 #include "api_internal.h"
 #include "loudness.h"
 
-#define LOUDNESS_RESULT_V2 (offsetof(spectro_loudness_result, steps) + sizeof(uint64_t))
+#define LOUDNESS_RESULT_V3 (offsetof(spectro_loudness_result, steps) + sizeof(uint64_t))
 
 struct spectro_loudness {
     loudness_meter *m;
@@ -84,7 +84,7 @@ int spectro_loudness_get_result(const spectro_loudness *m, spectro_loudness_resu
     int rc;
     if (!m || !out)
         return api_fail(err, SPECTRO_EINVAL, "%s is NULL", m ? "out" : "the loudness meter");
-    if ((rc = api_check_size(out->size, LOUDNESS_RESULT_V2, "spectro_loudness_result", err)) != SPECTRO_OK)
+    if ((rc = api_check_size(out->size, LOUDNESS_RESULT_V3, "spectro_loudness_result", err)) != SPECTRO_OK)
         return rc;
     if ((rc = loudness_meter_result(m->m, &r, &ei)) != SP_OK)
         return api_from_engine(err, rc, &ei);
