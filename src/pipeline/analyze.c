@@ -434,6 +434,7 @@ static sink_stream stream_of(const run *r)
     st.frames_hint = expected_frames(samples, res->n, res->hop);
     st.frames_expected = res->live ? -1 : st.frames_hint;
     st.live = res->live;
+    st.level_unit = r->cfg->render.level_unit;
     return st;
 }
 

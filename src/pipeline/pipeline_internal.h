@@ -80,6 +80,12 @@ typedef struct {
     int nred;                   /* distinct peak searches, <= FFT_PEAK_RANGES_MAX */
     int spectra;                /* some sink wants the spectra themselves */
     int samples;                /* some sink wants the samples (sink_wants.samples) */
+    struct calib *cal;          /* --calibration, or NULL */
+    double spl_offset;          /* --spl-offset */
+    float *level_off;           /* per bin: what every level gets added (calib_offsets); NULL: none */
+    float *leveled;             /* a block's spectra or maxima with level_off added */
+    double bin_hz;
+    size_t leveled_cap;         /* floats leveled holds */
     uint64_t span;              /* > 0: sinks with maxima_span get column maxima (pipe_sinks_attach) */
     int test_maxima;            /* the config's test.maxima (ANALYZE_TEST_MAXIMA_*) */
     size_t pk_cap;              /* frames each red[].pk holds */

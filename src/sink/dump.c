@@ -523,9 +523,14 @@ static void write_json(FILE *f, const dump_meta *m)
             "\n  \"bin_hz\": %.17g,\n  \"backend\": ",
             (unsigned long long)m->frames, m->bins, m->time_first_s, m->time_step_s, m->bin_hz);
     sp_json_string(f, m->backend);
-    fprintf(f, ",\n  \"nonfinite_samples\": %llu,\n  \"dropped_samples\": %llu,\n  \"truncated\": %s%s\n}\n",
+    fprintf(f, ",\n  \"nonfinite_samples\": %llu,\n  \"dropped_samples\": %llu,\n  \"truncated\": %s",
             (unsigned long long)m->nonfinite_samples, (unsigned long long)m->dropped_samples,
-            m->truncated ? "true" : "false", m->extra ? m->extra : "");
+            m->truncated ? "true" : "false");
+    if (m->level_unit) { /* --spl-offset: levels in dB SPL (absent: dBFS) */
+        fputs(",\n  \"level_unit\": ", f);
+        sp_json_string(f, m->level_unit);
+    }
+    fprintf(f, "%s\n}\n", m->extra ? m->extra : "");
 }
 
 /* The frames every channel has: all of them, unless a stop came between channels. */

@@ -93,6 +93,7 @@ typedef struct {
     uint64_t nonfinite_samples;
     uint64_t dropped_samples; /* live input lost per channel */
     int truncated;
+    const char *level_unit; /* "dB SPL" with --spl-offset; NULL: dBFS (not written) */
     const char *extra; /* more members of the sidecar, written as given before its closing
                         * brace: ",\n  \"key\": value" ...; NULL: none */
 } dump_meta;

@@ -61,6 +61,7 @@ typedef struct {
                                 * or no length) */
     int64_t frames_hint;       /* as frames_expected, also in a live run (a file streamed
                                 * with --realtime): what to size a picture for, no promise */
+    const char *level_unit;    /* "dB SPL" (--spl-offset), NULL: dBFS */
     int live;                  /* microphone, --realtime or a pipe: no length known ahead;
                                 * frames may be skipped (not from a pipe) */
 } sink_stream;

@@ -34,6 +34,13 @@ typedef struct {
     int bands;                 /* bands: 1/b octave (1, 3, 6, 12); 0 = no --bands */
     int weighting;             /* bands: bands_weighting (Z, A, C) */
     int bands_average;         /* bands: --average given: one row per channel (average's mode) */
+    /* every level of every output (the pipeline applies them to the spectra, the column
+     * maxima and the peaks): the calibration file's response subtracted, spl_offset added
+     * (docs/measurements.md "Calibration and SPL") */
+    const char *calibration;   /* a path, NULL: none */
+    double spl_offset;         /* dB; levels then read dB SPL */
+    int calibrate;             /* tone: --calibrate LEVEL@FREQ (tone_hz): print the offset */
+    double calibrate_level;    /* its LEVEL in dB SPL */
 } sink_measure;
 
 /* The defaults: mean, no --psd, the strongest tone, JSON, the default band. */
