@@ -121,6 +121,8 @@ int sink_bands_create(const char *path, const sink_options *opt, sink *out, sp_e
  * may not be there (--dump -). While st->window_coef is valid; 0 when m asks for no bands
  * or none of its bands is resolved (the sink's open refuses that itself). */
 size_t sink_bands_unresolved(const sink_measure *m, const sink_stream *st, double *hz, size_t max);
+/* --bandwidth (sink_bandwidth.c): the long-term spectrum's cut-off and a codec verdict */
+int sink_bandwidth_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --loudness (sink_loudness.c): BS.1770-4 / EBU R128 loudness and true peak of the samples,
  * one JSON line per input (each second live); with a path, the 100 ms series as a dump */
 int sink_loudness_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
