@@ -370,6 +370,9 @@ const cli_option cli_rows[] = {
      .help = "loudness per ITU-R BS.1770-4 / EBU R128 of every channel: integrated (LUFS), loudness range (LU), "
              "momentary and short-term maxima, true peak (dBTP), sample peak; one JSON object a line per input, each "
              "second when live; with --dump: the 100 ms momentary and short-term series"},
+    {.longname = "pitch", .type = OPT_OUTPUT, .output = "pitch",
+     .help = "the fundamental of each frame (YIN): time_s<TAB>f0_hz<TAB>confidence per frame, 0 Hz when unvoiced; "
+             "searched within --fmin/--fmax (default 50 to 2000 Hz)"},
     {.longname = "bandwidth", .type = OPT_OUTPUT, .output = "bandwidth",
      .help = "where the long-term spectrum falls off for good (a lossy codec's low-pass): one JSON object per input "
              "with cutoff_hz, a verdict (full-band, or low-passed at F kHz with the encoders that typically cut "

@@ -38,6 +38,7 @@ static const sink_kind KINDS[] = {
      .dir_ext = ".png"},
     {.name = "peaks", .option = "--peaks", .create = sink_peaks_create, .writes_stdout = always, .reduces = 1},
     {.name = "tone", .option = "--tone", .create = sink_tone_create, .writes_stdout = always},
+    {.name = "pitch", .option = "--pitch", .create = sink_pitch_create, .writes_stdout = always, .samples_only = 1},
     {.name = "bandwidth", .option = "--bandwidth", .create = sink_bandwidth_create, .writes_stdout = always},
     {.name = "loudness", .option = "--loudness", .create = sink_loudness_create, .writes_stdout = always,
      .samples_only = 1},

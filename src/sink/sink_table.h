@@ -121,6 +121,8 @@ int sink_bands_create(const char *path, const sink_options *opt, sink *out, sp_e
  * may not be there (--dump -). While st->window_coef is valid; 0 when m asks for no bands
  * or none of its bands is resolved (the sink's open refuses that itself). */
 size_t sink_bands_unresolved(const sink_measure *m, const sink_stream *st, double *hz, size_t max);
+/* --pitch (sink_pitch.c): YIN f0 per frame, time_s<TAB>f0_hz<TAB>confidence */
+int sink_pitch_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --bandwidth (sink_bandwidth.c): the long-term spectrum's cut-off and a codec verdict */
 int sink_bandwidth_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --loudness (sink_loudness.c): BS.1770-4 / EBU R128 loudness and true peak of the samples,
