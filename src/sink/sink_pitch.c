@@ -30,8 +30,8 @@ typedef struct {
     float *rev;             /* it reversed */
     size_t have;            /* samples in mono */
     uint64_t frame;
-    cpx *buf;               /* 2 x m: the frame and its first w samples, transformed */
-    double *d, *cum;        /* tau_max + 1 */
+    cpx *buf;               /* 3 x m: both directions' packed signals, the cross terms */
+    double *d, *cum, *c1, *c2; /* tau_max + 1 */
 } pitch_sink;
 
 static int pitch_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
@@ -68,41 +68,70 @@ static int pitch_open(void *self, const sink_stream *st, sink_wants *wants, sp_e
     fc.tuning.cpu_threads = 1;
     if ((err = fft_plan_create(&fc, &s->plan, ei)) != SP_OK)
         return err;
-    if (!(s->mono = malloc(s->n * sizeof *s->mono)) || !(s->rev = malloc(s->n * sizeof *s->rev)) || !(s->buf = malloc(2 * s->m * sizeof *s->buf)) ||
-        !(s->d = malloc((s->tau_max + 1) * sizeof *s->d)) || !(s->cum = malloc((s->tau_max + 1) * sizeof *s->cum)))
+    if (!(s->mono = malloc(s->n * sizeof *s->mono)) || !(s->rev = malloc(s->n * sizeof *s->rev)) || !(s->buf = malloc(3 * s->m * sizeof *s->buf)) ||
+        !(s->d = malloc((s->tau_max + 1) * sizeof *s->d)) || !(s->cum = malloc((s->tau_max + 1) * sizeof *s->cum)) ||
+        !(s->c1 = malloc((s->tau_max + 1) * sizeof *s->c1)) || !(s->c2 = malloc((s->tau_max + 1) * sizeof *s->c2)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     wants->samples = 1;
     return SP_OK;
 }
 
 /* d(tau) = sum_{j<w} (x_j - x_{j+tau})^2 for tau 0 .. tau_max: the energies by running sums,
- * the cross term c(tau) = sum x_j x_{j+tau} as IFFT(conj(FFT(x[0..w))) FFT(x)); added into
- * out[] with weight 1/2. */
-static void difference(pitch_sink *s, const float *x, double *out)
+ * added into out[] with weight 1/2; c[tau] the cross term sum x_j x_{j+tau}. */
+static void add_difference(const pitch_sink *s, const float *x, const double *c, double *out)
 {
-    cpx *a = s->buf, *b = s->buf + s->m;
-    double e0 = 0.0, et = 0.0;
-    memset(s->buf, 0, 2 * s->m * sizeof *s->buf);
-    for (size_t j = 0; j < s->n; j++)
-        a[j].re = x[j];
-    for (size_t j = 0; j < s->w; j++) {
-        b[j].re = x[j];
+    double e0 = 0.0, et;
+    for (size_t j = 0; j < s->w; j++)
         e0 += (double)x[j] * x[j];
-    }
-    fft_c2c(s->plan, s->buf, s->buf, 2, 0);
-    for (size_t k = 0; k < s->m; k++) { /* conj(B) * A */
-        float re = b[k].re * a[k].re + b[k].im * a[k].im, im = b[k].re * a[k].im - b[k].im * a[k].re;
-        a[k].re = re;
-        a[k].im = im;
-    }
-    fft_c2c(s->plan, a, a, 1, 1);
     et = e0;
     for (size_t t = 0; t <= s->tau_max; t++) {
+        double v;
         if (t > 0)
             et += (double)x[t + s->w - 1] * x[t + s->w - 1] - (double)x[t - 1] * x[t - 1];
-        double v = e0 + et - 2.0 * a[t].re;
+        v = e0 + et - 2.0 * c[t];
         out[t] += v > 0.0 ? 0.5 * v : 0.0;
     }
+}
+
+/* conj(Y_k) X_k of the two real signals packed in z (re: x, im: y), at bin k (k2 = -k). */
+static cpx cross_of(const cpx *z, size_t k, size_t k2)
+{
+    double xr = 0.5 * (z[k].re + z[k2].re), xi = 0.5 * (z[k].im - z[k2].im);
+    double yr = 0.5 * (z[k].im + z[k2].im), yi = -0.5 * (z[k].re - z[k2].re);
+    cpx c = {(float)(yr * xr + yi * xi), (float)(yr * xi - yi * xr)};
+    return c;
+}
+
+/* The difference of the frame x and of its reversal xr, averaged into out[]: the cross
+ * terms c(tau) = IFFT(conj(FFT(x[0..w))) FFT(x)) of both by three transforms of m points,
+ * each direction's frame and first w samples packed into one complex signal, the two real
+ * correlations into one inverse. */
+static void differences(pitch_sink *s, const float *x, const float *xr, double *out)
+{
+    cpx *z1 = s->buf, *z2 = s->buf + s->m, *c = s->buf + 2 * s->m;
+    memset(s->buf, 0, 2 * s->m * sizeof *s->buf);
+    for (size_t j = 0; j < s->n; j++) {
+        z1[j].re = x[j];
+        z2[j].re = xr[j];
+    }
+    for (size_t j = 0; j < s->w; j++) {
+        z1[j].im = x[j];
+        z2[j].im = xr[j];
+    }
+    fft_c2c(s->plan, s->buf, s->buf, 2, 0);
+    for (size_t k = 0; k < s->m; k++) {
+        size_t k2 = (s->m - k) & (s->m - 1);
+        cpx a = cross_of(z1, k, k2), b = cross_of(z2, k, k2);
+        c[k].re = a.re - b.im; /* a + i b: both inverses are real */
+        c[k].im = a.im + b.re;
+    }
+    fft_c2c(s->plan, c, c, 1, 1);
+    for (size_t t = 0; t <= s->tau_max; t++) {
+        s->c1[t] = c[t].re;
+        s->c2[t] = c[t].im;
+    }
+    add_difference(s, x, s->c1, out);
+    add_difference(s, xr, s->c2, out);
 }
 
 /* The frame's f0 (0: unvoiced) and confidence 1 - d'(tau) from the cumulative mean
@@ -121,10 +150,9 @@ static void estimate(pitch_sink *s, const float *x, double *f0, double *conf)
      * centre on the frame's centre, its time, whatever the lag (one way alone read a
      * 900 cent/s glide 7 cents flat) */
     memset(s->d, 0, (s->tau_max + 1) * sizeof *s->d);
-    difference(s, x, s->d);
     for (size_t j = 0; j < s->n; j++)
         s->rev[j] = x[s->n - 1 - j];
-    difference(s, s->rev, s->d);
+    differences(s, x, s->rev, s->d);
     s->cum[0] = 1.0;
     for (size_t k = 1; k <= s->tau_max; k++) {
         sum += s->d[k];
@@ -221,6 +249,8 @@ static void pitch_destroy(void *self)
     free(s->buf);
     free(s->d);
     free(s->cum);
+    free(s->c1);
+    free(s->c2);
     free(s);
 }
 
