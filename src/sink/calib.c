@@ -128,7 +128,8 @@ static int take_line(calib *c, size_t *cap, char *line, const char *name, long n
     if (!(hz > 0.0))
         return sp_fail(ei, SP_EINVAL, "%s:%ld: frequency %g Hz: must be above 0", name, no, hz);
     if (c->n > 0 && !(hz > c->hz[c->n - 1]))
-        return sp_fail(ei, SP_EINVAL, "%s:%ld: frequency %g Hz: the rows' frequencies must rise (the row before: %g Hz)",
+        return sp_fail(ei, SP_EINVAL, "%s:%ld: frequency %g Hz: the rows' frequencies must rise (the row before: "
+                                      "%g Hz)",
                        name, no, hz, c->hz[c->n - 1]);
     if (c->n == CALIB_MAX_ROWS)
         return sp_fail(ei, SP_EINVAL, "%s:%ld: more than %d rows", name, no, CALIB_MAX_ROWS);
@@ -147,7 +148,7 @@ int calib_load(const char *path, calib **out, sp_errinfo *ei)
     int err = SP_OK;
     *out = NULL;
     if (!(f = fopen(path, "r")))
-        return sp_fail(ei, SP_EIO, "--calibration %s: cannot read: %s", path, strerror(errno));
+        return sp_fail(ei, SP_EIO, SP_FIELD("calibration") " %s: cannot read: %s", path, strerror(errno));
     if (!(c = calloc(1, sizeof *c))) {
         fclose(f);
         return sp_fail(ei, SP_ENOMEM, "out of memory");
@@ -161,7 +162,7 @@ int calib_load(const char *path, calib **out, sp_errinfo *ei)
             err = take_line(c, &cap, line, base_name(path), no, ei);
     }
     if (err == SP_OK && ferror(f))
-        err = sp_fail(ei, SP_EIO, "--calibration %s: cannot read: %s", path, strerror(errno));
+        err = sp_fail(ei, SP_EIO, SP_FIELD("calibration") " %s: cannot read: %s", path, strerror(errno));
     fclose(f);
     if (err == SP_OK && c->n == 0)
         err = sp_fail(ei, SP_EINVAL, "%s:%ld: no rows (freq_hz dB [phase])", base_name(path), no);

@@ -194,8 +194,10 @@ int sink_loudness_create(const char *path, const sink_options *opt, sink *out, s
     if (!opt || !out)
         return sp_fail(ei, SP_EINVAL, "sink_loudness_create: NULL argument");
     if (path && (!*path || outfile_path_is_stdout(path)))
-        return sp_fail(ei, SP_EINVAL, "--dump %s: with --loudness its JSON lines take standard output; give the "
-                                      "series a file (.npy or .csv)", path);
+        return sp_fail(ei, SP_EINVAL,
+                       SP_FIELD("dump") " %s: with " SP_FIELD("loudness") " its JSON lines take standard output; "
+                                        "give the series a file (.npy or .csv)",
+                       path);
     if (!(s = calloc(1, sizeof *s)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     s->path = path;

@@ -50,15 +50,18 @@ static int pitch_open(void *self, const sink_stream *st, sink_wants *wants, sp_e
     if (s->fmax > st->rate / 2.0)
         s->fmax = st->rate / 2.0;
     if (!(s->fmin < s->fmax))
-        return sp_fail(ei, SP_EINVAL, "--pitch: --fmin %g must be below --fmax %g (at %d Hz)", s->fmin, s->fmax,
-                       st->rate);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("pitch") ": " SP_FIELD("fmin") " %g must be below " SP_FIELD("fmax")
+                                      " %g (at %d Hz)",
+                       s->fmin, s->fmax, st->rate);
     s->tau_min = (size_t)floor(st->rate / s->fmax);
     s->tau_max = (size_t)ceil(st->rate / s->fmin) + 1;
     if (s->tau_min < 2)
         s->tau_min = 2;
     if (2 * s->tau_max > s->n)
-        return sp_fail(ei, SP_EINVAL, "--pitch: --fmin %g Hz at %d Hz needs --fft-size %zu or more", s->fmin,
-                       st->rate, (size_t)1 << (size_t)ceil(log2(2.0 * (double)s->tau_max)));
+        return sp_fail(ei, SP_EINVAL,
+                       SP_FIELD("pitch") ": " SP_FIELD("fmin") " %g Hz at %d Hz needs " SP_FIELD("fft_size")
+                                         " %zu or more",
+                       s->fmin, st->rate, (size_t)1 << (size_t)ceil(log2(2.0 * (double)s->tau_max)));
     s->w = s->n - s->tau_max;
     for (s->m = 16; s->m < s->n + s->w; s->m <<= 1)
         ;
@@ -68,7 +71,8 @@ static int pitch_open(void *self, const sink_stream *st, sink_wants *wants, sp_e
     fc.tuning.cpu_threads = 1;
     if ((err = fft_plan_create(&fc, &s->plan, ei)) != SP_OK)
         return err;
-    if (!(s->mono = malloc(s->n * sizeof *s->mono)) || !(s->rev = malloc(s->n * sizeof *s->rev)) || !(s->buf = malloc(3 * s->m * sizeof *s->buf)) ||
+    if (!(s->mono = malloc(s->n * sizeof *s->mono)) || !(s->rev = malloc(s->n * sizeof *s->rev)) ||
+        !(s->buf = malloc(3 * s->m * sizeof *s->buf)) ||
         !(s->d = malloc((s->tau_max + 1) * sizeof *s->d)) || !(s->cum = malloc((s->tau_max + 1) * sizeof *s->cum)) ||
         !(s->c1 = malloc((s->tau_max + 1) * sizeof *s->c1)) || !(s->c2 = malloc((s->tau_max + 1) * sizeof *s->c2)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");

@@ -203,7 +203,7 @@ int sink_png_create(const char *path, const sink_options *opt, sink *out, sp_err
 {
     png_sink *s;
     if (!path || !*path || !opt || !opt->render || !out)
-        return sp_fail(ei, SP_EINVAL, "--png: missing output path");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("png") ": missing output path");
     if (!(s = calloc(1, sizeof *s)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     s->path = path;
