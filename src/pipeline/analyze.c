@@ -566,7 +566,8 @@ static int pump(run *r, sp_errinfo *ei)
          * ring, so every gap before a frame seen is known. */
         lost = pipe_input_dropped(r->in);
         avail = ring_readable(r->ring) / (size_t)r->ch;
-        if (r->may_skip && avail > r->lag && live_catch_up(r, lost, &avail))
+        /* a samples-only run (a meter) is cheap and must see every sample: it never skips */
+        if (r->may_skip && !r->fft_off && avail > r->lag && live_catch_up(r, lost, &avail))
             break; /* the duration ends in what was dropped */
         if (skip_source_gaps(r))
             break; /* the duration ends in the gap */
