@@ -22,10 +22,11 @@ step() { printf '\n== %s ==\n' "$*"; }
 step "release build"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DSPECTRO_TEST_HOOKS=ON
 cmake --build "$root/build" -j"$jobs"
-# build/pyenv before ctest: e2e_loudness_ref compares with its pyloudnorm
+# build/pyenv before ctest: e2e_loudness_ref and e2e_pitch_ref compare with its pyloudnorm
+# and librosa
 pyenv="$root/build/pyenv"
 [ -x "$pyenv/bin/python" ] || python3 -m venv "$pyenv"
-"$pyenv/bin/pip" install -q numpy scipy pytest dask distributed pyloudnorm
+"$pyenv/bin/pip" install -q numpy scipy pytest dask distributed pyloudnorm librosa
 (cd "$root/build" && ctest --output-on-failure -j"$jobs")
 
 step "Python package (pip install . into build/pyenv, pytest tests/python)"
