@@ -13,6 +13,8 @@
  *                     context) from call to call
  *   reductions        peaks (--peaks), averages (--average), tone analysis (--tone),
  *                     fractional-octave bands (--bands) of the analyzer's spectra
+ *   spectro_loudness  the ITU-R BS.1770-4 / EBU R128 meter of --loudness over samples
+ *                     (API version 3)
  *
  * Conventions (the project's DESIGN contracts):
  *   - Frame f covers samples [f*hop, f*hop + fft_size) of the mixed or selected channel; L >=
@@ -57,7 +59,7 @@ extern "C" {
 SPECTRO_API const char *spectro_version(void);
 /* The API's revision within this SONAME: grows when functions or struct members are added
  * (docs/api-c.md). 3 for this header: 2 added the _device_async entries, 3 the transfer
- * function. */
+ * function and spectro_loudness. */
 #define SPECTRO_API_VERSION 3
 SPECTRO_API int spectro_api_version(void);
 
@@ -479,6 +481,52 @@ SPECTRO_API uint64_t spectro_transfer_averages(const spectro_transfer *t);
  * its phase in degrees, the coherence: the values of the program's dump), and *delay_s (may
  * be NULL) the delay of MEAS after REF in seconds. */
 SPECTRO_API int spectro_transfer_table(spectro_transfer *t, float *out, double *delay_s, spectro_error *err);
+
+/* ---- loudness (API version 3) ------------------------------------------------------------------- */
+
+/* The program's --loudness as a meter over interleaved samples (docs/measurements.md
+ * "Loudness"): ITU-R BS.1770-4 K-weighting made for the rate, 100 ms steps, 400 ms momentary
+ * and 3 s short-term blocks, gated integrated loudness, the EBU Tech 3342 loudness range,
+ * the 4x true peak of BS.1770-4 Annex 2 and the sample peak. Samples added in any chunking
+ * give the same numbers. */
+typedef struct spectro_loudness spectro_loudness;
+
+/* The whole input's numbers so far; -INFINITY where nothing was measured (silence, or a
+ * range and short-term maximum of under 3 s). The caller sets `size` to
+ * sizeof(spectro_loudness_result). */
+typedef struct spectro_loudness_result {
+    size_t size;
+    double integrated_lufs;
+    double loudness_range_lu;
+    double momentary_max_lufs;
+    double short_term_max_lufs;
+    double true_peak_dbtp;
+    double sample_peak_dbfs;
+    uint64_t frames;        /* samples per channel added */
+    uint64_t steps;         /* complete 100 ms steps */
+} spectro_loudness_result;
+
+/* A meter for `channels` interleaved channels at sample_rate Hz. weights: one per channel
+ * (BS.1770-4's G), or NULL for the standard's by channel count: 1.0 for L, R, C, 1.41 for
+ * surrounds, 0 for the LFE of 5.1 (L R C LFE Ls Rs) and 7.1; 5 channels are L R C Ls Rs;
+ * any other count 1.0 each. SPECTRO_EINVAL naming sample_rate (400 Hz .. 1 MHz), channels
+ * (1 .. 64) or a weight (finite, >= 0). Any thread. */
+SPECTRO_API int spectro_loudness_create(int sample_rate, int channels, const double *weights,
+                                        spectro_loudness **out, spectro_error *err);
+SPECTRO_API void spectro_loudness_destroy(spectro_loudness *m); /* NULL is a no-op */
+/* Adds `frames` interleaved frames after the earlier ones (NaN and infinities count as 0). */
+SPECTRO_API int spectro_loudness_add(spectro_loudness *m, const float *samples, size_t frames,
+                                     spectro_error *err);
+/* Complete 100 ms steps so far, and the momentary (400 ms) and short-term (3 s) loudness in
+ * LUFS of the blocks that end with step `step` (the program's --loudness --dump series):
+ * NaN before a block is whole or past the last step, -INFINITY for silence. */
+SPECTRO_API uint64_t spectro_loudness_steps(const spectro_loudness *m);
+SPECTRO_API double spectro_loudness_momentary(const spectro_loudness *m, uint64_t step);
+SPECTRO_API double spectro_loudness_short_term(const spectro_loudness *m, uint64_t step);
+/* The numbers of the program's --loudness line. SPECTRO_EINPUT when under one 400 ms block
+ * was added ("loudness needs at least 0.4 s of audio ..."): out is left as it was. */
+SPECTRO_API int spectro_loudness_get_result(const spectro_loudness *m, spectro_loudness_result *out,
+                                        spectro_error *err);
 
 /* ---- tables ------------------------------------------------------------------------------------- */
 

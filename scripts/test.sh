@@ -22,14 +22,16 @@ step() { printf '\n== %s ==\n' "$*"; }
 step "release build"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DSPECTRO_TEST_HOOKS=ON
 cmake --build "$root/build" -j"$jobs"
+# build/pyenv before ctest: e2e_loudness_ref and e2e_pitch_ref compare with its pyloudnorm
+# and librosa
+pyenv="$root/build/pyenv"
+[ -x "$pyenv/bin/python" ] || python3 -m venv "$pyenv"
+"$pyenv/bin/pip" install -q numpy scipy pytest dask distributed pyloudnorm librosa
 (cd "$root/build" && ctest --output-on-failure -j"$jobs")
 
 step "Python package (pip install . into build/pyenv, pytest tests/python)"
 # The wheel's build directory is kept (build/pywheel), so a second run rebuilds only what
 # changed; without a GPU the CUDA backends are left out of it (they only slow the build).
-pyenv="$root/build/pyenv"
-[ -x "$pyenv/bin/python" ] || python3 -m venv "$pyenv"
-"$pyenv/bin/pip" install -q numpy scipy pytest dask distributed
 py_cuda=()
 nvidia-smi -L >/dev/null 2>&1 || py_cuda=(--config-settings=cmake.define.SPECTRO_CUDA=OFF)
 "$pyenv/bin/pip" install -q --config-settings=build-dir="$root/build/pywheel" "${py_cuda[@]}" "$root"

@@ -418,7 +418,8 @@ static void rec_abort(void *self)
     r->pw = NULL;
 }
 
-static const sink_ops rec_ops = {"rec", rec_open, rec_spectra, rec_peaks, rec_finish, rec_abort, NULL, NULL, rec_settle, NULL};
+static const sink_ops rec_ops = {.name = "rec", .open = rec_open, .spectra = rec_spectra, .peaks = rec_peaks,
+                                 .finish = rec_finish, .abort = rec_abort, .settle = rec_settle};
 
 /* Several sinks in one run: the dump, the picture and a caller's sink, with its declared
  * peaks computed by the pipeline; then one failing part-way aborts the others. */

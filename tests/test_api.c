@@ -6,6 +6,7 @@
  * time ranges, and errors that name the field at fault. */
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +266,53 @@ static void test_errors(void)
     CHECK(strcmp(spectro_average_name(SPECTRO_AVERAGE_MAX), "max") == 0);
 }
 
+/* The loudness meter: EBU Tech 3341 case 1 (a -23 dBFS 1 kHz sine on both channels, 20 s)
+ * reads -23.0 LUFS; any chunking gives the same numbers bit for bit; the series; a short
+ * input, bad arguments and an old result struct are refused naming the field. */
+static void test_loudness(void)
+{
+    const int rate = 48000;
+    const size_t frames = (size_t)rate * 20;
+    float *x = malloc(frames * 2 * sizeof *x);
+    spectro_loudness *a = NULL, *b = NULL;
+    spectro_loudness_result ra, rb, old;
+    spectro_error e;
+    double w[2] = {1.0, -1.0};
+    memset(&ra, 0, sizeof ra);
+    memset(&rb, 0, sizeof rb);
+    memset(&old, 0, sizeof old);
+    ra.size = rb.size = sizeof ra;
+    old.size = offsetof(spectro_loudness_result, frames); /* a struct before frames: too old */
+    for (size_t i = 0; i < frames; i++)
+        x[2 * i] = x[2 * i + 1] = (float)(pow(10.0, -23.0 / 20.0) * sin(2.0 * 3.14159265358979 * 1000.0 * i / rate));
+    CHECK(spectro_loudness_create(rate, 2, NULL, &a, NULL) == SPECTRO_OK);
+    CHECK(spectro_loudness_create(rate, 2, NULL, &b, NULL) == SPECTRO_OK);
+    CHECK(spectro_loudness_add(a, x, frames, NULL) == SPECTRO_OK);
+    for (size_t at = 0, step = 1; at < frames; at += step, step = step * 3 % 9973 + 1)
+        CHECK(spectro_loudness_add(b, x + 2 * at, at + step <= frames ? step : frames - at, NULL) == SPECTRO_OK);
+    CHECK(spectro_loudness_get_result(a, &ra, NULL) == SPECTRO_OK && spectro_loudness_get_result(b, &rb, NULL) == SPECTRO_OK);
+    CHECK(fabs(ra.integrated_lufs + 23.0) < 0.1 && fabs(ra.momentary_max_lufs + 23.0) < 0.1);
+    CHECK(memcmp(&ra, &rb, sizeof ra) == 0);
+    CHECK(ra.frames == frames && ra.steps == 200 && spectro_loudness_steps(a) == 200);
+    CHECK(isnan(spectro_loudness_momentary(a, 2)) && fabs(spectro_loudness_momentary(a, 3) + 23.0) < 0.1);
+    CHECK(isnan(spectro_loudness_short_term(a, 28)) && fabs(spectro_loudness_short_term(a, 29) + 23.0) < 0.1);
+    CHECK(isnan(spectro_loudness_momentary(a, 200)));
+    CHECK(spectro_loudness_get_result(a, &old, &e) == SPECTRO_EINVAL && strstr(e.message, "spectro_loudness_result"));
+    spectro_loudness_destroy(a);
+    spectro_loudness_destroy(b);
+    spectro_loudness_destroy(NULL);
+    CHECK(spectro_loudness_create(rate, 2, NULL, &a, NULL) == SPECTRO_OK);
+    CHECK(spectro_loudness_add(a, x, (size_t)rate * 3 / 10, NULL) == SPECTRO_OK); /* 300 ms */
+    CHECK(spectro_loudness_get_result(a, &ra, &e) == SPECTRO_EINPUT && strstr(e.message, "0.4 s"));
+    spectro_loudness_destroy(a);
+    a = NULL;
+    CHECK(spectro_loudness_create(100, 2, NULL, &a, &e) == SPECTRO_EINVAL && strstr(e.message, "sample_rate 100"));
+    CHECK(spectro_loudness_create(rate, 0, NULL, &a, &e) == SPECTRO_EINVAL && strstr(e.message, "channels 0"));
+    CHECK(spectro_loudness_create(rate, 2, w, &a, &e) == SPECTRO_EINVAL && strstr(e.message, "weights[1]"));
+    CHECK(a == NULL);
+    free(x);
+}
+
 /* Sources: a synth spec's info and samples, time ranges, errors naming the file or field. */
 static void test_source(void)
 {
@@ -500,5 +548,6 @@ int main(void)
     test_reductions();
     test_transfer();
     test_threads();
+    test_loudness();
     return check_done("test_api");
 }

@@ -3,6 +3,7 @@
  *   module.c    the module, errors (a library code -> a Python exception), buffers, DLPack
  *   source.c    Source: spectro_source
  *   analyzer.c  Analyzer: spectro_analyzer, whole arrays, streams and the reductions; Bands
+ *   loudness.c  loudness(): spectro_loudness over one buffer
  *
  * The Python glue (python/spectro/__init__.py) checks dtypes and shapes and allocates the
  * outputs; this layer checks every size against the buffers it is given, so that no call
@@ -44,5 +45,10 @@ extern PyTypeObject ext_bands_type;
 /* The DLPack import: the device pointer, element count, device type and id of a capsule
  * from __dlpack__() holding a C-contiguous float32 array (module.c). */
 PyObject *ext_dlpack_info(PyObject *self, PyObject *capsule);
+
+/* loudness(samples, sample_rate, channels, weights or None, series) -> dict: the interleaved
+ * float32 samples' loudness (the program's --loudness keys, None for null, and "frames");
+ * with series, "momentary_lufs" and "short_term_lufs" lists of the 100 ms steps. */
+PyObject *ext_loudness(PyObject *self, PyObject *args);
 
 #endif

@@ -157,6 +157,8 @@ static PyMethodDef methods[] = {
     {"tables", tables, METH_NOARGS, "the names of windows, backends, averages and raw encodings"},
     {"frame_count", frame_count, METH_VARARGS, "frame_count(samples, fft_size, hop): frames a channel"},
     {"dlpack_info", ext_dlpack_info, METH_O, "dlpack_info(capsule) -> (pointer, count, device_type, device_id)"},
+    {"loudness", ext_loudness, METH_VARARGS,
+     "loudness(samples, sample_rate, channels, weights, series) -> dict (interleaved float32 samples)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_spectro", "spectro's C library (spectro.h)", -1,

@@ -24,7 +24,7 @@ from . import _spectro
 from ._convert import as_samples, interleave, parse_channel
 from . import _gpu
 
-__all__ = ["load", "spectrogram", "stft", "peaks", "average", "tone", "bands", "Analyzer", "Stream",
+__all__ = ["load", "spectrogram", "stft", "peaks", "average", "tone", "bands", "loudness", "Analyzer", "Stream",
            "Peaks", "BandLevels", "frame_count", "windows", "backends", "__version__"]
 
 __version__ = _spectro.version()
@@ -431,6 +431,29 @@ def transfer(ref, meas, *, sr, n_fft=4096, hop_length=None, window="hann", backe
     delay, averages = an._plan(2).transfer(np.ascontiguousarray(z[0]), np.ascontiguousarray(z[1]), table)
     return {"freq_hz": table[:, 0].copy(), "magnitude_db": table[:, 1].copy(), "phase_deg": table[:, 2].copy(),
             "coherence": table[:, 3].copy(), "delay_s": delay, "averages": averages}
+
+
+def loudness(y, *, sr, weights=None, series=False):
+    """Loudness per ITU-R BS.1770-4 / EBU R128 of every channel (``spectro --loudness``): a
+    dict with the keys of its JSON line, integrated_lufs, loudness_range_lu,
+    momentary_max_lufs, short_term_max_lufs, true_peak_dbtp, sample_peak_dbfs (None where
+    the line says null: silence, or a range of under 3 s), and frames. y: (samples,) or
+    (channels, samples); weights: one per channel (None: BS.1770-4's by channel count, 5.1
+    as L R C LFE Ls Rs). series=True adds "momentary_lufs" and "short_term_lufs", float64
+    arrays of the 100 ms steps (``--loudness --dump``; NaN before a block is whole).
+    OSError under 0.4 s of samples, ValueError for a bad rate or weight."""
+    x, _ = as_samples(y)
+    rate = _positive_int(sr, "sr")
+    w = None
+    if weights is not None:
+        w = np.ascontiguousarray(weights, dtype=np.float64).reshape(-1)
+        if w.shape[0] != x.shape[0]:
+            raise ValueError("weights: %d given for %d channels" % (w.shape[0], x.shape[0]))
+    r = _spectro.loudness(interleave(x), rate, x.shape[0], w, bool(series))
+    if series:
+        r["momentary_lufs"] = np.asarray(r["momentary_lufs"], dtype=np.float64)
+        r["short_term_lufs"] = np.asarray(r["short_term_lufs"], dtype=np.float64)
+    return r
 
 
 # ---- argument checks: TypeError for the wrong kind of value, ValueError for a bad one ------

@@ -8,6 +8,7 @@
  *                   whole arrays and streams
  *   api_reduce.c    peaks, averages, tone analysis and bands of the analyzer's spectra
  *   api_transfer.c  the transfer function of two channels' complex frames
+ *   api_loudness.c  spectro_loudness: the loudness meter (src/sink/loudness.h)
  */
 #ifndef SPECTRO_API_INTERNAL_H
 #define SPECTRO_API_INTERNAL_H

@@ -254,6 +254,35 @@ static int parse_average(cli_options *o, const cli_option *row, const char *name
     return measure_average_parse(val, FIELD(o, row->field, measure_average), ei);
 }
 
+/* A finite number of dB within +-1000. */
+static int parse_spl_offset(cli_options *o, const cli_option *row, const char *name, const char *val, sp_errinfo *ei)
+{
+    double *v = FIELD(o, row->field, double);
+    int err = parse_real(name, val, -1000.0, 0, v, ei);
+    if (err == SP_OK && *v > 1000.0)
+        return sp_fail(ei, SP_EINVAL, "%s %s: must be from -1000 to 1000 dB", name, val);
+    return err;
+}
+
+/* "94@1000": the calibrator's level (dB SPL, finite) and frequency (Hz, > 0); the tone
+ * output measures the tone at FREQ. */
+static int parse_calibrate(cli_options *o, const cli_option *row, const char *name, const char *val,
+                           sp_errinfo *ei)
+{
+    char level[64];
+    const char *at = strchr(val, '@');
+    int err;
+    if (!at || (size_t)(at - val) >= sizeof level || at == val)
+        return sp_fail(ei, SP_EINVAL, "%s %s: expected LEVEL@FREQ, e.g. 94@1000 (dB SPL at Hz)", name, val);
+    memcpy(level, val, (size_t)(at - val));
+    level[at - val] = 0;
+    if ((err = parse_real(name, level, -1000.0, 0, FIELD(o, row->field, double), ei)) != SP_OK ||
+        (err = parse_real(name, at + 1, 0.0, 1, &o->an.measure.tone_hz, ei)) != SP_OK)
+        return err;
+    o->an.measure.calibrate = 1;
+    return analyze_set_output(&o->an, "tone", NULL, ei);
+}
+
 /* --tone, --tone=auto: the strongest tone; --tone=F, --tone F: the tone at F Hz. */
 static int parse_tone(cli_options *o, const cli_option *row, const char *name, const char *val, sp_errinfo *ei)
 {
@@ -339,6 +368,29 @@ const cli_option cli_rows[] = {
              "window is kaiser:20 unless --window is given"},
     {.longname = "tone-format", .value = "FMT", .type = OPT_CUSTOM, .parse = parse_tone_format,
      .field = AN(measure.tone_text), .help = "--tone's output: ", .list = cli_list_tone_formats},
+    {.longname = "loudness", .type = OPT_OUTPUT, .output = "loudness",
+     .help = "loudness per ITU-R BS.1770-4 / EBU R128 of every channel: integrated (LUFS), loudness range (LU), "
+             "momentary and short-term maxima, true peak (dBTP), sample peak; one JSON object a line per input, each "
+             "second when live; with --dump: the 100 ms momentary and short-term series"},
+    {.longname = "pitch", .type = OPT_OUTPUT, .output = "pitch",
+     .help = "the fundamental of each frame (YIN): time_s<TAB>f0_hz<TAB>confidence per frame, 0 Hz when unvoiced; "
+             "searched within --fmin/--fmax (default 50 to 2000 Hz)"},
+    {.longname = "bandwidth", .type = OPT_OUTPUT, .output = "bandwidth",
+     .help = "where the long-term spectrum falls off for good (a lossy codec's low-pass): one JSON object per input "
+             "with cutoff_hz, a verdict (full-band, or low-passed at F kHz with the encoders that typically cut "
+             "there) and the levels below and above"},
+    {.longname = "calibration", .value = "FILE", .type = OPT_TEXT, .field = AN(measure.calibration), .kind = 'f',
+     .empty = "--calibration: empty path",
+     .help = "a microphone's calibration file (REW/miniDSP text: rows freq_hz dB [phase], an optional \"Sens Factor "
+             "=X dB\" line): its response, interpolated on log frequency, is subtracted from every level of every "
+             "output"},
+    {.longname = "spl-offset", .value = "DB", .type = OPT_CUSTOM, .parse = parse_spl_offset,
+     .field = AN(measure.spl_offset),
+     .help = "add DB to every level of every output, so that levels read dB SPL (--calibrate measures it)"},
+    {.longname = "calibrate", .value = "LEVEL@FREQ", .type = OPT_CUSTOM, .parse = parse_calibrate,
+     .field = AN(measure.calibrate_level),
+     .help = "measure a calibrator's tone of LEVEL dB SPL at FREQ Hz in the input (e.g. 94@1000) and print the "
+             "--spl-offset that makes it read LEVEL, as JSON"},
     {.longname = "bands", .name = "fraction", .value = "B", .type = OPT_CUSTOM, .parse = parse_bands, .field = AN(measure.bands),
      .help = "with --dump: fractional-octave band levels in dBFS (1/B octave: 1, 3, 6 or 12; IEC 61260-1 base-10 mid "
              "frequencies within --fmin/--fmax, default 20 Hz to 20 kHz), per frame, or averaged with --average"},
@@ -584,12 +636,60 @@ static int check_bands(cli_options *o, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* --spl-offset: levels read dB SPL (labels, sidecars), the colour range moves with them
+ * unless given; --calibrate is --tone's measurement printing an offset: not with --tone or
+ * its format. */
+static int check_calibrate(cli_options *o, sp_errinfo *ei)
+{
+    if (cli_given(o, "spl-offset")) {
+        o->an.render.level_unit = "dB SPL";
+        if (!cli_given(o, "db-range")) {
+            o->an.render.db_lo += (float)o->an.measure.spl_offset;
+            o->an.render.db_hi += (float)o->an.measure.spl_offset;
+        }
+    }
+    if (!cli_given(o, "calibrate"))
+        return SP_OK;
+    if (cli_given(o, "tone") || cli_given(o, "tone-format") || cli_given(o, "view"))
+        return sp_fail(ei, SP_EINVAL, "--calibrate: not with %s (it prints the offset as JSON)",
+                       cli_given(o, "tone") ? "--tone" : cli_given(o, "view") ? "--view" : "--tone-format");
+    return SP_OK;
+}
+
+/* --loudness turns --dump into the loudness series (its kind's loudness column), which then
+ * prints the JSON lines too. */
+static int check_loudness(cli_options *o, sp_errinfo *ei)
+{
+    analyze_config *a = &o->an;
+    int at = -1, turned = 0;
+    for (int i = 0; i < a->n_outputs; i++)
+        if (strcmp(a->outputs[i].kind, "loudness") == 0)
+            at = i;
+    if (at < 0)
+        return SP_OK;
+    if (cli_given(o, "average") || a->measure.bands)
+        return sp_fail(ei, SP_EINVAL, "%s: not with --loudness (its --dump holds the loudness series)",
+                       cli_given(o, "average") ? "--average" : "--bands");
+    for (int i = 0; i < a->n_outputs; i++) {
+        const char *kind = sink_kind_find(a->outputs[i].kind)->loudness;
+        if (kind) {
+            a->outputs[i].kind = sink_kind_find(kind)->name;
+            turned = 1;
+        }
+    }
+    for (int i = at; turned && i + 1 < a->n_outputs; i++)
+        a->outputs[i] = a->outputs[i + 1];
+    a->n_outputs -= turned;
+    return SP_OK;
+}
+
 /* --average turns --dump and --png into their averaged kinds; --tone picks its window. */
 static int check_measure(cli_options *o, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
     int averaged = 0, err;
-    if ((err = check_bands(o, ei)) != SP_OK)
+    if ((err = check_calibrate(o, ei)) != SP_OK || (err = check_loudness(o, ei)) != SP_OK ||
+        (err = check_bands(o, ei)) != SP_OK)
         return err;
     if (o->an.measure.psd && !cli_given(o, "average"))
         return sp_fail(ei, SP_EINVAL, "--psd: only with --average (it converts the averaged spectrum)");

@@ -619,7 +619,7 @@ static int draw_all(render *r, sp_errinfo *ei)
 {
     uint8_t *tmp;
     int W = r->cfg.width, capw, capx;
-    const char *cap = "dBFS";
+    const char *cap = r->cfg.level_unit ? r->cfg.level_unit : "dBFS";
     if (!(tmp = malloc((size_t)r->panel_h)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     if (!r->keep_panels)

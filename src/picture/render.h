@@ -56,6 +56,8 @@ typedef struct {
                               * bold cut beside it for the title ($SPECTRO_FONT); NULL = none */
     const char *font_bundled; /* tried after the system's fonts: the font installed with
                                * spectro (the app finds it beside its binary); NULL = none */
+    const char *level_unit; /* the colour bar's caption and the levels' unit: "dB SPL" with
+                             * --spl-offset; NULL: "dBFS" */
     int font_no_system;  /* tests: search neither the system's font folders nor the
                           * source tree's, only font, font_search and font_bundled */
 } render_config;

@@ -120,6 +120,10 @@ typedef struct {
     uint64_t taken;         /* frames read or skipped from the ring: where the source's gaps are placed */
     uint64_t next_gap;      /* where the next gap the source reported lies */
     int stalled;
+    int fft_off;            /* the sinks take samples only: no FFT (docs/design.md "Data
+                             * flow"); samples_in counts what the framer would have */
+    uint64_t samples_in;
+    uint64_t pushed;        /* frames of the current consume pushed so far */
     /* --backend auto's choice, weighed once a run (plan_job_and_batch): the ring, the batch
      * and the plan all follow it */
     int chosen;             /* made (choice_ok: and fft_config_choose succeeded) */
@@ -297,6 +301,11 @@ static int run_fft_config(run *r, fft_config *fc)
     fc->window = r->win;
     fc->live = r->res->live;
     fc->tuning = r->cfg->fft_tuning;
+    if (r->fft_off) { /* a small plan that is never run: no GPU started for it */
+        fc->backend = FFT_BACKEND_CPU;
+        fc->max_batch = 1;
+        return 0;
+    }
     return plan_job_and_batch(r, fc);
 }
 
@@ -440,6 +449,7 @@ static sink_stream stream_of(const run *r)
     st.frames_expected = res->live ? -1 : st.frames_hint;
     st.live = res->live;
     st.aligned_s = (double)res->info.aligned / res->info.rate;
+    st.level_unit = r->cfg->render.level_unit;
     return st;
 }
 
@@ -494,12 +504,16 @@ static int push_from_ring(run *r, size_t count, sp_errinfo *ei)
             ring_read(r->ring, r->buf, ch);
             p = r->buf;
         }
-        err = stft_push(r->st, p, n, ei);
+        err = pipe_sinks_samples(&r->sinks, r->consumed + r->pushed, n, p, ei);
+        if (err == SP_OK && !r->fft_off)
+            err = stft_push(r->st, p, n, ei);
         if (p != r->buf)
             ring_skip(r->ring, n * ch);
         if (err != SP_OK)
             return err;
         r->taken += n;
+        r->pushed += n;
+        r->samples_in += n;
         count -= n;
     }
     return SP_OK;
@@ -517,10 +531,11 @@ static int consume(run *r, size_t avail, sp_errinfo *ei)
     if (r->ctx->capture_anchor && r->res->live && r->consumed == 0)
         /* the newest sample in the ring was captured about now */
         *r->ctx->capture_anchor = sp_now() - (double)(ring_readable(r->ring) / (size_t)r->ch) / rate;
+    r->pushed = 0;
     if ((err = push_from_ring(r, avail, ei)) != SP_OK)
         return err;
     r->consumed += avail;
-    if (r->res->live && (err = stft_flush(r->st, ei)) != SP_OK)
+    if (r->res->live && !r->fft_off && (err = stft_flush(r->st, ei)) != SP_OK)
         return err;
     progress_update(r->pg, (int64_t)r->consumed); /* before a test's stall: the bar shows it */
     if (!r->stalled && r->ctx->test.stall_for > 0 && (double)r->consumed >= r->ctx->test.stall_at * rate) {
@@ -554,7 +569,8 @@ static int pump(run *r, sp_errinfo *ei)
          * ring, so every gap before a frame seen is known. */
         lost = pipe_input_dropped(r->in);
         avail = ring_readable(r->ring) / (size_t)r->ch;
-        if (r->may_skip && avail > r->lag && live_catch_up(r, lost, &avail))
+        /* a samples-only run (a meter) is cheap and must see every sample: it never skips */
+        if (r->may_skip && !r->fft_off && avail > r->lag && live_catch_up(r, lost, &avail))
             break; /* the duration ends in what was dropped */
         if (skip_source_gaps(r))
             break; /* the duration ends in the gap */
@@ -583,7 +599,7 @@ static sink_end run_counts(run *r)
     sink_end end;
     res->frames = stft_frames(r->st);
     res->frames_skipped = stft_skipped(r->st);
-    res->samples = stft_samples(r->st);
+    res->samples = r->fft_off ? r->samples_in : stft_samples(r->st);
     res->nonfinite = source_nonfinite(r->src);
     res->out_of_range = source_out_of_range(r->src);
     res->dropped += source_dropped(r->src) + pipe_input_dropped(r->in);
@@ -608,11 +624,11 @@ static int run_end(run *r, sp_errinfo *ei)
     session_read_ahead(r->ss); /* (when the loop ended before the reader: --duration) */
     if ((err = pipe_input_stop(r->in, ei)) != SP_OK)
         return err;
-    if ((!res->live || res->info.pipe) && stft_samples(r->st) == 0)
+    if ((!res->live || res->info.pipe) && (r->fft_off ? r->samples_in : stft_samples(r->st)) == 0)
         return sp_fail(ei, SP_EINPUT, "%s: holds no audio samples", res->info.name);
     if (r->cfg->end > 0 && r->consumed < r->limit && !res->interrupted)
         return range_past_end(r, SP_FIELD("end"), r->cfg->end, (int64_t)(r->start + r->consumed), ei);
-    if ((err = stft_finish(r->st, ei)) != SP_OK)
+    if (!r->fft_off && (err = stft_finish(r->st, ei)) != SP_OK)
         return err;
     res->truncated = source_truncated(r->src);
     end = run_counts(r);
@@ -689,6 +705,7 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
     }
     if ((err = pipe_sinks_build(&r.sinks, cfg, r.ctx, ei)) != SP_OK)
         goto done;
+    r.fft_off = pipe_sinks_samples_only(cfg, r.ctx);
     if (cfg->realtime && !cfg->input && !src) {
         err = sp_fail(ei, SP_EINVAL, SP_FIELD("realtime") " streams a file: give a FILE");
         goto done;

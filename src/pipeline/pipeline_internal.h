@@ -80,6 +80,13 @@ typedef struct {
     int nred;                   /* distinct peak searches, <= FFT_PEAK_RANGES_MAX */
     int spectra;                /* some sink wants the spectra themselves */
     int complex;                /* some sink wants the frames' transforms (sink.h) */
+    int samples;                /* some sink wants the samples (sink_wants.samples) */
+    struct calib *cal;          /* --calibration, or NULL */
+    double spl_offset;          /* --spl-offset */
+    float *level_off;           /* per bin: what every level gets added (calib_offsets); NULL: none */
+    float *leveled;             /* a block's spectra or maxima with level_off added */
+    double bin_hz;
+    size_t leveled_cap;         /* floats leveled holds */
     uint64_t span;              /* > 0: sinks with maxima_span get column maxima (pipe_sinks_attach) */
     int test_maxima;            /* the config's test.maxima (ANALYZE_TEST_MAXIMA_*) */
     size_t pk_cap;              /* frames each red[].pk holds */
@@ -96,6 +103,11 @@ int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, const analyze_con
 /* 1 when the config's outputs are all of kinds that take a GPU's reductions in place of the
  * spectra (sink_kind.reduces) and no caller's sink is added: known before the plan. */
 int pipe_sinks_reduce_only(const analyze_config *cfg, const analyze_context *ctx);
+/* 1 when the config's outputs are all of kinds that take samples only (sink_kind.samples_only)
+ * and no caller's sink is added: the run needs no FFT, known before the plan. */
+int pipe_sinks_samples_only(const analyze_config *cfg, const analyze_context *ctx);
+/* Hands a block of interleaved source frames to the sinks that want samples (in order). */
+int pipe_sinks_samples(pipe_sinks *l, uint64_t first, size_t nframes, const float *x, sp_errinfo *ei);
 int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei);
 /* A bands output's unresolved bands into res (sink_bands_unresolved), while ss's window is valid. */
 void pipe_sinks_unresolved(const analyze_config *cfg, const sink_stream *ss, analyze_result *res);

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calib.h"
 #include "par.h"
 #include "pipeline_internal.h"
 #include "sink_table.h"
@@ -39,6 +40,32 @@ int pipe_sinks_reduce_only(const analyze_config *cfg, const analyze_context *ctx
     return 1;
 }
 
+int pipe_sinks_samples_only(const analyze_config *cfg, const analyze_context *ctx)
+{
+    if (ctx->n_extra_sinks > 0 || cfg->n_outputs == 0)
+        return 0;
+    for (int i = 0; i < cfg->n_outputs; i++) {
+        const sink_kind *k = sink_kind_find(cfg->outputs[i].kind);
+        if (!k || !k->samples_only)
+            return 0;
+    }
+    return 1;
+}
+
+int pipe_sinks_samples(pipe_sinks *l, uint64_t first, size_t nframes, const float *x, sp_errinfo *ei)
+{
+    int err;
+    if (!l->samples)
+        return SP_OK;
+    for (int i = 0; i < l->opened; i++) {
+        const sink *s = &l->s[i];
+        if (l->wants[i].samples && s->ops->samples &&
+            (err = s->ops->samples(s->self, first, nframes, x, ei)) != SP_OK)
+            return err;
+    }
+    return SP_OK;
+}
+
 int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, const analyze_context *ctx, sp_errinfo *ei)
 {
     sink_options opt;
@@ -61,6 +88,9 @@ int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, const analyze_con
     for (int i = 0; i < ctx->n_extra_sinks; i++)
         l->s[l->count++] = ctx->extra_sinks[i];
     l->own_from = l->count;
+    l->spl_offset = cfg->measure.spl_offset;
+    if (cfg->measure.calibration && (err = calib_load(cfg->measure.calibration, &l->cal, ei)) != SP_OK)
+        return err;
     l->test_maxima = ctx->test.maxima;
     opt.render = &cfg->render;
     opt.peak_fmin = cfg->peak_fmin;
@@ -125,12 +155,19 @@ int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei)
                            FFT_PEAK_RANGES_MAX);
         l->spectra |= l->wants[i].spectra && l->s[i].ops->spectra;
         l->complex |= l->wants[i].complex && l->s[i].ops->complex;
+        l->samples |= l->wants[i].samples && l->s[i].ops->samples;
     }
     if (l->complex && (l->spectra || l->nred > 0))
         return sp_fail(ei, SP_EINVAL, "the transfer function takes the frames' transforms: not with outputs of "
                                       "levels or peaks in the same run");
     if (l->nred > 0 && l->win && (err = peaks_window_create(l->win, l->n, &l->pw, ei)) != SP_OK)
         return err;
+    if (l->cal || l->spl_offset != 0.0) {
+        if (!(l->level_off = malloc(l->bins * sizeof *l->level_off)))
+            return sp_fail(ei, SP_ENOMEM, "out of memory");
+        calib_offsets(l->cal, l->spl_offset, ss->bin_hz, l->bins, l->level_off);
+        l->bin_hz = ss->bin_hz;
+    }
     return SP_OK;
 }
 
@@ -187,12 +224,52 @@ static int reserve_peaks(pipe_sinks *l, size_t nframes)
     return SP_OK;
 }
 
+/* rows rows of bins levels with level_off added, in l->leveled. */
+static const float *leveled(pipe_sinks *l, const float *rows, size_t nrows)
+{
+    size_t need = nrows * l->bins;
+    if (need > l->leveled_cap) {
+        float *p = realloc(l->leveled, need * sizeof *p);
+        if (!p)
+            return NULL;
+        l->leveled = p;
+        l->leveled_cap = need;
+    }
+    for (size_t r = 0; r < nrows; r++)
+        for (size_t k = 0; k < l->bins; k++)
+            l->leveled[r * l->bins + k] = rows[r * l->bins + k] + l->level_off[k];
+    return l->leveled;
+}
+
+/* The peaks' levels corrected at their own frequencies (between bins: linear). The peak is
+ * the strongest of the uncorrected spectrum (docs/measurements.md "Calibration and SPL"). */
+static void level_peaks(const pipe_sinks *l, peak *pk, size_t nframes)
+{
+    for (size_t i = 0; i < nframes; i++) {
+        double k = pk[i].freq_hz / l->bin_hz, t;
+        size_t k0 = k <= 0.0 ? 0 : (size_t)k;
+        if (k0 + 1 >= l->bins) {
+            pk[i].db += l->level_off[l->bins - 1];
+            continue;
+        }
+        t = k - (double)k0;
+        pk[i].db += (1.0 - t) * l->level_off[k0] + t * l->level_off[k0 + 1];
+    }
+}
+
 /* Each sink gets what it declared: the spectra (db is NULL only when none wants them),
  * then the peaks of the same frames (red[].pk already filled). */
 static int fan_out(pipe_sinks *l, int channel, uint64_t first, size_t nframes, const float *db,
                    const float *colmax)
 {
     int err;
+    if (l->level_off && colmax) {
+        uint64_t g0 = first / l->span, g1 = (first + nframes - 1) / l->span;
+        if (!(colmax = leveled(l, colmax, (size_t)(g1 - g0 + 1))))
+            return sp_fail(l->ei, SP_ENOMEM, "out of memory");
+    } else if (l->level_off && db && (!(db = leveled(l, db, nframes)))) {
+        return sp_fail(l->ei, SP_ENOMEM, "out of memory");
+    }
     for (int i = 0; i < l->count; i++) {
         const sink *s = &l->s[i];
         if (colmax && l->wants[i].spectra && s->ops->spectra &&
@@ -253,6 +330,8 @@ int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, 
         return err;
     if (l->nred > 0) /* the frames' refinement on the pool's threads: a dense run's main cost */
         sp_par_run(refine_part, &j, sp_par_parts(nframes * (size_t)l->nred, REFINE_PART_MIN));
+    for (int r = 0; l->level_off && r < l->nred; r++)
+        level_peaks(l, l->red[r].pk, nframes);
     return fan_out(l, channel, first, nframes, db, colmax);
 }
 
@@ -291,6 +370,9 @@ void pipe_sinks_free(pipe_sinks *l)
     for (int r = 0; r < l->nred; r++)
         free(l->red[r].pk);
     peaks_window_destroy(l->pw);
+    calib_destroy(l->cal);
+    free(l->level_off);
+    free(l->leveled);
     free(l->s);
     free(l->wants);
     free(l->reduction);

@@ -199,8 +199,11 @@ static int write_csv_header(FILE *f, const dump *d)
     if (!d->cfg.single)
         fputs("time_s", f);
     for (size_t k = 0; k < d->cfg.bins; k++)
-        fprintf(f, d->cfg.single && k == 0 ? "%.10g" : ",%.10g",
-                d->cfg.col_hz ? d->cfg.col_hz[k] : (double)k * d->cfg.bin_hz);
+        if (d->cfg.col_names)
+            fprintf(f, "%s%s", d->cfg.single && k == 0 ? "" : ",", d->cfg.col_names[k]);
+        else
+            fprintf(f, d->cfg.single && k == 0 ? "%.10g" : ",%.10g",
+                    d->cfg.col_hz ? d->cfg.col_hz[k] : (double)k * d->cfg.bin_hz);
     fputc('\n', f);
     return ferror(f) ? SP_EIO : SP_OK;
 }
@@ -542,9 +545,14 @@ static void write_json(FILE *f, const dump_meta *m)
             "\n  \"bin_hz\": %.17g,\n  \"backend\": ",
             (unsigned long long)m->frames, m->bins, m->time_first_s, m->time_step_s, m->bin_hz);
     sp_json_string(f, m->backend);
-    fprintf(f, ",\n  \"nonfinite_samples\": %llu,\n  \"dropped_samples\": %llu,\n  \"truncated\": %s%s\n}\n",
+    fprintf(f, ",\n  \"nonfinite_samples\": %llu,\n  \"dropped_samples\": %llu,\n  \"truncated\": %s",
             (unsigned long long)m->nonfinite_samples, (unsigned long long)m->dropped_samples,
-            m->truncated ? "true" : "false", m->extra ? m->extra : "");
+            m->truncated ? "true" : "false");
+    if (m->level_unit) { /* --spl-offset: levels in dB SPL (absent: dBFS) */
+        fputs(",\n  \"level_unit\": ", f);
+        sp_json_string(f, m->level_unit);
+    }
+    fprintf(f, "%s\n}\n", m->extra ? m->extra : "");
 }
 
 /* The frames every channel has: all of them, unless a stop came between channels. */

@@ -76,6 +76,8 @@ typedef struct {
     const char *const *columns; /* a table (--transfer): each row holds `bins` values under
                                  * these names, which the CSV header gives, with no time
                                  * column; shape (frames, bins). NULL: spectra */
+    const char *const *col_names; /* ... or named (bins names, borrowed for the dump's life;
+                                   * --loudness: its series); NULL: numbers */
     double time_first; /* CSV time column: time_first + f * time_step */
     double time_step;
     uint64_t frames_expected; /* frames per channel the run promises, 0 = unknown: the
@@ -100,6 +102,7 @@ typedef struct {
     uint64_t nonfinite_samples;
     uint64_t dropped_samples; /* live input lost per channel */
     int truncated;
+    const char *level_unit; /* "dB SPL" with --spl-offset; NULL: dBFS (not written) */
     const char *extra; /* more members of the sidecar, written as given before its closing
                         * brace: ",\n  \"key\": value" ...; NULL: none */
 } dump_meta;

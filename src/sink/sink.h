@@ -9,6 +9,8 @@
  *   peaks    one peak record per frame and output channel                   (wants.peaks)
  *   complex  every frame's windowed transform, in blocks of frames of one   (wants.complex)
  *            output channel, the channels of a block one after another
+ *   samples  the input's samples themselves, every source channel interleaved, in the
+ *            order read and before any framing                             (wants.samples)
  *   settle   (optional) after the last frame, before finish: the framer's blocks are about
  *            to be freed; return once no thread of the sink reads one (needed by a sink
  *            that hands blocks to a thread of its own)
@@ -62,6 +64,7 @@ typedef struct {
                                 * or no length) */
     int64_t frames_hint;       /* as frames_expected, also in a live run (a file streamed
                                 * with --realtime): what to size a picture for, no promise */
+    const char *level_unit;    /* "dB SPL" (--spl-offset), NULL: dBFS */
     int live;                  /* microphone, --realtime or a pipe: no length known ahead;
                                 * frames may be skipped (not from a pipe) */
     double aligned_s;          /* a pair of files (--reference): how much later the measured
@@ -82,6 +85,10 @@ typedef struct {
      * function, which needs two channels' phases): the framer's complex path, so a run
      * with such a sink has no other sink that wants spectra or peaks */
     int complex;
+    /* the time-domain samples (a loudness meter): ops->samples gets every block read, all
+     * source channels, whatever --channel picks for the spectra. A run whose sinks want
+     * neither spectra nor peaks computes no FFT (docs/design.md "Data flow"). */
+    int samples;
 } sink_wants;
 
 /* How the run ended: told to finish. */
@@ -117,6 +124,10 @@ typedef struct {
      * framer's stft_complex_fn); a block's channels come in order, each in the same buffer,
      * which the next call overwrites */
     int (*complex)(void *self, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei);
+    /* nframes frames of source_channels interleaved samples, the first at sample `first`
+     * of the stream (counted like frame times, from --start: a live run's skipped samples
+     * make it jump) */
+    int (*samples)(void *self, uint64_t first, size_t nframes, const float *x, sp_errinfo *ei);
 } sink_ops;
 
 /* A sink: its table and its state. */

@@ -62,7 +62,8 @@ static int open_plot(average_sink *s, const float *window_coef, sp_errinfo *ei)
     pc.rate = st->rate;
     pc.n = st->n;
     pc.channels = st->channels;
-    pc.ylabel = s->m.psd ? "Level (dBFS/Hz)" : "Level (dBFS)";
+    pc.ylabel = s->m.psd ? (s->st.level_unit ? "Level (dB SPL/Hz)" : "Level (dBFS/Hz)")
+                         : (s->st.level_unit ? "Level (dB SPL)" : "Level (dBFS)");
     pc.refine = refine_label;
     pc.refine_ctx = s;
     return plot_create(&pc, &s->plot, ei);

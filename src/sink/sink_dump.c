@@ -92,6 +92,7 @@ dump_meta sink_dump_meta(const sink_stream *st, const sink_end *end)
     m.nonfinite_samples = end->nonfinite_samples;
     m.truncated = end->truncated;
     m.dropped_samples = end->dropped_samples;
+    m.level_unit = st->level_unit;
     return m;
 }
 

@@ -45,6 +45,13 @@ typedef struct {
                                 * its channel 1; NULL: both are channels of the input;
                                 * compare: file A */
     const char *compared;      /* compare: file B (the input) */
+    /* every level of every output (the pipeline applies them to the spectra, the column
+     * maxima and the peaks): the calibration file's response subtracted, spl_offset added
+     * (docs/measurements.md "Calibration and SPL") */
+    const char *calibration;   /* a path, NULL: none */
+    double spl_offset;         /* dB; levels then read dB SPL */
+    int calibrate;             /* tone: --calibrate LEVEL@FREQ (tone_hz): print the offset */
+    double calibrate_level;    /* its LEVEL in dB SPL */
 } sink_measure;
 
 /* The defaults: mean, no --psd, the strongest tone, JSON, the default band. */
@@ -73,6 +80,11 @@ typedef struct {
     int reduces;
     /* 1 when the kind writes every spectrum out (a dump): the host's work grows with them */
     int writes_spectra;
+    /* 1 when the kind takes only the samples (sink_wants.samples): a run of such kinds alone
+     * makes no FFT */
+    int samples_only;
+    /* the kind --loudness makes of this one (--dump: the loudness series); NULL: none */
+    const char *loudness;
     /* 1 when a file of the kind gets the metadata sidecar beside it (dump_sidecar_path) */
     int sidecar;
     /* what an output named by a directory gets for each input: DIR/{stem}<dir_ext> */
@@ -137,6 +149,13 @@ int sink_transfer_png_create(const char *path, const sink_options *opt, sink *ou
 int sink_compare_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --compare with --png (sink_compare.c): the spectrograms of A and B and their difference */
 int sink_compare_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --pitch (sink_pitch.c): YIN f0 per frame, time_s<TAB>f0_hz<TAB>confidence */
+int sink_pitch_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --bandwidth (sink_bandwidth.c): the long-term spectrum's cut-off and a codec verdict */
+int sink_bandwidth_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* --loudness (sink_loudness.c): BS.1770-4 / EBU R128 loudness and true peak of the samples,
+ * one JSON line per input (each second live); with a path, the 100 ms series as a dump */
+int sink_loudness_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --tone (sink_tone.c): THD, SNR ... of the averaged spectrum, at the end or each second live */
 int sink_tone_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 

@@ -85,6 +85,22 @@ static void print_json(const tone_sink *s, int channel, const measure_tone *t, u
             t->band_hi, (unsigned long long)frames);
 }
 
+/* --calibrate LEVEL@FREQ: the calibrator's tone as measured (after --calibration and
+ * --spl-offset), and the --spl-offset that makes it read LEVEL. */
+static void print_calibrate(const tone_sink *s, int channel, const measure_tone *t)
+{
+    FILE *f = s->out;
+    fputs("{\"input\": ", f);
+    sp_json_string(f, s->st.source ? s->st.source : "");
+    if (s->st.live)
+        fprintf(f, ", \"time_s\": %.10g", report_time_s(s, channel));
+    if (s->all)
+        fprintf(f, ", \"channel\": %d", channel);
+    fprintf(f, ", \"freq_hz\": %.4f, \"measured_db\": %.4f, \"level_db\": %.4f, \"spl_offset_db\": %.4f}\n",
+            t->fundamental_hz, t->fundamental_dbfs, s->m.calibrate_level,
+            s->m.spl_offset + s->m.calibrate_level - t->fundamental_dbfs);
+}
+
 /* The same numbers as the JSON, in the same digits. */
 static void print_text(const tone_sink *s, int channel, const measure_tone *t, uint64_t frames)
 {
@@ -118,7 +134,9 @@ static int report(tone_sink *s, int channel, sp_errinfo *ei)
     if ((err = measure_tone_analyze(s->power, s->st.n, s->st.rate, &s->win, s->lo, s->hi, s->m.tone_hz, &t, ei)) !=
         SP_OK)
         return err;
-    if (s->m.tone_text)
+    if (s->m.calibrate)
+        print_calibrate(s, channel, &t);
+    else if (s->m.tone_text)
         print_text(s, channel, &t, frames);
     else
         print_json(s, channel, &t, frames);
