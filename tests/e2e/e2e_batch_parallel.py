@@ -250,7 +250,11 @@ class Progress(unittest.TestCase):
                     self.assertTrue(states, out)
                     self.assertTrue(any(done == 0 and audio > 1.0 for done, audio in states),
                                     "no audio counted before the first file ended: %r" % states[:20])
-                    self.assertGreaterEqual(max(done for done, _ in states), 1, states)
+                    # with a session a file (as many cores as files, -o: parallel sessions) the
+                    # files end together and the bar is cleared then: files counted only where
+                    # some file waits for a core, or in one session (--peaks to stdout)
+                    if null_stdout or (os.cpu_count() or 1) < len(inputs):
+                        self.assertGreaterEqual(max(done for done, _ in states), 1, states)
                     self.assertGreater(max(audio for _, audio in states), 100.0, states)
                     self.assertEqual(states, sorted(states), "the bar went back")
                     self.assertTrue(out.endswith("\r\x1b[K"), repr(out[-200:]))
