@@ -28,7 +28,7 @@ step "Python package (pip install . into build/pyenv, pytest tests/python)"
 # changed; without a GPU the CUDA backends are left out of it (they only slow the build).
 pyenv="$root/build/pyenv"
 [ -x "$pyenv/bin/python" ] || python3 -m venv "$pyenv"
-"$pyenv/bin/pip" install -q numpy scipy pytest dask distributed
+"$pyenv/bin/pip" install -q numpy scipy pytest dask distributed librosa
 py_cuda=()
 nvidia-smi -L >/dev/null 2>&1 || py_cuda=(--config-settings=cmake.define.SPECTRO_CUDA=OFF)
 "$pyenv/bin/pip" install -q --config-settings=build-dir="$root/build/pywheel" "${py_cuda[@]}" "$root"

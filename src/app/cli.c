@@ -13,6 +13,7 @@
 #include "numfmt.h"
 #include "scale.h"
 #include "stft.h"
+#include "xform.h"
 
 typedef enum {
     OPT_FFT_SIZE,
@@ -52,7 +53,12 @@ typedef enum {
     OPT_WEIGHTING,
     OPT_VIEW,
     OPT_FILES_FROM,
-    OPT_SHARD
+    OPT_SHARD,
+    OPT_MEL,
+    OPT_MFCC,
+    OPT_CHROMA,
+    OPT_CQT,
+    OPT_REASSIGN
 } opt_id;
 
 /* A list that --help reads from its module's table ("hann (default), hamming, ..."). */
@@ -130,6 +136,19 @@ static const cli_option options[] = {
     {.longname = "view", .id = OPT_VIEW,
      .help = "with --tone or --average mean: open the window instead, with its tone analysis on (harmonics marked, THD, "
              "THD+N, SNR) or its running average in infinite mode"},
+    {.longname = "mel", .value = "B", .id = OPT_MEL, .section = "transforms (docs/transforms.md; with --dump)",
+     .help = "B mel bands (Slaney scale, area-normalised) between --fmin and --fmax (default 0 Hz and Nyquist), in "
+             "dBFS"},
+    {.longname = "mfcc", .value = "K", .id = OPT_MFCC,
+     .help = "K mel-frequency cepstral coefficients: the orthonormal DCT-II of the mel dB bands (--mel, default 128)"},
+    {.longname = "chroma", .id = OPT_CHROMA,
+     .help = "12 pitch classes from C (A4 = 440 Hz), each frame divided by its maximum"},
+    {.longname = "cqt", .value = "B", .id = OPT_CQT,
+     .help = "constant-Q levels in dBFS, B bins per octave from --fmin (default C1 = 32.70 Hz) to --fmax (default the "
+             "highest bin below Nyquist); the lowest bin's kernel must fit in N"},
+    {.longname = "reassign", .id = OPT_REASSIGN,
+     .help = "the reassigned spectrogram: each bin's frequency (Hz), time (s) and level (dBFS), a dump of (frames, "
+             "bins, 3)"},
     {.longname = "size", .value = "WxH", .id = OPT_SIZE, .section = "picture and window",
      .help = "picture size in pixels (default 1920x1080)"},
     {.longname = "scale", .value = "S", .id = OPT_SCALE, .help = "frequency axis: ", .list = list_scales},
@@ -727,7 +746,7 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_SCALE: return scale_parse(val, &r->scale, ei);
     case OPT_COLORMAP: return colormap_parse(val, &r->colormap, ei);
     case OPT_DB_RANGE: return parse_db_range(val, &r->db_lo, &r->db_hi, ei);
-    case OPT_FMIN: return parse_band(name, val, 0, &r->fmin, &a->peak_fmin, &a->measure.band_lo, ei);
+    case OPT_FMIN: o->fmin = 1; return parse_band(name, val, 0, &r->fmin, &a->peak_fmin, &a->measure.band_lo, ei);
     case OPT_FMAX: return parse_band(name, val, 1, &r->fmax, &a->peak_fmax, &a->measure.band_hi, ei);
     case OPT_REALTIME: return set_flag(&a->realtime);
     case OPT_DURATION: return parse_time(name, val, 1, &a->duration, ei);
@@ -753,6 +772,11 @@ static int apply(cli_options *o, opt_id id, const char *name, const char *val, s
     case OPT_BANDS: return parse_bands(o, name, val, ei);
     case OPT_WEIGHTING: return parse_weighting(o, val, ei);
     case OPT_VIEW: return set_flag(&o->view);
+    case OPT_MEL: return parse_int(name, val, 1, XFORM_MAX_BANDS, &o->mel, ei);
+    case OPT_MFCC: return parse_int(name, val, 1, XFORM_MAX_BANDS, &o->mfcc, ei);
+    case OPT_CHROMA: return set_flag(&o->chroma);
+    case OPT_CQT: return parse_int(name, val, 1, XFORM_CQT_MAX_BPO, &o->cqt, ei);
+    case OPT_REASSIGN: return set_flag(&o->reassign);
     }
     return SP_EINVAL;
 }
@@ -892,13 +916,52 @@ static int check_batch(const cli_options *o, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* The transform the options ask for (--mel, --mfcc, --chroma, --cqt, --reassign), and what
+ * has no meaning with one. Its checks at the input's rate and N are xform_create's. */
+static int check_xform(cli_options *o, sp_errinfo *ei)
+{
+    xform_spec *x = &o->an.xform;
+    int kinds = (o->mel || o->mfcc) + o->chroma + (o->cqt > 0) + o->reassign;
+    if (kinds == 0)
+        return SP_OK;
+    if (kinds > 1)
+        return sp_fail(ei, SP_EINVAL, "%s: one transform at a time (--mel/--mfcc, --chroma, --cqt, --reassign)",
+                       o->chroma ? "--chroma" : o->cqt ? "--cqt" : "--reassign");
+    x->kind = o->mfcc ? XFORM_MFCC : o->mel ? XFORM_MEL : o->chroma ? XFORM_CHROMA : o->cqt ? XFORM_CQT : XFORM_REASSIGN;
+    x->bands = o->cqt ? o->cqt : o->mel;
+    x->coeffs = o->mfcc;
+    x->fmin = o->fmin ? o->an.render.fmin : -1.0;
+    x->fmax = o->an.render.fmax;
+    const char *name = xform_kind_name(x->kind);
+    if (o->mfcc && o->mfcc > (o->mel ? o->mel : XFORM_MEL_DEFAULT_BANDS))
+        return sp_fail(ei, SP_EINVAL, "--mfcc %d: more than the %d mel bands (--mel)", o->mfcc,
+                       o->mel ? o->mel : XFORM_MEL_DEFAULT_BANDS);
+    if (o->an.measure.bands)
+        return sp_fail(ei, SP_EINVAL, "--%s: not with --bands (both reduce the spectrum to bands)", name);
+    if (o->an.measure.psd)
+        return sp_fail(ei, SP_EINVAL, "--psd: not with --%s (its values are no spectrum density)", name);
+    if (o->average && (x->kind == XFORM_REASSIGN || x->kind == XFORM_MFCC || x->kind == XFORM_CHROMA))
+        return sp_fail(ei, SP_EINVAL, "--average: not with --%s (%s)", name,
+                       x->kind == XFORM_REASSIGN ? "reassigned points have no average" : "its values are not levels");
+    if (o->view)
+        return sp_fail(ei, SP_EINVAL, "--view: not with --%s (the window shows the linear spectrum)", name);
+    for (int i = 0; i < o->an.n_outputs; i++) {
+        const char *kind = o->an.outputs[i].kind;
+        if (strcmp(kind, "dump") != 0)
+            return sp_fail(ei, SP_EINVAL, "--%s: not with %s (give --dump)", name, sink_kind_find(kind)->option);
+    }
+    if (o->an.n_outputs == 0)
+        return sp_fail(ei, SP_EINVAL, "--%s: give --dump (the window shows the linear spectrum)", name);
+    return SP_OK;
+}
+
 /* What no single option can check: the options together. */
 static int check_together(cli_options *o, sp_errinfo *ei)
 {
     int err;
     if (o->an.render.fmax > 0 && o->an.render.fmin >= o->an.render.fmax)
         return sp_fail(ei, SP_EINVAL, "--fmin %g: must be below --fmax %g", o->an.render.fmin, o->an.render.fmax);
-    if ((err = check_batch(o, ei)) != SP_OK)
+    if ((err = check_batch(o, ei)) != SP_OK || (err = check_xform(o, ei)) != SP_OK)
         return err;
     if (o->an.realtime && !o->an.input)
         return sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");

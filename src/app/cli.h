@@ -16,6 +16,9 @@ typedef struct {
     int headless; /* an output was asked for (--dump, --peaks, --png, --tone): no window */
     int window, average, tone_format; /* given: --window, --average, --tone-format */
     int weighting;                    /* given: --weighting */
+    int fmin;                         /* given: --fmin */
+    int mel, mfcc, cqt;               /* --mel B, --mfcc K, --cqt B (0: not given) */
+    int chroma, reassign;             /* --chroma, --reassign */
     int view_bands;                   /* --bands with no output: the window's band bars (1/B) */
     int view, view_tone, view_average; /* --view, and what it hands the window: --tone,
                                         * --average mean (their outputs are not made) */

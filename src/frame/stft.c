@@ -36,9 +36,11 @@ struct stft {
     int spectra;           /* with reduce: the spectra are wanted too */
     stft_complex_fn cfn;   /* set: batches give the windowed frames' DFTs to it instead */
     void *cfn_user;
-    const float *cwin;     /* with cfn: the window (borrowed) */
+    const float *cwin[STFT_COMPLEX_WINDOWS_MAX]; /* with cfn: the windows (borrowed) */
+    int nwin;
     float *frm;            /* with cfn: a batch of windowed frames (batch * n), kept */
-    cpx *z;                /* with cfn: their transforms (batch * bins), kept */
+    cpx *z;                /* with cfn: their transforms (nwin * batch * bins) */
+    size_t zwin;           /* windows z has room for */
     fft_peak_raw *raw[2];  /* batch * req.nranges each, used in turn like db */
     float *cm[2];          /* req.span: the column maxima's rows, used in turn like db */
     float *spare;          /* overlap (made when a reduction is set on a plan that overlaps,
@@ -249,19 +251,36 @@ int stft_reset(stft *s, sp_errinfo *ei)
     return SP_OK;
 }
 
-int stft_set_complex(stft *s, const float *window, stft_complex_fn fn, void *fn_user, sp_errinfo *ei)
+int stft_set_complex_windows(stft *s, const float *const *windows, int nwin, stft_complex_fn fn, void *fn_user,
+                             sp_errinfo *ei)
 {
-    if (!s || !window || !fn)
-        return sp_fail(ei, SP_EINVAL, "stft_set_complex: NULL argument");
+    if (!s || !windows || !fn || nwin < 1 || nwin > STFT_COMPLEX_WINDOWS_MAX)
+        return sp_fail(ei, SP_EINVAL, "stft_set_complex: NULL argument or %d windows", nwin);
+    for (int w = 0; w < nwin; w++)
+        if (!windows[w])
+            return sp_fail(ei, SP_EINVAL, "stft_set_complex: NULL window");
     if (s->reduce || s->cfn || s->samples || s->frames)
         return sp_fail(ei, SP_EINVAL, "stft_set_complex: only once, before the first samples");
+    if (s->z && s->zwin < (size_t)nwin) {
+        fft_plan_host_free(s->plan, s->z);
+        s->z = NULL;
+    }
     if ((!s->frm && !(s->frm = fft_plan_host_alloc(s->plan, s->cfg.batch * s->cfg.n * sizeof *s->frm))) ||
-        (!s->z && !(s->z = fft_plan_host_alloc(s->plan, s->cfg.batch * s->bins * sizeof *s->z))))
-        return sp_fail(ei, SP_ENOMEM, "out of memory for %zu complex spectra", s->cfg.batch);
-    s->cwin = window;
+        (!s->z && !(s->z = fft_plan_host_alloc(s->plan, (size_t)nwin * s->cfg.batch * s->bins * sizeof *s->z))))
+        return sp_fail(ei, SP_ENOMEM, "out of memory for %zu complex spectra", s->cfg.batch * (size_t)nwin);
+    if (s->zwin < (size_t)nwin)
+        s->zwin = (size_t)nwin;
+    for (int w = 0; w < nwin; w++)
+        s->cwin[w] = windows[w];
+    s->nwin = nwin;
     s->cfn = fn;
     s->cfn_user = fn_user;
     return SP_OK;
+}
+
+int stft_set_complex(stft *s, const float *window, stft_complex_fn fn, void *fn_user, sp_errinfo *ei)
+{
+    return stft_set_complex_windows(s, &window, 1, fn, fn_user, ei);
 }
 
 int stft_out_channels(const stft *s)
@@ -369,14 +388,16 @@ static int run_complex(stft *s, int c, size_t nframes, sp_errinfo *ei)
 {
     const size_t n = s->cfg.n;
     double t0 = sp_now(), t1;
-    int err;
-    for (size_t f = 0; f < nframes; f++) {
-        const float *x = s->sig[c] + f * s->cfg.hop;
-        float *y = s->frm + f * n;
-        for (size_t i = 0; i < n; i++)
-            y[i] = x[i] * s->cwin[i];
+    int err = SP_OK;
+    for (int w = 0; w < s->nwin && err == SP_OK; w++) {
+        for (size_t f = 0; f < nframes; f++) {
+            const float *x = s->sig[c] + f * s->cfg.hop;
+            float *y = s->frm + f * n;
+            for (size_t i = 0; i < n; i++)
+                y[i] = x[i] * s->cwin[w][i];
+        }
+        err = fft_r2c(s->plan, s->frm, s->z + (size_t)w * nframes * s->bins, nframes);
     }
-    err = fft_r2c(s->plan, s->frm, s->z, nframes);
     t1 = sp_now();
     s->fft_s += t1 - t0;
     if (err != SP_OK)

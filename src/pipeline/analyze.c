@@ -22,6 +22,7 @@ analyze_config analyze_config_default(void)
     memset(&c, 0, sizeof c);
     c.n = FFT_DEFAULT_SIZE;
     c.window = window_spec_default();
+    c.xform = xform_spec_default();
     c.channel = STFT_CHANNEL_MIX;
     c.backend = FFT_BACKEND_AUTO;
     c.out = stdout;
@@ -684,7 +685,8 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
     {
         sink_stream st = stream_of(&r);
         r.sinks.win = r.win; /* the peak searches level by the window's own transform */
-        if ((err = pipe_sinks_open(&r.sinks, &st, ei)) != SP_OK ||
+        if ((err = pipe_sinks_xform(&r.sinks, cfg, &st, r.win, ei)) != SP_OK ||
+            (err = pipe_sinks_open(&r.sinks, &st, ei)) != SP_OK ||
             (err = pipe_sinks_attach(&r.sinks, r.st, r.plan, ei)) != SP_OK)
             goto done;
         res->maxima_span = r.sinks.span;

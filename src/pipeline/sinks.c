@@ -5,6 +5,9 @@
 #include "pipeline_internal.h"
 #include "sink_table.h"
 
+static int fan_out(pipe_sinks *l, int channel, uint64_t first, size_t nframes, const float *db,
+                   const float *colmax);
+
 /* Frames a part of the peak refinement gets at least (a dense run's 0.5 us each on the GPU
  * host's cores: below this the pool's wake-up costs more than it saves). */
 #define REFINE_PART_MIN 64
@@ -146,11 +149,74 @@ static uint64_t common_span(const pipe_sinks *l)
     return span;
 }
 
+/* The output kinds a transform's rows go to: the dump, and the average of dB rows. */
+static int xform_takes(const pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
+{
+    const char *name = xform_name(l->xf);
+    if (cfg->n_extra_sinks > 0)
+        return sp_fail(ei, SP_EINVAL, "%s: the window does not show transforms yet", name);
+    for (int i = 0; i < cfg->n_outputs; i++) {
+        const char *kind = cfg->outputs[i].kind;
+        if (strcmp(kind, "dump") == 0)
+            continue;
+        if (strcmp(kind, "average") == 0 && xform_is_db(l->xf))
+            continue;
+        if (strcmp(kind, "average") == 0)
+            return sp_fail(ei, SP_EINVAL, "%s: no average (its values are not levels)", name);
+        return sp_fail(ei, SP_EINVAL, "%s: not with %s (it reads the linear spectrum)", name,
+                       sink_kind_find(kind)->option);
+    }
+    return SP_OK;
+}
+
+int pipe_sinks_xform(pipe_sinks *l, const analyze_config *cfg, sink_stream *ss, const float *win, sp_errinfo *ei)
+{
+    int err;
+    if (cfg->xform.kind == XFORM_NONE)
+        return SP_OK;
+    if ((err = xform_create(&cfg->xform, ss->n, (double)ss->rate, win, &l->xf, ei)) != SP_OK ||
+        (err = xform_takes(l, cfg, ei)) != SP_OK)
+        return err;
+    ss->xform = xform_name(l->xf);
+    ss->xform_json = xform_json(l->xf);
+    ss->depth = xform_depth(l->xf);
+    ss->bins = xform_width(l->xf) / ss->depth;
+    ss->col_hz = xform_freqs(l->xf);
+    ss->xform_db = xform_is_db(l->xf);
+    l->t0 = ss->time_first_s;
+    l->dt = ss->time_step_s;
+    return SP_OK;
+}
+
+/* The framer's complex spectra of a transform's windows: the rows to the sinks. */
+static int xform_frames(void *user, int channel, uint64_t first, size_t nframes, const cpx *z)
+{
+    pipe_sinks *l = user;
+    size_t width = xform_width(l->xf);
+    if (nframes > l->xcap) {
+        float *p = realloc(l->xrows, nframes * width * sizeof *p);
+        if (!p)
+            return sp_fail(l->ei, SP_ENOMEM, "out of memory for %zu rows", nframes);
+        l->xrows = p;
+        l->xcap = nframes;
+    }
+    if (xform_rows(l->xf, z, nframes, l->t0 + (double)first * l->dt, l->dt, l->xrows) != SP_OK)
+        return sp_fail(l->ei, SP_ENOMEM, "out of memory");
+    return fan_out(l, channel, first, nframes, l->xrows, NULL);
+}
+
 int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo *ei)
 {
     fft_peak_req req;
     int maxima = l->test_maxima == ANALYZE_TEST_MAXIMA_HOST ||
                  (l->test_maxima != ANALYZE_TEST_MAXIMA_OFF && fft_plan_reduces_columns(plan));
+    if (l->xf) { /* the transform's windows, its rows to every sink (no reductions) */
+        const float *w[XFORM_MAX_WINDOWS];
+        for (int i = 0; i < xform_windows(l->xf); i++)
+            w[i] = xform_window(l->xf, i);
+        l->span = 0;
+        return stft_set_complex_windows(st, w, xform_windows(l->xf), xform_frames, l, ei);
+    }
     l->span = maxima ? common_span(l) : 0;
     if (l->span)
         l->spectra = 0; /* every sink that wanted them takes the maxima */
@@ -272,6 +338,8 @@ void pipe_sinks_free(pipe_sinks *l)
     for (int r = 0; r < l->nred; r++)
         free(l->red[r].pk);
     peaks_window_destroy(l->pw);
+    xform_destroy(l->xf);
+    free(l->xrows);
     free(l->s);
     free(l->wants);
     free(l->reduction);

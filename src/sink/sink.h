@@ -61,6 +61,13 @@ typedef struct {
                                 * with --realtime): what to size a picture for, no promise */
     int live;                  /* microphone, --realtime or a pipe: no length known ahead;
                                 * frames may be skipped (not from a pipe) */
+    /* A transform (docs/transforms.md): the rows are not spectra but `bins` columns of
+     * `depth` values each (mel bands, MFCC coefficients ...). xform NULL: the linear spectrum. */
+    const char *xform;         /* the transform's name: "mel", "mfcc", "chroma", "cqt", "reassign" */
+    const char *xform_json;    /* its sidecar members: ",\n  \"transform\": {...} ..." */
+    const double *col_hz;      /* bins values: the columns' frequencies (mfcc: the indices) */
+    size_t depth;              /* values a column: 1 (0 reads as 1); reassign 3 (Hz, s, dB) */
+    int xform_db;              /* the values are dB levels (a power mean averages them) */
 } sink_stream;
 
 /* What a sink needs, filled by its open. */

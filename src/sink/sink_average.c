@@ -96,6 +96,7 @@ static int average_open(void *self, const sink_stream *st, sink_wants *wants, sp
         dc.single = 1;
         dc.bins = st->bins;
         dc.bin_hz = st->bin_hz;
+        dc.col_hz = st->col_hz; /* a transform's columns (sink.h) */
         if ((err = dump_open(&dc, &s->d, ei)) != SP_OK)
             return err;
     }
@@ -151,6 +152,17 @@ static int finish_dump(average_sink *s, const sink_end *end, sp_errinfo *ei)
         if ((err = dump_write(s->d, c, 0, 1, s->row + (size_t)c * st->bins, ei)) != SP_OK)
             return err;
     m = sink_dump_meta(st, end);
+    if (st->xform_json) { /* a transform's members first (sink_dump_meta's), then the average's */
+        size_t len = strlen(st->xform_json) + strlen(s->extra) + 1;
+        char *both = malloc(len);
+        if (!both)
+            return sp_fail(ei, SP_ENOMEM, "out of memory");
+        snprintf(both, len, "%s%s", st->xform_json, s->extra);
+        m.extra = both;
+        err = dump_commit(s->d, &m, ei);
+        free(both);
+        return err;
+    }
     m.extra = s->extra;
     return dump_commit(s->d, &m, ei);
 }

@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""The transforms of the real binary (docs/transforms.md) beyond the comparison with librosa
+(tests/python/test_xform_librosa.py, run by e2e_xform_librosa):
+
+- dump layouts: .npy rows of B values per frame (and per channel with --channel all), the
+  CSV header the columns' frequencies, the sidecar the transform, its parameters and the
+  columns (freqs_hz, or the MFCC's coefficients); --average of mel bands the power mean of
+  the rows (a second computation here); batches give each file's single run byte for byte;
+- bad input: one line, exit 2, nothing written (--mel 0, --fmax above Nyquist, --mfcc above
+  the bands, --mel with --bands, with --peaks/--png/--tone, two transforms, no --dump,
+  --reassign with --average).
+"""
+import os
+import unittest
+
+import numpy as np
+
+import spectro_e2e as E
+
+
+class Layouts(unittest.TestCase):
+    def test_mel_npy_csv_sidecar(self):
+        a, meta, _ = E.dump(self, [E.asset("two_tone_48k_s16.wav"), "--mel", 40, "--fmin", 100, "--fmax", 9000])
+        self.assertEqual(a.shape[1], 40)
+        self.assertEqual(meta["transform"]["name"], "mel")
+        self.assertEqual((meta["transform"]["bands"], meta["transform"]["fmin"], meta["transform"]["fmax"]),
+                         (40, 100, 9000))
+        self.assertEqual(len(meta["freqs_hz"]), 40)
+        self.assertTrue(100 < meta["freqs_hz"][0] < meta["freqs_hz"][-1] < 9000)
+        self.assertEqual(meta["frames"], a.shape[0])
+        csv, _, _ = E.dump(self, [E.asset("two_tone_48k_s16.wav"), "--mel", 40, "--fmin", 100, "--fmax", 9000],
+                           out_name="out.csv")
+        lines = csv.splitlines()
+        head = lines[0].split(",")
+        self.assertEqual(head[0], "time_s")
+        self.assertTrue(np.allclose([float(h) for h in head[1:]], meta["freqs_hz"], rtol=1e-8))
+        rows = np.array([[float(v) for v in l.split(",")[1:]] for l in lines[1:]])
+        self.assertTrue(np.allclose(rows, a, atol=1e-4))
+
+    def test_mfcc_chroma_sidecar(self):
+        a, meta, _ = E.dump(self, [E.asset("two_tone_48k_s16.wav"), "--mfcc", 13, "--mel", 40])
+        self.assertEqual(a.shape[1], 13)
+        self.assertEqual(meta["transform"]["coefficients"], 13)
+        self.assertEqual(meta["coefficients"], list(range(13)))
+        c, meta, _ = E.dump(self, [E.asset("two_tone_48k_s16.wav"), "--chroma"])
+        self.assertEqual(c.shape[1], 12)
+        self.assertTrue(np.allclose(c.max(axis=1), 1.0))
+        self.assertAlmostEqual(meta["freqs_hz"][9], 440.0)
+
+    def test_channels_all(self):
+        a, meta, _ = E.dump(self, [E.asset("stereo_1500l_3000r_48k_s16.wav"), "--channel", "all", "--mel", 64])
+        self.assertEqual(a.shape[0], 2)
+        self.assertEqual(a.shape[2], 64)
+        hz = np.array(meta["freqs_hz"])
+        # each channel's strongest band holds its own tone
+        for ch, f in ((0, 1500.0), (1, 3000.0)):
+            b = int(np.argmax(a[ch].mean(axis=0)))
+            self.assertLess(abs(np.log2(hz[b] / f)), 0.1, (ch, hz[b]))
+
+    def test_average_is_power_mean(self):
+        src = E.asset("two_tone_48k_s16.wav")
+        rows, _, _ = E.dump(self, [src, "--mel", 32])
+        avg, meta, _ = E.dump(self, [src, "--mel", 32, "--average", "mean"])
+        self.assertEqual(avg.shape, (32,))
+        ref = 10 * np.log10(np.mean(10 ** (rows.astype(np.float64) / 10), axis=0))
+        self.assertLess(np.abs(avg - ref).max(), 1e-3)
+        self.assertEqual(meta["transform"]["name"], "mel")
+        self.assertEqual(meta["average"], "mean")
+
+
+class BadInput(unittest.TestCase):
+    def bad(self, args, needle):
+        with E.TempDir() as d:
+            out = os.path.join(d, "o.npy")
+            p = E.run([E.asset("two_tone_48k_s16.wav")] + args + ["-o", out], cwd=d)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            lines = E.stderr_lines(p)
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertIn(needle, lines[0])
+            self.assertEqual(E.listing(d), set())
+
+    def test_bad(self):
+        self.bad(["--mel", "0"], "--mel 0")
+        self.bad(["--mel", "20", "--fmax", "30000"], "above the Nyquist")
+        self.bad(["--mfcc", "40", "--mel", "20"], "--mfcc 40")
+        self.bad(["--mel", "20", "--bands", "3"], "not with --bands")
+        self.bad(["--mel", "20", "--peaks"], "--peaks")
+        self.bad(["--mel", "20", "--tone"], "--tone")
+        self.bad(["--mel", "20", "--chroma"], "one transform")
+        self.bad(["--mfcc", "20", "--average", "mean"], "--average")
+        self.bad(["--mel", "600", "-n", "256"], "holds no FFT bin")
+
+    def test_needs_dump(self):
+        p = E.run([E.asset("two_tone_48k_s16.wav"), "--mel", "20"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("give --dump", p.stderr)
+
+
+if __name__ == "__main__":
+    E.main()
