@@ -9,6 +9,9 @@
 - bad input: one line, exit 2, nothing written (--mel 0, --fmax above Nyquist, --mfcc above
   the bands, --mel with --bands, with --peaks/--png/--tone, two transforms, no --dump,
   --reassign with --average).
+- CQT: tones on bin centres across 7 octaves, all in one file at different amplitudes,
+  each read at its amplitude level (20 log10 A dBFS) within 0.3 dB in its own bin, 3 dB
+  above both neighbours; --fmin too low for N says the N needed.
 """
 import os
 import unittest
@@ -66,6 +69,38 @@ class Layouts(unittest.TestCase):
         self.assertLess(np.abs(avg - ref).max(), 1e-3)
         self.assertEqual(meta["transform"]["name"], "mel")
         self.assertEqual(meta["average"], "mean")
+
+
+class ConstantQ(unittest.TestCase):
+    C1 = 32.703195662574829
+
+    def test_tones_across_octaves(self):
+        rate, bpo = 48000, 12
+        t = np.arange(rate * 3) / rate
+        picks = [(12 * o + s, a) for o, s, a in
+                 ((1, 3, 0.3), (2, 7, 0.1), (3, 0, 0.05), (4, 9, 0.2), (5, 4, 0.01), (6, 11, 0.15), (7, 2, 0.08))]
+        x = sum(a * np.cos(2 * np.pi * self.C1 * 2 ** (j / bpo) * t + j) for j, a in picks)
+        with E.TempDir() as d:
+            path = os.path.join(d, "tones.wav")
+            E.write_float_wav(path, x, rate)
+            c, meta, _ = E.dump(self, [path, "-n", 32768, "--cqt", bpo])
+        self.assertEqual(meta["transform"]["bins_per_octave"], bpo)
+        hz = np.array(meta["freqs_hz"])
+        self.assertTrue(np.allclose(hz, self.C1 * 2 ** (np.arange(len(hz)) / bpo), rtol=1e-9))
+        row = c[c.shape[0] // 2]
+        for j, a in picks:
+            self.assertLess(abs(row[j] - 20 * np.log10(a)), 0.3, (hz[j], row[j], 20 * np.log10(a)))
+            self.assertGreater(row[j], max(row[j - 1], row[j + 1]) + 3.0, hz[j])  # its own bin
+
+    def test_fmin_needs_n(self):
+        with E.TempDir() as d:
+            p = E.run([E.asset("two_tone_48k_s16.wav"), "--cqt", 12, "-o", os.path.join(d, "o.npy")])
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("needs N >= 32768", p.stderr)
+            self.assertEqual(len(E.stderr_lines(p)), 1)
+            self.assertEqual(E.listing(d), set())
+            p = E.run([E.asset("two_tone_48k_s16.wav"), "--cqt", 12, "--fmin", 200, "-o", os.path.join(d, "o.npy")])
+            self.assertEqual(p.returncode, 0, p.stderr)
 
 
 class BadInput(unittest.TestCase):
