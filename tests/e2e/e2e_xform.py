@@ -103,6 +103,53 @@ class ConstantQ(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
 
 
+class Reassign(unittest.TestCase):
+    RATE = 48000
+
+    def dump(self, x):
+        with E.TempDir() as d:
+            path = os.path.join(d, "x.wav")
+            E.write_float_wav(path, x, self.RATE)
+            r, meta, _ = E.dump(self, [path, "--reassign"])
+            lin, _, _ = E.dump(self, [path])
+        self.assertEqual(r.shape, lin.shape + (3,))
+        E.assert_db_close(self, r[:, :, 2], lin, "reassign's levels")
+        self.assertEqual(meta["transform"]["name"], "reassign")
+        return r, meta
+
+    @staticmethod
+    def strong(row):
+        return row[:, 2] > row[:, 2].max() - 20
+
+    def test_tone(self):
+        t = np.arange(self.RATE) / self.RATE
+        r, _ = self.dump(0.5 * np.sin(2 * np.pi * 1234.5 * t))
+        for row in r:
+            f = row[self.strong(row), 0]
+            self.assertGreaterEqual(len(f), 3)
+            self.assertLess(np.abs(f - 1234.5).max(), 0.2, f)
+
+    def test_click(self):
+        x = np.zeros(self.RATE)
+        at = 24000 + 37
+        x[at] = 1.0
+        r, meta = self.dump(x)
+        frames = [f for f in range(r.shape[0]) if r[f, :, 2].max() > -150]
+        self.assertGreaterEqual(len(frames), 3)
+        for f in frames:
+            t = r[f, self.strong(r[f]), 1]
+            self.assertLess(np.abs(t - at / self.RATE).max(), 0.2e-3, (f, t))
+
+    def test_chirp(self):
+        t = np.arange(self.RATE) / self.RATE
+        f0, f1 = 500.0, 8000.0
+        r, _ = self.dump(0.5 * np.sin(2 * np.pi * (f0 * t + 0.5 * (f1 - f0) * t ** 2)))
+        for row in r:
+            k = self.strong(row)
+            line = f0 + (f1 - f0) * row[k, 1]
+            self.assertLess(np.abs(row[k, 0] - line).max(), 3.0)
+
+
 class BadInput(unittest.TestCase):
     def bad(self, args, needle):
         with E.TempDir() as d:
@@ -124,6 +171,7 @@ class BadInput(unittest.TestCase):
         self.bad(["--mel", "20", "--chroma"], "one transform")
         self.bad(["--mfcc", "20", "--average", "mean"], "--average")
         self.bad(["--mel", "600", "-n", "256"], "holds no FFT bin")
+        self.bad(["--reassign", "--average", "mean"], "--average")
 
     def test_needs_dump(self):
         p = E.run([E.asset("two_tone_48k_s16.wav"), "--mel", "20"])
