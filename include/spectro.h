@@ -57,7 +57,7 @@ extern "C" {
 SPECTRO_API const char *spectro_version(void);
 /* The API's revision within this SONAME: grows when functions or struct members are added
  * (docs/api-c.md). 1 for this header. */
-#define SPECTRO_API_VERSION 1
+#define SPECTRO_API_VERSION 2
 SPECTRO_API int spectro_api_version(void);
 
 /* The codes (the program's exit status for each is in brackets). */
@@ -425,6 +425,46 @@ SPECTRO_API int spectro_bands_levels(spectro_bands *b, const float *db, size_t f
 /* The band levels averaged over the frames (--bands with --average MODE): out[count]. */
 SPECTRO_API int spectro_bands_average(spectro_bands *b, const float *db, size_t frames, int mode, float *out,
                                       spectro_error *err);
+
+/* ---- transforms (added in API version 2) ---------------------------------------------------------
+ * Mel, MFCC, chroma, constant-Q and reassigned spectrograms (the program's --mel, --mfcc,
+ * --chroma, --cqt, --reassign; docs/transforms.md), made for an analyzer's rate, fft_size and
+ * window: each frame becomes one row of columns * depth floats. */
+typedef struct spectro_transform spectro_transform;
+
+typedef struct spectro_transform_config {
+    size_t size;            /* sizeof(spectro_transform_config), set by the _default function */
+    const char *kind;       /* "mel" (the default), "mfcc", "chroma", "cqt", "reassign" */
+    int bands;              /* mel, mfcc: mel bands, 0 = 128; cqt: bins an octave, 0 = 12 */
+    int coefficients;       /* mfcc: K, 0 = 20 */
+    double fmin, fmax;      /* Hz: fmin negative = the kind's default (mel 0, cqt C1 = 32.70 Hz);
+                             * fmax 0 = Nyquist (cqt: the last bin whose kernel fits below it) */
+} spectro_transform_config;
+
+SPECTRO_API spectro_transform_config spectro_transform_config_default(void);
+
+/* SPECTRO_EINVAL with the transform's line ("mel: fmax 30000 Hz is above the Nyquist
+ * frequency (24000 Hz)", "cqt: fmin 32.7032 Hz at 12 bins an octave needs N >= 32768 ...").
+ * The handle does not borrow the analyzer; compute takes one of the same sample_rate and
+ * fft_size. Any thread. */
+SPECTRO_API int spectro_transform_create(const spectro_analyzer *a, const spectro_transform_config *cfg,
+                                         spectro_transform **out, spectro_error *err);
+SPECTRO_API void spectro_transform_destroy(spectro_transform *t); /* NULL is a no-op */
+
+/* Columns a frame (B: bands, coefficients, 12 pitch classes, CQT bins, or the FFT's bins for
+ * reassign), values a column (1; reassign 3: Hz, s, dBFS), and column i's frequency in Hz
+ * (mfcc: i; chroma: C4 .. B4; 0 out of range). */
+SPECTRO_API size_t spectro_transform_columns(const spectro_transform *t);
+SPECTRO_API size_t spectro_transform_depth(const spectro_transform *t);
+SPECTRO_API double spectro_transform_freq_hz(const spectro_transform *t, size_t i);
+
+/* The transform of `count` frames of interleaved samples (count >= fft_size), as
+ * spectro_analyzer_spectrogram frames them: out receives [channel][frame][column][depth],
+ * F = spectro_analyzer_frame_count(a, count) frames a channel, out_frames its room in frames
+ * a channel. The values are the program's --dump of the same transform. Leaves the analyzer
+ * a fresh dB stream. */
+SPECTRO_API int spectro_transform_compute(spectro_transform *t, spectro_analyzer *a, const float *samples,
+                                          size_t count, float *out, size_t out_frames, spectro_error *err);
 
 /* ---- tables ------------------------------------------------------------------------------------- */
 
