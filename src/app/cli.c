@@ -947,11 +947,15 @@ static int check_xform(cli_options *o, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "--view: not with --%s (the window shows the linear spectrum)", name);
     for (int i = 0; i < o->an.n_outputs; i++) {
         const char *kind = o->an.outputs[i].kind;
-        if (strcmp(kind, "dump") != 0)
+        int png = strcmp(kind, "png") == 0 || strcmp(kind, "average-png") == 0;
+        if (png && (x->kind == XFORM_MFCC || x->kind == XFORM_REASSIGN || o->average))
+            return sp_fail(ei, SP_EINVAL, "--png: no picture of --%s%s yet (give --dump)", name,
+                           o->average ? " --average" : "");
+        if (strcmp(kind, "dump") != 0 && strcmp(kind, "average") != 0 && !png)
             return sp_fail(ei, SP_EINVAL, "--%s: not with %s (give --dump)", name, sink_kind_find(kind)->option);
     }
     if (o->an.n_outputs == 0)
-        return sp_fail(ei, SP_EINVAL, "--%s: give --dump (the window shows the linear spectrum)", name);
+        return sp_fail(ei, SP_EINVAL, "--%s: give --dump or --png (the window shows the linear spectrum)", name);
     return SP_OK;
 }
 

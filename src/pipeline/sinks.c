@@ -161,6 +161,8 @@ static int xform_takes(const pipe_sinks *l, const analyze_config *cfg, sp_errinf
             continue;
         if (strcmp(kind, "average") == 0 && xform_is_db(l->xf))
             continue;
+        if (strcmp(kind, "png") == 0 && (xform_is_db(l->xf) || cfg->xform.kind == XFORM_CHROMA))
+            continue; /* the picture's axis: mel, cqt, chroma (render.h columns) */
         if (strcmp(kind, "average") == 0)
             return sp_fail(ei, SP_EINVAL, "%s: no average (its values are not levels)", name);
         return sp_fail(ei, SP_EINVAL, "%s: not with %s (it reads the linear spectrum)", name,

@@ -173,6 +173,22 @@ class BadInput(unittest.TestCase):
         self.bad(["--mel", "600", "-n", "256"], "holds no FFT bin")
         self.bad(["--reassign", "--average", "mean"], "--average")
 
+    def test_png(self):
+        """--png of mel, cqt, chroma: a picture (its axes are test_render's test_columns); of
+        mfcc and reassign: refused, nothing written."""
+        with E.TempDir() as d:
+            for i, args in enumerate((["--mel", 64], ["--cqt", 12, "--fmin", 200], ["--chroma"])):
+                out = os.path.join(d, "p%d.png" % i)
+                p = E.run([E.asset("two_tone_48k_s16.wav"), "--size", "400x300", "--png", out] + args)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(E.read_png(out).shape, (300, 400, 3))
+            before = E.listing(d)
+            for args in (["--mfcc", 13], ["--reassign"], ["--mel", 20, "--average", "mean"]):
+                p = E.run([E.asset("two_tone_48k_s16.wav"), "--png", os.path.join(d, "x.png")] + args)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn("no picture", p.stderr)
+                self.assertEqual(E.listing(d), before)
+
     def test_needs_dump(self):
         p = E.run([E.asset("two_tone_48k_s16.wav"), "--mel", "20"])
         self.assertEqual(p.returncode, 2)
