@@ -40,7 +40,7 @@ struct spectro_analyzer {
     float *early;
     size_t early_n;
     /* a transform's whole array (api_analyzer_transform): its rows go to xout */
-    const xform *xf;
+    xform *xf;
     float *xout;
     size_t xframes;
 };
@@ -640,21 +640,21 @@ int spectro_spectrogram(const spectro_analyzer_config *cfg, const float *samples
 
 /* ---- transforms ------------------------------------------------------------------------------------ */
 
-static int take_xform(void *user, int channel, uint64_t first, size_t nframes, const cpx *z)
+static int take_xform(void *user, int channel, uint64_t first, size_t nframes, const float *sig, size_t hop)
 {
     spectro_analyzer *a = user;
     size_t width = xform_width(a->xf);
     float *dst = a->xout + ((size_t)channel * a->xframes + (size_t)first) * width;
     if (first + nframes > a->xframes)
         return SP_ENOMEM; /* not reached: the caller's array holds frame_count frames */
-    return xform_rows(a->xf, z, nframes, spectro_analyzer_frame_time(a, first), (double)a->hop / a->rate, dst);
+    return xform_rows(a->xf, sig, hop, nframes, spectro_analyzer_frame_time(a, first), (double)a->hop / a->rate,
+                      dst);
 }
 
-int api_analyzer_transform(spectro_analyzer *a, const xform *x, const float *samples, size_t count, float *out,
+int api_analyzer_transform(spectro_analyzer *a, xform *x, const float *samples, size_t count, float *out,
                            size_t out_frames, spectro_error *err)
 {
     sp_errinfo ei = {{0}};
-    const float *w[XFORM_MAX_WINDOWS];
     uint64_t frames;
     int rc;
     if (count < a->n) /* the short array's L-point window is the analyzer's to remake */
@@ -666,10 +666,7 @@ int api_analyzer_transform(spectro_analyzer *a, const xform *x, const float *sam
                         count, (unsigned long long)frames);
     if ((rc = spectro_analyzer_reset(a, SPECTRO_OUTPUT_DB, err)) != SPECTRO_OK)
         return rc;
-    for (int i = 0; i < xform_windows(x); i++)
-        w[i] = xform_window(x, i);
-    if ((rc = stft_reset(a->st, &ei)) != SP_OK ||
-        (rc = stft_set_complex_windows(a->st, w, xform_windows(x), take_xform, a, &ei)) != SP_OK)
+    if ((rc = stft_reset(a->st, &ei)) != SP_OK || (rc = stft_set_frames(a->st, take_xform, a, &ei)) != SP_OK)
         return api_from_engine(err, rc, &ei);
     a->xf = x;
     a->xout = out;

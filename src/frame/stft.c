@@ -36,11 +36,11 @@ struct stft {
     int spectra;           /* with reduce: the spectra are wanted too */
     stft_complex_fn cfn;   /* set: batches give the windowed frames' DFTs to it instead */
     void *cfn_user;
-    const float *cwin[STFT_COMPLEX_WINDOWS_MAX]; /* with cfn: the windows (borrowed) */
-    int nwin;
+    const float *cwin;     /* with cfn: the window (borrowed) */
+    stft_frames_fn ffn;    /* set: batches give their frames to it instead (no FFT) */
+    void *ffn_user;
     float *frm;            /* with cfn: a batch of windowed frames (batch * n), kept */
-    cpx *z;                /* with cfn: their transforms (nwin * batch * bins) */
-    size_t zwin;           /* windows z has room for */
+    cpx *z;                /* with cfn: their transforms (batch * bins), kept */
     fft_peak_raw *raw[2];  /* batch * req.nranges each, used in turn like db */
     float *cm[2];          /* req.span: the column maxima's rows, used in turn like db */
     float *spare;          /* overlap (made when a reduction is set on a plan that overlaps,
@@ -183,7 +183,7 @@ int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_f
 {
     if (!s || !req || !fn)
         return sp_fail(ei, SP_EINVAL, "stft_set_reduce: NULL argument");
-    if (s->reduce || s->samples || s->frames)
+    if (s->reduce || s->cfn || s->ffn || s->samples || s->frames)
         return sp_fail(ei, SP_EINVAL, "stft_set_reduce: only once, before the first samples");
     if (req->nranges > FFT_PEAK_RANGES_MAX || (req->nranges < 1 && !req->span))
         return sp_fail(ei, SP_EINVAL, "peak search: %zu ranges (1 to %d)", req->nranges, FFT_PEAK_RANGES_MAX);
@@ -248,39 +248,34 @@ int stft_reset(stft *s, sp_errinfo *ei)
     s->reduce = NULL;
     s->spectra = 0;
     s->cfn = NULL;
+    s->ffn = NULL;
     return SP_OK;
 }
 
-int stft_set_complex_windows(stft *s, const float *const *windows, int nwin, stft_complex_fn fn, void *fn_user,
-                             sp_errinfo *ei)
+int stft_set_frames(stft *s, stft_frames_fn fn, void *fn_user, sp_errinfo *ei)
 {
-    if (!s || !windows || !fn || nwin < 1 || nwin > STFT_COMPLEX_WINDOWS_MAX)
-        return sp_fail(ei, SP_EINVAL, "stft_set_complex: NULL argument or %d windows", nwin);
-    for (int w = 0; w < nwin; w++)
-        if (!windows[w])
-            return sp_fail(ei, SP_EINVAL, "stft_set_complex: NULL window");
-    if (s->reduce || s->cfn || s->samples || s->frames)
-        return sp_fail(ei, SP_EINVAL, "stft_set_complex: only once, before the first samples");
-    if (s->z && s->zwin < (size_t)nwin) {
-        fft_plan_host_free(s->plan, s->z);
-        s->z = NULL;
-    }
-    if ((!s->frm && !(s->frm = fft_plan_host_alloc(s->plan, s->cfg.batch * s->cfg.n * sizeof *s->frm))) ||
-        (!s->z && !(s->z = fft_plan_host_alloc(s->plan, (size_t)nwin * s->cfg.batch * s->bins * sizeof *s->z))))
-        return sp_fail(ei, SP_ENOMEM, "out of memory for %zu complex spectra", s->cfg.batch * (size_t)nwin);
-    if (s->zwin < (size_t)nwin)
-        s->zwin = (size_t)nwin;
-    for (int w = 0; w < nwin; w++)
-        s->cwin[w] = windows[w];
-    s->nwin = nwin;
-    s->cfn = fn;
-    s->cfn_user = fn_user;
+    if (!s || !fn)
+        return sp_fail(ei, SP_EINVAL, "stft_set_frames: NULL argument");
+    if (s->reduce || s->cfn || s->ffn || s->samples || s->frames)
+        return sp_fail(ei, SP_EINVAL, "stft_set_frames: only once, before the first samples");
+    s->ffn = fn;
+    s->ffn_user = fn_user;
     return SP_OK;
 }
 
 int stft_set_complex(stft *s, const float *window, stft_complex_fn fn, void *fn_user, sp_errinfo *ei)
 {
-    return stft_set_complex_windows(s, &window, 1, fn, fn_user, ei);
+    if (!s || !window || !fn)
+        return sp_fail(ei, SP_EINVAL, "stft_set_complex: NULL argument");
+    if (s->reduce || s->cfn || s->ffn || s->samples || s->frames)
+        return sp_fail(ei, SP_EINVAL, "stft_set_complex: only once, before the first samples");
+    if ((!s->frm && !(s->frm = fft_plan_host_alloc(s->plan, s->cfg.batch * s->cfg.n * sizeof *s->frm))) ||
+        (!s->z && !(s->z = fft_plan_host_alloc(s->plan, s->cfg.batch * s->bins * sizeof *s->z))))
+        return sp_fail(ei, SP_ENOMEM, "out of memory for %zu complex spectra", s->cfg.batch);
+    s->cwin = window;
+    s->cfn = fn;
+    s->cfn_user = fn_user;
+    return SP_OK;
 }
 
 int stft_out_channels(const stft *s)
@@ -313,7 +308,7 @@ void stft_times(const stft *s, double *fft_s, double *sink_s)
  * stream's) and they are not made yet. */
 static int spectra_room(stft *s, sp_errinfo *ei)
 {
-    if ((s->reduce && !s->spectra) || s->cfn)
+    if ((s->reduce && !s->spectra) || s->cfn || s->ffn)
         return SP_OK;
     for (int i = 0; i < 2; i++)
         if (!s->db[i] && !(s->db[i] = fft_plan_host_alloc(s->plan, s->cfg.batch * s->bins * sizeof *s->db[i])))
@@ -388,16 +383,14 @@ static int run_complex(stft *s, int c, size_t nframes, sp_errinfo *ei)
 {
     const size_t n = s->cfg.n;
     double t0 = sp_now(), t1;
-    int err = SP_OK;
-    for (int w = 0; w < s->nwin && err == SP_OK; w++) {
-        for (size_t f = 0; f < nframes; f++) {
-            const float *x = s->sig[c] + f * s->cfg.hop;
-            float *y = s->frm + f * n;
-            for (size_t i = 0; i < n; i++)
-                y[i] = x[i] * s->cwin[w][i];
-        }
-        err = fft_r2c(s->plan, s->frm, s->z + (size_t)w * nframes * s->bins, nframes);
+    int err;
+    for (size_t f = 0; f < nframes; f++) {
+        const float *x = s->sig[c] + f * s->cfg.hop;
+        float *y = s->frm + f * n;
+        for (size_t i = 0; i < n; i++)
+            y[i] = x[i] * s->cwin[i];
     }
+    err = fft_r2c(s->plan, s->frm, s->z, nframes);
     t1 = sp_now();
     s->fft_s += t1 - t0;
     if (err != SP_OK)
@@ -423,7 +416,14 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
         if (err != SP_OK)
             return err;
     }
-    for (int c = 0; c < s->outs && !s->cfn; c++) {
+    for (int c = 0; c < s->outs && s->ffn; c++) {
+        double t0 = sp_now();
+        int err = s->ffn(s->ffn_user, c, s->frames, nframes, s->sig[c], s->cfg.hop);
+        s->sink_s += sp_now() - t0;
+        if (err != SP_OK)
+            return err;
+    }
+    for (int c = 0; c < s->outs && !s->cfn && !s->ffn; c++) {
         float *db = s->db[s->cur];
         fft_peak_raw *raw = s->raw[s->cur];
         float *cm = s->cm[s->cur];

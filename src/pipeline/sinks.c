@@ -190,8 +190,8 @@ int pipe_sinks_xform(pipe_sinks *l, const analyze_config *cfg, sink_stream *ss, 
     return SP_OK;
 }
 
-/* The framer's complex spectra of a transform's windows: the rows to the sinks. */
-static int xform_frames(void *user, int channel, uint64_t first, size_t nframes, const cpx *z)
+/* The framer's frames for a transform: the rows to the sinks. */
+static int xform_frames(void *user, int channel, uint64_t first, size_t nframes, const float *sig, size_t hop)
 {
     pipe_sinks *l = user;
     size_t width = xform_width(l->xf);
@@ -202,7 +202,7 @@ static int xform_frames(void *user, int channel, uint64_t first, size_t nframes,
         l->xrows = p;
         l->xcap = nframes;
     }
-    if (xform_rows(l->xf, z, nframes, l->t0 + (double)first * l->dt, l->dt, l->xrows) != SP_OK)
+    if (xform_rows(l->xf, sig, hop, nframes, l->t0 + (double)first * l->dt, l->dt, l->xrows) != SP_OK)
         return sp_fail(l->ei, SP_ENOMEM, "out of memory");
     return fan_out(l, channel, first, nframes, l->xrows, NULL);
 }
@@ -212,12 +212,9 @@ int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo 
     fft_peak_req req;
     int maxima = l->test_maxima == ANALYZE_TEST_MAXIMA_HOST ||
                  (l->test_maxima != ANALYZE_TEST_MAXIMA_OFF && fft_plan_reduces_columns(plan));
-    if (l->xf) { /* the transform's windows, its rows to every sink (no reductions) */
-        const float *w[XFORM_MAX_WINDOWS];
-        for (int i = 0; i < xform_windows(l->xf); i++)
-            w[i] = xform_window(l->xf, i);
+    if (l->xf) { /* the frames to the transform, its rows to every sink (no reductions) */
         l->span = 0;
-        return stft_set_complex_windows(st, w, xform_windows(l->xf), xform_frames, l, ei);
+        return stft_set_frames(st, xform_frames, l, ei);
     }
     l->span = maxima ? common_span(l) : 0;
     if (l->span)

@@ -110,6 +110,8 @@ fail:
     return err;
 }
 
+static void work_free(struct xform_work *w);
+
 void xform_destroy(xform *x)
 {
     if (!x)
@@ -118,6 +120,8 @@ void xform_destroy(xform *x)
         x->ops->fini(x);
     for (int i = 0; i < XFORM_MAX_WINDOWS; i++)
         free(x->wins[i]);
+    for (int i = 0; i < XFORM_PARTS_MAX; i++)
+        work_free(x->work[i]);
     free(x->scale);
     free(x->freqs);
     free(x->json);
@@ -154,52 +158,104 @@ const char *xform_json(const xform *x)
     return x->json;
 }
 
-int xform_windows(const xform *x)
+/* ---- rows: the parts' own plans and buffers ------------------------------------------------ */
+
+/* Frames a part windows and transforms at once (one r2c call a window). */
+#define WORK_BATCH 16
+
+struct xform_work {
+    fft_plan *plan;              /* cpu, one thread, WORK_BATCH transforms a call */
+    float *frm;                  /* WORK_BATCH * n windowed samples */
+    cpx *z;                      /* nwin * WORK_BATCH * bins spectra */
+    float *scratch;
+};
+
+static void work_free(struct xform_work *w)
 {
-    return x->nwin;
+    if (!w)
+        return;
+    fft_plan_destroy(w->plan);
+    free(w->frm);
+    free(w->z);
+    free(w->scratch);
+    free(w);
 }
 
-const float *xform_window(const xform *x, int i)
+static struct xform_work *work_make(const xform *x)
 {
-    return i >= 0 && i < x->nwin ? x->wins[i] : NULL;
+    struct xform_work *w = calloc(1, sizeof *w);
+    fft_config fc = fft_config_default();
+    size_t sc = x->ops->scratch_floats ? x->ops->scratch_floats(x) : 0;
+    fc.backend = FFT_BACKEND_CPU;
+    fc.n = x->n;
+    fc.max_batch = WORK_BATCH;
+    fc.tuning.cpu_threads = 1;
+    if (!w || fft_plan_create(&fc, &w->plan, NULL) != SP_OK ||
+        !(w->frm = malloc(WORK_BATCH * x->n * sizeof *w->frm)) ||
+        !(w->z = malloc((size_t)x->nwin * WORK_BATCH * x->bins * sizeof *w->z)) ||
+        (sc && !(w->scratch = malloc(sc * sizeof *w->scratch)))) {
+        work_free(w);
+        return NULL;
+    }
+    return w;
 }
 
 typedef struct {
-    const xform *x;
-    const cpx *z;
-    size_t nframes;
+    xform *x;
+    const float *sig;
+    size_t hop, nframes;
     double t0, dt;
     float *out;
     atomic_int failed;
 } rows_job;
 
+/* Frames [a, b) in batches: each window's products, one r2c call each, then the rows. */
+static int rows_range(const xform *x, struct xform_work *w, const rows_job *j, size_t a, size_t b)
+{
+    for (size_t f0 = a; f0 < b; f0 += WORK_BATCH) {
+        size_t nb = b - f0 < WORK_BATCH ? b - f0 : WORK_BATCH;
+        for (int v = 0; v < x->nwin; v++) {
+            const float *win = x->wins[v];
+            for (size_t f = 0; f < nb; f++) {
+                const float *s = j->sig + (f0 + f) * j->hop;
+                float *y = w->frm + f * x->n;
+                for (size_t i = 0; i < x->n; i++)
+                    y[i] = s[i] * win[i];
+            }
+            if (fft_r2c(w->plan, w->frm, w->z + (size_t)v * WORK_BATCH * x->bins, nb) != SP_OK)
+                return SP_ENOMEM;
+        }
+        for (size_t f = 0; f < nb; f++) {
+            xform_frame fr;
+            for (int v = 0; v < x->nwin; v++)
+                fr.z[v] = w->z + ((size_t)v * WORK_BATCH + f) * x->bins;
+            fr.t = j->t0 + (double)(f0 + f) * j->dt;
+            x->ops->row(x, &fr, j->out + (f0 + f) * x->width, w->scratch);
+        }
+    }
+    return SP_OK;
+}
+
 static void rows_part(void *ctx, int part, int parts)
 {
     rows_job *j = ctx;
-    const xform *x = j->x;
-    size_t a, b, sc = x->ops->scratch_floats ? x->ops->scratch_floats(x) : 0;
-    float *scratch = sc ? malloc(sc * sizeof *scratch) : NULL;
+    xform *x = j->x;
+    size_t a, b;
     sp_par_share(j->nframes, part, parts, &a, &b);
-    if (sc && !scratch) {
-        atomic_store(&j->failed, 1);
+    if (a == b)
         return;
-    }
-    for (size_t f = a; f < b; f++) {
-        xform_frame fr;
-        for (int w = 0; w < x->nwin; w++)
-            fr.z[w] = j->z + ((size_t)w * j->nframes + f) * x->bins;
-        fr.t = j->t0 + (double)f * j->dt;
-        x->ops->row(x, &fr, j->out + f * x->width, scratch);
-    }
-    free(scratch);
+    /* part p's work is only ever touched by the thread running part p of this call */
+    if ((!x->work[part] && !(x->work[part] = work_make(x))) || rows_range(x, x->work[part], j, a, b) != SP_OK)
+        atomic_store(&j->failed, 1);
 }
 
-int xform_rows(const xform *x, const cpx *z, size_t nframes, double t0, double dt, float *out)
+int xform_rows(xform *x, const float *sig, size_t hop, size_t nframes, double t0, double dt, float *out)
 {
-    rows_job j = {.x = x, .z = z, .nframes = nframes, .t0 = t0, .dt = dt, .out = out};
+    rows_job j = {.x = x, .sig = sig, .hop = hop, .nframes = nframes, .t0 = t0, .dt = dt, .out = out};
+    int parts = sp_par_parts(nframes, ROWS_PART_MIN);
     atomic_init(&j.failed, 0);
     if (nframes == 0)
         return SP_OK;
-    sp_par_run(rows_part, &j, sp_par_parts(nframes, ROWS_PART_MIN));
+    sp_par_run(rows_part, &j, parts > XFORM_PARTS_MAX ? XFORM_PARTS_MAX : parts);
     return atomic_load(&j.failed) ? SP_ENOMEM : SP_OK;
 }

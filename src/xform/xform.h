@@ -2,14 +2,15 @@
  * constant-Q and reassigned spectrograms, each a row of the transform table (xform_table.c)
  * and a file of its own.
  *
- * A transform is made for one frame size n, rate and analysis window. It names the windows
- * whose complex spectra it needs for each frame (xform_windows, xform_window: the framer's
- * stft_set_complex_windows makes them) and turns those spectra into one row of
- * xform_width floats per frame (xform_rows). Levels follow docs/design.md "Levels (dBFS)":
- * the power of bin k is p_k = a_k^2, a full-scale sine on a bin 1 (0 dB).
+ * A transform is made for one frame size n, rate and analysis window. It takes the frames
+ * themselves (the framer's stft_set_frames) and turns each into one row of xform_width
+ * floats (xform_rows): on the pool's threads (base/par.h), each part windowing its frames
+ * with the windows the transform needs (1 to 3), transforming them with a cpu plan of its
+ * own and reducing the spectra while they are in its cache. Levels follow docs/design.md
+ * "Levels (dBFS)": the power of bin k is p_k = a_k^2, a full-scale sine on a bin 1 (0 dB).
  *
- * Thread safety: a transform is read-only after xform_create; xform_rows may run on many
- * threads at once on different frames (the scratch it needs is the caller's, or per call).
+ * Thread safety: one thread calls xform_rows at a time (its parts' plans and buffers are
+ * the transform's); the other functions read only.
  */
 #ifndef SPECTRO_XFORM_H
 #define SPECTRO_XFORM_H
@@ -29,7 +30,6 @@ typedef enum { XFORM_NONE, XFORM_MEL, XFORM_MFCC, XFORM_CHROMA, XFORM_CQT, XFORM
 #define XFORM_MEL_DEFAULT_BANDS 128 /* --mfcc's bands when --mel is not given (librosa's) */
 #define XFORM_CQT_DEFAULT_FMIN 32.703195662574829 /* C1 */
 #define XFORM_MAX_BANDS 4096
-#define XFORM_MAX_WINDOWS 3
 #define XFORM_CQT_MAX_BPO 96 /* --cqt's bins per octave */
 
 typedef struct {
@@ -64,16 +64,10 @@ int xform_is_db(const xform *x);
 /* The sidecar's members for the transform: ",\n  \"transform\": {...}" (owned by x). */
 const char *xform_json(const xform *x);
 
-/* The windows whose complex spectra xform_rows takes, in order (1 .. XFORM_MAX_WINDOWS),
- * each n floats, owned by x. */
-int xform_windows(const xform *x);
-const float *xform_window(const xform *x, int i);
-
-/* nframes rows into out[f*width ..]: z[w*nframes*bins + f*bins + k] is the unscaled DFT
- * (sum_i w_i x_i e^(-2 pi i ik/n), k = 0 .. n/2) of frame f with window w; t0 the time of
- * frame 0's centre and dt the frame step (s: reassignment's times). Runs its frames on the
- * pool's threads (base/par.h). SP_ENOMEM. */
-int xform_rows(const xform *x, const cpx *z, size_t nframes, double t0, double dt, float *out);
+/* nframes rows into out[f*width ..]: frame f is the n samples at sig + f*hop; t0 the time
+ * of frame 0's centre and dt the frame step (s: reassignment's times). SP_ENOMEM (nothing
+ * said: the caller names what it was doing). */
+int xform_rows(xform *x, const float *sig, size_t hop, size_t nframes, double t0, double dt, float *out);
 
 /* The table of transforms (xform_table.c): ids 0 .. xform_count()-1; the name and one line
  * of help; NULL out of range. */

@@ -13,6 +13,45 @@
 #define CHROMA_CTROCT 5.0
 #define CHROMA_OCTWIDTH 2.0
 
+/* Each bin's weights below CHROMA_SPARSE of its largest are dropped: the 12 rows then hold
+ * runs of bins (lo[c] .. hi[c]) that the row sums over, far fewer than all of them where
+ * the bins are narrow against a semitone. The values move by less than 1e-6 of a frame's
+ * maximum. */
+#define CHROMA_SPARSE 1e-7
+
+typedef struct {
+    float *w;                    /* CHROMA_N x bins */
+    size_t lo[CHROMA_N], hi[CHROMA_N];
+} chroma_state;
+
+static void chroma_sparse(xform *x, float *w)
+{
+    chroma_state *cs = calloc(1, sizeof *cs);
+    if (!cs)
+        return; /* chroma_init sees x->priv unchanged and fails */
+    for (size_t k = 0; k < x->bins; k++) {
+        float top = 0.0f;
+        for (int c = 0; c < CHROMA_N; c++)
+            top = w[(size_t)c * x->bins + k] > top ? w[(size_t)c * x->bins + k] : top;
+        for (int c = 0; c < CHROMA_N; c++)
+            if (w[(size_t)c * x->bins + k] < CHROMA_SPARSE * top)
+                w[(size_t)c * x->bins + k] = 0.0f;
+    }
+    for (int c = 0; c < CHROMA_N; c++) {
+        const float *wc = w + (size_t)c * x->bins;
+        size_t lo = x->bins, hi = 0;
+        for (size_t k = 0; k < x->bins; k++)
+            if (wc[k] != 0.0f) {
+                lo = k < lo ? k : lo;
+                hi = k + 1;
+            }
+        cs->lo[c] = lo < hi ? lo : 0;
+        cs->hi[c] = lo < hi ? hi : 0;
+    }
+    cs->w = w;
+    x->priv = cs;
+}
+
 /* The weights, CHROMA_N x bins, as librosa builds them over the n bins of the full circle
  * (the bins above n/2 only take part in no column's normalisation, which is per column). */
 static int chroma_init(xform *x, sp_errinfo *ei)
@@ -54,6 +93,12 @@ static int chroma_init(xform *x, sp_errinfo *ei)
     free(frq);
     free(bw);
     x->priv = w;
+    chroma_sparse(x, w);
+    if (x->priv == w) { /* chroma_sparse found no memory */
+        free(w);
+        x->priv = NULL;
+        return SP_ENOMEM;
+    }
     for (int c = 0; c < CHROMA_N; c++) /* C4 .. B4 */
         x->freqs[c] = CHROMA_A440 * pow(2.0, (c - 9) / 12.0);
     x->width = CHROMA_N;
@@ -66,7 +111,10 @@ static int chroma_init(xform *x, sp_errinfo *ei)
 
 static void chroma_fini(xform *x)
 {
-    free(x->priv);
+    chroma_state *cs = x->priv;
+    if (cs)
+        free(cs->w);
+    free(cs);
 }
 
 static size_t chroma_scratch(const xform *x)
@@ -76,14 +124,14 @@ static size_t chroma_scratch(const xform *x)
 
 static void chroma_row(const xform *x, const xform_frame *fr, float *out, float *scratch)
 {
-    const float *w = x->priv;
+    const chroma_state *cs = x->priv;
     double v[CHROMA_N], top = 0.0;
     xform_power(x, fr->z[0], scratch);
     for (int c = 0; c < CHROMA_N; c++) {
-        const float *wc = w + (size_t)c * x->bins;
-        double s = 0.0;
-        for (size_t k = 0; k < x->bins; k++)
-            s += (double)(wc[k] * scratch[k]);
+        const float *wc = cs->w + (size_t)c * x->bins;
+        float s = 0.0f;
+        for (size_t k = cs->lo[c]; k < cs->hi[c]; k++)
+            s += wc[k] * scratch[k];
         v[c] = s;
         top = s > top ? s : top;
     }

@@ -6,6 +6,8 @@
 #include "xform.h"
 
 #define XFORM_PI 3.14159265358979323846
+#define XFORM_MAX_WINDOWS 3 /* h, t*h, dh/dt: reassignment's */
+#define XFORM_PARTS_MAX 8 /* SP_PAR_MAX: xform_rows' parts */
 #define XFORM_POWER_FLOOR 1e-20 /* (1e-10)^2: the dB floor of docs/design.md "Levels (dBFS)" */
 
 /* One frame's spectra for a row: z[w] points at frame f's n/2+1 values of window w. */
@@ -40,6 +42,7 @@ struct xform {
     char params[768];            /* the sidecar's transform members after "name" */
     char *json;
     void *priv;
+    struct xform_work *work[XFORM_PARTS_MAX]; /* xform_rows' parts' plans and buffers */
 };
 
 /* The rows of the table (one file each). */

@@ -84,21 +84,24 @@ static void reassign_fini(xform *x)
     free(x->priv);
 }
 
+/* In float but for the frame's time (a long file's seconds need double's digits before the
+ * offset is added): the corrections are small against them. */
 static void reassign_row(const xform *x, const xform_frame *fr, float *out, float *scratch)
 {
     const cpx *h = fr->z[0], *th = fr->z[1], *dh = fr->z[2];
-    double fs = x->rate / (2.0 * XFORM_PI);
+    const float fs = (float)(x->rate / (2.0 * XFORM_PI)), ts = (float)(1.0 / x->rate), bin = (float)x->bin_hz;
     (void)scratch;
     for (size_t k = 0; k < x->bins; k++) {
-        double re = h[k].re, im = h[k].im, d = re * re + im * im, f = (double)k * x->bin_hz, t = fr->t;
-        double a = x->scale[k] * sqrt(d);
-        if (d > 0.0) {
-            f -= (dh[k].im * re - dh[k].re * im) / d * fs;    /* Im(X_dh conj X_h) */
-            t += (th[k].re * re + th[k].im * im) / d / x->rate; /* Re(X_th conj X_h) */
+        float re = h[k].re, im = h[k].im, d = re * re + im * im, f = (float)k * bin, dt = 0.0f;
+        float p = d * x->scale[k] * x->scale[k];
+        if (d > 0.0f) {
+            float inv = 1.0f / d;
+            f -= (dh[k].im * re - dh[k].re * im) * inv * fs;    /* Im(X_dh conj X_h) */
+            dt = (th[k].re * re + th[k].im * im) * inv * ts;    /* Re(X_th conj X_h) */
         }
-        out[3 * k] = (float)f;
-        out[3 * k + 1] = (float)t;
-        out[3 * k + 2] = (float)(20.0 * log10(a > 1e-10 ? a : 1e-10));
+        out[3 * k] = f;
+        out[3 * k + 1] = (float)(fr->t + (double)dt);
+        out[3 * k + 2] = 10.0f * log10f(p > 1e-20f ? p : 1e-20f);
     }
 }
 
