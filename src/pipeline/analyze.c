@@ -270,7 +270,10 @@ static int plan_job_and_batch(const run *r, fft_config *fc)
 static int run_fft_config(const run *r, fft_config *fc)
 {
     *fc = fft_config_default();
-    fc->backend = r->cfg->backend;
+    /* a transform transforms its frames itself, on the host's threads (docs/transforms.md):
+     * auto starts no GPU for it */
+    fc->backend = r->cfg->backend == FFT_BACKEND_AUTO && r->cfg->xform.kind != XFORM_NONE ? FFT_BACKEND_CPU
+                                                                                           : r->cfg->backend;
     fc->n = r->cfg->n;
     fc->hop = r->res->hop;
     fc->window = r->win;
