@@ -2,13 +2,18 @@
 """The Python package with CUDA arrays against torch.stft + dB, on the same GPU, in one run.
 
     PYTHONPATH=build-gpu/python python3 bench/bench_python_gpu.py [--files 1000] [--repeat 20]
-        [--spectro-bin build-gpu/spectro]
+        [--spectro-bin build-gpu/spectro] [--api-bin build-gpu/bench/bench_api_clip]
 
 torch tensors on the device, 48 kHz mono, N 4096, hop 1024, periodic Hann (issue 28's GPU
 targets, each row against torch in the same run):
   hour   1 h in one call: spectro.Analyzer(backend="cuda").spectrogram(y) against
          20*log10(max(|torch.stft(y, center=False)| * 2/sum(w), 1e-10));
-  clip   one 1-s clip a call, each call waited for (torch.cuda.synchronize());
+  clip   one 1-s clip a call, each call waited for (torch.cuda.synchronize()), and queued
+         (1000 calls, one wait); beside it the C API's time for the same clip and settings
+         (bench_api_clip, --api-bin, run here: its synchronous entry, and the asynchronous
+         one waited for and queued), the ratio Python / C, and each part of the Python
+         call alone (the array check, the output's allocation, the stream's handle, the
+         extension's call with the launch);
   clips  1000 x 10-s clips in one call: a (1000, 480000) tensor with channel="all";
   files  FILES 10-s 16-bit WAV files, spectro.load + Analyzer(backend="cuda").spectrogram on
          each (NumPy in and out: the samples cross to the GPU and the spectra back), one
@@ -132,11 +137,85 @@ def files_rows(args):
                                                             c, args.files / c, c / best[name]))
 
 
+def per_call(fn, k, repeat=7, wait_each=False):
+    """Best and median seconds a call of fn over rounds of k calls: each call waited for
+    (torch.cuda.synchronize()) with wait_each, else one wait a round (calls queued)."""
+    def rnd():
+        for _ in range(k):
+            fn()
+            if wait_each:
+                torch.cuda.synchronize()
+    best, med = timed(rnd, repeat)
+    return best / k, med / k
+
+
+def api_clip(args):
+    """The C API's µs a call for the same clip (bench_api_clip): {row: (best, median)}."""
+    got = {}
+    if not args.api_bin or not os.path.exists(args.api_bin):
+        print("(no %s: the C API's rows are left out)" % args.api_bin)
+        return got
+    out = subprocess.run([args.api_bin, "2000"], check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        _, name, best, med = line.split()
+        got[name] = (float(best) * 1e-6, float(med) * 1e-6)
+    return got
+
+
+def clip_rows(args, an, w, scale, clip):
+    """A 1-s clip a call: spectro against torch, waited for and queued, the C API's time in
+    the same run, and the parts of the Python call."""
+    from spectro import _gpu, _spectro
+    k = 1000
+    ref = spectro.spectrogram(clip.cpu().numpy(), sr=SR, n_fft=N, hop_length=HOP, backend="cuda")
+    assert np.array_equal(an.spectrogram(clip).cpu().numpy(), ref), "the clip's device spectra != the host's"
+    waited = per_call(lambda: an.spectrogram(clip), k, wait_each=True)
+    row("1-s clip, a call (waited for)", waited, per_call(lambda: torch_db(clip, w, scale), k, wait_each=True),
+        unit=1e6, suffix="us")
+    queued = per_call(lambda: an.spectrogram(clip), k)
+    row("1-s clip, a call (queued)", queued, per_call(lambda: torch_db(clip, w, scale), k), unit=1e6, suffix="us")
+    # the function, no Analyzer of the caller's: it keeps one per thread for device arrays
+    fn = per_call(lambda: spectro.spectrogram(clip, sr=SR, n_fft=N, hop_length=HOP), k, wait_each=True)
+    row("1-s clip, spectro.spectrogram (waited for)", fn,
+        per_call(lambda: torch_db(clip, w, scale), k, wait_each=True), unit=1e6, suffix="us")
+    api = api_clip(args)
+    for name, mine in (("waited", waited), ("queued", queued)):
+        if name in api:
+            c = api[name]
+            print("1-s clip, %-6s: Analyzer.spectrogram %6.2f / %6.2f us, C API %6.2f / %6.2f us: %.2fx / %.2fx"
+                  % (name, mine[0] * 1e6, mine[1] * 1e6, c[0] * 1e6, c[1] * 1e6, mine[0] / c[0], mine[1] / c[1]))
+    if "sync" in api:
+        print("1-s clip, C API synchronous entry (waits for its own stream): %6.2f / %6.2f us"
+              % (api["sync"][0] * 1e6, api["sync"][1] * 1e6))
+    # the parts of a queued Python call, each alone, µs a call (best / median)
+    plan, out_shape, first, clips, n, frames = an._device_calls[("torch", clip.get_device(), tuple(clip.shape))]
+    out = torch.empty(out_shape, dtype=torch.float32, device=clip.device)
+    raw = torch._C._cuda_getCurrentRawStream
+    d_in, d_out, dev = clip.data_ptr(), out.data_ptr(), clip.get_device()
+    parts = [
+        ("is_device_array", lambda: _gpu.is_device_array(clip)),
+        ("torch.empty (not used)", lambda: torch.empty(out_shape, dtype=torch.float32, device=dev)),
+        ("Tensor.new_empty (the output)", lambda: clip.new_empty(out_shape)),
+        ("current stream handle", lambda: raw(dev)),
+        ("data_ptr x2", lambda: (clip.data_ptr(), out.data_ptr())),
+        ("DLPack capsule (not used)", lambda: _spectro.dlpack_info(clip.__dlpack__())),
+        ("extension + library (launch)", lambda: plan.spectrogram_device_async(d_in, 1, n, n, d_out, frames, 0)),
+        ("whole Analyzer.spectrogram", lambda: an.spectrogram(clip)),
+    ]
+    for name, fn in parts:
+        t = per_call(fn, k)
+        print("   part %-30s %6.2f / %6.2f us" % (name, t[0] * 1e6, t[1] * 1e6))
+    t = per_call(lambda: spectro.spectrogram(clip, sr=SR, n_fft=N, hop_length=HOP, backend="cuda"), 20)
+    print("1-s clip, spectro.spectrogram (a new Analyzer, so a new GPU plan, a call): %.1f / %.1f us"
+          % (t[0] * 1e6, t[1] * 1e6))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--spectro-bin", default="build-gpu/spectro")
+    ap.add_argument("--api-bin", default="build-gpu/bench/bench_api_clip")
     args = ap.parse_args()
     dev = torch.device("cuda")
     print("device: %s; spectro %s; torch %s" % (torch.cuda.get_device_name(0), spectro.__version__, torch.__version__))
@@ -156,20 +235,7 @@ def main():
         timed(lambda: torch_db(hour, w, scale), args.repeat))
     del hour, got
 
-    clip = torch.rand(SR, device=dev, generator=g) * 2 - 1
-    k = 200
-
-    def ours_clips():
-        for _ in range(k):
-            an.spectrogram(clip)
-            torch.cuda.synchronize()
-
-    def theirs_clips():
-        for _ in range(k):
-            torch_db(clip, w, scale)
-            torch.cuda.synchronize()
-    o, t = timed(ours_clips, 5), timed(theirs_clips, 5)
-    row("1-s clip, a call (waited for)", (o[0] / k, o[1] / k), (t[0] / k, t[1] / k), unit=1e6, suffix="us")
+    clip_rows(args, an, w, scale, torch.rand(SR, device=dev, generator=g) * 2 - 1)
 
     clips = torch.rand(1000, 10 * SR, device=dev, generator=g) * 2 - 1
     an_all = spectro.Analyzer(sr=SR, n_fft=N, hop_length=HOP, channel="all", backend="cuda")

@@ -190,24 +190,24 @@ static int cuda_r2c(void *ctx, int slot, float *d_in, cpx *d_out, size_t batch, 
 
 /* The fused short-time kernel (n <= 2^15); SP_EUNSUPPORTED sends gpu_plan to its framing +
  * r2c + dB kernels (the per-level path, and n > 2^15). */
-static int cuda_stft_db(void *ctx, int slot, const float *d_sig, size_t hop, const float *d_win,
+static int cuda_stft_db(void *ctx, void *stream, const float *d_sig, size_t hop, const float *d_win,
                         float scale_mid, float scale_edge, size_t nframes, float *d_db, sp_errinfo *ei)
 {
     const cuda_ctx *c = (const cuda_ctx *)ctx;
     if (!c->fused || c->log2n > FUSED_MAX_ONEPASS_LOG2 + 1)
         return SP_EUNSUPPORTED;
-    return fused_stft_db(c->stream[slot], (const cpx *)c->d_tw, c->log2n, d_sig, hop, d_win,
+    return fused_stft_db(stream, (const cpx *)c->d_tw, c->log2n, d_sig, hop, d_win,
                          scale_mid, scale_edge, c->log2n, nframes, d_db, ei);
 }
 
-static int cuda_stft_db_clips(void *ctx, int slot, const float *d_sig, size_t hop, size_t clip_frames,
+static int cuda_stft_db_clips(void *ctx, void *stream, const float *d_sig, size_t hop, size_t clip_frames,
                               size_t clip_stride, const float *d_win, float scale_mid, float scale_edge,
                               size_t nframes, float *d_db, sp_errinfo *ei)
 {
     const cuda_ctx *c = (const cuda_ctx *)ctx;
     if (!c->fused || c->log2n > FUSED_MAX_ONEPASS_LOG2 + 1)
         return SP_EUNSUPPORTED;
-    return fused_stft_db_clips(c->stream[slot], (const cpx *)c->d_tw, c->log2n, d_sig, hop, d_win, scale_mid,
+    return fused_stft_db_clips(stream, (const cpx *)c->d_tw, c->log2n, d_sig, hop, d_win, scale_mid,
                                scale_edge, c->log2n, nframes, clip_frames, clip_stride, d_db, ei);
 }
 
@@ -302,6 +302,7 @@ extern "C" const fft_backend fft_backend_cuda = {
     .host_free = gpu_plan_host_free, .stft_reduce = gpu_plan_stft_reduce, .reduces_columns = 1,
     .stft_reduce_start = gpu_plan_stft_reduce_start, .stft_reduce_wait = gpu_plan_stft_reduce_wait,
     .release = gpu_release, .stft_db_device = gpu_plan_stft_db_device,
+    .stft_db_device_async = gpu_plan_stft_db_device_async,
 };
 
 int fft_gpu_plan_create(const fft_config *cfg, const float *window, double window_sum, gpu_plan **out,

@@ -206,5 +206,5 @@ extern "C" const fft_backend fft_backend_cufft = {
     .stft_reduce_start = gpu_plan_stft_reduce_start, .stft_reduce_wait = gpu_plan_stft_reduce_wait,
     .release = NULL, /* cuFFT keeps device memory of its own past its plans (compute-sanitizer
                       * reported 7 MB of it leaked when the context went before the library) */
-    .stft_db_device = gpu_plan_stft_db_device,
+    .stft_db_device = gpu_plan_stft_db_device, .stft_db_device_async = gpu_plan_stft_db_device_async,
 };

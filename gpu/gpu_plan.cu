@@ -254,7 +254,7 @@ static int queue_levels(gpu_plan *gp, int s, size_t cnt, sp_errinfo *ei)
     size_t bins = gp->n / 2 + 1, total = cnt * gp->n;
     int err;
     if (gp->xf->stft_db &&
-        (err = gp->xf->stft_db(gp->ctx, s, gp->d_sig[s], gp->hop, gp->d_window, gp->scale_mid, gp->scale_edge, cnt,
+        (err = gp->xf->stft_db(gp->ctx, st, gp->d_sig[s], gp->hop, gp->d_window, gp->scale_mid, gp->scale_edge, cnt,
                                (float *)gp->d_work[s], ei)) != SP_EUNSUPPORTED)
         return err; /* the backend's fused kernel: signal in, levels out */
     frame_window_kernel<<<blocks_for(total), GPU_BLOCK, 0, st>>>(gp->d_sig[s], gp->d_window, (float *)gp->d_work[s],
@@ -689,7 +689,7 @@ int gpu_plan_stft_device(gpu_plan *gp, const float *d_sig, size_t nframes, float
     st = gp->stream[0];
     bins = gp->n / 2 + 1;
     if (gp->xf->stft_db) {
-        err = gp->xf->stft_db(gp->ctx, 0, d_sig, gp->hop, gp->d_window, gp->scale_mid,
+        err = gp->xf->stft_db(gp->ctx, st, d_sig, gp->hop, gp->d_window, gp->scale_mid,
                               gp->scale_edge, nframes, d_db, ei);
         if (err != SP_EUNSUPPORTED)
             return err;
@@ -725,7 +725,7 @@ int gpu_plan_stft_db_device(void *state, const float *d_sig, size_t clips, size_
         return SP_OK;
     if (clips > 1 && gp->xf->stft_db_clips && !gp->broken) {
         /* one launch for every clip's frames (a launch a clip cost ~7 us of 1000 clips' time) */
-        err = gp->xf->stft_db_clips(gp->ctx, 0, d_sig, gp->hop, nframes, clip_stride, gp->d_window, gp->scale_mid,
+        err = gp->xf->stft_db_clips(gp->ctx, gp->stream[0], d_sig, gp->hop, nframes, clip_stride, gp->d_window, gp->scale_mid,
                                     gp->scale_edge, clips * nframes, d_db, ei);
         if (err != SP_EUNSUPPORTED) {
             if (err == SP_OK)
@@ -741,4 +741,59 @@ int gpu_plan_stft_db_device(void *state, const float *d_sig, size_t clips, size_
         }
     GPU_CK(cudaStreamSynchronize(gp->stream[0]));
     return SP_OK;
+}
+
+/* Slot 0's stream joined to the caller's: the framing + r2c + dB kernels use slot 0's work
+ * buffers, so they run there, after what the caller queued before and before what it
+ * queues next (gpu_plan.h). */
+static int stft_device_joined(gpu_plan *gp, const float *d_sig, size_t clips, size_t clip_stride, size_t nframes,
+                              float *d_db, cudaStream_t st, sp_errinfo *ei)
+{
+    int err = SP_OK;
+    if (!gp->ev_in) {
+        GPU_CK(cudaEventCreateWithFlags(&gp->ev_in, cudaEventDisableTiming));
+        cudaError_t e = cudaEventCreateWithFlags(&gp->ev_out, cudaEventDisableTiming);
+        if (e != cudaSuccess) {
+            cudaEventDestroy(gp->ev_in);
+            gp->ev_in = gp->ev_out = NULL;
+            return gpu_fail_cuda(ei, (int)e, "cudaEventCreateWithFlags");
+        }
+    }
+    GPU_CK(cudaEventRecord(gp->ev_in, st));
+    GPU_CK(cudaStreamWaitEvent(gp->stream[0], gp->ev_in, 0));
+    for (size_t c = 0; c < clips && err == SP_OK; c++)
+        err = gpu_plan_stft_device(gp, d_sig + c * clip_stride, nframes, d_db + c * nframes * (gp->n / 2 + 1), ei);
+    /* joined back even after a failed launch: what the caller queues next waits for the rest */
+    GPU_CK(cudaEventRecord(gp->ev_out, gp->stream[0]));
+    GPU_CK(cudaStreamWaitEvent(st, gp->ev_out, 0));
+    return err;
+}
+
+int gpu_plan_stft_db_device_async(void *state, const float *d_sig, size_t clips, size_t clip_stride, size_t nframes,
+                                  float *d_db, void *stream, sp_errinfo *ei)
+{
+    gpu_plan *gp = (gpu_plan *)state;
+    cudaStream_t st = (cudaStream_t)stream;
+    int err;
+    if (!gp || !d_sig || !d_db)
+        return sp_fail(ei, SP_EINVAL, "gpu_plan_stft_db_device_async: NULL argument");
+    if (gp->pend.on)
+        return sp_fail(ei, SP_EINVAL, "gpu plan: a call is pending (fft_stft_reduce_wait first)");
+    if (gp->broken)
+        return sp_fail(ei, SP_EGPU, "GPU plan unusable after an earlier error: %s", gp->why);
+    if (nframes == 0 || clips == 0)
+        return SP_OK;
+    gp->async_used = 1;
+    /* the fused kernel on the caller's stream itself: one launch, nothing else queued */
+    if (clips > 1 && gp->xf->stft_db_clips)
+        err = gp->xf->stft_db_clips(gp->ctx, stream, d_sig, gp->hop, nframes, clip_stride, gp->d_window,
+                                    gp->scale_mid, gp->scale_edge, clips * nframes, d_db, ei);
+    else if (clips == 1 && gp->xf->stft_db)
+        err = gp->xf->stft_db(gp->ctx, stream, d_sig, gp->hop, gp->d_window, gp->scale_mid, gp->scale_edge, nframes,
+                              d_db, ei);
+    else
+        err = SP_EUNSUPPORTED;
+    if (err != SP_EUNSUPPORTED)
+        return err;
+    return stft_device_joined(gp, d_sig, clips, clip_stride, nframes, d_db, st, ei);
 }

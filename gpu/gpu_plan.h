@@ -53,12 +53,14 @@ typedef struct gpu_xform {
     /* Optional (NULL: not offered): short-time levels in one go from a device signal,
      * frame f = d_sig[f*hop ...] * d_win -> d_db[f*(n/2+1) ...] (the contract of
      * fft_stft_db); any nframes. SP_EUNSUPPORTED: not for this plan, and the plan uses its
-     * framing + r2c + dB kernels instead. */
-    int (*stft_db)(void *ctx, int slot, const float *d_sig, size_t hop, const float *d_win,
+     * framing + r2c + dB kernels instead. Queued on `stream` (a slot's, or the caller's of
+     * gpu_plan_stft_db_device_async): it reads d_win and the backend's constant tables and
+     * writes d_db only, so that calls on several streams may run at once. */
+    int (*stft_db)(void *ctx, void *stream, const float *d_sig, size_t hop, const float *d_win,
                    float scale_mid, float scale_edge, size_t nframes, float *d_db, sp_errinfo *ei);
     /* Optional: stft_db over clips in one go: nframes = clips x clip_frames, clip c's
      * samples from d_sig + c*clip_stride (fused_stft_db_clips); SP_EUNSUPPORTED as stft_db. */
-    int (*stft_db_clips)(void *ctx, int slot, const float *d_sig, size_t hop, size_t clip_frames,
+    int (*stft_db_clips)(void *ctx, void *stream, const float *d_sig, size_t hop, size_t clip_frames,
                          size_t clip_stride, const float *d_win, float scale_mid, float scale_edge, size_t nframes,
                          float *d_db, sp_errinfo *ei);
 } gpu_xform;
@@ -128,6 +130,18 @@ int gpu_plan_stft_device(gpu_plan *gp, const float *d_sig, size_t nframes, float
  * a gpu_plan_stft_reduce_start is pending. state is a gpu_plan*. */
 int gpu_plan_stft_db_device(void *state, const float *d_sig, size_t clips, size_t clip_stride, size_t nframes,
                             float *d_db, sp_errinfo *ei);
+
+/* fft_backend.stft_db_device_async: the same work queued on the caller's CUDA stream (a
+ * cudaStream_t of the current device; NULL is the default stream), returning without
+ * waiting. The backend's fused kernel runs on that stream itself (it reads only the plan's
+ * constant tables: calls on several streams may overlap); the framing + r2c + dB path needs
+ * slot 0's work buffers and runs on slot 0's stream, joined to the caller's by two events
+ * (slot 0's stream waits for what was queued on the caller's before, the caller's waits for
+ * slot 0's work), so that calls from any streams take the buffers in turn. Refused while a
+ * gpu_plan_stft_reduce_start is pending. gpu_plan_destroy waits for the whole device once
+ * this entry has been used (queued work reads the plan's tables). */
+int gpu_plan_stft_db_device_async(void *state, const float *d_sig, size_t clips, size_t clip_stride, size_t nframes,
+                                  float *d_db, void *stream, sp_errinfo *ei);
 
 /* Helpers for the gpu/ .cu files. cuda_err carries a cudaError_t. */
 int gpu_fail_cuda(sp_errinfo *ei, int cuda_err, const char *what);

@@ -61,6 +61,10 @@ struct gpu_plan {
     int direct_out[GPU_NSLOTS]; /* the slot's sub-batch lands in the caller's memory */
     int direct_pk[GPU_NSLOTS];  /* the same for its peak records */
     int broken;
+    /* gpu_plan_stft_db_device_async: the events that join slot 0's stream to the caller's
+     * (made on first use), and whether work may still be queued on a caller's stream */
+    cudaEvent_t ev_in, ev_out;
+    int async_used;
     char why[sizeof(((sp_errinfo *)0)->msg)];
     /* a reduction begun (gpu_plan_stft_reduce_start) and not yet waited for: its job, with
      * its own copy of the request, and the sub-batches already finished */

@@ -260,6 +260,10 @@ void gpu_plan_destroy(void *state)
     gpu_plan *gp = (gpu_plan *)state;
     if (!gp)
         return;
+    /* work queued on callers' streams reads the window and the tables: which streams is
+     * not known, so the whole device is waited for */
+    if (gp->async_used)
+        (void)cudaDeviceSynchronize();
     /* queued work may still use the buffers (a call that failed half way) */
     for (int s = 0; s < GPU_NSLOTS; s++)
         if (gp->stream[s])
@@ -284,6 +288,10 @@ void gpu_plan_destroy(void *state)
     }
     for (int i = 0; i < GPU_NPINNED; i++)
         cudaFreeHost(gp->pinned[i].p);
+    if (gp->ev_in)
+        cudaEventDestroy(gp->ev_in);
+    if (gp->ev_out)
+        cudaEventDestroy(gp->ev_out);
     cudaFree(gp->d_window);
     free(gp);
 }

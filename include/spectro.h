@@ -56,8 +56,8 @@ extern "C" {
 /* The library's version, the spectro program's ("0.1.0"): static storage. Any thread. */
 SPECTRO_API const char *spectro_version(void);
 /* The API's revision within this SONAME: grows when functions or struct members are added
- * (docs/api-c.md). 1 for this header. */
-#define SPECTRO_API_VERSION 2
+ * (docs/api-c.md). 3 for this header: 2 added the _device_async entries, 3 the transforms. */
+#define SPECTRO_API_VERSION 3
 SPECTRO_API int spectro_api_version(void);
 
 /* The codes (the program's exit status for each is in brackets). */
@@ -278,6 +278,35 @@ SPECTRO_API int spectro_analyzer_spectrogram_device_batch(spectro_analyzer *a, c
                                                           size_t count, size_t stride, float *d_out,
                                                           size_t out_frames, spectro_error *err);
 
+/* The same queued on the caller's CUDA stream, returning without waiting (as a torch or
+ * CuPy operation does): cuda_stream is a cudaStream_t of the current device, as torch's
+ * torch.cuda.current_stream().cuda_stream or CuPy's cupy.cuda.get_current_stream().ptr give
+ * it; NULL is the device's default stream (cudaStreamLegacy and cudaStreamPerThread are
+ * taken too). The work starts after what was queued on that stream before the call and
+ * what is queued after it waits for it: d_out is written once the stream gets there
+ * (synchronise the stream, or read d_out from work queued on it). d_samples and d_out must
+ * stay allocated until then. The values are spectrogram_device's, byte for byte; the checks
+ * and their errors too, plus SPECTRO_EGPU for a launch the GPU refuses at once (e.g. a
+ * stream of another device); a fault in the work itself shows on the stream later, as
+ * CUDA's own do. A handle that is not a live stream is undefined, as in CUDA.
+ * The analyzer may be called again at once, from the same stream or another one: calls on
+ * one stream run in their order; calls on two streams are each ordered with their own
+ * stream only and may run at the same time on the device, which is safe: the fused kernel
+ * (cuda backend, fft_size up to 32768) reads only the analyzer's constant tables, and the
+ * other paths (cufft, larger sizes) use the analyzer's buffers on its own stream, where the
+ * calls take them in turn. spectro_analyzer_destroy waits for the whole device once this
+ * entry has been used, so that no queued work outlives the tables it reads.
+ * Thread safety as every analyzer call: one thread at a time per analyzer. */
+SPECTRO_API int spectro_analyzer_spectrogram_device_async(spectro_analyzer *a, const float *d_samples, size_t count,
+                                                          float *d_out, size_t out_frames, void *cuda_stream,
+                                                          spectro_error *err);
+
+/* _device_batch queued on cuda_stream without waiting, as _device_async. */
+SPECTRO_API int spectro_analyzer_spectrogram_device_batch_async(spectro_analyzer *a, const float *d_samples,
+                                                                size_t clips, size_t count, size_t stride,
+                                                                float *d_out, size_t out_frames, void *cuda_stream,
+                                                                spectro_error *err);
+
 /* ---- the analyzer: streams ------------------------------------------------------------------ */
 
 /* A stream: samples are pushed in any chunking, the frames they complete are analysed at
@@ -426,7 +455,7 @@ SPECTRO_API int spectro_bands_levels(spectro_bands *b, const float *db, size_t f
 SPECTRO_API int spectro_bands_average(spectro_bands *b, const float *db, size_t frames, int mode, float *out,
                                       spectro_error *err);
 
-/* ---- transforms (added in API version 2) ---------------------------------------------------------
+/* ---- transforms (added in API version 3) ---------------------------------------------------------
  * Mel, MFCC, chroma, constant-Q and reassigned spectrograms (the program's --mel, --mfcc,
  * --chroma, --cqt, --reassign; docs/transforms.md), made for an analyzer's rate, fft_size and
  * window: each frame becomes one row of columns * depth floats. */

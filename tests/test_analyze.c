@@ -90,6 +90,7 @@ static void test_run(void)
     const double ph1 = 2 * TEST_PI * rng_unit(), ph2 = 2 * TEST_PI * rng_unit();
     float *pcm = malloc(frames_in * 2 * sizeof *pcm);
     analyze_config cfg = analyze_config_default();
+    analyze_context ctx = analyze_context_default();
     analyze_result res;
     sp_errinfo ei = {{0}};
     const size_t want_frames = (frames_in - N) / hop + 1, bins = N / 2 + 1;
@@ -114,7 +115,7 @@ static void test_run(void)
     cfg.backend = FFT_BACKEND_CPU;
     CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
     memset(&res, 0, sizeof res);
-    err = analyze_run(&cfg, &res, &ei);
+    err = analyze_run(&cfg, &ctx, &res, &ei);
     CHECK_MSG(err == SP_OK, "analyze_run: %d %s", err, ei.msg);
     CHECK_MSG(res.frames == want_frames, "frames %llu, expected %zu", (unsigned long long)res.frames, want_frames);
     CHECK_MSG(res.samples == frames_in, "samples %llu, expected %zu", (unsigned long long)res.samples, frames_in);
@@ -159,9 +160,9 @@ static void test_run(void)
         cfg.channel = STFT_CHANNEL_ALL;
         CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
         CHECK(analyze_set_output(&cfg, "peaks", NULL, &ei) == SP_OK);
-        cfg.out = out;
+        ctx.out = out;
         cfg.batch = 3;
-        err = analyze_run(&cfg, &res, &ei);
+        err = analyze_run(&cfg, &ctx, &res, &ei);
         CHECK_MSG(err == SP_OK, "analyze_run (all): %d %s", err, ei.msg);
         CHECK(res.out_channels == 2 && res.frames == want_frames && res.batch == 3);
         {
@@ -193,7 +194,7 @@ static void test_run(void)
         remove_in_tmp("all.npy");
         remove_in_tmp("all.npy.json");
         cfg.n_outputs = 0; /* no peaks (and the dump is asked for again below) */
-        cfg.out = stdout;
+        ctx.out = stdout;
         cfg.batch = 0;
     }
 
@@ -201,7 +202,7 @@ static void test_run(void)
     tu_path(npy, sizeof npy, "bad.npy");
     CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
     cfg.channel = 2;
-    err = analyze_run(&cfg, &res, &ei);
+    err = analyze_run(&cfg, &ctx, &res, &ei);
     CHECK_MSG(err == SP_EINVAL, "channel 2 of a stereo file: %d, expected SP_EINVAL", err);
     CHECK_MSG(strstr(ei.msg, "channel") != NULL, "message \"%s\"", ei.msg);
     CHECK_MSG(tu_tmpdir_count("tones.wav", names, sizeof names) == 0, "bad channel left: %s", names);
@@ -210,7 +211,7 @@ static void test_run(void)
     tu_path(npy, sizeof npy, "missing-dir/out.npy");
     cfg.channel = STFT_CHANNEL_MIX;
     ei.msg[0] = 0;
-    err = analyze_run(&cfg, &res, &ei);
+    err = analyze_run(&cfg, &ctx, &res, &ei);
     CHECK_MSG(err == SP_EIO, "dump into a missing directory: %d, expected SP_EIO", err);
     CHECK_MSG(strstr(ei.msg, npy) != NULL, "message \"%s\" does not name %s", ei.msg, npy);
     CHECK_MSG(tu_tmpdir_count("tones.wav", names, sizeof names) == 0, "missing dir left: %s", names);
@@ -220,11 +221,11 @@ static void test_run(void)
         atomic_int stop = 1;
         tu_path(npy, sizeof npy, "stopped.npy");
         CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
-        cfg.stop = &stop;
-        err = analyze_run(&cfg, &res, &ei);
+        ctx.stop = &stop;
+        err = analyze_run(&cfg, &ctx, &res, &ei);
         CHECK_MSG(err == SP_EINTERRUPTED, "stopped file run: %d, expected SP_EINTERRUPTED", err);
         CHECK_MSG(tu_tmpdir_count("tones.wav", names, sizeof names) == 0, "stopped run left: %s", names);
-        cfg.stop = NULL;
+        ctx.stop = NULL;
     }
 
     /* a missing input: SP_EINPUT, nothing left */
@@ -233,7 +234,7 @@ static void test_run(void)
         tu_path(missing, sizeof missing, "nope.wav");
         tu_path(npy, sizeof npy, "nope.npy");
         cfg.input = missing;
-        err = analyze_run(&cfg, &res, &ei);
+        err = analyze_run(&cfg, &ctx, &res, &ei);
         CHECK_MSG(err == SP_EINPUT, "missing input: %d", err);
         CHECK_MSG(tu_tmpdir_count("tones.wav", names, sizeof names) == 0, "missing input left: %s", names);
     }
@@ -247,6 +248,7 @@ static void test_short(void)
     char wav[512], npy[512], names[512];
     float pcm[300];
     analyze_config cfg = analyze_config_default();
+    analyze_context ctx = analyze_context_default();
     analyze_result res;
     sp_errinfo ei = {{0}};
     int err;
@@ -259,7 +261,7 @@ static void test_short(void)
     cfg.n = N;
     cfg.backend = FFT_BACKEND_CPU;
     CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
-    err = analyze_run(&cfg, &res, &ei);
+    err = analyze_run(&cfg, &ctx, &res, &ei);
     CHECK_MSG(err == SP_OK, "short: %d %s", err, ei.msg);
     CHECK_MSG(res.frames == 1 && res.samples == 300, "short: %llu frames, %llu samples",
               (unsigned long long)res.frames, (unsigned long long)res.samples);
@@ -269,7 +271,7 @@ static void test_short(void)
 
     /* --channel all on a mono file keeps the channel axis: (1, 1, bins) */
     cfg.channel = STFT_CHANNEL_ALL;
-    err = analyze_run(&cfg, &res, &ei);
+    err = analyze_run(&cfg, &ctx, &res, &ei);
     CHECK_MSG(err == SP_OK, "short, all: %d %s", err, ei.msg);
     {
         size_t shape[3] = {0, 0, 0};
@@ -287,7 +289,7 @@ static void test_short(void)
     /* a WAV without a single sample: bad input, nothing left */
     CHECK(write_float_wav(wav, 1, 8000, pcm, 0) == 0);
     cfg.channel = STFT_CHANNEL_MIX;
-    err = analyze_run(&cfg, &res, &ei);
+    err = analyze_run(&cfg, &ctx, &res, &ei);
     CHECK_MSG(err == SP_EINPUT, "no samples: %d, expected SP_EINPUT", err);
     CHECK_MSG(strstr(ei.msg, wav) != NULL, "message \"%s\" does not name %s", ei.msg, wav);
     remove_in_tmp("short.wav");
@@ -426,6 +428,7 @@ static void test_sink_list(void)
     const size_t frames_in = 30000;
     float *pcm = malloc(frames_in * sizeof *pcm);
     analyze_config cfg = analyze_config_default();
+    analyze_context ctx = analyze_context_default();
     analyze_result res;
     sp_errinfo ei = {{0}};
     rec_sink rec;
@@ -442,8 +445,8 @@ static void test_sink_list(void)
     cfg.n = N;
     cfg.backend = FFT_BACKEND_CPU;
     cfg.batch = 7;
-    cfg.extra_sinks = &s;
-    cfg.n_extra_sinks = 1;
+    ctx.extra_sinks = &s;
+    ctx.n_extra_sinks = 1;
     CHECK(analyze_set_output(&cfg, "dump", npy, &ei) == SP_OK);
 #ifdef SPECTRO_HAVE_RENDER
     CHECK(analyze_set_output(&cfg, "png", png, &ei) == SP_OK);
@@ -460,7 +463,7 @@ static void test_sink_list(void)
     memset(&rec, 0, sizeof rec);
     rec.kmin = 3;
     rec.kmax = 100;
-    err = analyze_run(&cfg, &res, &ei);
+    err = analyze_run(&cfg, &ctx, &res, &ei);
     CHECK_MSG(err == SP_OK, "sink list: %d %s", err, ei.msg);
     CHECK(rec.opened == 1 && rec.finished == 1 && rec.aborted == 0);
     CHECK_MSG(rec.peak_frames == res.frames && rec.bad_peaks == 0, "%llu peak records of %llu frames, %d wrong",
@@ -477,9 +480,9 @@ static void test_sink_list(void)
     memset(&rec, 0, sizeof rec);
     rec.kmin = 3;
     rec.kmax = 100;
-    cfg.last_run = 1;
-    err = analyze_run(&cfg, &res, &ei);
-    cfg.last_run = 0;
+    ctx.last_run = 1;
+    err = analyze_run(&cfg, &ctx, &res, &ei);
+    ctx.last_run = 0;
     CHECK_MSG(err == SP_OK, "last run: %d %s", err, ei.msg);
     CHECK(rec.finished == 1 && rec.settled == 1 && rec.settled_by_finish == 1);
     CHECK_MSG(rec.calls > 1 && rec.settled_at_call == rec.calls, "settled after %d of %d spectra calls",
@@ -499,17 +502,17 @@ static void test_sink_list(void)
     rec.kmin = 1;
     rec.kmax = N / 2 - 1;
     rec.fail_at = 3;
-    err = analyze_run(&cfg, &res, &ei);
+    err = analyze_run(&cfg, &ctx, &res, &ei);
     CHECK_MSG(err == SP_EIO && strstr(ei.msg, "rec:"), "failing sink: %d %s", err, ei.msg);
     CHECK(rec.opened == 1 && rec.finished == 0 && rec.aborted == 1);
     CHECK_MSG(tu_tmpdir_count("list.wav", names, sizeof names) == 0, "a failed run left: %s", names);
 
     /* two outputs on standard output: refused before any work */
     cfg.n_outputs = 0;
-    cfg.n_extra_sinks = 0;
+    ctx.n_extra_sinks = 0;
     CHECK(analyze_set_output(&cfg, "dump", "-", &ei) == SP_OK);
     CHECK(analyze_set_output(&cfg, "peaks", NULL, &ei) == SP_OK);
-    err = analyze_run(&cfg, &res, &ei);
+    err = analyze_run(&cfg, &ctx, &res, &ei);
     CHECK_MSG(err == SP_EINVAL && strcmp(ei.msg, "--dump - and --peaks both write to standard output: pick one") == 0,
               "two on stdout: %d %s", err, ei.msg);
     remove_in_tmp("list.wav");

@@ -185,6 +185,49 @@ static PyObject *analyzer_spectrogram_device(PyObject *self_, PyObject *args)
     return Py_BuildValue("(is)", 0, "");
 }
 
+/* spectrogram_device_async(d_samples, clips, count, stride, d_out, out_frames, stream): as
+ * spectrogram_device, queued on the CUDA stream `stream` (an integer handle, 0 the default
+ * stream) without waiting. None when queued; (code, message) for SPECTRO_EUNSUPPORTED (the
+ * glue's host fallback); other failures raise. Fast-call arguments: a 1-s clip's whole call
+ * is a few microseconds, and a tuple's parse is a good part of one. */
+static PyObject *analyzer_spectrogram_device_async(PyObject *self_, PyObject *const *args, Py_ssize_t nargs)
+{
+    ext_analyzer *self = (ext_analyzer *)self_;
+    unsigned long long v[7];
+    spectro_error err = {0};
+    int rc;
+    if (nargs != 7) {
+        PyErr_Format(PyExc_TypeError, "spectrogram_device_async takes 7 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    for (int i = 0; i < 7; i++) {
+        v[i] = PyLong_AsUnsignedLongLong(args[i]);
+        if (v[i] == (unsigned long long)-1 && PyErr_Occurred())
+            return NULL;
+    }
+    if (!made_or_raise(self))
+        return NULL;
+#define ENQUEUE                                                                                               \
+    rc = spectro_analyzer_spectrogram_device_batch_async(self->a, (const float *)(uintptr_t)v[0], (size_t)v[1],    \
+                                                         (size_t)v[2], (size_t)v[3], (float *)(uintptr_t)v[4],    \
+                                                         (size_t)v[5], (void *)(uintptr_t)v[6], &err)
+    /* an enqueue, not the work: with the handle free it runs holding the GIL, as torch's own
+     * launches do (letting the GIL go and taking it back is a good part of the call); a
+     * handle busy in another thread is waited for without the GIL */
+    if (PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+        ENQUEUE;
+        PyThread_release_lock(self->lock);
+    } else {
+        EXT_UNLOCKED(self->lock, ENQUEUE);
+    }
+#undef ENQUEUE
+    if (rc == SPECTRO_OK)
+        Py_RETURN_NONE;
+    if (rc == SPECTRO_EUNSUPPORTED)
+        return Py_BuildValue("(is)", rc, err.message[0] ? err.message : spectro_strerror(rc));
+    return ext_raise(rc, &err);
+}
+
 /* ---- streams ------------------------------------------------------------------------------ */
 
 static PyObject *analyzer_reset(PyObject *self_, PyObject *arg)
@@ -420,6 +463,9 @@ static PyMethodDef analyzer_methods[] = {
     {"stft", analyzer_stft, METH_VARARGS, "stft(samples, out) -> frames"},
     {"spectrogram_device", analyzer_spectrogram_device, METH_VARARGS,
      "spectrogram_device(d_samples, clips, count, stride, d_out, out_frames) -> (code, message)"},
+    {"spectrogram_device_async", (PyCFunction)(void (*)(void))analyzer_spectrogram_device_async, METH_FASTCALL,
+     "spectrogram_device_async(d_samples, clips, count, stride, d_out, out_frames, stream) -> None or "
+     "(code, message)"},
     {"reset", analyzer_reset, METH_O, "reset(complex): a new stream"},
     {"push", analyzer_push, METH_O, "push(samples) -> frames waiting"},
     {"finish", analyzer_finish, METH_NOARGS, "finish() -> frames waiting"},

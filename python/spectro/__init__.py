@@ -399,10 +399,35 @@ class Stream:
 
 # ---- one call: a plan of its own, sized for the array (auto weighs the job) ----------------
 
+_kept = threading.local()  # a thread's analyzers for device arrays, by their settings
+_KEPT_MAX = 16
+
+
 def _one(y, sr, n_fft, hop_length, window, channel, backend):
+    """The analyzer for one call. A device array's is kept (per thread, by its settings): its
+    plan and the GPU's context are made once, so a short clip costs a launch, not a plan (a
+    host array's plan is sized for that array, so auto weighs the job, and made afresh)."""
     n = y.shape[-1] if hasattr(y, "shape") and len(y.shape) else 0
-    return Analyzer(sr=sr, n_fft=n_fft, hop_length=hop_length, window=window, channel=channel, backend=backend,
-                    expected_samples=n)
+    key = None
+    if _gpu.is_device_array(y):
+        key = (sr, n_fft, hop_length, window, channel, backend)
+        try:
+            kept = _kept.analyzers
+        except AttributeError:
+            kept = _kept.analyzers = {}
+        try:
+            an = kept.get(key)
+        except TypeError:  # unhashable settings (the constructor says what is wrong)
+            key, an = None, None
+        if an is not None:
+            return an
+    an = Analyzer(sr=sr, n_fft=n_fft, hop_length=hop_length, window=window, channel=channel, backend=backend,
+                  expected_samples=n)
+    if key is not None:
+        if len(kept) >= _KEPT_MAX:
+            kept.clear()
+        kept[key] = an
+    return an
 
 
 def spectrogram(y, *, sr, n_fft=4096, hop_length=None, window="hann", channel="mix", backend="auto"):

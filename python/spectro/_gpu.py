@@ -2,10 +2,13 @@
 
 A device array is one whose __dlpack_device__() names CUDA (or CUDA managed memory), or
 that has __cuda_array_interface__. Its samples are read where they are: the extension takes
-the pointer from the array's DLPack capsule (or its CUDA array interface), the output is
-allocated by the array's own framework on its device, and the library's device entry
-(spectro_analyzer_spectrogram_device_batch: every row asked for in one call) writes it; the
-frames never visit the host.
+the array's device pointer, the output is allocated by the array's own framework on its
+device (its caching allocator or memory pool, on its current stream), and the library's
+asynchronous device entry (spectro_analyzer_spectrogram_device_batch_async: every row asked
+for in one call) queues the work on the framework's current stream and returns without
+waiting, as the framework's own operations do: the work runs after what the framework
+queued before on that stream (the samples' producer) and before what it queues next (the
+result's readers). The host never waits and the frames never visit it.
 
 Where the library cannot (a build or backend without that entry: it answers
 SPECTRO_EUNSUPPORTED; a mixed multichannel input; the STFT and the reductions, which have no
@@ -14,6 +17,10 @@ the result copied back to the array's device: the same values, a round trip's co
 device path is used for backend "auto" (as "cuda"), "cuda" and "cufft"; backend="cpu" asks
 for the host, and so does a signal shorter than n_fft (its one zero-padded frame is the
 host's to make).
+
+A call's fixed cost is kept small (a 1-s clip's whole call is tens of microseconds, most of
+it Python): what depends only on the analyzer and the array's framework, device and shape
+(the plan, the output's shape, the rows) is worked out once and kept on the analyzer.
 """
 import threading
 
@@ -26,9 +33,26 @@ _unsupported = {}   # (sr, n_fft, ...) -> the library's reason, once the device 
 _lock = threading.Lock()
 
 
+_kinds = {}  # type -> "torch", "cupy" or "" (another): the type's module is looked at once
+
+
+def _kind(t):
+    got = _kinds.get(t)
+    if got is None:
+        name = t.__module__.split(".")[0]
+        got = _kinds[t] = name if name in ("torch", "cupy") else ""
+    return got
+
+
 def is_device_array(y):
-    if isinstance(y, np.ndarray):
+    t = type(y)
+    if t is np.ndarray:
         return False
+    kind = _kind(t)
+    if kind == "torch":
+        return y.is_cuda
+    if kind == "cupy":
+        return True
     dev = getattr(y, "__dlpack_device__", None)
     if dev is not None:
         try:
@@ -40,8 +64,8 @@ def is_device_array(y):
 
 
 def _framework(y):
-    name = type(y).__module__.split(".")[0]
-    if name in ("torch", "cupy"):
+    name = _kind(type(y))
+    if name:
         return name
     raise TypeError("a CUDA array of %s: spectro takes torch tensors and CuPy arrays on the GPU "
                     "(or any array on the host)" % type(y).__module__)
@@ -98,51 +122,6 @@ def _float32(y):
     return cupy.ascontiguousarray((x.astype(cupy.float64) * 2.0 ** -(bits - 1)).astype(cupy.float32))
 
 
-def _pointer(a):
-    """(device pointer, elements, device id) of a C-contiguous float32 device array,
-    through its DLPack capsule when it has one (kept alive by the caller's reference to a)."""
-    if hasattr(a, "__dlpack__"):
-        cap = a.__dlpack__()
-        ptr, count, kind, dev = _spectro.dlpack_info(cap)
-        del cap
-        return ptr, count, dev
-    cai = a.__cuda_array_interface__
-    return cai["data"][0], int(np.prod(cai["shape"])), getattr(getattr(a, "device", None), "id", 0)
-
-
-def _address(a):
-    """The device address of a C-contiguous array of the two frameworks taken (torch's
-    data_ptr, CuPy's data.ptr: what their DLPack capsules hold, without making one: a 1-s
-    clip's call is tens of microseconds, and each capsule costs a few)."""
-    ptr = getattr(a, "data_ptr", None)
-    if ptr is not None:
-        return ptr()
-    data = getattr(a, "data", None)
-    if data is not None and hasattr(data, "ptr"):
-        return data.ptr
-    return _pointer(a)[0]
-
-
-def _empty_like_device(y, shape):
-    if _framework(y) == "torch":
-        import torch
-        return torch.empty(shape, dtype=torch.float32, device=y.device)
-    import cupy
-    with cupy.cuda.Device(y.device.id):
-        return cupy.empty(shape, dtype=cupy.float32)
-
-
-def _synchronize(y):
-    """The library reads on its own stream: what the framework queued for y must be done."""
-    if _framework(y) == "torch":
-        import torch
-        torch.cuda.current_stream(y.device).synchronize()
-    else:
-        import cupy
-        with cupy.cuda.Device(y.device.id):
-            cupy.cuda.get_current_stream().synchronize()
-
-
 def _device_plan(an, backend, device):
     """The analyzer's plan for one device channel on `device` (made there: the caller holds
     the framework's device context)."""
@@ -155,57 +134,114 @@ def _device_plan(an, backend, device):
         return got[0]
 
 
-def spectrogram(an, y):
-    """Analyzer.spectrogram of a device array (module doc)."""
-    if an.backend == "cpu" or len(y.shape) not in (1, 2):
-        return via_host(an.spectrogram, y)
+_HOST = "host"   # a call's plan that says: through the host (via_host)
+_CALLS_MAX = 64  # shapes kept a analyzer; more clears them (a program of many lengths)
+
+
+def _call_plan(an, y, fw, shape, dev):
+    """What a device call of this analyzer on an array of (framework, shape, device) needs,
+    worked out once: (plan, out_shape, first sample, clips, samples, frames) or _HOST."""
+    if an.backend == "cpu" or len(shape) not in (1, 2):
+        return _HOST
     rows = None
-    if len(y.shape) == 2:
+    if len(shape) == 2:
         if an._channel == _spectro.CHANNEL_ALL:
-            rows = list(range(y.shape[0]))
+            rows = list(range(shape[0]))
         elif an._channel >= 0:
-            if an._channel >= y.shape[0]:
-                return via_host(an.spectrogram, y)  # the library's message for the index
+            if an._channel >= shape[0]:
+                return _HOST  # the library's message for the index
             rows = [an._channel]
-        elif y.shape[0] == 1:
+        elif shape[0] == 1:
             rows = [0]
         else:
-            return via_host(an.spectrogram, y)  # the mix: the library's own sum, on the host
-    backend = "cuda" if an.backend == "auto" else an.backend
-    key = (an.sr, an.n_fft, an.hop_length, an.window, backend)
-    if key in _unsupported:
-        return via_host(an.spectrogram, y)
-    n = y.shape[-1]
+            return _HOST  # the mix: the library's own sum, on the host
+    n = shape[-1]
     if rows is None and an._channel > 0:
-        return via_host(an.spectrogram, y)  # an index past a 1-D array's one channel: the library says so
+        return _HOST  # an index past a 1-D array's one channel: the library says so
     if n < an.n_fft:  # the device entry makes no zero-padded frame: the host does
-        return via_host(an.spectrogram, y)
+        return _HOST
+    backend = "cuda" if an.backend == "auto" else an.backend
+    if (an.sr, an.n_fft, an.hop_length, an.window, backend) in _unsupported:
+        return _HOST
     with _device_context(y):
-        x = _float32(y)
-        plan = _device_plan(an, backend, _device_id(y))
-        frames = plan.frame_count(n)
-        bins = an.n_fft // 2 + 1
-        out = _empty_like_device(y, (len(rows) if rows is not None else 1, frames, bins))
-        _synchronize(y)
-        d_out = _address(out)
-        d_in = _address(x)
-        # the rows asked for are consecutive (all of them, or one): one call, one wait
-        first = rows[0] if rows is not None else 0
-        clips = len(rows) if rows is not None else 1
-        code, why = plan.spectrogram_device(d_in + first * n * 4, clips, n, n, d_out, frames)
-        if code == _spectro.EUNSUPPORTED:
-            with _lock:
-                _unsupported[key] = why
-            return via_host(an.spectrogram, y)
-    if an._channel == _spectro.CHANNEL_ALL:
-        return out
-    return out[0]
+        plan = _device_plan(an, backend, dev)
+    frames = plan.frame_count(n)
+    bins = an.n_fft // 2 + 1
+    clips = len(rows) if rows is not None else 1
+    # channel="all" keeps the rows' axis; one row (1-D, an index, a (1, n) mix) has none
+    out_shape = (clips, frames, bins) if an._channel == _spectro.CHANNEL_ALL else (frames, bins)
+    # the rows asked for are consecutive (all of them, or one): one call
+    first = rows[0] * n if rows is not None else 0
+    return plan, out_shape, first, clips, n, frames
 
 
-def _device_id(y):
-    if _framework(y) == "torch":
-        return y.device.index or 0
-    return y.device.id
+_torch = None  # (torch, current device, current stream's handle, float32), on first use
+
+
+def _load_torch():
+    """torch and its fastest ways to the current device and its current stream's handle
+    (torch's own, as its compiled kernels get them; the public calls where they are gone)."""
+    global _torch
+    import torch
+    getdev = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is None:
+        def raw(d):
+            return torch.cuda.current_stream(d).cuda_stream
+    _torch = (torch, getdev, raw, torch.float32)
+    return _torch
+
+
+def _launch_torch(y, got, dev):
+    """(the output tensor, None) with the work queued on torch's current stream, or
+    (tensor, (code, why)) when the library refused."""
+    torch, getdev, raw, f32 = _torch or _load_torch()
+    if getdev() != dev:  # the library works on the current device
+        with torch.cuda.device(dev):
+            return _launch_torch(y, got, dev)
+    plan, out_shape, first, clips, n, frames = got
+    x = y if y.dtype is f32 and y.is_contiguous() else _float32(y)
+    out = x.new_empty(out_shape)  # float32 on x's device, from torch's caching allocator
+    return out, plan.spectrogram_device_async(x.data_ptr() + 4 * first, clips, n, n, out.data_ptr(), frames,
+                                              raw(dev))
+
+
+def _launch_cupy(y, got, dev):
+    import cupy
+    if cupy.cuda.runtime.getDevice() != dev:
+        with cupy.cuda.Device(dev):
+            return _launch_cupy(y, got, dev)
+    plan, out_shape, first, clips, n, frames = got
+    x = y if y.dtype == np.float32 and y.flags.c_contiguous else _float32(y)
+    out = cupy.empty(out_shape, dtype=cupy.float32)  # from CuPy's memory pool
+    return out, plan.spectrogram_device_async(x.data.ptr + 4 * first, clips, n, n, out.data.ptr, frames,
+                                              cupy.cuda.get_current_stream().ptr)
+
+
+def spectrogram(an, y):
+    """Analyzer.spectrogram of a device array (module doc)."""
+    fw = _kinds.get(type(y)) or _framework(y)
+    dev = y.get_device() if fw == "torch" else y.device.id
+    try:
+        calls = an._device_calls
+    except AttributeError:
+        calls = an._device_calls = {}
+    key = (fw, dev, y.shape)  # torch.Size hashes as the tuple it is
+    got = calls.get(key)
+    if got is None:
+        if len(calls) >= _CALLS_MAX:
+            calls.clear()
+        got = calls[key] = _call_plan(an, y, fw, tuple(y.shape), dev)
+    if got is _HOST:
+        return via_host(an.spectrogram, y)
+    out, refused = _launch_torch(y, got, dev) if fw == "torch" else _launch_cupy(y, got, dev)
+    if refused is not None:  # (EUNSUPPORTED, why): this build or backend has no device entry
+        with _lock:
+            backend = "cuda" if an.backend == "auto" else an.backend
+            _unsupported[(an.sr, an.n_fft, an.hop_length, an.window, backend)] = refused[1]
+        calls.clear()
+        return via_host(an.spectrogram, y)
+    return out
 
 
 def _device_context(y):

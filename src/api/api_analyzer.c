@@ -589,11 +589,10 @@ int spectro_analyzer_stft(spectro_analyzer *a, const float *samples, size_t coun
     return whole(a, SPECTRO_OUTPUT_COMPLEX, samples, count, out, out_frames, err);
 }
 
-int spectro_analyzer_spectrogram_device_batch(spectro_analyzer *a, const float *d_samples, size_t clips, size_t count,
-                                              size_t stride, float *d_out, size_t out_frames, spectro_error *err)
+/* The checks of the device entries; *frames the frames a clip. */
+static int device_args(spectro_analyzer *a, const float *d_samples, size_t count, size_t stride, const float *d_out,
+                       size_t out_frames, uint64_t *frames, spectro_error *err)
 {
-    uint64_t frames;
-    int rc;
     if (!a || !d_samples || !d_out)
         return api_fail(err, SPECTRO_EINVAL, "%s is NULL", !a ? "the analyzer" : !d_samples ? "d_samples" : "d_out");
     if (a->channels != 1)
@@ -602,10 +601,20 @@ int spectro_analyzer_spectrogram_device_batch(spectro_analyzer *a, const float *
         return api_fail(err, SPECTRO_EINVAL, "count %zu: device samples are at least fft_size (%zu)", count, a->n);
     if (stride < count)
         return api_fail(err, SPECTRO_EINVAL, "stride %zu: the clips of %zu samples overlap", stride, count);
-    frames = spectro_frame_count(count, a->n, a->hop);
-    if (out_frames < frames)
+    *frames = spectro_frame_count(count, a->n, a->hop);
+    if (out_frames < *frames)
         return api_fail(err, SPECTRO_EINVAL, "out_frames %zu: %zu samples give %llu frames", out_frames, count,
-                        (unsigned long long)frames);
+                        (unsigned long long)*frames);
+    return SPECTRO_OK;
+}
+
+int spectro_analyzer_spectrogram_device_batch(spectro_analyzer *a, const float *d_samples, size_t clips, size_t count,
+                                              size_t stride, float *d_out, size_t out_frames, spectro_error *err)
+{
+    uint64_t frames = 0;
+    int rc;
+    if ((rc = device_args(a, d_samples, count, stride, d_out, out_frames, &frames, err)) != SPECTRO_OK)
+        return rc;
     if (clips == 0)
         return SPECTRO_OK;
     if ((rc = fft_stft_db_device(a->plan, d_samples, clips, stride, (size_t)frames, d_out)) != SP_OK)
@@ -617,6 +626,29 @@ int spectro_analyzer_spectrogram_device(spectro_analyzer *a, const float *d_samp
                                         size_t out_frames, spectro_error *err)
 {
     return spectro_analyzer_spectrogram_device_batch(a, d_samples, 1, count, count, d_out, out_frames, err);
+}
+
+int spectro_analyzer_spectrogram_device_batch_async(spectro_analyzer *a, const float *d_samples, size_t clips,
+                                                    size_t count, size_t stride, float *d_out, size_t out_frames,
+                                                    void *cuda_stream, spectro_error *err)
+{
+    uint64_t frames = 0;
+    int rc;
+    if ((rc = device_args(a, d_samples, count, stride, d_out, out_frames, &frames, err)) != SPECTRO_OK)
+        return rc;
+    if (clips == 0)
+        return SPECTRO_OK;
+    if ((rc = fft_stft_db_device_async(a->plan, d_samples, clips, stride, (size_t)frames, d_out, cuda_stream)) !=
+        SP_OK)
+        return api_fail(err, rc, "device samples: %s", fft_plan_last_error(a->plan));
+    return SPECTRO_OK;
+}
+
+int spectro_analyzer_spectrogram_device_async(spectro_analyzer *a, const float *d_samples, size_t count, float *d_out,
+                                              size_t out_frames, void *cuda_stream, spectro_error *err)
+{
+    return spectro_analyzer_spectrogram_device_batch_async(a, d_samples, 1, count, count, d_out, out_frames,
+                                                           cuda_stream, err);
 }
 
 int spectro_spectrogram(const spectro_analyzer_config *cfg, const float *samples, size_t count, float *out,

@@ -479,7 +479,7 @@ static void report_failure(const char *input, int err, const sp_errinfo *ei)
  * line. Only run_share meets it: a batch that writes there runs one file at a time. */
 static int stdout_lost(const cli_options *o, const char *input, int err, const sp_errinfo *ei, tally *t)
 {
-    if (!o->an.out || !ferror(o->an.out))
+    if (!o->run.out || !ferror(o->run.out))
         return 0;
     t->out_lost = app_reader_gone() ? 1 : 2;
     if (t->out_lost == 2)
@@ -504,12 +504,13 @@ static void requests_of(const cli_options *o, char **paths, int i, sink_request 
 static int run_share(const cli_options *o, const input_list *l, char **paths, tally *t, progress *pg)
 {
     analyze_config cfg = o->an;
+    analyze_context ctx = o->run;
     analyze_session *s = NULL;
     int step = o->shard_n > 0 ? o->shard_n : 1, first = o->shard_n > 0 ? o->shard_k : 0, err;
     sp_errinfo ei = {{0}};
     cfg.input = NULL;
-    cfg.label_inputs = 1;
-    if ((err = analyze_session_create(&cfg, &s, &ei)) != SP_OK) {
+    ctx.label_inputs = 1;
+    if ((err = analyze_session_create(&cfg, &ctx, &s, &ei)) != SP_OK) {
         fprintf(stderr, "spectro: %s\n", ei.msg[0] ? ei.msg : sp_strerror(err));
         return err;
     }
@@ -521,7 +522,7 @@ static int run_share(const cli_options *o, const input_list *l, char **paths, ta
         analyze_session_next(s, i + step < l->count ? l->path[i + step] : NULL);
         ei.msg[0] = 0;
         err = analyze_session_run(s, l->path[i], req, o->an.n_outputs, &res, &ei);
-        if (err != SP_OK && app_stop_asked(&o->an))
+        if (err != SP_OK && app_stop_asked(&o->run))
             err = SP_EINTERRUPTED;
         sp_stderr_lock(); /* the next file may be opening on the read-ahead's thread */
         progress_clear(pg);
@@ -557,7 +558,8 @@ typedef struct {
     const cli_options *o;
     const input_list *l;
     char **paths;
-    analyze_config cfg;     /* the sessions' config: no bar of their own, the cpu threads shared out */
+    analyze_config cfg;     /* the sessions' config: the cpu threads shared out */
+    analyze_context ctx;    /* and how they run: no bar of their own */
     int first, step, count; /* the share: list index first + k*step for k < count */
     int next;               /* the next k a session takes */
     int stop;               /* an error ended the batch: no file is started after it */
@@ -670,7 +672,7 @@ static void *share_worker(void *arg)
     analyze_session *s = NULL;
     progress pg; /* draws nothing: its count goes to the batch's bar through a tap */
     sp_errinfo ei = {{0}};
-    int err = analyze_session_create(&ps->cfg, &s, &ei);
+    int err = analyze_session_create(&ps->cfg, &ps->ctx, &s, &ei);
     progress_begin_files(&pg, NULL, 0, 1);
     pthread_mutex_lock(&ps->mu);
     progress_publish_to(&pg, &ps->tap[ps->taps++]);
@@ -686,7 +688,7 @@ static void *share_worker(void *arg)
         pthread_mutex_unlock(&ps->mu);
         requests_of(ps->o, ps->paths, i, req);
         fs->err = analyze_session_run(s, ps->l->path[i], req, ps->o->an.n_outputs, &fs->res, &fs->ei);
-        if (fs->err != SP_OK && app_stop_asked(&ps->cfg))
+        if (fs->err != SP_OK && app_stop_asked(&ps->ctx))
             fs->err = SP_EINTERRUPTED;
         pthread_mutex_lock(&ps->mu);
         fs->done = 1;
@@ -705,7 +707,7 @@ static void *share_worker(void *arg)
  * the sessions' threads, at every tick, for one that was not blocked yet when it came. */
 static void share_forward_stop(const par_share *ps)
 {
-    int sig = ps->cfg.stop ? atomic_load(ps->cfg.stop) : 0;
+    int sig = ps->ctx.stop ? atomic_load(ps->ctx.stop) : 0;
     if (sig != SIGINT && sig != SIGTERM)
         return;
     for (int w = 0; w < ps->started; w++)
@@ -762,8 +764,9 @@ static int run_share_parallel(const cli_options *o, const input_list *l, char **
     ps.paths = paths;
     ps.cfg = o->an;
     ps.cfg.input = NULL;
-    ps.cfg.label_inputs = 1;
-    ps.cfg.progress = 0; /* the bar is this thread's, per file */
+    ps.ctx = o->run;
+    ps.ctx.label_inputs = 1;
+    ps.ctx.progress = 0; /* the bar is this thread's, per file */
     if (ps.cfg.fft_tuning.cpu_threads <= 0) { /* the default threads shared out */
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         ps.cfg.fft_tuning.cpu_threads = cpus > workers ? (int)(cpus / workers) : 1;
@@ -839,7 +842,7 @@ int batch_main(cli_options *o)
     }
     for (int i = o->shard_n > 0 ? o->shard_k : 0; i < l.count; i += o->shard_n > 0 ? o->shard_n : 1)
         t.files++;
-    progress_begin_files(&pg, stderr, o->an.progress, t.files);
+    progress_begin_files(&pg, stderr, o->run.progress, t.files);
     {
         cli_options share = *o; /* the share's backend and tuning (share_plan) */
         workers = share_plan(o, &l, t.files, &share.an);
@@ -857,7 +860,7 @@ int batch_main(cli_options *o)
                 "%.3f s in FFT calls, %.3f s in output, %.3f s waiting for input\n",
                 t.done, t.audio_s, sp_now() - t0, workers, t.plan_s, t.backend[0] ? t.backend : "(no)", t.fft_s,
                 t.sink_s, t.wait_s);
-    rc = err == SP_EINTERRUPTED ? app_interrupted_code(&o->an) : err != SP_OK ? sp_exit_code(err)
+    rc = err == SP_EINTERRUPTED ? app_interrupted_code(&o->run) : err != SP_OK ? sp_exit_code(err)
          : t.failed || t.out_lost == 2 ? 1 : 0;
 done:
     if (paths)

@@ -1,5 +1,6 @@
 /* cli: the command line. Parses argv into an analysis config plus the program's own
- * switches; never prints (main does). */
+ * switches; never prints (main does). Each option is a row (cli_internal.h) that the parser,
+ * --help, the man page and the shell completion read. */
 #ifndef SPECTRO_CLI_H
 #define SPECTRO_CLI_H
 
@@ -8,15 +9,17 @@
 #include "analyze.h"
 #include "err.h"
 
+#define CLI_MAX_OPTIONS 64
+
 typedef struct {
     analyze_config an;
+    analyze_context run; /* how the run is driven (stop flag, bar, hooks): main and env fill it,
+                          * not the command line */
     int help, version, verbose, quiet;
     int list_devices;
     const char *output_device; /* --output-device: the window's playback; NULL = default */
     int headless; /* an output was asked for (--dump, --peaks, --png, --tone): no window */
-    int window, average, tone_format; /* given: --window, --average, --tone-format */
-    int weighting;                    /* given: --weighting */
-    int fmin;                         /* given: --fmin */
+    unsigned char given[CLI_MAX_OPTIONS]; /* by row: the option was on the command line */
     int mel, mfcc, cqt;               /* --mel B, --mfcc K, --cqt B (0: not given) */
     int chroma, reassign;             /* --chroma, --reassign */
     int view_bands;                   /* --bands with no output: the window's band bars (1/B) */
@@ -36,6 +39,12 @@ typedef struct {
 int cli_parse(int argc, char **argv, cli_options *out, sp_errinfo *ei);
 
 void cli_usage(FILE *f);
+
+/* The option `longname` ("window") was on the command line. */
+int cli_given(const cli_options *o, const char *longname);
+
+/* o with every default and nothing given: what cli_parse starts from. */
+void cli_defaults(cli_options *o);
 
 /* The options table as data, for the documentation made from it at build time (the man
  * page, shell completion: app/gendoc.c). */

@@ -192,7 +192,7 @@ static int env_readers(source_file_options *f, sp_errinfo *ei)
     return SP_OK;
 }
 
-int app_env_read(analyze_config *an, sp_errinfo *ei)
+int app_env_read(analyze_config *an, analyze_context *ctx, sp_errinfo *ei)
 {
     const char *fonts = env_get("SPECTRO_TEST_FONTS");
     const char *stall = env_get("SPECTRO_TEST_STALL");
@@ -207,12 +207,12 @@ int app_env_read(analyze_config *an, sp_errinfo *ei)
     an->fft_tuning.gpu_module = bundled_gpu_module();
     an->file.ffmpeg_module = app_ffmpeg_module();
     an->render.font_no_system = fonts && strcmp(fonts, "bundled") == 0;
-    if (stall && sscanf(stall, "%lf:%lf", &an->test.stall_at, &an->test.stall_for) != 2)
-        an->test.stall_at = an->test.stall_for = 0;
+    if (stall && sscanf(stall, "%lf:%lf", &ctx->test.stall_at, &ctx->test.stall_for) != 2)
+        ctx->test.stall_at = ctx->test.stall_for = 0;
     /* host: the column maxima on any backend (the cpu's made on the host); off: none */
     if (maxima && strcmp(maxima, "host") != 0 && strcmp(maxima, "off") != 0)
         return sp_fail(ei, SP_EINVAL, "SPECTRO_TEST_MAXIMA=%s: must be host or off", maxima);
-    an->test.maxima = !maxima                     ? ANALYZE_TEST_MAXIMA_DEVICE
+    ctx->test.maxima = !maxima                     ? ANALYZE_TEST_MAXIMA_DEVICE
                       : strcmp(maxima, "host") == 0 ? ANALYZE_TEST_MAXIMA_HOST
                                                     : ANALYZE_TEST_MAXIMA_OFF;
     return SP_OK;

@@ -40,9 +40,10 @@
 int app_env_fft(fft_tuning *t, sp_errinfo *ei);
 
 /* Every variable into the analysis config: app_env_fft into an->fft_tuning, SPECTRO_FONT
- * into an->render, SPECTRO_READERS and SPECTRO_READ_CHUNK into an->file, SPECTRO_TEST_STALL
- * into an->test (ignored when malformed). */
-int app_env_read(analyze_config *an, sp_errinfo *ei);
+ * into an->render, SPECTRO_READERS and SPECTRO_READ_CHUNK into an->file; the tests' hooks
+ * into the run's context: SPECTRO_TEST_STALL into ctx->test (ignored when malformed),
+ * SPECTRO_TEST_MAXIMA. */
+int app_env_read(analyze_config *an, analyze_context *ctx, sp_errinfo *ei);
 
 /* FFmpeg's module (libspectro-ffmpeg.so) for this binary: the build tree's when it runs
  * from there, else the one installed beside it; NULL in a build without FFmpeg. */

@@ -64,14 +64,14 @@ static const char *input_name(const analyze_config *an)
 /* One line on stderr. Generic lines from deep down ("out of memory", "interrupted",
  * "cannot start the reader thread") get the input's name in front, so that every line
  * names what it is about. */
-static int fail_run(int err, const sp_errinfo *ei, const analyze_config *an)
+static int fail_run(int err, const sp_errinfo *ei, const cli_options *o)
 {
     const char *msg = ei->msg[0] ? ei->msg : sp_strerror(err);
-    const char *name = input_name(an);
+    const char *name = input_name(&o->an);
     int generic = err == SP_ENOMEM || err == SP_EINTERRUPTED || strncmp(msg, "cannot start", 12) == 0;
     if (err == SP_EINTERRUPTED) {
         fprintf(stderr, "spectro: %s: interrupted\n", name);
-        return app_interrupted_code(an);
+        return app_interrupted_code(&o->run);
     }
     if (generic && !strstr(msg, name))
         fprintf(stderr, "spectro: %s: %s\n", name, msg);
@@ -150,12 +150,12 @@ int main(int argc, char **argv)
     }
     if (o.list_devices)
         return list_devices();
-    if ((err = app_env_read(&o.an, &ei)) != SP_OK)
+    if ((err = app_env_read(&o.an, &o.run, &ei)) != SP_OK)
         return fail(err, &ei);
     install_signals();
-    o.an.stop = &stop_requested;
-    o.an.out = stdout;
-    o.an.progress = !o.quiet && isatty(STDERR_FILENO);
+    o.run.stop = &stop_requested;
+    o.run.out = stdout;
+    o.run.progress = !o.quiet && isatty(STDERR_FILENO);
     if (o.batch)
         return batch_main(&o);
     if ((err = batch_expand_single(&o, &ei)) != SP_OK || (err = app_check_files(&o.an, &ei)) != SP_OK)
@@ -164,8 +164,8 @@ int main(int argc, char **argv)
     if (!o.headless && (err = check_input(&o.an, &ei)) != SP_OK)
         return fail(err, &ei);
     if (o.headless) {
-        o.an.last_run = 1;
-        err = analyze_run(&o.an, &res, &ei);
+        o.run.last_run = 1;
+        err = analyze_run(&o.an, &o.run, &res, &ei);
     } else {
         view_config vc = view_config_default();
         app_env_view(&vc);
@@ -174,14 +174,14 @@ int main(int argc, char **argv)
         vc.bands = o.view_bands;
         vc.bands_weighting = o.an.measure.weighting;
         vc.output_device = o.output_device;
-        err = view_run(&o.an, &vc, &res, &ei);
+        err = view_run(&o.an, &o.run, &vc, &res, &ei);
     }
-    if (err != SP_OK && app_stop_asked(&o.an))
+    if (err != SP_OK && app_stop_asked(&o.run))
         err = SP_EINTERRUPTED;
     if (err != SP_OK && err != SP_EINTERRUPTED && app_reader_gone())
         return 0; /* the reader took what it wanted (| head): quiet, as `yes | head` */
     if (err != SP_OK)
-        return fail_run(err, &ei, &o.an);
+        return fail_run(err, &ei, &o);
     if (!o.quiet) {
         int noted = 0;
         app_report_fallback(&res, o.verbose, &noted);
@@ -191,5 +191,5 @@ int main(int argc, char **argv)
         app_report_verbose(&res);
     /* a live run that a signal ended kept its outputs, and still says it was stopped (the
      * window's own quit stops it the same way, but no signal came: 0) */
-    return res.interrupted && atomic_load(&stop_requested) ? app_interrupted_code(&o.an) : 0;
+    return res.interrupted && atomic_load(&stop_requested) ? app_interrupted_code(&o.run) : 0;
 }

@@ -117,14 +117,14 @@ void app_report_verbose(const analyze_result *res)
             res->plan_s, res->backend, res->fft_s, res->sink_s, res->wait_s);
 }
 
-int app_stop_asked(const analyze_config *an)
+int app_stop_asked(const analyze_context *ctx)
 {
-    return an->stop && atomic_load(an->stop) != 0;
+    return ctx->stop && atomic_load(ctx->stop) != 0;
 }
 
-int app_interrupted_code(const analyze_config *an)
+int app_interrupted_code(const analyze_context *ctx)
 {
-    int sig = an->stop ? atomic_load(an->stop) : 0;
+    int sig = ctx->stop ? atomic_load(ctx->stop) : 0;
     return 128 + (sig > 0 ? sig : SIGINT);
 }
 

@@ -23,13 +23,13 @@ void app_report_fallback(const analyze_result *res, int verbose, int *noted);
  * --fmax clipped; where the time went. */
 void app_report_verbose(const analyze_result *res);
 
-/* 1 when a signal asked the run to stop (an->stop is set): a run that fails then was
+/* 1 when a signal asked the run to stop (ctx->stop is set): a run that fails then was
  * stopped by it, whatever error the stop caused on its way out (EINTR). */
-int app_stop_asked(const analyze_config *an);
+int app_stop_asked(const analyze_context *ctx);
 
-/* 128 + the signal whose number the stop flag (an->stop) holds: 130 for SIGINT, 143 for
+/* 128 + the signal whose number the stop flag (ctx->stop) holds: 130 for SIGINT, 143 for
  * SIGTERM, as a shell reports a command that the signal ended; 130 when it holds none. */
-int app_interrupted_code(const analyze_config *an);
+int app_interrupted_code(const analyze_context *ctx);
 
 /* Standard output is a pipe or socket whose reader has gone (`spectro --peaks f | head -1`):
  * poll reports POLLERR on a pipe without readers (POLLHUP on a socket). */

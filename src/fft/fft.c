@@ -530,6 +530,19 @@ int fft_stft_db_device(fft_plan *p, const float *d_signal, size_t clips, size_t 
     return p->be->stft_db_device(p->state, d_signal, clips, clip_stride, nframes, d_db, &p->err);
 }
 
+int fft_stft_db_device_async(fft_plan *p, const float *d_signal, size_t clips, size_t clip_stride, size_t nframes,
+                             float *d_db, void *stream)
+{
+    if (!p || !d_signal || !d_db)
+        return SP_EINVAL;
+    p->err.msg[0] = 0;
+    if (!p->be->stft_db_device_async)
+        return sp_fail(&p->err, SP_EUNSUPPORTED, "the %s backend takes host memory only", p->be->name);
+    if (p->pending)
+        return sp_fail(&p->err, SP_EINVAL, "a call is pending (fft_stft_reduce_wait first)");
+    return p->be->stft_db_device_async(p->state, d_signal, clips, clip_stride, nframes, d_db, stream, &p->err);
+}
+
 fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax)
 {
     fft_peak_raw o;

@@ -154,6 +154,11 @@ int fft_stft_db(fft_plan *plan, const float *signal, size_t nframes, float *db);
  * FFT's range reads as it comes out of the GPU. Detail of a failure in fft_plan_last_error. */
 int fft_stft_db_device(fft_plan *plan, const float *d_signal, size_t clips, size_t clip_stride, size_t nframes,
                        float *d_db);
+/* fft_stft_db_device queued on the CUDA stream `stream` (a cudaStream_t of the current
+ * device; NULL: its default stream) without waiting: d_db is written when the stream gets
+ * there, and a launch error is the only failure seen now (fft_backend.h). */
+int fft_stft_db_device_async(fft_plan *plan, const float *d_signal, size_t clips, size_t clip_stride,
+                             size_t nframes, float *d_db, void *stream);
 
 /* ---- reductions beside the FFT ------------------------------------------------------------
  *

@@ -53,6 +53,12 @@ typedef struct fft_backend {
      * (fft.c's split_huge). */
     int (*stft_db_device)(void *state, const float *d_signal, size_t clips, size_t clip_stride, size_t nframes,
                           float *d_db, sp_errinfo *ei);
+    /* Optional (NULL: not offered): stft_db_device queued on `stream` (a cudaStream_t of the
+     * current device, NULL its default stream), returning without waiting: d_db is written
+     * when the stream reaches the work. The state may be used again at once (its buffers are
+     * ordered, gpu_plan.h). */
+    int (*stft_db_device_async)(void *state, const float *d_signal, size_t clips, size_t clip_stride,
+                                size_t nframes, float *d_db, void *stream, sp_errinfo *ei);
 } fft_backend;
 
 /* What the program and the GPU module it loads (gpu/gpu_module.cu) must agree on: a module
@@ -60,7 +66,7 @@ typedef struct fft_backend {
  * every incompatible change (a member's meaning or order, a calling rule); the sizes of
  * what crosses the boundary catch the changes someone forgot to bump it for. The version
  * takes bits 16-23, the sizes bits 0-15 (fft_gpu_load.c asserts they fit). */
-#define FFT_BACKEND_ABI_VERSION 1u
+#define FFT_BACKEND_ABI_VERSION 2u
 #define FFT_BACKEND_ABI_SIZES (sizeof(fft_backend) + sizeof(fft_peak_req) + sizeof(fft_config))
 #define FFT_BACKEND_ABI ((0x53u << 24) | (FFT_BACKEND_ABI_VERSION << 16) | (unsigned)FFT_BACKEND_ABI_SIZES)
 

@@ -25,10 +25,17 @@ analyze_config analyze_config_default(void)
     c.xform = xform_spec_default();
     c.channel = STFT_CHANNEL_MIX;
     c.backend = FFT_BACKEND_AUTO;
-    c.out = stdout;
     c.render = render_config_default();
     c.measure = sink_measure_default();
     c.file = source_file_options_default();
+    return c;
+}
+
+analyze_context analyze_context_default(void)
+{
+    analyze_context c;
+    memset(&c, 0, sizeof c);
+    c.out = stdout;
     return c;
 }
 
@@ -90,6 +97,7 @@ static int64_t expected_frames(int64_t frames, size_t n, size_t hop)
 typedef struct {
     analyze_session *ss;
     const analyze_config *cfg;
+    const analyze_context *ctx; /* the session's */
     analyze_result *res;
     pipe_feed *f;
     source *src;            /* f->src */
@@ -154,12 +162,12 @@ static int run_range(run *r, sp_errinfo *ei)
         return SP_OK;
     if (r->start > INT64_MAX)
         return range_past_end(r, "--start", cfg->start, -1, ei);
-    err = source_seek(r->src, (int64_t)r->start, cfg->stop, &reached, ei);
+    err = source_seek(r->src, (int64_t)r->start, r->ctx->stop, &reached, ei);
     if (err == SP_EINPUT) /* the source knows its end: a seek past it */
         return range_past_end(r, "--start", cfg->start, r->res->info.samples_hint, ei);
     if (err != SP_OK)
         return err;
-    if (cfg->stop && atomic_load(cfg->stop))
+    if (r->ctx->stop && atomic_load(r->ctx->stop))
         return sp_fail(ei, SP_EINTERRUPTED, "interrupted");
     if ((uint64_t)reached < r->start) /* read up to it, and the audio ended first */
         return range_past_end(r, "--start", cfg->start, reached, ei);
@@ -184,7 +192,7 @@ static int run_open_source(run *r, sp_errinfo *ei)
 {
     const analyze_config *cfg = r->cfg;
     analyze_result *res = r->res;
-    source_request req = {cfg->input, cfg->device, cfg->rate, cfg->channels, cfg->file, cfg->stop};
+    source_request req = {cfg->input, cfg->device, cfg->rate, cfg->channels, cfg->file, r->ctx->stop};
     const source_info *info;
     int err;
     if (r->f->open_err != SP_OK) { /* the read-ahead of this input failed */
@@ -259,7 +267,7 @@ static int plan_job_and_batch(const run *r, fft_config *fc)
          * run: the files of a batch share a plan, which a batch size that follows each
          * file's length would make again and again. */
         size_t big = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 1, 1);
-        int reduced = cfg->last_run && pipe_sinks_reduce_only(cfg) &&
+        int reduced = r->ctx->last_run && pipe_sinks_reduce_only(cfg, r->ctx) &&
                       fc->job.frames >= REDUCED_MIN_CALLS * (uint64_t)big;
         fc->max_batch = reduced ? big : analyze_auto_batch(cfg->n, res->hop, res->out_channels, 1, 0);
     }
@@ -381,7 +389,7 @@ static int run_make_plan(run *r, sp_errinfo *ei)
     /* a file's stop ends the run between FFT calls (a read from the ring can hold hours of
      * them); a live run's blocks are small, and its stop is a normal end that keeps what the
      * framer holds (pump) */
-    stft_set_stop(r->st, r->res->live ? NULL : cfg->stop);
+    stft_set_stop(r->st, r->res->live ? NULL : r->ctx->stop);
     return SP_OK;
 }
 
@@ -489,25 +497,24 @@ static int push_from_ring(run *r, size_t count, sp_errinfo *ei)
 /* Moves `avail` frames from the ring into the framer. */
 static int consume(run *r, size_t avail, sp_errinfo *ei)
 {
-    const analyze_config *cfg = r->cfg;
     double rate = r->res->info.rate;
     int err;
     if (avail > r->whole)
         avail = r->whole;
     if ((uint64_t)avail > r->limit - r->consumed)
         avail = (size_t)(r->limit - r->consumed);
-    if (cfg->capture_anchor && r->res->live && r->consumed == 0)
+    if (r->ctx->capture_anchor && r->res->live && r->consumed == 0)
         /* the newest sample in the ring was captured about now */
-        *cfg->capture_anchor = sp_now() - (double)(ring_readable(r->ring) / (size_t)r->ch) / rate;
+        *r->ctx->capture_anchor = sp_now() - (double)(ring_readable(r->ring) / (size_t)r->ch) / rate;
     if ((err = push_from_ring(r, avail, ei)) != SP_OK)
         return err;
     r->consumed += avail;
     if (r->res->live && (err = stft_flush(r->st, ei)) != SP_OK)
         return err;
     progress_update(r->pg, (int64_t)r->consumed); /* before a test's stall: the bar shows it */
-    if (!r->stalled && cfg->test.stall_for > 0 && (double)r->consumed >= cfg->test.stall_at * rate) {
+    if (!r->stalled && r->ctx->test.stall_for > 0 && (double)r->consumed >= r->ctx->test.stall_at * rate) {
         r->stalled = 1;
-        sp_sleep(cfg->test.stall_for);
+        sp_sleep(r->ctx->test.stall_for);
     }
     return SP_OK;
 }
@@ -515,14 +522,13 @@ static int consume(run *r, size_t avail, sp_errinfo *ei)
 /* The loop: ring -> framer until the input ends, the duration is reached or a stop. */
 static int pump(run *r, sp_errinfo *ei)
 {
-    const analyze_config *cfg = r->cfg;
     analyze_result *res = r->res;
     int err;
     while (r->consumed < r->limit) {
         size_t avail;
         uint64_t lost;
         int finished = pipe_input_finished(r->in);
-        if (cfg->stop && atomic_load(cfg->stop)) {
+        if (r->ctx->stop && atomic_load(r->ctx->stop)) {
             if (!res->live)
                 return sp_fail(ei, SP_EINTERRUPTED, "interrupted");
             res->interrupted = 1; /* Ctrl-C ends a live run normally */
@@ -599,7 +605,7 @@ static int run_end(run *r, sp_errinfo *ei)
         return err;
     res->truncated = source_truncated(r->src);
     end = run_counts(r);
-    if (r->cfg->last_run) {
+    if (r->ctx->last_run) {
         /* nothing more for the FFT: its plan (a GPU's teardown) goes while the outputs finish */
         if ((err = pipe_sinks_settle(&r->sinks, ei)) != SP_OK)
             return err;
@@ -646,7 +652,7 @@ static void run_progress_begin(run *r)
     if (r->pg)
         progress_file(r->pg, res->info.rate, res->live && !res->info.pipe ? -1 : total);
     else
-        progress_begin(r->pg = &r->own_pg, stderr, r->cfg->progress && (!res->live || res->info.pipe),
+        progress_begin(r->pg = &r->own_pg, stderr, r->ctx->progress && (!res->live || res->info.pipe),
                        res->info.rate, total);
 }
 
@@ -660,6 +666,7 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
     memset(&r, 0, sizeof r);
     r.ss = ss;
     r.cfg = cfg;
+    r.ctx = session_context(ss);
     r.res = res;
     r.f = session_feed(ss, cfg->input);
     r.ring = &r.f->r;
@@ -669,7 +676,7 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
         r.f->input = cfg->input;
         r.f->src = src;
     }
-    if ((err = pipe_sinks_build(&r.sinks, cfg, ei)) != SP_OK)
+    if ((err = pipe_sinks_build(&r.sinks, cfg, r.ctx, ei)) != SP_OK)
         goto done;
     if (cfg->realtime && !cfg->input && !src) {
         err = sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
@@ -681,7 +688,7 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
      * plan (a GPU's start) is made; live input starts once everything is ready, so that it
      * does not begin behind */
     if (!res->live && !r.in->reading &&
-        (err = pipe_input_start(r.in, r.src, r.ring, 0, cfg->stop, ei)) != SP_OK)
+        (err = pipe_input_start(r.in, r.src, r.ring, 0, r.ctx->stop, ei)) != SP_OK)
         goto done;
     if ((err = run_make_plan(&r, ei)) != SP_OK)
         goto done;
@@ -695,7 +702,7 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
         res->maxima_span = r.sinks.span;
         pipe_sinks_unresolved(cfg, &st, res);
     }
-    if (res->live && (err = pipe_input_start(r.in, r.src, r.ring, cfg->realtime, cfg->stop, ei)) != SP_OK)
+    if (res->live && (err = pipe_input_start(r.in, r.src, r.ring, cfg->realtime, r.ctx->stop, ei)) != SP_OK)
         goto done;
     run_progress_begin(&r);
     if ((err = pump(&r, ei)) != SP_OK) {
@@ -725,7 +732,8 @@ done:
 }
 
 /* One run in a session of its own: the input's (src NULL: the config's input), or src. */
-static int run_once(const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei)
+static int run_once(const analyze_config *cfg, const analyze_context *ctx, source *src, analyze_result *res,
+                    sp_errinfo *ei)
 {
     analyze_result local;
     analyze_session *s = NULL;
@@ -738,7 +746,7 @@ static int run_once(const analyze_config *cfg, source *src, analyze_result *res,
         source_close(src);
         return sp_fail(ei, SP_EINVAL, "analyze_run: no config");
     }
-    if ((err = analyze_session_create(cfg, &s, ei)) == SP_OK)
+    if ((err = analyze_session_create(cfg, ctx, &s, ei)) == SP_OK)
         err = src ? pipe_run(s, cfg, src, res, ei)
                   : analyze_session_run(s, cfg->input, cfg->outputs, cfg->n_outputs, res, ei);
     else
@@ -747,17 +755,18 @@ static int run_once(const analyze_config *cfg, source *src, analyze_result *res,
     return err;
 }
 
-int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei)
+int analyze_run(const analyze_config *cfg, const analyze_context *ctx, analyze_result *res, sp_errinfo *ei)
 {
-    return run_once(cfg, NULL, res, ei);
+    return run_once(cfg, ctx, NULL, res, ei);
 }
 
-int analyze_run_source(const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei)
+int analyze_run_source(const analyze_config *cfg, const analyze_context *ctx, source *src, analyze_result *res,
+                       sp_errinfo *ei)
 {
     if (!src) {
         if (res)
             memset(res, 0, sizeof *res);
         return sp_fail(ei, SP_EINVAL, "analyze_run_source: no source");
     }
-    return run_once(cfg, src, res, ei);
+    return run_once(cfg, ctx, src, res, ei);
 }

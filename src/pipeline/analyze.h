@@ -39,6 +39,9 @@ struct analyze_result_s;
 #define ANALYZE_MAX_OUTPUTS 8
 #define ANALYZE_MAX_UNRESOLVED 128 /* more than any range has bands (1/12 octave, 20 Hz-20 kHz: 120) */
 
+/* What one run computes: the user's settings (the command line's rows fill it, the window
+ * copies it), nothing of how the run is driven (analyze_context). Plain values and borrowed
+ * strings: a copy is a complete config. */
 typedef struct {
     const char *input;     /* a file path ("-" too), "synth:..." (source_synth_parse); NULL =
                             * the microphone: the source kinds' table picks by the form */
@@ -68,10 +71,16 @@ typedef struct {
                             * "tone" outputs read it (sink_table.h) */
     render_config render;  /* the picture (--png, the window); title NULL = made from the
                             * source and the settings */
-    FILE *out;             /* peaks */
+    size_t batch;          /* frames per FFT call, 0 = chosen from n and the channels */
+} analyze_config;
+
+/* How one run is driven, apart from what it computes: where text goes, who may stop it, the
+ * caller's own sinks, the bar, and the tests' hooks. The caller's; borrowed for the run.
+ * NULL where a function takes one: analyze_context_default(). */
+typedef struct {
+    FILE *out;             /* peaks, tone lines; NULL = stdout */
     int label_inputs;      /* peaks: the input as a first column (a run over several files) */
     int progress;          /* draw a progress bar on stderr */
-    size_t batch;          /* frames per FFT call, 0 = chosen from n and the channels */
     int last_run;          /* the process analyses nothing after this run (spectro's one
                             * headless run): once the last frames are out, the framer and
                             * the FFT plan, with a GPU's device (fft_plan_destroy_last), go
@@ -80,7 +89,7 @@ typedef struct {
                             * it in the process. */
     atomic_int *stop;      /* non-zero stops the run (a signal handler or another thread
                             * sets it); may be NULL */
-    /* Sinks of the caller's own (the window), called before those made from outputs[] and
+    /* Sinks of the caller's own (the window), called before those made from the outputs and
      * finished after them: borrowed (the caller destroys them); the run calls open,
      * spectra/peaks, and finish or abort (sink.h). */
     const sink *extra_sinks;
@@ -90,8 +99,6 @@ typedef struct {
      * *capture_anchor + i/rate. Live runs only; the window measures capture-to-pixel
      * latency with it. Written and read on the analysis thread (in the sink). */
     double *capture_anchor;
-    const char *png_path;  /* obsolete and ignored: outputs[] holds the picture; kept until
-                            * view.c, which clears it, no longer names it */
     /* Hooks for the tests, not settings (main sets them from SPECTRO_TEST_*): after
      * `stall_at` seconds of audio, the analysis sleeps `stall_for` seconds once (a stalled
      * consumer: the live path must count drops and catch up). maxima: ANALYZE_TEST_MAXIMA_*,
@@ -100,14 +107,15 @@ typedef struct {
         double stall_at, stall_for;
         int maxima;
     } test;
-} analyze_config;
+} analyze_context;
 
-/* analyze_config.test.maxima: column maxima from a backend that reduces columns (a GPU's),
+/* analyze_context.test.maxima: column maxima from a backend that reduces columns (a GPU's),
  * from any backend (made on the host where it does not: that path without a GPU), or
  * never (every sink gets the spectra: the reduction off, to compare with). */
 enum { ANALYZE_TEST_MAXIMA_DEVICE, ANALYZE_TEST_MAXIMA_HOST, ANALYZE_TEST_MAXIMA_OFF };
 
 analyze_config analyze_config_default(void);
+analyze_context analyze_context_default(void);
 
 /* Asks for an output of `kind` (a row of sink_table.h) at `path`, replacing the one of that
  * kind asked for before (the command line's last --dump wins). SP_EINVAL for an unknown
@@ -156,7 +164,7 @@ typedef struct analyze_result_s {
 
 /* Runs the analysis. On failure no output is left that looks finished. res is filled as far as
  * the run got (it may be NULL). */
-int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei);
+int analyze_run(const analyze_config *cfg, const analyze_context *ctx, analyze_result *res, sp_errinfo *ei);
 
 /* ---- sessions: many inputs, one plan -----------------------------------------------------
  *
@@ -166,7 +174,7 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei);
  * not), and the next input is opened and decoded on a reader thread while the current one
  * is analysed. analyze_run is a session of one run.
  *
- *   analyze_session_create(&cfg, &s, &ei);
+ *   analyze_session_create(&cfg, &ctx, &s, &ei);
  *   for each input i:
  *       analyze_session_next(s, i + 1 < n ? input[i + 1] : NULL);   (read ahead: optional)
  *       err = analyze_session_run(s, input[i], outputs_of(i), n_outputs, &res, &ei);
@@ -176,8 +184,10 @@ int analyze_run(const analyze_config *cfg, analyze_result *res, sp_errinfo *ei);
  * starts afresh (the plan is kept). Thread safety: one thread drives a session. */
 typedef struct analyze_session analyze_session;
 
-/* Copies cfg (its strings and sinks stay borrowed; input and outputs are per run). */
-int analyze_session_create(const analyze_config *cfg, analyze_session **out, sp_errinfo *ei);
+/* Copies cfg and ctx (NULL: the defaults; their strings and sinks stay borrowed; input and
+ * outputs are per run). */
+int analyze_session_create(const analyze_config *cfg, const analyze_context *ctx, analyze_session **out,
+                           sp_errinfo *ei);
 void analyze_session_destroy(analyze_session *s); /* NULL is a no-op */
 
 /* The runs update this bar (progress_begin_files), owned by the caller, instead of drawing
@@ -196,7 +206,8 @@ int analyze_session_run(analyze_session *s, const char *input, const sink_reques
 /* The same run on a source already open (cfg->input, device, rate and channels are not
  * read): the fuzz target's way in, with a file held in memory (source_open_memory). The
  * run takes src and closes it, also on failure. */
-int analyze_run_source(const analyze_config *cfg, source *src, analyze_result *res, sp_errinfo *ei);
+int analyze_run_source(const analyze_config *cfg, const analyze_context *ctx, source *src, analyze_result *res,
+                       sp_errinfo *ei);
 
 /* Frames per FFT call for a file analysis: large enough to keep the backend busy, small
  * enough that buffers stay within a few tens of MB per run. `reduced`: a GPU run whose

@@ -95,10 +95,10 @@ typedef struct {
 
 /* Makes the sinks the config asks for (no file is touched) and checks that at most one
  * writes to standard output. */
-int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei);
+int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, const analyze_context *ctx, sp_errinfo *ei);
 /* 1 when the config's outputs are all of kinds that take a GPU's reductions in place of the
  * spectra (sink_kind.reduces) and no caller's sink is added: known before the plan. */
-int pipe_sinks_reduce_only(const analyze_config *cfg);
+int pipe_sinks_reduce_only(const analyze_config *cfg, const analyze_context *ctx);
 int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei);
 /* A bands output's unresolved bands into res (sink_bands_unresolved), while ss's window is valid. */
 void pipe_sinks_unresolved(const analyze_config *cfg, const sink_stream *ss, analyze_result *res);
@@ -165,13 +165,16 @@ int session_plan(analyze_session *s, const fft_config *fc, fft_plan **plan, sp_e
  * has the same shape, else a new one. Owned by the session. */
 int session_stft(analyze_session *s, const stft_config *sc, fft_plan *plan, pipe_sinks *sinks, stft **out,
                  sp_errinfo *ei);
-/* The last run's end (analyze_config.last_run): the framer and the plan, with a GPU's
+/* The last run's end (analyze_context.last_run): the framer and the plan, with a GPU's
  * device (fft_plan_destroy_last), are freed on a thread of their own, which the session's
  * destroy joins; the session keeps neither. Their users must be done with them (the sinks
  * settled). */
 void session_release(analyze_session *s);
 /* The batch's progress bar (analyze_session_set_progress), NULL for a bar per run. */
 progress *session_progress(analyze_session *s);
+
+/* The session's context (analyze_context): its runs' stop flag, sinks, hooks. */
+const analyze_context *session_context(const analyze_session *s);
 
 /* ---- analyze.c ---------------------------------------------------------------------------- */
 

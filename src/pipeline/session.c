@@ -15,6 +15,7 @@
 
 struct analyze_session {
     analyze_config cfg;
+    analyze_context ctx;
     /* the plan and what it was made for (window by value: the run's copy is freed) */
     fft_plan *plan;
     fft_config plan_fc;
@@ -36,7 +37,8 @@ struct analyze_session {
     fft_plan *gone_plan;
 };
 
-int analyze_session_create(const analyze_config *cfg, analyze_session **out, sp_errinfo *ei)
+int analyze_session_create(const analyze_config *cfg, const analyze_context *ctx, analyze_session **out,
+                           sp_errinfo *ei)
 {
     analyze_session *s;
     if (!cfg || !out)
@@ -44,6 +46,7 @@ int analyze_session_create(const analyze_config *cfg, analyze_session **out, sp_
     if (!(s = calloc(1, sizeof *s)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     s->cfg = *cfg;
+    s->ctx = ctx ? *ctx : analyze_context_default();
     *out = s;
     return SP_OK;
 }
@@ -97,6 +100,11 @@ void analyze_session_set_progress(analyze_session *s, progress *pg)
 progress *session_progress(analyze_session *s)
 {
     return s->pg;
+}
+
+const analyze_context *session_context(const analyze_session *s)
+{
+    return &s->ctx;
 }
 
 void analyze_session_next(analyze_session *s, const char *input)
@@ -183,11 +191,11 @@ void session_read_ahead(analyze_session *s)
     s->ahead = 1;
     pipe_feed_release(f);
     f->input = s->next;
-    req = (source_request){s->next, s->cfg.device, s->cfg.rate, s->cfg.channels, s->cfg.file, s->cfg.stop};
+    req = (source_request){s->next, s->cfg.device, s->cfg.rate, s->cfg.channels, s->cfg.file, s->ctx.stop};
     err = source_open_request(&req, &f->src, &f->open_ei);
     /* a push source (live) starts with its run, like any live input */
     if (err == SP_OK && !source_is_push(f->src) && (err = pipe_feed_ring(f, FILE_RING_FLOATS, &f->open_ei)) == SP_OK)
-        err = pipe_input_start(&f->in, f->src, &f->r, 0, s->cfg.stop, &f->open_ei);
+        err = pipe_input_start(&f->in, f->src, &f->r, 0, s->ctx.stop, &f->open_ei);
     f->open_err = err;
 }
 
@@ -212,7 +220,7 @@ static int window_fits(const float *kept, const float *w, size_t n)
 int session_plan(analyze_session *s, const fft_config *fc, fft_plan **plan, sp_errinfo *ei)
 {
     int err;
-    if (s->releasing) /* a run after the last (analyze_config.last_run): no plan beside the release */
+    if (s->releasing) /* a run after the last (analyze_context.last_run): no plan beside the release */
         return sp_fail(ei, SP_EINVAL, "analyze: a run after the process's last run");
     if (s->plan && plan_fits(&s->plan_fc, fc) && window_fits(s->plan_win, fc->window, fc->n)) {
         *plan = s->plan;

@@ -30,9 +30,9 @@ static const sink_request *request_of(const analyze_config *cfg, const char *kin
     return NULL;
 }
 
-int pipe_sinks_reduce_only(const analyze_config *cfg)
+int pipe_sinks_reduce_only(const analyze_config *cfg, const analyze_context *ctx)
 {
-    if (cfg->n_extra_sinks > 0 || cfg->n_outputs == 0)
+    if (ctx->n_extra_sinks > 0 || cfg->n_outputs == 0)
         return 0;
     for (int i = 0; i < cfg->n_outputs; i++) {
         const sink_kind *k = sink_kind_find(cfg->outputs[i].kind);
@@ -42,10 +42,10 @@ int pipe_sinks_reduce_only(const analyze_config *cfg)
     return 1;
 }
 
-int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
+int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, const analyze_context *ctx, sp_errinfo *ei)
 {
     sink_options opt;
-    int total = cfg->n_extra_sinks + sink_kind_count(), err;
+    int total = ctx->n_extra_sinks + sink_kind_count(), err;
     memset(l, 0, sizeof *l);
     for (int i = 0; i < cfg->n_outputs; i++)
         if (!sink_kind_find(cfg->outputs[i].kind))
@@ -61,16 +61,16 @@ int pipe_sinks_build(pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
     l->red = calloc((size_t)total, sizeof *l->red);
     if (!l->s || !l->wants || !l->reduction || !l->red)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
-    for (int i = 0; i < cfg->n_extra_sinks; i++)
-        l->s[l->count++] = cfg->extra_sinks[i];
+    for (int i = 0; i < ctx->n_extra_sinks; i++)
+        l->s[l->count++] = ctx->extra_sinks[i];
     l->own_from = l->count;
-    l->test_maxima = cfg->test.maxima;
+    l->test_maxima = ctx->test.maxima;
     opt.render = &cfg->render;
     opt.peak_fmin = cfg->peak_fmin;
     opt.peak_fmax = cfg->peak_fmax;
-    opt.out = cfg->out ? cfg->out : stdout;
+    opt.out = ctx->out ? ctx->out : stdout;
     opt.measure = cfg->measure;
-    opt.peaks_label_source = cfg->label_inputs;
+    opt.peaks_label_source = ctx->label_inputs;
     for (int i = 0; i < sink_kind_count(); i++) {
         const sink_kind *k = sink_kind_at(i);
         const sink_request *q = request_of(cfg, k->name);
@@ -153,7 +153,7 @@ static uint64_t common_span(const pipe_sinks *l)
 static int xform_takes(const pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
 {
     const char *name = xform_name(l->xf);
-    if (cfg->n_extra_sinks > 0)
+    if (l->own_from > 0) /* a caller's sinks (the window) */
         return sp_fail(ei, SP_EINVAL, "%s: the window does not show transforms yet", name);
     for (int i = 0; i < cfg->n_outputs; i++) {
         const char *kind = cfg->outputs[i].kind;

@@ -14,7 +14,8 @@ view_config view_config_default(void)
 
 #ifndef SPECTRO_HAVE_RENDER
 
-int view_run(const analyze_config *cfg, const view_config *vcfg, analyze_result *res, sp_errinfo *ei)
+int view_run(const analyze_config *cfg, const analyze_context *ctx, const view_config *vcfg, analyze_result *res,
+             sp_errinfo *ei)
 {
     (void)cfg, (void)vcfg, (void)res;
     return sp_fail(ei, SP_EUNSUPPORTED,
@@ -245,14 +246,16 @@ static int start_video(view *v, int *refused, sp_errinfo *ei)
     return SP_OK;
 }
 
-static int view_init(view *v, const analyze_config *cfg, const view_config *vcfg, sp_errinfo *ei)
+static int view_init(view *v, const analyze_config *cfg, const analyze_context *ctx, const view_config *vcfg,
+                     sp_errinfo *ei)
 {
     v->vs_late = VSYNC_LATE_S;
     v->user = cfg;
+    v->user_ctx = ctx ? *ctx : analyze_context_default();
     v->vc = vcfg ? *vcfg : view_config_default();
     v->w.cfg = *cfg;
-    v->w.cfg.progress = 0;
-    v->w.cfg.png_path = NULL;
+    v->w.ctx = v->user_ctx;
+    v->w.ctx.progress = 0;
     v->w.sh = &v->sh;
     v->n0 = cfg->n;
     v->hop0 = cfg->hop ? cfg->hop : fft_default_hop(cfg->n);
@@ -283,7 +286,7 @@ static int wait_started(view *v, sp_errinfo *ei)
         st = v->sh.started;
         fin = v->sh.finished;
         pthread_mutex_unlock(&v->sh.mu);
-        if (st || fin || (v->user->stop && atomic_load(v->user->stop)))
+        if (st || fin || (v->user_ctx.stop && atomic_load(v->user_ctx.stop)))
             break;
         SDL_Delay(2);
     }
@@ -399,7 +402,7 @@ static void dispatch(view *v, loop_state *ls, const SDL_Event *e, int *err, sp_e
 /* The analysis' state, once per loop: a failure ends the window with its error. */
 static void sync_shared(view *v, loop_state *ls, int *err, sp_errinfo *ei)
 {
-    if (v->user->stop && atomic_load(v->user->stop))
+    if (v->user_ctx.stop && atomic_load(v->user_ctx.stop))
         ls->quit = 1; /* Ctrl-C */
     pthread_mutex_lock(&v->sh.mu);
     if (v->sh.finished && v->sh.err != SP_OK && !atomic_load(&v->w.stop)) {
@@ -515,7 +518,8 @@ static int run_loop(view *v, sp_errinfo *ei)
     return err;
 }
 
-int view_run(const analyze_config *cfg, const view_config *vcfg, analyze_result *res, sp_errinfo *ei)
+int view_run(const analyze_config *cfg, const analyze_context *ctx, const view_config *vcfg, analyze_result *res,
+             sp_errinfo *ei)
 {
     view *v;
     int err, refused = 0;
@@ -527,7 +531,7 @@ int view_run(const analyze_config *cfg, const view_config *vcfg, analyze_result 
     if (!(v = calloc(1, sizeof *v)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     pthread_mutex_init(&v->sh.mu, NULL);
-    if ((err = view_init(v, cfg, vcfg, ei)) != SP_OK || (err = start_video(v, &refused, ei)) != SP_OK)
+    if ((err = view_init(v, cfg, ctx, vcfg, ei)) != SP_OK || (err = start_video(v, &refused, ei)) != SP_OK)
         goto done;
     /* the source opens first: a bad file or a missing microphone fails without a window */
     if ((err = view_worker_start(&v->w, ei)) != SP_OK || (err = wait_started(v, ei)) != SP_OK ||

@@ -49,9 +49,10 @@ const char *view_key_action(int i);
 /* No display, no statistics, no checks. */
 view_config view_config_default(void);
 
-/* cfg's extra_sinks, capture_anchor and stop belong to the view (cfg->stop is honoured:
- * SIGINT closes the window). vcfg may be NULL (view_config_default()). res receives the
- * analysis result (may be NULL). */
-int view_run(const analyze_config *cfg, const view_config *vcfg, analyze_result *res, sp_errinfo *ei);
+/* ctx's stop is honoured (SIGINT closes the window); its extra_sinks, capture_anchor and
+ * progress are the view's own (ctx may be NULL: analyze_context_default()). vcfg may be NULL
+ * (view_config_default()). res receives the analysis result (may be NULL). */
+int view_run(const analyze_config *cfg, const analyze_context *ctx, const view_config *vcfg, analyze_result *res,
+             sp_errinfo *ei);
 
 #endif

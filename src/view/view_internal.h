@@ -159,7 +159,8 @@ typedef struct {
 } shared;
 
 typedef struct {
-    analyze_config cfg;   /* the run's config: extra_sinks, capture_anchor, stop belong to the view */
+    analyze_config cfg;   /* the run's config */
+    analyze_context ctx;  /* and its context: extra_sinks, capture_anchor, stop are the view's */
     shared *sh;
     sink as_sink;         /* the view as the run's sink (self = sh) */
     atomic_int stop;
@@ -292,6 +293,7 @@ typedef struct {
     int running;          /* a thread to join */
     atomic_int stop, done;
     analyze_config cfg;
+    analyze_context ctx;
     sink as_sink;
     measure_accum *acc;   /* the thread's until joined */
     int channels;
@@ -381,6 +383,7 @@ typedef struct {
 
 typedef struct {
     const analyze_config *user; /* the caller's config */
+    analyze_context user_ctx;   /* the caller's context (its stop flag: a signal) */
     view_config vc;
     worker w;
     shared sh;

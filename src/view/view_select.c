@@ -59,7 +59,7 @@ static void *job_main(void *arg)
     analyze_result res;
     sp_errinfo ei = {{0}};
     SDL_Event ev;
-    int err = analyze_run(&j->cfg, &res, &ei);
+    int err = analyze_run(&j->cfg, &j->ctx, &res, &ei);
     uint64_t want = j->f1 - j->f0, got = j->acc ? measure_accum_frames(j->acc, 0) : 0;
     if (err == SP_OK && got != want)
         err = sp_fail(&ei, SP_EIO, "the selection read %llu frames again, not %llu", (unsigned long long)got,
@@ -157,10 +157,10 @@ static void job_start(view *v)
     frames_span(&m, a, b, &t0, &t1);
     j->cfg = v->w.cfg;
     j->cfg.n_outputs = 0;
-    j->cfg.progress = 0;
     j->cfg.realtime = 0;
-    j->cfg.capture_anchor = NULL;
-    j->cfg.test.stall_at = j->cfg.test.stall_for = 0;
+    j->ctx = v->w.ctx;
+    j->ctx.capture_anchor = NULL;
+    j->ctx.test.stall_at = j->ctx.test.stall_for = 0;
     j->cfg.start = t0;
     if (!last || !(v->w.cfg.end > 0 || v->w.cfg.duration > 0)) {
         j->cfg.end = last ? 0 : t1; /* the last frame: to the end, as the analysis read it */
@@ -171,9 +171,9 @@ static void job_start(view *v)
     }
     j->as_sink.ops = &JOB_SINK;
     j->as_sink.self = j;
-    j->cfg.extra_sinks = &j->as_sink;
-    j->cfg.n_extra_sinks = 1;
-    j->cfg.stop = &j->stop;
+    j->ctx.extra_sinks = &j->as_sink;
+    j->ctx.n_extra_sinks = 1;
+    j->ctx.stop = &j->stop;
     j->channels = m.channels;
     j->bins = m.bins;
     j->n = m.n;

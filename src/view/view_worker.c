@@ -149,7 +149,7 @@ static void *worker_main(void *arg)
     worker *w = arg;
     analyze_result res;
     sp_errinfo ei = {{0}};
-    int err = analyze_run(&w->cfg, &res, &ei);
+    int err = analyze_run(&w->cfg, &w->ctx, &res, &ei);
     pthread_mutex_lock(&w->sh->mu);
     w->sh->finished = 1;
     w->sh->err = err;
@@ -179,10 +179,10 @@ int view_worker_start(worker *w, sp_errinfo *ei)
     atomic_store(&w->stop, 0);
     w->as_sink.ops = &VIEW_SINK;
     w->as_sink.self = sh;
-    w->cfg.extra_sinks = &w->as_sink;
-    w->cfg.n_extra_sinks = 1;
-    w->cfg.capture_anchor = &sh->anchor_src;
-    w->cfg.stop = &w->stop;
+    w->ctx.extra_sinks = &w->as_sink;
+    w->ctx.n_extra_sinks = 1;
+    w->ctx.capture_anchor = &sh->anchor_src;
+    w->ctx.stop = &w->stop;
     if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
         return sp_fail(ei, SP_ENOMEM, "cannot start the analysis thread");
     w->running = 1;

@@ -215,6 +215,7 @@ static void check_frames(const analyze_result *res)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     analyze_config c = analyze_config_default();
+    analyze_context ctx = analyze_context_default();
     analyze_result res;
     sp_errinfo ei;
     source *src = NULL;
@@ -242,13 +243,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         analyze_set_output(&c, "dump", dump_path, NULL);
     }
     if (outputs & OUT_PEAKS) {
-        if (!(c.out = open_memstream(&peaks_text, &peaks_len)))
+        if (!(ctx.out = open_memstream(&peaks_text, &peaks_len)))
             abort();
         analyze_set_output(&c, "peaks", NULL, NULL);
     }
-    err = analyze_run_source(&c, src, &res, &ei);
-    if (c.out != stdout)
-        fclose(c.out);
+    err = analyze_run_source(&c, &ctx, src, &res, &ei);
+    if (ctx.out != stdout)
+        fclose(ctx.out);
     if (verbose)
         printf("  %s: %s (%s, %d Hz, %d ch)\n", err ? "run" : "ok", err ? ei.msg : "", res.info.format,
                res.info.rate, res.info.channels);

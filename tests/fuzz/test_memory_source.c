@@ -185,11 +185,11 @@ static void test_run_source(const char *path)
     tu_path(out1, sizeof out1, "by-path.npy");
     tu_path(out2, sizeof out2, "by-memory.npy");
     CHECK(analyze_set_output(&c, "dump", out1, NULL) == SP_OK);
-    CHECK_MSG(analyze_run(&c, &r1, &ei) == SP_OK, "%s", ei.msg);
+    CHECK_MSG(analyze_run(&c, NULL, &r1, &ei) == SP_OK, "%s", ei.msg);
     CHECK(bytes && source_open_memory(bytes, len, path, &s, &ei) == SP_OK);
     c.input = "not-read"; /* the source given is the input */
     CHECK(analyze_set_output(&c, "dump", out2, NULL) == SP_OK);
-    CHECK_MSG(analyze_run_source(&c, s, &r2, &ei) == SP_OK, "%s", ei.msg);
+    CHECK_MSG(analyze_run_source(&c, NULL, s, &r2, &ei) == SP_OK, "%s", ei.msg);
     CHECK(r1.frames == r2.frames && r1.frames > 0 && r1.samples == r2.samples && r1.out_channels == r2.out_channels);
     d1 = slurp(out1, &l1);
     d2 = slurp(out2, &l2);
@@ -199,10 +199,10 @@ static void test_run_source(const char *path)
     free(d2);
 
     /* the guards: no source; no config (the source is closed all the same: ASan's leak check) */
-    CHECK(analyze_run_source(&c, NULL, &r2, NULL) == SP_EINVAL);
+    CHECK(analyze_run_source(&c, NULL, NULL, &r2, NULL) == SP_EINVAL);
     s = NULL;
     CHECK(source_open_memory(bytes, len, path, &s, NULL) == SP_OK);
-    CHECK(analyze_run_source(NULL, s, NULL, NULL) == SP_EINVAL);
+    CHECK(analyze_run_source(NULL, NULL, s, NULL, NULL) == SP_EINVAL);
     free(bytes);
 }
 
