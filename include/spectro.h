@@ -491,7 +491,8 @@ SPECTRO_API double spectro_transform_freq_hz(const spectro_transform *t, size_t 
  * spectro_analyzer_spectrogram frames them: out receives [channel][frame][column][depth],
  * F = spectro_analyzer_frame_count(a, count) frames a channel, out_frames its room in frames
  * a channel. The values are the program's --dump of the same transform. Leaves the analyzer
- * a fresh dB stream. */
+ * a fresh dB stream. One thread at a time on a transform (it keeps its threads' FFT plans
+ * and buffers) and on the analyzer, as the analyzer's own calls. */
 SPECTRO_API int spectro_transform_compute(spectro_transform *t, spectro_analyzer *a, const float *samples,
                                           size_t count, float *out, size_t out_frames, spectro_error *err);
 

@@ -13,11 +13,11 @@
 #define CHROMA_CTROCT 5.0
 #define CHROMA_OCTWIDTH 2.0
 
-/* Each bin's weights below CHROMA_SPARSE of its largest are dropped: the 12 rows then hold
- * runs of bins (lo[c] .. hi[c]) that the row sums over, far fewer than all of them where
- * the bins are narrow against a semitone. The values move by less than 1e-6 of a frame's
- * maximum. */
+/* Each bin's weights below CHROMA_SPARSE of its largest are zeroed, and each class sums
+ * only over the run of bins where it has weights (lo .. hi). The values move by less than
+ * 1e-6 of a frame's maximum. */
 #define CHROMA_SPARSE 1e-7
+#define CHROMA_LANES 8 /* independent partial sums: the compiler vectorises them */
 
 typedef struct {
     float *w;                    /* CHROMA_N x bins */
@@ -129,9 +129,16 @@ static void chroma_row(const xform *x, const xform_frame *fr, float *out, float 
     xform_power(x, fr->z[0], scratch);
     for (int c = 0; c < CHROMA_N; c++) {
         const float *wc = cs->w + (size_t)c * x->bins;
-        float s = 0.0f;
-        for (size_t k = cs->lo[c]; k < cs->hi[c]; k++)
-            s += wc[k] * scratch[k];
+        float lane[CHROMA_LANES] = {0};
+        size_t k = cs->lo[c];
+        double s = 0.0;
+        for (; k + CHROMA_LANES <= cs->hi[c]; k += CHROMA_LANES)
+            for (int j = 0; j < CHROMA_LANES; j++)
+                lane[j] += wc[k + (size_t)j] * scratch[k + (size_t)j];
+        for (; k < cs->hi[c]; k++)
+            s += (double)(wc[k] * scratch[k]);
+        for (int j = 0; j < CHROMA_LANES; j++)
+            s += (double)lane[j];
         v[c] = s;
         top = s > top ? s : top;
     }

@@ -50,6 +50,16 @@ class Layouts(unittest.TestCase):
         self.assertTrue(np.allclose(c.max(axis=1), 1.0))
         self.assertAlmostEqual(meta["freqs_hz"][9], 440.0)
 
+    def test_batch_equals_single_runs(self):
+        files = [E.asset("two_tone_48k_s16.wav"), E.asset("sine_1000hz_48k_f32.wav")]
+        with E.TempDir() as d:
+            p = E.run(files + ["--mel", 32, "--dump", d + "/"], cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for f in files:
+                single, _, _ = E.dump(self, [f, "--mel", 32])
+                stem = os.path.splitext(os.path.basename(f))[0]
+                self.assertTrue(np.array_equal(np.load(os.path.join(d, stem + ".npy")), single), f)
+
     def test_channels_all(self):
         a, meta, _ = E.dump(self, [E.asset("stereo_1500l_3000r_48k_s16.wav"), "--channel", "all", "--mel", 64])
         self.assertEqual(a.shape[0], 2)
