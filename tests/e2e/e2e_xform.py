@@ -14,6 +14,7 @@
   above both neighbours; --fmin too low for N says the N needed.
 """
 import os
+import subprocess
 import unittest
 
 import numpy as np
@@ -59,6 +60,20 @@ class Layouts(unittest.TestCase):
                 single, _, _ = E.dump(self, [f, "--mel", 32])
                 stem = os.path.splitext(os.path.basename(f))[0]
                 self.assertTrue(np.array_equal(np.load(os.path.join(d, stem + ".npy")), single), f)
+
+    def test_pipe_and_realtime_equal_file(self):
+        """The live path (a pipe; --realtime, which may skip ahead only when it falls behind)
+        gives the file's rows."""
+        src = E.asset("two_tone_48k_s16.wav")
+        whole, _, _ = E.dump(self, [src, "--mel", 32])
+        with E.TempDir() as d, open(src, "rb") as f:
+            out = os.path.join(d, "p.npy")
+            p = subprocess.run([E.BIN, "-", "--mel", "32", "-o", out], stdin=f, capture_output=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(np.array_equal(np.load(out), whole))
+        rt, meta, _ = E.dump(self, [src, "--realtime", "--duration", 0.5, "--mel", 32])
+        if meta["dropped_samples"] == 0:
+            self.assertTrue(np.array_equal(rt, whole[:len(rt)]))
 
     def test_channels_all(self):
         a, meta, _ = E.dump(self, [E.asset("stereo_1500l_3000r_48k_s16.wav"), "--channel", "all", "--mel", 64])
