@@ -624,9 +624,8 @@ static int check_xform(cli_options *o, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "--%s: not with --bands (both reduce the spectrum to bands)", name);
     if (o->an.measure.psd)
         return sp_fail(ei, SP_EINVAL, "--psd: not with --%s (its values are no spectrum density)", name);
-    if (average && (x->kind == XFORM_REASSIGN || x->kind == XFORM_MFCC || x->kind == XFORM_CHROMA))
-        return sp_fail(ei, SP_EINVAL, "--average: not with --%s (%s)", name,
-                       x->kind == XFORM_REASSIGN ? "reassigned points have no average" : "its values are not levels");
+    if (average && x->kind == XFORM_REASSIGN)
+        return sp_fail(ei, SP_EINVAL, "--average: not with --%s (reassigned points have no average)", name);
     if (o->view)
         return sp_fail(ei, SP_EINVAL, "--view: not with --%s (the window shows the linear spectrum)", name);
     for (int i = 0; i < o->an.n_outputs; i++) {

@@ -149,7 +149,7 @@ static uint64_t common_span(const pipe_sinks *l)
     return span;
 }
 
-/* The output kinds a transform's rows go to: the dump, and the average of dB rows. */
+/* The output kinds a transform's rows go to: the dump, its average and the picture. */
 static int xform_takes(const pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
 {
     const char *name = xform_name(l->xf);
@@ -159,12 +159,12 @@ static int xform_takes(const pipe_sinks *l, const analyze_config *cfg, sp_errinf
         const char *kind = cfg->outputs[i].kind;
         if (strcmp(kind, "dump") == 0)
             continue;
-        if (strcmp(kind, "average") == 0 && xform_is_db(l->xf))
-            continue;
+        if (strcmp(kind, "average") == 0 && xform_depth(l->xf) == 1)
+            continue; /* levels: their power mean; plain values (MFCC, chroma): their mean */
         if (strcmp(kind, "png") == 0 && (xform_is_db(l->xf) || cfg->xform.kind == XFORM_CHROMA))
             continue; /* the picture's axis: mel, cqt, chroma (render.h columns) */
         if (strcmp(kind, "average") == 0)
-            return sp_fail(ei, SP_EINVAL, "%s: no average (its values are not levels)", name);
+            return sp_fail(ei, SP_EINVAL, "%s: no average (reassigned points have none)", name);
         return sp_fail(ei, SP_EINVAL, "%s: not with %s (it reads the linear spectrum)", name,
                        sink_kind_find(kind)->option);
     }
