@@ -67,11 +67,12 @@ int xform_melbank_make(xform_melbank *mb, int bands, double fmin, double fmax, s
                 k1 = k + 1;
             }
         if (k0 == bins) {
+            int err = sp_fail(ei, SP_EINVAL, "mel band %d (%.4g .. %.4g Hz) holds no FFT bin at N %zu: fewer bands or "
+                                             "a larger N",
+                              b, edges[b], edges[b + 2], n);
             free(edges);
             xform_melbank_free(mb);
-            return sp_fail(ei, SP_EINVAL, "mel band %d (%.4g .. %.4g Hz) holds no FFT bin at N %zu: fewer bands or a "
-                                          "larger N",
-                           b, edges[b], edges[b + 2], n);
+            return err;
         }
         mb->k0[b] = k0;
         mb->len[b] = k1 - k0;
