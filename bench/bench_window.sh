@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Window benchmark: frame rate and capture-to-pixel latency of the scrolling spectrogram,
-# 48 kHz, N=4096, hop=512, as spectro measures them itself (SPECTRO_VIEW_STATS): a file
+# 48 kHz, N=4096, hop=512, as spectro measures them itself (SPECTRO_VIEW_STATS, a test hook:
+# a build with -DSPECTRO_TEST_HOOKS=ON, as scripts/test.sh makes in build/): a file
 # streams through the live path (--realtime, the microphone's code path after the capture
 # callback) into a window on a virtual X server (Xvfb, software rendering).
 # Latency = time the picture is presented - time the newest frame's last sample was
@@ -73,6 +74,8 @@ rc=0
 wait "$pid" || rc=$?
 # Ctrl-C ends a live run normally: exit 130 (128 + SIGINT), outputs kept
 [ "$rc" = 0 ] || [ "$rc" = 130 ] || { echo "bench_window: spectro failed (exit $rc)" >&2; exit 1; }
+[ -s "$tmp/stats.json" ] || { echo "bench_window: $bin wrote no statistics: SPECTRO_VIEW_STATS is a test hook" \
+    "(a build with -DSPECTRO_TEST_HOOKS=ON, as scripts/test.sh makes; docs/developer.md \"Test hooks\")" >&2; exit 1; }
 cat "$tmp/stats.json"
 awk -v budget=27.33 'match($0, /"latency_p50_ms": [0-9.]+/) {
         p50 = substr($0, RSTART + 18, RLENGTH - 18) + 0

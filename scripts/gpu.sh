@@ -52,7 +52,7 @@ if python3 -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(sysconfig.
 fi
 
 if want build; then
-    run configure cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    run configure cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSPECTRO_TEST_HOOKS=ON \
         -DSPECTRO_CUDA_ARCH="${SPECTRO_CUDA_ARCH:-90}" "${py_module[@]}"
     run build cmake --build "$build" -j"$jobs"
 fi

@@ -13,7 +13,10 @@ spectro_deps
 
 build="${SPECTRO_BUILD_DIR:-$root/build}"
 if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$root/.cmake-configure.log" 2>&1 ||
+    # no test hooks (docs/developer.md "Test hooks"); a build/ that scripts/test.sh configured
+    # keeps its own
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSPECTRO_TEST_HOOKS=OFF \
+        >"$root/.cmake-configure.log" 2>&1 ||
         { cat "$root/.cmake-configure.log" >&2; exit 1; }
     grep -E '^-- +[^ ].*: (on|off)' "$root/.cmake-configure.log" >&2 || true
 fi

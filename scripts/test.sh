@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up, build and run the whole test suite through ctest:
 #   1. the release build (with the CUDA backends when nvcc is present), all tests; GPU tests
-#      are skipped (exit 77) on machines without a GPU
+#      are skipped (exit 77) on machines without a GPU. Every build here has the test hooks
+#      (-DSPECTRO_TEST_HOOKS=ON, docs/developer.md "Test hooks")
 #   2. the Python package: `pip install .` into a virtual environment under build/, then its
 #      pytest tests (tests/python/) against the release build's program
 #   3. an AddressSanitizer + UndefinedBehaviorSanitizer build, all CPU tests (the fuzz corpus
@@ -19,7 +20,7 @@ jobs=$(nproc)
 step() { printf '\n== %s ==\n' "$*"; }
 
 step "release build"
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DSPECTRO_TEST_HOOKS=ON
 cmake --build "$root/build" -j"$jobs"
 (cd "$root/build" && ctest --output-on-failure -j"$jobs")
 
@@ -40,7 +41,8 @@ if [ "${SPECTRO_TEST_QUICK:-0}" = 1 ]; then
 fi
 
 step "ASan + UBSan build (CPU backend)"
-cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_SANITIZE=ON -DSPECTRO_CUDA=OFF >/dev/null
+cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_SANITIZE=ON -DSPECTRO_CUDA=OFF \
+    -DSPECTRO_TEST_HOOKS=ON >/dev/null
 cmake --build "$root/build-asan" -j"$jobs"
 # The window's tests drive a real window under Xvfb; side by side under ASan they starve each
 # other's frames, so they run one at a time after the rest. e2e_window_maxima and e2e_play
@@ -57,7 +59,8 @@ window_tests='^(e2e_window|e2e_window_measure|e2e_window_maxima|e2e_play)$'
     ctest --output-on-failure -j1 -R '^(e2e_window|e2e_window_measure)$')
 
 step "ThreadSanitizer build (ring buffer, pipeline, pool, microphone, file decoder threads)"
-cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_TSAN=ON -DSPECTRO_CUDA=OFF >/dev/null
+cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_TSAN=ON -DSPECTRO_CUDA=OFF \
+    -DSPECTRO_TEST_HOOKS=ON >/dev/null
 cmake --build "$root/build-tsan" -j"$jobs" --target test_ring test_analyze test_mic test_par test_source_par test_api spectro
 (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_ring|test_analyze|test_mic|test_par|test_source_par|test_api)$')
 # the binary's threads together: reader, file decoders (3, small chunks), FFT pool, dump

@@ -411,6 +411,52 @@ static void test_format(void)
     CHECK(line[0] == 0);
 }
 
+/* fft_plan_create_chosen: the plan takes the caller's choice as it is (the run weighs auto's
+ * choice once and sizes its batch by it), and weighs the job itself only without one. */
+static void test_plan_takes_choice(void)
+{
+    fft_config cfg = fft_config_default();
+    fft_choice c, given;
+    fft_plan *p = NULL;
+    sp_errinfo ei = {{0}};
+    cfg.n = 4096;
+    cfg.hop = 1024;
+    cfg.max_batch = 255;
+    cfg.job.channels = 1;
+    cfg.job.rate = 48000;
+    cfg.job.frames = 28122;
+    cfg.tuning.cpu_threads = 8;
+    cfg.tuning.auto_device = FFT_AUTO_DEVICE_NONE; /* the cpu either way: no CUDA here */
+    CHECK(fft_config_choose(&cfg, &c) == SP_OK && c.made && c.kind == FFT_BACKEND_CPU);
+    given = c;
+    given.cpu_s = 123.25; /* not what the plan would weigh */
+    given.cpu_threads = 3;
+    snprintf(given.no_device, sizeof given.no_device, "the caller's reason");
+    CHECK(fft_plan_create_chosen(&cfg, &given, &p, &ei) == SP_OK);
+    if (p) {
+        const fft_choice *got = fft_plan_choice(p);
+        CHECK(got->made && got->kind == FFT_BACKEND_CPU && got->cpu_s == 123.25 && got->cpu_threads == 3);
+        CHECK(strcmp(fft_plan_fallback_reason(p), "the caller's reason") == 0);
+        fft_plan_destroy(p);
+        p = NULL;
+    }
+    CHECK(fft_plan_create_chosen(&cfg, NULL, &p, &ei) == SP_OK);
+    if (p) {
+        const fft_choice *got = fft_plan_choice(p);
+        CHECK(got->made && got->cpu_s == c.cpu_s && got->cpu_threads == c.cpu_threads);
+        CHECK(strcmp(fft_plan_fallback_reason(p), c.no_device) == 0);
+        fft_plan_destroy(p);
+        p = NULL;
+    }
+    /* a named backend: the choice is ignored, nothing weighed */
+    cfg.backend = FFT_BACKEND_CPU;
+    CHECK(fft_plan_create_chosen(&cfg, &given, &p, &ei) == SP_OK);
+    if (p) {
+        CHECK(fft_plan_choice(p)->made == 0 && fft_plan_fallback_reason(p)[0] == 0);
+        fft_plan_destroy(p);
+    }
+}
+
 int main(void)
 {
     int rc = tu_begin_files("test_backend_choose");
@@ -420,6 +466,7 @@ int main(void)
     test_crossover();
     test_nodes();
     test_config();
+    test_plan_takes_choice();
     test_format();
     tu_tmpdir_remove();
     return check_done("test_backend_choose");

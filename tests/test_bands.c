@@ -154,9 +154,9 @@ static void test_resolution_and_errors(void)
             CHECK(isfinite(lv[i]) && lv[i] > -60.0f);
     }
     bands_destroy(b);
-    bc.lo = 20.0; /* nothing resolved: the message says which -n would do */
+    bc.lo = 20.0; /* nothing resolved: the message says which FFT size would do */
     bc.hi = 40.0;
-    CHECK(bands_create(&bc, &b, &ei) == SP_EINVAL && b == NULL && strstr(ei.msg, "-n ") != NULL);
+    CHECK(bands_create(&bc, &b, &ei) == SP_EINVAL && b == NULL && strstr(ei.msg, SP_FIELD("fft_size") " ") != NULL);
     bc.hi = 20000.0;
     bc.fraction = 5;
     CHECK(bands_create(&bc, &b, &ei) == SP_EINVAL && b == NULL);

@@ -512,6 +512,35 @@ static void test_sidecar_path(void)
     }
 }
 
+/* dump_sidecar_for: a name beside a file (one that exists or not), none on standard output,
+ * a FIFO or a device, as the dump itself decides when it commits (test_fifo). */
+static void test_sidecar_for(void)
+{
+    char file[4096], fifo[4096], want[4200];
+    char *s = (char *)"poison";
+    tu_path(file, sizeof file, "side.npy");
+    tu_path(fifo, sizeof fifo, "side-fifo.npy");
+    snprintf(want, sizeof want, "%s.json", file);
+    CHECK(dump_sidecar_for(file, &s) == SP_OK && s && strcmp(s, want) == 0);
+    free(s);
+    FILE *f = fopen(file, "w");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    s = (char *)"poison";
+    CHECK(dump_sidecar_for(file, &s) == SP_OK && s && strcmp(s, want) == 0);
+    free(s);
+    unlink(file);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    s = (char *)"poison";
+    CHECK(dump_sidecar_for(fifo, &s) == SP_OK && s == NULL);
+    unlink(fifo);
+    s = (char *)"poison";
+    CHECK(dump_sidecar_for("/dev/null", &s) == SP_OK && s == NULL);
+    s = (char *)"poison";
+    CHECK(dump_sidecar_for("-", &s) == SP_OK && s == NULL);
+}
+
 /* The output kinds' columns agree with their option: every kind of --dump has the sidecar,
  * the dump's extension for a directory and the dump's name check; --average and --bands
  * lead to kinds of the same option; no other kind has a sidecar. */
@@ -521,12 +550,12 @@ static void test_kind_columns(void)
     int dumps = 0;
     for (int i = 0; i < sink_kind_count(); i++) {
         const sink_kind *k = sink_kind_at(i);
-        int is_dump = strcmp(k->option, "--dump") == 0;
+        int is_dump = strcmp(k->option, SP_FIELD("dump")) == 0;
         const char *next[] = {k->averaged, k->banded};
         dumps += is_dump;
         CHECK_MSG(k->sidecar == is_dump, "%s: sidecar %d", k->name, k->sidecar);
         CHECK_MSG(!is_dump || (k->dir_ext && strcmp(k->dir_ext, dump_format_ext(0)) == 0), "%s: dir_ext", k->name);
-        CHECK_MSG(strcmp(k->option, "--png") != 0 || (k->dir_ext && strcmp(k->dir_ext, ".png") == 0), "%s: dir_ext",
+        CHECK_MSG(strcmp(k->option, SP_FIELD("png")) != 0 || (k->dir_ext && strcmp(k->dir_ext, ".png") == 0), "%s: dir_ext",
                   k->name);
         CHECK_MSG(!is_dump || (k->check_path && k->check_path("x.wav", &ei) == SP_EINVAL &&
                             k->check_path("x.csv", &ei) == SP_OK && k->check_path("-", &ei) == SP_OK),
@@ -565,6 +594,7 @@ int main(void)
     test_unwritable();
     test_format();
     test_sidecar_path();
+    test_sidecar_for();
     test_kind_columns();
     test_many_channels();
     test_fifo(1);

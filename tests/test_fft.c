@@ -825,7 +825,7 @@ static void test_errors(void)
         p = (fft_plan *)&cfg;
         CHECK_MSG(fft_plan_create(&cfg, &p, &ei) == SP_EINVAL, "n=%zu accepted", bad_sizes[i]);
         CHECK(p == NULL);
-        CHECK_MSG(strstr(ei.msg, "--fft-size") != NULL, "n=%zu: message '%s'", bad_sizes[i], ei.msg);
+        CHECK_MSG(strstr(ei.msg, SP_FIELD("fft_size")) != NULL, "n=%zu: message '%s'", bad_sizes[i], ei.msg);
     }
     cfg.n = 64;
     cfg.hop = 0;
@@ -839,7 +839,7 @@ static void test_errors(void)
     cfg.backend = FFT_BACKEND_CUDA;
     ei.msg[0] = 0;
     CHECK(fft_plan_create(&cfg, &p, &ei) == SP_EUNSUPPORTED);
-    CHECK_MSG(strstr(ei.msg, "--backend cuda") != NULL, "message '%s'", ei.msg);
+    CHECK_MSG(strstr(ei.msg, SP_FIELD("backend") " cuda") != NULL, "message '%s'", ei.msg);
     cfg.backend = FFT_BACKEND_CUFFT;
     CHECK(fft_plan_create(&cfg, &p, &ei) == SP_EUNSUPPORTED);
     /* auto falls back to cpu and says why */

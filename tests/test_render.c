@@ -563,7 +563,7 @@ static void test_errors(void)
     cfg.fmax = 0;
     cfg.fmin = 5000;
     cfg.fmax = 4000;
-    CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_EINVAL && strstr(ei.msg, "--fmin"));
+    CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_EINVAL && strstr(ei.msg, SP_FIELD("fmin")));
     cfg.fmin = cfg.fmax = 0;
     cfg.db_lo = 0;
     cfg.db_hi = -10;
@@ -571,7 +571,7 @@ static void test_errors(void)
     cfg.db_lo = -120;
     cfg.db_hi = 0;
     cfg.width = 50;
-    CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_EINVAL && strstr(ei.msg, "--size"));
+    CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_EINVAL && strstr(ei.msg, SP_FIELD("size")));
     cfg.width = 640;
     cfg.font = "/nonexistent/font.ttf";
     CHECK(render_create(&cfg, RATE, N, 0, 0.01, 1, -1, &r, &ei) == SP_EIO && strstr(ei.msg, "/nonexistent/font.ttf"));
@@ -696,7 +696,7 @@ int main(void)
         render *r = NULL;
         sp_errinfo ei = {{0}};
         CHECK(render_create(&cfg, RATE, N, 0.0, HOP / RATE, RENDER_MAX_CHANNELS + 1, -1, &r, &ei) == SP_EINVAL);
-        CHECK_MSG(r == NULL && strstr(ei.msg, "--channel"), "%s", ei.msg);
+        CHECK_MSG(r == NULL && strstr(ei.msg, SP_FIELD("channel")), "%s", ei.msg);
     }
     test_max_of_frames(10000, 10000, 6789);  /* hint known */
     test_max_of_frames(-1, 10000, 1234);     /* unknown length */

@@ -572,7 +572,7 @@ static void test_raw(void)
           strcmp(source_raw_name(r.encoding), "s16le") == 0);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ei.msg[0] = 0;
-        CHECK_MSG(source_raw_parse(bad[i], &r, &ei) == SP_EINVAL && strstr(ei.msg, "--raw-format") &&
+        CHECK_MSG(source_raw_parse(bad[i], &r, &ei) == SP_EINVAL && strstr(ei.msg, SP_FIELD("raw_format")) &&
                       strstr(ei.msg, bad[i]),
                   "%s: \"%s\"", bad[i], ei.msg);
     }

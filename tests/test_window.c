@@ -171,7 +171,7 @@ static void test_parse_format(void)
         window_spec s = window_spec_default();
         sp_errinfo ei = {{0}};
         char prefix[80];
-        snprintf(prefix, sizeof prefix, "--window %s: ", bad[i]);
+        snprintf(prefix, sizeof prefix, SP_FIELD("window") " %s: ", bad[i]);
         CHECK_MSG(window_parse(bad[i], &s, &ei) == SP_EINVAL, "'%s' was accepted", bad[i]);
         CHECK_MSG(strncmp(ei.msg, prefix, strlen(prefix)) == 0, "'%s': message '%s'", bad[i], ei.msg);
         CHECK_MSG(strstr(ei.msg, "(hann, hamming, blackman, blackman-harris, flattop, rect, "
@@ -183,7 +183,7 @@ static void test_parse_format(void)
         sp_errinfo ei = {{0}};
         window_spec s;
         CHECK(window_parse("foo", &s, &ei) == SP_EINVAL);
-        CHECK_MSG(strcmp(ei.msg, "--window foo: unknown window (hann, hamming, blackman, "
+        CHECK_MSG(strcmp(ei.msg, SP_FIELD("window") " foo: unknown window (hann, hamming, blackman, "
                                  "blackman-harris, flattop, rect, kaiser[:beta], gauss[:sigma])") == 0,
                   "message '%s'", ei.msg);
         CHECK(window_parse(NULL, &s, NULL) == SP_EINVAL);

@@ -95,15 +95,21 @@ static PyObject *analyzer_frame_count(PyObject *self_, PyObject *arg)
     return PyLong_FromUnsignedLongLong(spectro_analyzer_frame_count(self->a, samples));
 }
 
-/* frame_times(out): out[f] = the centre of frame f in seconds (float64 buffer). */
-static PyObject *analyzer_frame_times(PyObject *self_, PyObject *out_obj)
+/* frame_times(out, samples=0): out[f] = the centre of frame f in seconds (float64 buffer);
+ * with the input's samples a channel, a short input's one frame at its samples' centre. */
+static PyObject *analyzer_frame_times(PyObject *self_, PyObject *args)
 {
     ext_analyzer *self = (ext_analyzer *)self_;
+    PyObject *out_obj;
+    unsigned long long samples = 0;
     Py_buffer out;
+    if (!PyArg_ParseTuple(args, "O|K:frame_times", &out_obj, &samples))
+        return NULL;
     if (!made_or_raise(self) || ext_get_buffer(out_obj, &out, 1, sizeof(double), "out") != 0)
         return NULL;
     for (size_t f = 0; f < (size_t)out.len / sizeof(double); f++)
-        ((double *)out.buf)[f] = spectro_analyzer_frame_time(self->a, f);
+        ((double *)out.buf)[f] = samples ? spectro_analyzer_input_frame_time(self->a, samples, f)
+                                         : spectro_analyzer_frame_time(self->a, f);
     PyBuffer_Release(&out);
     Py_RETURN_NONE;
 }
@@ -458,7 +464,8 @@ static PyObject *analyzer_tone(PyObject *self_, PyObject *args)
 static PyMethodDef analyzer_methods[] = {
     {"info", analyzer_info, METH_NOARGS, "what the analyzer runs, a dict"},
     {"frame_count", analyzer_frame_count, METH_O, "frame_count(samples) -> frames a channel"},
-    {"frame_times", analyzer_frame_times, METH_O, "frame_times(out): frame centres in seconds, float64"},
+    {"frame_times", analyzer_frame_times, METH_VARARGS,
+     "frame_times(out, samples=0): frame centres in seconds, float64 (samples: the input's, for a short one)"},
     {"spectrogram", analyzer_spectrogram, METH_VARARGS, "spectrogram(samples, out) -> frames"},
     {"stft", analyzer_stft, METH_VARARGS, "stft(samples, out) -> frames"},
     {"spectrogram_device", analyzer_spectrogram_device, METH_VARARGS,

@@ -148,10 +148,12 @@ class Analyzer:
         """The bins' frequencies in Hz, (n_fft // 2 + 1,): bin k at k * sr / n_fft."""
         return np.arange(self.n_fft // 2 + 1) * (self.sr / self.n_fft)
 
-    def times(self, frames):
-        """The centres of frames 0 .. frames-1 in seconds (float64): (f * hop + N/2) / sr."""
+    def times(self, frames, samples=None):
+        """The centres of frames 0 .. frames-1 in seconds (float64): (f * hop + N/2) / sr. With
+        the input's length in samples, an input shorter than n_fft has its one frame at the
+        centre of its samples, as the program times a short file's frame."""
         out = np.empty(int(frames), dtype=np.float64)
-        self._plan(1).frame_times(out)
+        self._plan(1).frame_times(out, int(samples or 0))
         return out
 
     def spectrogram(self, y):
@@ -216,7 +218,8 @@ class Analyzer:
             return out
         res = [one(d) for d in db]
         times = np.empty(db.shape[1], dtype=np.float64)
-        plan.frame_times(times)
+        shape = tuple(y.shape) if hasattr(y, "shape") else np.shape(y)
+        plan.frame_times(times, int(shape[-1]) if shape else 0)  # a short input's frame: its centre
         stack = np.stack if self._channel == _spectro.CHANNEL_ALL else (lambda a: a[0])
         return Peaks(stack([times] * len(res)), stack([r["freq_hz"] for r in res]), stack([r["db"] for r in res]))
 

@@ -1,6 +1,5 @@
 /* The API's versions, errors, name tables and module paths. */
 #define _GNU_SOURCE /* dladdr */
-#include <ctype.h>
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,67 +50,15 @@ int api_fail(spectro_error *err, int code, const char *fmt, ...)
     return code;
 }
 
-/* Command-line options -> the fields that set them; the rest lose their dashes ("--x-y" ->
- * "x_y"). Longest first where one is the start of another. */
-static const struct {
-    const char *option, *field;
-} FIELD_OF[] = {
-    {"--fmin/--fmax", "fmin/fmax"}, {"--fft-size", "fft_size"}, {"--tone", "fundamental_hz"},
-    {"--bands", "fraction"},        {"--average", "mode"},      {"-n", "fft_size"},
-};
-
-/* The option starting at s (s[0] == '-'), when it is one: its length, 0 otherwise. */
-static size_t option_len(const char *s, const char *line)
-{
-    size_t len = 0;
-    if (s > line && (isalnum((unsigned char)s[-1]) || strchr("-_/.", s[-1])))
-        return 0; /* inside a word or a path: "non-finite", "/tmp/--x.wav" */
-    if (s[1] == '-')
-        len = 2;
-    else if (s[1] == 'n' && !isalnum((unsigned char)s[2]) && s[2] != '-')
-        return 2; /* -n */
-    else
-        return 0;
-    if (!islower((unsigned char)s[len]))
-        return 0;
-    while (islower((unsigned char)s[len]) || isdigit((unsigned char)s[len]) ||
-           (s[len] == '-' && islower((unsigned char)s[len + 1])) ||
-           (s[len] == '/' && s[len + 1] == '-' && s[len + 2] == '-'))
-        len++;
-    return len;
-}
-
-static size_t put_field(char *out, size_t at, size_t cap, const char *opt, size_t len)
-{
-    for (size_t i = 0; i < sizeof FIELD_OF / sizeof FIELD_OF[0]; i++)
-        if (strlen(FIELD_OF[i].option) == len && strncmp(FIELD_OF[i].option, opt, len) == 0) {
-            for (const char *f = FIELD_OF[i].field; *f && at + 1 < cap; f++)
-                out[at++] = *f;
-            return at;
-        }
-    for (size_t i = 2; i < len && at + 1 < cap; i++)
-        out[at++] = opt[i] == '-' ? '_' : opt[i] == '/' ? '/' : opt[i];
-    return at;
-}
-
+/* The engine's messages name its settings with marks (SP_FIELD, err.h); the library shows
+ * them as the fields' names ("fft_size"): no command-line option is named here. */
 int api_from_engine(spectro_error *err, int code, const sp_errinfo *ei)
 {
-    const char *s = ei ? ei->msg : "";
-    size_t at = 0, cap;
     if (!err)
         return code;
     err->code = code;
-    cap = sizeof err->message;
-    while (*s && at + 1 < cap) {
-        size_t len = *s == '-' ? option_len(s, ei->msg) : 0;
-        if (len) {
-            at = put_field(err->message, at, cap, s, len);
-            s += len;
-        } else {
-            err->message[at++] = *s++;
-        }
-    }
-    err->message[at] = 0;
+    snprintf(err->message, sizeof err->message, "%s", ei ? ei->msg : "");
+    sp_render_fields(err->message, sizeof err->message);
     return code;
 }
 

@@ -186,7 +186,7 @@ static int make_plan(spectro_analyzer *a, const spectro_analyzer_config *cfg, ff
     fft_config fc = fft_config_default();
     fft_choice choice;
     sp_errinfo ei = {{0}};
-    int gpu = kind != FFT_BACKEND_CPU, rc;
+    int gpu = kind != FFT_BACKEND_CPU, chosen = 0, rc;
     fc.backend = kind;
     fc.n = a->n;
     fc.hop = a->hop;
@@ -199,12 +199,15 @@ static int make_plan(spectro_analyzer *a, const spectro_analyzer_config *cfg, ff
         fc.job.rate = a->rate;
     }
     fc.max_batch = analyze_auto_batch(a->n, a->hop, a->outs, 0, 0);
-    if (kind == FFT_BACKEND_AUTO)
-        gpu = fft_config_choose(&fc, &choice) == SP_OK && choice.kind != FFT_BACKEND_CPU;
+    if (kind == FFT_BACKEND_AUTO) {
+        chosen = fft_config_choose(&fc, &choice) == SP_OK;
+        gpu = chosen && choice.kind != FFT_BACKEND_CPU;
+    }
     if (gpu)
         fc.max_batch = analyze_auto_batch(a->n, a->hop, a->outs, 1, 0);
     a->batch = fc.max_batch;
-    if ((rc = fft_plan_create(&fc, &a->plan, &ei)) != SP_OK)
+    /* the plan takes the choice the batch was sized for (weighed once) */
+    if ((rc = fft_plan_create_chosen(&fc, chosen ? &choice : NULL, &a->plan, &ei)) != SP_OK)
         return api_from_engine(err, rc, &ei);
     return SPECTRO_OK;
 }

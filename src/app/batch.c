@@ -373,8 +373,10 @@ static int check_collisions(const cli_options *o, const input_list *l, char **pa
                 continue;
             c[n++] = (claim){normalise(p), i, j, 0};
             if (sink_kind_find(o->an.outputs[j].kind)->sidecar) {
-                char *side = dump_sidecar_path(p);
-                c[n++] = (claim){side ? normalise(side) : NULL, i, j, 1};
+                char *side = NULL;
+                int err_side = dump_sidecar_for(p, &side);
+                if (err_side != SP_OK || side) /* out of memory: a NULL claim, reported below */
+                    c[n++] = (claim){side ? normalise(side) : NULL, i, j, 1};
                 free(side);
             }
         }
@@ -466,7 +468,8 @@ static void report_file(const cli_options *o, const analyze_result *res, tally *
  * whatever the stop broke on its way (main's fail_run says the same). */
 static void report_failure(const char *input, int err, const sp_errinfo *ei)
 {
-    const char *msg = err == SP_EINTERRUPTED ? sp_strerror(err) : ei->msg[0] ? ei->msg : sp_strerror(err);
+    char text[sizeof ei->msg];
+    const char *msg = err == SP_EINTERRUPTED ? sp_strerror(err) : app_message(err, ei, text, sizeof text);
     if (strstr(msg, input))
         fprintf(stderr, "spectro: %s\n", msg);
     else
@@ -511,7 +514,8 @@ static int run_share(const cli_options *o, const input_list *l, char **paths, ta
     cfg.input = NULL;
     ctx.label_inputs = 1;
     if ((err = analyze_session_create(&cfg, &ctx, &s, &ei)) != SP_OK) {
-        fprintf(stderr, "spectro: %s\n", ei.msg[0] ? ei.msg : sp_strerror(err));
+        char text[sizeof ei.msg];
+        fprintf(stderr, "spectro: %s\n", app_message(err, &ei, text, sizeof text));
         return err;
     }
     analyze_session_set_progress(s, pg);
@@ -836,7 +840,8 @@ int batch_main(cli_options *o)
     memset(&l, 0, sizeof l);
     memset(&t, 0, sizeof t);
     if ((err = list_build(o, &l, &ei)) != SP_OK || (err = outputs_build(o, &l, &paths, &ei)) != SP_OK) {
-        fprintf(stderr, "spectro: %s\n", ei.msg[0] ? ei.msg : sp_strerror(err));
+        char text[sizeof ei.msg];
+        fprintf(stderr, "spectro: %s\n", app_message(err, &ei, text, sizeof text));
         rc = sp_exit_code(err);
         goto done;
     }

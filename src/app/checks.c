@@ -102,8 +102,8 @@ static int same_file(const named_file *a, const named_file *b)
     return a->exists ? a->dev == b->dev && a->ino == b->ino : strcmp(a->norm, b->norm) == 0;
 }
 
-/* The outputs' files: each with a path, and a dump's sidecar (none for "-", nor beside a
- * FIFO or a device, which get none). Returns the count added at f. */
+/* The outputs' files: each with a path, and a dump's sidecar where it gets one
+ * (dump_sidecar_for). Returns the count added at f. */
 static int output_files(const analyze_config *an, named_file *f)
 {
     int n = 0;
@@ -116,9 +116,9 @@ static int output_files(const analyze_config *an, named_file *f)
         snprintf(f[n].label, sizeof f[n].label, "%s %s", opt, q->path);
         if (describe(&f[n], q->path) == 0)
             n++;
-        if (k && k->sidecar && !outfile_path_direct(q->path)) {
-            char *side = dump_sidecar_path(q->path);
-            if (!side)
+        if (k && k->sidecar) {
+            char *side = NULL;
+            if (dump_sidecar_for(q->path, &side) != SP_OK || !side)
                 continue;
             snprintf(f[n].label, sizeof f[n].label, "the metadata of %s %s (%s)", opt, q->path, side);
             if (describe(&f[n], side) == 0)

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,13 +325,13 @@ const cli_option cli_rows[] = {
              "\nover several files: the file first)"},
     {.longname = "png", .value = "OUT", .type = OPT_OUTPUT, .output = "png", .empty = "--png: missing output path",
      .kind = 'f', .section = "", .help = "draw the spectrogram picture to OUT (PNG; - = standard output), no window"},
-    {.longname = "average", .value = "MODE", .type = OPT_CUSTOM, .parse = parse_average,
+    {.longname = "average", .name = "mode", .value = "MODE", .type = OPT_CUSTOM, .parse = parse_average,
      .field = AN(measure.average), .section = "measurement",
      .help = "with --dump or --png: one spectrum per channel kept over all frames instead of every frame (--png: a "
              "spectrum plot, its strongest peaks labelled): ", .list = cli_list_averages},
     {.longname = "psd", .type = OPT_SWITCH, .field = AN(measure.psd),
      .help = "with --average: write the power spectral density in dBFS/Hz, the level less 10*log10(ENBW * bin width)"},
-    {.longname = "tone", .value = "[F]", .type = OPT_CUSTOM, .parse = parse_tone, .field = AN(measure.tone_hz),
+    {.longname = "tone", .name = "fundamental_hz", .value = "[F]", .type = OPT_CUSTOM, .parse = parse_tone, .field = AN(measure.tone_hz),
      .output = "tone",
      .help = "tone analysis of the strongest tone in the band (--fmin/--fmax, default 20 Hz to 20 kHz), or of the tone at F "
              "Hz (--tone=F, or --tone F when F is a number): fundamental, harmonics 2-10, THD, THD+N, SNR, SINAD, ENOB, "
@@ -338,7 +339,7 @@ const cli_option cli_rows[] = {
              "window is kaiser:20 unless --window is given"},
     {.longname = "tone-format", .value = "FMT", .type = OPT_CUSTOM, .parse = parse_tone_format,
      .field = AN(measure.tone_text), .help = "--tone's output: ", .list = cli_list_tone_formats},
-    {.longname = "bands", .value = "B", .type = OPT_CUSTOM, .parse = parse_bands, .field = AN(measure.bands),
+    {.longname = "bands", .name = "fraction", .value = "B", .type = OPT_CUSTOM, .parse = parse_bands, .field = AN(measure.bands),
      .help = "with --dump: fractional-octave band levels in dBFS (1/B octave: 1, 3, 6 or 12; IEC 61260-1 base-10 mid "
              "frequencies within --fmin/--fmax, default 20 Hz to 20 kHz), per frame, or averaged with --average"},
     {.longname = "weighting", .value = "W", .type = OPT_CUSTOM, .parse = parse_weighting,
@@ -422,6 +423,41 @@ const cli_option *cli_row_find(const char *longname)
         if (strcmp(cli_rows[i].longname, longname) == 0)
             return &cli_rows[i];
     return NULL;
+}
+
+/* "--fft-size" for each row, by index: what the engine's fields are shown as. */
+static char spelled[CLI_MAX_OPTIONS][48];
+static pthread_once_t spelled_once = PTHREAD_ONCE_INIT;
+
+static void spell_rows(void)
+{
+    for (int i = 0; i < cli_row_count; i++)
+        snprintf(spelled[i], sizeof spelled[i], "--%s", cli_rows[i].longname);
+}
+
+/* The row whose engine name (its .name, or its long name with '_' for '-') is field. */
+static const cli_option *row_of_field(const char *field)
+{
+    for (int i = 0; i < cli_row_count; i++) {
+        const cli_option *r = &cli_rows[i];
+        const char *a = r->name ? r->name : r->longname, *b = field;
+        if (r->name ? strcmp(a, b) == 0 : strlen(a) == strlen(b)) {
+            while (!r->name && *a && (*a == *b || (*a == '-' && *b == '_'))) {
+                a++;
+                b++;
+            }
+            if (r->name || !*a)
+                return r;
+        }
+    }
+    return NULL;
+}
+
+const char *cli_field_option(const char *field)
+{
+    const cli_option *r = row_of_field(field);
+    pthread_once(&spelled_once, spell_rows);
+    return r ? spelled[r - cli_rows] : NULL;
 }
 
 int cli_given(const cli_options *o, const char *longname)

@@ -40,6 +40,10 @@ int cli_parse(int argc, char **argv, cli_options *out, sp_errinfo *ei);
 
 void cli_usage(FILE *f);
 
+/* The option that sets the engine's field `field` ("fft_size" -> "--fft-size"), or NULL: the
+ * program's namer of the engine's messages (sp_set_field_namer). Thread-safe. */
+const char *cli_field_option(const char *field);
+
 /* The option `longname` ("window") was on the command line. */
 int cli_given(const cli_options *o, const char *longname);
 

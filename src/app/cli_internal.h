@@ -38,6 +38,8 @@ typedef void (*cli_list_fn)(char *buf, size_t len, int bare);
 
 struct cli_option {
     const char *longname;   /* "fft-size" */
+    const char *name;       /* the engine's name of the setting, which its messages use
+                             * (SP_FIELD); NULL: the long name with '_' for '-' ("fft_size") */
     char shortname;         /* 'n', or 0 */
     const char *value;      /* the value's name in --help ("N"); NULL: a switch; "[F]": optional */
     cli_opt_type type;

@@ -54,7 +54,10 @@ int app_env_fft(fft_tuning *t, sp_errinfo *ei)
 {
     const char *threads = env_get("SPECTRO_CPU_THREADS"), *simd = env_get("SPECTRO_CPU_SIMD");
     const char *path = env_get("SPECTRO_CUDA_PATH"), *stream = env_get("SPECTRO_CUDA_STREAM");
-    const char *rates = env_get("SPECTRO_AUTO_RATES"), *device = env_get("SPECTRO_AUTO_DEVICE");
+    const char *rates = env_get("SPECTRO_AUTO_RATES");
+#ifdef SPECTRO_TEST_HOOKS
+    const char *device = env_get("SPECTRO_AUTO_DEVICE");
+#endif
     int err;
 
     memset(t, 0, sizeof *t);
@@ -85,11 +88,13 @@ int app_env_fft(fft_tuning *t, sp_errinfo *ei)
     }
     if (rates && (err = env_auto_rates(rates, t, ei)) != SP_OK)
         return err;
+#ifdef SPECTRO_TEST_HOOKS
     if (device) {
         if (strcmp(device, "0") != 0 && strcmp(device, "1") != 0)
             return sp_fail(ei, SP_EINVAL, "SPECTRO_AUTO_DEVICE=%s: must be 0 or 1", device);
         t->auto_device = device[0] == '1' ? FFT_AUTO_DEVICE_PRESENT : FFT_AUTO_DEVICE_NONE;
     }
+#endif
     return SP_OK;
 }
 
@@ -173,10 +178,10 @@ static int env_int(const char *name, const char *v, long lo, long hi, long *out,
     return SP_OK;
 }
 
-/* SPECTRO_READERS, SPECTRO_READ_CHUNK: decoding a file ahead on threads (source_file_par.c). */
+/* SPECTRO_READERS: decoding a file ahead on threads (source_file_par.c). */
 static int env_readers(source_file_options *f, sp_errinfo *ei)
 {
-    const char *readers = env_get("SPECTRO_READERS"), *chunk = env_get("SPECTRO_READ_CHUNK");
+    const char *readers = env_get("SPECTRO_READERS");
     long v = 0;
     int err;
     if (readers) {
@@ -184,28 +189,27 @@ static int env_readers(source_file_options *f, sp_errinfo *ei)
             return err;
         f->readers = (int)v;
     }
-    if (chunk) {
-        if ((err = env_int("SPECTRO_READ_CHUNK", chunk, 1, 1L << 24, &v, ei)) != SP_OK)
-            return err;
-        f->read_chunk = v;
-    }
     return SP_OK;
 }
 
-int app_env_read(analyze_config *an, analyze_context *ctx, sp_errinfo *ei)
+#ifdef SPECTRO_TEST_HOOKS
+/* The test hooks of the analysis (docs/developer.md "Test hooks"), read only in a build
+ * configured with -DSPECTRO_TEST_HOOKS=ON: SPECTRO_READ_CHUNK into an->file,
+ * SPECTRO_TEST_FONTS into an->render, SPECTRO_TEST_STALL and SPECTRO_TEST_MAXIMA into the
+ * run's context. (SPECTRO_AUTO_DEVICE is app_env_fft's.) */
+static int env_test_hooks(analyze_config *an, analyze_context *ctx, sp_errinfo *ei)
 {
+    const char *chunk = env_get("SPECTRO_READ_CHUNK");
     const char *fonts = env_get("SPECTRO_TEST_FONTS");
     const char *stall = env_get("SPECTRO_TEST_STALL");
     const char *maxima = env_get("SPECTRO_TEST_MAXIMA");
-    int err = app_env_fft(&an->fft_tuning, ei);
-    if (err == SP_OK)
-        err = env_readers(&an->file, ei);
-    if (err != SP_OK)
-        return err;
-    an->render.font_search = env_get("SPECTRO_FONT");
-    an->render.font_bundled = bundled_font();
-    an->fft_tuning.gpu_module = bundled_gpu_module();
-    an->file.ffmpeg_module = app_ffmpeg_module();
+    long v = 0;
+    int err;
+    if (chunk) {
+        if ((err = env_int("SPECTRO_READ_CHUNK", chunk, 1, 1L << 24, &v, ei)) != SP_OK)
+            return err;
+        an->file.read_chunk = v;
+    }
     an->render.font_no_system = fonts && strcmp(fonts, "bundled") == 0;
     if (stall && sscanf(stall, "%lf:%lf", &ctx->test.stall_at, &ctx->test.stall_for) != 2)
         ctx->test.stall_at = ctx->test.stall_for = 0;
@@ -213,18 +217,41 @@ int app_env_read(analyze_config *an, analyze_context *ctx, sp_errinfo *ei)
     if (maxima && strcmp(maxima, "host") != 0 && strcmp(maxima, "off") != 0)
         return sp_fail(ei, SP_EINVAL, "SPECTRO_TEST_MAXIMA=%s: must be host or off", maxima);
     ctx->test.maxima = !maxima                     ? ANALYZE_TEST_MAXIMA_DEVICE
-                      : strcmp(maxima, "host") == 0 ? ANALYZE_TEST_MAXIMA_HOST
-                                                    : ANALYZE_TEST_MAXIMA_OFF;
+                       : strcmp(maxima, "host") == 0 ? ANALYZE_TEST_MAXIMA_HOST
+                                                     : ANALYZE_TEST_MAXIMA_OFF;
+    return SP_OK;
+}
+#endif
+
+int app_env_read(analyze_config *an, analyze_context *ctx, sp_errinfo *ei)
+{
+    int err = app_env_fft(&an->fft_tuning, ei);
+    if (err == SP_OK)
+        err = env_readers(&an->file, ei);
+#ifdef SPECTRO_TEST_HOOKS
+    if (err == SP_OK)
+        err = env_test_hooks(an, ctx, ei);
+#else
+    (void)ctx;
+#endif
+    if (err != SP_OK)
+        return err;
+    an->render.font_search = env_get("SPECTRO_FONT");
+    an->render.font_bundled = bundled_font();
+    an->fft_tuning.gpu_module = bundled_gpu_module();
+    an->file.ffmpeg_module = app_ffmpeg_module();
     return SP_OK;
 }
 
 void app_env_view(view_config *vc)
 {
-    const char *verify = env_get("SPECTRO_VIEW_VERIFY");
     vc->display = getenv("DISPLAY");
     vc->wayland_display = getenv("WAYLAND_DISPLAY");
     vc->video_driver_set = getenv("SDL_VIDEODRIVER") != NULL;
+#ifdef SPECTRO_TEST_HOOKS
+    const char *verify = env_get("SPECTRO_VIEW_VERIFY");
     vc->stats_path = env_get("SPECTRO_VIEW_STATS");
     vc->shot_path = env_get("SPECTRO_VIEW_SHOT");
     vc->verify = verify && strcmp(verify, "0") != 0;
+#endif
 }

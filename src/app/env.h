@@ -9,13 +9,14 @@
  *                                        (default: the device's choice)
  *   SPECTRO_AUTO_RATES=cpu_core:X,gpu_start:Y,gpu:Z,host:H --backend auto's rates (fft_rates;
  *                                        any of them; default: fft_choose.c's measured ones)
- *   SPECTRO_AUTO_DEVICE=0|1              auto: pretend no GPU / a GPU's device node (tests)
  *   SPECTRO_FONT=FILE                    label font tried before the system's (skipped when
  *                                        unreadable)
  *   SPECTRO_READERS=1..64                threads decoding a big uncompressed file ahead
  *                                        (default half the cores, at most 4; 1: the reader
  *                                        thread decodes alone)
- * and, for the tests:
+ * and the test hooks, read only in a build configured with -DSPECTRO_TEST_HOOKS=ON (the test
+ * suite's; docs/developer.md "Test hooks"): elsewhere they are ignored, good or bad:
+ *   SPECTRO_AUTO_DEVICE=0|1              auto: pretend no GPU / a GPU's device node
  *   SPECTRO_READ_CHUNK=1..16777216       frames those threads decode at a time (default
  *                                        2 MB of samples)
  *   SPECTRO_TEST_FONTS=bundled           labels only from SPECTRO_FONT or the font installed
@@ -24,8 +25,11 @@
  *                                        seconds of audio (a stalled consumer of a live run)
  *   SPECTRO_VIEW_STATS=FILE              the window writes its frame-rate and latency
  *                                        statistics to FILE when it closes
+ *   SPECTRO_TEST_MAXIMA=host|off         column maxima made on the host / none (the window)
  *   SPECTRO_VIEW_VERIFY=1                the window checks its drawing in parts against a
  *                                        whole redraw
+ *   SPECTRO_VIEW_SHOT=FILE               the window writes its picture once analysed, and
+ *                                        closes
  * Unset or empty: the default. A bad value is SP_EINVAL with one line naming the variable,
  * e.g. "SPECTRO_CUDA_STREAM=yes: must be 0 or 1". */
 #ifndef SPECTRO_ENV_H
@@ -40,9 +44,9 @@
 int app_env_fft(fft_tuning *t, sp_errinfo *ei);
 
 /* Every variable into the analysis config: app_env_fft into an->fft_tuning, SPECTRO_FONT
- * into an->render, SPECTRO_READERS and SPECTRO_READ_CHUNK into an->file; the tests' hooks
- * into the run's context: SPECTRO_TEST_STALL into ctx->test (ignored when malformed),
- * SPECTRO_TEST_MAXIMA. */
+ * into an->render, SPECTRO_READERS (and SPECTRO_READ_CHUNK) into an->file; with the test
+ * hooks, SPECTRO_TEST_FONTS into an->render and, into the run's context, SPECTRO_TEST_STALL
+ * (ignored when malformed) and SPECTRO_TEST_MAXIMA into ctx->test. */
 int app_env_read(analyze_config *an, analyze_context *ctx, sp_errinfo *ei);
 
 /* FFmpeg's module (libspectro-ffmpeg.so) for this binary: the build tree's when it runs
@@ -50,7 +54,8 @@ int app_env_read(analyze_config *an, analyze_context *ctx, sp_errinfo *ei);
 const char *app_ffmpeg_module(void);
 
 /* The window's: the display variables the view decides "no display" from (DISPLAY,
- * WAYLAND_DISPLAY, whether SDL_VIDEODRIVER is set) and its test switches. */
+ * WAYLAND_DISPLAY, whether SDL_VIDEODRIVER is set) and, with the test hooks, its test
+ * switches (SPECTRO_VIEW_*). */
 void app_env_view(view_config *vc);
 
 #endif

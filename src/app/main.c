@@ -66,9 +66,11 @@ static const char *input_name(const analyze_config *an)
  * names what it is about. */
 static int fail_run(int err, const sp_errinfo *ei, const cli_options *o)
 {
-    const char *msg = ei->msg[0] ? ei->msg : sp_strerror(err);
+    char msg[sizeof ei->msg];
     const char *name = input_name(&o->an);
-    int generic = err == SP_ENOMEM || err == SP_EINTERRUPTED || strncmp(msg, "cannot start", 12) == 0;
+    int generic;
+    app_message(err, ei, msg, sizeof msg);
+    generic = err == SP_ENOMEM || err == SP_EINTERRUPTED || strncmp(msg, "cannot start", 12) == 0;
     if (err == SP_EINTERRUPTED) {
         fprintf(stderr, "spectro: %s: interrupted\n", name);
         return app_interrupted_code(&o->run);
@@ -82,7 +84,8 @@ static int fail_run(int err, const sp_errinfo *ei, const cli_options *o)
 
 static int fail(int err, const sp_errinfo *ei)
 {
-    fprintf(stderr, "spectro: %s\n", ei->msg[0] ? ei->msg : sp_strerror(err));
+    char msg[sizeof ei->msg];
+    fprintf(stderr, "spectro: %s\n", app_message(err, ei, msg, sizeof msg));
     return sp_exit_code(err);
 }
 
@@ -136,7 +139,10 @@ int main(int argc, char **argv)
     cli_options o;
     analyze_result res;
     sp_errinfo ei = {{0}};
-    int err = cli_parse(argc, argv, &o, &ei);
+    int err;
+
+    sp_set_field_namer(cli_field_option); /* the engine's fields, as options in messages */
+    err = cli_parse(argc, argv, &o, &ei);
 
     if (err != SP_OK)
         return fail(err, &ei);

@@ -128,6 +128,13 @@ int app_interrupted_code(const analyze_context *ctx)
     return 128 + (sig > 0 ? sig : SIGINT);
 }
 
+const char *app_message(int err, const sp_errinfo *ei, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", ei && ei->msg[0] ? ei->msg : sp_strerror(err));
+    sp_render_fields(buf, len);
+    return buf;
+}
+
 int app_reader_gone(void)
 {
     struct pollfd p = {STDOUT_FILENO, 0, 0};

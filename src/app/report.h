@@ -31,6 +31,10 @@ int app_stop_asked(const analyze_context *ctx);
  * SIGTERM, as a shell reports a command that the signal ended; 130 when it holds none. */
 int app_interrupted_code(const analyze_context *ctx);
 
+/* The line to show for err: ei's message with the engine's fields named as the options that
+ * set them (sp_render_fields), or the code's generic text; into buf, which it returns. */
+const char *app_message(int err, const sp_errinfo *ei, char *buf, size_t len);
+
 /* Standard output is a pipe or socket whose reader has gone (`spectro --peaks f | head -1`):
  * poll reports POLLERR on a pipe without readers (POLLHUP on a socket). */
 int app_reader_gone(void);

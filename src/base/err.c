@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static pthread_mutex_t stderr_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -42,6 +43,41 @@ int sp_exit_code(int err)
     if (err == SP_EINTERRUPTED)
         return 128 + 2; /* SIGINT's number on every POSIX system */
     return 1;
+}
+
+static sp_field_namer field_namer;
+
+void sp_set_field_namer(sp_field_namer namer)
+{
+    field_namer = namer;
+}
+
+void sp_render_fields(char *msg, size_t cap)
+{
+    char out[1024];
+    size_t at = 0;
+    const char *s = msg;
+    if (!msg || !strchr(msg, SP_FIELD_MARK[0]))
+        return;
+    while (*s && at + 1 < sizeof out) {
+        const char *end = s[0] == SP_FIELD_MARK[0] ? strchr(s + 1, SP_FIELD_MARK[0]) : NULL;
+        if (end && end - s - 1 < 64) {
+            char field[64];
+            const char *name;
+            memcpy(field, s + 1, (size_t)(end - s - 1));
+            field[end - s - 1] = 0;
+            name = field_namer ? field_namer(field) : NULL;
+            at += (size_t)snprintf(out + at, sizeof out - at, "%s", name ? name : field);
+            if (at >= sizeof out)
+                at = sizeof out - 1;
+            s = end + 1;
+        } else {
+            out[at++] = *s == SP_FIELD_MARK[0] ? '?' : *s; /* a lone mark: not shown as is */
+            s++;
+        }
+    }
+    out[at] = 0;
+    snprintf(msg, cap, "%s", out);
 }
 
 int sp_fail(sp_errinfo *ei, int err, const char *fmt, ...)

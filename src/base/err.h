@@ -46,6 +46,25 @@ void sp_stderr_unlock(void);
  * SP_EINTERRUPTED (what shells give a command that SIGINT ended), 1 otherwise. */
 int sp_exit_code(int err);
 
+/* A setting's name in a message: sp_fail(ei, SP_EINVAL, SP_FIELD("hop") " %zu: must be at
+ * least 1", hop). The library speaks of its fields ("hop"), the program of its options
+ * ("--hop"): the line keeps the marks until whoever shows it renders them (sp_render_fields).
+ * The mark is the ASCII unit separator, which no message text holds. */
+#define SP_FIELD_MARK "\x1f"
+#define SP_FIELD(name) SP_FIELD_MARK name SP_FIELD_MARK
+
+/* What a field is called where the line is shown: "hop" -> "--hop" in the program. NULL:
+ * the field's own name. */
+typedef const char *(*sp_field_namer)(const char *field);
+
+/* The namer sp_render_fields uses in this process image (the program sets its options';
+ * unset, fields are shown as they are named). Set once, before any thread starts. */
+void sp_set_field_namer(sp_field_namer namer);
+
+/* Replaces every marked field in msg (NUL-terminated, cap bytes) by its name, in place,
+ * truncating at cap; text without marks is left as it is. */
+void sp_render_fields(char *msg, size_t cap);
+
 /* Formats the detail line into ei (when ei is not NULL) and returns err, so that a
  * failing path reads:  return sp_fail(ei, SP_EINPUT, "%s: not an audio file", path); */
 int sp_fail(sp_errinfo *ei, int err, const char *fmt, ...)

@@ -264,12 +264,17 @@ static const fft_backend *backend_for(const fft_config *cfg, sp_errinfo *ei, int
     return NULL;
 }
 
-/* auto: the choice (no CUDA call), then the GPU if it won and starts, else the cpu. A GPU
- * that was chosen but does not start, or that is missing, leaves p->fallback saying why;
- * one that lost to the cpu leaves it empty (the choice says so). */
-static int plan_auto(fft_plan *p, const fft_config *cfg, const float *win, double wsum, sp_errinfo *ei)
+/* auto: the choice (the caller's, else made here; no CUDA call), then the GPU if it won
+ * and starts, else the cpu. A GPU that was chosen but does not start, or that is missing,
+ * leaves p->fallback saying why; one that lost to the cpu leaves it empty (the choice says
+ * so). */
+static int plan_auto(fft_plan *p, const fft_config *cfg, const fft_choice *choice, const float *win, double wsum,
+                     sp_errinfo *ei)
 {
-    fft_config_choose(cfg, &p->choice);
+    if (choice)
+        p->choice = *choice;
+    else
+        fft_config_choose(cfg, &p->choice);
     if (p->choice.kind == FFT_BACKEND_CUDA) {
         sp_errinfo why = {{0}};
         const fft_backend *gpu = get_cuda(&cfg->tuning, &why);
@@ -290,6 +295,11 @@ static int plan_auto(fft_plan *p, const fft_config *cfg, const float *win, doubl
 
 int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
 {
+    return fft_plan_create_chosen(cfg, NULL, out, ei);
+}
+
+int fft_plan_create_chosen(const fft_config *cfg, const fft_choice *choice, fft_plan **out, sp_errinfo *ei)
+{
     fft_plan *p = NULL;
     float *win = NULL;
     double wsum = 0.0;
@@ -299,10 +309,10 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "fft_plan_create: NULL argument");
     *out = NULL;
     if (!fft_size_valid(cfg->n))
-        return sp_fail(ei, SP_EINVAL, "--fft-size %zu: must be a power of two from %u to %u", cfg->n,
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fft_size") " %zu: must be a power of two from %u to %u", cfg->n,
                        FFT_MIN_SIZE, FFT_MAX_SIZE);
     if (cfg->hop < 1)
-        return sp_fail(ei, SP_EINVAL, "--hop %zu: must be at least 1", cfg->hop);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("hop") " %zu: must be at least 1", cfg->hop);
     if (cfg->max_batch < 1)
         return sp_fail(ei, SP_EINVAL, "fft_plan_create: max_batch must be at least 1");
 
@@ -320,7 +330,7 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
     p->max_batch = cfg->max_batch;
 
     if (cfg->backend == FFT_BACKEND_AUTO) {
-        if ((err = plan_auto(p, cfg, win, wsum, ei)) != SP_OK)
+        if ((err = plan_auto(p, cfg, choice, win, wsum, ei)) != SP_OK)
             goto fail;
     } else {
         p->be = backend_for(cfg, ei, &err);
@@ -330,7 +340,7 @@ int fft_plan_create(const fft_config *cfg, fft_plan **out, sp_errinfo *ei)
             if (ei) { /* the line names the option at fault */
                 char why[sizeof ei->msg];
                 snprintf(why, sizeof why, "%s", ei->msg);
-                sp_fail(ei, err, "--backend %s: %s", p->be->name, why);
+                sp_fail(ei, err, SP_FIELD("backend") " %s: %s", p->be->name, why);
             }
             goto fail;
         }

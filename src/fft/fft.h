@@ -330,6 +330,12 @@ void fft_choice_format(const fft_choice *c, char *buf, size_t len);
 /* What auto weighed and chose for this plan (made 0 when a backend was named). */
 const fft_choice *fft_plan_choice(const fft_plan *plan);
 
+/* fft_plan_create where the caller has made auto's choice for cfg already (fft_config_choose,
+ * once a run: the batch it sizes follows the choice): the plan takes *choice as it is and
+ * does not weigh the job again. NULL: it chooses, as fft_plan_create. Ignored unless
+ * cfg->backend is FFT_BACKEND_AUTO. */
+int fft_plan_create_chosen(const fft_config *cfg, const fft_choice *choice, fft_plan **out, sp_errinfo *ei);
+
 /* The table of backends, in the order --help lists them: ids 0 .. fft_backend_count()-1.
  * fft_backend_name(i) is the name fft_backend_parse takes ("auto", "cpu", "cuda",
  * "cufft"), fft_backend_help(i) one line about it (for --help, a man page); both NULL out

@@ -739,7 +739,7 @@ static int cpu_create(const fft_config *cfg, const float *window, double window_
         return sp_fail(ei, SP_EINVAL, "cpu FFT: NULL argument");
     *state = NULL;
     if (!fft_size_valid(cfg->n))
-        return sp_fail(ei, SP_EINVAL, "--fft-size %zu: must be a power of two from %u to %u", cfg->n,
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fft_size") " %zu: must be a power of two from %u to %u", cfg->n,
                        FFT_MIN_SIZE, FFT_MAX_SIZE);
     if (cfg->hop < 1 || cfg->max_batch < 1)
         return sp_fail(ei, SP_EINVAL, "cpu FFT: hop and max_batch must be at least 1");

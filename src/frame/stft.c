@@ -124,9 +124,8 @@ int stft_create(const stft_config *cfg, fft_plan *plan, stft_sink_fn sink, void 
     if (cfg->in_channels < 1)
         return sp_fail(ei, SP_EINVAL, "stft_create: no input channels");
     if (cfg->channel >= cfg->in_channels || cfg->channel < STFT_CHANNEL_ALL)
-        return sp_fail(ei, SP_EINVAL, "--channel %d: out of range (the input has %d channel%s: 0 to %d)",
-                       cfg->channel, cfg->in_channels, cfg->in_channels == 1 ? "" : "s",
-                       cfg->in_channels - 1);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("channel") " %d: out of range (the input has %d channel%s: 0 to %d)",
+                       cfg->channel, cfg->in_channels, cfg->in_channels == 1 ? "" : "s", cfg->in_channels - 1);
 
     s = calloc(1, sizeof *s);
     if (!s)

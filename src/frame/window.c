@@ -113,7 +113,7 @@ int window_parse(const char *text, window_spec *out, sp_errinfo *ei)
     char names[160];
     window_names(names, sizeof names);
     if (!text || !out)
-        return sp_fail(ei, SP_EINVAL, "--window: missing value (%s)", names);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("window") ": missing value (%s)", names);
 
     const char *colon = strchr(text, ':');
     size_t len = colon ? (size_t)(colon - text) : strlen(text);
@@ -123,7 +123,7 @@ int window_parse(const char *text, window_spec *out, sp_errinfo *ei)
             break;
     }
     if (i == WIN_NAME_COUNT)
-        return sp_fail(ei, SP_EINVAL, "--window %s: unknown window (%s)", text, names);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("window") " %s: unknown window (%s)", text, names);
 
     window_spec s;
     s.kind = win_names[i].kind;
@@ -132,16 +132,15 @@ int window_parse(const char *text, window_spec *out, sp_errinfo *ei)
         const char *num = colon + 1;
         char *end = NULL;
         if (!win_names[i].param)
-            return sp_fail(ei, SP_EINVAL, "--window %s: %s takes no parameter (%s)", text,
-                           win_names[i].name, names);
+            return sp_fail(ei, SP_EINVAL, SP_FIELD("window") " %s: %s takes no parameter (%s)", text, win_names[i].name,
+                           names);
         errno = 0;
         double v = strtod(num, &end);
         if (*num == 0 || end == num || *end != 0 || errno == ERANGE || !param_ok(s.kind, v)) {
             if (s.kind == WINDOW_KAISER)
-                return sp_fail(ei, SP_EINVAL,
-                               "--window %s: kaiser beta must be a number from 0 to %g (%s)", text,
-                               WIN_KAISER_BETA_MAX, names);
-            return sp_fail(ei, SP_EINVAL, "--window %s: gauss sigma must be a number above 0 (%s)", text,
+                return sp_fail(ei, SP_EINVAL, SP_FIELD("window") " %s: kaiser beta must be a number from 0 to %g (%s)",
+                               text, WIN_KAISER_BETA_MAX, names);
+            return sp_fail(ei, SP_EINVAL, SP_FIELD("window") " %s: gauss sigma must be a number above 0 (%s)", text,
                            names);
         }
         s.param = v;

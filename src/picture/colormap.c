@@ -35,8 +35,8 @@ int colormap_parse(const char *name, int *id, sp_errinfo *ei)
     list[0] = 0;
     for (int i = 0; i < COLORMAP_TABLE_COUNT && pos < sizeof list; i++)
         pos += (size_t)snprintf(list + pos, sizeof list - pos, "%s%s", i ? ", " : "", colormap_table_names[i]);
-    return sp_fail(ei, SP_EINVAL, "--colormap %s: unknown colour map (use one of: %s)", name ? name : "(null)",
-                   list);
+    return sp_fail(ei, SP_EINVAL, SP_FIELD("colormap") " %s: unknown colour map (use one of: %s)",
+                   name ? name : "(null)", list);
 }
 
 const uint8_t (*colormap_lut(int id))[3]

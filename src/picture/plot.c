@@ -113,7 +113,7 @@ static int resolve_scale(plot *p, sp_errinfo *ei)
     const render_config *rc = &p->cfg.rc;
     int err = render_scale_map(rc, p->cfg.rate, p->cfg.n, &p->map, ei);
     if (err == SP_OK && (!isfinite(rc->db_lo) || !isfinite(rc->db_hi) || !(rc->db_lo < rc->db_hi)))
-        return sp_fail(ei, SP_EINVAL, "--db-range %g:%g: LO must be below HI", rc->db_lo, rc->db_hi);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("db_range") " %g:%g: LO must be below HI", rc->db_lo, rc->db_hi);
     return err;
 }
 
@@ -183,7 +183,7 @@ static int place_areas(plot *p, sp_errinfo *ei)
     p->area.y = top;
     p->area.h = H - top - bottom;
     if (p->area.h < 32)
-        return sp_fail(ei, SP_EINVAL, "--size %dx%d: too small for a spectrum plot", W, H);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("size") " %dx%d: too small for a spectrum plot", W, H);
     level_ticks(p);
     for (int i = 0; i < p->ndb; i++) {
         int w;
@@ -196,7 +196,7 @@ static int place_areas(plot *p, sp_errinfo *ei)
     p->area.x = left;
     p->area.w = W - left - right;
     if (p->area.w < 32)
-        return sp_fail(ei, SP_EINVAL, "--size %dx%d: too narrow for a spectrum plot", W, H);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("size") " %dx%d: too narrow for a spectrum plot", W, H);
     p->nticks = scale_ticks(&p->map, p->area.w, canvas_text_width(p->font, "20.05 kHz") + 1.5 * fs, p->ticks,
                             MAX_FREQ_TICKS);
     return SP_OK;
@@ -212,7 +212,7 @@ int plot_create(const plot_config *cfg, plot **out, sp_errinfo *ei)
     *out = NULL;
     if (cfg->rc.width < RENDER_MIN_WIDTH || cfg->rc.width > RENDER_MAX_SIZE || cfg->rc.height < RENDER_MIN_HEIGHT ||
         cfg->rc.height > RENDER_MAX_SIZE)
-        return sp_fail(ei, SP_EINVAL, "--size %dx%d: width must be %d .. %d and height %d .. %d pixels",
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("size") " %dx%d: width must be %d .. %d and height %d .. %d pixels",
                        cfg->rc.width, cfg->rc.height, RENDER_MIN_WIDTH, RENDER_MAX_SIZE, RENDER_MIN_HEIGHT,
                        RENDER_MAX_SIZE);
     if (!(p = calloc(1, sizeof *p)))

@@ -284,19 +284,20 @@ int render_scale_map(const render_config *cfg, double rate, size_t n, scale_map 
 {
     double nyq = rate / 2, fmin = cfg->fmin, fmax = cfg->fmax;
     if (!isfinite(fmax) || fmax < 0)
-        return sp_fail(ei, SP_EINVAL, "--fmax %g: must be above 0 Hz", fmax);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fmax") " %g: must be above 0 Hz", fmax);
     if (fmax == 0 || fmax > nyq) /* above Nyquist: clipped there, as every output does */
         fmax = nyq;
     if (!isfinite(fmin) || fmin < 0)
-        return sp_fail(ei, SP_EINVAL, "--fmin %g: must be 0 Hz or more", fmin);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fmin") " %g: must be 0 Hz or more", fmin);
     if (cfg->scale == FREQ_SCALE_LOG && fmin == 0) {
         fmin = scale_log_default_fmin(rate, n);
         if (fmin >= fmax)
-            return sp_fail(ei, SP_EINVAL, "--fmax %g: a log scale needs --fmax above %g Hz (or give --fmin)", fmax,
-                           fmin);
+            return sp_fail(ei, SP_EINVAL,
+                           SP_FIELD("fmax") " %g: a log scale needs " SP_FIELD("fmax") " above %g Hz (or give "
+                           SP_FIELD("fmin") ")", fmax, fmin);
     }
     if (fmin >= fmax)
-        return sp_fail(ei, SP_EINVAL, "--fmin %g: must be below --fmax (%g Hz)", fmin, fmax);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fmin") " %g: must be below " SP_FIELD("fmax") " (%g Hz)", fmin, fmax);
     return scale_map_init(map, cfg->scale, fmin, fmax, ei);
 }
 
@@ -363,7 +364,7 @@ static int place_areas(render *r, sp_errinfo *ei)
     ph = H - top - bottom;
     r->panel_h = (ph - (C - 1) * r->panel_gap) / C;
     if (r->panel_h < 16)
-        return sp_fail(ei, SP_EINVAL, "--size %dx%d: too small for %d channel%s", W, H, C, C > 1 ? "s" : "");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("size") " %dx%d: too small for %d channel%s", W, H, C, C > 1 ? "s" : "");
 
     /* frequency ticks, shared by every panel; with several panels a label must stay
      * within its panel (and half the gap) */
@@ -398,7 +399,7 @@ static int place_areas(render *r, sp_errinfo *ei)
     r->plot.x = left;
     r->plot.w = W - left - right;
     if (r->plot.w < 16)
-        return sp_fail(ei, SP_EINVAL, "--size %dx%d: too narrow for the axes", W, H);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("size") " %dx%d: too narrow for the axes", W, H);
     r->bar.x = r->plot.x + r->plot.w + fs;
     r->bar.y = r->plot.y;
     r->bar.w = fs;
@@ -417,19 +418,19 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
     *out = NULL;
     if (cfg->width < RENDER_MIN_WIDTH || cfg->width > RENDER_MAX_SIZE || cfg->height < RENDER_MIN_HEIGHT ||
         cfg->height > RENDER_MAX_SIZE)
-        return sp_fail(ei, SP_EINVAL, "--size %dx%d: width must be %d .. %d and height %d .. %d pixels", cfg->width,
-                       cfg->height, RENDER_MIN_WIDTH, RENDER_MAX_SIZE, RENDER_MIN_HEIGHT, RENDER_MAX_SIZE);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("size") " %dx%d: width must be %d .. %d and height %d .. %d pixels",
+                       cfg->width, cfg->height, RENDER_MIN_WIDTH, RENDER_MAX_SIZE, RENDER_MIN_HEIGHT, RENDER_MAX_SIZE);
     if (!colormap_name(cfg->colormap))
-        return sp_fail(ei, SP_EINVAL, "--colormap: unknown colour map id %d", cfg->colormap);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("colormap") ": unknown colour map id %d", cfg->colormap);
     if ((unsigned)cfg->scale > FREQ_SCALE_MEL)
-        return sp_fail(ei, SP_EINVAL, "--scale: unknown frequency scale id %d", (int)cfg->scale);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("scale") ": unknown frequency scale id %d", (int)cfg->scale);
     if (!isfinite(cfg->db_lo) || !isfinite(cfg->db_hi) || !(cfg->db_lo < cfg->db_hi))
-        return sp_fail(ei, SP_EINVAL, "--db-range %g:%g: LO must be below HI", (double)cfg->db_lo,
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("db_range") " %g:%g: LO must be below HI", (double)cfg->db_lo,
                        (double)cfg->db_hi);
     if (cfg->columns && !cfg->col_hz)
         return sp_fail(ei, SP_EINVAL, "render_create: columns without their frequencies");
     if (channels > RENDER_MAX_CHANNELS)
-        return sp_fail(ei, SP_EINVAL, "--channel all: %d channels; a picture stacks at most %d", channels,
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("channel") " all: %d channels; a picture stacks at most %d", channels,
                        RENDER_MAX_CHANNELS);
     if (!(rate > 0) || !isfinite(rate) || n < 2 || n % 2 || channels < 1 || !isfinite(t0) ||
         !(dt > 0) || !isfinite(dt))
@@ -798,7 +799,7 @@ int render_write_png(render *r, const char *path, sp_errinfo *ei)
     uint8_t *img;
     int err;
     if (!r || !path || !*path)
-        return sp_fail(ei, SP_EINVAL, "--png: missing output path");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("png") ": missing output path");
     if (!(img = malloc((size_t)r->cfg.width * (size_t)r->cfg.height * 4)))
         return sp_fail(ei, SP_ENOMEM, "out of memory (a %dx%d picture)", r->cfg.width, r->cfg.height);
     err = render_draw(r, img, ei);

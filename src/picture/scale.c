@@ -30,7 +30,8 @@ int scale_parse(const char *text, freq_scale *out, sp_errinfo *ei)
     for (int i = 0; i < SCALE_COUNT && at < sizeof list; i++)
         at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i == 0 ? "" : i + 1 < SCALE_COUNT ? ", " : " or ",
                                scale_names[i]);
-    return sp_fail(ei, SP_EINVAL, "--scale %s: unknown frequency scale (use %s)", text ? text : "(null)", list);
+    return sp_fail(ei, SP_EINVAL, SP_FIELD("scale") " %s: unknown frequency scale (use %s)", text ? text : "(null)",
+                   list);
 }
 
 const char *scale_name(freq_scale s)
@@ -83,14 +84,15 @@ int scale_map_init(scale_map *m, freq_scale kind, double fmin, double fmax, sp_e
     if (!m || (unsigned)kind > FREQ_SCALE_MEL)
         return sp_fail(ei, SP_EINVAL, "scale_map_init: bad arguments");
     if (!(fmin >= 0) || !isfinite(fmin))
-        return sp_fail(ei, SP_EINVAL, "--fmin %g: must be 0 Hz or more", fmin);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fmin") " %g: must be 0 Hz or more", fmin);
     if (!(fmax > fmin) || !isfinite(fmax))
-        return sp_fail(ei, SP_EINVAL, "--fmax %g: must be above --fmin (%g Hz)", fmax, fmin);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fmax") " %g: must be above " SP_FIELD("fmin") " (%g Hz)", fmax, fmin);
     if (fmax - fmin < 1e-6 * fmax) /* the axis could not tell its ends apart */
-        return sp_fail(ei, SP_EINVAL, "--fmin %.17g / --fmax %.17g: the range is too narrow to draw", fmin,
+        return sp_fail(ei, SP_EINVAL,
+                       SP_FIELD("fmin") " %.17g / " SP_FIELD("fmax") " %.17g: the range is too narrow to draw", fmin,
                        fmax);
     if (kind == FREQ_SCALE_LOG && fmin <= 0)
-        return sp_fail(ei, SP_EINVAL, "--fmin 0: a log frequency scale needs fmin > 0");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fmin") " 0: a log frequency scale needs fmin > 0");
     m->kind = kind;
     m->fmin = fmin;
     m->fmax = fmax;

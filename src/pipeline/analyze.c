@@ -121,6 +121,11 @@ typedef struct {
     uint64_t taken;         /* frames read or skipped from the ring: where the source's gaps are placed */
     uint64_t next_gap;      /* where the next gap the source reported lies */
     int stalled;
+    /* --backend auto's choice, weighed once a run (plan_job_and_batch): the ring, the batch
+     * and the plan all follow it */
+    int chosen;             /* made (choice_ok: and fft_config_choose succeeded) */
+    int choice_ok;
+    fft_choice choice;
 } run;
 
 /* Samples at `seconds` into the input (the nearest sample; a start given as k*hop/rate is
@@ -150,27 +155,29 @@ static int run_range(run *r, sp_errinfo *ei)
     int err;
     r->start = cfg->start > 0 ? to_samples(cfg->start, rate) : 0;
     if (r->start > 0 && source_is_push(r->src))
-        return sp_fail(ei, SP_EINVAL, "--start: %s is live; a time range needs a file or a pipe", r->res->info.name);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("start") ": %s is live; a time range needs a file or a pipe",
+                       r->res->info.name);
     if (cfg->end > 0) {
         uint64_t end = to_samples(cfg->end, rate);
         if (end <= r->start)
-            return sp_fail(ei, SP_EINVAL, "--end %g: must be after --start %g (at %d Hz)", cfg->end, cfg->start, rate);
+            return sp_fail(ei, SP_EINVAL, SP_FIELD("end") " %g: must be after " SP_FIELD("start") " %g (at %d Hz)",
+                           cfg->end, cfg->start, rate);
         r->limit = end - r->start;
     }
     r->res->start_s = (double)r->start / rate;
     if (r->start == 0)
         return SP_OK;
     if (r->start > INT64_MAX)
-        return range_past_end(r, "--start", cfg->start, -1, ei);
+        return range_past_end(r, SP_FIELD("start"), cfg->start, -1, ei);
     err = source_seek(r->src, (int64_t)r->start, r->ctx->stop, &reached, ei);
     if (err == SP_EINPUT) /* the source knows its end: a seek past it */
-        return range_past_end(r, "--start", cfg->start, r->res->info.samples_hint, ei);
+        return range_past_end(r, SP_FIELD("start"), cfg->start, r->res->info.samples_hint, ei);
     if (err != SP_OK)
         return err;
     if (r->ctx->stop && atomic_load(r->ctx->stop))
         return sp_fail(ei, SP_EINTERRUPTED, "interrupted");
     if ((uint64_t)reached < r->start) /* read up to it, and the audio ended first */
-        return range_past_end(r, "--start", cfg->start, reached, ei);
+        return range_past_end(r, SP_FIELD("start"), cfg->start, reached, ei);
     r->res->start_sought = source_sought(r->src);
     return SP_OK;
 }
@@ -213,15 +220,15 @@ static int run_open_source(run *r, sp_errinfo *ei)
     res->hop = stft_hop_or_default(cfg->hop, cfg->n);
     window_format(&cfg->window, res->window, sizeof res->window);
     if (cfg->channel >= r->ch)
-        return sp_fail(ei, SP_EINVAL, "--channel %d: out of range: %s has %d channel%s (0 to %d)", cfg->channel,
-                       info->name, r->ch, r->ch == 1 ? "" : "s", r->ch - 1);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("channel") " %d: out of range: %s has %d channel%s (0 to %d)",
+                       cfg->channel, info->name, r->ch, r->ch == 1 ? "" : "s", r->ch - 1);
     res->out_channels = cfg->channel == STFT_CHANNEL_ALL ? r->ch : 1;
     res->fmax_clipped = fmax_above(cfg, info->rate / 2.0);
     r->limit = UINT64_MAX;
     if (cfg->duration > 0) {
         double l = cfg->duration * info->rate + 0.5;
         if (l < 1.0)
-            return sp_fail(ei, SP_EINVAL, "--duration %g: shorter than one sample at %d Hz", cfg->duration,
+            return sp_fail(ei, SP_EINVAL, SP_FIELD("duration") " %g: shorter than one sample at %d Hz", cfg->duration,
                            info->rate);
         r->limit = l >= 1.8e19 ? UINT64_MAX : (uint64_t)l;
     }
@@ -242,14 +249,14 @@ static int64_t run_samples(const run *r)
 
 /* The job auto weighs (frames a channel as far as known, channels, the rate) and the
  * frames per FFT call: the batch of the backend auto will choose, weighed with the cpu's
- * batch first (its threads never outnumber a call's frames); no CUDA call. 1 when the run
- * will ask for a GPU. */
-static int plan_job_and_batch(const run *r, fft_config *fc)
+ * batch first (its threads never outnumber a call's frames); no CUDA call. The choice is
+ * made at the first call of the run and kept in r (the plan takes it: run_make_plan). 1 when
+ * the run will ask for a GPU. */
+static int plan_job_and_batch(run *r, fft_config *fc)
 {
     const analyze_config *cfg = r->cfg;
     const analyze_result *res = r->res;
     int64_t frames = expected_frames(run_samples(r), res->n, res->hop);
-    fft_choice choice;
     int gpu = cfg->backend != FFT_BACKEND_CPU;
     fc->job.channels = res->out_channels;
     fc->job.frames = frames > 0 ? (uint64_t)frames : 0;
@@ -259,8 +266,13 @@ static int plan_job_and_batch(const run *r, fft_config *fc)
         return gpu;
     }
     fc->max_batch = analyze_auto_batch(cfg->n, res->hop, res->out_channels, 0, 0);
-    if (cfg->backend == FFT_BACKEND_AUTO)
-        gpu = fft_config_choose(fc, &choice) == SP_OK && choice.kind != FFT_BACKEND_CPU;
+    if (cfg->backend == FFT_BACKEND_AUTO) {
+        if (!r->chosen) {
+            r->choice_ok = fft_config_choose(fc, &r->choice) == SP_OK;
+            r->chosen = 1;
+        }
+        gpu = r->choice_ok && r->choice.kind != FFT_BACKEND_CPU;
+    }
     if (gpu) {
         /* reductions only, over many calls: bigger ones (a short picture still takes
          * spectra, which would fill buffers of the bigger size). Only in the process's one
@@ -275,7 +287,7 @@ static int plan_job_and_batch(const run *r, fft_config *fc)
 }
 
 /* The FFT's config of the run, before its plan: backend, sizes, the job's size for auto. */
-static int run_fft_config(const run *r, fft_config *fc)
+static int run_fft_config(run *r, fft_config *fc)
 {
     *fc = fft_config_default();
     /* a transform transforms its frames itself, on the host's threads (docs/transforms.md):
@@ -294,7 +306,7 @@ static int run_fft_config(const run *r, fft_config *fc)
  * read most of an hour), the reader fills the ring, which then holds up to what the run
  * analyses (after --start, up to --end; GPU_RING_FLOATS at most, and an eighth of the
  * memory); else FILE_RING_FLOATS. Pages are touched only as far as the reader gets. */
-static size_t file_ring_floats(const run *r)
+static size_t file_ring_floats(run *r)
 {
     fft_config fc;
     int64_t frames = run_samples(r);
@@ -355,7 +367,7 @@ static int run_window(run *r, sp_errinfo *ei)
         return SP_OK;
     }
     if ((err = window_fill(&cfg->window, cfg->n, r->win, &wsum)) != SP_OK)
-        return sp_fail(ei, err, "--window: cannot make a %s window of %zu samples", res->window, cfg->n);
+        return sp_fail(ei, err, SP_FIELD("window") ": cannot make a %s window of %zu samples", res->window, cfg->n);
     return SP_OK;
 }
 
@@ -371,7 +383,7 @@ static int run_make_plan(run *r, sp_errinfo *ei)
         return err;
     res->plan_s = sp_now();
     run_fft_config(r, &fc);
-    if ((err = session_plan(r->ss, &fc, &r->plan, ei)) != SP_OK)
+    if ((err = session_plan(r->ss, &fc, r->chosen && r->choice_ok ? &r->choice : NULL, &r->plan, ei)) != SP_OK)
         return err;
     fft_plan_set_unit_bound(r->plan, res->info.unit_bound); /* a plan kept from the last file's too */
     res->batch = fc.max_batch;
@@ -600,7 +612,7 @@ static int run_end(run *r, sp_errinfo *ei)
     if ((!res->live || res->info.pipe) && stft_samples(r->st) == 0)
         return sp_fail(ei, SP_EINPUT, "%s: holds no audio samples", res->info.name);
     if (r->cfg->end > 0 && r->consumed < r->limit && !res->interrupted)
-        return range_past_end(r, "--end", r->cfg->end, (int64_t)(r->start + r->consumed), ei);
+        return range_past_end(r, SP_FIELD("end"), r->cfg->end, (int64_t)(r->start + r->consumed), ei);
     if ((err = stft_finish(r->st, ei)) != SP_OK)
         return err;
     res->truncated = source_truncated(r->src);
@@ -679,7 +691,7 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
     if ((err = pipe_sinks_build(&r.sinks, cfg, r.ctx, ei)) != SP_OK)
         goto done;
     if (cfg->realtime && !cfg->input && !src) {
-        err = sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");
+        err = sp_fail(ei, SP_EINVAL, SP_FIELD("realtime") " streams a file: give a FILE");
         goto done;
     }
     if ((err = run_open_source(&r, ei)) != SP_OK || (err = run_make_ring(&r, ei)) != SP_OK)

@@ -159,8 +159,10 @@ void pipe_feed_release(pipe_feed *f);
  * once per run; a failure is kept for that input's run. Not for --realtime. */
 void session_read_ahead(analyze_session *s);
 /* A plan for fc: the session's when it was made for the same settings, else a new one
- * (the old one and its framer destroyed first). Owned by the session. */
-int session_plan(analyze_session *s, const fft_config *fc, fft_plan **plan, sp_errinfo *ei);
+ * (the old one and its framer destroyed first) taking auto's choice (NULL: it chooses;
+ * fft_plan_create_chosen). Owned by the session. */
+int session_plan(analyze_session *s, const fft_config *fc, const fft_choice *choice, fft_plan **plan,
+                 sp_errinfo *ei);
 /* A framer for sc on plan, reset to the start, that feeds `sinks`: the session's when it
  * has the same shape, else a new one. Owned by the session. */
 int session_stft(analyze_session *s, const stft_config *sc, fft_plan *plan, pipe_sinks *sinks, stft **out,

@@ -217,7 +217,8 @@ static int window_fits(const float *kept, const float *w, size_t n)
     return memcmp(kept, w, n * sizeof *w) == 0;
 }
 
-int session_plan(analyze_session *s, const fft_config *fc, fft_plan **plan, sp_errinfo *ei)
+int session_plan(analyze_session *s, const fft_config *fc, const fft_choice *choice, fft_plan **plan,
+                 sp_errinfo *ei)
 {
     int err;
     if (s->releasing) /* a run after the last (analyze_context.last_run): no plan beside the release */
@@ -237,7 +238,7 @@ int session_plan(analyze_session *s, const fft_config *fc, fft_plan **plan, sp_e
             return sp_fail(ei, SP_ENOMEM, "out of memory for a window of %zu samples", fc->n);
         memcpy(s->plan_win, fc->window, fc->n * sizeof *s->plan_win);
     }
-    if ((err = fft_plan_create(fc, &s->plan, ei)) != SP_OK)
+    if ((err = fft_plan_create_chosen(fc, choice, &s->plan, ei)) != SP_OK)
         return err;
     s->plan_fc = *fc;
     s->plan_fc.window = NULL;

@@ -34,7 +34,7 @@ int bands_weighting_parse(const char *text, bands_weighting *out, sp_errinfo *ei
             *out = (bands_weighting)i;
             return SP_OK;
         }
-    return sp_fail(ei, SP_EINVAL, "--weighting %s: one of A, C, Z", text ? text : "(none)");
+    return sp_fail(ei, SP_EINVAL, SP_FIELD("weighting") " %s: one of A, C, Z", text ? text : "(none)");
 }
 
 /* IEC 61672-1 Annex E: the poles (Hz) of the A and C curves. */
@@ -92,12 +92,13 @@ int bands_create(const bands_config *cfg, bands **out, sp_errinfo *ei)
     if (!cfg || !out || cfg->n < 4 || !(cfg->rate > 0.0) || !(cfg->enbw_bins > 0.0))
         return sp_fail(ei, SP_EINVAL, "bands_create: bad argument");
     if (fr != 1 && fr != 3 && fr != 6 && fr != 12)
-        return sp_fail(ei, SP_EINVAL, "--bands %d: one of 1, 3, 6, 12 (1/b octave)", fr);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fraction") " %d: one of 1, 3, 6, 12 (1/b octave)", fr);
     const double nyq = cfg->rate / 2.0, bin_hz = cfg->rate / (double)cfg->n, half = pow(G10, 1.0 / (2.0 * fr));
     const size_t bins = cfg->n / 2 + 1;
     int xlo = (int)floor(fr * log(cfg->lo / 1000.0) / log(G10)) - 2, xhi = (int)ceil(fr * log(nyq / 1000.0) / log(G10)) + 2;
     if (!(cfg->lo > 0.0) || !(cfg->hi >= cfg->lo))
-        return sp_fail(ei, SP_EINVAL, "--fmin/--fmax: no octave band in %g .. %g Hz", cfg->lo, cfg->hi);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fmin") "/" SP_FIELD("fmax") ": no octave band in %g .. %g Hz", cfg->lo,
+                       cfg->hi);
     if (xhi < xlo) /* Nyquist below the range: no band (the message below), not a negative count */
         xhi = xlo;
     if (!(b = calloc(1, sizeof *b)) || !alloc_all(b, (size_t)(xhi - xlo + 1), bins)) {
@@ -126,13 +127,15 @@ int bands_create(const bands_config *cfg, bands **out, sp_errinfo *ei)
     if (b->count == 0) {
         double top = b->nunres ? b->unres[b->nunres - 1] : 0.0;
         char top_hz[SP_FMT_NUM_MAX];
-        int err = b->nunres ? sp_fail(ei, SP_EINVAL, "--bands %d: no band of %g .. %g Hz is resolved at -n %zu (-n %zu "
-                                                     "resolves the %s Hz band)", fr, cfg->lo, cfg->hi, cfg->n,
-                                      (size_t)1 << (int)ceil(log2((cfg->lobe_bins + 1) * cfg->rate /
-                                                                  (top * (1.0 - 1.0 / half)))),
-                                      sp_fmt_num(top_hz, top, 4))
-                            : sp_fail(ei, SP_EINVAL, "--fmin/--fmax: no 1/%d-octave band with its mid frequency in "
-                                                     "%g .. %g Hz (Nyquist %g Hz)", fr, cfg->lo, cfg->hi, nyq);
+        /* the N that resolves the top band: 2^log2n */
+        double log2n = b->nunres ? ceil(log2((cfg->lobe_bins + 1) * cfg->rate / (top * (1.0 - 1.0 / half)))) : 0.0;
+        int err = b->nunres ? sp_fail(ei, SP_EINVAL,
+                                      SP_FIELD("fraction") " %d: no band of %g .. %g Hz is resolved at "
+                                      SP_FIELD("fft_size") " %zu (" SP_FIELD("fft_size") " %zu resolves the %s Hz band)",
+                                      fr, cfg->lo, cfg->hi, cfg->n, (size_t)1 << (int)log2n, sp_fmt_num(top_hz, top, 4))
+                            : sp_fail(ei, SP_EINVAL,
+                                      SP_FIELD("fmin") "/" SP_FIELD("fmax") ": no 1/%d-octave band with its mid "
+                                      "frequency in %g .. %g Hz (Nyquist %g Hz)", fr, cfg->lo, cfg->hi, nyq);
         bands_destroy(b);
         return err;
     }

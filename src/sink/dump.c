@@ -114,7 +114,7 @@ int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei)
     char list[128];
     size_t len, at = 0;
     if (!path || !*path)
-        return sp_fail(ei, SP_EINVAL, "--dump: missing output path");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("dump") ": missing output path");
     if (strcmp(path, "-") == 0) {
         *out = DUMP_CSV_STDOUT;
         return SP_OK;
@@ -132,7 +132,8 @@ int dump_format_from_path(const char *path, dump_format *out, sp_errinfo *ei)
         at += (size_t)snprintf(list + at, sizeof list - at, "%s, ", dump_formats[i].ext);
     if (at >= 2 && at < sizeof list)
         list[at - 2] = 0;
-    return sp_fail(ei, SP_EINVAL, "--dump %s: unknown output type (use %s or - for CSV on stdout)", path, list);
+    return sp_fail(ei, SP_EINVAL, SP_FIELD("dump") " %s: unknown output type (use %s or - for CSV on stdout)", path,
+                   list);
 }
 
 static char *str_printf(const char *a, const char *b)
@@ -147,6 +148,14 @@ static char *str_printf(const char *a, const char *b)
 char *dump_sidecar_path(const char *path)
 {
     return str_printf(path, ".json");
+}
+
+int dump_sidecar_for(const char *path, char **out)
+{
+    *out = NULL;
+    if (!path || !*path || strcmp(path, "-") == 0 || outfile_path_direct(path))
+        return SP_OK;
+    return (*out = dump_sidecar_path(path)) ? SP_OK : SP_ENOMEM;
 }
 
 /* The row's shape: "bins", or "columns, depth" (dump_config.depth). */
@@ -342,7 +351,7 @@ static int check_job_size(dump *d, sp_errinfo *ei)
         return SP_OK;
     outfile_format_bytes(size, need_s, sizeof need_s);
     outfile_format_bytes(free_b, free_s, sizeof free_s);
-    return sp_fail(ei, SP_EIO, "--dump %s: needs %s%s, %s free on %s", d->cfg.path,
+    return sp_fail(ei, SP_EIO, SP_FIELD("dump") " %s: needs %s%s, %s free on %s", d->cfg.path,
                    d->fmt == DUMP_NPY ? "" : "about ", need_s, free_s, mount);
 }
 
@@ -359,7 +368,7 @@ static int check_space(dump *d, size_t nframes, sp_errinfo *ei)
     if (outfile_free_space(d->cfg.path, &free_b, mount, sizeof mount) != 0)
         snprintf(mount, sizeof mount, "its filesystem");
     outfile_format_bytes(free_b, free_s, sizeof free_s);
-    return sp_fail(ei, SP_EIO, "--dump %s: stopped after %llu frames: %s free on %s, too little to go on",
+    return sp_fail(ei, SP_EIO, SP_FIELD("dump") " %s: stopped after %llu frames: %s free on %s, too little to go on",
                    d->cfg.path, (unsigned long long)d->frames[0], free_s, mount);
 }
 
@@ -489,7 +498,7 @@ int dump_write(dump *d, int channel, uint64_t first, size_t nframes, const float
     if (!d || channel < 0 || channel >= d->cfg.channels || !db)
         return sp_fail(ei, SP_EINVAL, "dump_write: bad arguments");
     if (d->stopped)
-        return sp_fail(ei, SP_EIO, "--dump %s: stopped for want of space", d->cfg.path);
+        return sp_fail(ei, SP_EIO, SP_FIELD("dump") " %s: stopped for want of space", d->cfg.path);
     if (channel == 0 && (err = check_space(d, nframes, ei)) != SP_OK)
         return err;
     if (d->fmt == DUMP_NPY && d->w)
@@ -609,7 +618,8 @@ int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei)
         d->committed = 1;
         return SP_OK;
     }
-    /* no sidecar beside a FIFO or a device: its name means nothing there. Otherwise the data
+    /* no sidecar beside a FIFO or a device: its name means nothing there (dump_sidecar_for's
+     * rule, decided here by the file opened rather than by its path). Otherwise the data
      * and its sidecar go in place together (a half never looks whole; runs writing the
      * same path at once never leave one's data beside another's sidecar). */
     if (d->direct)

@@ -53,8 +53,14 @@ const char *dump_format_help(int i);
 
 /* The name of the metadata sidecar beside a dump written to path: path + ".json"
  * ("out.npy" -> "out.npy.json"), malloc'd; NULL when out of memory. Whether one is written
- * is the dump's to say: none beside "-", a FIFO or a device. */
+ * is dump_sidecar_for's rule. */
 char *dump_sidecar_path(const char *path);
+/* The sidecar a dump written to path gets, the one rule for every caller (the outputs'
+ * checks, a batch's collisions; the dump itself applies it to the file it opened): its name
+ * in *out (malloc'd), or NULL when it gets none: "-" (standard output) and a path written
+ * straight through (a FIFO, a device, a descriptor of ours: outfile_path_direct).
+ * SP_ENOMEM (with *out NULL) when out of memory. */
+int dump_sidecar_for(const char *path, char **out);
 
 typedef struct {
     const char *path;

@@ -40,7 +40,7 @@ int measure_average_parse(const char *text, measure_average *out, sp_errinfo *ei
             *out = (measure_average)i;
             return SP_OK;
         }
-    return sp_fail(ei, SP_EINVAL, "--average %s: unknown mode (mean, max, min)", text ? text : "");
+    return sp_fail(ei, SP_EINVAL, SP_FIELD("mode") " %s: unknown mode (mean, max, min)", text ? text : "");
 }
 
 /* ---- the window ----------------------------------------------------------------------------- */
@@ -225,7 +225,8 @@ int measure_tone_band(double lo, double hi, double rate, double *lo_out, double 
     if (hi > nyq)
         hi = nyq;
     if (!(lo < hi))
-        return sp_fail(ei, SP_EINVAL, "--fmin %g: the band %g .. %g Hz is empty (Nyquist is %g Hz)", lo, lo, hi, nyq);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fmin") " %g: the band %g .. %g Hz is empty (Nyquist is %g Hz)", lo, lo,
+                       hi, nyq);
     *lo_out = lo;
     *hi_out = hi;
     return SP_OK;
@@ -304,11 +305,13 @@ static int empty_band(const tone_work *t, double bin_hz, sp_errinfo *ei)
             m *= 2;
         top = (double)t->K * bin_hz;
         return sp_fail(ei, SP_EINVAL,
-                       "-n %zu: too small for a tone analysis: the window's DC region (bins 0 .. %d, up to %s Hz) "
-                       "leaves no bin of the band %s .. %s Hz; -n %zu or more",
+                       SP_FIELD("fft_size") " %zu: too small for a tone analysis: the window's DC region (bins 0 .. "
+                       "%d, up to %s Hz) leaves no bin of the band %s .. %s Hz; " SP_FIELD("fft_size") " %zu or more",
                        n, t->K, sp_fmt_num(dc, top, 6), sp_fmt_num(a, t->lo, 6), sp_fmt_num(b, t->hi, 6), m);
     }
-    return sp_fail(ei, SP_EINVAL, "--fmin/--fmax: the band %s .. %s Hz holds no bin above the DC region (%s Hz) at -n %zu",
+    return sp_fail(ei, SP_EINVAL,
+                   SP_FIELD("fmin") "/" SP_FIELD("fmax") ": the band %s .. %s Hz holds no bin above the DC region "
+                   "(%s Hz) at " SP_FIELD("fft_size") " %zu",
                    sp_fmt_num(a, t->lo, 6), sp_fmt_num(b, t->hi, 6), sp_fmt_num(dc, (double)t->K * bin_hz, 6), n);
 }
 
@@ -321,7 +324,8 @@ static int find_fundamental(const tone_work *t, double bin_hz, double given_hz, 
         double b = given_hz / bin_hz;
         size_t g = (size_t)floor(b + 0.5);
         if (b < (double)kmin - 0.5 || b > (double)kmax + 0.5)
-            return sp_fail(ei, SP_EINVAL, "--tone %g: outside the band %g .. %g Hz above the DC region (%g Hz)",
+            return sp_fail(ei, SP_EINVAL,
+                           SP_FIELD("fundamental_hz") " %g: outside the band %g .. %g Hz above the DC region (%g Hz)",
                            given_hz, (double)t->klo * bin_hz, (double)t->khi * bin_hz, (double)t->K * bin_hz);
         kmin = g > kmin ? g - 1 : kmin;
         kmax = g + 1 < kmax ? g + 1 : kmax;

@@ -56,7 +56,7 @@ static int open_plot(average_sink *s, const float *window_coef, sp_errinfo *ei)
     plot_config pc;
     int err;
     if (st->channels > RENDER_MAX_CHANNELS)
-        return sp_fail(ei, SP_EINVAL, "--png: at most %d channels in one picture", RENDER_MAX_CHANNELS);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("png") ": at most %d channels in one picture", RENDER_MAX_CHANNELS);
     if (window_coef && (err = peaks_window_create(window_coef, st->n, &s->pw, ei)) != SP_OK)
         return err;
     memset(&pc, 0, sizeof pc);
@@ -159,7 +159,8 @@ static void sidecar_extra(average_sink *s, double psd)
              "\n  \"enbw_hz\": %.17g,\n  \"psd_conversion\": \"dBFS/Hz = dBFS - 10*log10(enbw_bins * bin_hz) = dBFS %s "
              "%.6f\"",
              measure_average_name((int)s->m.average), (unsigned long long)frames_averaged(s),
-             s->m.psd ? "dBFS/Hz" : s->st.xform && !s->st.xform_db ? "values" : "dBFS", s->win.enbw_bins, s->win.enbw_bins * s->st.bin_hz, psd < 0 ? "-" : "+",
+             s->m.psd ? "dBFS/Hz" : s->st.xform && !s->st.xform_db ? "values" : "dBFS", s->win.enbw_bins,
+             s->win.enbw_bins * s->st.bin_hz, psd < 0 ? "-" : "+",
              psd < 0 ? -psd : psd);
 }
 
@@ -249,7 +250,7 @@ static int average_create(const char *path, const sink_options *opt, int png, si
 {
     average_sink *s;
     if (!path || !*path || !opt || !out || (png && !opt->render))
-        return sp_fail(ei, SP_EINVAL, "%s: missing output path", png ? "--png" : "--dump");
+        return sp_fail(ei, SP_EINVAL, "%s: missing output path", png ? SP_FIELD("png") : SP_FIELD("dump"));
     if (!(s = calloc(1, sizeof *s)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     s->path = path;

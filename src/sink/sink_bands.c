@@ -218,7 +218,7 @@ int sink_bands_create(const char *path, const sink_options *opt, sink *out, sp_e
 {
     bands_sink *s;
     if (!path || !*path || !opt || !out)
-        return sp_fail(ei, SP_EINVAL, "--dump: missing output path");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("dump") ": missing output path");
     if (!(s = calloc(1, sizeof *s)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     s->path = path;

@@ -149,7 +149,7 @@ int sink_dump_create(const char *path, const sink_options *opt, sink *out, sp_er
     dump_sink *s;
     (void)opt;
     if (!path || !out)
-        return sp_fail(ei, SP_EINVAL, "--dump: missing output path");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("dump") ": missing output path");
     if (!(s = calloc(1, sizeof *s)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     s->path = path;

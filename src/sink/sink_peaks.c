@@ -43,7 +43,8 @@ static int peaks_sink_open(void *self, const sink_stream *st, sink_wants *wants,
 {
     peaks_sink *s = self;
     if (!peaks_bin_range(s->fmin, s->fmax, st->bin_hz, st->n, &wants->peak_kmin, &wants->peak_kmax))
-        return sp_fail(ei, SP_EINVAL, "--fmin/--fmax: the range %.1f..%.1f Hz holds no bin", s->fmin, s->fmax);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("fmin") "/" SP_FIELD("fmax") ": the range %.1f..%.1f Hz holds no bin",
+                       s->fmin, s->fmax);
     wants->peaks = 1;
     s->t0 = st->time_first_s;
     s->dt = st->time_step_s;
@@ -135,7 +136,7 @@ static int hold(peaks_sink *s, int channel, size_t nframes, const peak *pk, sp_e
     if (nframes > s->cap) {
         peak *h = realloc(s->held, (size_t)s->channels * nframes * sizeof *h);
         if (!h)
-            return sp_fail(ei, SP_ENOMEM, "--peaks: out of memory for %zu frames of %d channels", nframes,
+            return sp_fail(ei, SP_ENOMEM, SP_FIELD("peaks") ": out of memory for %zu frames of %d channels", nframes,
                            s->channels);
         s->held = h;
         s->cap = nframes;
@@ -157,7 +158,7 @@ static int peaks_sink_peaks(void *self, int channel, uint64_t first, size_t nfra
     sp_par_run(format_part, &j, parts);
     for (int p = 0; p < parts; p++) {
         if (s->text[p].failed)
-            return sp_fail(ei, SP_ENOMEM, "--peaks: out of memory for the text of %zu frames", nframes);
+            return sp_fail(ei, SP_ENOMEM, SP_FIELD("peaks") ": out of memory for the text of %zu frames", nframes);
         if (fwrite(s->text[p].p, 1, s->text[p].len, s->out) != s->text[p].len && s->write_errno == 0)
             s->write_errno = errno ? errno : EIO;
     }

@@ -124,7 +124,7 @@ static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, s
     }
     if (st->xform) { /* a transform's rows (sink.h): its columns on the axis */
         if (st->depth > 1 || !st->col_hz)
-            return sp_fail(ei, SP_EINVAL, "--png: no picture of %s yet", st->xform);
+            return sp_fail(ei, SP_EINVAL, SP_FIELD("png") ": no picture of %s yet", st->xform);
         rc.columns = st->bins;
         rc.col_hz = st->col_hz;
         rc.col_notes = strcmp(st->xform, "cqt") == 0 ? 1 : strcmp(st->xform, "chroma") == 0 ? 2 : 0;
@@ -218,7 +218,7 @@ int sink_png_create(const char *path, const sink_options *opt, sink *out, sp_err
 {
     png_sink *s;
     if (!path || !*path || !opt || !opt->render || !out)
-        return sp_fail(ei, SP_EINVAL, "--png: missing output path");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("png") ": missing output path");
     if (!(s = calloc(1, sizeof *s)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     s->path = path;

@@ -51,7 +51,8 @@ typedef struct {
 
 typedef struct {
     const char *name;            /* sink_request.kind */
-    const char *option;          /* the command line's name, for messages: "--dump" */
+    const char *option;          /* the setting that asks for it, for messages: SP_FIELD("dump"),
+                                  * shown as the program's option (err.h) */
     /* Makes the sink (no file is touched before open). */
     int (*create)(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
     /* 1 when a request of this kind writes to standard output */

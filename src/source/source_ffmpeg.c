@@ -233,8 +233,8 @@ static int ff_pick_stream(ff_state *st, int want, sp_errinfo *ei)
     if (count == 0)
         return sp_fail(ei, SP_EINPUT, "%s: has no audio stream", st->path);
     if (found < 0)
-        return sp_fail(ei, SP_EINVAL, "--stream %d: %s has %d audio stream%s (0 to %d)", want, st->path, count,
-                       count == 1 ? "" : "s", count - 1);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("stream") " %d: %s has %d audio stream%s (0 to %d)", want, st->path,
+                       count, count == 1 ? "" : "s", count - 1);
     st->stream = found;
     return SP_OK;
 }

@@ -552,7 +552,8 @@ int source_open_file_opts(const char *path, const source_file_options *o, source
             fclose(vio->f);
             free(vio);
         }
-        return sp_fail(ei, SP_EINVAL, "--stream %d: %s has one audio stream (--stream 0)", o->stream, path);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("stream") " %d: %s has one audio stream (" SP_FIELD("stream") " 0)",
+                       o->stream, path);
     }
     if ((in.format & SF_FORMAT_TYPEMASK) == SF_FORMAT_OGG && S_ISREG(sb.st_mode)) {
         FILE *f = fopen(path, "rb");

@@ -480,7 +480,7 @@ static int find_device(const char *want, int output, PaDeviceIndex *out, sp_erri
     if (!want) {
         *out = output ? Pa_GetDefaultOutputDevice() : Pa_GetDefaultInputDevice();
         if (*out == paNoDevice)
-            return sp_fail(ei, SP_ENODEV, "no audio %s device found (try --list-devices)", dir);
+            return sp_fail(ei, SP_ENODEV, "no audio %s device found (try " SP_FIELD("list_devices") ")", dir);
         return SP_OK;
     }
     if (is_index(want)) {

@@ -82,20 +82,21 @@ int source_raw_parse(const char *spec, source_raw_format *out, sp_errinfo *ei)
     c1 = strchr(spec, ',');
     c2 = c1 ? strchr(c1 + 1, ',') : NULL;
     if (!c1 || !c2)
-        return sp_fail(ei, SP_EINVAL, "--raw-format %s: expected ENCODING,RATE,CHANNELS, e.g. f32le,48000,1", spec);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("raw_format") " %s: expected ENCODING,RATE,CHANNELS, e.g. f32le,48000,1",
+                       spec);
     elen = (size_t)(c1 - spec);
     for (int i = 0; i < ENCODING_COUNT; i++)
         if (strlen(ENCODINGS[i].name) == elen && strncmp(spec, ENCODINGS[i].name, elen) == 0)
             enc = i;
     if (enc < 0)
-        return sp_fail(ei, SP_EINVAL, "--raw-format %s: unknown encoding \"%.*s\" (%s)", spec, (int)elen, spec,
-                       names);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("raw_format") " %s: unknown encoding \"%.*s\" (%s)", spec, (int)elen,
+                       spec, names);
     if (!raw_number(c1 + 1, (size_t)(c2 - c1 - 1), 1, SOURCE_MAX_RATE, &rate))
-        return sp_fail(ei, SP_EINVAL, "--raw-format %s: the rate must be a whole number of Hz from 1 to %d", spec,
-                       SOURCE_MAX_RATE);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("raw_format") " %s: the rate must be a whole number of Hz from 1 to %d",
+                       spec, SOURCE_MAX_RATE);
     if (!raw_number(c2 + 1, strlen(c2 + 1), 1, SOURCE_MAX_CHANNELS, &channels))
-        return sp_fail(ei, SP_EINVAL, "--raw-format %s: the channels must be a whole number from 1 to %d", spec,
-                       SOURCE_MAX_CHANNELS);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("raw_format") " %s: the channels must be a whole number from 1 to %d",
+                       spec, SOURCE_MAX_CHANNELS);
     out->encoding = enc;
     out->rate = rate;
     out->channels = channels;

@@ -104,12 +104,13 @@ static int open_sndfile(int fd, int is_stdin, int pipe, const char *name, const 
             return SOURCE_PASS;
         return sp_fail(ei, SP_EINPUT,
                        "%s: not audio that libsndfile reads from a %s: WAV, AU, or raw samples with "
-                       "--raw-format ENCODING,RATE,CHANNELS (libsndfile: %s)",
+                       SP_FIELD("raw_format") " ENCODING,RATE,CHANNELS (libsndfile: %s)",
                        name, pipe ? "pipe" : "file", sf_strerror(NULL));
     }
     if (o->stream > 0) {
         sf_close(sf);
-        return sp_fail(ei, SP_EINVAL, "--stream %d: %s is read by libsndfile, one audio stream (--stream 0)",
+        return sp_fail(ei, SP_EINVAL,
+                       SP_FIELD("stream") " %d: %s is read by libsndfile, one audio stream (" SP_FIELD("stream") " 0)",
                        o->stream, name);
     }
     return source_sndfile_adopt(sf, &in, name, pipe ? fd : -1, stop, out, ei);

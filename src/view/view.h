@@ -21,7 +21,8 @@ typedef struct {
      * video_driver_set: there is none, and view_run says so without trying */
     const char *display, *wayland_display;
     int video_driver_set;   /* SDL_VIDEODRIVER names SDL's driver: take the one SDL opens */
-    /* for the tests */
+    /* for the tests: set only in a build with the test hooks (docs/developer.md "Test
+     * hooks"; verify too), acted on only there */
     const char *stats_path; /* SPECTRO_VIEW_STATS: frames drawn, fps, latency (JSON) written
                              * there when the window closes; NULL or "": none */
     const char *shot_path;  /* SPECTRO_VIEW_SHOT: a file's picture, once its analysis is over

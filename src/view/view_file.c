@@ -247,6 +247,7 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
     } else {
         if ((err = render_create(&rc, p->rate, p->n, 0.0, 1.0, C, 1, &probe, &ei)) != SP_OK) {
             snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
+            sp_render_fields(p->render_err, sizeof p->render_err);
             p->plot_w = 0;
             return 0;
         }
@@ -279,6 +280,7 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
         return 0;
     if (view_full_picture(v, &rc, p->snap, v->pic_px, !info->live, &p->r, &ei) != SP_OK) {
         snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
+        sp_render_fields(p->render_err, sizeof p->render_err);
         return 0;
     }
     p->render_err[0] = 0;

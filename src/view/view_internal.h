@@ -363,7 +363,7 @@ typedef struct {
 } view_strip;
 
 /* Playback (view_play.c): the player, the stretch it plays, and for the stats the clock
- * as each frame drew it. */
+ * as each frame drew it (the playback log: test hooks only). */
 #define PLAY_LOG_MAX 8192
 #define PLAY_LOG_COLS 7
 typedef struct {
@@ -559,10 +559,11 @@ int view_play_toggle(view *v);            /* p (and space once the analysis is c
 int view_play_tick(view *v);              /* once a loop: 1 while a frame is wanted (playing) */
 void view_play_draw(view *v, const layout *L); /* the playhead (file view) */
 int view_play_status(view *v, char *buf, size_t len); /* its status field; 0: none */
-void view_play_stats(view *v, FILE *f);   /* the stats' "play" member */
 void view_play_free(view *v);
 
-/* view_check.c: for the tests (view_config) */
+/* view_check.c: for the tests (view_config), compiled only into a build with the test hooks
+ * (-DSPECTRO_TEST_HOOKS=ON, docs/developer.md "Test hooks"); without them these do nothing. */
+#ifdef SPECTRO_TEST_HOOKS
 void view_verify_live(view *v, const layout *L, const render_config *rc);
 void view_verify_shown(view *v);
 void view_verify_overlays(view *v, const layout *L, int after);
@@ -573,5 +574,40 @@ void view_write_stats(view *v, const char *path);
 void view_note_reset(view *v);
 void view_note_box(view *v, const char *label, int x, int y, int w, int h);
 void view_note_bar(view *v, int x, int y, int w, int h);
+void view_play_stats(view *v, FILE *f);   /* view_play.c: the stats' "play" member */
+#else
+static inline void view_verify_live(view *v, const layout *L, const render_config *rc)
+{
+    (void)v, (void)L, (void)rc;
+}
+static inline void view_verify_shown(view *v)
+{
+    (void)v;
+}
+static inline void view_verify_overlays(view *v, const layout *L, int after)
+{
+    (void)v, (void)L, (void)after;
+}
+static inline void view_stats_frame(view *v, double t_present)
+{
+    (void)v, (void)t_present;
+}
+static inline void view_write_stats(view *v, const char *path)
+{
+    (void)v, (void)path;
+}
+static inline void view_note_reset(view *v)
+{
+    (void)v;
+}
+static inline void view_note_box(view *v, const char *label, int x, int y, int w, int h)
+{
+    (void)v, (void)label, (void)x, (void)y, (void)w, (void)h;
+}
+static inline void view_note_bar(view *v, int x, int y, int w, int h)
+{
+    (void)v, (void)x, (void)y, (void)w, (void)h;
+}
+#endif
 
 #endif

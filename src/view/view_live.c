@@ -250,6 +250,7 @@ void view_present(view *v)
 static int live_fail(picture *p, const char *msg)
 {
     snprintf(p->render_err, sizeof p->render_err, "%s", msg);
+    sp_render_fields(p->render_err, sizeof p->render_err);
     return 0;
 }
 

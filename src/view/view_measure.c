@@ -232,6 +232,7 @@ static void panel_tone(view *v)
                                    &pn->tone[c], &ei);
     if (err != SP_OK)
         snprintf(pn->tone_msg, sizeof pn->tone_msg, "tone: %.180s", ei.msg);
+    sp_render_fields(pn->tone_msg, sizeof pn->tone_msg);
     pn->tone_ok = err == SP_OK;
 }
 

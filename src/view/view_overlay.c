@@ -106,6 +106,7 @@ int view_text(view *v, const char *s, int x, int y, rgb8 col)
 void view_toast(view *v, const char *msg)
 {
     snprintf(v->ui.toast, sizeof v->ui.toast, "%s", msg);
+    sp_render_fields(v->ui.toast, sizeof v->ui.toast); /* an engine's line names options */
     v->ui.toast_until = sp_now() + TOAST_S;
 }
 

@@ -208,20 +208,21 @@ void view_play_draw(view *v, const layout *L)
     picture *p = &v->pic;
     player_clock c;
     view_stream in;
-    double *e;
     (void)L;
     ps->head_f = NAN;
     if (!ps->pl || !p->r || !p->ok || !file_stream(v, &in))
         return;
     player_get_clock(ps->pl, &c);
     ps->head_f = frame_of_sample(&in, (double)c.first + c.pos);
+#ifdef SPECTRO_TEST_HOOKS
     if (!ps->log)
         ps->log = malloc(PLAY_LOG_MAX * PLAY_LOG_COLS * sizeof *ps->log);
     if (ps->log && ps->nlog < PLAY_LOG_MAX) {
-        e = ps->log + PLAY_LOG_COLS * ps->nlog++;
+        double *e = ps->log + PLAY_LOG_COLS * ps->nlog++;
         e[0] = c.stream_time, e[1] = c.dac_time, e[2] = (double)c.buf_idx, e[3] = (double)c.written;
         e[4] = c.pos, e[5] = (double)c.first, e[6] = ps->head_f >= v->ui.v0 && ps->head_f < v->ui.v1;
     }
+#endif
     for (int ch = 0; ch < p->channels; ch++) {
         render_rect pr = render_plot_rect(p->r, ch);
         double x = pr.x + (ps->head_f - (double)p->a0) / ((double)p->count * (double)p->span) * pr.w;
@@ -249,6 +250,7 @@ int view_play_status(view *v, char *buf, size_t len)
     return 0;
 }
 
+#ifdef SPECTRO_TEST_HOOKS
 void view_play_stats(view *v, FILE *f)
 {
     play_state *ps = &v->play;
@@ -267,6 +269,7 @@ void view_play_stats(view *v, FILE *f)
         fprintf(f, "%s%.0f", i ? ", " : "", ps->log[PLAY_LOG_COLS * i + 6]);
     fprintf(f, "]}");
 }
+#endif
 
 void view_play_free(view *v)
 {

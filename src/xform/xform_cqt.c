@@ -45,16 +45,19 @@ static int cqt_plan_bins(xform *x, double *fmin_out, double *fmax_out, size_t *c
     if (bpo < 1 || bpo > XFORM_CQT_MAX_BPO)
         return sp_fail(ei, SP_EINVAL, "cqt: %d bins an octave: must be from 1 to %d", bpo, XFORM_CQT_MAX_BPO);
     if (!(fmin > 0))
-        return sp_fail(ei, SP_EINVAL, "cqt: fmin must be above 0 Hz");
+        return sp_fail(ei, SP_EINVAL, "cqt: " SP_FIELD("fmin") " must be above 0 Hz");
     if (x->spec.fmax > nyq)
-        return sp_fail(ei, SP_EINVAL, "cqt: fmax %g Hz is above the Nyquist frequency (%g Hz)", x->spec.fmax, nyq);
+        return sp_fail(ei, SP_EINVAL, "cqt: " SP_FIELD("fmax") " %g Hz is above the Nyquist frequency (%g Hz)",
+                       x->spec.fmax, nyq);
     if (fmin > fmax)
-        return sp_fail(ei, SP_EINVAL, "cqt: fmin %g Hz must be below fmax %g Hz", fmin, fmax);
+        return sp_fail(ei, SP_EINVAL, "cqt: " SP_FIELD("fmin") " %g Hz must be below " SP_FIELD("fmax") " %g Hz", fmin,
+                       fmax);
     while ((double)n_need < need && n_need < FFT_MAX_SIZE)
         n_need *= 2;
     if (need > (double)x->n)
-        return sp_fail(ei, SP_EINVAL, "cqt: fmin %g Hz at %d bins an octave needs N >= %zu (a kernel of %.0f samples), "
-                                      "not %zu",
+        return sp_fail(ei, SP_EINVAL,
+                       "cqt: " SP_FIELD("fmin") " %g Hz at %d bins an octave needs N >= %zu (a kernel of %.0f "
+                       "samples), not %zu",
                        fmin, bpo, n_need, need, x->n);
     *count = (size_t)floor(bpo * log2(fmax / fmin) + 1e-9) + 1;
     *fmin_out = fmin;

@@ -128,9 +128,11 @@ static int mel_common(xform *x, sp_errinfo *ei)
     if (bands < 1 || bands > XFORM_MAX_BANDS)
         return sp_fail(ei, SP_EINVAL, "mel: %d bands: must be from 1 to %d", bands, XFORM_MAX_BANDS);
     if (fmax > nyq)
-        return sp_fail(ei, SP_EINVAL, "mel: fmax %g Hz is above the Nyquist frequency (%g Hz)", fmax, nyq);
+        return sp_fail(ei, SP_EINVAL, "mel: " SP_FIELD("fmax") " %g Hz is above the Nyquist frequency (%g Hz)", fmax,
+                       nyq);
     if (fmin >= fmax)
-        return sp_fail(ei, SP_EINVAL, "mel: fmin %g Hz must be below fmax %g Hz", fmin, fmax);
+        return sp_fail(ei, SP_EINVAL, "mel: " SP_FIELD("fmin") " %g Hz must be below " SP_FIELD("fmax") " %g Hz", fmin,
+                       fmax);
     if (!(m = calloc(1, sizeof *m)) || !(x->freqs = malloc((size_t)bands * sizeof *x->freqs))) {
         free(m);
         return SP_ENOMEM;
@@ -201,7 +203,8 @@ static int mfcc_init(xform *x, sp_errinfo *ei)
     for (int q = 0; q < k; q++) {
         double s = sqrt((q ? 2.0 : 1.0) / bands);
         for (int b = 0; b < bands; b++)
-            m->dct[(size_t)q * (size_t)bands + (size_t)b] = (float)(s * cos(XFORM_PI * q * (2 * b + 1) / (2.0 * bands)));
+            m->dct[(size_t)q * (size_t)bands + (size_t)b] =
+                (float)(s * cos(XFORM_PI * q * (2 * b + 1) / (2.0 * bands)));
     }
     for (int q = 0; q < k; q++)
         x->freqs[q] = q; /* the columns are the coefficients' indices */

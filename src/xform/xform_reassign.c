@@ -75,7 +75,8 @@ static int reassign_init(xform *x, sp_errinfo *ei)
     for (size_t k = 0; k < x->bins; k++)
         x->freqs[k] = (double)k * x->bin_hz;
     snprintf(x->params, sizeof x->params,
-             ", \"method\": \"Auger-Flandrin: windows h, t*h, dh/dt\", \"values\": [\"freq_hz\", \"time_s\", \"dBFS\"]");
+             ", \"method\": \"Auger-Flandrin: windows h, t*h, dh/dt\", "
+             "\"values\": [\"freq_hz\", \"time_s\", \"dBFS\"]");
     return SP_OK;
 }
 

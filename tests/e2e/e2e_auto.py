@@ -87,6 +87,7 @@ def write_tone(path, minutes):
         w.writeframes(minute[:int(part * 60 * 48000) * 2])
 
 
+@E.needs_hooks
 class Auto(unittest.TestCase):
     def test_read_ahead_while_a_gpu_starts(self):
         # auto choosing a GPU reads the file ahead into a ring of up to what the run analyses

@@ -132,6 +132,7 @@ class BatchParallel(unittest.TestCase):
                 seen += [n[:-4] for n in os.listdir(out) if n.endswith(".npy")]
             self.assertEqual(sorted(seen), sorted(stem(p) for p in inputs))
 
+    @E.needs_hooks
     def test_auto_weighs_the_whole_share(self):
         """--backend auto over many files weighs them as one job (SPECTRO_AUTO_DEVICE=1
         pretends a GPU; SPECTRO_AUTO_RATES steers the estimates): the cpu, on several sessions
@@ -157,6 +158,7 @@ class BatchParallel(unittest.TestCase):
                 self.assertEqual(len(os.listdir(out)), 24)
 
     @unittest.skipIf((os.cpu_count() or 1) < 2, "the cpu's sessions share the host work on 2 cores or more")
+    @E.needs_hooks
     def test_auto_weighs_the_host_work(self):
         """A GPU batch runs one session, which decodes and writes every file alone, while the
         cpu's sessions share that work (issue 27 item 26: auto chose cuda for 1000 small files
@@ -224,6 +226,7 @@ BAR = re.compile(r"^\[[#.]{30}\] (\d+)/(\d+) files +([0-9.]+) s of audio")
 
 
 class Progress(unittest.TestCase):
+    @E.needs_hooks
     def test_bar_advances_across_files(self):
         """Three 60-s files (three reads from the ring each), each run pausing 1.5 s at 30 s
         (SPECTRO_TEST_STALL): the bar shows audio analysed before any file has ended, grows,

@@ -3,8 +3,9 @@
 300 lines, the two commands in its first 40), every link between README.md and docs/*.md
 reaches a file and a heading, every option `spectro --help` lists and every key of the
 window (from the generated man page) is in docs/manual.md, every citation of a docs/ file
-and heading in the code names one that exists, and nothing names a path outside the
-repository.
+and heading in the code names one that exists, nothing names a path outside the
+repository, and the library's code names no command-line option in its messages (it marks
+its fields, SP_FIELD; the program shows them as options).
 
     e2e_docs.py SPECTRO SOURCE_DIR MAN_PAGE
 """
@@ -188,6 +189,78 @@ class Citations(unittest.TestCase):
             for needle in ("".join(OUTSIDE), MISSING_DOC):
                 if needle in text:
                     bad.append("%s names %s" % (os.path.relpath(f, ROOT), needle))
+        self.assertEqual(bad, [])
+
+
+class LibraryNamesFields(unittest.TestCase):
+    """The library (every stage under src/ but the program's app/ and view/, and gpu/) speaks
+    of its fields: a string literal there holds no "--option" or "-n N" (err.h's SP_FIELD
+    marks a field, which the program shows as its option)."""
+
+    LIBRARY = ("api", "base", "fft", "frame", "pipeline", "picture", "sink", "source")
+    LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+    OPTION = re.compile(r"(?<![A-Za-z0-9/_.-])(--[a-z][a-z-]*|-n %)")
+
+    def test_no_option_in_library_strings(self):
+        found = []
+        files = [f for d in self.LIBRARY for f in glob.glob(os.path.join(ROOT, "src", d, "*.[ch]"))]
+        files += glob.glob(os.path.join(ROOT, "gpu", "*.c*"))
+        self.assertGreater(len(files), 40)
+        for path in files:
+            for no, line in enumerate(read(path).splitlines(), 1):
+                code = line.split("//")[0]
+                if code.lstrip().startswith(("*", "/*")):
+                    continue
+                for lit in self.LITERAL.findall(code):
+                    if self.OPTION.search(lit):
+                        found.append("%s:%d: %s" % (os.path.relpath(path, ROOT), no, lit))
+        self.assertEqual(found, [], "option names in the library's messages (mark fields with SP_FIELD)")
+
+
+class TestHooks(unittest.TestCase):
+    """The test hooks stay behind one door: every variable of docs/developer.md's "Test
+    hooks" table that the program reads, and every SPECTRO_TEST_* or SPECTRO_VIEW_* name
+    in src/, is read only in src/app/env.c and only inside #ifdef SPECTRO_TEST_HOOKS, so a
+    build without the option (the installed program) cannot react to it; and every such
+    name in src/ is in the table."""
+
+    def test_read_only_in_env_behind_the_option(self):
+        table = section(read(os.path.join(ROOT, "docs", "developer.md")), "Test hooks", 3)
+        listed = set(re.findall(r"^\| `(SPECTRO_[A-Z_]+)[=`]", table, re.M))
+        self.assertGreater(len(listed), 5, "no table of test hooks in docs/developer.md")
+        literal = re.compile(r'"(SPECTRO_[A-Z_]+)"')
+        named = re.compile(r'"(SPECTRO_(?:TEST|VIEW)_[A-Z_]+)"')
+        env_c = os.path.join(ROOT, "src", "app", "env.c")
+        read_in, bad = {}, []
+        for d in ("src", "gpu"):
+            for dirpath, _, names in os.walk(os.path.join(ROOT, d)):
+                for n in names:
+                    if not re.search(r"\.(c|h|cu|cuh)$", n):
+                        continue
+                    f = os.path.join(dirpath, n)
+                    for v in set(literal.findall(read(f))):
+                        if v in listed or named.match('"%s"' % v):
+                            read_in.setdefault(v, set()).add(f)
+        for v, files in sorted(read_in.items()):
+            if v not in listed:
+                bad.append("%s is read in src/ but not in docs/developer.md's \"Test hooks\"" % v)
+            if files != {env_c}:
+                bad.append("%s is read in %s" % (v, ", ".join(sorted(os.path.relpath(f, ROOT) for f in files))))
+        # each literal in env.c inside #ifdef SPECTRO_TEST_HOOKS (nesting followed)
+        stack, flip = [], {"on": "off", "off": "on", None: None}
+        for no, line in enumerate(read(env_c).splitlines(), 1):
+            t = line.strip()
+            if t.startswith("#if"):
+                stack.append("on" if t == "#ifdef SPECTRO_TEST_HOOKS" else
+                             "off" if t == "#ifndef SPECTRO_TEST_HOOKS" else None)
+            elif t.startswith("#else"):
+                stack[-1] = flip[stack[-1]]
+            elif t.startswith("#endif"):
+                stack.pop()
+            for v in literal.findall(line):
+                if v in read_in and "on" not in stack:
+                    bad.append("src/app/env.c:%d reads %s outside #ifdef SPECTRO_TEST_HOOKS" % (no, v))
+        self.assertGreaterEqual(len(read_in), 8, sorted(read_in))
         self.assertEqual(bad, [])
 
 

@@ -218,6 +218,7 @@ def window_shot(d, name, args, env_extra):
     return E.read_png(shot), st, p.stderr
 
 
+@E.needs_hooks
 class GpuWindowAgree(unittest.TestCase):
     """The file window with a GPU backend: where its store keeps more than one frame an entry
     (here N 32768 with a hop of 16, or 16384 / 8 with --channel all) the column maxima are

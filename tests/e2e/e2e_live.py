@@ -138,6 +138,7 @@ class Live(unittest.TestCase):
             # is the clean sine
             self.assertTrue((np.abs(freqs - 1000.0) < 1.0).all(), (freqs, p.stderr))
 
+    @E.needs_hooks
     def test_microphone_gaps_placed(self):
         """The analysis stalled for 50 ms while the clockless capture runs on: the ring
         overflows and the device's audio is lost, here and wherever the machine falls behind.
@@ -284,6 +285,7 @@ class Live(unittest.TestCase):
         self.assertEqual(len(E.stderr_lines(p)), 1, p.stderr)
         self.assertTrue(p.stderr.startswith("spectro: "), p.stderr)
 
+    @E.needs_hooks
     def test_verbose_counts_frames_analysed(self):
         """-v: the frames analysed, and those a skip-ahead passed over apart (it once counted
         the frame index reached, skips included)."""
@@ -304,6 +306,7 @@ class Live(unittest.TestCase):
             self.assertEqual(analysed + skipped, meta["frames"])
             self.assertEqual(skipped, gap)
 
+    @E.needs_hooks
     def test_realtime_stall_drops_and_catches_up(self):
         rate, secs, f0 = 48000, 3.0, 1125.0  # 1125 Hz = bin 96 of N 4096
         with E.TempDir() as d:
@@ -330,6 +333,7 @@ class Live(unittest.TestCase):
             self.assertGreater(len(live) - last_gap - 1, 20)
             self.assertTrue(live[:30].all(), "frames before the stall")
 
+    @E.needs_hooks
     def test_realtime_stall_keeps_channels_and_times(self):
         """--realtime, 3 channels, the analysis stalled for 2 s (longer than the ring): the
         reader drops whole frames only, so the channels stay apart (channel 0 once became
@@ -364,6 +368,7 @@ class Live(unittest.TestCase):
             # the first frame holding enough 2 kHz to peak there starts before the switch
             self.assertLess(abs(first - switch), 1.5 * n / rate, "2 kHz first at %.3f s" % first)
 
+    @E.needs_hooks
     def test_realtime_duration_with_a_skip(self):
         """--realtime --duration 1 with the analysis stalled across the end: the skip
         ahead stops at the duration; no frame (and no floor row) lies beyond it."""

@@ -62,7 +62,7 @@ class Options(unittest.TestCase):
             for args, want in ((["--hop", "0", "--peaks"], "--hop 0: must be at least 1"),
                                (["-n", "0", "--peaks"], "-n 0: must be a power of two from 16 to 4194304"),
                                (["--bands", "3", "-n", "16", "--dump", "b.csv"], "resolves the 19950 Hz band"),
-                               (["-n", "16", "--tone"], "-n 16: too small for a tone analysis"),
+                               (["-n", "16", "--tone"], "--fft-size 16: too small for a tone analysis"),
                                (["-n", "16", "-w", "kaiser:20", "--dump", "x.csv", "-v"], None)):
                 p = E.run(args + [path], cwd=d)
                 if want is None:  # the status line under -v
@@ -125,6 +125,7 @@ class Options(unittest.TestCase):
                 else:
                     self.assertEqual(json.loads(p.stdout)["band_hz"], [20, 4000])
 
+    @E.needs_hooks
     def test_picture_from_column_maxima(self):
         """A picture with more frames than columns fed column maxima (a GPU computes them
         beside its FFT; the test hook SPECTRO_TEST_MAXIMA=host makes them on the host here)

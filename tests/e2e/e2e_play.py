@@ -77,6 +77,7 @@ pcm.null {
 """
 
 
+@E.needs_hooks
 class TestPlay(EW.WindowCase):
     prefix = "spectro_play_"
     rate = RATE

@@ -53,6 +53,7 @@ def write_pcm_wav(path, x, bits):
         f.write(b"data" + struct.pack("<I", len(data)) + data)
 
 
+@E.needs_hooks
 class Reader(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

@@ -327,6 +327,7 @@ class TestWindow(WindowCase):
                       env={"SPECTRO_VIEW_STATS": stats})
         return w, stats
 
+    @E.needs_hooks
     def test_realtime_scrolling_stats(self):
         """--realtime: live scrolling; SPECTRO_VIEW_STATS reports fps and latency."""
         w, stats = self.open_realtime_3k(8)
@@ -347,6 +348,7 @@ class TestWindow(WindowCase):
         self.assertLess(s["latency_p95_ms"], 1000)
         sys.stderr.write("\n  realtime window: %s\n" % json.dumps(s))
 
+    @E.needs_hooks
     def test_live_wheel_burst_and_restart(self):
         """--realtime: after a restart (w: next window function) the latency read-out goes
         on (it once waited for the new run's frame count to pass the old one's: a third of
@@ -372,6 +374,7 @@ class TestWindow(WindowCase):
         self.assertGreater(s["frames_drawn"], 100, s)
         self.assertGreater(s["latency_samples"], 0.8 * s["frames_drawn"], s)
 
+    @E.needs_hooks
     def test_live_incremental_matches_whole_redraw(self):
         """--realtime, SPECTRO_VIEW_VERIFY: every picture the window draws in parts (the
         panels kept as columns between frames, only what moved drawn again) is compared
@@ -472,6 +475,7 @@ class TestWindow(WindowCase):
         stats = os.path.join(self.tmp, "stats-%s.json" % name)
         return self.open(["-q"] + args + [path], env={"SPECTRO_VIEW_STATS": stats}), stats
 
+    @E.needs_hooks
     def test_status_line_drops_whole_fields(self):
         """A narrow window's status line keeps whole fields (N=8192, never N=819): the least
         important go first; a wide one shows them all."""
@@ -492,6 +496,7 @@ class TestWindow(WindowCase):
                 self.assertIn(f, wide, "%s: a field cut or changed: %r of %s" % (size, f, fields[size]))
         self.assertLess(len(fields["360x300"]), len(wide))
 
+    @E.needs_hooks
     def test_colorbar_follows_gain(self):
         """+ (gain up) moves the colours and the colour bar's labels with them: the bar says
         which dBFS each colour means (-120..0 with +12 dB of gain: -132..-12)."""
@@ -507,6 +512,7 @@ class TestWindow(WindowCase):
         self.assertEqual(s["colorbar_db"], [-132, -12])
         self.assertIn("gain +12 dB", s["status"])
 
+    @E.needs_hooks
     def test_readout_time_as_axis(self):
         """Over a 70 s file the time axis says m:ss: so does the read-out (1:02.123, not
         62.123 s)."""
@@ -520,6 +526,7 @@ class TestWindow(WindowCase):
         t = s["readout"].split(" | ")[0]
         self.assertRegex(t, r"^1:0\d\.\d{3}$", s["readout"])
 
+    @E.needs_hooks
     def test_start_offsets_the_time_axis(self):
         """--start 40 over a 50 s file: the picture shows 40 ... 50 s, so the read-out near its
         right edge reads past 0:48, and near its left edge at 0:40 or after (frame times stay
@@ -544,6 +551,7 @@ class TestWindow(WindowCase):
         self.assertGreaterEqual(secs(left), 40.0, left)
         self.assertLess(secs(left), 41.0, left)
 
+    @E.needs_hooks
     def test_range_width_keys(self):
         """] / [ widen / narrow the dB range (its low end, 10 dB a press; never below 10 dB
         wide); the colour bar follows."""
@@ -602,6 +610,7 @@ class TestWindow(WindowCase):
                         "the help spans rows %d..%d, columns %d..%d of %dx%d" % (y0, y1, x0, x1, wd, h))
         self.assertEqual(w.quit(), 0, w.stderr())
 
+    @E.needs_hooks
     def test_readout_no_data(self):
         """--realtime, a second in: the left of the panel is before the start. It is drawn
         hatched in greys on screen, not as silence (the bottom colour), and the read-out says

@@ -35,6 +35,7 @@ DENSE = ["-b", "cpu", "-n", "32768", "--hop", "16"]  # about 16000 frames: 2 a s
 HOOK = {"SPECTRO_TEST_MAXIMA": "host"}
 
 
+@E.needs_hooks
 class TestWindowMaxima(EW.WindowCase):
     prefix = "spectro_mtest_"
     rate = RATE

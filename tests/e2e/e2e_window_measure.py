@@ -39,6 +39,7 @@ def read_avg_csv(path):
     return lines[0], [ln.split(",") for ln in lines[1:]]
 
 
+@E.needs_hooks
 class TestPanel(EW.WindowCase):
     prefix = "spectro_ptest_"
     rate = RATE
@@ -339,6 +340,7 @@ class TestViewOption(unittest.TestCase):
             shutil.rmtree(d, ignore_errors=True)
 
 
+@E.needs_hooks
 class TestBandBars(EW.WindowCase):
     """The band bars (view_bands.c, `b`, --bands with the window): the levels drawn against
     the band definition (docs/measurements.md "Fractional-octave bands"), the key's cycle."""
@@ -387,6 +389,7 @@ def overlap(a, b):
     return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
+@E.needs_hooks
 class TestStripLayout(EW.WindowCase):
     """The spectrum strip's boxes with everything on (the cursor's curve, the maximum of the
     view, the infinite average, tone figures, third-octave bars), at a small and a large

@@ -74,6 +74,14 @@ def has_renderer():
     return all(found(n) for n in ("SDL2_FOUND", "SDL2TTF_FOUND", "PNG_FOUND"))
 
 
+def has_hooks():
+    """Whether the build compiles the test hooks in (docs/developer.md "Test hooks")."""
+    try:
+        return cache_value("SPECTRO_TEST_HOOKS") == "ON"
+    except KeyError:
+        return False
+
+
 def build_binary():
     return os.path.join(BUILD, "spectro")
 
@@ -246,6 +254,8 @@ class Tree(Base):
             # found on its own beside the installed binary, the system's fonts left out: the
             # build's binary, with no font installed beside it, finds none that way
             os.remove(out)
+            if not has_hooks():
+                return  # SPECTRO_TEST_FONTS is a test hook: test_hooks_as_the_build_says
             wav = os.path.join(ASSETS, ASSET)
             p = sh([os.path.join(tree, "bin", "spectro"), "-q", "--png", out, wav],
                    env={"SPECTRO_TEST_FONTS": "bundled", "SPECTRO_FONT": ""})
@@ -255,6 +265,42 @@ class Tree(Base):
                    env={"SPECTRO_TEST_FONTS": "bundled", "SPECTRO_FONT": ""})
             self.assertEqual(p.returncode, 1, p.stderr)
             self.assertIn("DejaVuSans.ttf not found", p.stderr)
+
+
+    def test_hooks_as_the_build_says(self):
+        # the installed binary holds the test hooks' names exactly when the build has them
+        # (-DSPECTRO_TEST_HOOKS=ON, docs/developer.md "Test hooks"); with them a bad value is
+        # refused, naming the variable; without, the hooks change nothing, good or bad
+        wav = os.path.join(ASSETS, ASSET)
+        with Scratch() as d:
+            tree = self.install(os.path.join(d, "p"))
+            exe = os.path.join(tree, "bin", "spectro")
+            with open(exe, "rb") as f:
+                data = f.read()
+            names = sorted(set(re.findall(rb"SPECTRO_(?:TEST|VIEW)_[A-Z_]+", data)))
+            if has_hooks():
+                self.assertGreaterEqual(len(names), 6, names)
+            else:
+                self.assertEqual(names, [])
+            ref = os.path.join(d, "ref.npy")
+            p = sh([exe, "-q", "-b", "cpu", "-o", ref, wav])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for var, good, bad in (("SPECTRO_TEST_MAXIMA", "off", "bogus"), ("SPECTRO_AUTO_DEVICE", "1", "yes"),
+                                   ("SPECTRO_READ_CHUNK", "100", "0"), ("SPECTRO_TEST_STALL", "0:0.5", "x")):
+                with self.subTest(var=var):
+                    out = os.path.join(d, "bad.npy")
+                    p = sh([exe, "-q", "-b", "cpu", "-o", out, wav], env={var: bad})
+                    if has_hooks() and var != "SPECTRO_TEST_STALL":  # a malformed stall is ignored
+                        self.assertEqual(p.returncode, 2, p.stderr)
+                        self.assertTrue(p.stderr.startswith("spectro: %s=%s" % (var, bad)), p.stderr)
+                        self.assertFalse(os.path.exists(out))
+                        continue
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    out = os.path.join(d, "good.npy")
+                    p = sh([exe, "-q", "-b", "cpu", "-o", out, wav], env={var: good})
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    with open(out, "rb") as f, open(ref, "rb") as g:
+                        self.assertEqual(f.read(), g.read())
 
 
 def desktop_entry(path):

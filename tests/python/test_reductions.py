@@ -24,6 +24,18 @@ def test_peaks_equal_cli(cli, name, channel):
     assert got == want
 
 
+def test_short_input_peaks_and_times_equal_cli(cli):
+    """An input shorter than n_fft: one frame, timed at its samples' centre, as the program's."""
+    name = "short_3000_samples_48k_f32.wav"
+    y, sr = spectro.load(asset(name))
+    p = spectro.peaks(y, sr=sr, n_fft=4096, backend="cpu")
+    want = cli("-b", "cpu", "-n", 4096, "--peaks", asset(name)).stdout.splitlines()
+    assert ["%.6f\t%.3f\t%.2f" % r for r in zip(p.time_s, p.freq_hz, p.db)] == want
+    a = spectro.Analyzer(sr=sr, n_fft=4096, backend="cpu")
+    assert a.times(1, samples=y.shape[-1])[0] == pytest.approx(y.shape[-1] / 2 / sr)
+    assert a.times(2)[1] == pytest.approx((1024 + 2048) / sr)
+
+
 @pytest.mark.parametrize("mode", ["mean", "max", "min"])
 @pytest.mark.parametrize("psd", [False, True])
 def test_average_equals_cli(cli, tmp_path, mode, psd):
