@@ -59,7 +59,7 @@ extern "C" {
 SPECTRO_API const char *spectro_version(void);
 /* The API's revision within this SONAME: grows when functions or struct members are added
  * (docs/api-c.md). 3 for this header: 2 added the _device_async entries, 3 the transfer
- * function and spectro_loudness. */
+ * function, spectro_loudness and the transforms. */
 #define SPECTRO_API_VERSION 3
 SPECTRO_API int spectro_api_version(void);
 
@@ -527,6 +527,47 @@ SPECTRO_API double spectro_loudness_short_term(const spectro_loudness *m, uint64
  * was added ("loudness needs at least 0.4 s of audio ..."): out is left as it was. */
 SPECTRO_API int spectro_loudness_get_result(const spectro_loudness *m, spectro_loudness_result *out,
                                         spectro_error *err);
+
+/* ---- transforms (added in API version 3) ---------------------------------------------------------
+ * Mel, MFCC, chroma, constant-Q and reassigned spectrograms (the program's --mel, --mfcc,
+ * --chroma, --cqt, --reassign; docs/transforms.md), made for an analyzer's rate, fft_size and
+ * window: each frame becomes one row of columns * depth floats. */
+typedef struct spectro_transform spectro_transform;
+
+typedef struct spectro_transform_config {
+    size_t size;            /* sizeof(spectro_transform_config), set by the _default function */
+    const char *kind;       /* "mel" (the default), "mfcc", "chroma", "cqt", "reassign" */
+    int bands;              /* mel, mfcc: mel bands, 0 = 128; cqt: bins an octave, 0 = 12 */
+    int coefficients;       /* mfcc: K, 0 = 20 */
+    double fmin, fmax;      /* Hz: fmin negative = the kind's default (mel 0, cqt C1 = 32.70 Hz);
+                             * fmax 0 = Nyquist (cqt: the last bin whose kernel fits below it) */
+} spectro_transform_config;
+
+SPECTRO_API spectro_transform_config spectro_transform_config_default(void);
+
+/* SPECTRO_EINVAL with the transform's line ("mel: fmax 30000 Hz is above the Nyquist
+ * frequency (24000 Hz)", "cqt: fmin 32.7032 Hz at 12 bins an octave needs N >= 32768 ...").
+ * The handle does not borrow the analyzer; compute takes one of the same sample_rate and
+ * fft_size. Any thread. */
+SPECTRO_API int spectro_transform_create(const spectro_analyzer *a, const spectro_transform_config *cfg,
+                                         spectro_transform **out, spectro_error *err);
+SPECTRO_API void spectro_transform_destroy(spectro_transform *t); /* NULL is a no-op */
+
+/* Columns a frame (B: bands, coefficients, 12 pitch classes, CQT bins, or the FFT's bins for
+ * reassign), values a column (1; reassign 3: Hz, s, dBFS), and column i's frequency in Hz
+ * (mfcc: i; chroma: C4 .. B4; 0 out of range). */
+SPECTRO_API size_t spectro_transform_columns(const spectro_transform *t);
+SPECTRO_API size_t spectro_transform_depth(const spectro_transform *t);
+SPECTRO_API double spectro_transform_freq_hz(const spectro_transform *t, size_t i);
+
+/* The transform of `count` frames of interleaved samples (count >= fft_size), as
+ * spectro_analyzer_spectrogram frames them: out receives [channel][frame][column][depth],
+ * F = spectro_analyzer_frame_count(a, count) frames a channel, out_frames its room in frames
+ * a channel. The values are the program's --dump of the same transform. Leaves the analyzer
+ * a fresh dB stream. One thread at a time on a transform (it keeps its threads' FFT plans
+ * and buffers) and on the analyzer, as the analyzer's own calls. */
+SPECTRO_API int spectro_transform_compute(spectro_transform *t, spectro_analyzer *a, const float *samples,
+                                          size_t count, float *out, size_t out_frames, spectro_error *err);
 
 /* ---- tables ------------------------------------------------------------------------------------- */
 

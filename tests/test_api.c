@@ -530,6 +530,59 @@ static void test_transfer(void)
     free(table);
 }
 
+/* The transforms (API version 3): the columns and their frequencies, a stereo analysis of
+ * [channel][frame][column], each channel's strongest mel band holding its sine (440 and
+ * 690 Hz), the frames' count; errors that name the field; a transform kept for another
+ * analyzer refused. */
+static void test_transforms(void)
+{
+    const size_t len = 48000, n = 4096;
+    spectro_analyzer *a = make(2, SPECTRO_CHANNEL_ALL, n, 0, "hann"), *other = make(1, SPECTRO_CHANNEL_MIX, 2048, 0,
+                                                                                   "hann");
+    spectro_transform_config cfg = spectro_transform_config_default();
+    spectro_transform *t = NULL;
+    spectro_error err;
+    float *x = make_signal(len, 2, 48000), *out;
+    size_t frames = (size_t)spectro_analyzer_frame_count(a, len);
+    CHECK(spectro_api_version() >= 3);
+    cfg.bands = 64;
+    CHECK_MSG(spectro_transform_create(a, &cfg, &t, &err) == SPECTRO_OK, "%s", err.message);
+    CHECK(spectro_transform_columns(t) == 64 && spectro_transform_depth(t) == 1);
+    for (size_t i = 1; i < 64; i++)
+        CHECK(spectro_transform_freq_hz(t, i) > spectro_transform_freq_hz(t, i - 1));
+    out = malloc(2 * frames * 64 * sizeof *out);
+    CHECK_MSG(spectro_transform_compute(t, a, x, len, out, frames, &err) == SPECTRO_OK, "%s", err.message);
+    for (int c = 0; c < 2; c++) {
+        const float *row = out + ((size_t)c * frames + frames / 2) * 64;
+        size_t best = 0;
+        double f = 440.0 + 250.0 * c;
+        for (size_t i = 1; i < 64; i++)
+            best = row[i] > row[best] ? i : best;
+        CHECK_MSG(fabs(log2(spectro_transform_freq_hz(t, best) / f)) < 0.15, "channel %d: band %zu at %g Hz", c, best,
+                  spectro_transform_freq_hz(t, best));
+    }
+    CHECK(spectro_transform_compute(t, a, x, 100, out, frames, &err) == SPECTRO_EINVAL &&
+          strstr(err.message, "count 100"));
+    CHECK(spectro_transform_compute(t, other, x, len, out, frames, &err) == SPECTRO_EINVAL &&
+          strstr(err.message, "not the transform's"));
+    spectro_transform_destroy(t);
+    t = NULL;
+    cfg.kind = "fourier";
+    CHECK(spectro_transform_create(a, &cfg, &t, &err) == SPECTRO_EINVAL && strstr(err.message, "kind") && !t);
+    cfg.kind = "cqt";
+    cfg.bands = 12;
+    CHECK(spectro_transform_create(a, &cfg, &t, &err) == SPECTRO_EINVAL && strstr(err.message, "needs N >= 32768"));
+    cfg.kind = "reassign";
+    CHECK(spectro_transform_create(a, &cfg, &t, &err) == SPECTRO_OK && spectro_transform_depth(t) == 3 &&
+          spectro_transform_columns(t) == n / 2 + 1);
+    spectro_transform_destroy(t);
+    spectro_transform_destroy(NULL);
+    free(out);
+    free(x);
+    spectro_analyzer_destroy(a);
+    spectro_analyzer_destroy(other);
+}
+
 int main(void)
 {
     test_stream_equals_whole(1, SPECTRO_CHANNEL_MIX, 50000, 1024, 0);
@@ -549,5 +602,6 @@ int main(void)
     test_transfer();
     test_threads();
     test_loudness();
+    test_transforms();
     return check_done("test_api");
 }

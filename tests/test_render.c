@@ -165,6 +165,52 @@ static void test_sine_row(freq_scale scale, double hz, const char *name)
     free(db);
 }
 
+/* A transform's rows (render_config.columns): column `loud` of 12 at 0 dB, the rest at the
+ * floor; the bright rows are exactly that column's share of the panel, bottom up, and the
+ * axis has its labels (ink left of the panel). */
+static void test_columns(size_t loud, int notes)
+{
+    enum { COLS = 12, FRAMES = 50 };
+    render_config cfg = render_config_default();
+    double hz[COLS];
+    float db[FRAMES * COLS];
+    render *r = NULL;
+    sp_errinfo ei = {{0}};
+    char path[256];
+    uint8_t *img;
+    int w, h;
+    for (size_t c = 0; c < COLS; c++)
+        hz[c] = 440.0 * pow(2.0, ((double)c - 9.0) / 12.0); /* C4 .. B4 */
+    for (size_t i = 0; i < (size_t)FRAMES * COLS; i++)
+        db[i] = i % COLS == loud ? 0.0f : -200.0f;
+    cfg.width = 600;
+    cfg.height = 400;
+    cfg.columns = COLS;
+    cfg.col_hz = hz;
+    cfg.col_notes = notes;
+    CHECK_MSG(render_create(&cfg, RATE, N, N / 2 / RATE, HOP / RATE, 1, FRAMES, &r, &ei) == SP_OK, "%s", ei.msg);
+    if (!r)
+        return;
+    CHECK(render_add(r, 0, 0, FRAMES, db) == SP_OK);
+    tu_path(path, sizeof path, "columns.png");
+    CHECK_MSG(render_write_png(r, path, &ei) == SP_OK, "%s", ei.msg);
+    img = read_png(path, &w, &h);
+    CHECK(img != NULL);
+    if (img) {
+        render_rect p = render_plot_rect(r, 0);
+        int x = p.x + p.w / 2;
+        for (int y = p.y; y < p.y + p.h; y++) {
+            double lo = (1.0 - (double)(y - p.y + 1) / p.h) * COLS, hi = (1.0 - (double)(y - p.y) / p.h) * COLS;
+            int in = (double)loud < hi - 1e-9 && (double)loud + 1 > lo + 1e-9; /* the row overlaps the column */
+            int level = level_of(px(img, w, x, y), cfg.colormap);
+            CHECK_MSG(in ? level == 255 : level == 0, "column %zu, row %d: level %d", loud, y - p.y, level);
+        }
+        CHECK(ink(img, w, 0, p.y, p.x - 2, p.y + p.h) > 100);
+        free(img);
+    }
+    render_destroy(r);
+}
+
 /* A picture of one channel and no frames drawn with cfg, written as tmp/NAME and read
  * back (NULL on failure, checked); *r is the renderer (the caller destroys it). */
 static uint8_t *empty_picture(const render_config *cfg, const char *name, render **r, int *w)
@@ -637,6 +683,9 @@ int main(void)
     test_sine_row(FREQ_SCALE_LOG, 8 * RATE / N, "log 93.75 Hz (rows narrower than bins)");
     test_sine_row(FREQ_SCALE_MEL, 20 * RATE / N, "mel 234.375 Hz");
     test_sine_row(FREQ_SCALE_LINEAR, 1500 * RATE / N, "linear 17578 Hz");
+    test_columns(0, 2);
+    test_columns(7, 0);
+    test_columns(11, 1);
     test_colorbar("viridis");
     test_colorbar("magma");
     test_colorbar("gray");

@@ -678,3 +678,107 @@ PyTypeObject ext_bands_type = {
     .tp_dealloc = bands_dealloc,
     .tp_methods = bands_methods,
 };
+
+/* ---- Transform -------------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    spectro_transform *t;
+} ext_transform;
+
+static int transform_init(PyObject *self_, PyObject *args, PyObject *kw)
+{
+    ext_transform *self = (ext_transform *)self_;
+    static char *kwlist[] = {"analyzer", "kind", "bands", "coefficients", "fmin", "fmax", NULL};
+    PyObject *an;
+    spectro_transform_config cfg = spectro_transform_config_default();
+    spectro_error err = {0};
+    spectro_transform *t = NULL;
+    int rc;
+    if (self->t) {
+        PyErr_SetString(PyExc_RuntimeError, "Transform is already made");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!s|iidd", kwlist, &ext_analyzer_type, &an, &cfg.kind, &cfg.bands,
+                                     &cfg.coefficients, &cfg.fmin, &cfg.fmax) ||
+        !made_or_raise((ext_analyzer *)an))
+        return -1;
+    EXT_UNLOCKED(((ext_analyzer *)an)->lock, rc = spectro_transform_create(((ext_analyzer *)an)->a, &cfg, &t, &err));
+    if (rc != SPECTRO_OK) {
+        ext_raise(rc, &err);
+        return -1;
+    }
+    self->t = t;
+    return 0;
+}
+
+static void transform_dealloc(PyObject *self_)
+{
+    ext_transform *self = (ext_transform *)self_;
+    spectro_transform_destroy(self->t);
+    Py_TYPE(self_)->tp_free(self_);
+}
+
+/* table() -> (columns, depth, [freq_hz of each column]) */
+static PyObject *transform_table(PyObject *self_, PyObject *noargs)
+{
+    ext_transform *self = (ext_transform *)self_;
+    size_t n = spectro_transform_columns(self->t);
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    (void)noargs;
+    for (size_t i = 0; l && i < n; i++) {
+        PyObject *f = PyFloat_FromDouble(spectro_transform_freq_hz(self->t, i));
+        if (!f) {
+            Py_DECREF(l);
+            return NULL;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, f);
+    }
+    return l ? Py_BuildValue("(nnN)", (Py_ssize_t)n, (Py_ssize_t)spectro_transform_depth(self->t), l) : NULL;
+}
+
+/* compute(analyzer, samples, out) -> frames: out's room in frames a channel from its size */
+static PyObject *transform_compute(PyObject *self_, PyObject *args)
+{
+    ext_transform *self = (ext_transform *)self_;
+    PyObject *an_obj, *in_obj, *out_obj;
+    ext_analyzer *an;
+    Py_buffer in, out;
+    size_t count, row, out_frames;
+    spectro_error err = {0};
+    int rc;
+    if (!PyArg_ParseTuple(args, "O!OO", &ext_analyzer_type, &an_obj, &in_obj, &out_obj) ||
+        !made_or_raise((ext_analyzer *)an_obj))
+        return NULL;
+    an = (ext_analyzer *)an_obj;
+    if (ext_get_buffer(in_obj, &in, 0, sizeof(float), "samples") != 0)
+        return NULL;
+    if (samples_count(an, &in, &count) != 0 || ext_get_buffer(out_obj, &out, 1, sizeof(float), "out") != 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    row = spectro_transform_columns(self->t) * spectro_transform_depth(self->t);
+    out_frames = (size_t)out.len / sizeof(float) / row / (size_t)an->info.out_channels;
+    EXT_UNLOCKED(an->lock, rc = spectro_transform_compute(self->t, an->a, in.buf, count, out.buf, out_frames, &err));
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&out);
+    if (rc != SPECTRO_OK)
+        return ext_raise(rc, &err);
+    return PyLong_FromUnsignedLongLong(spectro_analyzer_frame_count(an->a, count));
+}
+
+static PyMethodDef transform_methods[] = {
+    {"table", transform_table, METH_NOARGS, "(columns, depth, freqs_hz)"},
+    {"compute", transform_compute, METH_VARARGS, "compute(analyzer, samples, out) -> frames"},
+    {NULL, NULL, 0, NULL}};
+
+PyTypeObject ext_transform_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "spectro._spectro.Transform",
+    .tp_basicsize = sizeof(ext_transform),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Transform(analyzer, kind, bands, coefficients, fmin, fmax): spectro_transform",
+    .tp_new = PyType_GenericNew,
+    .tp_init = transform_init,
+    .tp_dealloc = transform_dealloc,
+    .tp_methods = transform_methods,
+};

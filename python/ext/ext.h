@@ -2,7 +2,8 @@
  *
  *   module.c    the module, errors (a library code -> a Python exception), buffers, DLPack
  *   source.c    Source: spectro_source
- *   analyzer.c  Analyzer: spectro_analyzer, whole arrays, streams and the reductions; Bands
+ *   analyzer.c  Analyzer: spectro_analyzer, whole arrays, streams and the reductions; Bands;
+ *               Transform (spectro_transform)
  *   loudness.c  loudness(): spectro_loudness over one buffer
  *
  * The Python glue (python/spectro/__init__.py) checks dtypes and shapes and allocates the
@@ -41,6 +42,7 @@ int ext_get_buffer(PyObject *obj, Py_buffer *view, int writable, size_t itemsize
 extern PyTypeObject ext_source_type;
 extern PyTypeObject ext_analyzer_type;
 extern PyTypeObject ext_bands_type;
+extern PyTypeObject ext_transform_type;
 
 /* The DLPack import: the device pointer, element count, device type and id of a capsule
  * from __dlpack__() holding a C-contiguous float32 array (module.c). */

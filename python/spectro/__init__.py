@@ -24,7 +24,8 @@ from . import _spectro
 from ._convert import as_samples, interleave, parse_channel
 from . import _gpu
 
-__all__ = ["load", "spectrogram", "stft", "peaks", "average", "tone", "bands", "loudness", "Analyzer", "Stream",
+__all__ = ["load", "spectrogram", "stft", "peaks", "average", "tone", "bands", "loudness", "mel", "mfcc", "chroma",
+           "cqt", "reassigned", "transform_frequencies", "Analyzer", "Stream",
            "Peaks", "BandLevels", "frame_count", "windows", "backends", "__version__"]
 
 __version__ = _spectro.version()
@@ -271,6 +272,64 @@ class Analyzer:
         return BandLevels(levels, np.array(mid), np.column_stack([lower, upper]).reshape(-1, 2),
                           np.array(unresolved))
 
+    # ---- transforms (docs/transforms.md) ---------------------------------------------------
+    def _transform(self, y, kind, bands=0, coefficients=0, fmin=None, fmax=None, plan=None):
+        """The transform of y: (frames, columns) float32, (frames, bins, 3) for reassign, with a
+        leading channels axis for channel="all"; and its columns' frequencies."""
+        if y is not None and _gpu.is_device_array(y):
+            y = _gpu.to_host(y)
+        x = None
+        if y is not None:
+            x, _ = as_samples(y)
+        plan, info = self._plan_info(1 if x is None else x.shape[0])
+        t = _spectro.Transform(plan, kind, int(bands), int(coefficients), -1.0 if fmin is None else float(fmin),
+                               0.0 if fmax is None else float(fmax))
+        cols, depth, freqs = t.table()
+        if x is None:
+            return None, np.array(freqs)
+        frames = plan.frame_count(x.shape[1])
+        out = np.empty((info["out_channels"], frames, cols) + ((depth,) if depth > 1 else ()), dtype=np.float32)
+        t.compute(plan, interleave(x), out)
+        return (out if self._channel == _spectro.CHANNEL_ALL else out[0]), np.array(freqs)
+
+    def mel(self, y, *, n_mels=128, fmin=0.0, fmax=None):
+        """Mel band levels in dBFS (the program's --mel B): Slaney scale, area-normalised
+        (librosa's filters.mel defaults) on the dBFS power spectrum, 10*log10 of each band's
+        power; (frames, n_mels)."""
+        return self._transform(y, "mel", _positive_int(n_mels, "n_mels"), 0, fmin, fmax)[0]
+
+    def mfcc(self, y, *, n_mfcc=20, n_mels=128, fmin=0.0, fmax=None):
+        """MFCCs (--mfcc K): the orthonormal DCT-II of the mel dB bands, the first n_mfcc;
+        (frames, n_mfcc)."""
+        return self._transform(y, "mfcc", _positive_int(n_mels, "n_mels"), _positive_int(n_mfcc, "n_mfcc"),
+                               fmin, fmax)[0]
+
+    def chroma(self, y):
+        """12 pitch classes from C (--chroma; A4 = 440 Hz), each frame divided by its maximum;
+        (frames, 12)."""
+        return self._transform(y, "chroma")[0]
+
+    def cqt(self, y, *, bins_per_octave=12, fmin=None, fmax=None):
+        """Constant-Q levels in dBFS (--cqt B): spectral kernels on one FFT of each frame, a sine
+        on a bin reading its amplitude level; fmin default C1 (32.70 Hz), and its kernel must
+        fit in n_fft (ValueError says the n_fft needed); (frames, bins)."""
+        return self._transform(y, "cqt", _positive_int(bins_per_octave, "bins_per_octave"), 0, fmin, fmax)[0]
+
+    def reassigned(self, y):
+        """The reassigned spectrogram (--reassign): each bin's frequency (Hz), time (s) and
+        level (dBFS), (frames, bins, 3)."""
+        return self._transform(y, "reassign")[0]
+
+    def transform_frequencies(self, kind, **params):
+        """The columns' frequencies in Hz of a transform ("mel", "mfcc" (the indices),
+        "chroma" (C4 .. B4), "cqt", "reassign" (the bins)) with the parameters of its method."""
+        names = {"mel": ("n_mels", None), "mfcc": ("n_mels", "n_mfcc"), "chroma": (None, None),
+                 "cqt": ("bins_per_octave", None), "reassign": (None, None)}
+        b, c = names[_text(kind, "kind")]
+        bands = params.pop(b, 128 if b == "n_mels" else 12) if b else 0
+        coeffs = params.pop(c, 20) if c else 0
+        return self._transform(None, kind, bands, coeffs, params.pop("fmin", None), params.pop("fmax", None))[1]
+
 
 class Stream:
     """A stream of an Analyzer's settings (Analyzer.stream()): push(samples) -> the new
@@ -454,6 +513,42 @@ def loudness(y, *, sr, weights=None, series=False):
         r["momentary_lufs"] = np.asarray(r["momentary_lufs"], dtype=np.float64)
         r["short_term_lufs"] = np.asarray(r["short_term_lufs"], dtype=np.float64)
     return r
+
+
+def mel(y, *, sr, n_mels=128, fmin=0.0, fmax=None, n_fft=4096, hop_length=None, window="hann", channel="mix",
+        backend="auto"):
+    """Mel band levels in dBFS (``spectro --mel B --dump``): Analyzer.mel."""
+    return _one(y, sr, n_fft, hop_length, window, channel, backend).mel(y, n_mels=n_mels, fmin=fmin, fmax=fmax)
+
+
+def mfcc(y, *, sr, n_mfcc=20, n_mels=128, fmin=0.0, fmax=None, n_fft=4096, hop_length=None, window="hann",
+         channel="mix", backend="auto"):
+    """MFCCs (``spectro --mfcc K --dump``): Analyzer.mfcc."""
+    return _one(y, sr, n_fft, hop_length, window, channel, backend).mfcc(y, n_mfcc=n_mfcc, n_mels=n_mels,
+                                                                         fmin=fmin, fmax=fmax)
+
+
+def chroma(y, *, sr, n_fft=4096, hop_length=None, window="hann", channel="mix", backend="auto"):
+    """Chroma (``spectro --chroma --dump``): Analyzer.chroma."""
+    return _one(y, sr, n_fft, hop_length, window, channel, backend).chroma(y)
+
+
+def cqt(y, *, sr, bins_per_octave=12, fmin=None, fmax=None, n_fft=32768, hop_length=None, channel="mix",
+        backend="auto"):
+    """Constant-Q levels in dBFS (``spectro --cqt B --dump``): Analyzer.cqt (n_fft 32768 by
+    default: C1's kernel at 48 kHz fits)."""
+    return _one(y, sr, n_fft, hop_length, "hann", channel, backend).cqt(y, bins_per_octave=bins_per_octave,
+                                                                        fmin=fmin, fmax=fmax)
+
+
+def reassigned(y, *, sr, n_fft=4096, hop_length=None, window="hann", channel="mix", backend="auto"):
+    """The reassigned spectrogram (``spectro --reassign --dump``): Analyzer.reassigned."""
+    return _one(y, sr, n_fft, hop_length, window, channel, backend).reassigned(y)
+
+
+def transform_frequencies(kind, *, sr, n_fft=4096, **params):
+    """The columns' frequencies of a transform: Analyzer.transform_frequencies."""
+    return Analyzer(sr=sr, n_fft=n_fft).transform_frequencies(kind, **params)
 
 
 # ---- argument checks: TypeError for the wrong kind of value, ValueError for a bad one ------

@@ -8,6 +8,7 @@
 #include "analyze.h" /* analyze_auto_batch: the program's batch sizes */
 #include "api_internal.h"
 #include "stft.h"
+#include "xform.h"
 
 struct spectro_analyzer {
     int rate, channels, channel, outs;
@@ -38,6 +39,10 @@ struct spectro_analyzer {
      * stream that ends that short gets a whole short array's frame (whole_short) */
     float *early;
     size_t early_n;
+    /* a transform's whole array (api_analyzer_transform): its rows go to xout */
+    xform *xf;
+    float *xout;
+    size_t xframes;
 };
 
 /* The members of the first API version's structs. */
@@ -665,5 +670,49 @@ int spectro_spectrogram(const spectro_analyzer_config *cfg, const float *samples
     if ((rc = spectro_analyzer_create(&c, &a, err)) == SPECTRO_OK)
         rc = spectro_analyzer_spectrogram(a, samples, count, out, out_frames, err);
     spectro_analyzer_destroy(a);
+    return rc;
+}
+
+/* ---- transforms ------------------------------------------------------------------------------------ */
+
+static int take_xform(void *user, int channel, uint64_t first, size_t nframes, const float *sig, size_t hop)
+{
+    spectro_analyzer *a = user;
+    size_t width = xform_width(a->xf);
+    float *dst = a->xout + ((size_t)channel * a->xframes + (size_t)first) * width;
+    if (first + nframes > a->xframes)
+        return SP_ENOMEM; /* not reached: the caller's array holds frame_count frames */
+    return xform_rows(a->xf, sig, hop, nframes, spectro_analyzer_frame_time(a, first), (double)a->hop / a->rate,
+                      dst);
+}
+
+int api_analyzer_transform(spectro_analyzer *a, xform *x, const float *samples, size_t count, float *out,
+                           size_t out_frames, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    uint64_t frames;
+    int rc;
+    if (count < a->n) /* the short array's L-point window is the analyzer's to remake */
+        return api_fail(err, SPECTRO_EINVAL, "count %zu: a transform takes at least fft_size (%zu) samples", count,
+                        a->n);
+    frames = spectro_frame_count(count, a->n, a->hop);
+    if (out_frames < frames)
+        return api_fail(err, SPECTRO_EINVAL, "out_frames %zu: %zu samples give %llu frames a channel", out_frames,
+                        count, (unsigned long long)frames);
+    if ((rc = spectro_analyzer_reset(a, SPECTRO_OUTPUT_DB, err)) != SPECTRO_OK)
+        return rc;
+    if ((rc = stft_reset(a->st, &ei)) != SP_OK || (rc = stft_set_frames(a->st, take_xform, a, &ei)) != SP_OK)
+        return api_from_engine(err, rc, &ei);
+    a->xf = x;
+    a->xout = out;
+    a->xframes = (size_t)frames;
+    if ((rc = stft_push(a->st, samples, count, &ei)) == SP_OK)
+        rc = stft_finish(a->st, &ei);
+    a->xf = NULL;
+    a->xout = NULL;
+    if (rc != SP_OK)
+        rc = stream_failed(a, rc, &ei, err);
+    if (spectro_analyzer_reset(a, SPECTRO_OUTPUT_DB, rc == SP_OK ? err : NULL) != SPECTRO_OK && rc == SP_OK)
+        return err ? err->code : SPECTRO_ENOMEM;
     return rc;
 }

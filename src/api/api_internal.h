@@ -47,6 +47,11 @@ typedef struct {
 } api_frame_shape;
 
 void api_analyzer_shape(const spectro_analyzer *a, api_frame_shape *out);
+/* The rows of transform x (xform.h, made for the analyzer's n and rate) of a whole array:
+ * out[channel][frame][width], out_frames a channel (api_xform.c's compute). */
+struct xform;
+int api_analyzer_transform(spectro_analyzer *a, struct xform *x, const float *samples, size_t count,
+                           float *out, size_t out_frames, spectro_error *err);
 /* The peak search's table of the analyzer's window, made on first use. */
 int api_analyzer_peaks_window(spectro_analyzer *a, const peaks_window **out, spectro_error *err);
 

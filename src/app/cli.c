@@ -20,6 +20,7 @@
 #include "numfmt.h"
 #include "scale.h"
 #include "stft.h"
+#include "xform.h"
 
 #define TONE_KAISER_BETA 20.0 /* --tone's window unless --window is given */
 
@@ -414,6 +415,20 @@ const cli_option cli_rows[] = {
     {.longname = "view", .type = OPT_SWITCH, .field = OWN(view),
      .help = "with --tone or --average mean: open the window instead, with its tone analysis on (harmonics marked, THD, "
              "THD+N, SNR) or its running average in infinite mode"},
+    {.longname = "mel", .value = "B", .type = OPT_INT, .field = OWN(mel), .min = 1, .max = XFORM_MAX_BANDS,
+     .section = "transforms (docs/transforms.md; with --dump or --png)",
+     .help = "B mel bands (Slaney scale, area-normalised) between --fmin and --fmax (default 0 Hz and Nyquist), in "
+             "dBFS"},
+    {.longname = "mfcc", .value = "K", .type = OPT_INT, .field = OWN(mfcc), .min = 1, .max = XFORM_MAX_BANDS,
+     .help = "K mel-frequency cepstral coefficients: the orthonormal DCT-II of the mel dB bands (--mel, default 128)"},
+    {.longname = "chroma", .type = OPT_SWITCH, .field = OWN(chroma),
+     .help = "12 pitch classes from C (A4 = 440 Hz), each frame divided by its maximum"},
+    {.longname = "cqt", .value = "B", .type = OPT_INT, .field = OWN(cqt), .min = 1, .max = XFORM_CQT_MAX_BPO,
+     .help = "constant-Q levels in dBFS, B bins per octave from --fmin (default C1 = 32.70 Hz) to --fmax (default the "
+             "highest bin below Nyquist); the lowest bin's kernel must fit in N"},
+    {.longname = "reassign", .type = OPT_SWITCH, .field = OWN(reassign),
+     .help = "the reassigned spectrogram: each bin's frequency (Hz), time (s) and level (dBFS), a dump of (frames, "
+             "bins, 3)"},
     {.longname = "size", .value = "WxH", .type = OPT_CUSTOM, .parse = parse_picture_size, .field = AN(render.width),
      .also = {AN(render.height)}, .def = "1920x1080", .def_parses = 1, .section = "picture and window",
      .help = "picture size in pixels"},
@@ -735,13 +750,56 @@ static int check_batch(const cli_options *o, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* The transform the options ask for (--mel, --mfcc, --chroma, --cqt, --reassign), and what
+ * has no meaning with one. Its checks at the input's rate and N are xform_create's. */
+static int check_xform(cli_options *o, sp_errinfo *ei)
+{
+    xform_spec *x = &o->an.xform;
+    int kinds = (o->mel || o->mfcc) + o->chroma + (o->cqt > 0) + o->reassign, average = cli_given(o, "average");
+    const char *name;
+    if (kinds == 0)
+        return SP_OK;
+    if (kinds > 1)
+        return sp_fail(ei, SP_EINVAL, "%s: one transform at a time (--mel/--mfcc, --chroma, --cqt, --reassign)",
+                       o->chroma ? "--chroma" : o->cqt ? "--cqt" : "--reassign");
+    x->kind = o->mfcc ? XFORM_MFCC : o->mel ? XFORM_MEL : o->chroma ? XFORM_CHROMA : o->cqt ? XFORM_CQT : XFORM_REASSIGN;
+    x->bands = o->cqt ? o->cqt : o->mel;
+    x->coeffs = o->mfcc;
+    x->fmin = cli_given(o, "fmin") ? o->an.render.fmin : -1.0;
+    x->fmax = o->an.render.fmax;
+    name = xform_kind_name(x->kind);
+    if (o->mfcc && o->mfcc > (o->mel ? o->mel : XFORM_MEL_DEFAULT_BANDS))
+        return sp_fail(ei, SP_EINVAL, "--mfcc %d: more than the %d mel bands (--mel)", o->mfcc,
+                       o->mel ? o->mel : XFORM_MEL_DEFAULT_BANDS);
+    if (o->an.measure.bands)
+        return sp_fail(ei, SP_EINVAL, "--%s: not with --bands (both reduce the spectrum to bands)", name);
+    if (o->an.measure.psd)
+        return sp_fail(ei, SP_EINVAL, "--psd: not with --%s (its values are no spectrum density)", name);
+    if (average && x->kind == XFORM_REASSIGN)
+        return sp_fail(ei, SP_EINVAL, "--average: not with --%s (reassigned points have no average)", name);
+    if (o->view)
+        return sp_fail(ei, SP_EINVAL, "--view: not with --%s (the window shows the linear spectrum)", name);
+    for (int i = 0; i < o->an.n_outputs; i++) {
+        const char *kind = o->an.outputs[i].kind;
+        int png = strcmp(kind, "png") == 0;
+        if (png && (x->kind == XFORM_MFCC || x->kind == XFORM_REASSIGN || average))
+            return sp_fail(ei, SP_EINVAL, "--png: no picture of --%s%s yet (give --dump)", name,
+                           average ? " --average" : "");
+        if (strcmp(kind, "dump") != 0 && !png)
+            return sp_fail(ei, SP_EINVAL, "--%s: not with %s (give --dump)", name, sink_kind_find(kind)->option);
+    }
+    if (o->an.n_outputs == 0)
+        return sp_fail(ei, SP_EINVAL, "--%s: give --dump or --png (the window shows the linear spectrum)", name);
+    return SP_OK;
+}
+
 /* What no single option can check: the options together. */
 static int check_together(cli_options *o, sp_errinfo *ei)
 {
     int err;
     if (o->an.render.fmax > 0 && o->an.render.fmin >= o->an.render.fmax)
         return sp_fail(ei, SP_EINVAL, "--fmin %g: must be below --fmax %g", o->an.render.fmin, o->an.render.fmax);
-    if ((err = check_batch(o, ei)) != SP_OK)
+    if ((err = check_batch(o, ei)) != SP_OK || (err = check_xform(o, ei)) != SP_OK)
         return err;
     if (o->an.realtime && !o->an.input)
         return sp_fail(ei, SP_EINVAL, "--realtime streams a file: give a FILE");

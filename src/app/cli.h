@@ -20,6 +20,8 @@ typedef struct {
     const char *output_device; /* --output-device: the window's playback; NULL = default */
     int headless; /* an output was asked for (--dump, --peaks, --png, --tone): no window */
     unsigned char given[CLI_MAX_OPTIONS]; /* by row: the option was on the command line */
+    int mel, mfcc, cqt;               /* --mel B, --mfcc K, --cqt B (0: not given) */
+    int chroma, reassign;             /* --chroma, --reassign */
     int view_bands;                   /* --bands with no output: the window's band bars (1/B) */
     int view, view_tone, view_average; /* --view, and what it hands the window: --tone,
                                         * --average mean (their outputs are not made) */

@@ -37,6 +37,8 @@ struct stft {
     stft_complex_fn cfn;   /* set: batches give the windowed frames' DFTs to it instead */
     void *cfn_user;
     const float *cwin;     /* with cfn: the window (borrowed) */
+    stft_frames_fn ffn;    /* set: batches give their frames to it instead (no FFT) */
+    void *ffn_user;
     float *frm;            /* with cfn: a batch of windowed frames (batch * n), kept */
     cpx *z;                /* with cfn: their transforms (batch * bins), kept */
     fft_peak_raw *raw[2];  /* batch * req.nranges each, used in turn like db */
@@ -180,7 +182,7 @@ int stft_set_reduce(stft *s, const fft_peak_req *req, int spectra, stft_reduce_f
 {
     if (!s || !req || !fn)
         return sp_fail(ei, SP_EINVAL, "stft_set_reduce: NULL argument");
-    if (s->reduce || s->samples || s->frames)
+    if (s->reduce || s->cfn || s->ffn || s->samples || s->frames)
         return sp_fail(ei, SP_EINVAL, "stft_set_reduce: only once, before the first samples");
     if (req->nranges > FFT_PEAK_RANGES_MAX || (req->nranges < 1 && !req->span))
         return sp_fail(ei, SP_EINVAL, "peak search: %zu ranges (1 to %d)", req->nranges, FFT_PEAK_RANGES_MAX);
@@ -245,6 +247,18 @@ int stft_reset(stft *s, sp_errinfo *ei)
     s->reduce = NULL;
     s->spectra = 0;
     s->cfn = NULL;
+    s->ffn = NULL;
+    return SP_OK;
+}
+
+int stft_set_frames(stft *s, stft_frames_fn fn, void *fn_user, sp_errinfo *ei)
+{
+    if (!s || !fn)
+        return sp_fail(ei, SP_EINVAL, "stft_set_frames: NULL argument");
+    if (s->reduce || s->cfn || s->ffn || s->samples || s->frames)
+        return sp_fail(ei, SP_EINVAL, "stft_set_frames: only once, before the first samples");
+    s->ffn = fn;
+    s->ffn_user = fn_user;
     return SP_OK;
 }
 
@@ -252,7 +266,7 @@ int stft_set_complex(stft *s, const float *window, stft_complex_fn fn, void *fn_
 {
     if (!s || !window || !fn)
         return sp_fail(ei, SP_EINVAL, "stft_set_complex: NULL argument");
-    if (s->reduce || s->cfn || s->samples || s->frames)
+    if (s->reduce || s->cfn || s->ffn || s->samples || s->frames)
         return sp_fail(ei, SP_EINVAL, "stft_set_complex: only once, before the first samples");
     if ((!s->frm && !(s->frm = fft_plan_host_alloc(s->plan, s->cfg.batch * s->cfg.n * sizeof *s->frm))) ||
         (!s->z && !(s->z = fft_plan_host_alloc(s->plan, s->cfg.batch * s->bins * sizeof *s->z))))
@@ -293,7 +307,7 @@ void stft_times(const stft *s, double *fft_s, double *sink_s)
  * stream's) and they are not made yet. */
 static int spectra_room(stft *s, sp_errinfo *ei)
 {
-    if ((s->reduce && !s->spectra) || s->cfn)
+    if ((s->reduce && !s->spectra) || s->cfn || s->ffn)
         return SP_OK;
     for (int i = 0; i < 2; i++)
         if (!s->db[i] && !(s->db[i] = fft_plan_host_alloc(s->plan, s->cfg.batch * s->bins * sizeof *s->db[i])))
@@ -401,7 +415,14 @@ static int run_batch(stft *s, size_t nframes, sp_errinfo *ei)
         if (err != SP_OK)
             return err;
     }
-    for (int c = 0; c < s->outs && !s->cfn; c++) {
+    for (int c = 0; c < s->outs && s->ffn; c++) {
+        double t0 = sp_now();
+        int err = s->ffn(s->ffn_user, c, s->frames, nframes, s->sig[c], s->cfg.hop);
+        s->sink_s += sp_now() - t0;
+        if (err != SP_OK)
+            return err;
+    }
+    for (int c = 0; c < s->outs && !s->cfn && !s->ffn; c++) {
         float *db = s->db[s->cur];
         fft_peak_raw *raw = s->raw[s->cur];
         float *cm = s->cm[s->cur];

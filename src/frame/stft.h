@@ -90,6 +90,18 @@ typedef int (*stft_complex_fn)(void *user, int channel, uint64_t first, size_t n
  * stft_set_reduce; stft_reset ends the mode. SP_EINVAL otherwise, SP_ENOMEM. */
 int stft_set_complex(stft *s, const float *window, stft_complex_fn fn, void *fn_user, sp_errinfo *ei);
 
+/* Receives the frames themselves (stft_set_frames): nframes frames of one output channel,
+ * frame first+f being the n samples at sig + f*hop, unwindowed (a transform windows and
+ * transforms them itself, on its own threads: docs/transforms.md). The buffer keeps
+ * stft_sink_fn's rule. */
+typedef int (*stft_frames_fn)(void *user, int channel, uint64_t first, size_t nframes, const float *sig,
+                              size_t hop);
+
+/* From now on every batch's frames go to fn (with fn_user) instead of the plan and the
+ * sink. Once, before the first stft_push, not with stft_set_reduce or stft_set_complex;
+ * stft_reset ends the mode. SP_EINVAL otherwise. */
+int stft_set_frames(stft *s, stft_frames_fn fn, void *fn_user, sp_errinfo *ei);
+
 /* Back to the start of a new stream (frame 0, nothing buffered, the times at 0, no
  * reduction or complex path set), keeping the buffers and the plan: the next input of a batch reuses them.
  * SP_ENOMEM when the spectra's buffers, given up by a reduction, cannot be had again. */

@@ -185,6 +185,70 @@ static int db_decimals(const render *r, double length_px)
 /* ---- create ---------------------------------------------------------------------------- */
 
 /* Bin -> row mapping of one panel (top row = fmax). Row y spans u in [1-(y+1)/h, 1-y/h]. */
+/* A transform's rows: pixel row y shows the maximum of the columns it overlaps. */
+static void build_column_rows(render *r)
+{
+    double h = r->panel_h, c = (double)r->bins;
+    for (int y = 0; y < r->panel_h; y++) {
+        double lo = (1.0 - (y + 1) / h) * c, hi = (1.0 - y / h) * c;
+        int32_t k0 = (int32_t)floor(lo + 1e-9), k1 = (int32_t)ceil(hi - 1e-9) - 1;
+        r->rows[y].k0 = k0 < 0 ? 0 : k0;
+        r->rows[y].k1 = k1 < r->rows[y].k0 ? r->rows[y].k0 : k1 > (int32_t)r->bins - 1 ? (int32_t)r->bins - 1 : k1;
+        r->rows[y].frac = 0;
+    }
+}
+
+/* Where frequency f lies among the columns (their centres at u = (i + 0.5)/C), by linear
+ * interpolation of col_hz; -1 outside them. */
+static double column_unit(const render_config *cfg, double f)
+{
+    const double *hz = cfg->col_hz;
+    size_t c = cfg->columns;
+    for (size_t i = 0; i + 1 < c; i++)
+        if (f >= hz[i] && f <= hz[i + 1] && hz[i + 1] > hz[i])
+            return ((double)i + 0.5 + (f - hz[i]) / (hz[i + 1] - hz[i])) / (double)c;
+    return c == 1 && f == hz[0] ? 0.5 : -1.0;
+}
+
+/* The note of f as "C4", "A#3" (MIDI's numbering: A4 = 440 Hz), and whether it is a C. */
+static int note_name(double f, char *buf, size_t len, int octave)
+{
+    static const char *const names[] = {"C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"};
+    long midi = lround(12.0 * log2(f / 440.0) + 69.0), pc = ((midi % 12) + 12) % 12;
+    if (octave)
+        snprintf(buf, len, "%s%ld", names[pc], (midi - pc) / 12 - 1);
+    else
+        snprintf(buf, len, "%s", names[pc]);
+    return pc == 0;
+}
+
+/* The axis of a transform's columns: labels at least gap_px apart (render_config). */
+static int column_ticks(const render *r, double gap_px, scale_tick *out, int max)
+{
+    static const double hz_steps[] = {20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000};
+    const render_config *cfg = &r->cfg;
+    double last = -1e9;
+    int n = 0, cand = cfg->col_notes ? (int)cfg->columns : (int)(sizeof hz_steps / sizeof hz_steps[0]);
+    for (int i = 0; i < cand && n < max; i++) {
+        scale_tick t;
+        memset(&t, 0, sizeof t);
+        t.hz = cfg->col_notes ? cfg->col_hz[i] : hz_steps[i];
+        t.u = cfg->col_notes ? (i + 0.5) / (double)cfg->columns : column_unit(cfg, t.hz);
+        if (t.u < 0)
+            continue;
+        if (cfg->col_notes == 0)
+            scale_format_hz(t.hz, t.label, sizeof t.label);
+        else if (!note_name(t.hz, t.label, sizeof t.label, cfg->col_notes == 1) && cfg->col_notes == 1)
+            continue; /* cqt: the Cs only */
+        if ((t.u - last) * r->panel_h < gap_px)
+            continue;
+        t.labeled = 1;
+        last = t.u;
+        out[n++] = t;
+    }
+    return n;
+}
+
 static void build_rows(render *r)
 {
     double binhz = r->rate / (double)r->n, h = r->panel_h;
@@ -304,7 +368,9 @@ static int place_areas(render *r, sp_errinfo *ei)
 
     /* frequency ticks, shared by every panel; with several panels a label must stay
      * within its panel (and half the gap) */
-    r->nticks = scale_ticks(&r->map, r->panel_h, FREQ_LABEL_GAP * r->line_h, r->ticks, MAX_FREQ_TICKS);
+    r->nticks = r->cfg.columns ? column_ticks(r, FREQ_LABEL_GAP * r->line_h * (r->cfg.col_notes == 2 ? 0.5 : 1.0),
+                                              r->ticks, MAX_FREQ_TICKS)
+                               : scale_ticks(&r->map, r->panel_h, FREQ_LABEL_GAP * r->line_h, r->ticks, MAX_FREQ_TICKS);
     for (int i = 0; i < r->nticks; i++) {
         double y = (1.0 - r->ticks[i].u) * r->panel_h;
         if (C > 1 && r->ticks[i].labeled &&
@@ -361,6 +427,8 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
     if (!isfinite(cfg->db_lo) || !isfinite(cfg->db_hi) || !(cfg->db_lo < cfg->db_hi))
         return sp_fail(ei, SP_EINVAL, SP_FIELD("db_range") " %g:%g: LO must be below HI", (double)cfg->db_lo,
                        (double)cfg->db_hi);
+    if (cfg->columns && !cfg->col_hz)
+        return sp_fail(ei, SP_EINVAL, "render_create: columns without their frequencies");
     if (channels > RENDER_MAX_CHANNELS)
         return sp_fail(ei, SP_EINVAL, SP_FIELD("channel") " all: %d channels; a picture stacks at most %d", channels,
                        RENDER_MAX_CHANNELS);
@@ -375,7 +443,7 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
     r->cfg.title = NULL;
     r->rate = rate;
     r->n = n;
-    r->bins = n / 2 + 1;
+    r->bins = cfg->columns ? cfg->columns : n / 2 + 1;
     r->t0 = t0;
     r->dt = dt;
     r->axis_frames = -1;
@@ -411,7 +479,11 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
         /* a known length starts at the frames per column it will end with, saving merges */
         r->acc[c].fpc = frames_hint > 0 && (uint64_t)frames_hint > r->cap ? (uint64_t)frames_hint / r->cap : 1;
     }
-    build_rows(r);
+    if (cfg->columns)
+        build_column_rows(r);
+    else
+        build_rows(r);
+    r->cfg.col_hz = NULL; /* borrowed during create only */
     *out = r;
     return SP_OK;
 
@@ -619,7 +691,7 @@ static int draw_all(render *r, sp_errinfo *ei)
 {
     uint8_t *tmp;
     int W = r->cfg.width, capw, capx;
-    const char *cap = r->cfg.level_unit ? r->cfg.level_unit : "dBFS";
+    const char *cap = r->cfg.caption ? r->cfg.caption : r->cfg.level_unit ? r->cfg.level_unit : "dBFS";
     if (!(tmp = malloc((size_t)r->panel_h)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     if (!r->keep_panels)
@@ -643,7 +715,7 @@ static int draw_all(render *r, sp_errinfo *ei)
     free(tmp);
     draw_time_axis(r);
     {
-        const char *fc = "Frequency";
+        const char *fc = r->cfg.col_notes == 2 ? "Pitch class" : "Frequency";
         int fw = canvas_text_width(r->font, fc);
         canvas_text(&r->cv, r->font, fc, r->pad / 2, r->plot.y + (r->plot.h - fw) / 2, RENDER_COL_LABEL, 1);
     }

@@ -60,6 +60,15 @@ typedef struct {
                              * --spl-offset; NULL: "dBFS" */
     int font_no_system;  /* tests: search neither the system's font folders nor the
                           * source tree's, only font, font_search and font_bundled */
+    /* Rows of a transform instead of spectra (docs/transforms.md): `columns` values a frame,
+     * drawn bottom up in equal shares of a panel, the axis from the columns' frequencies
+     * col_hz (borrowed during render_create): labelled in Hz (col_notes 0: mel), at each C
+     * as a note (1: cqt, "C4"), or each column's pitch class (2: chroma). caption: the
+     * colour bar's ("dBFS" when NULL). columns 0: n/2+1 bins of spectra on `scale`. */
+    size_t columns;
+    const double *col_hz;
+    int col_notes;
+    const char *caption;
 } render_config;
 
 render_config render_config_default(void);

@@ -22,6 +22,7 @@ analyze_config analyze_config_default(void)
     memset(&c, 0, sizeof c);
     c.n = FFT_DEFAULT_SIZE;
     c.window = window_spec_default();
+    c.xform = xform_spec_default();
     c.channel = STFT_CHANNEL_MIX;
     c.backend = FFT_BACKEND_AUTO;
     c.render = render_config_default();
@@ -295,7 +296,10 @@ static int plan_job_and_batch(run *r, fft_config *fc)
 static int run_fft_config(run *r, fft_config *fc)
 {
     *fc = fft_config_default();
-    fc->backend = r->cfg->backend;
+    /* a transform transforms its frames itself, on the host's threads (docs/transforms.md):
+     * auto starts no GPU for it */
+    fc->backend = r->cfg->backend == FFT_BACKEND_AUTO && r->cfg->xform.kind != XFORM_NONE ? FFT_BACKEND_CPU
+                                                                                           : r->cfg->backend;
     fc->n = r->cfg->n;
     fc->hop = r->res->hop;
     fc->window = r->win;
@@ -723,7 +727,8 @@ int pipe_run(analyze_session *ss, const analyze_config *cfg, source *src, analyz
     {
         sink_stream st = stream_of(&r);
         r.sinks.win = r.win; /* the peak searches level by the window's own transform */
-        if ((err = pipe_sinks_open(&r.sinks, &st, ei)) != SP_OK ||
+        if ((err = pipe_sinks_xform(&r.sinks, cfg, &st, r.win, ei)) != SP_OK ||
+            (err = pipe_sinks_open(&r.sinks, &st, ei)) != SP_OK ||
             (err = pipe_sinks_attach(&r.sinks, r.st, r.plan, ei)) != SP_OK)
             goto done;
         res->maxima_span = r.sinks.span;

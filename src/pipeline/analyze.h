@@ -32,6 +32,7 @@
 #include "source.h"
 #include "stft.h"
 #include "window.h"
+#include "xform.h"
 
 struct analyze_result_s;
 
@@ -56,6 +57,8 @@ typedef struct {
     size_t n;              /* FFT size */
     size_t hop;            /* 0 = n/4 */
     window_spec window;
+    xform_spec xform;      /* a transform of the spectra (docs/transforms.md); kind
+                            * XFORM_NONE: the linear spectrum */
     int channel;           /* STFT_CHANNEL_MIX, STFT_CHANNEL_ALL, or an index */
     fft_backend_kind backend;
     fft_tuning fft_tuning; /* the backends' tuning (fft.h), 0 = defaults */

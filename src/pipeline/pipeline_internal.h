@@ -95,6 +95,10 @@ typedef struct {
     const float *win;           /* the window's n coefficients (borrowed), set before open */
     peaks_window *pw;           /* its transform, for the peak searches (made at open) */
     sp_errinfo *ei;             /* where the framer's callback reports */
+    xform *xf;                  /* a transform (docs/transforms.md): its rows go to the sinks */
+    float *xrows;               /* xcap rows of its width */
+    size_t xcap;
+    double t0, dt;              /* frame 0's time and the frame step (s) */
 } pipe_sinks;
 
 /* Makes the sinks the config asks for (no file is touched) and checks that at most one
@@ -111,6 +115,10 @@ int pipe_sinks_samples(pipe_sinks *l, uint64_t first, size_t nframes, const floa
 int pipe_sinks_open(pipe_sinks *l, const sink_stream *ss, sp_errinfo *ei);
 /* A bands output's unresolved bands into res (sink_bands_unresolved), while ss's window is valid. */
 void pipe_sinks_unresolved(const analyze_config *cfg, const sink_stream *ss, analyze_result *res);
+/* Before open: the config's transform (none: nothing changes) made for the stream, which
+ * then describes its rows (sink_stream.xform ...): SP_EINVAL with the transform's message
+ * for one that has no meaning at this N and rate, or with sinks that need a spectrum. */
+int pipe_sinks_xform(pipe_sinks *l, const analyze_config *cfg, sink_stream *ss, const float *win, sp_errinfo *ei);
 /* After open: when some sink declared a peak search, or the plan's backend reduces columns
  * and every sink that wants spectra takes column maxima of one span, the framer runs those
  * reductions beside its FFT (stft_set_reduce) and calls pipe_sinks_reduced; without a sink

@@ -6,6 +6,9 @@
 #include "pipeline_internal.h"
 #include "sink_table.h"
 
+static int fan_out(pipe_sinks *l, int channel, uint64_t first, size_t nframes, const float *db,
+                   const float *colmax);
+
 /* Frames a part of the peak refinement gets at least (a dense run's 0.5 us each on the GPU
  * host's cores: below this the pool's wake-up costs more than it saves). */
 #define REFINE_PART_MIN 64
@@ -187,6 +190,64 @@ static uint64_t common_span(const pipe_sinks *l)
     return span;
 }
 
+/* The output kinds a transform's rows go to: the dump, its average and the picture. */
+static int xform_takes(const pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
+{
+    const char *name = xform_name(l->xf);
+    if (l->own_from > 0) /* a caller's sinks (the window) */
+        return sp_fail(ei, SP_EINVAL, "%s: the window does not show transforms yet", name);
+    for (int i = 0; i < cfg->n_outputs; i++) {
+        const char *kind = cfg->outputs[i].kind;
+        if (strcmp(kind, "dump") == 0)
+            continue;
+        if (strcmp(kind, "average") == 0 && xform_depth(l->xf) == 1)
+            continue; /* levels: their power mean; plain values (MFCC, chroma): their mean */
+        if (strcmp(kind, "png") == 0 && (xform_is_db(l->xf) || cfg->xform.kind == XFORM_CHROMA))
+            continue; /* the picture's axis: mel, cqt, chroma (render.h columns) */
+        if (strcmp(kind, "average") == 0)
+            return sp_fail(ei, SP_EINVAL, "%s: no average (reassigned points have none)", name);
+        return sp_fail(ei, SP_EINVAL, "%s: not with %s (it reads the linear spectrum)", name,
+                       sink_kind_find(kind)->option);
+    }
+    return SP_OK;
+}
+
+int pipe_sinks_xform(pipe_sinks *l, const analyze_config *cfg, sink_stream *ss, const float *win, sp_errinfo *ei)
+{
+    int err;
+    if (cfg->xform.kind == XFORM_NONE)
+        return SP_OK;
+    if ((err = xform_create(&cfg->xform, ss->n, (double)ss->rate, win, &l->xf, ei)) != SP_OK ||
+        (err = xform_takes(l, cfg, ei)) != SP_OK)
+        return err;
+    ss->xform = xform_name(l->xf);
+    ss->xform_json = xform_json(l->xf);
+    ss->depth = xform_depth(l->xf);
+    ss->bins = xform_width(l->xf) / ss->depth;
+    ss->col_hz = xform_freqs(l->xf);
+    ss->xform_db = xform_is_db(l->xf);
+    l->t0 = ss->time_first_s;
+    l->dt = ss->time_step_s;
+    return SP_OK;
+}
+
+/* The framer's frames for a transform: the rows to the sinks. */
+static int xform_frames(void *user, int channel, uint64_t first, size_t nframes, const float *sig, size_t hop)
+{
+    pipe_sinks *l = user;
+    size_t width = xform_width(l->xf);
+    if (nframes > l->xcap) {
+        float *p = realloc(l->xrows, nframes * width * sizeof *p);
+        if (!p)
+            return sp_fail(l->ei, SP_ENOMEM, "out of memory for %zu rows", nframes);
+        l->xrows = p;
+        l->xcap = nframes;
+    }
+    if (xform_rows(l->xf, sig, hop, nframes, l->t0 + (double)first * l->dt, l->dt, l->xrows) != SP_OK)
+        return sp_fail(l->ei, SP_ENOMEM, "out of memory");
+    return fan_out(l, channel, first, nframes, l->xrows, NULL);
+}
+
 int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo *ei)
 {
     fft_peak_req req;
@@ -194,6 +255,10 @@ int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo 
                  (l->test_maxima != ANALYZE_TEST_MAXIMA_OFF && fft_plan_reduces_columns(plan));
     if (l->complex) /* the transforms to the sinks, windowed as the levels would be */
         return stft_set_complex(st, l->win, pipe_sinks_complex, l, ei);
+    if (l->xf) { /* the frames to the transform, its rows to every sink (no reductions) */
+        l->span = 0;
+        return stft_set_frames(st, xform_frames, l, ei);
+    }
     l->span = maxima ? common_span(l) : 0;
     if (l->span)
         l->spectra = 0; /* every sink that wanted them takes the maxima */
@@ -373,6 +438,8 @@ void pipe_sinks_free(pipe_sinks *l)
     calib_destroy(l->cal);
     free(l->level_off);
     free(l->leveled);
+    xform_destroy(l->xf);
+    free(l->xrows);
     free(l->s);
     free(l->wants);
     free(l->reduction);

@@ -158,23 +158,34 @@ int dump_sidecar_for(const char *path, char **out)
     return (*out = dump_sidecar_path(path)) ? SP_OK : SP_ENOMEM;
 }
 
+/* The row's shape: "bins", or "columns, depth" (dump_config.depth). */
+static void row_shape(const dump *d, char *buf, size_t len)
+{
+    size_t depth = d->cfg.depth > 1 ? d->cfg.depth : 1;
+    if (depth > 1)
+        snprintf(buf, len, "%zu, %zu", d->cfg.bins / depth, depth);
+    else
+        snprintf(buf, len, "%zu", d->cfg.bins);
+}
+
 static int write_npy_header(FILE *f, const dump *d, uint64_t frames)
 {
     char hdr[NPY_HEADER_BYTES];
     char dict[NPY_HEADER_BYTES];
+    char row[64];
     int len;
+    row_shape(d, row, sizeof row);
     if (d->cfg.single && d->cfg.stacked)
-        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %zu), }",
-                       d->cfg.channels, d->cfg.bins);
+        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %s), }",
+                       d->cfg.channels, row);
     else if (d->cfg.single) /* a 1-tuple keeps its comma: (bins,) */
-        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%zu,), }",
-                       d->cfg.bins);
+        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%s,), }", row);
     else if (d->cfg.stacked)
-        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %llu, %zu), }",
-                       d->cfg.channels, (unsigned long long)frames, d->cfg.bins);
+        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %llu, %s), }",
+                       d->cfg.channels, (unsigned long long)frames, row);
     else
-        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%llu, %zu), }",
-                       (unsigned long long)frames, d->cfg.bins);
+        len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%llu, %s), }",
+                       (unsigned long long)frames, row);
     if (len < 0 || len > NPY_HEADER_BYTES - 11)
         return SP_EIO;
     memcpy(hdr, "\x93NUMPY\x01\x00", 8);
@@ -198,12 +209,14 @@ static int write_csv_header(FILE *f, const dump *d)
         fputs("channel,", f);
     if (!d->cfg.single)
         fputs("time_s", f);
-    for (size_t k = 0; k < d->cfg.bins; k++)
+    for (size_t k = 0; k < d->cfg.bins; k++) { /* with a depth, each column's values share its Hz */
+        size_t col = d->cfg.depth > 1 ? k / d->cfg.depth : k;
         if (d->cfg.col_names)
             fprintf(f, "%s%s", d->cfg.single && k == 0 ? "" : ",", d->cfg.col_names[k]);
         else
             fprintf(f, d->cfg.single && k == 0 ? "%.10g" : ",%.10g",
-                    d->cfg.col_hz ? d->cfg.col_hz[k] : (double)k * d->cfg.bin_hz);
+                    d->cfg.col_hz ? d->cfg.col_hz[col] : (double)col * d->cfg.bin_hz);
+    }
     fputc('\n', f);
     return ferror(f) ? SP_EIO : SP_OK;
 }

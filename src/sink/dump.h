@@ -69,9 +69,11 @@ typedef struct {
                         * by channels > 1 */
     int single;        /* one spectrum per channel, no frame axis (--average): shape (bins,)
                         * or (channels, bins); CSV rows without the time column */
-    size_t bins;
+    size_t bins;       /* values a row */
+    size_t depth;      /* > 1: each column holds depth of the row's values: the .npy's row
+                        * is (bins/depth, depth) (a transform's, docs/transforms.md) */
     double bin_hz;     /* CSV header: column k is at k * bin_hz Hz ... */
-    const double *col_hz; /* ... or at col_hz[k] (bins values, borrowed until dump_open returns;
+    const double *col_hz; /* ... or at col_hz[k] (bins/depth values, borrowed until dump_open returns;
                            * --bands: the mid-band frequencies); NULL: k * bin_hz */
     const char *const *columns; /* a table (--transfer): each row holds `bins` values under
                                  * these names, which the CSV header gives, with no time

@@ -69,6 +69,13 @@ typedef struct {
                                 * frames may be skipped (not from a pipe) */
     double aligned_s;          /* a pair of files (--reference): how much later the measured
                                 * file was read from, to align it with the reference */
+    /* A transform (docs/transforms.md): the rows are not spectra but `bins` columns of
+     * `depth` values each (mel bands, MFCC coefficients ...). xform NULL: the linear spectrum. */
+    const char *xform;         /* the transform's name: "mel", "mfcc", "chroma", "cqt", "reassign" */
+    const char *xform_json;    /* its sidecar members: ",\n  \"transform\": {...} ..." */
+    const double *col_hz;      /* bins values: the columns' frequencies (mfcc: the indices) */
+    size_t depth;              /* values a column: 1 (0 reads as 1); reassign 3 (Hz, s, dB) */
+    int xform_db;              /* the values are dB levels (a power mean averages them) */
 } sink_stream;
 
 /* What a sink needs, filled by its open. */

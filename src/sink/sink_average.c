@@ -8,6 +8,7 @@
  *   "average-png"  with --png: the spectrum plot (plot.h) instead of the spectrogram
  *
  * A live run's skipped frames are not averaged: frames_averaged counts what was. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,9 @@ typedef struct {
     peaks_window *pw;    /* the window's transform, for the plot's peak labels (NULL: none told) */
     char title[512];     /* the plot's, completed at finish (the plot borrows it) */
     float *row;
+    double *sum;         /* a transform's plain values (MFCC, chroma: sink.h xform_db 0): their
+                          * sums (mean: an arithmetic mean, not a power mean), maxima or minima,
+                          * channels x bins, as they come; NULL otherwise */
     int done;            /* committed (dump) or written (png) */
     char extra[1024];    /* the sidecar's members */
 } average_sink;
@@ -82,6 +86,12 @@ static int average_open(void *self, const sink_stream *st, sink_wants *wants, sp
         s->win.null_bins = 1.0;
         s->win.lobe_bins = 1;
     }
+    if (st->xform && !st->xform_db) {
+        if (!(s->sum = malloc((size_t)st->channels * st->bins * sizeof *s->sum)))
+            return sp_fail(ei, SP_ENOMEM, "out of memory");
+        for (size_t i = 0; i < (size_t)st->channels * st->bins; i++)
+            s->sum[i] = s->m.average == MEASURE_MEAN ? 0.0 : s->m.average == MEASURE_MAX ? -HUGE_VAL : HUGE_VAL;
+    }
     if (measure_accum_create(s->m.average, st->channels, st->bins, &s->acc) != SP_OK ||
         !(s->row = malloc((size_t)st->channels * st->bins * sizeof *s->row)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
@@ -97,6 +107,7 @@ static int average_open(void *self, const sink_stream *st, sink_wants *wants, sp
         dc.single = 1;
         dc.bins = st->bins;
         dc.bin_hz = st->bin_hz;
+        dc.col_hz = st->col_hz; /* a transform's columns (sink.h) */
         if ((err = dump_open(&dc, &s->d, ei)) != SP_OK)
             return err;
     }
@@ -109,6 +120,12 @@ static int average_spectra(void *self, int channel, uint64_t first, size_t nfram
     average_sink *s = self;
     (void)first, (void)ei;
     measure_accum_add(s->acc, channel, nframes, db);
+    for (size_t f = 0; s->sum && f < nframes; f++)
+        for (size_t k = 0; k < s->st.bins; k++) {
+            double *a = &s->sum[(size_t)channel * s->st.bins + k], v = db[f * s->st.bins + k];
+            *a = s->m.average == MEASURE_MEAN ? *a + v : s->m.average == MEASURE_MAX ? (v > *a ? v : *a)
+                                                                                       : (v < *a ? v : *a);
+        }
     return SP_OK;
 }
 
@@ -126,8 +143,13 @@ static uint64_t frames_averaged(const average_sink *s)
 static double fill_rows(average_sink *s)
 {
     double psd = measure_psd_offset_db(&s->win, s->st.bin_hz), offset = s->m.psd ? psd : 0.0;
-    for (int c = 0; c < s->st.channels; c++)
+    for (int c = 0; c < s->st.channels; c++) {
+        uint64_t frames = measure_accum_frames(s->acc, c);
         measure_accum_db(s->acc, c, offset, s->row + (size_t)c * s->st.bins);
+        for (size_t k = 0; s->sum && frames && k < s->st.bins; k++) /* plain values */
+            s->row[(size_t)c * s->st.bins + k] =
+                (float)(s->sum[(size_t)c * s->st.bins + k] / (s->m.average == MEASURE_MEAN ? (double)frames : 1.0));
+    }
     return psd;
 }
 
@@ -138,7 +160,8 @@ static void sidecar_extra(average_sink *s, double psd)
              "\n  \"enbw_hz\": %.17g,\n  \"psd_conversion\": \"dBFS/Hz = dBFS - 10*log10(enbw_bins * bin_hz) = dBFS %s "
              "%.6f\"",
              measure_average_name((int)s->m.average), (unsigned long long)frames_averaged(s),
-             s->m.psd ? "dBFS/Hz" : "dBFS", s->win.enbw_bins, s->win.enbw_bins * s->st.bin_hz, psd < 0 ? "-" : "+",
+             s->m.psd ? "dBFS/Hz" : s->st.xform && !s->st.xform_db ? "values" : "dBFS", s->win.enbw_bins,
+             s->win.enbw_bins * s->st.bin_hz, psd < 0 ? "-" : "+",
              psd < 0 ? -psd : psd);
 }
 
@@ -152,6 +175,17 @@ static int finish_dump(average_sink *s, const sink_end *end, sp_errinfo *ei)
         if ((err = dump_write(s->d, c, 0, 1, s->row + (size_t)c * st->bins, ei)) != SP_OK)
             return err;
     m = sink_dump_meta(st, end);
+    if (st->xform_json) { /* a transform's members first (sink_dump_meta's), then the average's */
+        size_t len = strlen(st->xform_json) + strlen(s->extra) + 1;
+        char *both = malloc(len);
+        if (!both)
+            return sp_fail(ei, SP_ENOMEM, "out of memory");
+        snprintf(both, len, "%s%s", st->xform_json, s->extra);
+        m.extra = both;
+        err = dump_commit(s->d, &m, ei);
+        free(both);
+        return err;
+    }
     m.extra = s->extra;
     return dump_commit(s->d, &m, ei);
 }
@@ -204,6 +238,7 @@ static void average_destroy(void *self)
     peaks_window_destroy(s->pw);
     measure_accum_destroy(s->acc);
     free(s->row);
+    free(s->sum);
     free(s);
 }
 

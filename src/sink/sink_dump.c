@@ -26,8 +26,10 @@ static int dump_sink_open(void *self, const sink_stream *st, sink_wants *wants, 
     dc.path = s->path;
     dc.channels = st->channels;
     dc.stacked = st->channel_name && strcmp(st->channel_name, "all") == 0;
-    dc.bins = st->bins;
+    dc.depth = st->depth > 1 ? st->depth : 1;
+    dc.bins = st->bins * dc.depth; /* a transform's columns of depth values (sink.h) */
     dc.bin_hz = st->bin_hz;
+    dc.col_hz = st->col_hz;
     dc.time_first = st->time_first_s;
     dc.time_step = st->time_step_s;
     /* known before the first frame (a file, or a live run with --duration): the dump
@@ -36,11 +38,11 @@ static int dump_sink_open(void *self, const sink_stream *st, sink_wants *wants, 
     if ((err = dump_open(&dc, &s->d, ei)) != SP_OK)
         return err;
     s->next = calloc((size_t)st->channels, sizeof *s->next);
-    s->floor_row = malloc(st->bins * sizeof *s->floor_row);
+    s->floor_row = malloc(dc.bins * sizeof *s->floor_row);
     if (!s->next || !s->floor_row)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
-    for (size_t k = 0; k < st->bins; k++)
-        s->floor_row[k] = FFT_DB_FLOOR;
+    for (size_t k = 0; k < dc.bins; k++) /* a gap in a transform's rows: its floor too, or 0 */
+        s->floor_row[k] = !st->xform || st->xform_db ? FFT_DB_FLOOR : 0.0f;
     wants->spectra = 1;
     return SP_OK;
 }
@@ -93,6 +95,7 @@ dump_meta sink_dump_meta(const sink_stream *st, const sink_end *end)
     m.truncated = end->truncated;
     m.dropped_samples = end->dropped_samples;
     m.level_unit = st->level_unit;
+    m.extra = st->xform_json; /* a transform's name, parameters and columns */
     return m;
 }
 

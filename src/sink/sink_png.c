@@ -117,9 +117,24 @@ static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, s
     const char *slash = strrchr(st->source, '/');
     int err;
     if (!rc.title) {
-        snprintf(title, sizeof title, "%s  \xe2\x80\x94  %d Hz, N=%zu, hop=%zu, %s, %s",
-                 slash ? slash + 1 : st->source, st->rate, st->n, st->hop, st->window, st->backend);
+        snprintf(title, sizeof title, "%s  \xe2\x80\x94  %s%s%d Hz, N=%zu, hop=%zu, %s, %s",
+                 slash ? slash + 1 : st->source, st->xform ? st->xform : "", st->xform ? ", " : "", st->rate, st->n,
+                 st->hop, st->window, st->backend);
         rc.title = title;
+    }
+    if (st->xform) { /* a transform's rows (sink.h): its columns on the axis */
+        if (st->depth > 1 || !st->col_hz)
+            return sp_fail(ei, SP_EINVAL, SP_FIELD("png") ": no picture of %s yet", st->xform);
+        rc.columns = st->bins;
+        rc.col_hz = st->col_hz;
+        rc.col_notes = strcmp(st->xform, "cqt") == 0 ? 1 : strcmp(st->xform, "chroma") == 0 ? 2 : 0;
+        if (!st->xform_db) { /* values 0 .. 1 (chroma): the colours span them unless asked */
+            rc.caption = "";
+            if (rc.db_lo == render_config_default().db_lo && rc.db_hi == render_config_default().db_hi) {
+                rc.db_lo = 0.0f;
+                rc.db_hi = 1.0f;
+            }
+        }
     }
     if ((err = render_create(&rc, st->rate, st->n, st->time_first_s, st->time_step_s, st->channels,
                              st->frames_hint, &s->r, ei)) != SP_OK ||

@@ -1,0 +1,261 @@
+/* The transform object and the table of transforms (docs/transforms.md). */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "par.h"
+#include "xform_internal.h"
+
+/* The one list of transforms: xform_create, the names and the command line read it. */
+static const xform_ops *const TABLE[] = {
+    &xform_mel_ops, &xform_mfcc_ops, &xform_chroma_ops, &xform_cqt_ops, &xform_reassign_ops,
+};
+#define TABLE_COUNT ((int)(sizeof TABLE / sizeof TABLE[0]))
+
+/* Frames a part of xform_rows gets at least. */
+#define ROWS_PART_MIN 16
+
+xform_spec xform_spec_default(void)
+{
+    xform_spec s;
+    memset(&s, 0, sizeof s);
+    s.kind = XFORM_NONE;
+    s.fmin = -1.0;
+    return s;
+}
+
+int xform_count(void)
+{
+    return TABLE_COUNT;
+}
+
+const char *xform_kind_name(xform_kind kind)
+{
+    for (int i = 0; i < TABLE_COUNT; i++)
+        if (TABLE[i]->kind == kind)
+            return TABLE[i]->name;
+    return NULL;
+}
+
+float xform_db(double p)
+{
+    return (float)(10.0 * log10(p > XFORM_POWER_FLOOR ? p : XFORM_POWER_FLOOR));
+}
+
+void xform_power(const xform *x, const cpx *z, float *p)
+{
+    for (size_t k = 0; k < x->bins; k++) {
+        float re = z[k].re * x->scale[k], im = z[k].im * x->scale[k], q = re * re + im * im;
+        p[k] = q > (float)XFORM_POWER_FLOOR ? q : (float)XFORM_POWER_FLOOR; /* the dB floor's power */
+    }
+}
+
+/* The sidecar's members: the transform's name and parameters, the columns' frequencies. */
+static int make_json(xform *x, sp_errinfo *ei)
+{
+    size_t cols = x->width / x->depth, cap = 256 + strlen(x->params) + cols * 28, at = 0;
+    const char *what = x->spec.kind == XFORM_MFCC ? "coefficients" : "freqs_hz";
+    if (!(x->json = malloc(cap)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    at += (size_t)snprintf(x->json + at, cap - at, ",\n  \"transform\": {\"name\": \"%s\"%s},\n  \"%s\": [",
+                           x->ops->name, x->params, what);
+    for (size_t i = 0; i < cols; i++)
+        at += (size_t)snprintf(x->json + at, cap - at, "%s%.10g", i ? ", " : "", x->freqs[i]);
+    snprintf(x->json + at, cap - at, "]");
+    return SP_OK;
+}
+
+int xform_create(const xform_spec *spec, size_t n, double rate, const float *window, xform **out, sp_errinfo *ei)
+{
+    xform *x;
+    double wsum = 0.0;
+    int err = SP_ENOMEM;
+    *out = NULL;
+    if (!spec || !window || n < 2 || !(rate > 0))
+        return sp_fail(ei, SP_EINVAL, "xform_create: bad argument");
+    if (!(x = calloc(1, sizeof *x)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    for (int i = 0; i < TABLE_COUNT; i++)
+        if (TABLE[i]->kind == spec->kind)
+            x->ops = TABLE[i];
+    if (!x->ops) {
+        free(x);
+        return sp_fail(ei, SP_EINVAL, "no such transform (%d)", (int)spec->kind);
+    }
+    x->spec = *spec;
+    x->n = n;
+    x->bins = n / 2 + 1;
+    x->rate = rate;
+    x->bin_hz = rate / (double)n;
+    x->depth = 1;
+    x->nwin = 1;
+    if (!(x->scale = malloc(x->bins * sizeof *x->scale)) || !(x->wins[0] = malloc(n * sizeof *x->wins[0])))
+        goto fail;
+    for (size_t i = 0; i < n; i++) {
+        x->wins[0][i] = window[i];
+        wsum += window[i];
+    }
+    for (size_t k = 0; k < x->bins; k++)
+        x->scale[k] = fft_level_scale(n, k, wsum);
+    if ((err = x->ops->init(x, ei)) != SP_OK || (err = make_json(x, ei)) != SP_OK)
+        goto fail;
+    *out = x;
+    return SP_OK;
+fail:
+    if (err == SP_ENOMEM)
+        sp_fail(ei, SP_ENOMEM, "out of memory");
+    xform_destroy(x);
+    return err;
+}
+
+static void work_free(struct xform_work *w);
+
+void xform_destroy(xform *x)
+{
+    if (!x)
+        return;
+    if (x->ops && x->ops->fini)
+        x->ops->fini(x);
+    for (int i = 0; i < XFORM_MAX_WINDOWS; i++)
+        free(x->wins[i]);
+    for (int i = 0; i < XFORM_PARTS_MAX; i++)
+        work_free(x->work[i]);
+    free(x->scale);
+    free(x->freqs);
+    free(x->json);
+    free(x);
+}
+
+const char *xform_name(const xform *x)
+{
+    return x->ops->name;
+}
+
+size_t xform_width(const xform *x)
+{
+    return x->width;
+}
+
+size_t xform_depth(const xform *x)
+{
+    return x->depth;
+}
+
+const double *xform_freqs(const xform *x)
+{
+    return x->freqs;
+}
+
+int xform_is_db(const xform *x)
+{
+    return x->ops->db;
+}
+
+const char *xform_json(const xform *x)
+{
+    return x->json;
+}
+
+/* ---- rows: the parts' own plans and buffers ------------------------------------------------ */
+
+/* Frames a part windows and transforms at once (one r2c call a window). */
+#define WORK_BATCH 16
+
+struct xform_work {
+    fft_plan *plan;              /* cpu, one thread, WORK_BATCH transforms a call */
+    float *frm;                  /* WORK_BATCH * n windowed samples */
+    cpx *z;                      /* nwin * WORK_BATCH * bins spectra */
+    float *scratch;
+};
+
+static void work_free(struct xform_work *w)
+{
+    if (!w)
+        return;
+    fft_plan_destroy(w->plan);
+    free(w->frm);
+    free(w->z);
+    free(w->scratch);
+    free(w);
+}
+
+static struct xform_work *work_make(const xform *x)
+{
+    struct xform_work *w = calloc(1, sizeof *w);
+    fft_config fc = fft_config_default();
+    size_t sc = x->ops->scratch_floats ? x->ops->scratch_floats(x) : 0;
+    fc.backend = FFT_BACKEND_CPU;
+    fc.n = x->n;
+    fc.max_batch = WORK_BATCH;
+    fc.tuning.cpu_threads = 1;
+    if (!w || fft_plan_create(&fc, &w->plan, NULL) != SP_OK ||
+        !(w->frm = malloc(WORK_BATCH * x->n * sizeof *w->frm)) ||
+        !(w->z = malloc((size_t)x->nwin * WORK_BATCH * x->bins * sizeof *w->z)) ||
+        (sc && !(w->scratch = malloc(sc * sizeof *w->scratch)))) {
+        work_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+typedef struct {
+    xform *x;
+    const float *sig;
+    size_t hop, nframes;
+    double t0, dt;
+    float *out;
+    atomic_int failed;
+} rows_job;
+
+/* Frames [a, b) in batches: each window's products, one r2c call each, then the rows. */
+static int rows_range(const xform *x, struct xform_work *w, const rows_job *j, size_t a, size_t b)
+{
+    for (size_t f0 = a; f0 < b; f0 += WORK_BATCH) {
+        size_t nb = b - f0 < WORK_BATCH ? b - f0 : WORK_BATCH;
+        for (int v = 0; v < x->nwin; v++) {
+            const float *win = x->wins[v];
+            for (size_t f = 0; f < nb; f++) {
+                const float *s = j->sig + (f0 + f) * j->hop;
+                float *y = w->frm + f * x->n;
+                for (size_t i = 0; i < x->n; i++)
+                    y[i] = s[i] * win[i];
+            }
+            if (fft_r2c(w->plan, w->frm, w->z + (size_t)v * WORK_BATCH * x->bins, nb) != SP_OK)
+                return SP_ENOMEM;
+        }
+        for (size_t f = 0; f < nb; f++) {
+            xform_frame fr;
+            for (int v = 0; v < x->nwin; v++)
+                fr.z[v] = w->z + ((size_t)v * WORK_BATCH + f) * x->bins;
+            fr.t = j->t0 + (double)(f0 + f) * j->dt;
+            x->ops->row(x, &fr, j->out + (f0 + f) * x->width, w->scratch);
+        }
+    }
+    return SP_OK;
+}
+
+static void rows_part(void *ctx, int part, int parts)
+{
+    rows_job *j = ctx;
+    xform *x = j->x;
+    size_t a, b;
+    sp_par_share(j->nframes, part, parts, &a, &b);
+    if (a == b)
+        return;
+    /* part p's work is only ever touched by the thread running part p of this call */
+    if ((!x->work[part] && !(x->work[part] = work_make(x))) || rows_range(x, x->work[part], j, a, b) != SP_OK)
+        atomic_store(&j->failed, 1);
+}
+
+int xform_rows(xform *x, const float *sig, size_t hop, size_t nframes, double t0, double dt, float *out)
+{
+    rows_job j = {.x = x, .sig = sig, .hop = hop, .nframes = nframes, .t0 = t0, .dt = dt, .out = out};
+    int parts = sp_par_parts(nframes, ROWS_PART_MIN);
+    atomic_init(&j.failed, 0);
+    if (nframes == 0)
+        return SP_OK;
+    sp_par_run(rows_part, &j, parts > XFORM_PARTS_MAX ? XFORM_PARTS_MAX : parts);
+    return atomic_load(&j.failed) ? SP_ENOMEM : SP_OK;
+}

@@ -1,0 +1,70 @@
+/* The transforms' shared parts (not a public header): the object every transform fills,
+ * the row of the table each transform file provides, and helpers they share. */
+#ifndef SPECTRO_XFORM_INTERNAL_H
+#define SPECTRO_XFORM_INTERNAL_H
+
+#include "xform.h"
+
+#define XFORM_PI 3.14159265358979323846
+#define XFORM_MAX_WINDOWS 3 /* h, t*h, dh/dt: reassignment's */
+#define XFORM_PARTS_MAX 8 /* SP_PAR_MAX: xform_rows' parts */
+#define XFORM_POWER_FLOOR 1e-20 /* (1e-10)^2: the dB floor of docs/design.md "Levels (dBFS)" */
+
+/* One frame's spectra for a row: z[w] points at frame f's n/2+1 values of window w. */
+typedef struct {
+    const cpx *z[XFORM_MAX_WINDOWS];
+    double t;                    /* the frame's centre (s) */
+} xform_frame;
+
+typedef struct {
+    xform_kind kind;
+    const char *name;
+    /* fills x->width, depth, freqs, the windows past the analysis one, priv and the json
+     * members after "kind" (x->params); the spec is x->spec */
+    int (*init)(xform *x, sp_errinfo *ei);
+    /* one frame into out[0 .. width); scratch: scratch_floats(x) floats of the caller's */
+    void (*row)(const xform *x, const xform_frame *fr, float *out, float *scratch);
+    size_t (*scratch_floats)(const xform *x);
+    void (*fini)(xform *x);
+    int db;                      /* the values are dB levels */
+} xform_ops;
+
+struct xform {
+    const xform_ops *ops;
+    xform_spec spec;
+    size_t n, bins;
+    double rate, bin_hz;
+    float *scale;                /* bins: a_k = scale[k]·|X_k| (docs/design.md "Levels (dBFS)") */
+    float *wins[XFORM_MAX_WINDOWS];
+    int nwin;                    /* windows[0] is the analysis window, or the transform's own */
+    size_t width, depth;
+    double *freqs;               /* width/depth values, or NULL */
+    char params[768];            /* the sidecar's transform members after "name" */
+    char *json;
+    void *priv;
+    struct xform_work *work[XFORM_PARTS_MAX]; /* xform_rows' parts' plans and buffers */
+};
+
+/* The rows of the table (one file each). */
+extern const xform_ops xform_mel_ops, xform_mfcc_ops, xform_chroma_ops, xform_cqt_ops, xform_reassign_ops;
+
+/* p[k] = max((scale_k |z_k|)^2, XFORM_POWER_FLOOR), the power spectrum in the dBFS scale
+ * with its floor (docs/design.md "Levels (dBFS)": -200 dB), k = 0 .. bins-1. */
+void xform_power(const xform *x, const cpx *z, float *p);
+/* 10 log10(max(p, floor)). */
+float xform_db(double p);
+
+/* Mel filter bank (xform_mel.c), shared with MFCC: the sparse weights of `bands` bands. */
+typedef struct {
+    int bands;
+    size_t *k0, *len;            /* band b: weights w[off[b] .. off[b]+len[b]) for bins k0[b] .. */
+    size_t *off;
+    float *w;
+} xform_melbank;
+int xform_melbank_make(xform_melbank *mb, int bands, double fmin, double fmax, size_t n, double rate,
+                       double *centres, sp_errinfo *ei);
+void xform_melbank_free(xform_melbank *mb);
+/* out[b] = 10 log10(max(sum_k W_bk p_k, floor)) */
+void xform_melbank_db(const xform_melbank *mb, const float *p, float *out);
+
+#endif

@@ -1,0 +1,112 @@
+/* the reassigned spectrogram (docs/transforms.md "Reassignment"; Auger and Flandrin): three
+ * transforms of each frame, with the window h, t*h (t in samples from the window's centre)
+ * and dh/dt (h differentiated spectrally: exact for the periodic windows). Bin k moves to
+ *   f = k rate/N - Im(X_dh conj(X_h)) / |X_h|^2 * rate / (2 pi)
+ *   t = t_frame + Re(X_th conj(X_h)) / |X_h|^2 / rate
+ * and keeps its level (dBFS); a bin with X_h = 0 keeps its centre. Row: (bins, 3). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xform_internal.h"
+
+/* h' by the FFT: H_m times i w_m (w_m = 2 pi m/N, m from -N/2 .. N/2-1; 0 at N/2), back. */
+static int derivative(const float *h, size_t n, float *out)
+{
+    fft_config fc = fft_config_default();
+    fft_plan *plan = NULL;
+    cpx *buf = malloc(n * sizeof *buf);
+    int err = SP_ENOMEM;
+    fc.backend = FFT_BACKEND_CPU;
+    fc.n = n;
+    fc.max_batch = 1;
+    fc.tuning.cpu_threads = 1;
+    if (!buf || fft_plan_create(&fc, &plan, NULL) != SP_OK)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        buf[i].re = h[i];
+        buf[i].im = 0.0f;
+    }
+    if ((err = fft_c2c(plan, buf, buf, 1, 0)) != SP_OK)
+        goto done;
+    for (size_t m = 0; m < n; m++) {
+        double w = m < n / 2 ? 2.0 * XFORM_PI * (double)m / (double)n
+                 : m == n / 2 ? 0.0 : 2.0 * XFORM_PI * ((double)m - (double)n) / (double)n;
+        float re = buf[m].re;
+        buf[m].re = (float)(-w * buf[m].im);
+        buf[m].im = (float)(w * re);
+    }
+    if ((err = fft_c2c(plan, buf, buf, 1, 1)) != SP_OK)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        out[i] = buf[i].re;
+done:
+    fft_plan_destroy(plan);
+    free(buf);
+    return err;
+}
+
+static int reassign_init(xform *x, sp_errinfo *ei)
+{
+    size_t n = x->n;
+    double sum = 0.0, moment = 0.0, *centre;
+    (void)ei;
+    if (!(x->wins[1] = malloc(n * sizeof *x->wins[1])) || !(x->wins[2] = malloc(n * sizeof *x->wins[2])) ||
+        !(x->freqs = malloc(x->bins * sizeof *x->freqs)) || !(centre = malloc(sizeof *centre)))
+        return SP_ENOMEM;
+    /* t from the window's centroid: n/2 for the periodic windows, L/2 for the L-point
+     * window of a short input (docs/design.md "Frames": that frame's time is L/2's) */
+    for (size_t i = 0; i < n; i++) {
+        sum += x->wins[0][i];
+        moment += (double)i * x->wins[0][i];
+    }
+    *centre = sum != 0.0 ? moment / sum : (double)n / 2.0;
+    for (size_t i = 0; i < n; i++)
+        x->wins[1][i] = (float)(((double)i - *centre) * x->wins[0][i]);
+    if (derivative(x->wins[0], n, x->wins[2]) != SP_OK) {
+        free(centre);
+        return SP_ENOMEM;
+    }
+    x->priv = centre;
+    x->nwin = 3;
+    x->depth = 3;
+    x->width = 3 * x->bins;
+    for (size_t k = 0; k < x->bins; k++)
+        x->freqs[k] = (double)k * x->bin_hz;
+    snprintf(x->params, sizeof x->params,
+             ", \"method\": \"Auger-Flandrin: windows h, t*h, dh/dt\", "
+             "\"values\": [\"freq_hz\", \"time_s\", \"dBFS\"]");
+    return SP_OK;
+}
+
+static void reassign_fini(xform *x)
+{
+    free(x->priv);
+}
+
+/* In float but for the frame's time (a long file's seconds need double's digits before the
+ * offset is added): the corrections are small against them. */
+static void reassign_row(const xform *x, const xform_frame *fr, float *out, float *scratch)
+{
+    const cpx *h = fr->z[0], *th = fr->z[1], *dh = fr->z[2];
+    const float fs = (float)(x->rate / (2.0 * XFORM_PI)), ts = (float)(1.0 / x->rate), bin = (float)x->bin_hz;
+    (void)scratch;
+    for (size_t k = 0; k < x->bins; k++) {
+        float re = h[k].re, im = h[k].im, d = re * re + im * im, f = (float)k * bin, dt = 0.0f;
+        float p = d * x->scale[k] * x->scale[k];
+        if (d > 0.0f) {
+            float inv = 1.0f / d;
+            f -= (dh[k].im * re - dh[k].re * im) * inv * fs;    /* Im(X_dh conj X_h) */
+            dt = (th[k].re * re + th[k].im * im) * inv * ts;    /* Re(X_th conj X_h) */
+        }
+        out[3 * k] = f;
+        out[3 * k + 1] = (float)(fr->t + (double)dt);
+        out[3 * k + 2] = 10.0f * log10f(p > 1e-20f ? p : 1e-20f);
+    }
+}
+
+const xform_ops xform_reassign_ops = {
+    .kind = XFORM_REASSIGN, .name = "reassign", .init = reassign_init, .row = reassign_row,
+    .fini = reassign_fini,
+};

@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+"""The transforms of the real binary (docs/transforms.md) beyond the comparison with librosa
+(tests/python/test_xform_librosa.py, run by e2e_xform_librosa):
+
+- dump layouts: .npy rows of B values per frame (and per channel with --channel all), the
+  CSV header the columns' frequencies, the sidecar the transform, its parameters and the
+  columns (freqs_hz, or the MFCC's coefficients); --average of mel bands the power mean of
+  the rows (a second computation here); batches give each file's single run byte for byte;
+- bad input: one line, exit 2, nothing written (--mel 0, --fmax above Nyquist, --mfcc above
+  the bands, --mel with --bands, with --peaks/--png/--tone, two transforms, no --dump,
+  --reassign with --average).
+- CQT: tones on bin centres across 7 octaves, all in one file at different amplitudes,
+  each read at its amplitude level (20 log10 A dBFS) within 0.3 dB in its own bin, 3 dB
+  above both neighbours; --fmin too low for N says the N needed.
+"""
+import os
+import subprocess
+import unittest
+
+import numpy as np
+
+import spectro_e2e as E
+
+
+class Layouts(unittest.TestCase):
+    def test_mel_npy_csv_sidecar(self):
+        a, meta, _ = E.dump(self, [E.asset("two_tone_48k_s16.wav"), "--mel", 40, "--fmin", 100, "--fmax", 9000])
+        self.assertEqual(a.shape[1], 40)
+        self.assertEqual(meta["transform"]["name"], "mel")
+        self.assertEqual((meta["transform"]["bands"], meta["transform"]["fmin"], meta["transform"]["fmax"]),
+                         (40, 100, 9000))
+        self.assertEqual(len(meta["freqs_hz"]), 40)
+        self.assertTrue(100 < meta["freqs_hz"][0] < meta["freqs_hz"][-1] < 9000)
+        self.assertEqual(meta["frames"], a.shape[0])
+        csv, _, _ = E.dump(self, [E.asset("two_tone_48k_s16.wav"), "--mel", 40, "--fmin", 100, "--fmax", 9000],
+                           out_name="out.csv")
+        lines = csv.splitlines()
+        head = lines[0].split(",")
+        self.assertEqual(head[0], "time_s")
+        self.assertTrue(np.allclose([float(h) for h in head[1:]], meta["freqs_hz"], rtol=1e-8))
+        rows = np.array([[float(v) for v in l.split(",")[1:]] for l in lines[1:]])
+        self.assertTrue(np.allclose(rows, a, atol=1e-4))
+
+    def test_mfcc_chroma_sidecar(self):
+        a, meta, _ = E.dump(self, [E.asset("two_tone_48k_s16.wav"), "--mfcc", 13, "--mel", 40])
+        self.assertEqual(a.shape[1], 13)
+        self.assertEqual(meta["transform"]["coefficients"], 13)
+        self.assertEqual(meta["coefficients"], list(range(13)))
+        c, meta, _ = E.dump(self, [E.asset("two_tone_48k_s16.wav"), "--chroma"])
+        self.assertEqual(c.shape[1], 12)
+        self.assertTrue(np.allclose(c.max(axis=1), 1.0))
+        self.assertAlmostEqual(meta["freqs_hz"][9], 440.0)
+
+    def test_average_of_values_is_their_mean(self):
+        """MFCC and chroma are plain values: --average mean is their arithmetic mean, max their
+        maximum; the sidecar's units say values."""
+        src = E.asset("two_tone_48k_s16.wav")
+        for args in (["--mfcc", 13], ["--chroma"]):
+            rows, _, _ = E.dump(self, [src] + args)
+            avg, meta, _ = E.dump(self, [src] + args + ["--average", "mean"])
+            self.assertLess(np.abs(avg - rows.astype(np.float64).mean(axis=0)).max(), 1e-4, args)
+            self.assertEqual(meta["units"], "values")
+            top, _, _ = E.dump(self, [src] + args + ["--average", "max"])
+            self.assertTrue(np.array_equal(top, rows.max(axis=0)), args)
+
+    def test_batch_equals_single_runs(self):
+        files = [E.asset("two_tone_48k_s16.wav"), E.asset("sine_1000hz_48k_f32.wav")]
+        with E.TempDir() as d:
+            p = E.run(files + ["--mel", 32, "--dump", d + "/"], cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for f in files:
+                single, _, _ = E.dump(self, [f, "--mel", 32])
+                stem = os.path.splitext(os.path.basename(f))[0]
+                self.assertTrue(np.array_equal(np.load(os.path.join(d, stem + ".npy")), single), f)
+
+    def test_pipe_and_realtime_equal_file(self):
+        """The live path (a pipe; --realtime, which may skip ahead only when it falls behind)
+        gives the file's rows."""
+        src = E.asset("two_tone_48k_s16.wav")
+        whole, _, _ = E.dump(self, [src, "--mel", 32])
+        with E.TempDir() as d, open(src, "rb") as f:
+            out = os.path.join(d, "p.npy")
+            p = subprocess.run([E.BIN, "-", "--mel", "32", "-o", out], stdin=f, capture_output=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(np.array_equal(np.load(out), whole))
+        rt, meta, _ = E.dump(self, [src, "--realtime", "--duration", 0.5, "--mel", 32])
+        if meta["dropped_samples"] == 0:
+            self.assertTrue(np.array_equal(rt, whole[:len(rt)]))
+
+    def test_channels_all(self):
+        a, meta, _ = E.dump(self, [E.asset("stereo_1500l_3000r_48k_s16.wav"), "--channel", "all", "--mel", 64])
+        self.assertEqual(a.shape[0], 2)
+        self.assertEqual(a.shape[2], 64)
+        hz = np.array(meta["freqs_hz"])
+        # each channel's strongest band holds its own tone
+        for ch, f in ((0, 1500.0), (1, 3000.0)):
+            b = int(np.argmax(a[ch].mean(axis=0)))
+            self.assertLess(abs(np.log2(hz[b] / f)), 0.1, (ch, hz[b]))
+
+    def test_average_is_power_mean(self):
+        src = E.asset("two_tone_48k_s16.wav")
+        rows, _, _ = E.dump(self, [src, "--mel", 32])
+        avg, meta, _ = E.dump(self, [src, "--mel", 32, "--average", "mean"])
+        self.assertEqual(avg.shape, (32,))
+        ref = 10 * np.log10(np.mean(10 ** (rows.astype(np.float64) / 10), axis=0))
+        self.assertLess(np.abs(avg - ref).max(), 1e-3)
+        self.assertEqual(meta["transform"]["name"], "mel")
+        self.assertEqual(meta["average"], "mean")
+
+
+class ConstantQ(unittest.TestCase):
+    C1 = 32.703195662574829
+
+    def test_tones_across_octaves(self):
+        rate, bpo = 48000, 12
+        t = np.arange(rate * 3) / rate
+        picks = [(12 * o + s, a) for o, s, a in
+                 ((1, 3, 0.3), (2, 7, 0.1), (3, 0, 0.05), (4, 9, 0.2), (5, 4, 0.01), (6, 11, 0.15), (7, 2, 0.08))]
+        x = sum(a * np.cos(2 * np.pi * self.C1 * 2 ** (j / bpo) * t + j) for j, a in picks)
+        with E.TempDir() as d:
+            path = os.path.join(d, "tones.wav")
+            E.write_float_wav(path, x, rate)
+            c, meta, _ = E.dump(self, [path, "-n", 32768, "--cqt", bpo])
+        self.assertEqual(meta["transform"]["bins_per_octave"], bpo)
+        hz = np.array(meta["freqs_hz"])
+        self.assertTrue(np.allclose(hz, self.C1 * 2 ** (np.arange(len(hz)) / bpo), rtol=1e-9))
+        row = c[c.shape[0] // 2]
+        for j, a in picks:
+            self.assertLess(abs(row[j] - 20 * np.log10(a)), 0.3, (hz[j], row[j], 20 * np.log10(a)))
+            self.assertGreater(row[j], max(row[j - 1], row[j + 1]) + 3.0, hz[j])  # its own bin
+
+    def test_fmin_needs_n(self):
+        with E.TempDir() as d:
+            p = E.run([E.asset("two_tone_48k_s16.wav"), "--cqt", 12, "-o", os.path.join(d, "o.npy")])
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("needs N >= 32768", p.stderr)
+            self.assertEqual(len(E.stderr_lines(p)), 1)
+            self.assertEqual(E.listing(d), set())
+            p = E.run([E.asset("two_tone_48k_s16.wav"), "--cqt", 12, "--fmin", 200, "-o", os.path.join(d, "o.npy")])
+            self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class Reassign(unittest.TestCase):
+    RATE = 48000
+
+    def dump(self, x):
+        with E.TempDir() as d:
+            path = os.path.join(d, "x.wav")
+            E.write_float_wav(path, x, self.RATE)
+            r, meta, _ = E.dump(self, [path, "--reassign"])
+            lin, _, _ = E.dump(self, [path])
+        self.assertEqual(r.shape, lin.shape + (3,))
+        E.assert_db_close(self, r[:, :, 2], lin, "reassign's levels")
+        self.assertEqual(meta["transform"]["name"], "reassign")
+        return r, meta
+
+    @staticmethod
+    def strong(row):
+        return row[:, 2] > row[:, 2].max() - 20
+
+    def test_tone(self):
+        t = np.arange(self.RATE) / self.RATE
+        r, _ = self.dump(0.5 * np.sin(2 * np.pi * 1234.5 * t))
+        for row in r:
+            f = row[self.strong(row), 0]
+            self.assertGreaterEqual(len(f), 3)
+            self.assertLess(np.abs(f - 1234.5).max(), 0.2, f)
+
+    def test_click(self):
+        x = np.zeros(self.RATE)
+        at = 24000 + 37
+        x[at] = 1.0
+        r, meta = self.dump(x)
+        frames = [f for f in range(r.shape[0]) if r[f, :, 2].max() > -150]
+        self.assertGreaterEqual(len(frames), 3)
+        for f in frames:
+            t = r[f, self.strong(r[f]), 1]
+            self.assertLess(np.abs(t - at / self.RATE).max(), 0.2e-3, (f, t))
+
+    def test_chirp(self):
+        t = np.arange(self.RATE) / self.RATE
+        f0, f1 = 500.0, 8000.0
+        r, _ = self.dump(0.5 * np.sin(2 * np.pi * (f0 * t + 0.5 * (f1 - f0) * t ** 2)))
+        for row in r:
+            k = self.strong(row)
+            line = f0 + (f1 - f0) * row[k, 1]
+            self.assertLess(np.abs(row[k, 0] - line).max(), 3.0)
+
+
+class BadInput(unittest.TestCase):
+    def bad(self, args, needle):
+        with E.TempDir() as d:
+            out = os.path.join(d, "o.npy")
+            p = E.run([E.asset("two_tone_48k_s16.wav")] + args + ["-o", out], cwd=d)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            lines = E.stderr_lines(p)
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertIn(needle, lines[0])
+            self.assertEqual(E.listing(d), set())
+
+    def test_bad(self):
+        self.bad(["--mel", "0"], "--mel 0")
+        self.bad(["--mel", "20", "--fmax", "30000"], "above the Nyquist")
+        self.bad(["--mfcc", "40", "--mel", "20"], "--mfcc 40")
+        self.bad(["--mel", "20", "--bands", "3"], "not with --bands")
+        self.bad(["--mel", "20", "--peaks"], "--peaks")
+        self.bad(["--mel", "20", "--tone"], "--tone")
+        self.bad(["--mel", "20", "--chroma"], "one transform")
+        self.bad(["--mel", "600", "-n", "256"], "holds no FFT bin")
+        self.bad(["--reassign", "--average", "mean"], "--average")
+
+    def test_png(self):
+        """--png of mel, cqt, chroma: a picture (its axes are test_render's test_columns); of
+        mfcc and reassign: refused, nothing written."""
+        with E.TempDir() as d:
+            for i, args in enumerate((["--mel", 64], ["--cqt", 12, "--fmin", 200], ["--chroma"])):
+                out = os.path.join(d, "p%d.png" % i)
+                p = E.run([E.asset("two_tone_48k_s16.wav"), "--size", "400x300", "--png", out] + args)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(E.read_png(out).shape, (300, 400, 3))
+            before = E.listing(d)
+            for args in (["--mfcc", 13], ["--reassign"], ["--mel", 20, "--average", "mean"]):
+                p = E.run([E.asset("two_tone_48k_s16.wav"), "--png", os.path.join(d, "x.png")] + args)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn("no picture", p.stderr)
+                self.assertEqual(E.listing(d), before)
+
+    def test_needs_dump(self):
+        p = E.run([E.asset("two_tone_48k_s16.wav"), "--mel", "20"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("give --dump", p.stderr)
+
+
+if __name__ == "__main__":
+    E.main()
