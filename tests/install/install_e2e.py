@@ -581,7 +581,10 @@ class Api(Base):
 
     def check_peaks(self, tree, d):
         exe = self.build_example(tree, d)
-        env = {"LD_LIBRARY_PATH": os.path.join(tree, cache_value("CMAKE_INSTALL_LIBDIR"))}
+        # the installed libspectro first; any search path the caller has (libraries outside the
+        # system's, as on a machine that unpacked its dependencies) after it
+        lib = os.path.join(tree, cache_value("CMAKE_INSTALL_LIBDIR"))
+        env = {"LD_LIBRARY_PATH": os.pathsep.join(p for p in (lib, os.environ.get("LD_LIBRARY_PATH")) if p)}
         inputs = ["two_tone_48k_s16.wav", "demo.flac", "stereo_1500l_3000r_48k_s16.wav",
                   "short_3000_samples_48k_f32.wav", "sine_513hz_8k_u8.wav"]
         if cache_value("SPECTRO_BUILT_FFMPEG") in ("1", "ON") and shutil.which("ffmpeg"):
