@@ -95,12 +95,52 @@ render_config view_picture_config(view *v, const layout *L, const view_stream *i
     return rc;
 }
 
+/* File view: the frames in view (v->ui.v0, v1: the whole file until a zoom or a scroll
+ * sets them, then kept inside `total` frames) as entries for plot_w pixel columns: the
+ * first entry's frame, frames per entry, entries. What the next picture draws, from the
+ * view as it stands: the mouse's frame (view_frame_at_x) reads it too, so that clicks
+ * taken before a picture is drawn act as they would with a picture between them. Under mu. */
+static void file_entries(view *v, uint64_t total, size_t plot_w, int64_t *a0, uint64_t *span, size_t *count)
+{
+    double a, b;
+    if (!v->ui.file_view_set) {
+        v->ui.v0 = 0;
+        v->ui.v1 = (double)total;
+    }
+    if (v->ui.v1 > (double)total && v->ui.file_view_set) {
+        double w = v->ui.v1 - v->ui.v0;
+        v->ui.v1 = (double)total;
+        v->ui.v0 = fmax(0.0, v->ui.v1 - w);
+    }
+    if (!(v->ui.v1 > v->ui.v0) || !isfinite(v->ui.v0) || !isfinite(v->ui.v1)) {
+        v->ui.v0 = 0;
+        v->ui.v1 = (double)total;
+    }
+    a = v->ui.v0;
+    b = v->ui.v1;
+    *span = view_store_span(v->sh.store, (uint64_t)ceil(b - a), plot_w);
+    *a0 = (int64_t)(floor(a / (double)*span) * (double)*span);
+    *count = (size_t)ceil((b - (double)*a0) / (double)*span);
+    if (*count < 1)
+        *count = 1;
+}
+
+/* A file's frames as the picture counts them: those expected, or those in (more), >= 1.
+ * Under mu. */
+static uint64_t file_total(const view *v, const view_stream *info)
+{
+    uint64_t total = view_expected_frames(info), frames = view_store_frames(v->sh.store);
+    if (total < frames)
+        total = frames;
+    return total > 0 ? total : 1;
+}
+
 /* The entries the picture shows with plot_w pixel columns (p->a0, span, count) and the
  * newest frame it shows (*newest). Under mu. */
 void view_picture_range(view *v, const view_stream *info, size_t plot_w, uint64_t *newest)
 {
     picture *p = &v->pic;
-    uint64_t frames = view_store_frames(v->sh.store), total;
+    uint64_t frames = view_store_frames(v->sh.store);
     if (info->live) {
         uint64_t end = v->ui.paused ? v->ui.paused_frames : frames;
         uint64_t cap = view_store_capacity(v->sh.store), zmax = 1;
@@ -116,32 +156,7 @@ void view_picture_range(view *v, const view_stream *info, size_t plot_w, uint64_
                            : -((-p->a0 + (int64_t)p->span - 1) / (int64_t)p->span) * (int64_t)p->span;
         *newest = end;
     } else {
-        double a, b;
-        total = view_expected_frames(info);
-        if (total < frames)
-            total = frames;
-        if (total == 0)
-            total = 1;
-        if (!v->ui.file_view_set) {
-            v->ui.v0 = 0;
-            v->ui.v1 = (double)total;
-        }
-        if (v->ui.v1 > (double)total && v->ui.file_view_set) {
-            double span = v->ui.v1 - v->ui.v0;
-            v->ui.v1 = (double)total;
-            v->ui.v0 = fmax(0.0, v->ui.v1 - span);
-        }
-        if (!(v->ui.v1 > v->ui.v0) || !isfinite(v->ui.v0) || !isfinite(v->ui.v1)) {
-            v->ui.v0 = 0;
-            v->ui.v1 = (double)total;
-        }
-        a = v->ui.v0;
-        b = v->ui.v1;
-        p->span = view_store_span(v->sh.store, (uint64_t)ceil(b - a), plot_w);
-        p->a0 = (int64_t)(floor(a / (double)p->span) * (double)p->span);
-        p->count = (size_t)ceil((b - (double)p->a0) / (double)p->span);
-        if (p->count < 1)
-            p->count = 1;
+        file_entries(v, file_total(v, info), plot_w, &p->a0, &p->span, &p->count);
         *newest = frames;
     }
 }
@@ -333,13 +348,23 @@ void view_scroll_time(view *v, double frames)
     v->ui.file_view_set = 1;
 }
 
-/* Frame position under drawable x (file view). */
+/* Frame position under drawable x (file view): on the picture the view as it stands
+ * draws (file_entries), which is the last one drawn unless a zoom or a scroll came since. */
 double view_frame_at_x(view *v, int x)
 {
     picture *p = &v->pic;
     render_rect pr;
+    int64_t a0 = p->a0;
+    uint64_t span = p->span;
+    size_t count = p->count;
     if (!p->r)
         return 0.5 * (v->ui.v0 + v->ui.v1);
     pr = render_plot_rect(p->r, 0);
-    return (double)p->a0 + ((double)(x - pr.x) / pr.w) * (double)(p->count * p->span);
+    if (!v->live && p->plot_w > 0) {
+        pthread_mutex_lock(&v->sh.mu);
+        if (v->sh.started && v->sh.store)
+            file_entries(v, file_total(v, &v->sh.info), (size_t)p->plot_w, &a0, &span, &count);
+        pthread_mutex_unlock(&v->sh.mu);
+    }
+    return (double)a0 + ((double)(x - pr.x) / pr.w) * (double)(count * span);
 }
