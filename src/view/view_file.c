@@ -241,8 +241,67 @@ int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uin
     return SP_OK;
 }
 
-/* File view: builds pic->r and draws it into v->pic_px (L.pic_w x L.pic_h), all of it.
- * Returns 1 when drawn. */
+static int same_str(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* The key of the picture the entries in p->snap make with rc on L (title: rc's). */
+static void file_key_make(file_key *k, const picture *p, const render_config *rc, const layout *L)
+{
+    memset(k, 0, sizeof *k);
+    k->rc = *rc;
+    snprintf(k->title, sizeof k->title, "%s", rc->title ? rc->title : "");
+    k->rc.title = k->title;
+    k->pic_w = L->pic_w;
+    k->pic_h = L->pic_h;
+    k->channels = p->channels;
+    k->a0 = p->a0;
+    k->span = p->span;
+    k->count = p->count;
+    k->bins = p->bins;
+    k->n = p->n;
+    k->hop = p->hop;
+    k->rate = p->rate;
+    k->t_first = p->t_first;
+}
+
+static int file_key_same(const file_key *a, const file_key *b)
+{
+    const render_config *x = &a->rc, *y = &b->rc;
+    return x->width == y->width && x->height == y->height && x->scale == y->scale && x->colormap == y->colormap &&
+           x->db_lo == y->db_lo && x->db_hi == y->db_hi && x->fmin == y->fmin && x->fmax == y->fmax &&
+           same_str(x->title, y->title) && same_str(x->font, y->font) && same_str(x->font_search, y->font_search) &&
+           same_str(x->font_bundled, y->font_bundled) && x->font_no_system == y->font_no_system &&
+           a->pic_w == b->pic_w && a->pic_h == b->pic_h && a->channels == b->channels && a->a0 == b->a0 &&
+           a->span == b->span && a->count == b->count && a->bins == b->bins && a->n == b->n && a->hop == b->hop &&
+           a->rate == b->rate && a->t_first == b->t_first;
+}
+
+/* Whether pic_px and p->r hold the picture of key k with the entries in p->snap (need
+ * values): drawn from the same before, so the same pixels (a file playing redraws its
+ * frame for the playhead only, the mouse for the strip and the read-out). */
+static int file_picture_kept(const picture *p, const file_key *k, size_t need)
+{
+    return p->drawn_ok && p->r && file_key_same(&p->drawn, k) &&
+           memcmp(p->drawn_snap, p->snap, need * sizeof *p->snap) == 0;
+}
+
+/* The picture of key k and p->snap is drawn: kept for the next time (not when memory
+ * for its entries runs short). */
+static void file_picture_note(picture *p, const file_key *k, size_t need)
+{
+    p->drawn_ok = 0;
+    if (!view_grow((void **)&p->drawn_snap, &p->drawn_snap_cap, need, sizeof *p->drawn_snap))
+        return;
+    memcpy(p->drawn_snap, p->snap, need * sizeof *p->snap);
+    p->drawn = *k;
+    p->drawn.rc.title = p->drawn.title;
+    p->drawn_ok = 1;
+}
+
+/* File view: builds pic->r and draws it into v->pic_px (L.pic_w x L.pic_h), all of it,
+ * unless they hold that picture already (file_picture_kept). Returns 1 when drawn. */
 int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uint64_t *newest_out)
 {
     picture *p = &v->pic;
@@ -252,6 +311,7 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
     int C = p->channels, err;
     size_t plot_w, need;
     render *probe = NULL;
+    file_key key;
 
     /* the plot's width comes from the layout, which does not depend on the time range:
      * measured once per layout (a probe), then the real picture with its time origin */
@@ -286,7 +346,11 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
         view_store_get(v->sh.store, c, p->a0, p->span, p->count, p->snap + (size_t)c * p->count * p->bins);
     pthread_mutex_unlock(&v->sh.mu);
     p->rot = 0;
+    file_key_make(&key, p, &rc, L);
+    if (file_picture_kept(p, &key, need))
+        return 1;
 
+    p->drawn_ok = 0;
     render_destroy(p->r);
     p->r = NULL;
     v->scr.valid = 0; /* the live picture's render is gone */
@@ -296,6 +360,7 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
         snprintf(p->render_err, sizeof p->render_err, "%s", ei.msg);
         return 0;
     }
+    file_picture_note(p, &key, need);
     p->render_err[0] = 0;
     return 1;
 }
