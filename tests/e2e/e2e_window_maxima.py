@@ -50,16 +50,17 @@ class TestWindowMaxima(EW.WindowCase):
         self.windows.append(w)
         return w, stats
 
-    def settled(self, w, timeout=60.0, quiet=1.0):
+    def settled(self, w, timeout=300.0, quiet=1.0):
         """Screenshots until the picture, with a plot, has stayed the same for `quiet`
         seconds: the analysis is over (while it runs, the status line shows its progress and
         the frame rate) and the wheel's clicks are all taken (a loaded machine, an ASan
-        build, can leave two screenshots 0.5 s apart equal half-way through a zoom)."""
+        build, can leave two screenshots 0.5 s apart equal half-way through a zoom). The
+        dense analyses here take a minute and more in an ASan build on a loaded machine."""
         deadline = time.time() + timeout
         last, since = None, None
         while True:
             time.sleep(0.5)
-            img = w.screenshot_png()
+            img = w.screenshot_png(timeout=60)  # an ASan build's frame after `a`'s restart: seconds
             try:
                 EW.find_plot(img)
                 plot = True
