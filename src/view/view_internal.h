@@ -200,7 +200,7 @@ typedef struct {
     double sel_f0, sel_f1;
 } ui_state;
 
-/* What a file's picture in view_px was drawn from (view_draw_spectrogram): the same
+/* What a file's picture in pic_px was drawn from (view_draw_spectrogram): the same
  * again, with the same entries, draws the same pixels. */
 typedef struct {
     render_config rc; /* its title in title */
