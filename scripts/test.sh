@@ -47,18 +47,14 @@ cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECT
     -DSPECTRO_TEST_HOOKS=ON >/dev/null
 cmake --build "$root/build-asan" -j"$jobs"
 # The window's tests drive a real window under Xvfb; side by side under ASan they starve each
-# other's frames, so they run one at a time after the rest. e2e_window_maxima and e2e_play
-# run in the release step only (docs/developer.md, "Known issues"): in a fresh clone's ASan
-# build the first's zoomed picture fed by host maxima differs from the one fed frame by
-# frame (29956 pixels, every run), and the second's window draws 19 frames in its 2.5 s of
-# playback where it wants more than 20.
+# other's frames, so they run one at a time after the rest.
 window_tests='^(e2e_window|e2e_window_measure|e2e_window_maxima|e2e_play)$'
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
     ctest --output-on-failure -j"$jobs" -LE gpu -E "$window_tests")
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
-    ctest --output-on-failure -j1 -R '^(e2e_window|e2e_window_measure)$')
+    ctest --output-on-failure -j1 -LE gpu -R "$window_tests")
 
 step "ThreadSanitizer build (ring buffer, pipeline, pool, microphone, file decoder threads)"
 cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_TSAN=ON -DSPECTRO_CUDA=OFF \

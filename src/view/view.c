@@ -171,6 +171,7 @@ static void destroy_view(view *v)
     view_avg_close(&v->sh.avg);
     render_destroy(v->pic.r);
     free(v->pic.snap);
+    free(v->pic.drawn_snap);
     free(v->pic.hold);
     free(v->pic.hold_t);
     free(v->pic.fbuf);
@@ -337,12 +338,21 @@ static double pace_wait(view *v, const loop_state *ls, double now)
     return v->vsync ? vsync_wait(v, ls->t_last, now) : live_wait(v, ls->next_frame, now);
 }
 
-/* How long to wait for events (ms). */
+/* When a file's moving playhead wants its next frame: PLAY_FRAME_S after the last. */
+static double play_due(const loop_state *ls)
+{
+    return ls->t_last + PLAY_FRAME_S;
+}
+
+/* How long to wait for events (ms). A file playing wakes for its playhead's next frame
+ * (play_due; view_play_tick asks for it only after this wait), not after the idle 0.1 s. */
 static int loop_timeout(view *v, loop_state *ls)
 {
     double now = sp_now(), wait_s;
-    if (!scrolling(v, ls))
-        return ls->dirty ? (int)ceil(fmax(0.0, (ls->next_frame - now) * 1000.0)) : 100;
+    if (!scrolling(v, ls)) {
+        double due = ls->dirty ? ls->next_frame : v->play.pl ? fmax(ls->next_frame, play_due(ls)) : -1.0;
+        return due < 0 ? 100 : (int)ceil(fmax(0.0, (due - now) * 1000.0));
+    }
     wait_s = pace_wait(v, ls, now);
     if (!ls->dirty) {
         /* nothing new to draw: sleep until on_frames wakes the loop (checked under the
@@ -503,8 +513,9 @@ static int run_loop(view *v, sp_errinfo *ei)
         sync_shared(v, &ls, &err, ei);
         if (!ls.quit && ls.started && (err = view_panel_frames(v, ei)) != SP_OK)
             break;
-        if (view_play_tick(v))
-            ls.dirty = 1; /* the playhead moves */
+        /* the playhead moves (a frame when due), or it stopped (a frame now) */
+        if (view_play_tick(v) && (!v->play.pl || sp_now() >= play_due(&ls)))
+            ls.dirty = 1;
         if (ls.quit || !ls.dirty)
             continue;
         now = sp_now();

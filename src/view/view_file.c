@@ -95,12 +95,52 @@ render_config view_picture_config(view *v, const layout *L, const view_stream *i
     return rc;
 }
 
+/* File view: the frames in view (v->ui.v0, v1: the whole file until a zoom or a scroll
+ * sets them, then kept inside `total` frames) as entries for plot_w pixel columns: the
+ * first entry's frame, frames per entry, entries. What the next picture draws, from the
+ * view as it stands: the mouse's frame (view_frame_at_x) reads it too, so that clicks
+ * taken before a picture is drawn act as they would with a picture between them. Under mu. */
+static void file_entries(view *v, uint64_t total, size_t plot_w, int64_t *a0, uint64_t *span, size_t *count)
+{
+    double a, b;
+    if (!v->ui.file_view_set) {
+        v->ui.v0 = 0;
+        v->ui.v1 = (double)total;
+    }
+    if (v->ui.v1 > (double)total && v->ui.file_view_set) {
+        double w = v->ui.v1 - v->ui.v0;
+        v->ui.v1 = (double)total;
+        v->ui.v0 = fmax(0.0, v->ui.v1 - w);
+    }
+    if (!(v->ui.v1 > v->ui.v0) || !isfinite(v->ui.v0) || !isfinite(v->ui.v1)) {
+        v->ui.v0 = 0;
+        v->ui.v1 = (double)total;
+    }
+    a = v->ui.v0;
+    b = v->ui.v1;
+    *span = view_store_span(v->sh.store, (uint64_t)ceil(b - a), plot_w);
+    *a0 = (int64_t)(floor(a / (double)*span) * (double)*span);
+    *count = (size_t)ceil((b - (double)*a0) / (double)*span);
+    if (*count < 1)
+        *count = 1;
+}
+
+/* A file's frames as the picture counts them: those expected, or those in (more), >= 1.
+ * Under mu. */
+static uint64_t file_total(const view *v, const view_stream *info)
+{
+    uint64_t total = view_expected_frames(info), frames = view_store_frames(v->sh.store);
+    if (total < frames)
+        total = frames;
+    return total > 0 ? total : 1;
+}
+
 /* The entries the picture shows with plot_w pixel columns (p->a0, span, count) and the
  * newest frame it shows (*newest). Under mu. */
 void view_picture_range(view *v, const view_stream *info, size_t plot_w, uint64_t *newest)
 {
     picture *p = &v->pic;
-    uint64_t frames = view_store_frames(v->sh.store), total;
+    uint64_t frames = view_store_frames(v->sh.store);
     if (info->live) {
         uint64_t end = v->ui.paused ? v->ui.paused_frames : frames;
         uint64_t cap = view_store_capacity(v->sh.store), zmax = 1;
@@ -116,32 +156,7 @@ void view_picture_range(view *v, const view_stream *info, size_t plot_w, uint64_
                            : -((-p->a0 + (int64_t)p->span - 1) / (int64_t)p->span) * (int64_t)p->span;
         *newest = end;
     } else {
-        double a, b;
-        total = view_expected_frames(info);
-        if (total < frames)
-            total = frames;
-        if (total == 0)
-            total = 1;
-        if (!v->ui.file_view_set) {
-            v->ui.v0 = 0;
-            v->ui.v1 = (double)total;
-        }
-        if (v->ui.v1 > (double)total && v->ui.file_view_set) {
-            double span = v->ui.v1 - v->ui.v0;
-            v->ui.v1 = (double)total;
-            v->ui.v0 = fmax(0.0, v->ui.v1 - span);
-        }
-        if (!(v->ui.v1 > v->ui.v0) || !isfinite(v->ui.v0) || !isfinite(v->ui.v1)) {
-            v->ui.v0 = 0;
-            v->ui.v1 = (double)total;
-        }
-        a = v->ui.v0;
-        b = v->ui.v1;
-        p->span = view_store_span(v->sh.store, (uint64_t)ceil(b - a), plot_w);
-        p->a0 = (int64_t)(floor(a / (double)p->span) * (double)p->span);
-        p->count = (size_t)ceil((b - (double)p->a0) / (double)p->span);
-        if (p->count < 1)
-            p->count = 1;
+        file_entries(v, file_total(v, info), plot_w, &p->a0, &p->span, &p->count);
         *newest = frames;
     }
 }
@@ -226,8 +241,67 @@ int view_full_picture(view *v, const render_config *rc, const int16_t *snap, uin
     return SP_OK;
 }
 
-/* File view: builds pic->r and draws it into v->pic_px (L.pic_w x L.pic_h), all of it.
- * Returns 1 when drawn. */
+static int same_str(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* The key of the picture the entries in p->snap make with rc on L (title: rc's). */
+static void file_key_make(file_key *k, const picture *p, const render_config *rc, const layout *L)
+{
+    memset(k, 0, sizeof *k);
+    k->rc = *rc;
+    snprintf(k->title, sizeof k->title, "%s", rc->title ? rc->title : "");
+    k->rc.title = k->title;
+    k->pic_w = L->pic_w;
+    k->pic_h = L->pic_h;
+    k->channels = p->channels;
+    k->a0 = p->a0;
+    k->span = p->span;
+    k->count = p->count;
+    k->bins = p->bins;
+    k->n = p->n;
+    k->hop = p->hop;
+    k->rate = p->rate;
+    k->t_first = p->t_first;
+}
+
+static int file_key_same(const file_key *a, const file_key *b)
+{
+    const render_config *x = &a->rc, *y = &b->rc;
+    return x->width == y->width && x->height == y->height && x->scale == y->scale && x->colormap == y->colormap &&
+           x->db_lo == y->db_lo && x->db_hi == y->db_hi && x->fmin == y->fmin && x->fmax == y->fmax &&
+           same_str(x->title, y->title) && same_str(x->font, y->font) && same_str(x->font_search, y->font_search) &&
+           same_str(x->font_bundled, y->font_bundled) && x->font_no_system == y->font_no_system &&
+           a->pic_w == b->pic_w && a->pic_h == b->pic_h && a->channels == b->channels && a->a0 == b->a0 &&
+           a->span == b->span && a->count == b->count && a->bins == b->bins && a->n == b->n && a->hop == b->hop &&
+           a->rate == b->rate && a->t_first == b->t_first;
+}
+
+/* Whether pic_px and p->r hold the picture of key k with the entries in p->snap (need
+ * values): drawn from the same before, so the same pixels (a file playing redraws its
+ * frame for the playhead only, the mouse for the strip and the read-out). */
+static int file_picture_kept(const picture *p, const file_key *k, size_t need)
+{
+    return p->drawn_ok && p->r && file_key_same(&p->drawn, k) &&
+           memcmp(p->drawn_snap, p->snap, need * sizeof *p->snap) == 0;
+}
+
+/* The picture of key k and p->snap is drawn: kept for the next time (not when memory
+ * for its entries runs short). */
+static void file_picture_note(picture *p, const file_key *k, size_t need)
+{
+    p->drawn_ok = 0;
+    if (!view_grow((void **)&p->drawn_snap, &p->drawn_snap_cap, need, sizeof *p->drawn_snap))
+        return;
+    memcpy(p->drawn_snap, p->snap, need * sizeof *p->snap);
+    p->drawn = *k;
+    p->drawn.rc.title = p->drawn.title;
+    p->drawn_ok = 1;
+}
+
+/* File view: builds pic->r and draws it into v->pic_px (L.pic_w x L.pic_h), all of it,
+ * unless they hold that picture already (file_picture_kept). Returns 1 when drawn. */
 int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uint64_t *newest_out)
 {
     picture *p = &v->pic;
@@ -237,6 +311,7 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
     int C = p->channels, err;
     size_t plot_w, need;
     render *probe = NULL;
+    file_key key;
 
     /* the plot's width comes from the layout, which does not depend on the time range:
      * measured once per layout (a probe), then the real picture with its time origin */
@@ -272,7 +347,11 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
         view_store_get(v->sh.store, c, p->a0, p->span, p->count, p->snap + (size_t)c * p->count * p->bins);
     pthread_mutex_unlock(&v->sh.mu);
     p->rot = 0;
+    file_key_make(&key, p, &rc, L);
+    if (file_picture_kept(p, &key, need))
+        return 1;
 
+    p->drawn_ok = 0;
     render_destroy(p->r);
     p->r = NULL;
     v->scr.valid = 0; /* the live picture's render is gone */
@@ -283,6 +362,7 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
         sp_render_fields(p->render_err, sizeof p->render_err);
         return 0;
     }
+    file_picture_note(p, &key, need);
     p->render_err[0] = 0;
     return 1;
 }
@@ -335,13 +415,23 @@ void view_scroll_time(view *v, double frames)
     v->ui.file_view_set = 1;
 }
 
-/* Frame position under drawable x (file view). */
+/* Frame position under drawable x (file view): on the picture the view as it stands
+ * draws (file_entries), which is the last one drawn unless a zoom or a scroll came since. */
 double view_frame_at_x(view *v, int x)
 {
     picture *p = &v->pic;
     render_rect pr;
+    int64_t a0 = p->a0;
+    uint64_t span = p->span;
+    size_t count = p->count;
     if (!p->r)
         return 0.5 * (v->ui.v0 + v->ui.v1);
     pr = render_plot_rect(p->r, 0);
-    return (double)p->a0 + ((double)(x - pr.x) / pr.w) * (double)(p->count * p->span);
+    if (!v->live && p->plot_w > 0) {
+        pthread_mutex_lock(&v->sh.mu);
+        if (v->sh.started && v->sh.store)
+            file_entries(v, file_total(v, &v->sh.info), (size_t)p->plot_w, &a0, &span, &count);
+        pthread_mutex_unlock(&v->sh.mu);
+    }
+    return (double)a0 + ((double)(x - pr.x) / pr.w) * (double)(count * span);
 }

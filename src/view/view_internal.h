@@ -74,6 +74,9 @@
  * to VSYNC_LATE_S (vsync_wait) */
 #define VSYNC_OPEN_S (0.15 * FRAME_PERIOD)
 #define VSYNC_LATE_S (0.5 * FRAME_PERIOD)
+/* a file playing: its playhead's frames at most this often (the present returns at a
+ * refresh with vsync: a little under two 60 Hz periods keeps them on every second one) */
+#define PLAY_FRAME_S (1.75 * FRAME_PERIOD)
 #define DIRECT_MAX_CHANNELS 16 /* more: the live panels go through the canvas (see view_damage) */
 
 /* the renderer's palette (RENDER_COL_*) and the window's own colours */
@@ -198,6 +201,18 @@ typedef struct {
     double sel_f0, sel_f1;
 } ui_state;
 
+/* What a file's picture in pic_px was drawn from (view_draw_spectrogram): the same
+ * again, with the same entries, draws the same pixels. */
+typedef struct {
+    render_config rc; /* its title in title */
+    char title[600];
+    int pic_w, pic_h, channels;
+    int64_t a0;
+    uint64_t span;
+    size_t count, bins, n, hop;
+    double rate, t_first;
+} file_key;
+
 /* What the last picture was drawn from, for the read-out and the mouse. */
 typedef struct {
     render *r;
@@ -224,6 +239,12 @@ typedef struct {
     float *fbuf;       /* bins floats */
     size_t fbuf_cap;
     char render_err[512];
+    /* the file's picture in pic_px and r, kept while drawn_ok: drawn from drawn (its
+     * entries in drawn_snap); a live picture's render (view_live.c) clears drawn_ok */
+    int drawn_ok;
+    file_key drawn;
+    int16_t *drawn_snap;
+    size_t drawn_snap_cap;
 } picture;
 
 /* The live picture, kept from one frame to the next (see view_draw_live). What it was

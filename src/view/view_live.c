@@ -265,6 +265,7 @@ static int live_render(view *v, const render_config *rc, const char *title)
         return 1;
     render_destroy(p->r);
     p->r = NULL;
+    p->drawn_ok = 0; /* the file's picture went with it */
     sc->valid = 0;
     if (render_create(rc, p->rate, p->n, 0.0, 1.0, p->channels, 1, &p->r, &ei) != SP_OK)
         return live_fail(p, ei.msg);

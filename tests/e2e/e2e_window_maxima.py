@@ -13,6 +13,10 @@ window's own path for maxima, without a GPU. Checked here:
 - the picture, the spectrum strip and the read-out under the cursor, whole and zoomed in to
   the store's finest entries, are pixel for pixel those of the same run fed frame by frame;
   SPECTRO_VIEW_STATS says which path fed the store, -v says the maxima were used;
+- the zoom does not depend on the drawing's pace: wheel clicks taken together (the window
+  stopped meanwhile, as a slow build's long frame leaves them queued) zoom to the picture
+  that the same clicks give with a picture drawn after each (the zoomed picture compared
+  above is then the same however its run's frames fell between the clicks);
 - the running average needs every spectrum: `a` in a run fed by maxima analyses the file
   again (once), and its export is --average mean's; with --view --average (the average
   asked for at the start) no maxima are asked for at all.
@@ -22,6 +26,7 @@ Needs Xvfb and xdotool (and xwd); exits 77 (skipped) when one is missing.
 import glob
 import json
 import os
+import signal
 import time
 import unittest
 
@@ -46,16 +51,17 @@ class TestWindowMaxima(EW.WindowCase):
         self.windows.append(w)
         return w, stats
 
-    def settled(self, w, timeout=60.0, quiet=1.0):
+    def settled(self, w, timeout=300.0, quiet=1.0):
         """Screenshots until the picture, with a plot, has stayed the same for `quiet`
         seconds: the analysis is over (while it runs, the status line shows its progress and
         the frame rate) and the wheel's clicks are all taken (a loaded machine, an ASan
-        build, can leave two screenshots 0.5 s apart equal half-way through a zoom)."""
+        build, can leave two screenshots 0.5 s apart equal half-way through a zoom). The
+        dense analyses here take a minute and more in an ASan build on a loaded machine."""
         deadline = time.time() + timeout
         last, since = None, None
         while True:
             time.sleep(0.5)
-            img = w.screenshot_png()
+            img = w.screenshot_png(timeout=60)  # an ASan build's frame after `a`'s restart: seconds
             try:
                 EW.find_plot(img)
                 plot = True
@@ -121,6 +127,40 @@ class TestWindowMaxima(EW.WindowCase):
         path = self.wav("busy2.wav", EW.busy_signal(3.5, channels=2))
         self.compare(["-v", "-b", "cpu", "-n", "16384", "--hop", "8", "--channel", "all", "--scale", "log", path],
                      "channel all")
+
+    def zoomed_by_clicks(self, path, together):
+        """The settled picture after 10 wheel clicks at the cursor: together (the window
+        stopped while they queue, then all taken before it draws), or one at a time with a
+        picture drawn after each (a screenshot waits for one)."""
+        w, stats = self.open(["-q", "-b", "cpu", "-n", "4096", "--hop", "32", path])
+        x, y, pw, ph = EW.find_plot(self.settled(w))
+        w.mouse(x + pw // 3, y + ph // 4)
+        self.settled(w)
+        if together:
+            os.kill(w.proc.pid, signal.SIGSTOP)
+            try:
+                for _ in range(10):
+                    EW.xdo("click", "--window", w.wid, 4)
+            finally:
+                os.kill(w.proc.pid, signal.SIGCONT)
+        else:
+            for _ in range(10):
+                EW.xdo("click", "--window", w.wid, 4)
+                w.screenshot_png()
+        img = self.settled(w)
+        self.quit_stats(w, stats)
+        return img
+
+    def test_zoom_same_at_any_pace(self):
+        """10 clicks taken together zoom as 10 clicks with a picture between each: the
+        frame under the cursor comes from the view as it stands, not the last picture."""
+        path = self.wav("busy.wav", EW.busy_signal(4.0))
+        a = self.zoomed_by_clicks(path, True)
+        b = self.zoomed_by_clicks(path, False)
+        self.assertEqual(a.shape, b.shape)
+        diff = (a != b).any(axis=2)
+        self.assertFalse(diff.any(), "%d pixels differ (first at %s)" %
+                         (diff.sum(), np.argwhere(diff)[0] if diff.any() else None))
 
     def export(self, w):
         w.key("e")
