@@ -8,7 +8,7 @@
 # per second of audio.
 #
 #   bench/bench_transfer.sh [path/to/spectro] [extra spectro args, e.g. --backend cpu]
-#   BENCH_SECONDS=20 BENCH_RATE=96000 BENCH_N=65536 BENCH_HOP=4096
+#   BENCH_SECONDS=20 BENCH_RATE=96000 BENCH_N=65536 BENCH_HOP=4096 BENCH_PYTHON=python3
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/common.sh"
@@ -18,7 +18,7 @@ secs=${BENCH_SECONDS:-20}
 rate=${BENCH_RATE:-96000}
 n=${BENCH_N:-65536}
 hop=${BENCH_HOP:-4096}
-py=/usr/bin/python3
+py=${BENCH_PYTHON:-/usr/bin/python3}  # one with NumPy and SciPy
 [ -x "$py" ] || py=python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
