@@ -379,7 +379,8 @@ const cli_option cli_rows[] = {
     {.longname = "bandwidth", .type = OPT_OUTPUT, .output = "bandwidth",
      .help = "where the long-term spectrum falls off for good (a lossy codec's low-pass): one JSON object per input "
              "with cutoff_hz, a verdict (full-band, or low-passed at F kHz with the encoders that typically cut "
-             "there) and the levels below and above"},
+             "there) and the levels below and above; with --png OUT, the long-term spectrum drawn there with the "
+             "cut-off marked (instead of the spectrogram)"},
     {.longname = "calibration", .value = "FILE", .type = OPT_TEXT, .field = AN(measure.calibration), .kind = 'f',
      .empty = "--calibration: empty path",
      .help = "a microphone's calibration file (REW/miniDSP text: rows freq_hz dB [phase], an optional \"Sens Factor "
@@ -698,13 +699,39 @@ static int check_loudness(cli_options *o, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* --bandwidth with --png: the picture is the long-term spectrum with the cut-off marked
+ * (the bandwidth output takes the picture's path), not the spectrogram. */
+static int check_bandwidth(cli_options *o, sp_errinfo *ei)
+{
+    analyze_config *a = &o->an;
+    int bw = -1, png = -1;
+    for (int i = 0; i < a->n_outputs; i++) {
+        if (strcmp(a->outputs[i].kind, "bandwidth") == 0)
+            bw = i;
+        else if (strcmp(a->outputs[i].kind, "png") == 0)
+            png = i;
+    }
+    if (bw < 0 || png < 0)
+        return SP_OK;
+    if (cli_given(o, "average"))
+        return sp_fail(ei, SP_EINVAL, "--average: not with --bandwidth and --png (its picture is the long-term "
+                                      "spectrum)");
+    if (strcmp(a->outputs[png].path, "-") == 0)
+        return sp_fail(ei, SP_EINVAL, "--png -: not with --bandwidth, whose line goes to standard output");
+    a->outputs[bw].path = a->outputs[png].path;
+    for (int i = png; i + 1 < a->n_outputs; i++)
+        a->outputs[i] = a->outputs[i + 1];
+    a->n_outputs--;
+    return SP_OK;
+}
+
 /* --average turns --dump and --png into their averaged kinds; --tone picks its window. */
 static int check_measure(cli_options *o, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
     int averaged = 0, err;
     if ((err = check_calibrate(o, ei)) != SP_OK || (err = check_loudness(o, ei)) != SP_OK ||
-        (err = check_bands(o, ei)) != SP_OK)
+        (err = check_bandwidth(o, ei)) != SP_OK || (err = check_bands(o, ei)) != SP_OK)
         return err;
     if (o->an.measure.psd && !cli_given(o, "average"))
         return sp_fail(ei, SP_EINVAL, "--psd: only with --average (it converts the averaged spectrum)");

@@ -50,6 +50,11 @@ double plot_y_of_db(const plot *p, double db)
     return 0.0;
 }
 
+void plot_set_mark(plot *p, double hz)
+{
+    (void)p, (void)hz;
+}
+
 int plot_labels(const plot *p, plot_label *out, int max)
 {
     (void)p, (void)out, (void)max;
@@ -571,6 +576,26 @@ static void draw_labels(const plot *p)
     }
 }
 
+const rgb8 PLOT_COL_MARK = {240, 80, 70};
+
+/* The marked frequency (plot_config.mark_hz): a line the plot's height, its text beside the
+ * line's top, on the left of it where the right has no room. */
+static void draw_mark(const plot *p)
+{
+    const render_rect a = p->area;
+    double x = plot_x_of_hz(p, p->cfg.mark_hz);
+    int xi, w;
+    if (!(p->cfg.mark_hz > 0) || !(x >= a.x) || !(x < a.x + a.w))
+        return;
+    xi = (int)x;
+    canvas_fill(&p->cv, xi, a.y, 2, a.h, PLOT_COL_MARK);
+    if (!p->cfg.mark_text || !*p->cfg.mark_text)
+        return;
+    w = canvas_text_width(p->font, p->cfg.mark_text);
+    x = xi + 2 + w + p->fs / 2 <= a.x + a.w ? xi + 2 + p->fs / 2 : xi - p->fs / 2 - w;
+    canvas_text(&p->cv, p->font, p->cfg.mark_text, (int)x, a.y + p->line_h / 2, PLOT_COL_MARK, 0);
+}
+
 int plot_draw(plot *p, const float *const *db, uint8_t *rgba, sp_errinfo *ei)
 {
     int W, H;
@@ -586,6 +611,7 @@ int plot_draw(plot *p, const float *const *db, uint8_t *rgba, sp_errinfo *ei)
         draw_curve(p, db[c], c);
     choose_labels(p, db);
     draw_labels(p);
+    draw_mark(p);
     draw_legend(p);
     p->cv.clip.x = p->cv.clip.y = 0;
     p->cv.clip.w = W;
@@ -605,6 +631,12 @@ int plot_write_png(plot *p, const float *const *db, const char *path, sp_errinfo
         err = png_write_rgba(path, rgba, p->cfg.rc.width, p->cfg.rc.height, ei);
     free(rgba);
     return err;
+}
+
+void plot_set_mark(plot *p, double hz)
+{
+    if (p)
+        p->cfg.mark_hz = hz;
 }
 
 int plot_labels(const plot *p, plot_label *out, int max)

@@ -57,7 +57,13 @@ typedef struct {
     const void *refine_ctx;
     int no_labels;      /* 1: no peak labels (curves that are not levels: a phase, a
                          * coherence); refine may then be NULL */
+    double mark_hz;     /* > 0: a vertical line across the plot at this frequency (PLOT_COL_MARK),
+                         * with mark_text (borrowed; NULL: none) beside its top (--bandwidth's
+                         * cut-off) */
+    const char *mark_text;
 } plot_config;
+
+extern const rgb8 PLOT_COL_MARK; /* the marked frequency's line */
 
 typedef struct plot plot;
 
@@ -88,6 +94,9 @@ int plot_write_png(plot *p, const float *const *db, const char *path, sp_errinfo
 render_rect plot_area(const plot *p);
 double plot_x_of_hz(const plot *p, double hz);
 double plot_y_of_db(const plot *p, double db);
+
+/* Moves the marked frequency (plot_config.mark_hz; 0: none) before the next draw. */
+void plot_set_mark(plot *p, double hz);
 
 /* The labels of the last plot_draw (at most max); returns how many. */
 int plot_labels(const plot *p, plot_label *out, int max);

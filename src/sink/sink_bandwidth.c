@@ -10,12 +10,14 @@
  * Nyquist or above is "full-band". One JSON line per input at the end:
  * "input", "cutoff_hz", "verdict", "encoders" (typical for that cut-off), and the evidence:
  * "below_db" and "above_db" (the mean smoothed levels within EVIDENCE_HZ below and above
- * it), "drop_db", "nyquist_hz". */
+ * it), "drop_db", "nyquist_hz". With a path (--bandwidth --png OUT), the long-term spectrum
+ * is drawn there too (plot.h), the cut-off marked, before the line is printed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "plot.h"
 #include "sink_table.h"
 
 #define SMOOTH_HZ 200.0
@@ -46,6 +48,10 @@ typedef struct {
     FILE *out;
     sink_stream st;
     measure_accum *acc;
+    const char *path;   /* the picture's, or NULL: the line only */
+    render_config rc;   /* the picture's settings (with a path) */
+    plot *plot;         /* made at open: a bad --size or a missing font stops the run first */
+    char title[512], mark[96];
 } bandwidth_sink;
 
 typedef struct {
@@ -62,6 +68,20 @@ static int bw_open(void *self, const sink_stream *st, sink_wants *wants, sp_erri
     if (measure_accum_create(MEASURE_MEAN, 1, st->bins, &s->acc) != SP_OK)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     wants->spectra = 1;
+    if (s->path) {
+        plot_config pc;
+        memset(&pc, 0, sizeof pc);
+        pc.rc = s->rc;
+        if (!pc.rc.title)
+            pc.rc.title = s->title; /* completed at finish, with the verdict */
+        pc.rate = st->rate;
+        pc.n = st->n;
+        pc.channels = 1;
+        pc.ylabel = st->level_unit ? "Long-term level (dB SPL)" : "Long-term level (dBFS)";
+        pc.no_labels = 1;
+        pc.mark_text = s->mark;
+        return plot_create(&pc, &s->plot, ei);
+    }
     return SP_OK;
 }
 
@@ -120,6 +140,32 @@ static void find_cutoff(const double *sm, size_t bins, double bin_hz, bandwidth_
             r->encoders = TYPICAL[i].encoders;
 }
 
+/* The long-term spectrum p[bins] (dB) into the picture, the cut-off marked (none when
+ * full-band: the title says so). */
+static int draw_picture(bandwidth_sink *s, const double *p, const bandwidth_result *r, sp_errinfo *ei)
+{
+    float *db = malloc(s->st.bins * sizeof *db);
+    const float *curves[1];
+    int err;
+    if (!db)
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    for (size_t k = 0; k < s->st.bins; k++)
+        db[k] = (float)p[k];
+    curves[0] = db;
+    if (r->full_band)
+        snprintf(s->title, sizeof s->title, "%s  \xe2\x80\x94  full-band (no low-pass found)",
+                 s->st.source ? s->st.source : "");
+    else
+        snprintf(s->title, sizeof s->title, "%s  \xe2\x80\x94  low-passed at %.1f kHz%s%s",
+                 s->st.source ? s->st.source : "", r->cutoff_hz / 1000.0, r->encoders ? ", typical of " : "",
+                 r->encoders ? r->encoders : "");
+    snprintf(s->mark, sizeof s->mark, "cut-off %.1f kHz", r->cutoff_hz / 1000.0);
+    plot_set_mark(s->plot, r->full_band ? 0.0 : r->cutoff_hz);
+    err = plot_write_png(s->plot, curves, s->path, ei);
+    free(db);
+    return err;
+}
+
 static int bw_finish(void *self, const sink_end *end, sp_errinfo *ei)
 {
     bandwidth_sink *s = self;
@@ -139,6 +185,14 @@ static int bw_finish(void *self, const sink_end *end, sp_errinfo *ei)
     for (size_t k = 0; k < bins; k++)
         sm[k] = mean_of(p, bins, (double)k - (double)half, (double)(k + half));
     find_cutoff(sm, bins, s->st.bin_hz, &r);
+    if (s->plot) {
+        int err = draw_picture(s, p, &r, ei);
+        if (err != SP_OK) {
+            free(p);
+            free(sm);
+            return err;
+        }
+    }
     fputs("{\"input\": ", f);
     sp_json_string(f, s->st.source ? s->st.source : "");
     fprintf(f, ", \"cutoff_hz\": %.1f, \"verdict\": ", r.cutoff_hz);
@@ -162,7 +216,7 @@ static int bw_finish(void *self, const sink_end *end, sp_errinfo *ei)
 
 static void bw_abort(void *self)
 {
-    (void)self;
+    (void)self; /* the picture is written at finish, just before the line: nothing to take back */
 }
 
 static void bw_destroy(void *self)
@@ -171,6 +225,7 @@ static void bw_destroy(void *self)
     if (!s)
         return;
     measure_accum_destroy(s->acc);
+    plot_destroy(s->plot);
     free(s);
 }
 
@@ -182,12 +237,16 @@ static const sink_ops bandwidth_ops = {
 int sink_bandwidth_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)
 {
     bandwidth_sink *s;
-    (void)path;
-    if (!opt || !out)
+    if (!opt || !out || (path && !opt->render))
         return sp_fail(ei, SP_EINVAL, "sink_bandwidth_create: NULL argument");
+    if (path && !*path)
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("png") ": missing output path");
     if (!(s = calloc(1, sizeof *s)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     s->out = opt->out ? opt->out : stdout;
+    s->path = path;
+    if (path)
+        s->rc = *opt->render;
     out->ops = &bandwidth_ops;
     out->self = s;
     return SP_OK;

@@ -99,7 +99,11 @@ static const sink_kind KINDS[] = {
     {.name = "tone", .option = SP_FIELD("fundamental_hz"), .create = sink_tone_create, .writes_stdout = always},
     {.name = "pitch", .option = SP_FIELD("pitch"), .create = sink_pitch_create, .writes_stdout = always,
      .samples_only = 1},
-    {.name = "bandwidth", .option = SP_FIELD("bandwidth"), .create = sink_bandwidth_create, .writes_stdout = always},
+    {.name = "bandwidth",
+     .option = SP_FIELD("bandwidth"),
+     .create = sink_bandwidth_create,
+     .writes_stdout = always,
+     .dir_ext = ".png"}, /* with --png: its picture (the long-term spectrum, the cut-off marked) */
     {.name = "loudness", .option = SP_FIELD("loudness"), .create = sink_loudness_create, .writes_stdout = always,
      .samples_only = 1},
     {.name = "loudness-dump",

@@ -2,8 +2,9 @@
 ffmpeg with libmp3lame at 128 and 320 kb/s and its AAC encoder at 96 kb/s reads low-passed
 near the cut-offs those encoders make (16.7, 20.2 and 15.9 kHz, measured on this noise,
 +-0.4 kHz) and names them; the same noise lossless (WAV, FLAC), pink noise whose highs fall
-gradually, read full-band; a steep digital low-pass (an FIR) at 12 kHz reads 12 kHz. Exit 77 when
-ffmpeg or its encoders are missing (the lossless cases run first).
+gradually, read full-band; a steep digital low-pass (an FIR) at 12 kHz reads 12 kHz. With --png the
+long-term spectrum is drawn, the cut-off marked by a vertical line where it is (none when
+full-band). Exit 77 when ffmpeg or its encoders are missing (the lossless cases run first).
 """
 import json
 import os
@@ -18,6 +19,8 @@ import spectro_e2e as e2e
 
 RATE = 44100
 FFMPEG = shutil.which("ffmpeg")
+HAVE_PNG = os.environ.get("SPECTRO_TEST_RENDER", "1") != "0"
+MARK = (240, 80, 70)  # plot.c's PLOT_COL_MARK
 SKIPPED = []
 
 
@@ -64,6 +67,42 @@ class Lossless(e2e.unittest.TestCase):
         self.assertTrue(r["verdict"].startswith("low-passed at"), r)
         self.assertAlmostEqual(r["cutoff_hz"], 12000, delta=500)
         self.assertGreater(r["drop_db"], 40)
+
+
+def marked_columns(png):
+    """The picture's columns that the marker's colour fills for most of the plot's height."""
+    img = e2e.read_png(png)
+    hit = np.all(img == np.array(MARK, np.uint8), axis=2).sum(axis=0)
+    return np.nonzero(hit > 0.6 * img.shape[0])[0], img.shape[1]
+
+
+class Picture(e2e.unittest.TestCase):
+    def test_cutoff_marked(self):
+        if not HAVE_PNG:
+            self.skipTest("built without the renderer")
+        h = scipy.signal.firwin(1023, 12000, fs=RATE, window=("kaiser", 8.0))
+        with e2e.TempDir() as d:
+            lp, full = os.path.join(d, "lp.wav"), os.path.join(d, "n.wav")
+            e2e.write_float_wav(lp, scipy.signal.lfilter(h, 1.0, noise(), axis=0), RATE)
+            e2e.write_float_wav(full, noise(), RATE)
+            for path, low in ((lp, True), (full, False)):
+                png = os.path.join(d, "bw.png")
+                p = e2e.run(["-q", "--bandwidth", "--png", png, path])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                r = json.loads(p.stdout)  # the line as without --png
+                self.assertEqual(r["verdict"].startswith("low-passed"), low, r)
+                cols, width = marked_columns(png)
+                if low:  # the line where 12 kHz falls on the linear axis (0 .. 22.05 kHz)
+                    self.assertGreater(len(cols), 0, "no cut-off line")
+                    self.assertAlmostEqual(cols.mean() / width, 12000 / 22050, delta=0.06)
+                else:
+                    self.assertEqual(len(cols), 0, "a cut-off line on a full-band file")
+                os.remove(png)
+            for extra in (["--png", "-"], ["--average", "mean", "--png", os.path.join(d, "x.png")]):
+                p = e2e.run(["--bandwidth"] + extra + [lp])
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(len(e2e.stderr_lines(p)), 1, p.stderr)
+                self.assertFalse(os.path.exists(os.path.join(d, "x.png")))
 
 
 class Codecs(e2e.unittest.TestCase):
