@@ -809,7 +809,7 @@ static int check_xform(cli_options *o, sp_errinfo *ei)
     for (int i = 0; i < o->an.n_outputs; i++) {
         const char *kind = o->an.outputs[i].kind;
         int png = strcmp(kind, "png") == 0;
-        if (png && (x->kind == XFORM_MFCC || x->kind == XFORM_REASSIGN || average))
+        if (png && (x->kind == XFORM_MFCC || average))
             return sp_fail(ei, SP_EINVAL, "--png: no picture of --%s%s yet (give --dump)", name,
                            average ? " --average" : "");
         if (strcmp(kind, "dump") != 0 && !png)

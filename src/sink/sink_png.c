@@ -3,13 +3,19 @@
  * render_add (or render_add_max, for a GPU's column maxima) runs on a thread of its own, so
  * that drawing one block overlaps the FFT of the next. No copy: the framer keeps a block
  * unchanged until the sink's next call returns (sink.h), and drawer_add waits there until
- * the previous block is drawn. */
+ * the previous block is drawn.
+ *
+ * The reassigned spectrogram (--reassign: rows of points, not levels) is gathered back onto
+ * the frame x bin grid (reassign_grid.h) and drawn as a linear spectrogram of those cells;
+ * its runs of complete frames alternate between two buffers, as the drawer holds the one it
+ * draws until the next hand-over. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "outfile.h"
+#include "reassign_grid.h"
 #include "render.h"
 #include "sink_table.h"
 
@@ -32,6 +38,11 @@ typedef struct {
     render *r;
     drawer draw;
     int written;
+    reassign_grid *grid;   /* --reassign: its points onto the grid; NULL: rows are levels */
+    float *run[2];         /* the grid's runs handed to the drawer, by turns */
+    size_t run_cap[2];     /* floats */
+    int turn;
+    size_t bins;
 } png_sink;
 
 static void *drawer_main(void *arg)
@@ -109,6 +120,35 @@ static int drawer_finish(drawer *d)
     return d->err;
 }
 
+/* A run of the grid's complete frames, copied into this turn's buffer and handed over. */
+static int grid_emit(void *user, int channel, uint64_t first, size_t count, const float *rows, sp_errinfo *ei)
+{
+    png_sink *s = user;
+    size_t n = count * s->bins;
+    int t = s->turn, err;
+    if (n > s->run_cap[t]) {
+        float *grown = realloc(s->run[t], n * sizeof *grown);
+        if (!grown)
+            return sp_fail(ei, SP_ENOMEM, "out of memory for the reassigned picture");
+        s->run[t] = grown;
+        s->run_cap[t] = n;
+    }
+    memcpy(s->run[t], rows, n * sizeof *rows);
+    s->turn = !t; /* drawer_add returns once the other buffer's block is drawn */
+    err = drawer_add(&s->draw, channel, first, count, 0, s->run[t]);
+    return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
+}
+
+/* --reassign: a linear spectrogram of its points' grid; a point lands within half a window
+ * (n/2 samples) of its frame. */
+static int open_grid(png_sink *s, const sink_stream *st, sp_errinfo *ei)
+{
+    size_t reach = (st->n / 2 + st->hop - 1) / st->hop + 1;
+    s->bins = st->n / 2 + 1;
+    return reassign_grid_create(st->channels, s->bins, st->bin_hz, st->time_first_s, st->time_step_s, reach,
+                                &s->grid, ei);
+}
+
 static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
 {
     png_sink *s = self;
@@ -122,7 +162,10 @@ static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, s
                  st->hop, st->window, st->backend);
         rc.title = title;
     }
-    if (st->xform) { /* a transform's rows (sink.h): its columns on the axis */
+    if (st->xform && st->depth == 3 && strcmp(st->xform, "reassign") == 0) {
+        if ((err = open_grid(s, st, ei)) != SP_OK)
+            return err;
+    } else if (st->xform) { /* a transform's rows (sink.h): its columns on the axis */
         if (st->depth > 1 || !st->col_hz)
             return sp_fail(ei, SP_EINVAL, SP_FIELD("png") ": no picture of %s yet", st->xform);
         rc.columns = st->bins;
@@ -142,7 +185,7 @@ static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, s
         return err;
     wants->spectra = 1;
     /* a GPU may hand over each column's maximum instead (only those rows cross the bus) */
-    wants->maxima_span = render_frames_per_column(s->r) > 1 ? render_frames_per_column(s->r) : 0;
+    wants->maxima_span = !s->grid && render_frames_per_column(s->r) > 1 ? render_frames_per_column(s->r) : 0;
     return SP_OK;
 }
 
@@ -150,7 +193,10 @@ static int png_sink_spectra(void *self, int channel, uint64_t first, size_t nfra
                             sp_errinfo *ei)
 {
     png_sink *s = self;
-    int err = drawer_add(&s->draw, channel, first, nframes, 0, db);
+    int err;
+    if (s->grid)
+        return reassign_grid_add(s->grid, channel, first, nframes, db, grid_emit, s, ei);
+    err = drawer_add(&s->draw, channel, first, nframes, 0, db);
     return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
 }
 
@@ -170,7 +216,10 @@ static int png_sink_maxima(void *self, int channel, uint64_t first, size_t nfram
 static int png_sink_settle(void *self, sp_errinfo *ei)
 {
     png_sink *s = self;
-    int err = drawer_finish(&s->draw);
+    int err;
+    if (s->grid && (err = reassign_grid_flush(s->grid, grid_emit, s, ei)) != SP_OK)
+        return err;
+    err = drawer_finish(&s->draw);
     return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
 }
 
@@ -179,6 +228,8 @@ static int png_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
     png_sink *s = self;
     int err;
     (void)end;
+    if (s->grid && (err = reassign_grid_flush(s->grid, grid_emit, s, ei)) != SP_OK)
+        return err;
     if ((err = drawer_finish(&s->draw)) != SP_OK)
         return sp_fail(ei, err, "drawing the picture failed");
     if ((err = render_write_png(s->r, s->path, ei)) != SP_OK)
@@ -205,6 +256,9 @@ static void png_sink_destroy(void *self)
         return;
     drawer_finish(&s->draw);
     render_destroy(s->r);
+    reassign_grid_destroy(s->grid);
+    free(s->run[0]);
+    free(s->run[1]);
     free(s);
 }
 
