@@ -148,7 +148,8 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
     /* the dB axis under the last panel */
     {
         int ty = bottom.y + bottom.h + 1, tick = (int)lround(0.4 * fs), gap = (int)lround(0.3 * fs);
-        const char *cap = "Level (dBFS)";
+        char cap[32];
+        snprintf(cap, sizeof cap, "Level (%s)", view_level_unit(v));
         for (double d = ceil(lo / step) * step; d <= hi + 1e-9; d += step) {
             int gx = x0 + (int)lround((d - lo) / (hi - lo) * (pw - 1)), w;
             double dv = fabs(d) < 1e-9 ? 0.0 : d;

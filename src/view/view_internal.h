@@ -536,6 +536,10 @@ void view_avg_add(view_avg *a, int channel, size_t nframes, const float *db);
 void view_avg_close(view_avg *a);
 enum { PANEL_SRC_NONE, PANEL_SRC_SEL, PANEL_SRC_EXP, PANEL_SRC_INF };
 const char *view_panel_src_name(int src);
+
+/* The unit of every level the window shows: "dB SPL" with --spl-offset (the pipeline has
+ * corrected the spectra: render_config.level_unit), else "dBFS". */
+const char *view_level_unit(const view *v);
 void view_panel_init(view *v);            /* --view's settings */
 /* Once per loop: the panel comes to need the running averages in a run that did not feed
  * them (its picture took column maxima): the analysis starts again, taking spectra. */

@@ -398,9 +398,9 @@ static int write_csv(view *v, const char *path, const float *db, const char *wha
         snprintf(sel, sizeof sel, "[%llu, %llu]", (unsigned long long)a, (unsigned long long)b);
     }
     snprintf(extra, sizeof extra,
-             ",\n  \"average\": \"%s\",\n  \"frames_averaged\": %llu,\n  \"units\": \"dBFS\",\n  \"enbw_bins\": %.17g,"
+             ",\n  \"average\": \"%s\",\n  \"frames_averaged\": %llu,\n  \"units\": \"%s\",\n  \"enbw_bins\": %.17g,"
              "\n  \"enbw_hz\": %.17g,\n  \"selection_frames\": %s",
-             what, (unsigned long long)frames, m->mwin.enbw_bins, m->mwin.enbw_bins * m->bin_hz, sel);
+             what, (unsigned long long)frames, view_level_unit(v), m->mwin.enbw_bins, m->mwin.enbw_bins * m->bin_hz, sel);
     memset(&dm, 0, sizeof dm);
     dm.source = m->source;
     dm.decoder = m->decoder;

@@ -103,6 +103,11 @@ int view_text(view *v, const char *s, int x, int y, rgb8 col)
     return x;
 }
 
+const char *view_level_unit(const view *v)
+{
+    return v->w.cfg.render.level_unit ? v->w.cfg.render.level_unit : "dBFS";
+}
+
 void view_toast(view *v, const char *msg)
 {
     snprintf(v->ui.toast, sizeof v->ui.toast, "%s", msg);
@@ -324,9 +329,10 @@ void view_draw_readout(view *v, const layout *L, int draw)
             if (raw == VIEW_STORE_NODATA) /* before the start, not yet analysed, skipped */
                 snprintf(l3, sizeof l3, "no data%s", ch);
             else if (db <= -199.99f)
-                snprintf(l3, sizeof l3, "\xe2\x89\xa4 \xe2\x88\x92" "200 dBFS%s", ch);
+                snprintf(l3, sizeof l3, "\xe2\x89\xa4 \xe2\x88\x92" "200 %s%s", view_level_unit(v), ch);
             else
-                snprintf(l3, sizeof l3, "%s%.1f dBFS%s", db < 0 ? "\xe2\x88\x92" : "", fabs((double)db), ch);
+                snprintf(l3, sizeof l3, "%s%.1f %s%s", db < 0 ? "\xe2\x88\x92" : "", fabs((double)db),
+                         view_level_unit(v), ch);
         }
         /* with a mark (view_select.c): the differences to it */
         nl = view_mark_readout(v, c, (double)p->a0 + (double)i * (double)p->span + 0.5 * (double)(p->span - 1), hzv,

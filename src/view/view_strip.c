@@ -168,7 +168,8 @@ static void tone_text(view *v, int c, int room, box_text *t)
         return;
     }
     snprintf(a, sizeof a, "f0 %.1f Hz", m->fundamental_hz);
-    snprintf(b, sizeof b, "%s%.1f dBFS", m->fundamental_dbfs < 0 ? "\xe2\x88\x92" : "", fabs(m->fundamental_dbfs));
+    snprintf(b, sizeof b, "%s%.1f %s", m->fundamental_dbfs < 0 ? "\xe2\x88\x92" : "", fabs(m->fundamental_dbfs),
+             view_level_unit(v));
     add_line(v, t, a, "  ", b, COL_TONE, room);
     fmt_db(a, sizeof a, "THD", m->thd_db);
     snprintf(b, sizeof b, "%#.3g %%", m->thd_percent);

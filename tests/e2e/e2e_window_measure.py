@@ -188,6 +188,21 @@ class TestPanel(EW.WindowCase):
         self.assertEqual(meta["decoder"], "libsndfile")
         self.assertIsNone(meta["selection_frames"])
 
+    def test_spl_offset_export(self):
+        """--spl-offset 94: the window's levels are corrected as every output's (the running
+        average's export equals --average mean --spl-offset 94), and it names their unit dB
+        SPL (the export's sidecar; the read-out and the axes use the same unit)."""
+        t = np.arange(3 * RATE) / RATE
+        path = self.wav("spl.wav", 0.3 * np.sin(2 * np.pi * 1000.0 * t))
+        w, stats, _ = self.open(["--spl-offset", "94"], path)
+        w.key("a", "a")
+        time.sleep(0.3)
+        got = self.export(w)
+        self.quit_stats(w, stats)
+        self.assert_csv_equal(got, self.reference(["--average", "mean", "--spl-offset", "94"], path), tol=1e-4)
+        with open(got + ".json") as f:
+            self.assertEqual(json.load(f)["units"], "dB SPL")
+
     def test_exponential_average_decays(self):
         """a: the exponential average, P <- P + alpha (P_frame - P), alpha = 1 - exp(-hop /
         (rate tau)), over the frames in order: against that recursion run on the frames of a
