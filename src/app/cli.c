@@ -361,8 +361,8 @@ const cli_option cli_rows[] = {
              "spectrum plot, its strongest peaks labelled): ", .list = cli_list_averages},
     {.longname = "psd", .type = OPT_SWITCH, .field = AN(measure.psd),
      .help = "with --average: write the power spectral density in dBFS/Hz, the level less 10*log10(ENBW * bin width)"},
-    {.longname = "tone", .name = "fundamental_hz", .value = "[F]", .type = OPT_CUSTOM, .parse = parse_tone, .field = AN(measure.tone_hz),
-     .output = "tone",
+    {.longname = "tone", .name = "fundamental_hz", .value = "[F]", .type = OPT_CUSTOM, .parse = parse_tone,
+     .field = AN(measure.tone_hz), .output = "tone",
      .help = "tone analysis of the strongest tone in the band (--fmin/--fmax, default 20 Hz to 20 kHz), or of the tone at F "
              "Hz (--tone=F, or --tone F when F is a number): fundamental, harmonics 2-10, THD, THD+N, SNR, SINAD, ENOB, "
              "noise, from the power-mean spectrum; one JSON object a line on standard output, each second when live; the "
@@ -393,7 +393,8 @@ const cli_option cli_rows[] = {
      .field = AN(measure.calibrate_level),
      .help = "measure a calibrator's tone of LEVEL dB SPL at FREQ Hz in the input (e.g. 94@1000) and print the "
              "--spl-offset that makes it read LEVEL, as JSON"},
-    {.longname = "bands", .name = "fraction", .value = "B", .type = OPT_CUSTOM, .parse = parse_bands, .field = AN(measure.bands),
+    {.longname = "bands", .name = "fraction", .value = "B", .type = OPT_CUSTOM, .parse = parse_bands,
+     .field = AN(measure.bands),
      .help = "with --dump: fractional-octave band levels in dBFS (1/B octave: 1, 3, 6 or 12; IEC 61260-1 base-10 mid "
              "frequencies within --fmin/--fmax, default 20 Hz to 20 kHz), per frame, or averaged with --average"},
     {.longname = "weighting", .value = "W", .type = OPT_CUSTOM, .parse = parse_weighting,
