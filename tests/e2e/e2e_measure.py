@@ -418,9 +418,10 @@ class Tone(unittest.TestCase):
                             live=True)
             self.assertLessEqual(len(out), 3)
             times = [o["time_s"] for o in out]
-            # a second a report, from the input's start; a loaded machine may skip ahead a second
-            self.assertTrue(out and times[0] in (0, 1), times)
-            self.assertEqual(times, list(range(times[0], times[0] + len(out))))
+            # a second a report, from the input's start, in order; a loaded machine may skip
+            # ahead past a whole second (a second with no frame has no report)
+            self.assertTrue(out and all(t == int(t) and 0 <= t <= 2 for t in times), times)
+            self.assertEqual(times, sorted(set(times)), times)
             for o in out:
                 self.assertAlmostEqual(o["fundamental_hz"], 1000, delta=0.05)
                 self.assertAlmostEqual(o["fundamental_dbfs"], 20 * np.log10(0.5), delta=0.05)
