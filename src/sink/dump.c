@@ -668,3 +668,15 @@ void dump_destroy(dump *d)
     free(d->blk);
     free(d);
 }
+
+void dump_or_picture_abort(int png, int *done, const char *path, dump **d)
+{
+    if (png) {
+        if (*done)
+            outfile_unpublish(path);
+        *done = 0;
+    } else if (!*done) {
+        dump_destroy(*d);
+        *d = NULL;
+    }
+}

@@ -132,4 +132,10 @@ int dump_commit(dump *d, const dump_meta *meta, sp_errinfo *ei);
 /* Closes, and removes the temporary files unless committed. NULL is a no-op. */
 void dump_destroy(dump *d);
 
+/* The abort of an output that is a dump or a picture written at its end (--average,
+ * --transfer, --compare): a picture already published is taken back (never a FIFO, a
+ * device or standard output), an unfinished dump dropped (*d NULL after); *done cleared
+ * for a picture. */
+void dump_or_picture_abort(int png, int *done, const char *path, dump **d);
+
 #endif

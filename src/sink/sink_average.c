@@ -218,14 +218,7 @@ static int average_finish(void *self, const sink_end *end, sp_errinfo *ei)
 static void average_abort(void *self)
 {
     average_sink *s = self;
-    if (s->png) {
-        if (s->done)
-            outfile_unpublish(s->path); /* never a FIFO, a device or standard output */
-        s->done = 0;
-    } else if (!s->done) {
-        dump_destroy(s->d);
-        s->d = NULL;
-    }
+    dump_or_picture_abort(s->png, &s->done, s->path, &s->d);
 }
 
 static void average_destroy(void *self)

@@ -200,14 +200,7 @@ static int compare_finish(void *self, const sink_end *end, sp_errinfo *ei)
 static void compare_abort(void *self)
 {
     compare_sink *s = self;
-    if (s->png) {
-        if (s->done)
-            outfile_unpublish(s->path);
-        s->done = 0;
-    } else if (!s->done) {
-        dump_destroy(s->d);
-        s->d = NULL;
-    }
+    dump_or_picture_abort(s->png, &s->done, s->path, &s->d);
 }
 
 static void compare_destroy(void *self)

@@ -291,14 +291,7 @@ static int transfer_finish(void *self, const sink_end *end, sp_errinfo *ei)
 static void transfer_abort(void *self)
 {
     transfer_sink *s = self;
-    if (s->png) {
-        if (s->done)
-            outfile_unpublish(s->path);
-        s->done = 0;
-    } else if (!s->done) {
-        dump_destroy(s->d);
-        s->d = NULL;
-    }
+    dump_or_picture_abort(s->png, &s->done, s->path, &s->d);
 }
 
 static void transfer_destroy_sink(void *self)
