@@ -326,6 +326,24 @@ static int parse_weighting(cli_options *o, const cli_option *row, const char *na
     return err;
 }
 
+/* --tuning: "auto" (estimated from the frames: xform_tuning_estimate), or semitones from
+ * A4 = 440 Hz in -0.5 .. 0.5. */
+static int parse_tuning(cli_options *o, const cli_option *row, const char *name, const char *val, sp_errinfo *ei)
+{
+    char *end;
+    double t;
+    *FIELD(o, row->also[0], int) = strcmp(val, "auto") == 0;
+    if (strcmp(val, "auto") == 0) {
+        *FIELD(o, row->field, double) = 0.0;
+        return SP_OK;
+    }
+    t = strtod(val, &end);
+    if (end == val || *end || !(fabs(t) <= 0.5))
+        return sp_fail(ei, SP_EINVAL, "%s %s: give auto or semitones from A4 = 440 Hz in -0.5 .. 0.5", name, val);
+    *FIELD(o, row->field, double) = t;
+    return SP_OK;
+}
+
 /* ---- the rows ---------------------------------------------------------------------------------- */
 
 /* In --help's order; `section` starts a group. The help text is `help`, then the list, then
@@ -424,7 +442,11 @@ const cli_option cli_rows[] = {
     {.longname = "mfcc", .value = "K", .type = OPT_INT, .field = OWN(mfcc), .min = 1, .max = XFORM_MAX_BANDS,
      .help = "K mel-frequency cepstral coefficients: the orthonormal DCT-II of the mel dB bands (--mel, default 128)"},
     {.longname = "chroma", .type = OPT_SWITCH, .field = OWN(chroma),
-     .help = "12 pitch classes from C (A4 = 440 Hz), each frame divided by its maximum"},
+     .help = "12 pitch classes from C (A4 = 440 Hz, or as --tuning says), each frame divided by its maximum"},
+    {.longname = "tuning", .value = "T", .type = OPT_CUSTOM, .parse = parse_tuning, .field = AN(xform.tuning),
+     .also = {AN(xform.tuning_auto)}, .def = "0", .def_parses = 1,
+     .help = "with --chroma: the tuning in semitones from A4 = 440 Hz (-0.5 .. 0.5), or auto: estimated from the "
+             "spectral peaks of all the frames (librosa's estimate_tuning; the rows come after the last frame)"},
     {.longname = "cqt", .value = "B", .type = OPT_INT, .field = OWN(cqt), .min = 1, .max = XFORM_CQT_MAX_BPO,
      .help = "constant-Q levels in dBFS, B bins per octave from --fmin (default C1 = 32.70 Hz) to --fmax (default the "
              "highest bin below Nyquist); the lowest bin's kernel must fit in N"},
@@ -785,6 +807,8 @@ static int check_xform(cli_options *o, sp_errinfo *ei)
     xform_spec *x = &o->an.xform;
     int kinds = (o->mel || o->mfcc) + o->chroma + (o->cqt > 0) + o->reassign, average = cli_given(o, "average");
     const char *name;
+    if (cli_given(o, "tuning") && !o->chroma)
+        return sp_fail(ei, SP_EINVAL, "--tuning: only with --chroma");
     if (kinds == 0)
         return SP_OK;
     if (kinds > 1)

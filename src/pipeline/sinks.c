@@ -227,6 +227,9 @@ int pipe_sinks_xform(pipe_sinks *l, const analyze_config *cfg, sink_stream *ss, 
     ss->depth = xform_depth(l->xf);
     ss->bins = xform_width(l->xf) / ss->depth;
     ss->col_hz = xform_freqs(l->xf);
+    if (cfg->xform.kind == XFORM_CHROMA && cfg->xform.tuning_auto && /* its rows after the estimate */
+        (err = pipe_defer_make(l, &cfg->xform, ss->n, (double)ss->rate, win, ss, ei)) != SP_OK)
+        return err;
     ss->xform_db = xform_is_db(l->xf);
     l->t0 = ss->time_first_s;
     l->dt = ss->time_step_s;
@@ -238,6 +241,8 @@ static int xform_frames(void *user, int channel, uint64_t first, size_t nframes,
 {
     pipe_sinks *l = user;
     size_t width = xform_width(l->xf);
+    if (l->defer)
+        return pipe_defer_keep(l, channel, first, nframes, sig, hop);
     if (nframes > l->xcap) {
         float *p = realloc(l->xrows, nframes * width * sizeof *p);
         if (!p)
@@ -404,6 +409,9 @@ int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, 
 
 int pipe_sinks_settle(pipe_sinks *l, sp_errinfo *ei)
 {
+    int derr = pipe_defer_flush(l, ei); /* a transform's rows held back: out before the end */
+    if (derr != SP_OK)
+        return derr;
     for (int i = 0; i < l->opened; i++) {
         const sink *s = &l->s[i];
         int err = s->ops->settle ? s->ops->settle(s->self, ei) : SP_OK;
@@ -416,6 +424,8 @@ int pipe_sinks_settle(pipe_sinks *l, sp_errinfo *ei)
 int pipe_sinks_finish(pipe_sinks *l, const sink_end *end, sp_errinfo *ei)
 {
     int err;
+    if ((err = pipe_defer_flush(l, ei)) != SP_OK)
+        return err;
     for (int i = l->opened - 1; i >= 0; i--)
         if (l->s[i].ops->finish && (err = l->s[i].ops->finish(l->s[i].self, end, ei)) != SP_OK)
             return err;
@@ -442,6 +452,8 @@ void pipe_sinks_free(pipe_sinks *l)
     free(l->leveled);
     xform_destroy(l->xf);
     free(l->xrows);
+    pipe_defer_free(l->defer);
+    free(l->xjson);
     free(l->s);
     free(l->wants);
     free(l->reduction);

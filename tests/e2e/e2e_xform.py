@@ -230,6 +230,9 @@ class BadInput(unittest.TestCase):
         self.bad(["--mel", "20", "--chroma"], "one transform")
         self.bad(["--mel", "600", "-n", "256"], "holds no FFT bin")
         self.bad(["--reassign", "--average", "mean"], "--average")
+        self.bad(["--chroma", "--tuning", "0.7"], "--tuning 0.7")
+        self.bad(["--chroma", "--tuning", "sharp"], "--tuning sharp")
+        self.bad(["--mel", "20", "--tuning", "auto"], "only with --chroma")
 
     def test_png(self):
         """--png of mel, cqt, chroma: a picture (its axes are test_render's test_columns); of
