@@ -194,8 +194,6 @@ static uint64_t common_span(const pipe_sinks *l)
 static int xform_takes(const pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
 {
     const char *name = xform_name(l->xf);
-    if (l->own_from > 0) /* a caller's sinks (the window) */
-        return sp_fail(ei, SP_EINVAL, "%s: the window does not show transforms yet", name);
     for (int i = 0; i < cfg->n_outputs; i++) {
         const char *kind = cfg->outputs[i].kind;
         if (strcmp(kind, "dump") == 0)

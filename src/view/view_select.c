@@ -156,6 +156,7 @@ static void job_start(view *v)
     }
     frames_span(&m, a, b, &t0, &t1);
     j->cfg = v->w.cfg;
+    j->cfg.xform = xform_spec_default(); /* the selection's spectrum is linear */
     j->cfg.n_outputs = 0;
     j->cfg.realtime = 0;
     j->ctx = v->w.ctx;
