@@ -13,7 +13,10 @@ from the start. Read back from the program's own screenshots (the s key):
   whose kernel fits N 4096);
 - reassigned: the tone's line on the linear axis, a few pixel rows where the linear
   spectrogram's is tens;
-- a fifth x: the linear spectrogram again.
+- a fifth x: the linear spectrogram again;
+- live (--realtime): the chroma of a 440 Hz tone lights A in the newest columns;
+- the read-out over the lit row (test hooks: SPECTRO_VIEW_STATS): "pitch class A", the mel
+  band's number and Hz.
 
 Needs Xvfb and xdotool (and xwd); exits 77 (skipped) when one is missing.
 """
@@ -31,17 +34,19 @@ RATE = 48000
 CQT_FMIN = 261.6255653005986  # C4: the lowest C with Q * rate / f <= 4096 (Q = 16.8 at 12 a octave)
 
 
-def luminance(img, plot):
+def luminance(img, plot, right=None):
     x, y, w, h = plot
-    a = img[y:y + h, x + w // 10:x + w - w // 10].astype(np.float64)  # clear of the edges
+    x0 = x + w - int(w * right) if right else x + w // 10
+    a = img[y:y + h, x0:x + w - (2 if right else w // 10)].astype(np.float64)  # clear of the edges
     return (0.2126 * a[..., 0] + 0.7152 * a[..., 1] + 0.0722 * a[..., 2]).mean(axis=1)
 
 
-def brightest_column(img, cols):
+def brightest_column(img, cols, right=None):
     """(index of the brightest of `cols` equal shares of the plot, bottom up; its mean
-    luminance against the median share's)."""
+    luminance against the median share's); right: only that fraction of the plot's
+    columns at its right end (a live picture's newest)."""
     plot = EW.find_plot(img)
-    lum = luminance(img, plot)
+    lum = luminance(img, plot, right)
     h = len(lum)
     share = np.array([lum[int(h - (k + 1) * h / cols) + 1:int(h - k * h / cols) - 1].mean() for k in range(cols)])
     return int(np.argmax(share)), float(share.max() - np.median(share))
@@ -146,6 +151,51 @@ class TestTransforms(EW.WindowCase):
         w.key("x")
         self.shot(w, lambda img: self.assertGreaterEqual(line("again")(img), bright["linear"] - 1, bright))
         self.assertEqual(w.quit(), 0, w.stderr())
+
+    def test_live_chroma(self):
+        """--realtime: the live picture of chroma, the tone's class lit in its newest columns."""
+        path = self.tone(440.0, seconds=30.0)
+        w = EW.Window(["-q", "--size", "960x600", "--realtime", path])
+        self.windows.append(w)
+        self.shot(w, lambda img: EW.find_plot(img))
+        for _ in range(3):
+            w.key("x")
+            time.sleep(0.3)
+
+        def check(img):
+            k, contrast = brightest_column(img, 12, right=0.1)
+            self.assertEqual(k, 9, "brightest class %d, not A" % k)
+            self.assertGreater(contrast, 40)
+        time.sleep(1.0)
+        self.shot(w, check)
+        self.assertEqual(w.quit(), 0, w.stderr())
+
+    @E.needs_hooks
+    def test_readout_names_the_column(self):
+        """The read-out over the lit row: the pitch class (chroma), the mel band's Hz (mel)."""
+        path = self.tone(440.0)
+        centres = np.array(self.sidecar(path, "--mel", 128)["freqs_hz"])
+        for presses, cols, want in ((3, 12, "pitch class A"), (1, 128, None)):
+            stats = os.path.join(self.tmp, "stats%d.json" % presses)
+            w = EW.Window(["-q", "--size", "960x600", path], {"SPECTRO_VIEW_STATS": stats})
+            self.windows.append(w)
+            self.shot(w, lambda img: EW.find_plot(img))
+            for _ in range(presses):
+                w.key("x")
+                time.sleep(0.3)
+            k = self.shot(w, lambda img: brightest_column(img, cols)[0] if brightest_column(img, cols)[1] > 40
+                          else self.fail("not drawn yet"))
+            x, y, pw, ph = EW.find_plot(w.screenshot_png())
+            w.mouse(x + pw // 2, int(y + ph - (k + 0.5) * ph / cols))
+            time.sleep(0.5)
+            self.assertEqual(w.quit(), 0, w.stderr())
+            with open(stats) as f:
+                line = json.load(f)["readout"].split(" | ")[1]
+            if want:
+                self.assertEqual(line, want)
+            else:
+                self.assertEqual(line, "mel band %d   %.1f Hz" % (k, centres[k]))
+                self.assertLess(abs(centres[k] - 440.0), 20.0)
 
 
 if __name__ == "__main__":
