@@ -830,7 +830,7 @@ static int check_xform(cli_options *o, sp_errinfo *ei)
     if (average && x->kind == XFORM_REASSIGN)
         return sp_fail(ei, SP_EINVAL, "--average: not with --%s (reassigned points have no average)", name);
     if (o->view)
-        return sp_fail(ei, SP_EINVAL, "--view: not with --%s (the window shows the linear spectrum)", name);
+        return sp_fail(ei, SP_EINVAL, "--view: not with --%s (the window's x key shows the transforms)", name);
     for (int i = 0; i < o->an.n_outputs; i++) {
         const char *kind = o->an.outputs[i].kind;
         int png = strcmp(kind, "png") == 0;
@@ -840,7 +840,7 @@ static int check_xform(cli_options *o, sp_errinfo *ei)
             return sp_fail(ei, SP_EINVAL, "--%s: not with %s (give --dump)", name, sink_kind_find(kind)->option);
     }
     if (o->an.n_outputs == 0)
-        return sp_fail(ei, SP_EINVAL, "--%s: give --dump or --png (the window shows the linear spectrum)", name);
+        return sp_fail(ei, SP_EINVAL, "--%s: give --dump or --png (the window's x key shows the transforms)", name);
     return SP_OK;
 }
 
