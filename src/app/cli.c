@@ -834,7 +834,7 @@ static int check_xform(cli_options *o, sp_errinfo *ei)
     for (int i = 0; i < o->an.n_outputs; i++) {
         const char *kind = o->an.outputs[i].kind;
         int png = strcmp(kind, "png") == 0;
-        if (png && average)
+        if (png && average && x->kind != XFORM_MEL && x->kind != XFORM_CQT)
             return sp_fail(ei, SP_EINVAL, "--png: no picture of --%s --average yet (give --dump)", name);
         if (strcmp(kind, "dump") != 0 && !png)
             return sp_fail(ei, SP_EINVAL, "--%s: not with %s (give --dump)", name, sink_kind_find(kind)->option);

@@ -200,10 +200,10 @@ static int xform_takes(const pipe_sinks *l, const analyze_config *cfg, sp_errinf
             continue;
         if (strcmp(kind, "average") == 0 && xform_depth(l->xf) == 1)
             continue; /* levels: their power mean; plain values (MFCC, chroma): their mean */
-        if (strcmp(kind, "png") == 0)
+        if (strcmp(kind, "png") == 0 || (strcmp(kind, "average-png") == 0 && xform_is_db(l->xf)))
             continue; /* the picture's axis: mel, cqt, chroma (render.h columns), MFCC's
                        * coefficients; the reassigned points gathered onto the linear grid
-                       * (sink_png.c) */
+                       * (sink_png.c); mel and CQT levels averaged: a spectrum plot */
         if (strcmp(kind, "average") == 0)
             return sp_fail(ei, SP_EINVAL, "%s: no average (reassigned points have none)", name);
         return sp_fail(ei, SP_EINVAL, "%s: not with %s (it reads the linear spectrum)", name,
