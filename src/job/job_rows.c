@@ -326,6 +326,24 @@ static int parse_weighting(job *o, const job_row *row, const char *name, const c
     return err;
 }
 
+/* tuning: "auto" (estimated from the frames: xform_tuning_estimate), or semitones from
+ * A4 = 440 Hz in -0.5 .. 0.5. */
+static int parse_tuning(job *o, const job_row *row, const char *name, const char *val, sp_errinfo *ei)
+{
+    char *end;
+    double t;
+    *FIELD(o, row->also[0], int) = strcmp(val, "auto") == 0;
+    if (strcmp(val, "auto") == 0) {
+        *FIELD(o, row->field, double) = 0.0;
+        return SP_OK;
+    }
+    t = strtod(val, &end);
+    if (end == val || *end || !(fabs(t) <= 0.5))
+        return sp_fail(ei, SP_EINVAL, "%s %s: give auto or semitones from A4 = 440 Hz in -0.5 .. 0.5", name, val);
+    *FIELD(o, row->field, double) = t;
+    return SP_OK;
+}
+
 /* ---- the rows ---------------------------------------------------------------------------------- */
 
 /* In --help's order; `section` starts a group. The help text is `help`, then the list, then
@@ -441,7 +459,13 @@ const job_row job_rows[] = {
      .help = "K mel-frequency cepstral coefficients: the orthonormal DCT-II of the mel dB bands (" SP_FIELD("mel") ", "
              "default 128)"},
     {.longname = "chroma", .type = OPT_SWITCH, .field = OWN(chroma),
-     .help = "12 pitch classes from C (A4 = 440 Hz), each frame divided by its maximum"},
+     .help = "12 pitch classes from C (A4 = 440 Hz, or as " SP_FIELD("tuning") " says), each frame divided by its "
+             "maximum"},
+    {.longname = "tuning", .value = "T", .type = OPT_CUSTOM, .parse = parse_tuning, .field = AN(xform.tuning),
+     .also = {AN(xform.tuning_auto)}, .def = "0", .def_parses = 1,
+     .help = "with " SP_FIELD("chroma") ": the tuning in semitones from A4 = 440 Hz (-0.5 .. 0.5), or auto: estimated "
+             "from the spectral peaks of all the frames (librosa's estimate_tuning; the rows come after the last "
+             "frame)"},
     {.longname = "cqt", .value = "B", .type = OPT_INT, .field = OWN(cqt), .min = 1, .max = XFORM_CQT_MAX_BPO,
      .help = "constant-Q levels in dBFS, B bins per octave from " SP_FIELD("fmin") " (default C1 = 32.70 Hz) to "
              SP_FIELD("fmax") " (default the "
@@ -722,6 +746,9 @@ static int check_batch(const job *o, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* The transform's field in a message, its name the argument ("mel"). */
+#define XFORM_FIELD SP_FIELD_MARK "%s" SP_FIELD_MARK
+
 /* The transform the options ask for (--mel, --mfcc, --chroma, --cqt, --reassign), and what
  * has no meaning with one. Its checks at the input's rate and N are xform_create's. */
 static int check_xform(job *o, sp_errinfo *ei)
@@ -729,6 +756,8 @@ static int check_xform(job *o, sp_errinfo *ei)
     xform_spec *x = &o->an.xform;
     int kinds = (o->mel || o->mfcc) + o->chroma + (o->cqt > 0) + o->reassign, average = job_given(o, "average");
     const char *name;
+    if (job_given(o, "tuning") && !o->chroma)
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("tuning") ": only with " SP_FIELD("chroma"));
     if (kinds == 0)
         return SP_OK;
     if (kinds > 1)
@@ -745,31 +774,30 @@ static int check_xform(job *o, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, SP_FIELD("mfcc") " %d: more than the %d mel bands (" SP_FIELD("mel") ")", o->mfcc,
                        o->mel ? o->mel : XFORM_MEL_DEFAULT_BANDS);
     if (o->an.measure.bands)
-        return sp_fail(ei, SP_EINVAL, SP_FIELD_MARK "%s" SP_FIELD_MARK ": not with " SP_FIELD("bands") " (both reduce "
-                                                    "the spectrum to bands)", name);
+        return sp_fail(ei, SP_EINVAL, XFORM_FIELD ": not with " SP_FIELD("bands") " (both reduce the spectrum to "
+                       "bands)", name);
     if (o->an.measure.psd)
-        return sp_fail(ei, SP_EINVAL, SP_FIELD("psd") ": not with " SP_FIELD_MARK "%s" SP_FIELD_MARK " (its values "
-                                               "are no spectrum density)", name);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("psd") ": not with " XFORM_FIELD " (its values are no spectrum density)",
+                       name);
     if (average && x->kind == XFORM_REASSIGN)
-        return sp_fail(ei, SP_EINVAL, SP_FIELD("average") ": not with " SP_FIELD_MARK "%s" SP_FIELD_MARK " "
-                                               "(reassigned points have no average)", name);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("average") ": not with " XFORM_FIELD " (reassigned points have no "
+                       "average)", name);
     if (o->view)
-        return sp_fail(ei, SP_EINVAL, SP_FIELD("view") ": not with " SP_FIELD_MARK "%s" SP_FIELD_MARK " (the window "
-                                               "shows the linear spectrum)", name);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("view") ": not with " XFORM_FIELD " (the window's x key shows the "
+                       "transforms)", name);
     for (int i = 0; i < o->an.n_outputs; i++) {
         const char *kind = o->an.outputs[i].kind;
         int png = strcmp(kind, "png") == 0;
-        if (png && (x->kind == XFORM_MFCC || average))
-            return sp_fail(ei, SP_EINVAL, SP_FIELD("png") ": no picture of " SP_FIELD_MARK "%s" SP_FIELD_MARK "%s yet "
-                                                   "(give " SP_FIELD("dump") ")", name,
-                           average ? " " SP_FIELD("average") : "");
+        if (png && average && x->kind != XFORM_MEL && x->kind != XFORM_CQT)
+            return sp_fail(ei, SP_EINVAL, SP_FIELD("png") ": no picture of " XFORM_FIELD " " SP_FIELD("average")
+                           " yet (give " SP_FIELD("dump") ")", name);
         if (strcmp(kind, "dump") != 0 && !png)
-            return sp_fail(ei, SP_EINVAL, SP_FIELD_MARK "%s" SP_FIELD_MARK ": not with %s (give "
-                                                        SP_FIELD("dump") ")", name, sink_kind_find(kind)->option);
+            return sp_fail(ei, SP_EINVAL, XFORM_FIELD ": not with %s (give " SP_FIELD("dump") ")", name,
+                           sink_kind_find(kind)->option);
     }
     if (o->an.n_outputs == 0)
-        return sp_fail(ei, SP_EINVAL, SP_FIELD_MARK "%s" SP_FIELD_MARK ": give " SP_FIELD("dump") " or "
-                                                    SP_FIELD("png") " (the window shows the linear spectrum)", name);
+        return sp_fail(ei, SP_EINVAL, XFORM_FIELD ": give " SP_FIELD("dump") " or " SP_FIELD("png") " (the window's x "
+                       "key shows the transforms)", name);
     return SP_OK;
 }
 

@@ -171,6 +171,7 @@ static void destroy_view(view *v)
     view_panel_free(v);
     view_bands_free(v);
     view_avg_close(&v->sh.avg);
+    view_xform_free(&v->sh);
     render_destroy(v->pic.r);
     free(v->pic.snap);
     free(v->pic.drawn_snap);
