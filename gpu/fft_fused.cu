@@ -68,7 +68,7 @@ __device__ __forceinline__ bool load_row(float2 (&v)[1 << RL], const FArgs &A, u
                 v[e] = make_float2(__ldg(src + 2 * i), __ldg(src + 2 * i + 1));
             });
         }
-        if constexpr (OP == O_STFT) {
+        if constexpr (is_stft(OP)) {
             const float2 *win2 = reinterpret_cast<const float2 *>(A.win) + ti;
             unroll<R>([&](auto E) {
                 constexpr int e = SP_CI(E);
@@ -172,10 +172,17 @@ __device__ __forceinline__ void out_pair(const FArgs &A, float2 a, float2 b, flo
             bfly_fma(x0, x1, w);
         }
         /* k0: bins 0 and N */
-        const float thr = k0 ? A.thr_edge : A.thr_mid, off = k0 ? A.off_edge : A.off_mid;
-        *pk = level_db<BIG>(x0, thr, off, qmax);
-        if constexpr (HAS_N)
-            *pn = level_db<BIG>(x1, thr, off, qmax);
+        if constexpr (OP == O_STFTP) { /* docs/design.md "Levels (dBFS)": a_k^2, its floor */
+            const float pw = k0 ? A.pw_edge : A.pw_mid;
+            *pk = fmaxf((x0.x * x0.x + x0.y * x0.y) * pw, 1e-20f);
+            if constexpr (HAS_N)
+                *pn = fmaxf((x1.x * x1.x + x1.y * x1.y) * pw, 1e-20f);
+        } else {
+            const float thr = k0 ? A.thr_edge : A.thr_mid, off = k0 ? A.off_edge : A.off_mid;
+            *pk = level_db<BIG>(x0, thr, off, qmax);
+            if constexpr (HAS_N)
+                *pn = level_db<BIG>(x1, thr, off, qmax);
+        }
     }
 }
 
@@ -336,12 +343,12 @@ __device__ __forceinline__ void store_row_real(const float2 (&v)[1 << RL], const
                                                float *s_im, unsigned f, unsigned t, unsigned pt)
 {
     constexpr int N = 1 << L;
-    using OutT = std::conditional_t<OP == O_STFT, float, float2>;
+    using OutT = std::conditional_t<is_stft(OP), float, float2>;
     RowOut<OutT> o;
     o.g = (size_t)blockIdx.x * FPB + f;
     const size_t ostride = (size_t)N + 1;
     OutT *out0;
-    if constexpr (OP == O_STFT)
+    if constexpr (is_stft(OP))
         out0 = A.db + o.g * ostride;
     else
         out0 = A.spec + o.g * ostride;
@@ -709,4 +716,21 @@ extern "C" int fused_stft_db_clips(void *stream, const cpx *d_tw, unsigned log2t
     db_consts(scale_mid, &A.thr_mid, &A.off_mid);
     db_consts(scale_edge, &A.thr_edge, &A.off_edge);
     return launch_row<O_STFT>(log2n - 1, A, (cudaStream_t)stream, ei);
+}
+
+extern "C" int fused_stft_power(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_sig, size_t hop,
+                                const float *d_win, float scale_mid, float scale_edge, unsigned log2n,
+                                size_t nframes, float *d_pow, sp_errinfo *ei)
+{
+    if (log2n < 4 || log2n > FUSED_MAX_ONEPASS_LOG2 + 1 || log2n > log2tw)
+        return sp_fail(ei, SP_EUNSUPPORTED, "fused STFT: 2^%u points not covered", log2n);
+    FArgs A = args_base(d_tw, log2tw, log2n - 1, nframes);
+    A.sig = d_sig;
+    A.hop = hop;
+    A.win = d_win;
+    A.db = d_pow;
+    /* q = |2X|^2: a^2 = q (s/2)^2 */
+    A.pw_mid = (float)((double)scale_mid * scale_mid / 4.0);
+    A.pw_edge = (float)((double)scale_edge * scale_edge / 4.0);
+    return launch_row<O_STFTP>(log2n - 1, A, (cudaStream_t)stream, ei);
 }

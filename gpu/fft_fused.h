@@ -83,6 +83,13 @@ int fused_stft_db_clips(void *stream, const cpx *d_tw, unsigned log2tw, const fl
                         const float *d_win, float scale_mid, float scale_edge, unsigned log2n,
                         size_t nframes, size_t clip_frames, size_t clip_stride, float *d_db, sp_errinfo *ei);
 
+/* fused_stft_db with the power a_k^2 = (|X_k| scale)^2 out instead of the level, floored at
+ * 1e-20 (docs/design.md "Levels (dBFS)": the -200 dB floor's power), d_pow[f*(n/2+1) + k]:
+ * what the transforms' filter banks reduce (gpu_bank.cu). Same sizes as fused_r2c. */
+int fused_stft_power(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_sig, size_t hop,
+                     const float *d_win, float scale_mid, float scale_edge, unsigned log2n, size_t nframes,
+                     float *d_pow, sp_errinfo *ei);
+
 #ifdef __cplusplus
 }
 #endif
