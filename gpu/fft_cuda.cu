@@ -211,14 +211,15 @@ static int cuda_stft_db_clips(void *ctx, void *stream, const float *d_sig, size_
                                scale_edge, c->log2n, nframes, clip_frames, clip_stride, d_db, ei);
 }
 
-static int cuda_stft_power(void *ctx, void *stream, const float *d_sig, size_t hop, const float *d_win,
-                           float scale_mid, float scale_edge, size_t nframes, float *d_pow, sp_errinfo *ei)
+static int cuda_stft_bank(void *ctx, void *stream, const float *d_sig, size_t hop, const float *d_win,
+                          float scale_mid, float scale_edge, size_t nframes, const fused_bank *bank, float *d_rows,
+                          sp_errinfo *ei)
 {
     const cuda_ctx *c = (const cuda_ctx *)ctx;
     if (!c->fused || c->log2n > FUSED_MAX_ONEPASS_LOG2 + 1)
-        return SP_EUNSUPPORTED;
-    return fused_stft_power(stream, (const cpx *)c->d_tw, c->log2n, d_sig, hop, d_win, scale_mid, scale_edge,
-                            c->log2n, nframes, d_pow, ei);
+        return sp_fail(ei, SP_EUNSUPPORTED, "no fused short-time kernel for this plan");
+    return fused_stft_bank(stream, (const cpx *)c->d_tw, c->log2n, d_sig, hop, d_win, scale_mid, scale_edge, c->log2n,
+                           nframes, bank, d_rows, ei);
 }
 
 static void cuda_ctx_destroy(void *ctx)
@@ -234,7 +235,7 @@ static void cuda_ctx_destroy(void *ctx)
 
 static const gpu_xform cuda_xform = {
     .c2c = cuda_c2c, .r2c = cuda_r2c, .destroy = cuda_ctx_destroy, .stft_db = cuda_stft_db,
-    .stft_db_clips = cuda_stft_db_clips, .stft_power = cuda_stft_power,
+    .stft_db_clips = cuda_stft_db_clips, .stft_bank = cuda_stft_bank,
 };
 
 /* ---- backend -------------------------------------------------------------------------- */

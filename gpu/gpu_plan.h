@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "fft_backend.h"
+#include "fft_fused.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,11 +64,11 @@ typedef struct gpu_xform {
     int (*stft_db_clips)(void *ctx, void *stream, const float *d_sig, size_t hop, size_t clip_frames,
                          size_t clip_stride, const float *d_win, float scale_mid, float scale_edge, size_t nframes,
                          float *d_db, sp_errinfo *ei);
-    /* Optional: stft_db with the power a_k^2 (floored at 1e-20) out instead of the level
-     * (fused_stft_power), for the filter banks of gpu_bank.cu; SP_EUNSUPPORTED: not for this
-     * plan (the transforms then stay on the host). */
-    int (*stft_power)(void *ctx, void *stream, const float *d_sig, size_t hop, const float *d_win,
-                      float scale_mid, float scale_edge, size_t nframes, float *d_pow, sp_errinfo *ei);
+    /* Optional: a filter bank's rows of the short-time power in one go (fused_stft_bank),
+     * for gpu_bank.cu; SP_EUNSUPPORTED: not for this plan or bank (the transforms then stay
+     * on the host). nframes 0 launches nothing and says whether it would run. */
+    int (*stft_bank)(void *ctx, void *stream, const float *d_sig, size_t hop, const float *d_win, float scale_mid,
+                     float scale_edge, size_t nframes, const fused_bank *bank, float *d_rows, sp_errinfo *ei);
 } gpu_xform;
 
 typedef struct gpu_plan gpu_plan;
