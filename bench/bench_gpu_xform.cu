@@ -3,6 +3,8 @@
  *   mel 128 + dB     target <= 2 ms
  *   MFCC 20          target <= 2.5 ms (of the 128 mel bands)
  *   chroma           (no target; for the table)
+ *   CQT 84           12 bins an octave from C1 (to B7), N 32768 (C1's kernel needs it),
+ *                    target >= 10x the torch peer (bench_gpu_xform_torch.py --cqt)
  * Each through the library's own path: xform_create, xform_use_plan on a cuda fft_plan,
  * xform_rows_device (the fused short-time power kernel, then the filter-bank kernel, a
  * sub-batch of `chunk` frames at a time on the plan's two streams). Times are host wall
@@ -28,8 +30,8 @@
 #include "xform.h"
 
 #define RATE 48000.0
-#define N 4096
 #define HOP 1024
+#define NMAX 32768
 #define CHECK_FRAMES 512
 
 static double now_ms(void)
@@ -57,13 +59,17 @@ __global__ void fill_kernel(float *d, size_t count)
 typedef struct {
     const char *name;
     xform_spec spec;
+    size_t n;
     double target_ms; /* 0: none */
 } job;
 
 /* One transform: its median time over reps, and the check against the host's rows. */
-static int bench_one(const job *j, const float *d_sig, const float *h_sig, size_t nframes, int reps, size_t chunk,
-                     const float *win)
+static int bench_one(const job *j, const float *d_sig, const float *h_sig, size_t nsamp, int reps, size_t chunk)
 {
+    const size_t N = j->n, nframes = (nsamp - N) / HOP + 1;
+    std::vector<float> win(N);
+    window_spec ws = window_spec_default();
+    double wsum;
     fft_config fc = fft_config_default();
     fft_plan *plan = NULL;
     xform *xg = NULL, *xh = NULL;
@@ -71,13 +77,14 @@ static int bench_one(const job *j, const float *d_sig, const float *h_sig, size_
     sp_errinfo ei = {};
     std::vector<double> ms;
     int rc = 1;
+    window_fill(&ws, N, win.data(), &wsum);
     fc.backend = FFT_BACKEND_CUDA;
     fc.n = N;
     fc.hop = HOP;
-    fc.window = win;
+    fc.window = win.data();
     fc.max_batch = 2 * chunk;
-    if (fft_plan_create(&fc, &plan, &ei) != SP_OK || xform_create(&j->spec, N, RATE, win, &xg, &ei) != SP_OK ||
-        xform_create(&j->spec, N, RATE, win, &xh, &ei) != SP_OK) {
+    if (fft_plan_create(&fc, &plan, &ei) != SP_OK || xform_create(&j->spec, N, RATE, win.data(), &xg, &ei) != SP_OK ||
+        xform_create(&j->spec, N, RATE, win.data(), &xh, &ei) != SP_OK) {
         fprintf(stderr, "bench_gpu_xform: %s: %s\n", j->name, ei.msg);
         goto done;
     }
@@ -107,8 +114,8 @@ static int bench_one(const job *j, const float *d_sig, const float *h_sig, size_
         xform_rows(xh, h_sig, HOP, CHECK_FRAMES, 0.0, HOP / RATE, ref.data());
         for (size_t i = 0; i < got.size(); i++)
             worst = std::max(worst, (double)fabsf(got[i] - ref[i]));
-        printf("%-12s %6zu x %-4zu  %8.3f ms  (min %.3f)  target %s%-5.4g %s   vs host rows: max |diff| %.3g\n",
-               j->name, nframes, width, ms[ms.size() / 2], ms[0], j->target_ms > 0 ? "<= " : "",
+        printf("%-12s N %-5zu %6zu x %-4zu  %8.3f ms  (min %.3f)  target %s%-5.4g %s   vs host rows: max |diff| %.3g\n",
+               j->name, N, nframes, width, ms[ms.size() / 2], ms[0], j->target_ms > 0 ? "<= " : "",
                j->target_ms > 0 ? j->target_ms : 0.0,
                j->target_ms <= 0 ? "" : ms[ms.size() / 2] <= j->target_ms ? "met" : "MISSED", worst);
         rc = 0;
@@ -125,12 +132,10 @@ int main(int argc, char **argv)
 {
     int reps = argc > 1 ? atoi(argv[1]) : 15;
     size_t chunk = argc > 2 ? (size_t)atol(argv[2]) : 2048;
-    size_t nsamp = (size_t)(3600 * RATE), nframes = (nsamp - N) / HOP + 1;
-    float *d_sig = NULL, win[N];
-    std::vector<float> h_sig((CHECK_FRAMES - 1) * HOP + N);
-    window_spec ws = window_spec_default();
+    size_t nsamp = (size_t)(3600 * RATE);
+    float *d_sig = NULL;
+    std::vector<float> h_sig((CHECK_FRAMES - 1) * HOP + NMAX);
     cudaDeviceProp prop;
-    double wsum;
     int rc = 0;
     char date[32];
     time_t tt = time(NULL);
@@ -138,7 +143,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_gpu_xform [reps >= 1] [chunk frames >= 1]\n");
         return 2;
     }
-    window_fill(&ws, N, win, &wsum);
     if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess || cudaMalloc((void **)&d_sig, nsamp * sizeof(float)) != cudaSuccess) {
         fprintf(stderr, "bench_gpu_xform: no usable GPU\n");
         return 1;
@@ -146,12 +150,14 @@ int main(int argc, char **argv)
     fill_kernel<<<(unsigned)((nsamp + 255) / 256), 256>>>(d_sig, nsamp);
     cudaMemcpy(h_sig.data(), d_sig, h_sig.size() * sizeof(float), cudaMemcpyDeviceToHost);
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&tt));
-    printf("bench_gpu_xform: %s, %s; 1 h of 48 kHz device-resident (%zu frames), N %d hop %d hann, "
-           "sub-batches of %zu frames, median of %d\n",
-           prop.name, date, nframes, N, HOP, chunk, reps);
-    job jobs[3];
-    for (int i = 0; i < 3; i++)
+    printf("bench_gpu_xform: %s, %s; 1 h of 48 kHz device-resident, hop %d, hann (cqt: its kernels), "
+           "host sub-batches of %zu frames, median of %d\n",
+           prop.name, date, HOP, chunk, reps);
+    job jobs[4];
+    for (int i = 0; i < 4; i++) {
         jobs[i].spec = xform_spec_default();
+        jobs[i].n = 4096;
+    }
     jobs[0].name = "mel 128 dB";
     jobs[0].spec.kind = XFORM_MEL;
     jobs[0].spec.bands = 128;
@@ -163,8 +169,14 @@ int main(int argc, char **argv)
     jobs[2].name = "chroma";
     jobs[2].spec.kind = XFORM_CHROMA;
     jobs[2].target_ms = 0;
-    for (int i = 0; i < 3; i++)
-        rc |= bench_one(&jobs[i], d_sig, h_sig.data(), nframes, reps, chunk, win);
+    jobs[3].name = "cqt 84";
+    jobs[3].spec.kind = XFORM_CQT;
+    jobs[3].spec.bands = 12;
+    jobs[3].spec.fmax = 3952.0; /* B7: 7 octaves from C1 */
+    jobs[3].n = NMAX;
+    jobs[3].target_ms = 0; /* 10x the torch peer's: bench_gpu_xform_torch.py --cqt */
+    for (int i = 0; i < 4; i++)
+        rc |= bench_one(&jobs[i], d_sig, h_sig.data(), nsamp, reps, chunk);
     cudaFree(d_sig);
     return rc;
 }

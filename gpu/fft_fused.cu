@@ -147,7 +147,7 @@ __device__ __forceinline__ void out_pair(const FArgs &A, float2 a, float2 b, flo
                                          OutT *pn, float &qmax)
 {
     float2 x0, x1;
-    if constexpr (OP == O_R2C) {
+    if constexpr (OP == O_R2C || OP == O_STFTC) {
         if (k0) {
             x0 = make_float2(a.x + a.y, 0.0f);
             x1 = make_float2(a.x - a.y, 0.0f);
@@ -205,6 +205,8 @@ __device__ __forceinline__ void store_real_mirror(const float2 (&v)[1 << RL], co
 {
     constexpr int R = 1 << RL, NP = (L + RL - 1) / RL, N = 1 << L;
     constexpr int LO = PG<L, RL, NP - 1>::lo, W = R / 2;
+    if constexpr (OP == O_STFTC)
+        __syncthreads(); /* X goes where the last exchange read from (FPB 1: every thread) */
     if (FPB > 1 && o.g >= A.batch)
         return; /* no barrier follows */
     float qmax = 0.0f; /* written, never read: this path checks Z before (below) */
@@ -344,13 +346,15 @@ __device__ __forceinline__ void store_row_real(const float2 (&v)[1 << RL], const
                                                float *s_im, unsigned f, unsigned t, unsigned pt)
 {
     constexpr int N = 1 << L;
-    using OutT = std::conditional_t<is_stft(OP), float, float2>;
+    using OutT = std::conditional_t<OP == O_STFT || OP == O_STFTB, float, float2>;
     RowOut<OutT> o;
     o.g = (size_t)blockIdx.x * FPB + f;
     const size_t ostride = (size_t)N + 1;
     OutT *out0;
     if constexpr (OP == O_STFTB)
         out0 = bank_pow<L, RL, FPB, S2>(s_re, f); /* the bank reads it there */
+    else if constexpr (OP == O_STFTC) /* in place of Z, natural order (FPB 1, S2: launch) */
+        out0 = reinterpret_cast<float2 *>(s_re) + f * N;
     else if constexpr (OP == O_STFT)
         out0 = A.db + o.g * ostride;
     else
@@ -429,6 +433,8 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
     /* every thread of the block gets here (the stores return, the kernel does not) */
     if constexpr (KIND == K_ROW && OP == O_STFTB)
         bank_epilogue<L, RL, FPB, S2>(A, smem);
+    else if constexpr (KIND == K_ROW && OP == O_STFTC)
+        bank_cqt_epilogue<L, RL, FPB, S2>(A, smem);
 }
 
 /* (with a second __launch_bounds__ argument, even 1, ptxas allocated 114 instead of 79
@@ -499,8 +505,11 @@ int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
         kern = fused_fft_kernel_mb<L, RL, FPB, KIND, OP, S2, MINB>;
     else
         kern = fused_fft_kernel<L, RL, FPB, KIND, OP, S2>;
-    if constexpr (OP == O_STFTB) { /* the bank's rows and sums past the FFT's shared memory */
-        const size_t smem = C::SMEM + (size_t)FPB * (((size_t)1 << L) + 1 + A.bank.rows) * sizeof(float);
+    if constexpr (OP == O_STFTB || OP == O_STFTC) { /* the bank's rows and sums past the FFT's */
+        if constexpr (OP == O_STFTC && (FPB != 1 || !S2))
+            return sp_fail(ei, SP_EUNSUPPORTED, "fused STFT bank: no complex kernels at 2^%d points", L + 1);
+        const size_t smem = C::SMEM + (size_t)FPB * ((OP == O_STFTB ? ((size_t)1 << L) + 1 : 0) + A.bank.rows) *
+                                          sizeof(float);
         int dev = 0, optin = 0;
         if (cudaGetDevice(&dev) != cudaSuccess ||
             cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
@@ -751,5 +760,7 @@ extern "C" int fused_stft_bank(void *stream, const cpx *d_tw, unsigned log2tw, c
     A.pw_mid = (float)((double)scale_mid * scale_mid / 4.0);
     A.pw_edge = (float)((double)scale_edge * scale_edge / 4.0);
     A.bank = *bank;
+    if (bank->post == FFT_BANK_CQT)
+        return launch_row<O_STFTC>(log2n - 1, A, (cudaStream_t)stream, ei);
     return launch_row<O_STFTB>(log2n - 1, A, (cudaStream_t)stream, ei);
 }

@@ -25,6 +25,7 @@ struct bank_dev {
     fused_bank fb;             /* device pointers */
     unsigned *d_runs;          /* k0, len, off: rows each */
     float *d_w, *d_dct;
+    float *d_win;              /* the bank's own window (constant-Q: rectangular), or NULL */
     float *d_rows[GPU_NSLOTS]; /* host path: a sub-batch's rows, chunk x width */
 };
 
@@ -41,8 +42,8 @@ template <class T> int upload(T **d, const T *h, size_t count, const char *what,
 
 int bank_run(gpu_plan *gp, const bank_dev *b, int s, const float *d_sig, size_t cnt, float *d_rows, sp_errinfo *ei)
 {
-    return gp->xf->stft_bank(gp->ctx, gp->stream[s], d_sig, gp->hop, gp->d_window, gp->scale_mid, gp->scale_edge,
-                             cnt, &b->fb, d_rows, ei);
+    return gp->xf->stft_bank(gp->ctx, gp->stream[s], d_sig, gp->hop, b->d_win ? b->d_win : gp->d_window,
+                             gp->scale_mid, gp->scale_edge, cnt, &b->fb, d_rows, ei);
 }
 
 /* The end of a call: both slots' work waited for; a device failure marks the plan broken. */
@@ -82,6 +83,7 @@ void gpu_plan_bank_destroy(void *state, void *bank)
     cudaFree(b->d_runs);
     cudaFree(b->d_w);
     cudaFree(b->d_dct);
+    cudaFree(b->d_win);
     for (int s = 0; s < GPU_NSLOTS; s++)
         cudaFree(b->d_rows[s]);
     free(b);
@@ -111,8 +113,12 @@ int gpu_plan_bank_create(void *state, const fft_bank *fb, void **bank, sp_errinf
     b->fb.post = (int)fb->post;
     b->fb.coeffs = fb->post == FFT_BANK_DB_DCT ? (unsigned)fb->coeffs : 0u;
     b->fb.width = b->fb.coeffs ? b->fb.coeffs : b->fb.rows;
-    b->fb.warp = fb->nw > BANK_WARP_ROW * fb->rows;
-    if (err != SP_OK || (err = upload(&b->d_w, fb->w, fb->nw, "filter bank weights", ei)) != SP_OK ||
+    /* constant-Q: a warp a row always (its long rows, the highest bins', would hold a block) */
+    b->fb.warp = fb->post == FFT_BANK_CQT || fb->nw > BANK_WARP_ROW * fb->rows;
+    if (err != SP_OK ||
+        (err = upload(&b->d_w, fb->w, fb->nw * (fb->post == FFT_BANK_CQT ? 2 : 1), "filter bank weights", ei)) !=
+            SP_OK ||
+        (fb->window && (err = upload(&b->d_win, fb->window, gp->n, "filter bank window", ei)) != SP_OK) ||
         (b->fb.coeffs && (err = upload(&b->d_dct, fb->dct, fb->coeffs * fb->rows, "DCT matrix", ei)) != SP_OK))
         goto fail;
     b->fb.k0 = b->d_runs;

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""mel, MFCC and chroma on the GPU against the cpu backend, end to end (docs/transforms.md
-"Where it runs"): `--backend cuda --mel 128 --dump` (and --mfcc, --chroma) equals
-`--backend cpu` through the real program, for several FFT sizes and hops, stereo too.
+"""mel, MFCC, chroma and constant-Q on the GPU against the cpu backend, end to end
+(docs/transforms.md "Where it runs"): `--backend cuda --mel 128 --dump` (and --mfcc,
+--chroma, --cqt) equals `--backend cpu` through the real program, for several FFT sizes and
+hops, stereo too.
 
 Exits 77 (ctest: skipped) when this build or machine has no usable GPU.
 
@@ -18,6 +19,8 @@ order. The tolerances follow from that:
   file), plus 1e-4 for the DCT's own float sums.
 - chroma (0..1, a frame's maximum 1): within 1e-4, a hundred times the FFT's rounding
   relative to the frame's peak.
+- constant-Q (dB): as mel, and deeper bins' amplitudes within 1e-5 of the frame's strongest
+  bin's (e2e_gpu_agree's bound for linear levels: a kernel's sum is a few hundred bins).
 The runs print the largest differences seen. The rows must also not be bit-for-bit the
 cpu backend's for cuda (else the host made them: the device was not used), and must be
 for cufft (it has no short-time power kernel: the host's threads make its rows).
@@ -128,6 +131,20 @@ class GpuXform(unittest.TestCase):
             self.note("chroma", err)
             self.assertLessEqual(err, 1e-4, "chroma n=%d: %.3g apart" % (n, err))
             self.assertTrue((np.abs(g.max(axis=-1) - 1.0) < 1e-6).all(), "chroma n=%d: a frame's maximum is not 1" % n)
+
+    def test_cqt(self):
+        for args, n in ((["--cqt", 12, "--fmax", 3952], 32768), (["--cqt", 24, "--fmin", 200], 8192)):
+            c, g = self.both(self.mono, ["-n", n] + args)
+            what = "cqt %s n=%d" % (args, n)
+            top = c.max(axis=-1, keepdims=True)
+            tight = (c > -100.0) & (c > top - 60.0)
+            err = np.abs(c - g)[tight].max()
+            self.note("cqt dB (tight)", err)
+            self.assertLessEqual(err, 0.01, "%s: %.4g dB apart" % (what, err))
+            rel = (np.abs(10 ** (c / 20) - 10 ** (g / 20)) / 10 ** (top / 20)).max()
+            self.note("cqt amplitude / frame's strongest bin", rel)
+            self.assertLessEqual(rel, 1e-5, "%s: amplitudes %.3g of the strongest apart" % (what, rel))
+            self.assertFalse(np.array_equal(c, g), what + ": the cpu's rows bit for bit: not made on the GPU")
 
     def test_cufft_stays_on_host(self):
         c, g = self.both(self.mono, ["--mel", 128], backend="cufft")
