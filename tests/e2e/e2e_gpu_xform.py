@@ -19,8 +19,8 @@ order. The tolerances follow from that:
   file), plus 1e-4 for the DCT's own float sums.
 - chroma (0..1, a frame's maximum 1): within 1e-4, a hundred times the FFT's rounding
   relative to the frame's peak.
-- constant-Q (dB): as mel, and deeper bins' amplitudes within 1e-5 of the frame's strongest
-  bin's (e2e_gpu_agree's bound for linear levels: a kernel's sum is a few hundred bins).
+- constant-Q (dB): within three times the cpu backend's own float error, measured in the
+  test against a double-precision evaluation of the same definition (test_cqt).
 The runs print the largest differences seen. The rows must also not be bit-for-bit the
 cpu backend's for cuda (else the host made them: the device was not used), and must be
 for cufft (it has no short-time power kernel: the host's threads make its rows).
@@ -54,6 +54,29 @@ def make_signal(path, channels):
         y = 0.3 * np.sin(2 * np.pi * 3000.0 * t) + 0.003 * rng.standard_normal(t.size)
         x = np.stack([x, y], axis=1)
     E.write_float_wav(path, x.astype(np.float32), RATE)
+
+
+def cqt_reference(x, meta):
+    """docs/transforms.md's constant-Q in double precision: each bin's hann kernel of
+    round(Q rate/f) samples centred in the frame, its DFT kept above 0.0054 of its peak,
+    c = (1/N) sum X conj(K) on the rectangular-window rfft of each frame; dB rows."""
+    n, hop, rate, q = meta["fft_size"], meta["hop"], meta["sample_rate"], meta["transform"]["q"]
+    kernels = []
+    for f in meta["freqs_hz"]:
+        ln = int(np.floor(q * rate / f + 0.5))
+        start, m = (n - ln) // 2, np.arange(ln)
+        w = 0.5 - 0.5 * np.cos(2 * np.pi * m / ln)
+        buf = np.zeros(n, complex)
+        buf[start:start + ln] = w * 2.0 / w.sum() * np.exp(2j * np.pi * f * ((start + m) - n / 2.0) / rate)
+        spec = np.fft.fft(buf)[: n // 2 + 1]
+        keep = np.nonzero(np.abs(spec) >= 0.0054 * np.abs(spec).max())[0]
+        kernels.append((keep[0], np.conj(spec[keep[0]:keep[-1] + 1]) / n))
+    rows = np.empty((meta["frames"], len(kernels)))
+    for fr in range(rows.shape[0]):
+        X = np.fft.rfft(x[fr * hop:fr * hop + n])
+        for j, (k0, c) in enumerate(kernels):
+            rows[fr, j] = 10 * np.log10(max(abs(np.sum(X[k0:k0 + c.size] * c)) ** 2, 1e-20))
+    return rows
 
 
 class GpuXform(unittest.TestCase):
@@ -133,17 +156,31 @@ class GpuXform(unittest.TestCase):
             self.assertTrue((np.abs(g.max(axis=-1) - 1.0) < 1e-6).all(), "chroma n=%d: a frame's maximum is not 1" % n)
 
     def test_cqt(self):
+        """The rows against the cpu backend's, within three times the cpu backend's own
+        distance from a double-precision evaluation of the same definition (numpy, below):
+        each backend's float rounding, the GPU's allowed up to twice the cpu's. (A fixed
+        0.01 dB failed here: on the H200, 0.014 dB apart at N 32768 where the cpu backend
+        itself is 0.019 dB from the double-precision values.)"""
+        x = E.read_audio(self.mono)[0].astype(np.float64).ravel()
         for args, n in ((["--cqt", 12, "--fmax", 3952], 32768), (["--cqt", 24, "--fmin", 200], 8192)):
-            c, g = self.both(self.mono, ["-n", n] + args)
             what = "cqt %s n=%d" % (args, n)
-            top = c.max(axis=-1, keepdims=True)
-            tight = (c > -100.0) & (c > top - 60.0)
+            out = os.path.join(self.dir, "q.npy")
+            p = E.run([self.mono, "-q", "-b", "cpu", "-n", n, "-o", out] + args, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            ref = cqt_reference(x, E.load_json(self, out + ".json"))
+            c, g = self.both(self.mono, ["-n", n] + args)
+            top = ref.max(axis=-1, keepdims=True)
+            tight = (ref > -100.0) & (ref > top - 60.0)
+            own = np.abs(c - ref)[tight].max()
             err = np.abs(c - g)[tight].max()
+            self.note("cqt dB (tight) / 3 x the cpu's own", err / (3 * own))
             self.note("cqt dB (tight)", err)
-            self.assertLessEqual(err, 0.01, "%s: %.4g dB apart" % (what, err))
-            rel = (np.abs(10 ** (c / 20) - 10 ** (g / 20)) / 10 ** (top / 20)).max()
-            self.note("cqt amplitude / frame's strongest bin", rel)
-            self.assertLessEqual(rel, 1e-5, "%s: amplitudes %.3g of the strongest apart" % (what, rel))
+            self.assertLessEqual(err, 3 * own, "%s: %.4g dB apart, the cpu's own error %.4g" % (what, err, own))
+            amp = lambda v: 10 ** (v / 20)
+            own = (np.abs(amp(c) - amp(ref)) / amp(top)).max()
+            rel = (np.abs(amp(c) - amp(g)) / amp(top)).max()
+            self.note("cqt amplitude / 3 x the cpu's own", rel / (3 * own))
+            self.assertLessEqual(rel, 3 * own, "%s: amplitudes %.3g of the strongest apart" % (what, rel))
             self.assertFalse(np.array_equal(c, g), what + ": the cpu's rows bit for bit: not made on the GPU")
 
     def test_cufft_stays_on_host(self):
