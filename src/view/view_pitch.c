@@ -92,7 +92,8 @@ void view_pitch_draw(view *v, const layout *L)
     u->pitch_points = 0;
     u->pitch_med_hz = NAN;
     u->pitch_med_y = -1;
-    if (!u->pitch || v->live || !p->r || !p->ok || !(map = render_scale(p->r)))
+    /* not over a transform's columns (p->cols: mel, CQT ... rows are not a Hz axis) */
+    if (!u->pitch || v->live || !p->r || !p->ok || p->cols || !(map = render_scale(p->r)))
         return;
     pthread_mutex_lock(s->mu);
     for (int c = 0; c < p->channels; c++) {

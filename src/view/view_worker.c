@@ -44,6 +44,8 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     info.source_frames = ss->source_frames;
     info.time_first_s = ss->time_first_s;
     info.live = ss->live;
+    if ((err = view_xform_open(sh, ss, &info, ei)) != SP_OK) /* a transform's columns */
+        return err;
     wants->spectra = 1;
     err = view_store_create(info.channels, info.bins, info.live, info.live ? STORE_BUDGET_LIVE : STORE_BUDGET_FILE,
                             &st, ei);
@@ -118,11 +120,10 @@ static int frames_in(shared *sh, int channel, uint64_t first, size_t nframes)
 }
 
 /* Runs on the analysis thread: a copy into the store, nothing that waits long. */
-static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+static int store_rows(shared *sh, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
 {
-    (void)ei;
-    shared *sh = user;
     int err, woken;
+    (void)ei;
     pthread_mutex_lock(&sh->mu);
     err = view_store_add(sh->store, channel, first, nframes, db);
     view_avg_add(&sh->avg, channel, nframes, db);
@@ -157,6 +158,20 @@ static int on_maxima(void *user, int channel, uint64_t first, size_t nframes, ui
                                           (unsigned long long)span);
 }
 
+static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+{
+    shared *sh = user;
+    return sh->xr.kind ? view_xform_rows(sh, channel, first, nframes, db, store_rows, ei) /* view_xform.c */
+                       : store_rows(sh, channel, first, nframes, db, ei);
+}
+
+/* The run ended: a transform's last rows (the reassigned points' last frames). */
+static int on_finish(void *user, const sink_end *end, sp_errinfo *ei)
+{
+    (void)end;
+    return view_xform_flush(user, store_rows, ei);
+}
+
 /* The samples themselves (view_sig.h): under the views' own lock, not mu. */
 static int on_samples(void *user, uint64_t first, size_t nframes, const float *x, sp_errinfo *ei)
 {
@@ -165,7 +180,8 @@ static int on_samples(void *user, uint64_t first, size_t nframes, const float *x
 }
 
 static const sink_ops VIEW_SINK = {
-    .name = "window", .open = on_start, .spectra = on_frames, .maxima = on_maxima, .samples = on_samples,
+    .name = "window", .open = on_start, .spectra = on_frames, .maxima = on_maxima, .finish = on_finish,
+    .samples = on_samples,
 };
 
 static void *worker_main(void *arg)
