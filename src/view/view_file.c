@@ -93,6 +93,7 @@ render_config view_picture_config(view *v, const layout *L, const view_stream *i
     make_title(v, info, title, len);
     rc.title = title;
     view_xform_picture(v, info, &rc, title, len); /* a transform's columns, its name */
+    rc.top_gap = view_wave_height(v, L) > 0 ? view_wave_height(v, L) + L->fs / 2 : 0; /* the waveform strip */
     return rc;
 }
 
@@ -274,7 +275,8 @@ static int file_key_same(const file_key *a, const file_key *b)
            x->db_lo == y->db_lo && x->db_hi == y->db_hi && x->fmin == y->fmin && x->fmax == y->fmax &&
            same_str(x->title, y->title) && same_str(x->font, y->font) && same_str(x->font_search, y->font_search) &&
            same_str(x->font_bundled, y->font_bundled) && x->font_no_system == y->font_no_system &&
-           a->pic_w == b->pic_w && a->pic_h == b->pic_h && a->channels == b->channels && a->a0 == b->a0 &&
+           x->top_gap == y->top_gap && a->pic_w == b->pic_w && a->pic_h == b->pic_h && a->channels == b->channels &&
+           a->a0 == b->a0 &&
            a->span == b->span && a->count == b->count && a->bins == b->bins && a->n == b->n && a->hop == b->hop &&
            a->rate == b->rate && a->t_first == b->t_first;
 }

@@ -253,6 +253,8 @@ int view_on_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *e
     int shift = (ks->mod & KMOD_SHIFT) != 0;
     if (view_xform_refuses(v, ks->sym) || view_panel_key(v, ks->sym, live) || view_bands_key(v, ks->sym))
         return 0;
+    if (view_sig_key(v, ks->sym, live, err, ei))
+        return *err != SP_OK;
     switch (ks->sym) {
     case SDLK_q:
     case SDLK_ESCAPE:

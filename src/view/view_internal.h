@@ -14,6 +14,8 @@
  *   view_select.c   the selection (a time range, a band) and its spectrum; the two-point mark
  *   view_play.c     playback (the `p` key): the player (player.h), the playhead, following it
  *   view_xform.c    transforms (the `x` key): mel, CQT, chroma, reassigned (docs/transforms.md)
+ *   view_meter.c    the samples' views (view_sig.h): their keys, the instrument column, meters
+ *   view_pitch.c    the pitch trace; view_wave.c the waveform strip; view_scope.c the scope
  *
  *   analysis thread                          window thread (the caller's)
  *   analyze_run -> sink: dB -> view_store    events, then at most 60 times a second:
@@ -57,6 +59,7 @@
 #include "render.h"
 #include "sink.h"
 #include "view.h"
+#include "view_sig.h"
 #include "view_store.h"
 
 #define STORE_BUDGET_LIVE ((size_t)128 << 20)
@@ -177,6 +180,8 @@ typedef struct {
                            * frames (view_worker.c): the averages are not fed */
     int need_frames;      /* the window needs every spectrum (the averages): no maxima asked
                            * for from the next start on (set by the window's thread) */
+    view_sig sig;         /* the samples' views: under sig_mu, not mu (view_sig.h) */
+    pthread_mutex_t sig_mu;
 } shared;
 
 typedef struct {
@@ -438,6 +443,7 @@ typedef struct {
     view_bands bd;
     view_strip sn;
     play_state play;
+    view_sig_ui sg;   /* the samples' views (view_sig.h) */
     SDL_Window *win;
     SDL_Renderer *ren;
     SDL_Texture *tex;
@@ -492,6 +498,7 @@ typedef struct {
 typedef struct {
     int pic_w, pic_h;   /* the renderer's part, top-left */
     int side_x, side_w; /* the spectrum strip */
+    int inst_x, inst_w; /* the instrument column between them (meters, scope; 0 wide: none) */
     int status_y, status_h;
     int fs;
 } layout;
@@ -528,7 +535,8 @@ void view_overlay_area(view *v, int x, int y, int w, int h);
 void view_present(view *v);
 
 /* view_frame.c */
-layout view_layout(int W, int H);
+/* inst_em: the instrument column's width in font sizes (view_sig_inst_em; 0: none) */
+layout view_layout(int W, int H, int inst_em);
 uint64_t view_draw_frame(view *v, const view_stream *info, int started);
 
 /* view_overlay.c */
@@ -627,6 +635,18 @@ void view_xform_picture(view *v, const view_stream *info, render_config *rc, cha
 float view_xform_strip_db(const view *v, const int16_t *s, int y, int h);
 int view_xform_readout(const view *v, double u, size_t *k, char *line, size_t len);
 
+/* view_meter.c, view_pitch.c, view_wave.c, view_scope.c (view_sig.h) */
+int view_sig_key(view *v, SDL_Keycode sym, int live, int *err, sp_errinfo *ei); /* 1: taken */
+int view_sig_inst_em(view *v);
+void view_sig_draw_column(view *v, const layout *L); /* meters, live pitch, scope */
+void view_sig_free(view *v);
+void view_pitch_draw(view *v, const layout *L);      /* the trace (file view) */
+int view_pitch_readout(view *v, double f, char *buf, size_t len); /* 0: off */
+int view_pitch_live(view *v, const layout *L, int x, int y);
+int view_wave_height(const view *v, const layout *L); /* the strip's rows (0: none) */
+void view_wave_draw(view *v, const layout *L);
+void view_scope_draw(view *v, const layout *L, int x, int y, int w, int h);
+
 /* view_check.c: for the tests (view_config), compiled only into a build with the test hooks
  * (-DSPECTRO_TEST_HOOKS=ON, docs/developer.md "Test hooks"); without them these do nothing. */
 #ifdef SPECTRO_TEST_HOOKS
@@ -641,6 +661,7 @@ void view_note_reset(view *v);
 void view_note_box(view *v, const char *label, int x, int y, int w, int h);
 void view_note_bar(view *v, int x, int y, int w, int h);
 void view_play_stats(view *v, FILE *f);   /* view_play.c: the stats' "play" member */
+void view_sig_stats(view *v, FILE *f);    /* view_meter.c: "meters", "pitch", "wave", "scope" */
 #else
 static inline void view_verify_live(view *v, const layout *L, const render_config *rc)
 {

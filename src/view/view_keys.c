@@ -29,6 +29,7 @@ static const struct {
     {.key = "b", .does = "band bars: off / octaves / third octaves (--bands, --weighting)"},
     {.key = "m, right click",
      .does = "mark a point / clear the mark: \xce\x94t, \xce\x94" "f, \xce\x94" "dB, interval"},
+    {.key = "v / f / r / o", .does = "level meters / pitch trace / waveform (file) / scope (live)"},
     {.key = "h / ?", .does = "this help"},
     {.key = "q / Esc", .does = "quit (Esc: clears the selection first, when there is one)"},
 };
