@@ -769,7 +769,7 @@ static int check_batch(const cli_options *o, sp_errinfo *ei)
         return SP_OK;
     if (o->n_inputs == 0 && !o->files_from)
         return sp_fail(ei, SP_EINVAL, "--shard: give the inputs (FILE... or --files-from LIST)");
-    if (o->an.n_outputs == 0)
+    if (o->an.n_outputs == 0 && !o->an.measure.compare) /* --compare A B: the window shows the pair */
         return sp_fail(ei, SP_EINVAL, "%s: several inputs need an output: --dump, --png or --peaks (the window "
                                       "shows one file)",
                        o->files_from ? "--files-from" : o->shard_n ? "--shard" : o->inputs[1]);

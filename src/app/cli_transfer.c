@@ -67,8 +67,9 @@ static int compare_check(cli_options *o, sp_errinfo *ei)
         a->outputs[i].kind = sink_kind_find(k->compared)->name;
         made++;
     }
-    if (!made)
-        return sp_fail(ei, SP_EINVAL, "--compare: give --png, or --average MODE with --dump");
+    if (!made && cli_given(o, "average"))
+        return sp_fail(ei, SP_EINVAL, "--average: with --compare, give --dump (the window shows the spectrograms)");
+    /* no output: the window shows A over B (view_compare.c) */
     /* the mode stays in measure.average; the compare kinds average themselves, so the
      * --average check (check_measure) has nothing left to turn */
     o->given[cli_row_find("average") - cli_rows] = 0;
@@ -93,7 +94,7 @@ int cli_transfer_check(cli_options *o, sp_errinfo *ei)
     if (!cli_given(o, "transfer") && a->measure.reference)
         return sp_fail(ei, SP_EINVAL, "--reference: only with --transfer (REF a channel of it, MEAS of the input)");
     if (!cli_given(o, "transfer"))
-        return a->measure.remove_delay ? sp_fail(ei, SP_EINVAL, "--remove-delay: only with --transfer and --png")
+        return a->measure.remove_delay ? sp_fail(ei, SP_EINVAL, "--remove-delay: only with --transfer")
                                        : SP_OK;
     if (a->measure.reference && (!a->input || a->realtime))
         return sp_fail(ei, SP_EINVAL, "--reference: the input must be a file (not the microphone, nor --realtime)");
@@ -116,10 +117,10 @@ int cli_transfer_check(cli_options *o, sp_errinfo *ei)
         a->outputs[i].kind = sink_kind_find(k->transferred)->name;
         made += strcmp(a->outputs[i].kind, "transfer-png") == 0 ? 2 : 1;
     }
-    if (!made)
-        return sp_fail(ei, SP_EINVAL, "--transfer: give --dump or --png for the transfer function");
-    if (a->measure.remove_delay && made < 2)
+    /* no output: the window's transfer view (view_transfer.c), which takes --remove-delay */
+    if (a->measure.remove_delay && made == 1)
         return sp_fail(ei, SP_EINVAL, "--remove-delay: only with --png (the dump's phase keeps the delay)");
+    a->measure.transfer = 1;
     a->channel = STFT_CHANNEL_ALL;
     return SP_OK;
 }

@@ -168,6 +168,8 @@ static void destroy_view(view *v)
     view_play_free(v);
     view_panel_free(v);
     view_bands_free(v);
+    view_compare_free(v);
+    view_xfer_free(v);
     view_avg_close(&v->sh.avg);
     render_destroy(v->pic.r);
     free(v->pic.snap);
@@ -269,6 +271,8 @@ static int view_init(view *v, const analyze_config *cfg, const analyze_context *
     v->ver.on = v->vc.verify;
     view_panel_init(v);
     view_bands_init(v);
+    view_compare_init(v);
+    view_xfer_init(v);
     for (int i = 0; i < window_count(); i++)
         if (window_spec_at(i).kind == cfg->window.kind)
             v->window_idx = i;

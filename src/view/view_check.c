@@ -303,6 +303,7 @@ void view_write_stats(view *v, const char *path)
     bands_stats(v, f);
     layout_stats(v, f);
     view_play_stats(v, f);
+    view_xfer_stats(v, f);
     fprintf(f, "}\n");
     fclose(f);
 }

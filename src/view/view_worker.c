@@ -43,7 +43,11 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     info.source_frames = ss->source_frames;
     info.time_first_s = ss->time_first_s;
     info.live = ss->live;
-    wants->spectra = 1;
+    /* --transfer: the frames' transforms to its average instead (view_transfer.c) */
+    if (sh->xf.on && (err = view_xfer_open(&sh->xf, ss, ei)) != SP_OK)
+        return err;
+    wants->spectra = !sh->xf.on;
+    wants->complex = sh->xf.on;
     err = view_store_create(info.channels, info.bins, info.live, info.live ? STORE_BUDGET_LIVE : STORE_BUDGET_FILE,
                             &st, ei);
     if (err != SP_OK)
@@ -54,7 +58,7 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     /* level 0's step from the frames to come, so that it holds from the first frame on */
     if (!info.live && ss->frames_expected > 0)
         fpc = view_store_expect(st, (uint64_t)ss->frames_expected);
-    wants->maxima_span = fpc > 1 && !need_frames ? fpc : 0;
+    wants->maxima_span = fpc > 1 && !need_frames && !sh->xf.on ? fpc : 0;
     if ((err = view_avg_open(&avg, ss, ei)) != SP_OK) {
         view_store_destroy(st);
         return err;
@@ -140,8 +144,21 @@ static int on_maxima(void *user, int channel, uint64_t first, size_t nframes, ui
                                           (unsigned long long)span);
 }
 
+/* --transfer: the frames' transforms, to the transfer view's average (view_transfer.c). */
+static int on_complex(void *user, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei)
+{
+    shared *sh = user;
+    int err = view_xfer_add(&sh->xf, channel, first, nframes, z, ei), woken;
+    pthread_mutex_lock(&sh->mu);
+    woken = frames_in(sh, channel, first, nframes);
+    pthread_mutex_unlock(&sh->mu);
+    if (woken)
+        wake(sh);
+    return err;
+}
+
 static const sink_ops VIEW_SINK = {
-    .name = "window", .open = on_start, .spectra = on_frames, .maxima = on_maxima,
+    .name = "window", .open = on_start, .spectra = on_frames, .maxima = on_maxima, .complex = on_complex,
 };
 
 static void *worker_main(void *arg)
