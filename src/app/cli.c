@@ -403,14 +403,15 @@ const cli_option cli_rows[] = {
     {.longname = "transfer", .value = "REF:MEAS", .type = OPT_CUSTOM, .parse = cli_transfer_parse,
      .field = AN(measure.transfer_ref), .also = {AN(measure.transfer_meas)},
      .help = "with --dump or --png: the transfer function of channel MEAS from channel REF (H1, averaged over the "
-             "frames): magnitude, phase, coherence; the sidecar holds the delay of MEAS after REF"},
+             "frames): magnitude, phase, coherence; the sidecar holds the delay of MEAS after REF; without an "
+             "output, the window shows the three and the delay"},
     {.longname = "remove-delay", .type = OPT_SWITCH, .field = AN(measure.remove_delay),
-     .help = "with --transfer and --png: draw the phase with the measured delay taken out"},
+     .help = "with --transfer and --png (or the window): draw the phase with the measured delay taken out"},
     {.longname = "reference", .value = "FILE", .type = OPT_TEXT, .field = AN(measure.reference), .kind = 'f',
      .empty = "--reference: empty path",
      .help = "with --transfer: REF is a channel of FILE, MEAS of the input, read from where the two align"},
     {.longname = "compare", .type = OPT_SWITCH, .field = AN(measure.compare),
-     .help = "two FILEs A and B: with --png the spectrograms of A and B and their difference B-A; with --average "
+     .help = "two FILEs A and B: the window shows A over B (d: B-A); with --png the spectrograms of A and B and their difference B-A; with --average "
              "MODE and --dump the averaged spectra of A, B and B-A, shape (3, bins)"},
     {.longname = "resample", .type = OPT_SWITCH, .field = AN(measure.resample),
      .help = "with --compare: B resampled to A's rate where the two differ"},

@@ -1,4 +1,4 @@
-/* view_compare: --compare A B in the window (docs/manual.md "Comparing files"). The analysis
+/* view_compare: --compare A B in the window (docs/manual.md "Two signals in the window"). The analysis
  * reads the pair (source_open_pair with compare: channel 0 the mix of A, channel 1 the mix of
  * B, at one rate and length), so the file picture stacks A over B with one time axis: one
  * zoom, one scroll, one cursor. The read-out gives both levels at the cursor and their
@@ -62,6 +62,7 @@ void view_compare_config(view *v, render_config *rc)
         rc->colormap = map;
     rc->db_lo = -half;
     rc->db_hi = half;
+    rc->level_unit = "dB";
     v->shown_bar[0] = rc->db_lo;
     v->shown_bar[1] = rc->db_hi;
     v->pic.channels = 1;

@@ -343,7 +343,7 @@ uint64_t view_draw_frame(view *v, const view_stream *info, int started)
     v->sn.curve = v->sn.hold = v->sn.nbox = 0;
     if (p->ok && info->live) {
         strip_live(v, &L, newest, cur);
-    } else if (p->ok) {
+    } else if (p->ok && !v->cmp.diff) { /* --compare's difference: no levels to plot */
         strip_file(v, &L, cur, &fallback);
     }
     if (p->ok) {

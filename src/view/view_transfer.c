@@ -1,4 +1,4 @@
-/* view_transfer: --transfer REF:MEAS in the window (docs/manual.md "The transfer view"). The
+/* view_transfer: --transfer REF:MEAS in the window (docs/manual.md "Two signals in the window"). The
  * analysis hands the view every frame's windowed transforms (sink_wants.complex) instead of
  * spectra; the feed adds them to the transfer engine (transfer.h), the running H1 average
  * of the dump (every frame from the start: Sxx, Syy, Sxy). The window shows, in place of
@@ -140,9 +140,9 @@ static void compute(view *v)
 }
 
 /* [lo, hi] of a panel: `step` steps around the coherent bins' values (coherence >= 0.5; all
- * bins when none is), `span` wide at least. */
-static void panel_range(const float *val, const float *coh, size_t bins, float step, float span, float *lo,
-                        float *hi)
+ * bins when none is), `span` wide at least, `most` at most (0: any). */
+static void panel_range(const float *val, const float *coh, size_t bins, float step, float span, float most,
+                        float *lo, float *hi)
 {
     int any = 0;
     float a = 0.0f, b = 0.0f;
@@ -157,8 +157,8 @@ static void panel_range(const float *val, const float *coh, size_t bins, float s
     *lo = step * floorf(a / step - 0.01f);
     if (*lo > *hi - span)
         *lo = *hi - span;
-    if (*lo < *hi - 200.0f)
-        *lo = *hi - 200.0f;
+    if (most > 0 && *lo < *hi - most)
+        *lo = *hi - most;
 }
 
 /* Panel i's plot for the picture's size and its range, made again when either changed. */
@@ -202,8 +202,9 @@ static int draw_panels(view *v, const layout *L, sp_errinfo *ei)
     snprintf(name, sizeof name, "%s", v->sh.info.name);
     pthread_mutex_unlock(&v->sh.mu);
     slash = strrchr(name, '/');
-    panel_range(x->val, coh, x->bins, 10.0f, 40.0f, &lo[XF_MAG], &hi[XF_MAG]);
-    panel_range(x->val + x->bins, coh, x->bins, 90.0f, 360.0f, &lo[XF_PHASE], &hi[XF_PHASE]);
+    /* as --transfer --png's panels */
+    panel_range(x->val, coh, x->bins, 10.0f, 40.0f, 200.0f, &lo[XF_MAG], &hi[XF_MAG]);
+    panel_range(x->val + x->bins, coh, x->bins, 90.0f, 360.0f, 0.0f, &lo[XF_PHASE], &hi[XF_PHASE]);
     lo[XF_COH] = 0.0f;
     hi[XF_COH] = 1.0f;
     snprintf(x->title, sizeof x->title, "%s  \xe2\x80\x94  H1 ch %d / ch %d", slash ? slash + 1 : name,
@@ -235,7 +236,7 @@ static double hz_at(const plot *p, double mx, double top)
     return sqrt(a * b);
 }
 
-/* The cursor: a line across the panels, and its bin's three values in a box. */
+/* The cursor: a line across the panels at its frequency, and its bin's three values in a box. */
 static void draw_cursor(view *v, const layout *L)
 {
     view_xfer *x = &v->xf;
@@ -265,9 +266,9 @@ static void draw_cursor(view *v, const layout *L)
     bw += fs;
     bx = mx + fs + bw > L->pic_w ? mx - fs - bw : mx + fs;
     by = my + fs + 4 * v->line_h + fs / 2 > L->pic_h ? my - fs - 4 * v->line_h - fs / 2 : my + fs;
-    for (int i = 0; i < XF_PANELS; i++) {
+    for (int i = 0; i < XF_PANELS; i++) { /* each panel's axis has its own left edge */
         render_rect r = plot_area(x->panel[i]);
-        canvas_blend(&v->cv, mx, i * ph + r.y, 1, r.h, COL_WHITE, 90);
+        canvas_blend(&v->cv, (int)floor(plot_x_of_hz(x->panel[i], hz)), i * ph + r.y, 1, r.h, COL_WHITE, 90);
     }
     canvas_blend(&v->cv, bx, by, bw, 4 * v->line_h + fs / 2, COL_BLACK, 200);
     canvas_outline(&v->cv, bx, by, bw, 4 * v->line_h + fs / 2, RENDER_COL_FRAME);
