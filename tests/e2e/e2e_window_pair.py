@@ -165,6 +165,8 @@ class TestTransfer(EW.WindowCase):
         sig = ET.make_signal()[:4 * RATE]
         cls.path = os.path.join(d, "pair.wav")
         E.write_float_wav(cls.path, sig, RATE)
+        cls.path5 = os.path.join(d, "pair5.wav")
+        E.write_float_wav(cls.path5, ET.make_signal()[:5 * RATE], RATE)
         npy = os.path.join(d, "tf.npy")
         p = E.run(["--transfer", "0:1", "-n", N, "--hop", HOP, "--dump", npy, "-q", cls.path])
         assert p.returncode == 0, p.stderr
@@ -176,9 +178,10 @@ class TestTransfer(EW.WindowCase):
     def tearDownClass(cls):
         cls.tmp_cls.__exit__(None, None, None)
 
-    def window(self, keys=(), at_hz=None):
+    def window(self, keys=(), at_col=None):
         """A transfer window: the analysis over (its averages the dump's), then the keys,
-        the pointer on the magnitude panel at at_hz; returns the screenshot and the stats."""
+        the pointer on the magnitude panel's column at_col; returns the screenshot and the
+        stats."""
         stats = os.path.join(self.tmp, "stats-%d.json" % len(self.windows))
         w = EW.Window(["-q", "--size", "%dx%d" % self.size, "--transfer", "0:1", "-n", N, "--hop", HOP,
                        self.path], {"SPECTRO_VIEW_STATS": stats})
@@ -186,9 +189,8 @@ class TestTransfer(EW.WindowCase):
         time.sleep(1.5)
         w.key(*keys)
         img = w.screenshot_png()
-        if at_hz is not None:
-            self.assertIsNotNone(self.geometry, "no panel geometry yet")
-            w.mouse(*self.x_y(self.geometry[0], at_hz, None))
+        if at_col is not None:
+            w.mouse(at_col, self.x_y(self.geometry[0], 1000.0, None)[1])
             time.sleep(0.4)
         self.assertEqual(w.quit(), 0, w.stderr())
         with open(stats) as f:
@@ -241,12 +243,21 @@ class TestTransfer(EW.WindowCase):
         freqz; 4 s of signal: within 5 degrees, where the delay kept is 277 degrees off)."""
         if TestTransfer.geometry is None:
             self.test_curve_cursor_delay()
-        _, s = self.window(keys=("d",), at_hz=1000.0)
+        mag = TestTransfer.geometry[0]
+
+        def bin_at(col):  # the fractional bin of a column's centre, on the log axis
+            u = (col + 0.5 - mag["area"][0]) / mag["area"][2]
+            return mag["hz_left"] * (mag["hz_right"] / mag["hz_left"]) ** u * N / RATE
+        # a column near 1 kHz whose centre is near a bin's: the bin the cursor must read
+        col = self.x_y(mag, 1000.0, None)[0]
+        col = min(range(col - 3, col + 4), key=lambda c: abs(bin_at(c) - round(bin_at(c))))
+        _, s = self.window(keys=("d",), at_col=col)
         cur = s["transfer"]["cursor"]
         self.assertIsNotNone(cur, s["readout"])
         self.assertEqual(s["transfer"]["remove_delay"], 1)
         k = cur["bin"]
-        self.assertLess(abs(cur["hz"] - 1000.0), 60.0, cur)
+        self.assertEqual(k, round(bin_at(col)), (cur, bin_at(col)))
+        self.assertAlmostEqual(cur["hz"], k * RATE / N, places=6)
         self.assertLess(abs(cur["magnitude_db"] - self.tf[k, 1]), 0.1, (cur, self.tf[k]))
         self.assertLess(abs(cur["coherence"] - self.tf[k, 3]), 0.001, (cur, self.tf[k]))
         self.assertIn("magnitude %s%.2f dB" % ("\u2212" if cur["magnitude_db"] < 0 else "",
@@ -258,6 +269,22 @@ class TestTransfer(EW.WindowCase):
         b, a = ET.test_filter()
         _, h = scipy.signal.freqz(b, a, worN=[cur["hz"]], fs=RATE)
         self.assertLess(abs(wrapped(cur["phase_deg"] - np.degrees(np.angle(h[0])))), 5.0, cur)
+
+    def test_realtime_running_average(self):
+        """--realtime (a live run, 5 s): the view shows the average of the frames so far:
+        quit a moment after the window opens, it holds some averages, fewer than the file's."""
+        stats = os.path.join(self.tmp, "stats-rt.json")
+        w = EW.Window(["-q", "--size", "960x700", "--transfer", "0:1", "-n", N, "--hop", HOP, "--realtime",
+                       self.path5], {"SPECTRO_VIEW_STATS": stats})
+        self.windows.append(w)
+        time.sleep(1.0)
+        self.assertEqual(w.quit(), 0, w.stderr())
+        with open(stats) as f:
+            t = json.load(f)["transfer"]
+        total = E.frame_count(5 * RATE, N, HOP)
+        self.assertGreater(t["averages"], 0, t)
+        self.assertLess(t["averages"], total, t)
+        self.assertEqual(len(t["panels"]), 3, t)
 
     def test_mono_refused(self):
         mono = os.path.join(self.tmp, "mono.wav")
