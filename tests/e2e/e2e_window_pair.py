@@ -141,10 +141,13 @@ class TestCompare(EW.WindowCase):
         self.assertEqual(w.quit(), 0, w.stderr())
 
     def test_refused(self):
-        """Two rates (without --resample), --average without --dump: one line, exit 2."""
+        """Two rates (without --resample), two lengths, --average without --dump: one line,
+        exit 2, no window."""
         slow = os.path.join(self.tmp, "slow.wav")
         E.write_float_wav(slow, np.zeros(RATE // 2, np.float32), RATE // 2)
-        for args, what in (([self.a, slow], "Hz"), ([self.a, self.b, "--average", "mean"], "--average")):
+        short = self.wav("short.wav", np.zeros(RATE - 100))
+        for args, what in (([self.a, slow], "Hz"), ([self.a, short], "length"),
+                           ([self.a, self.b, "--average", "mean"], "--average")):
             p = E.run(["--compare"] + args, env=EW.xenv(), timeout=30)
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertEqual(len(E.stderr_lines(p)), 1, p.stderr)
@@ -178,15 +181,16 @@ class TestTransfer(EW.WindowCase):
     def tearDownClass(cls):
         cls.tmp_cls.__exit__(None, None, None)
 
-    def window(self, keys=(), at_col=None):
-        """A transfer window: the analysis over (its averages the dump's), then the keys,
-        the pointer on the magnitude panel's column at_col; returns the screenshot and the
-        stats."""
+    def window(self, keys=(), at_col=None, args=None, meta=None):
+        """A transfer window (on args, else the 4 s file): the analysis over (its averages
+        those of meta, else of the file's dump), then the keys, the pointer on the magnitude
+        panel's column at_col; returns the screenshot and the stats."""
         stats = os.path.join(self.tmp, "stats-%d.json" % len(self.windows))
-        w = EW.Window(["-q", "--size", "%dx%d" % self.size, "--transfer", "0:1", "-n", N, "--hop", HOP,
-                       self.path], {"SPECTRO_VIEW_STATS": stats})
+        args = args or ["--transfer", "0:1", self.path]
+        w = EW.Window(["-q", "--size", "%dx%d" % self.size, "-n", N, "--hop", HOP] + args,
+                      {"SPECTRO_VIEW_STATS": stats})
         self.windows.append(w)
-        time.sleep(1.5)
+        time.sleep(2.0)  # 4 s of audio: analysed by then, under a sanitizer too
         w.key(*keys)
         img = w.screenshot_png()
         if at_col is not None:
@@ -195,7 +199,7 @@ class TestTransfer(EW.WindowCase):
         self.assertEqual(w.quit(), 0, w.stderr())
         with open(stats) as f:
             s = json.load(f)
-        self.assertEqual(s["transfer"]["averages"], self.meta["averages"], "the analysis is not over")
+        self.assertEqual(s["transfer"]["averages"], (meta or self.meta)["averages"], "the analysis is not over")
         return img, s
 
     geometry = None
@@ -211,8 +215,8 @@ class TestTransfer(EW.WindowCase):
         return col, y + (panel["hi"] - value) / (panel["hi"] - panel["lo"]) * (h - 1)
 
     def test_curve_cursor_delay(self):
-        """The magnitude curve at the dump's values within 2 pixels; the cursor's bin reads
-        the dump's magnitude (0.1 dB), phase and coherence; delay and averages the dump's."""
+        """The magnitude curve at the dump's values within 2.5 pixels (and half the spread of
+        the values its column holds), at six frequencies; the delay and averages the dump's."""
         img, s = self.window()
         t = s["transfer"]
         mag = t["panels"][0]
@@ -269,6 +273,23 @@ class TestTransfer(EW.WindowCase):
         b, a = ET.test_filter()
         _, h = scipy.signal.freqz(b, a, worN=[cur["hz"]], fs=RATE)
         self.assertLess(abs(wrapped(cur["phase_deg"] - np.degrees(np.angle(h[0])))), 5.0, cur)
+
+    def test_reference_pair(self):
+        """--reference FILE: REF from another file, read from where the two align (MEAS starts
+        2000 samples later): the delay and the averages are the dump's."""
+        sig = ET.make_signal()[:3 * RATE]
+        ref, meas = os.path.join(self.tmp, "ref.wav"), os.path.join(self.tmp, "meas.wav")
+        E.write_float_wav(ref, sig[:, 0], RATE)
+        E.write_float_wav(meas, np.concatenate([np.zeros(2000, np.float32), sig[:, 1]]), RATE)
+        args = ["--transfer", "0:0", "--reference", ref, meas]
+        out = os.path.join(self.tmp, "ref.npy")
+        p = E.run(args + ["-n", N, "--hop", HOP, "--dump", out, "-q"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out + ".json") as f:
+            meta = json.load(f)
+        _, s = self.window(args=args, meta=meta)
+        self.assertAlmostEqual(s["transfer"]["delay_s"], meta["delay_s"], places=9)
+        self.assertLess(abs(s["transfer"]["delay_s"] * RATE - (2000 + ET.DELAY)), 1.0, s["transfer"])
 
     def test_realtime_running_average(self):
         """--realtime (a live run, 5 s): the view shows the average of the frames so far:
