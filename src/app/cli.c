@@ -411,8 +411,9 @@ const cli_option cli_rows[] = {
      .empty = "--reference: empty path",
      .help = "with --transfer: REF is a channel of FILE, MEAS of the input, read from where the two align"},
     {.longname = "compare", .type = OPT_SWITCH, .field = AN(measure.compare),
-     .help = "two FILEs A and B: the window shows A over B (d: B-A); with --png the spectrograms of A and B and their difference B-A; with --average "
-             "MODE and --dump the averaged spectra of A, B and B-A, shape (3, bins)"},
+     .help = "two FILEs A and B: the window shows A over B (d: B-A); with --png the spectrograms of A and B and "
+             "their difference B-A; with --average MODE and --dump the averaged spectra of A, B and B-A, shape "
+             "(3, bins)"},
     {.longname = "resample", .type = OPT_SWITCH, .field = AN(measure.resample),
      .help = "with --compare: B resampled to A's rate where the two differ"},
     {.longname = "view", .type = OPT_SWITCH, .field = OWN(view),
