@@ -89,8 +89,17 @@ class TestCompare(EW.WindowCase):
             got, row_hz = EW.brightest_hz(img, panel, FMAX)
             self.assertLess(abs(got - hz), 2.5 * row_hz + 24.0, "panel's tone at %.0f Hz, not %.0f" % (got, hz))
         time.sleep(0.5)
-        w.mouse(pa[0] + pa[2] // 2, row_of(pa, 1000.0))
+        mx, my = pa[0] + pa[2] // 2, row_of(pa, 1000.0)
+        w.mouse(mx, my)
         time.sleep(0.4)
+        # the cursor's cross in B's panel too, at the same time and frequency (the window as
+        # the X server shows it: the overlays are not in the `s` screenshot)
+        shown = w.screenshot_x().astype(int).sum(axis=2)
+        bx, by = mx - pa[0] + pb[0], my - pa[1] + pb[1]
+        rows = slice(pb[1] + 5, pb[1] + pb[3] - 5)
+        cols = slice(pb[0] + 5, pb[0] + pb[2] // 3)
+        self.assertGreater((shown[rows, bx] > shown[rows, bx + 3] + 30).mean(), 0.9, "no cursor line in B's panel")
+        self.assertGreater((shown[by, cols] > shown[by + 3, cols] + 30).mean(), 0.9, "no cursor row in B's panel")
         self.assertEqual(w.quit(), 0, w.stderr())
         with open(stats) as f:
             ro = json.load(f)["readout"]
