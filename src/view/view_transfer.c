@@ -161,6 +161,13 @@ static void panel_range(const float *val, const float *coh, size_t bins, float s
         *lo = *hi - most;
 }
 
+/* A panel's height: a third of the picture, never below the renderer's least (a small
+ * window shows the coherence's panel in part). */
+static int panel_h(const layout *L)
+{
+    return L->pic_h / XF_PANELS > RENDER_MIN_HEIGHT ? L->pic_h / XF_PANELS : RENDER_MIN_HEIGHT;
+}
+
 /* Panel i's plot for the picture's size and its range, made again when either changed. */
 static int panel_plot(view *v, const layout *L, int i, float lo, float hi, sp_errinfo *ei)
 {
@@ -170,7 +177,7 @@ static int panel_plot(view *v, const layout *L, int i, float lo, float hi, sp_er
     memset(&pc, 0, sizeof pc);
     pc.rc = v->user->render;
     pc.rc.width = L->pic_w;
-    pc.rc.height = L->pic_h / XF_PANELS;
+    pc.rc.height = panel_h(L);
     pc.rc.title = i == 0 ? x->title : "";
     pc.rc.scale = FREQ_SCALE_LOG;
     pc.rc.db_lo = lo;
@@ -194,7 +201,7 @@ static int draw_panels(view *v, const layout *L, sp_errinfo *ei)
 {
     view_xfer *x = &v->xf;
     const float *coh = x->val + 2 * x->bins;
-    int ph = L->pic_h / XF_PANELS, err = SP_OK;
+    int ph = panel_h(L), err = SP_OK;
     float lo[XF_PANELS], hi[XF_PANELS];
     char name[256];
     const char *slash;
@@ -209,14 +216,14 @@ static int draw_panels(view *v, const layout *L, sp_errinfo *ei)
     hi[XF_COH] = 1.0f;
     snprintf(x->title, sizeof x->title, "%s  \xe2\x80\x94  H1 ch %d / ch %d", slash ? slash + 1 : name,
              v->sh.xf.m.transfer_meas, v->sh.xf.m.transfer_ref);
-    if (!view_grow((void **)&v->pic_px, &v->pic_cap, (size_t)L->pic_w * (size_t)L->pic_h * 4, 1))
+    if (!view_grow((void **)&v->pic_px, &v->pic_cap, (size_t)L->pic_w * (size_t)ph * XF_PANELS * 4, 1))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     for (int i = 0; i < XF_PANELS && err == SP_OK; i++) {
         const float *row = x->val + (size_t)i * x->bins;
         if ((err = panel_plot(v, L, i, lo[i], hi[i], ei)) == SP_OK)
             err = plot_draw(x->panel[i], &row, v->pic_px + (size_t)i * (size_t)ph * (size_t)L->pic_w * 4, ei);
     }
-    for (int y = 0; err == SP_OK && y < ph * XF_PANELS && y < v->cv.h; y++)
+    for (int y = 0; err == SP_OK && y < ph * XF_PANELS && y < L->pic_h && y < v->cv.h; y++)
         memcpy(v->cv.px + (size_t)y * (size_t)v->cv.w * 4, v->pic_px + (size_t)y * (size_t)L->pic_w * 4,
                (size_t)(L->pic_w < v->cv.w ? L->pic_w : v->cv.w) * 4);
     return err;
@@ -241,11 +248,11 @@ static void draw_cursor(view *v, const layout *L)
 {
     view_xfer *x = &v->xf;
     render_rect a = plot_area(x->panel[XF_MAG]);
-    int fs = L->fs, mx = v->ui.mx, my = v->ui.my, ph = L->pic_h / XF_PANELS, bw = 0, bx, by;
+    int fs = L->fs, mx = v->ui.mx, my = v->ui.my, ph = panel_h(L), bw = 0, bx, by;
     char line[4][72];
     double hz;
     x->cur_on = 0;
-    if (!v->ui.mouse_in || mx < a.x || mx >= a.x + a.w || my < 0 || my >= ph * XF_PANELS)
+    if (!v->ui.mouse_in || mx < a.x || mx >= a.x + a.w || my < 0 || my >= ph * XF_PANELS || my >= L->pic_h)
         return;
     hz = hz_at(x->panel[XF_MAG], mx + 0.5, 0.5 * x->rate);
     x->cur_k = (size_t)lround(hz * (double)x->n / x->rate);
@@ -268,7 +275,9 @@ static void draw_cursor(view *v, const layout *L)
     by = my + fs + 4 * v->line_h + fs / 2 > L->pic_h ? my - fs - 4 * v->line_h - fs / 2 : my + fs;
     for (int i = 0; i < XF_PANELS; i++) { /* each panel's axis has its own left edge */
         render_rect r = plot_area(x->panel[i]);
-        canvas_blend(&v->cv, (int)floor(plot_x_of_hz(x->panel[i], hz)), i * ph + r.y, 1, r.h, COL_WHITE, 90);
+        int y0 = i * ph + r.y, h = y0 + r.h < L->pic_h ? r.h : L->pic_h - y0;
+        if (h > 0)
+            canvas_blend(&v->cv, (int)floor(plot_x_of_hz(x->panel[i], hz)), y0, 1, h, COL_WHITE, 90);
     }
     canvas_blend(&v->cv, bx, by, bw, 4 * v->line_h + fs / 2, COL_BLACK, 200);
     canvas_outline(&v->cv, bx, by, bw, 4 * v->line_h + fs / 2, RENDER_COL_FRAME);
@@ -305,8 +314,10 @@ void view_xfer_draw(view *v, const layout *L, int started)
         compute(v);
     if (!started || !v->xf.ok || v->xf.averages == 0)
         msg = !started ? "starting\xe2\x80\xa6" : "waiting for frames\xe2\x80\xa6";
-    else if (draw_panels(v, L, &ei) != SP_OK)
+    else if (draw_panels(v, L, &ei) != SP_OK) {
+        sp_render_fields(ei.msg, sizeof ei.msg);
         msg = ei.msg;
+    }
     view_font(v, L->fs);
     if (msg) {
         view_text(v, msg, L->fs * 2, L->fs * 2, RENDER_COL_LABEL);
