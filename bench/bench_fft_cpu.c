@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "env.h"
+#include "job.h"
 #include "fft.h"
 #include "window.h"
 
@@ -470,7 +470,7 @@ int main(int argc, char **argv)
 {
     char model[256];
     sp_errinfo ei = {{0}};
-    if (app_env_fft(&env_tuning, &ei) != SP_OK) {
+    if (job_env_fft(&env_tuning, &ei) != SP_OK) {
         fprintf(stderr, "bench_fft_cpu: %s\n", ei.msg);
         return 2;
     }

@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "env.h"
+#include "job.h"
 #include "err.h"
 #include "fft.h"
 #include "fft_fused.h"
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
         return 2;
     }
     env_cfg = fft_config_default();
-    if (app_env_fft(&env_cfg.tuning, &ei) != SP_OK) {
+    if (job_env_fft(&env_cfg.tuning, &ei) != SP_OK) {
         fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
         return 2;
     }

@@ -15,6 +15,11 @@
  *                     fractional-octave bands (--bands) of the analyzer's spectra
  *   spectro_loudness  the ITU-R BS.1770-4 / EBU R128 meter of --loudness over samples
  *                     (API version 3)
+ *   spectro_job       the spectro program's run as a call: settings by name (the rows the
+ *                     program's options, --help and man page are made from), inputs, then
+ *                     a run with its outputs (dump, png, peaks, measurements), over many
+ *                     inputs (a batch), or the window; the program is this API's client
+ *                     (API version 4)
  *
  * Conventions (the project's DESIGN contracts):
  *   - Frame f covers samples [f*hop, f*hop + fft_size) of the mixed or selected channel; L >=
@@ -34,14 +39,17 @@
  * Thread safety, unless a function says otherwise: functions without a handle may be
  * called from any thread at any time; a handle (source, analyzer, bands) is used by one
  * thread at a time (calls on it from two threads at once need the caller's lock); different
- * handles are independent, also when they live on different threads. The library reads no
- * environment variable and prints nothing.
+ * handles are independent, also when they live on different threads. The library reads
+ * environment variables only in spectro_job_read_environment, and writes to the standard
+ * streams only what a job is asked to (an output to "-", peaks and measurement lines, the
+ * progress bar).
  */
 #ifndef SPECTRO_H
 #define SPECTRO_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #if defined(SPECTRO_BUILDING_LIBRARY) && defined(__GNUC__)
 #define SPECTRO_API __attribute__((visibility("default")))
@@ -60,7 +68,7 @@ SPECTRO_API const char *spectro_version(void);
 /* The API's revision within this SONAME: grows when functions or struct members are added
  * (docs/api-c.md). 3 for this header: 2 added the _device_async entries, 3 the transfer
  * function, spectro_loudness and the transforms. */
-#define SPECTRO_API_VERSION 3
+#define SPECTRO_API_VERSION 4
 SPECTRO_API int spectro_api_version(void);
 
 /* The codes (the program's exit status for each is in brackets). */
@@ -568,6 +576,95 @@ SPECTRO_API double spectro_transform_freq_hz(const spectro_transform *t, size_t 
  * and buffers) and on the analyzer, as the analyzer's own calls. */
 SPECTRO_API int spectro_transform_compute(spectro_transform *t, spectro_analyzer *a, const float *samples,
                                           size_t count, float *out, size_t out_frames, spectro_error *err);
+
+/* ---- jobs: the program's run as a call (API version 4) ------------------------------------- */
+
+/* A job is what one command line of the spectro program asks for: settings, inputs, and a
+ * run. spectro's own main() is a client of this section (docs/api-c.md "Jobs"). */
+typedef struct spectro_job spectro_job;
+
+/* A line a running job says (no newline; fields named as spectro_set_field_namer says):
+ * ERROR a file of a batch failed (the batch goes on) or what ended the run; WARNING and NOTE
+ * about an input ("warning: x.wav: 3 NaN/Inf samples replaced by 0"); INFO what the setting
+ * "verbose" asks for. Called on the thread that runs the job. */
+enum { SPECTRO_MESSAGE_ERROR, SPECTRO_MESSAGE_WARNING, SPECTRO_MESSAGE_NOTE, SPECTRO_MESSAGE_INFO };
+typedef void (*spectro_message_fn)(void *user, int level, const char *line);
+
+/* A job with every setting at its default, no input, no output. */
+SPECTRO_API int spectro_job_create(spectro_job **out, spectro_error *err);
+SPECTRO_API void spectro_job_destroy(spectro_job *j); /* NULL is a no-op */
+
+/* The setting `name` from text, as the program's option of the same name with '_' for '-'
+ * ("fft_size" is --fft-size; the list: spectro_setting_info_at): value NULL for a switch
+ * ("1"/"0" also say on/off) or an optional value left out. Outputs are settings too: "dump"
+ * with a path, "png", "peaks", "tone", "loudness", ... Parsed and range-checked at once:
+ * SPECTRO_EINVAL naming the field ("hop 0: must be at least 1"); the settings together are
+ * checked by spectro_job_run. The job keeps a copy of value. */
+SPECTRO_API int spectro_job_set(spectro_job *j, const char *name, const char *value, spectro_error *err);
+
+/* An input: a path, "-" (standard input), a "synth:" spec; none: the microphone. Several,
+ * or the settings files_from or shard, make a batch. */
+SPECTRO_API int spectro_job_add_input(spectro_job *j, const char *input, spectro_error *err);
+
+/* The environment variables the spectro program honours (SPECTRO_CPU_THREADS,
+ * SPECTRO_CUDA_PATH, SPECTRO_AUTO_RATES, SPECTRO_FONT, SPECTRO_READERS, the display's:
+ * docs/manual.md "Environment") into the job. SPECTRO_EINVAL naming the variable. */
+SPECTRO_API int spectro_job_read_environment(spectro_job *j, spectro_error *err);
+
+/* Where the job's lines go (none by default), where its standard-output lines go (peaks,
+ * tone and loudness lines, outputs to "-"; NULL: stdout), and whether it draws a progress
+ * bar on stderr (off by default). Before spectro_job_run. */
+SPECTRO_API void spectro_job_set_messages(spectro_job *j, spectro_message_fn fn, void *user);
+SPECTRO_API void spectro_job_set_output(spectro_job *j, FILE *out);
+SPECTRO_API void spectro_job_set_progress(spectro_job *j, int on);
+
+/* Runs the job once, on the calling thread: one input (its outputs; with none, the window,
+ * which wants the process's main thread), or a batch. SPECTRO_OK, or the error that ended
+ * it; err's message is empty when the lines were said through the message callback already
+ * (a batch's failed files: SPECTRO_EIO). A second run of a job is SPECTRO_EINVAL. */
+SPECTRO_API int spectro_job_run(spectro_job *j, spectro_error *err);
+
+/* Asks a running job to stop (reason > 0: e.g. a signal's number, kept for the caller). One
+ * atomic store: safe from a signal handler and any thread. A live run ends with its outputs
+ * kept (spectro_job_stopped then says 1); a file's run ends with SPECTRO_EINTERRUPTED. */
+SPECTRO_API void spectro_job_stop(spectro_job *j, int reason);
+/* The reason given to spectro_job_stop when it ended the last run (0: it did not). */
+SPECTRO_API int spectro_job_stopped(const spectro_job *j);
+
+/* The settings as data, in the program's --help order: i in 0 .. spectro_setting_count()-1.
+ * The texts are rendered with the field namer in place at the call. Any thread. */
+typedef struct {
+    const char *name;     /* "fft_size" (static storage) */
+    const char *alias;    /* the name messages use for it when not name ("mode"), or NULL */
+    const char *value;    /* the value's name in help ("N"); NULL: a switch; "[F]": optional */
+    int group;            /* a group of settings starts here, titled `section` ("" none) */
+    char section[128];
+    char help[1024];      /* the help, with its list of names and its default; "\n" breaks */
+    char kind;            /* 'l' one of `values`, 'f' a file name, 'd' an audio device, 'n' other */
+    char values[512];     /* kind 'l': the names it takes, space-separated */
+} spectro_setting_info;
+SPECTRO_API int spectro_setting_count(void);
+SPECTRO_API int spectro_setting_info_at(int i, spectro_setting_info *out);
+
+/* How messages name a field: namer("fft_size") returns what to print ("--fft-size"), or NULL
+ * for the field's own name. Process-wide: set once, before any other call; NULL: names. */
+SPECTRO_API void spectro_set_field_namer(const char *(*namer)(const char *field));
+
+/* The audio devices, inputs and outputs, into out[0..max); *count = how many exist (may
+ * exceed max). SPECTRO_ENODEV when the audio system has none configured. */
+typedef struct {
+    int index;            /* the device setting takes it */
+    char name[128];
+    char host_api[32];
+    int max_input_channels, max_output_channels;
+    double default_rate;
+    int is_default_input, is_default_output;
+} spectro_device_info;
+SPECTRO_API int spectro_list_devices(spectro_device_info *out, int max, int *count, spectro_error *err);
+
+/* What this build can do, one line a feature ("  window:     yes (SDL2 2.30.0, ...)"): the
+ * lines of spectro --version. Static storage, any thread. */
+SPECTRO_API const char *spectro_features(void);
 
 /* ---- tables ------------------------------------------------------------------------------------- */
 

@@ -1,18 +1,18 @@
-/* test_env: the environment's one door (src/app/env.c) and the test hooks behind it
- * (docs/developer.md "Test hooks"). This file is built twice with env.c compiled into it:
+/* test_env: the environment's one door (src/job/job_env.c) and the test hooks behind it
+ * (docs/developer.md "Test hooks"). This file is built twice with job_env.c compiled into it:
  * test_env with SPECTRO_TEST_HOOKS defined, as in the builds the test suite uses, where each
  * of the eight hook variables acts and a bad value is refused with a line naming it; and
  * test_env_nohooks without, as in the installed and packaged program, where the same
  * variables, good or bad, leave every setting at its default. The user's variables
- * (docs/manual.md "Environment variables") act in both. Only env.c reads the environment
- * (e2e_docs checks that the hook names appear nowhere else in src/), so what env.c ignores
- * the program ignores. */
+ * (docs/manual.md "Environment variables") act in both. Only job_env.c reads the environment
+ * (e2e_docs checks that the hook names appear nowhere else in src/), so what job_env.c ignores
+ * the library ignores. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "env.h"
+#include "job.h"
 
 /* The hooks, each with a good value and a bad one (NULL: any value is taken). */
 static const struct {
@@ -37,13 +37,21 @@ static void unset_all(void)
     unsetenv("SPECTRO_CPU_THREADS");
 }
 
+/* A fresh job's settings after job_read_environment: its config, context and window's. */
 static int read_env(analyze_config *an, analyze_context *ctx, view_config *vc, sp_errinfo *ei)
 {
-    *an = analyze_config_default();
-    *ctx = analyze_context_default();
-    *vc = view_config_default();
-    app_env_view(vc);
-    return app_env_read(an, ctx, ei);
+    job *j = NULL;
+    int err = job_create(&j, ei);
+    if (err == SP_OK)
+        err = job_read_environment(j, ei);
+    if (j) {
+        *an = j->an;
+        *ctx = j->run;
+        ctx->stop = NULL; /* the job's own, gone with it */
+        *vc = j->window;
+    }
+    job_destroy(j);
+    return err;
 }
 
 /* Every hook set to its good value: with the hooks each acts, without none does. */

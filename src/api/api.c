@@ -72,7 +72,7 @@ int api_check_size(size_t size, size_t min, const char *what, spectro_error *err
 
 /* ---- the modules ------------------------------------------------------------------------- */
 
-#if defined(SPECTRO_LIB_GPU_REL) || defined(SPECTRO_LIB_FFMPEG_REL)
+#if defined(SPECTRO_LIB_GPU_REL) || defined(SPECTRO_LIB_FFMPEG_REL) || defined(SPECTRO_LIB_FONT_REL)
 /* rel made absolute from this library's directory into buf; NULL when the library runs from
  * the build tree (the engine then takes the build tree's module) or the loader cannot say. */
 static const char *beside_library(const char *rel, char *buf, size_t len)
@@ -98,6 +98,16 @@ const char *api_gpu_module(void)
 #ifdef SPECTRO_LIB_GPU_REL
     static _Thread_local char path[4096 + sizeof SPECTRO_LIB_GPU_REL + 1];
     return beside_library(SPECTRO_LIB_GPU_REL, path, sizeof path);
+#else
+    return NULL;
+#endif
+}
+
+const char *api_font(void)
+{
+#ifdef SPECTRO_LIB_FONT_REL
+    static _Thread_local char path[4096 + sizeof SPECTRO_LIB_FONT_REL + 1];
+    return beside_library(SPECTRO_LIB_FONT_REL, path, sizeof path);
 #else
     return NULL;
 #endif

@@ -9,6 +9,8 @@
  *   api_reduce.c    peaks, averages, tone analysis and bands of the analyzer's spectra
  *   api_transfer.c  the transfer function of two channels' complex frames
  *   api_loudness.c  spectro_loudness: the loudness meter (src/sink/loudness.h)
+ *   api_job.c       spectro_job: the program's run (src/job/job.h); the settings as data,
+ *                   the audio devices, the build's features
  */
 #ifndef SPECTRO_API_INTERNAL_H
 #define SPECTRO_API_INTERNAL_H
@@ -34,6 +36,9 @@ int api_from_engine(spectro_error *err, int code, const sp_errinfo *ei);
  * when the library runs from there, else the ones installed beside it. */
 const char *api_gpu_module(void);
 const char *api_ffmpeg_module(void);
+/* The label font installed with the library (share/spectro/fonts), or NULL from the build
+ * tree (the renderer then finds the source tree's). Kept by the caller: a static buffer. */
+const char *api_font(void);
 
 /* A config struct's size as the caller gave it: SPECTRO_EINVAL unless it holds at least
  * the members of the first API version (min). */

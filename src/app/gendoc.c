@@ -57,7 +57,7 @@ static void man_options(FILE *f)
     for (int i = 0; i < cli_option_count(); i++) {
         cli_option_doc d;
         cli_option_doc_at(i, &d);
-        if (d.section && *d.section) {
+        if (*d.section) {
             fputs(".SS ", f);
             troff_text(f, d.section);
             fputc('\n', f);

@@ -1,7 +1,9 @@
-/* spectro: the program. Parses the command line, runs the analysis (headless) or the
- * window, and is the only place that prints errors and picks the exit code (0 ok,
- * 1 runtime failure, 2 bad usage or input, 130/143 interrupted by SIGINT/SIGTERM). */
+/* spectro: the program, a client of the library's public API (spectro.h): the command line
+ * becomes a job (cli.c), which the library runs (headless, a batch, or the window). This is
+ * the one place that prints errors and picks the exit code (0 ok, 1 runtime failure, 2 bad
+ * usage or input, 130/143 interrupted by SIGINT/SIGTERM). */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -9,23 +11,41 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze.h"
-#include "batch.h"
-#include "checks.h"
 #include "cli.h"
-#include "env.h"
-#include "report.h"
-#include "source.h"
-#include "version.h"
-#include "view.h"
+#include "spectro.h"
+#include "spectro_git.h"
 
 /* set from the signal handler: a lock-free atomic, which C11 allows there */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
-static atomic_int stop_requested; /* the number of the signal that asked (app_interrupted_code) */
+static atomic_int stop_requested; /* the number of the signal that asked (interrupted_code) */
+static spectro_job *the_job;
 
 static void on_signal(int sig)
 {
     atomic_store(&stop_requested, sig);
+    spectro_job_stop(the_job, sig); /* one atomic store */
+}
+
+/* 128 + the signal that asked the run to stop: 130 for SIGINT, 143 for SIGTERM, as a shell
+ * reports a command that the signal ended; 130 when none did. */
+static int interrupted_code(void)
+{
+    int sig = atomic_load(&stop_requested);
+    return 128 + (sig > 0 ? sig : SIGINT);
+}
+
+/* Standard output is a pipe or socket whose reader has gone (`spectro --peaks f | head -1`):
+ * poll reports POLLERR on a pipe without readers (POLLHUP on a socket). */
+static int reader_gone(void)
+{
+    struct pollfd p = {STDOUT_FILENO, 0, 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+/* The exit status of a failure (spectro.h's codes): 2 for what the user gave, 1 otherwise. */
+static int exit_code(int code)
+{
+    return code == SPECTRO_EINVAL || code == SPECTRO_EINPUT ? 2 : code == SPECTRO_EINTERRUPTED ? interrupted_code() : 1;
 }
 
 /* SIGINT and SIGTERM ask the run to stop (it cleans up, then exits 128 + the signal).
@@ -55,65 +75,42 @@ static int stdout_written(void)
     return 1;
 }
 
-/* What names the input in a message: the path, "synth:...", or "microphone". */
-static const char *input_name(const analyze_config *an)
-{
-    return an->input ? an->input : "microphone";
-}
-
 /* One line on stderr. Generic lines from deep down ("out of memory", "interrupted",
  * "cannot start the reader thread") get the input's name in front, so that every line
- * names what it is about. */
-static int fail_run(int err, const sp_errinfo *ei, const cli_options *o)
+ * names what it is about. A line said already (a batch's) is not said again. */
+static int fail_run(const spectro_error *e, const cli_program *p)
 {
-    char msg[sizeof ei->msg];
-    const char *name = input_name(&o->an);
-    int generic;
-    app_message(err, ei, msg, sizeof msg);
-    generic = err == SP_ENOMEM || err == SP_EINTERRUPTED || strncmp(msg, "cannot start", 12) == 0;
-    if (err == SP_EINTERRUPTED) {
-        fprintf(stderr, "spectro: %s: interrupted\n", name);
-        return app_interrupted_code(&o->run);
+    const char *name = p->input ? p->input : "microphone";
+    const char *msg = e->message[0] ? e->message : spectro_strerror(e->code);
+    int generic = e->code == SPECTRO_ENOMEM || strncmp(msg, "cannot start", 12) == 0;
+    if (e->code == SPECTRO_EINTERRUPTED) {
+        if (!p->batch)
+            fprintf(stderr, "spectro: %s: interrupted\n", name);
+        return interrupted_code();
     }
+    if (!e->message[0] && p->batch)
+        return exit_code(e->code);
     if (generic && !strstr(msg, name))
         fprintf(stderr, "spectro: %s: %s\n", name, msg);
     else
         fprintf(stderr, "spectro: %s\n", msg);
-    return sp_exit_code(err);
+    return exit_code(e->code);
 }
 
-static int fail(int err, const sp_errinfo *ei)
+static int fail(const spectro_error *e)
 {
-    char msg[sizeof ei->msg];
-    fprintf(stderr, "spectro: %s\n", app_message(err, ei, msg, sizeof msg));
-    return sp_exit_code(err);
-}
-
-/* The window's run decides "no display" itself; a missing or unreadable input is the
- * user's first problem, so it is found first (exit 2, naming the file). Files and synth:
- * specs are opened and closed again; the microphone and standard input are left alone
- * (opening them takes the device or consumes the stream). */
-static int check_input(const analyze_config *an, sp_errinfo *ei)
-{
-    source_request req = {an->input, an->device, an->rate, an->channels, an->file, NULL, NULL, 0, 0, 0, 0};
-    source *src = NULL;
-    int err;
-    /* opening a pipe would take what its writer sends: the run opens it once */
-    if (!an->input || source_is_pipe_path(an->input))
-        return SP_OK;
-    err = source_open_request(&req, &src, ei);
-    source_close(src);
-    return err;
+    fprintf(stderr, "spectro: %s\n", e->message[0] ? e->message : spectro_strerror(e->code));
+    return exit_code(e->code);
 }
 
 static int list_devices(void)
 {
     enum { MAX_DEVICES = 256 };
-    static source_device_info dev[MAX_DEVICES];
-    sp_errinfo ei = {{0}};
-    int count = 0, err = source_list_devices(dev, MAX_DEVICES, &count, &ei);
-    if (err != SP_OK)
-        return fail(err, &ei);
+    static spectro_device_info dev[MAX_DEVICES];
+    spectro_error e = {0, ""};
+    int count = 0;
+    if (spectro_list_devices(dev, MAX_DEVICES, &count, &e) != SPECTRO_OK)
+        return fail(&e);
     if (count == 0) {
         fprintf(stderr, "spectro: no audio device found\n");
         return 1;
@@ -121,12 +118,12 @@ static int list_devices(void)
     /* channels: the input's, the output's for an output only */
     printf("%5s  %-40s %-10s %-6s %8s %10s\n", "index", "name", "host API", "dir", "channels", "rate");
     for (int i = 0; i < count && i < MAX_DEVICES; i++) {
-        const source_device_info *d = &dev[i];
+        const spectro_device_info *d = &dev[i];
         int in = d->max_input_channels > 0, out = d->max_output_channels > 0;
+        int di = d->is_default_input, dout = d->is_default_output;
         char def[40];
-        snprintf(def, sizeof def, "%s%s%s", d->is_default || d->is_default_output ? "  (default" : "",
-                 d->is_default && d->is_default_output ? "" : d->is_default ? " input" : d->is_default_output ? " output" : "",
-                 d->is_default || d->is_default_output ? ")" : "");
+        snprintf(def, sizeof def, "%s%s%s", di || dout ? "  (default" : "",
+                 di && dout ? "" : di ? " input" : dout ? " output" : "", di || dout ? ")" : "");
         printf("%5d  %-40s %-10s %-6s %8d %10.0f%s\n", d->index, d->name, d->host_api,
                in && out ? "in+out" : in ? "in" : "out", in ? d->max_input_channels : d->max_output_channels,
                d->default_rate, def);
@@ -134,68 +131,56 @@ static int list_devices(void)
     return stdout_written();
 }
 
+/* The job's lines: "spectro: LINE" on stderr (the progress bar's line is the library's, and
+ * it clears it first). */
+static void say(void *user, int level, const char *line)
+{
+    (void)user;
+    (void)level;
+    fprintf(stderr, "spectro: %s\n", line);
+}
+
+static void print_version(void)
+{
+    printf("spectro %s (git %s)\nfeatures:\n%s", spectro_version(), SPECTRO_GIT_REV, spectro_features());
+}
+
 int main(int argc, char **argv)
 {
-    cli_options o;
-    analyze_result res;
-    sp_errinfo ei = {{0}};
-    int err;
+    cli_program p;
+    spectro_error e = {0, ""};
+    int code, rc;
 
-    sp_set_field_namer(cli_field_option); /* the engine's fields, as options in messages */
-    err = cli_parse(argc, argv, &o, &ei);
-
-    if (err != SP_OK)
-        return fail(err, &ei);
-    if (o.help) {
+    spectro_set_field_namer(cli_field_option); /* the library's fields, as options in messages */
+    if (spectro_job_create(&the_job, &e) != SPECTRO_OK)
+        return fail(&e);
+    if ((code = cli_parse(argc, argv, the_job, &p, &e)) != SPECTRO_OK) {
+        rc = fail(&e);
+    } else if (p.help) {
         cli_usage(stdout);
-        return stdout_written();
-    }
-    if (o.version) {
-        app_print_version(stdout);
-        return stdout_written();
-    }
-    if (o.list_devices)
-        return list_devices();
-    if ((err = app_env_read(&o.an, &o.run, &ei)) != SP_OK)
-        return fail(err, &ei);
-    install_signals();
-    o.run.stop = &stop_requested;
-    o.run.out = stdout;
-    o.run.progress = !o.quiet && isatty(STDERR_FILENO);
-    if (o.batch)
-        return batch_main(&o);
-    if ((err = batch_expand_single(&o, &ei)) != SP_OK || (err = app_check_files(&o.an, &ei)) != SP_OK)
-        return fail(err, &ei);
-
-    if (!o.headless && (err = check_input(&o.an, &ei)) != SP_OK)
-        return fail(err, &ei);
-    if (o.headless) {
-        o.run.last_run = 1;
-        err = analyze_run(&o.an, &o.run, &res, &ei);
+        rc = stdout_written();
+    } else if (p.version) {
+        print_version();
+        rc = stdout_written();
+    } else if (p.list_devices) {
+        rc = list_devices();
+    } else if (spectro_job_read_environment(the_job, &e) != SPECTRO_OK) {
+        rc = fail(&e);
     } else {
-        view_config vc = view_config_default();
-        app_env_view(&vc);
-        vc.tone = o.view_tone;
-        vc.average = o.view_average;
-        vc.bands = o.view_bands;
-        vc.bands_weighting = o.an.measure.weighting;
-        vc.output_device = o.output_device;
-        err = view_run(&o.an, &o.run, &vc, &res, &ei);
+        install_signals();
+        spectro_job_set_messages(the_job, say, NULL);
+        spectro_job_set_output(the_job, stdout);
+        spectro_job_set_progress(the_job, !p.quiet && isatty(STDERR_FILENO));
+        code = spectro_job_run(the_job, &e);
+        if (code != SPECTRO_OK && code != SPECTRO_EINTERRUPTED && atomic_load(&stop_requested))
+            e.code = code = SPECTRO_EINTERRUPTED;
+        if (code != SPECTRO_OK && code != SPECTRO_EINTERRUPTED && reader_gone())
+            rc = 0; /* the reader took what it wanted (| head): quiet, as `yes | head` */
+        else if (code != SPECTRO_OK)
+            rc = fail_run(&e, &p);
+        else /* a live run that a signal ended kept its outputs, and still says it was
+              * stopped (the window's own quit stops it the same way, but no signal came: 0) */
+            rc = spectro_job_stopped(the_job) && atomic_load(&stop_requested) ? interrupted_code() : 0;
     }
-    if (err != SP_OK && app_stop_asked(&o.run))
-        err = SP_EINTERRUPTED;
-    if (err != SP_OK && err != SP_EINTERRUPTED && app_reader_gone())
-        return 0; /* the reader took what it wanted (| head): quiet, as `yes | head` */
-    if (err != SP_OK)
-        return fail_run(err, &ei, &o);
-    if (!o.quiet) {
-        int noted = 0;
-        app_report_fallback(&res, o.verbose, &noted);
-        app_report_warnings(&res);
-    }
-    if (o.verbose)
-        app_report_verbose(&res);
-    /* a live run that a signal ended kept its outputs, and still says it was stopped (the
-     * window's own quit stops it the same way, but no signal came: 0) */
-    return res.interrupted && atomic_load(&stop_requested) ? app_interrupted_code(&o.run) : 0;
+    return rc;
 }

@@ -238,6 +238,8 @@ static int column_ticks(const render *r, double gap_px, scale_tick *out, int max
             continue;
         if (cfg->col_notes == 0)
             scale_format_hz(t.hz, t.label, sizeof t.label);
+        else if (cfg->col_notes == 3)
+            snprintf(t.label, sizeof t.label, "%g", t.hz); /* a coefficient's number */
         else if (!note_name(t.hz, t.label, sizeof t.label, cfg->col_notes == 1) && cfg->col_notes == 1)
             continue; /* cqt: the Cs only */
         if ((t.u - last) * r->panel_h < gap_px)
@@ -715,7 +717,7 @@ static int draw_all(render *r, sp_errinfo *ei)
     free(tmp);
     draw_time_axis(r);
     {
-        const char *fc = r->cfg.col_notes == 2 ? "Pitch class" : "Frequency";
+        const char *fc = r->cfg.col_notes == 2 ? "Pitch class" : r->cfg.col_notes == 3 ? "MFCC k" : "Frequency";
         int fw = canvas_text_width(r->font, fc);
         canvas_text(&r->cv, r->font, fc, r->pad / 2, r->plot.y + (r->plot.h - fw) / 2, RENDER_COL_LABEL, 1);
     }

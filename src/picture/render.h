@@ -63,7 +63,8 @@ typedef struct {
     /* Rows of a transform instead of spectra (docs/transforms.md): `columns` values a frame,
      * drawn bottom up in equal shares of a panel, the axis from the columns' frequencies
      * col_hz (borrowed during render_create): labelled in Hz (col_notes 0: mel), at each C
-     * as a note (1: cqt, "C4"), or each column's pitch class (2: chroma). caption: the
+     * as a note (1: cqt, "C4"), or each column's pitch class (2: chroma), or by index (3:
+     * MFCC, col_hz then holds the coefficients' numbers, the axis "MFCC k"). caption: the
      * colour bar's ("dBFS" when NULL). columns 0: n/2+1 bins of spectra on `scale`. */
     size_t columns;
     const double *col_hz;

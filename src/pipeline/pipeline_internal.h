@@ -99,6 +99,9 @@ typedef struct {
     float *xrows;               /* xcap rows of its width */
     size_t xcap;
     double t0, dt;              /* frame 0's time and the frame step (s) */
+    struct pipe_defer *defer;   /* rows after the last frame (sinks_defer.c), or NULL */
+    char *xjson;                /* with defer: the sidecar's members the sinks read,
+                                 * rewritten at the flush */
 } pipe_sinks;
 
 /* Makes the sinks the config asks for (no file is touched) and checks that at most one
@@ -138,6 +141,19 @@ int pipe_sinks_finish(pipe_sinks *l, const sink_end *end, sp_errinfo *ei);
 /* Aborts every opened sink, finished or not (reverse order). */
 void pipe_sinks_abort(pipe_sinks *l);
 void pipe_sinks_free(pipe_sinks *l);
+
+/* ---- sinks_defer.c: a transform's rows after the last frame (chroma's --tuning auto) ---- */
+
+typedef struct pipe_defer pipe_defer;
+/* In pipe_sinks_xform, l->xf made: the frames' samples are kept from now on; ss's sidecar
+ * members become l's own copy, rewritten by the flush. */
+int pipe_defer_make(pipe_sinks *l, const xform_spec *spec, size_t n, double rate, const float *win,
+                    sink_stream *ss, sp_errinfo *ei);
+/* The framer's frames (as stft_frames_fn gives them), kept. */
+int pipe_defer_keep(pipe_sinks *l, int channel, uint64_t first, size_t nframes, const float *sig, size_t hop);
+/* Once, after the last frame: the estimate, the transform made again, its rows to the sinks. */
+int pipe_defer_flush(pipe_sinks *l, sp_errinfo *ei);
+void pipe_defer_free(pipe_defer *d);
 
 /* The per-frame peaks of range `range` of the records raw[f*nranges + range] that the FFT
  * backend found beside its transform (fft_stft_reduce): the one place they become peaks

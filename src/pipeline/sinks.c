@@ -194,18 +194,16 @@ static uint64_t common_span(const pipe_sinks *l)
 static int xform_takes(const pipe_sinks *l, const analyze_config *cfg, sp_errinfo *ei)
 {
     const char *name = xform_name(l->xf);
-    if (l->own_from > 0) /* a caller's sinks (the window) */
-        return sp_fail(ei, SP_EINVAL, "%s: the window does not show transforms yet", name);
     for (int i = 0; i < cfg->n_outputs; i++) {
         const char *kind = cfg->outputs[i].kind;
         if (strcmp(kind, "dump") == 0)
             continue;
         if (strcmp(kind, "average") == 0 && xform_depth(l->xf) == 1)
             continue; /* levels: their power mean; plain values (MFCC, chroma): their mean */
-        if (strcmp(kind, "png") == 0 && (xform_is_db(l->xf) || cfg->xform.kind == XFORM_CHROMA ||
-                                         cfg->xform.kind == XFORM_REASSIGN))
-            continue; /* the picture's axis: mel, cqt, chroma (render.h columns); the
-                       * reassigned points gathered onto the linear grid (sink_png.c) */
+        if (strcmp(kind, "png") == 0 || (strcmp(kind, "average-png") == 0 && xform_is_db(l->xf)))
+            continue; /* the picture's axis: mel, cqt, chroma (render.h columns), MFCC's
+                       * coefficients; the reassigned points gathered onto the linear grid
+                       * (sink_png.c); mel and CQT levels averaged: a spectrum plot */
         if (strcmp(kind, "average") == 0)
             return sp_fail(ei, SP_EINVAL, "%s: no average (reassigned points have none)", name);
         return sp_fail(ei, SP_EINVAL, "%s: not with %s (it reads the linear spectrum)", name,
@@ -227,6 +225,9 @@ int pipe_sinks_xform(pipe_sinks *l, const analyze_config *cfg, sink_stream *ss, 
     ss->depth = xform_depth(l->xf);
     ss->bins = xform_width(l->xf) / ss->depth;
     ss->col_hz = xform_freqs(l->xf);
+    if (cfg->xform.kind == XFORM_CHROMA && cfg->xform.tuning_auto && /* its rows after the estimate */
+        (err = pipe_defer_make(l, &cfg->xform, ss->n, (double)ss->rate, win, ss, ei)) != SP_OK)
+        return err;
     ss->xform_db = xform_is_db(l->xf);
     l->t0 = ss->time_first_s;
     l->dt = ss->time_step_s;
@@ -238,6 +239,8 @@ static int xform_frames(void *user, int channel, uint64_t first, size_t nframes,
 {
     pipe_sinks *l = user;
     size_t width = xform_width(l->xf);
+    if (l->defer)
+        return pipe_defer_keep(l, channel, first, nframes, sig, hop);
     if (nframes > l->xcap) {
         float *p = realloc(l->xrows, nframes * width * sizeof *p);
         if (!p)
@@ -404,6 +407,9 @@ int pipe_sinks_reduced(void *user, int channel, uint64_t first, size_t nframes, 
 
 int pipe_sinks_settle(pipe_sinks *l, sp_errinfo *ei)
 {
+    int derr = pipe_defer_flush(l, ei); /* a transform's rows held back: out before the end */
+    if (derr != SP_OK)
+        return derr;
     for (int i = 0; i < l->opened; i++) {
         const sink *s = &l->s[i];
         int err = s->ops->settle ? s->ops->settle(s->self, ei) : SP_OK;
@@ -416,6 +422,8 @@ int pipe_sinks_settle(pipe_sinks *l, sp_errinfo *ei)
 int pipe_sinks_finish(pipe_sinks *l, const sink_end *end, sp_errinfo *ei)
 {
     int err;
+    if ((err = pipe_defer_flush(l, ei)) != SP_OK)
+        return err;
     for (int i = l->opened - 1; i >= 0; i--)
         if (l->s[i].ops->finish && (err = l->s[i].ops->finish(l->s[i].self, end, ei)) != SP_OK)
             return err;
@@ -442,6 +450,8 @@ void pipe_sinks_free(pipe_sinks *l)
     free(l->leveled);
     xform_destroy(l->xf);
     free(l->xrows);
+    pipe_defer_free(l->defer);
+    free(l->xjson);
     free(l->s);
     free(l->wants);
     free(l->reduction);

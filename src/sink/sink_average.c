@@ -70,6 +70,7 @@ static int open_plot(average_sink *s, const float *window_coef, sp_errinfo *ei)
                          : (s->st.level_unit ? "Level (dB SPL)" : "Level (dBFS)");
     pc.refine = refine_label;
     pc.refine_ctx = s;
+    pc.no_labels = st->xform != NULL; /* a transform's bands: no peaks between bins to refine */
     return plot_create(&pc, &s->plot, ei);
 }
 
@@ -190,18 +191,51 @@ static int finish_dump(average_sink *s, const sink_end *end, sp_errinfo *ei)
     return dump_commit(s->d, &m, ei);
 }
 
+/* A transform's averaged levels (mel, CQT: dB at each column's frequency) as the plot's
+ * n/2+1 bins: linear in Hz between the columns' frequencies, the floor outside them. */
+static float *columns_as_bins(const average_sink *s, const float *row)
+{
+    const sink_stream *st = &s->st;
+    size_t bins = st->n / 2 + 1, j = 0;
+    float *out = malloc(bins * sizeof *out);
+    if (!out)
+        return NULL;
+    for (size_t k = 0; k < bins; k++) {
+        double f = (double)k * st->bin_hz;
+        while (j + 1 < st->bins && st->col_hz[j + 1] < f)
+            j++;
+        if (f < st->col_hz[0] || f > st->col_hz[st->bins - 1])
+            out[k] = FFT_DB_FLOOR;
+        else if (j + 1 >= st->bins || st->col_hz[j + 1] <= st->col_hz[j])
+            out[k] = row[j];
+        else
+            out[k] = (float)(row[j] + (row[j + 1] - row[j]) * (f - st->col_hz[j]) / (st->col_hz[j + 1] - st->col_hz[j]));
+    }
+    return out;
+}
+
 static int finish_png(average_sink *s, sp_errinfo *ei)
 {
     const sink_stream *st = &s->st;
     const float *rows[RENDER_MAX_CHANNELS];
+    float *lin[RENDER_MAX_CHANNELS] = {0};
     const char *slash = strrchr(st->source, '/');
+    int err = SP_OK;
     fill_rows(s);
-    for (int c = 0; c < st->channels; c++)
+    for (int c = 0; c < st->channels; c++) {
         rows[c] = s->row + (size_t)c * st->bins;
-    snprintf(s->title, sizeof s->title, "%s  \xe2\x80\x94  %s of %llu frames, %d Hz, N=%zu, hop=%zu, %s",
-             slash ? slash + 1 : st->source, measure_average_name((int)s->m.average),
-             (unsigned long long)frames_averaged(s), st->rate, st->n, st->hop, st->window);
-    return plot_write_png(s->plot, rows, s->path, ei);
+        if (st->xform && !(rows[c] = lin[c] = columns_as_bins(s, rows[c])))
+            err = sp_fail(ei, SP_ENOMEM, "out of memory");
+    }
+    snprintf(s->title, sizeof s->title, "%s  \xe2\x80\x94  %s%s%s of %llu frames, %d Hz, N=%zu, hop=%zu, %s",
+             slash ? slash + 1 : st->source, st->xform ? st->xform : "", st->xform ? " " : "",
+             measure_average_name((int)s->m.average), (unsigned long long)frames_averaged(s), st->rate, st->n, st->hop,
+             st->window);
+    if (err == SP_OK)
+        err = plot_write_png(s->plot, rows, s->path, ei);
+    for (int c = 0; c < st->channels; c++)
+        free(lin[c]);
+    return err;
 }
 
 static int average_finish(void *self, const sink_end *end, sp_errinfo *ei)

@@ -8,7 +8,10 @@
  * The reassigned spectrogram (--reassign: rows of points, not levels) is gathered back onto
  * the frame x bin grid (reassign_grid.h) and drawn as a linear spectrogram of those cells;
  * its runs of complete frames alternate between two buffers, as the drawer holds the one it
- * draws until the next hand-over. */
+ * draws until the next hand-over.
+ *
+ * MFCC rows (values with no range of their own) are kept as they come and drawn at the end,
+ * when their range is known: the colours span it unless --db-range says otherwise. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +46,22 @@ typedef struct {
     size_t run_cap[2];     /* floats */
     int turn;
     size_t bins;
+    /* MFCC: the picture made again at the end over the values' range, from the blocks kept */
+    int keep;
+    struct kept_block {
+        int channel;
+        uint64_t first;
+        size_t nframes;
+        float *rows;
+    } *kept;
+    size_t nkept, kept_cap;
+    double *coef;          /* the coefficients' numbers: the axis' columns */
+    char title[512];
+    double rate, t0, dt;
+    size_t n;
+    int channels;
+    int64_t frames_hint;
+    int kept_drawn;
 } png_sink;
 
 static void *drawer_main(void *arg)
@@ -149,6 +168,94 @@ static int open_grid(png_sink *s, const sink_stream *st, sp_errinfo *ei)
                                 &s->grid, ei);
 }
 
+/* MFCC: rows numbered by coefficient, the values' colours chosen at the end (keep_draw);
+ * the picture made now only checks the settings (size, fonts) before any work. */
+static int open_kept(png_sink *s, const sink_stream *st, render_config *rc, sp_errinfo *ei)
+{
+    if (!(s->coef = malloc(st->bins * sizeof *s->coef)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < st->bins; i++)
+        s->coef[i] = (double)i;
+    rc->columns = st->bins;
+    rc->col_hz = s->coef;
+    rc->col_notes = 3;
+    rc->caption = "";
+    s->keep = 1;
+    s->bins = st->bins;
+    s->rate = st->rate;
+    s->n = st->n;
+    s->t0 = st->time_first_s;
+    s->dt = st->time_step_s;
+    s->channels = st->channels;
+    s->frames_hint = st->frames_hint;
+    snprintf(s->title, sizeof s->title, "%s", rc->title ? rc->title : "");
+    s->rc = *rc;
+    s->rc.title = s->title;
+    return SP_OK;
+}
+
+static int keep_rows(png_sink *s, int channel, uint64_t first, size_t nframes, const float *rows, sp_errinfo *ei)
+{
+    struct kept_block *b;
+    if (s->nkept == s->kept_cap) {
+        size_t cap = s->kept_cap ? 2 * s->kept_cap : 64;
+        struct kept_block *p = realloc(s->kept, cap * sizeof *p);
+        if (!p)
+            return sp_fail(ei, SP_ENOMEM, "out of memory for the MFCC picture");
+        s->kept = p;
+        s->kept_cap = cap;
+    }
+    b = &s->kept[s->nkept];
+    if (!(b->rows = malloc(nframes * s->bins * sizeof *b->rows)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory for the MFCC picture");
+    memcpy(b->rows, rows, nframes * s->bins * sizeof *b->rows);
+    b->channel = channel;
+    b->first = first;
+    b->nframes = nframes;
+    s->nkept++;
+    return SP_OK;
+}
+
+/* The kept rows drawn (once): the colours over their range (min .. max of the values of
+ * coefficients 1 .. K-1; c0 with them only when alone: it is far larger and is drawn
+ * clipped) unless --db-range was given, on a picture made again with it. */
+static int keep_draw(png_sink *s, sp_errinfo *ei)
+{
+    render_config rc = s->rc;
+    float lo = 0.0f, hi = 0.0f;
+    int any = 0, err;
+    if (!s->keep || s->kept_drawn)
+        return SP_OK;
+    s->kept_drawn = 1;
+    for (size_t i = 0; i < s->nkept; i++)
+        for (size_t j = 0; j < s->kept[i].nframes * s->bins; j++) {
+            float v = s->kept[i].rows[j];
+            if (s->bins > 1 && j % s->bins == 0)
+                continue; /* c0, the frame's log energy, would take the whole range */
+            if (v == v && v - v == 0.0f) { /* finite */
+                lo = any && lo < v ? lo : v;
+                hi = any && hi > v ? hi : v;
+                any = 1;
+            }
+        }
+    if (rc.db_lo == render_config_default().db_lo && rc.db_hi == render_config_default().db_hi && any) {
+        rc.db_lo = lo;
+        rc.db_hi = hi > lo ? hi : lo + 1.0f;
+    }
+    rc.col_hz = s->coef;
+    drawer_finish(&s->draw);
+    render_destroy(s->r);
+    s->r = NULL;
+    if ((err = render_create(&rc, s->rate, s->n, s->t0, s->dt, s->channels, s->frames_hint, &s->r, ei)) != SP_OK ||
+        (err = drawer_start(&s->draw, s->r, ei)) != SP_OK)
+        return err;
+    for (size_t i = 0; i < s->nkept; i++) /* the blocks stay until destroy: the drawer reads them */
+        if ((err = drawer_add(&s->draw, s->kept[i].channel, s->kept[i].first, s->kept[i].nframes, 0,
+                              s->kept[i].rows)) != SP_OK)
+            return sp_fail(ei, err, "drawing the picture failed");
+    return SP_OK;
+}
+
 static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
 {
     png_sink *s = self;
@@ -164,6 +271,9 @@ static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, s
     }
     if (st->xform && st->depth == 3 && strcmp(st->xform, "reassign") == 0) {
         if ((err = open_grid(s, st, ei)) != SP_OK)
+            return err;
+    } else if (st->xform && strcmp(st->xform, "mfcc") == 0) {
+        if ((err = open_kept(s, st, &rc, ei)) != SP_OK)
             return err;
     } else if (st->xform) { /* a transform's rows (sink.h): its columns on the axis */
         if (st->depth > 1 || !st->col_hz)
@@ -185,7 +295,8 @@ static int png_sink_open(void *self, const sink_stream *st, sink_wants *wants, s
         return err;
     wants->spectra = 1;
     /* a GPU may hand over each column's maximum instead (only those rows cross the bus) */
-    wants->maxima_span = !s->grid && render_frames_per_column(s->r) > 1 ? render_frames_per_column(s->r) : 0;
+    wants->maxima_span =
+        !s->grid && !s->keep && render_frames_per_column(s->r) > 1 ? render_frames_per_column(s->r) : 0;
     return SP_OK;
 }
 
@@ -196,6 +307,8 @@ static int png_sink_spectra(void *self, int channel, uint64_t first, size_t nfra
     int err;
     if (s->grid)
         return reassign_grid_add(s->grid, channel, first, nframes, db, grid_emit, s, ei);
+    if (s->keep)
+        return keep_rows(s, channel, first, nframes, db, ei);
     err = drawer_add(&s->draw, channel, first, nframes, 0, db);
     return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
 }
@@ -219,6 +332,8 @@ static int png_sink_settle(void *self, sp_errinfo *ei)
     int err;
     if (s->grid && (err = reassign_grid_flush(s->grid, grid_emit, s, ei)) != SP_OK)
         return err;
+    if ((err = keep_draw(s, ei)) != SP_OK)
+        return err;
     err = drawer_finish(&s->draw);
     return err == SP_OK ? SP_OK : sp_fail(ei, err, "drawing the picture failed");
 }
@@ -229,6 +344,8 @@ static int png_sink_finish(void *self, const sink_end *end, sp_errinfo *ei)
     int err;
     (void)end;
     if (s->grid && (err = reassign_grid_flush(s->grid, grid_emit, s, ei)) != SP_OK)
+        return err;
+    if ((err = keep_draw(s, ei)) != SP_OK)
         return err;
     if ((err = drawer_finish(&s->draw)) != SP_OK)
         return sp_fail(ei, err, "drawing the picture failed");
@@ -259,6 +376,10 @@ static void png_sink_destroy(void *self)
     reassign_grid_destroy(s->grid);
     free(s->run[0]);
     free(s->run[1]);
+    for (size_t i = 0; i < s->nkept; i++)
+        free(s->kept[i].rows);
+    free(s->kept);
+    free(s->coef);
     free(s);
 }
 

@@ -20,7 +20,8 @@ int view_run(const analyze_config *cfg, const analyze_context *ctx, const view_c
     (void)cfg, (void)vcfg, (void)res;
     return sp_fail(ei, SP_EUNSUPPORTED,
                    "the window is not built in (SDL2, SDL2_ttf or libpng was not found at configure time: "
-                   "apt-get install libsdl2-dev libsdl2-ttf-dev libpng-dev and rebuild); use --dump or --peaks");
+                   "apt-get install libsdl2-dev libsdl2-ttf-dev libpng-dev and rebuild); use " SP_FIELD("dump") " or "
+                   SP_FIELD("peaks"));
 }
 
 #else /* SPECTRO_HAVE_RENDER */
@@ -115,7 +116,8 @@ static int open_window(view *v, sp_errinfo *ei)
     v->win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
                               SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (!v->win)
-        return sp_fail(ei, SP_ENODEV, "cannot open a window: %s: use --png OUT, --dump OUT or --peaks for headless output",
+        return sp_fail(ei, SP_ENODEV, "cannot open a window: %s: use " SP_FIELD("png") " OUT, " SP_FIELD("dump") " "
+                                      "OUT or " SP_FIELD("peaks") " for headless output",
                        SDL_GetError());
     SDL_SetWindowMinimumSize(v->win, MIN_WIN_W, MIN_WIN_H);
     v->ren = SDL_CreateRenderer(v->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
@@ -171,6 +173,7 @@ static void destroy_view(view *v)
     view_compare_free(v);
     view_xfer_free(v);
     view_avg_close(&v->sh.avg);
+    view_xform_free(&v->sh);
     render_destroy(v->pic.r);
     free(v->pic.snap);
     free(v->pic.drawn_snap);
@@ -212,9 +215,11 @@ static int no_display(const view *v, sp_errinfo *ei)
 {
     const char *d = v->vc.display, *wl = v->vc.wayland_display;
     if ((!d || !*d) && (!wl || !*wl))
-        return sp_fail(ei, SP_ENODEV, "no display to open a window on (DISPLAY is not set): use --png OUT, "
-                                      "--dump OUT or --peaks for headless output");
-    return sp_fail(ei, SP_ENODEV, "no display to open a window on (%s: %s): use --png OUT, --dump OUT or --peaks "
+        return sp_fail(ei, SP_ENODEV, "no display to open a window on (DISPLAY is not set): use " SP_FIELD("png") " "
+                                      "OUT, "
+                                      SP_FIELD("dump") " OUT or " SP_FIELD("peaks") " for headless output");
+    return sp_fail(ei, SP_ENODEV, "no display to open a window on (%s: %s): use " SP_FIELD("png") " OUT, "
+                                  SP_FIELD("dump") " OUT or " SP_FIELD("peaks") " "
                                   "for headless output", d && *d ? d : wl, SDL_GetError());
 }
 

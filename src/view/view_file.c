@@ -70,7 +70,7 @@ render_config view_picture_config(view *v, const layout *L, const view_stream *i
     double lo, hi;
 
     p->channels = info->channels;
-    p->bins = info->n / 2 + 1;
+    p->bins = info->bins; /* n/2+1, or a transform's columns */
     p->n = info->n;
     p->hop = info->hop;
     p->rate = info->rate;
@@ -92,6 +92,7 @@ render_config view_picture_config(view *v, const layout *L, const view_stream *i
         rc.fmin = 0;
     make_title(v, info, title, len);
     rc.title = title;
+    view_xform_picture(v, info, &rc, title, len); /* a transform's columns, its name */
     return rc;
 }
 

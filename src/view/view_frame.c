@@ -123,7 +123,8 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
             double f_lo = scale_from_unit(map, 1.0 - (double)(y + 1) / pr.h);
             int yy = pr.y + y;
             if (cur && cur[c]) {
-                double db = band_db(cur[c], p->bins, f_lo, f_hi, bin_hz);
+                double db = p->cols ? view_xform_strip_db(v, cur[c], y, pr.h) /* view_xform.c */
+                                    : band_db(cur[c], p->bins, f_lo, f_hi, bin_hz);
                 double t = (db - lo) / (hi - lo);
                 int x = x0 + (int)lround(fmin(1.0, fmax(0.0, t)) * (pw - 1));
                 int li = (int)lround(fmin(1.0, fmax(0.0, t)) * 255);
@@ -134,7 +135,8 @@ static void draw_spectrum(view *v, const layout *L, const int16_t *const *cur, c
                 prev_x = x;
             }
             if (have_hold) {
-                double db = band_db(hold16, p->bins, f_lo, f_hi, bin_hz);
+                double db = p->cols ? view_xform_strip_db(v, hold16, y, pr.h)
+                                    : band_db(hold16, p->bins, f_lo, f_hi, bin_hz);
                 int x = x0 + (int)lround(fmin(1.0, fmax(0.0, (db - lo) / (hi - lo))) * (pw - 1));
                 int a = prev_hx < 0 ? x : prev_hx, lo_x = a < x ? a : x, hi_x = a < x ? x : a;
                 if (db > lo || prev_hx > x0) /* nothing to hold at the floor */

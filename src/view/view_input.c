@@ -124,6 +124,7 @@ static int next_size(view *v, int *err, sp_errinfo *ei)
         n = 256;
     view_worker_stop(&v->w); /* the analysis reads w.cfg until it returns */
     v->w.cfg.n = n;
+    view_xform_spec(v); /* the CQT's lowest bin at this N */
     v->w.cfg.hop = (size_t)((double)v->hop0 * (double)n / (double)v->n0 + 0.5);
     if (v->w.cfg.hop < 1)
         v->w.cfg.hop = 1;
@@ -250,8 +251,8 @@ static void move_key(view *v, SDL_Keycode sym, int shift, int live)
 int view_on_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *ei)
 {
     int shift = (ks->mod & KMOD_SHIFT) != 0;
-    if (view_panel_key(v, ks->sym, live) || view_bands_key(v, ks->sym) || view_compare_key(v, ks->sym) ||
-        view_xfer_key(v, ks->sym))
+    if (view_xform_refuses(v, ks->sym) || view_panel_key(v, ks->sym, live) || view_bands_key(v, ks->sym) ||
+        view_compare_key(v, ks->sym) || view_xfer_key(v, ks->sym))
         return 0;
     switch (ks->sym) {
     case SDLK_q:
@@ -261,6 +262,8 @@ int view_on_key(view *v, const SDL_Keysym *ks, int live, int *err, sp_errinfo *e
         return next_window(v, err, ei);
     case SDLK_n:
         return next_size(v, err, ei);
+    case SDLK_x:
+        return view_xform_key(v, err, ei);
     default:
         if (!settings_key(v, ks->sym, shift))
             move_key(v, ks->sym, shift, live);

@@ -13,6 +13,7 @@
  *   view_measure.c  the measurement panel: running average, tone marks, CSV export
  *   view_select.c   the selection (a time range, a band) and its spectrum; the two-point mark
  *   view_play.c     playback (the `p` key): the player (player.h), the playhead, following it
+ *   view_xform.c    transforms (the `x` key): mel, CQT, chroma, reassigned (docs/transforms.md)
  *   view_compare.c  --compare A B: A over B, their levels at the cursor, the difference (d)
  *   view_transfer.c --transfer: magnitude, phase, coherence and delay instead of a spectrogram
  *
@@ -55,6 +56,7 @@
 #include "measure.h"
 #include "player.h"
 #include "plot.h"
+#include "reassign_grid.h"
 #include "render.h"
 #include "sink.h"
 #include "transfer.h"
@@ -100,6 +102,8 @@ static const rgb8 COL_BAR = {0x5a, 0xc8, 0xfa};  /* the band bars */
 #define VIEW_SHOWN_BOXES 40 /* the strip's boxes kept for the stats (view_note_box) */
 #define VIEW_SHOWN_BARS 1024
 
+#define VIEW_XFORM_MAX_COLS 256 /* a transform's columns the window shows (view_xform.c) */
+
 /* What the window keeps of the run's sink_stream (its strings outlive the run). */
 typedef struct {
     char name[256];        /* the source: a path, "microphone", "synth:..." */
@@ -111,7 +115,20 @@ typedef struct {
     int64_t source_frames; /* samples per channel the source promises; -1 unknown */
     int live;
     double time_first_s;   /* frame 0's time (its centre), from the input's start: --start moves it */
+    int xform;             /* xform_kind shown (XFORM_NONE 0: the linear spectrum); bins is
+                            * then the transform's columns (reassign: the linear bins) */
+    size_t cols;           /* > 0: the store holds the transform's columns, at col_hz */
+    double col_hz[VIEW_XFORM_MAX_COLS];
 } view_stream;
+
+/* The analysis thread's part of a transform (view_xform.c). */
+typedef struct {
+    int kind;              /* xform_kind of the run */
+    size_t bins;           /* values a row the store takes */
+    reassign_grid *grid;   /* reassign: the points onto the frame x bin grid */
+    float *buf;            /* chroma's rows in dB */
+    size_t cap;
+} view_xf_run;
 
 /* ---- state shared with the analysis thread (guarded by mu) ---- */
 
@@ -176,6 +193,7 @@ typedef struct {
     double last_in;       /* when the last spectra came in (every channel) */
     double in_gap;        /* the usual time between two deliveries (moving average) */
     view_avg avg;         /* the running averages (view_measure.c) */
+    view_xf_run xr;       /* a transform's state on the analysis thread (view_xform.c) */
     uint64_t maxima;      /* > 0: the run's store takes column maxima of groups of this many
                            * frames (view_worker.c): the averages are not fed */
     int need_frames;      /* the window needs every spectrum (the averages): no maxima asked
@@ -261,6 +279,9 @@ typedef struct {
     float *fbuf;       /* bins floats */
     size_t fbuf_cap;
     char render_err[512];
+    int xform;         /* the transform drawn (view_stream.xform), its columns (0: bins) */
+    size_t cols;
+    double col_hz[VIEW_XFORM_MAX_COLS];
     /* the file's picture in pic_px and r, kept while drawn_ok: drawn from drawn (its
      * entries in drawn_snap); a live picture's render (view_live.c) clears drawn_ok */
     int drawn_ok;
@@ -489,6 +510,7 @@ typedef struct {
     int ttf;
     size_t n0, hop0;  /* the FFT size and hop asked for, for `n` */
     int window_idx;   /* window.h's table: the `w` key's place in it */
+    int xf_idx;       /* the `x` key's place in view_xform.c's cycle (0: linear) */
     double fps_t0;
     uint64_t fps_n;
     double fps;
@@ -663,6 +685,25 @@ void view_xfer_draw(view *v, const layout *L, int started); /* the picture and t
 #ifdef SPECTRO_TEST_HOOKS
 void view_xfer_stats(view *v, FILE *f); /* the stats' "transfer" member */
 #endif
+
+/* view_xform.c: the x key (analysis restarted), the spec for the key's place at the
+ * current N (the n key calls it too), the panel's keys refused under a transform; the
+ * sink's side (on the analysis thread: open, rows into the store by `store`, the grid's
+ * last frames, free); the picture's columns, the strip's level at pixel row y of h, the
+ * read-out's column and line (0: no columns). */
+typedef int (*view_rows_fn)(shared *sh, int channel, uint64_t first, size_t nframes, const float *db,
+                            sp_errinfo *ei);
+int view_xform_key(view *v, int *err, sp_errinfo *ei);
+void view_xform_spec(view *v);
+int view_xform_refuses(view *v, SDL_Keycode sym);
+int view_xform_open(shared *sh, const sink_stream *ss, view_stream *info, sp_errinfo *ei);
+int view_xform_rows(shared *sh, int channel, uint64_t first, size_t nframes, const float *rows, view_rows_fn store,
+                    sp_errinfo *ei);
+int view_xform_flush(shared *sh, view_rows_fn store, sp_errinfo *ei);
+void view_xform_free(shared *sh);
+void view_xform_picture(view *v, const view_stream *info, render_config *rc, char *title, size_t len);
+float view_xform_strip_db(const view *v, const int16_t *s, int y, int h);
+int view_xform_readout(const view *v, double u, size_t *k, char *line, size_t len);
 
 /* view_check.c: for the tests (view_config), compiled only into a build with the test hooks
  * (-DSPECTRO_TEST_HOOKS=ON, docs/developer.md "Test hooks"); without them these do nothing. */

@@ -13,6 +13,7 @@ static const struct {
     {.key = "l", .does = "next frequency scale (linear, log, mel)"},
     {.key = "w", .does = "next window (restarts the analysis)"},
     {.key = "n", .does = "next FFT size (restarts the analysis)"},
+    {.key = "x", .does = "next transform: linear / mel / CQT / chroma / reassigned"},
     {.key = "\xe2\x86\x91 / \xe2\x86\x93", .does = "dB range up / down (5 dB)"},
     {.key = "] / [", .does = "dB range wider / narrower (its low end, 10 dB)"},
     {.key = "+ / \xe2\x88\x92", .does = "gain up / down (3 dB)"},

@@ -322,6 +322,9 @@ void view_draw_readout(view *v, const layout *L, int draw)
         note_name(hzv, note, sizeof note);
         view_format_time(p, t, l1, sizeof l1);
         snprintf(l2, sizeof l2, "%s   %s", hz, note);
+        if (view_xform_readout(v, u, &k, l2, sizeof l2)) /* a transform's column (view_xform.c) */
+            raw = view_snap_entry(p, c, i)[k];
+        db = (float)raw * 0.01f;
         {
             char ch[24] = "";
             if (p->channels > 1)

@@ -156,6 +156,7 @@ static void job_start(view *v)
     }
     frames_span(&m, a, b, &t0, &t1);
     j->cfg = v->w.cfg;
+    j->cfg.xform = xform_spec_default(); /* the selection's spectrum is linear */
     j->cfg.n_outputs = 0;
     j->cfg.realtime = 0;
     j->ctx = v->w.ctx;
@@ -387,6 +388,8 @@ static int cursor_point(view *v, int *c_out, double *f, double *hz, size_t *k_ou
 int view_mark_toggle(view *v)
 {
     panel_state *pn = &v->pn;
+    if (view_xform_refuses(v, SDLK_m)) /* a transform's columns: no linear spectrum to mark */
+        return 1;
     if (pn->mark_on) {
         pn->mark_on = pn->delta_on = 0;
         view_toast(v, "mark cleared");

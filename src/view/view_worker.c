@@ -43,6 +43,8 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     info.source_frames = ss->source_frames;
     info.time_first_s = ss->time_first_s;
     info.live = ss->live;
+    if ((err = view_xform_open(sh, ss, &info, ei)) != SP_OK) /* a transform's columns */
+        return err;
     /* --transfer: the frames' transforms to its average instead (view_transfer.c) */
     if (sh->xf.on && (err = view_xfer_open(&sh->xf, ss, ei)) != SP_OK)
         return err;
@@ -105,11 +107,10 @@ static int frames_in(shared *sh, int channel, uint64_t first, size_t nframes)
 }
 
 /* Runs on the analysis thread: a copy into the store, nothing that waits long. */
-static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+static int store_rows(shared *sh, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
 {
-    (void)ei;
-    shared *sh = user;
     int err, woken;
+    (void)ei;
     pthread_mutex_lock(&sh->mu);
     err = view_store_add(sh->store, channel, first, nframes, db);
     view_avg_add(&sh->avg, channel, nframes, db);
@@ -144,6 +145,20 @@ static int on_maxima(void *user, int channel, uint64_t first, size_t nframes, ui
                                           (unsigned long long)span);
 }
 
+static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+{
+    shared *sh = user;
+    return sh->xr.kind ? view_xform_rows(sh, channel, first, nframes, db, store_rows, ei) /* view_xform.c */
+                       : store_rows(sh, channel, first, nframes, db, ei);
+}
+
+/* The run ended: a transform's last rows (the reassigned points' last frames). */
+static int on_finish(void *user, const sink_end *end, sp_errinfo *ei)
+{
+    (void)end;
+    return view_xform_flush(user, store_rows, ei);
+}
+
 /* --transfer: the frames' transforms, to the transfer view's average (view_transfer.c). */
 static int on_complex(void *user, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei)
 {
@@ -158,7 +173,8 @@ static int on_complex(void *user, int channel, uint64_t first, size_t nframes, c
 }
 
 static const sink_ops VIEW_SINK = {
-    .name = "window", .open = on_start, .spectra = on_frames, .maxima = on_maxima, .complex = on_complex,
+    .name = "window", .open = on_start, .spectra = on_frames, .maxima = on_maxima, .finish = on_finish,
+    .complex = on_complex,
 };
 
 static void *worker_main(void *arg)

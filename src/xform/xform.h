@@ -38,7 +38,10 @@ typedef struct {
     int coeffs;         /* mfcc: K */
     double fmin, fmax;  /* Hz; fmin < 0: the default (mel 0, cqt C1); fmax 0: the default
                          * (mel: Nyquist, cqt: the highest bin below Nyquist) */
-    int tuning_auto;    /* chroma: estimate the tuning (not yet: SP_EUNSUPPORTED) */
+    double tuning;      /* chroma: semitones from A4 = 440 Hz, -0.5 .. 0.5 */
+    int tuning_auto;    /* chroma: the caller estimates the tuning from the frames
+                         * (xform_tuning_estimate) and makes the transform again with it in
+                         * .tuning (the sidecar says "tuning_auto": true) */
 } xform_spec;
 
 /* XFORM_NONE, fmin -1, fmax 0. */
@@ -68,6 +71,20 @@ const char *xform_json(const xform *x);
  * of frame 0's centre and dt the frame step (s: reassignment's times). SP_ENOMEM (nothing
  * said: the caller names what it was doing). */
 int xform_rows(xform *x, const float *sig, size_t hop, size_t nframes, double t0, double dt, float *out);
+
+/* chroma's --tuning auto (xform_tuning.c): librosa's estimate_tuning on the power spectra
+ * of the frames in the spans (frame f of a span: the n samples at sig + f*hop), windowed
+ * with window[0..n) at `rate`: the pitch of each frame's peaks between 150 Hz and 4 kHz
+ * above a tenth of the frame's largest (parabolic interpolation), those at or above the
+ * median peak's magnitude counted in a histogram of their distance from the equal-tempered
+ * pitch in 1/100 semitone; the fullest bin's lower edge, -0.5 .. 0.49 semitone (0 without
+ * a peak). SP_ENOMEM. */
+typedef struct {
+    const float *sig;
+    size_t hop, nframes;
+} xform_span;
+int xform_tuning_estimate(const xform_span *spans, size_t nspans, size_t n, double rate, const float *window,
+                          double *tuning, sp_errinfo *ei);
 
 /* The table of transforms (xform_table.c): ids 0 .. xform_count()-1; the name and one line
  * of help; NULL out of range. */

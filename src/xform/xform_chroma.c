@@ -52,27 +52,33 @@ static void chroma_sparse(xform *x, float *w)
     x->priv = cs;
 }
 
+/* A4 at the spec's tuning (semitones; librosa's A440 * 2^(tuning/12)). */
+static double chroma_a4(const xform_spec *spec)
+{
+    return CHROMA_A440 * pow(2.0, spec->tuning / CHROMA_N);
+}
+
 /* The weights, CHROMA_N x bins, as librosa builds them over the n bins of the full circle
  * (the bins above n/2 only take part in no column's normalisation, which is per column). */
 static int chroma_init(xform *x, sp_errinfo *ei)
 {
     size_t n = x->n, bins = x->bins;
-    double *frq = malloc(n * sizeof *frq), *bw = malloc(n * sizeof *bw);
-    float *w = malloc(CHROMA_N * bins * sizeof *w);
-    (void)ei;
+    double a4 = chroma_a4(&x->spec), *frq, *bw;
+    float *w;
+    if (!(fabs(x->spec.tuning) <= 0.5))
+        return sp_fail(ei, SP_EINVAL, "chroma: tuning %g: not within -0.5 .. 0.5 semitone", x->spec.tuning);
+    frq = malloc(n * sizeof *frq);
+    bw = malloc(n * sizeof *bw);
+    w = malloc(CHROMA_N * bins * sizeof *w);
     if (!frq || !bw || !w || !(x->freqs = malloc(CHROMA_N * sizeof *x->freqs))) {
         free(frq), free(bw), free(w);
         return SP_ENOMEM;
     }
-    if (x->spec.tuning_auto) {
-        free(frq), free(bw), free(w);
-        return sp_fail(ei, SP_EUNSUPPORTED, "chroma: a tuning estimate is not available yet");
-    }
     /* bin k's position in chroma bins (12 * octaves above A440/16); bin 0 is made 1.5
      * octaves below bin 1 */
     for (size_t k = 1; k < n; k++)
-        frq[k] = CHROMA_N * log2((double)k * x->rate / (double)n / (CHROMA_A440 / 16.0));
-    frq[0] = CHROMA_N * log2(x->rate / (double)n / (CHROMA_A440 / 16.0)) - 1.5 * CHROMA_N;
+        frq[k] = CHROMA_N * log2((double)k * x->rate / (double)n / (a4 / 16.0));
+    frq[0] = CHROMA_N * log2(x->rate / (double)n / (a4 / 16.0)) - 1.5 * CHROMA_N;
     for (size_t k = 0; k + 1 < n; k++)
         bw[k] = frq[k + 1] - frq[k] > 1.0 ? frq[k + 1] - frq[k] : 1.0;
     bw[n - 1] = 1.0;
@@ -99,13 +105,16 @@ static int chroma_init(xform *x, sp_errinfo *ei)
         x->priv = NULL;
         return SP_ENOMEM;
     }
-    for (int c = 0; c < CHROMA_N; c++) /* C4 .. B4 */
+    /* C4 .. B4 at A4 = 440 Hz whatever the tuning (the sidecar's a4_hz has it): the
+     * columns are named before --tuning auto's estimate */
+    for (int c = 0; c < CHROMA_N; c++)
         x->freqs[c] = CHROMA_A440 * pow(2.0, (c - 9) / 12.0);
     x->width = CHROMA_N;
     snprintf(x->params, sizeof x->params,
-             ", \"a4_hz\": %g, \"tuning\": 0, \"ctroct\": %g, \"octwidth\": %g, \"norm\": \"max\", \"classes\": "
+             ", \"a4_hz\": %.10g, \"tuning\": %.10g%s, \"ctroct\": %g, \"octwidth\": %g, \"norm\": \"max\", \"classes\": "
              "[\"C\", \"C#\", \"D\", \"D#\", \"E\", \"F\", \"F#\", \"G\", \"G#\", \"A\", \"A#\", \"B\"]",
-             CHROMA_A440, CHROMA_CTROCT, CHROMA_OCTWIDTH);
+             a4, x->spec.tuning, x->spec.tuning_auto ? ", \"tuning_auto\": true" : "",
+             CHROMA_CTROCT, CHROMA_OCTWIDTH);
     return SP_OK;
 }
 

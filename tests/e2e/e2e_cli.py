@@ -82,9 +82,9 @@ class Cli(unittest.TestCase):
             (["--db-range", "a:b"], "--db-range a:b: expected LO:HI in dB, e.g. -120:0"),
             (["-b", "gpu"], "-b gpu: unknown backend (auto, cpu, cuda, cufft)"),
             (["--scale", "bark"], "--scale bark: unknown frequency scale (use linear, log or mel)"),
-            (["-w", "sinc"], "--window sinc: unknown window (hann, hamming, blackman, blackman-harris, "
+            (["-w", "sinc"], "-w sinc: unknown window (hann, hamming, blackman, blackman-harris, "
                              "flattop, rect, kaiser[:beta], gauss[:sigma])"),
-            (["-o", "x.txt"], "--dump x.txt: unknown output type (use .npy, .csv or - for CSV on stdout)"),
+            (["-o", "x.txt"], "-o x.txt: unknown output type (use .npy, .csv or - for CSV on stdout)"),
         ]
         for args, line in cases:
             with self.subTest(args=args):

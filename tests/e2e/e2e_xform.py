@@ -209,6 +209,66 @@ class Reassign(unittest.TestCase):
         self.assertLessEqual(abs(rows["reassign"][1] - rows["plain"][1]), 2, rows)
 
 
+class MfccPicture(unittest.TestCase):
+    def test_mfcc_png_follows_the_spectrum(self):
+        """--mfcc --png: rows of coefficients, coloured over their own range. A tone that
+        becomes noise half way changes the colours of many coefficient rows between a
+        column in each half; the same tone throughout changes none (the picture's columns
+        are equal)."""
+        rate = 48000
+        t = np.arange(2 * rate) / rate
+        tone = 0.3 * np.sin(2 * np.pi * 300 * t)
+        noise = 0.1 * np.random.default_rng(1).standard_normal(len(t))
+        changed = {}
+        with E.TempDir() as d:
+            for name, x in (("steady", tone), ("change", np.where(t < 1.0, tone, noise))):
+                path = os.path.join(d, name + ".wav")
+                out = os.path.join(d, name + ".png")
+                E.write_float_wav(path, x, rate)
+                p = E.run([path, "--mfcc", 20, "--png", out, "--size", "600x400"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                img = E.read_png(out).astype(int)
+                a, b = img[40:360, int(0.3 * 600)], img[40:360, int(0.7 * 600)]
+                diff = np.abs(a - b).sum(axis=1) > 30
+                changed[name] = int(diff.sum())  # pixel rows (a coefficient's row: 16 here)
+                if name == "steady":
+                    self.assertGreater(len({tuple(v) for v in a}), 5, "the rows all have one colour")
+        self.assertEqual(changed["steady"], 0, changed)
+        self.assertGreater(changed["change"], 100, changed)
+
+
+class AveragePicture(unittest.TestCase):
+    FRAME = (0x4d, 0x53, 0x60)  # render.c's frame colour around the plot
+    BG = (0x12, 0x14, 0x19)
+
+    def test_mel_average_plot_peaks_at_the_tone(self):
+        """--mel --average mean --png: the spectrum plot of the averaged bands, each at its
+        centre frequency (linear in Hz between them): its highest point is at the tone's
+        frequency within a band's spacing, on the linear axis (0 .. 24 kHz)."""
+        rate = 48000
+        for hz in (1000.0, 7000.0):
+            t = np.arange(2 * rate) / rate
+            with E.TempDir() as d:
+                path, out = os.path.join(d, "t.wav"), os.path.join(d, "a.png")
+                E.write_float_wav(path, 0.5 * np.sin(2 * np.pi * hz * t), rate)
+                p = E.run([path, "--mel", 64, "--average", "mean", "--png", out, "--size", "900x500"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                _, meta, _ = E.dump(self, [path, "--mel", 64])
+                img = E.read_png(out).astype(int)
+            frame = np.all(img == self.FRAME, axis=2)
+            cols = np.flatnonzero(frame.sum(axis=0) > 0.25 * img.shape[0])
+            rows = np.flatnonzero(frame.sum(axis=1) > 0.25 * img.shape[1])
+            x0, x1, y0, y1 = cols[0] + 1, cols[-1], rows[0] + 1, rows[-1]
+            area = img[y0:y1, x0:x1]
+            # the curve: bright pixels (the grid and the background are dark)
+            ys, xs = np.nonzero(area.sum(axis=2) > 350)
+            top = xs[ys == ys.min()].mean()
+            got = top / (x1 - x0) * rate / 2
+            centres = np.array(meta["freqs_hz"])
+            spacing = np.diff(centres)[np.argmin(np.abs(centres[:-1] - hz))]
+            self.assertLess(abs(got - hz), spacing + rate / 2 / (x1 - x0), "the plot peaks at %.0f Hz" % got)
+
+
 class BadInput(unittest.TestCase):
     def bad(self, args, needle):
         with E.TempDir() as d:
@@ -230,18 +290,21 @@ class BadInput(unittest.TestCase):
         self.bad(["--mel", "20", "--chroma"], "one transform")
         self.bad(["--mel", "600", "-n", "256"], "holds no FFT bin")
         self.bad(["--reassign", "--average", "mean"], "--average")
+        self.bad(["--chroma", "--tuning", "0.7"], "--tuning 0.7")
+        self.bad(["--chroma", "--tuning", "sharp"], "--tuning sharp")
+        self.bad(["--mel", "20", "--tuning", "auto"], "only with --chroma")
 
     def test_png(self):
-        """--png of mel, cqt, chroma: a picture (its axes are test_render's test_columns); of
-        mfcc and an averaged transform: refused, nothing written."""
+        """--png of mel, cqt, chroma, mfcc: a picture (its axes are test_render's test_columns);
+        of an averaged transform: refused, nothing written."""
         with E.TempDir() as d:
-            for i, args in enumerate((["--mel", 64], ["--cqt", 12, "--fmin", 200], ["--chroma"])):
+            for i, args in enumerate((["--mel", 64], ["--cqt", 12, "--fmin", 200], ["--chroma"], ["--mfcc", 13])):
                 out = os.path.join(d, "p%d.png" % i)
                 p = E.run([E.asset("two_tone_48k_s16.wav"), "--size", "400x300", "--png", out] + args)
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual(E.read_png(out).shape, (300, 400, 3))
             before = E.listing(d)
-            for args in (["--mfcc", 13], ["--mel", 20, "--average", "mean"]):
+            for args in (["--mfcc", 13, "--average", "mean"], ["--chroma", "--average", "mean"]):
                 p = E.run([E.asset("two_tone_48k_s16.wav"), "--png", os.path.join(d, "x.png")] + args)
                 self.assertEqual(p.returncode, 2, p.stderr)
                 self.assertIn("no picture", p.stderr)

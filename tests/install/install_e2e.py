@@ -196,12 +196,24 @@ class Base(unittest.TestCase):
 
 
 class Tree(Base):
+    def check_links_library(self, tree):
+        # the installed program is a client of the installed libspectro.so.MAJOR, found from
+        # its own place (its RUNPATH), not the build tree's
+        exe = os.path.join(tree, "bin", "spectro")
+        p = sh(["ldd", exe])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = [l for l in p.stdout.splitlines() if "libspectro.so" in l]
+        self.assertEqual(len(lines), 1, p.stdout)
+        found = lines[0].split("=>")[1].split("(")[0].strip()
+        self.assertTrue(os.path.realpath(found).startswith(os.path.realpath(tree) + "/"), lines[0])
+
     def test_prefix(self):
         with Scratch() as d:
             tree = self.install(os.path.join(d, "p"))
             self.assertEqual(listing(tree), expected_files())
             font = os.path.normpath(os.path.join(tree, "bin", FONT_REL))
             self.assertEqual(font, os.path.join(tree, "share/spectro/fonts/DejaVuSans.ttf"))
+            self.check_links_library(tree)
             self.check_runs(tree, d)
             for s in ICON_SIZES:
                 icon = os.path.join(tree, "share/icons/hicolor/%dx%d/apps/%s.png" % (s, s, APP_ID))
@@ -268,16 +280,23 @@ class Tree(Base):
 
 
     def test_hooks_as_the_build_says(self):
-        # the installed binary holds the test hooks' names exactly when the build has them
-        # (-DSPECTRO_TEST_HOOKS=ON, docs/developer.md "Test hooks"); with them a bad value is
+        # the installed library (which reads the environment for the program) holds the test
+        # hooks' names exactly when the build has them (-DSPECTRO_TEST_HOOKS=ON,
+        # docs/developer.md "Test hooks"), the program never; with them a bad value is
         # refused, naming the variable; without, the hooks change nothing, good or bad
         wav = os.path.join(ASSETS, ASSET)
         with Scratch() as d:
             tree = self.install(os.path.join(d, "p"))
             exe = os.path.join(tree, "bin", "spectro")
+            libs = [os.path.join(r, f) for r, _, fs in os.walk(tree) for f in fs
+                    if f.startswith("libspectro.so.") and not os.path.islink(os.path.join(r, f))]
+            self.assertEqual(len(libs), 1, libs)
+            hook = rb"SPECTRO_(?:TEST|VIEW)_[A-Z_]+"
             with open(exe, "rb") as f:
+                self.assertEqual(re.findall(hook, f.read()), [], exe)
+            with open(libs[0], "rb") as f:
                 data = f.read()
-            names = sorted(set(re.findall(rb"SPECTRO_(?:TEST|VIEW)_[A-Z_]+", data)))
+            names = sorted(set(re.findall(hook, data)))
             if has_hooks():
                 self.assertGreaterEqual(len(names), 6, names)
             else:

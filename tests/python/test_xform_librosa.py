@@ -100,3 +100,46 @@ def test_chroma(cli, tmp_path):
     err = np.abs(got - ref).max()
     assert err <= 1e-3, err
     assert m2["transform"]["classes"][0] == "C"
+
+
+def sharp_tones(path, cents, rate=48000, seconds=2.0):
+    """Four tones (E5, A5, C#6, E6) `cents` sharp of A4 = 440 Hz, as 16-bit WAV."""
+    import wave
+    t = np.arange(int(seconds * rate)) / rate
+    y = sum(0.2 * np.sin(2 * np.pi * 440.0 * 2 ** ((m - 69 + cents / 100.0) / 12) * t) for m in (76, 81, 85, 88))
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes((y * 32767).astype("<i2").tobytes())
+    return path
+
+
+@pytest.mark.parametrize("cents", [30, -20])
+def test_chroma_tuning_auto(cli, tmp_path, cents):
+    """--tuning auto: librosa's estimate_tuning of the program's own power spectrum, that
+    tuning in the sidecar, the chroma librosa makes with it; the estimate near the truth."""
+    src = sharp_tones(tmp_path / "sharp.wav", cents)
+    p, meta = power(cli, tmp_path, src, "-n", 8192)
+    got, m2 = dump(cli, tmp_path, "chroma.npy", src, "-n", 8192, "--chroma", "--tuning", "auto")
+    est = librosa.estimate_tuning(S=p.T, sr=meta["sample_rate"], n_fft=meta["fft_size"])
+    assert m2["transform"]["tuning_auto"] is True
+    assert abs(m2["transform"]["tuning"] - est) < 1e-9, (m2["transform"]["tuning"], est)
+    assert abs(est - cents / 100.0) <= 0.02, est
+    assert abs(m2["transform"]["a4_hz"] - 440.0 * 2 ** (est / 12)) < 1e-6
+    ref = librosa.feature.chroma_stft(S=p.T, sr=meta["sample_rate"], n_fft=meta["fft_size"], tuning=est).T
+    err = np.abs(got - ref).max()
+    assert err <= 1e-3, err
+    # the tuning matters here: the chroma at 0 differs from it by far more
+    plain, _ = dump(cli, tmp_path, "plain.npy", src, "-n", 8192, "--chroma")
+    assert np.abs(plain - ref).max() > 1e-2
+
+
+def test_chroma_tuning_given(cli, tmp_path):
+    """--tuning T: librosa's chroma with that tuning."""
+    src = sharp_tones(tmp_path / "sharp.wav", 30)
+    p, meta = power(cli, tmp_path, src)
+    got, m2 = dump(cli, tmp_path, "chroma.npy", src, "--chroma", "--tuning", 0.3)
+    assert m2["transform"]["tuning"] == 0.3 and "tuning_auto" not in m2["transform"]
+    ref = librosa.feature.chroma_stft(S=p.T, sr=meta["sample_rate"], n_fft=meta["fft_size"], tuning=0.3).T
+    assert np.abs(got - ref).max() <= 1e-3

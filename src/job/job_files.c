@@ -1,5 +1,5 @@
 #define _XOPEN_SOURCE 700 /* realpath */
-#include "checks.h"
+#include "job_files.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #define CHECK_MAX (1 + 2 * ANALYZE_MAX_OUTPUTS)
 
 typedef struct {
-    char label[PATH_MAX + 96]; /* "--png x.png", "the input rec.wav" */
+    char label[PATH_MAX + 96]; /* SP_FIELD("png") " x.png", "the input rec.wav" */
     int input;
     int exists;
     dev_t dev;
@@ -129,7 +129,7 @@ static int output_files(const analyze_config *an, named_file *f)
     return n;
 }
 
-int app_check_files(const analyze_config *an, sp_errinfo *ei)
+int job_check_files(const analyze_config *an, sp_errinfo *ei)
 {
     named_file *f = calloc(CHECK_MAX, sizeof *f);
     int n = 0, err = SP_OK;

@@ -1,4 +1,40 @@
-#include "env.h"
+/* job_env: the environment variables spectro reads, turned into a job's fields
+ * (job_read_environment). The C API reaches it through spectro_job_read_environment; the
+ * engine's stages take their settings as arguments and read none.
+ *
+ *   SPECTRO_CPU_THREADS=1..256           cpu backend threads (default min(online CPUs, 8))
+ *   SPECTRO_CPU_SIMD=sse2                cpu backend: keep the 4-wide path where AVX exists
+ *   SPECTRO_CUDA_PATH=fused|portable|perlevel   cuda backend kernels (default fused)
+ *   SPECTRO_CUDA_STREAM=0|1              cuda backend: C2C 16384 one-block or streamed
+ *                                        (default: the device's choice)
+ *   SPECTRO_AUTO_RATES=cpu_core:X,gpu_start:Y,gpu:Z,host:H --backend auto's rates (fft_rates;
+ *                                        any of them; default: fft_choose.c's measured ones)
+ *   SPECTRO_FONT=FILE                    label font tried before the system's (skipped when
+ *                                        unreadable)
+ *   SPECTRO_READERS=1..64                threads decoding a big uncompressed file ahead
+ *                                        (default half the cores, at most 4; 1: the reader
+ *                                        thread decodes alone)
+ *   DISPLAY, WAYLAND_DISPLAY, SDL_VIDEODRIVER   where the window's display is
+ * and the test hooks, read only in a build configured with -DSPECTRO_TEST_HOOKS=ON (the test
+ * suite's; docs/developer.md "Test hooks"): elsewhere they are ignored, good or bad:
+ *   SPECTRO_AUTO_DEVICE=0|1              auto: pretend no GPU / a GPU's device node
+ *   SPECTRO_READ_CHUNK=1..16777216       frames those threads decode at a time (default
+ *                                        2 MB of samples)
+ *   SPECTRO_TEST_FONTS=bundled           labels only from SPECTRO_FONT or the font installed
+ *                                        beside the library (not the system's)
+ *   SPECTRO_TEST_STALL=AT:FOR            the analysis sleeps FOR seconds once after AT
+ *                                        seconds of audio (a stalled consumer of a live run)
+ *   SPECTRO_VIEW_STATS=FILE              the window writes its frame-rate and latency
+ *                                        statistics to FILE when it closes
+ *   SPECTRO_TEST_MAXIMA=host|off         column maxima made on the host / none (the window)
+ *   SPECTRO_VIEW_VERIFY=1                the window checks its drawing in parts against a
+ *                                        whole redraw
+ *   SPECTRO_VIEW_SHOT=FILE               the window writes its picture once analysed, and
+ *                                        closes
+ * Unset or empty: the default. A bad value is SP_EINVAL with one line naming the variable,
+ * e.g. "SPECTRO_CUDA_STREAM=yes: must be 0 or 1". Where the modules and the font are is the
+ * API's (api_job.c: beside the library). */
+#include "job.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -50,7 +86,7 @@ bad:
                    "(any of them; positive numbers)", v);
 }
 
-int app_env_fft(fft_tuning *t, sp_errinfo *ei)
+int job_env_fft(fft_tuning *t, sp_errinfo *ei)
 {
     const char *threads = env_get("SPECTRO_CPU_THREADS"), *simd = env_get("SPECTRO_CPU_SIMD");
     const char *path = env_get("SPECTRO_CUDA_PATH"), *stream = env_get("SPECTRO_CUDA_STREAM");
@@ -96,73 +132,6 @@ int app_env_fft(fft_tuning *t, sp_errinfo *ei)
     }
 #endif
     return SP_OK;
-}
-
-/* rel (a path relative to the running binary's directory) made absolute in buf; NULL when
- * /proc does not say where the binary is, or buf is too small. What spectro installs
- * beside itself (its font, its GPU module) is found this way under any prefix or DESTDIR. */
-static const char *beside_binary(const char *rel, char *buf, size_t len)
-{
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash;
-    if (n <= 0)
-        return NULL;
-    exe[n] = 0;
-    if (!(slash = strrchr(exe, '/')))
-        return NULL;
-    *slash = 0;
-    if ((size_t)snprintf(buf, len, "%s/%s", exe, rel) >= len)
-        return NULL;
-    return buf;
-}
-
-/* The font and the GPU module installed with spectro (SPECTRO_INSTALL_*_REL, set by the
- * install rules); NULL in a build without them. */
-static const char *bundled_font(void)
-{
-#ifdef SPECTRO_INSTALL_FONT_REL
-    static char path[4096 + sizeof SPECTRO_INSTALL_FONT_REL + 1];
-    return beside_binary(SPECTRO_INSTALL_FONT_REL, path, sizeof path);
-#else
-    return NULL;
-#endif
-}
-
-/* A module for this binary: run from the build tree, the one built there (build); else
- * the one installed beside it (rel), never the build tree's. buf holds the latter. */
-#if defined(SPECTRO_GPU_MODULE_BUILD) || defined(SPECTRO_FFMPEG_MODULE_BUILD)
-static const char *module_for(const char *build, const char *rel, char *buf, size_t len)
-{
-#ifdef SPECTRO_BUILD_DIR
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0 && strncmp(exe, SPECTRO_BUILD_DIR "/", sizeof SPECTRO_BUILD_DIR) == 0)
-        return build;
-#endif
-    return beside_binary(rel, buf, len);
-}
-#endif
-
-/* The GPU module (the package spectro-cuda) */
-static const char *bundled_gpu_module(void)
-{
-#if defined(SPECTRO_INSTALL_GPU_REL) && defined(SPECTRO_GPU_MODULE_BUILD)
-    static char path[4096 + sizeof SPECTRO_INSTALL_GPU_REL + 1];
-    return module_for(SPECTRO_GPU_MODULE_BUILD, SPECTRO_INSTALL_GPU_REL, path, sizeof path);
-#else
-    return NULL;
-#endif
-}
-
-const char *app_ffmpeg_module(void)
-{
-#if defined(SPECTRO_INSTALL_FFMPEG_REL) && defined(SPECTRO_FFMPEG_MODULE_BUILD)
-    static char path[4096 + sizeof SPECTRO_INSTALL_FFMPEG_REL + 1];
-    return module_for(SPECTRO_FFMPEG_MODULE_BUILD, SPECTRO_INSTALL_FFMPEG_REL, path, sizeof path);
-#else
-    return NULL;
-#endif
 }
 
 /* A whole number from lo to hi in *out, or SP_EINVAL with a line naming the variable. */
@@ -223,28 +192,22 @@ static int env_test_hooks(analyze_config *an, analyze_context *ctx, sp_errinfo *
 }
 #endif
 
-int app_env_read(analyze_config *an, analyze_context *ctx, sp_errinfo *ei)
+int job_read_environment(job *j, sp_errinfo *ei)
 {
-    int err = app_env_fft(&an->fft_tuning, ei);
+    analyze_config *an = &j->an;
+    view_config *vc = &j->window;
+    const char *gpu_module = an->fft_tuning.gpu_module; /* the API's: kept */
+    int err = job_env_fft(&an->fft_tuning, ei);
+    an->fft_tuning.gpu_module = gpu_module;
     if (err == SP_OK)
         err = env_readers(&an->file, ei);
 #ifdef SPECTRO_TEST_HOOKS
     if (err == SP_OK)
-        err = env_test_hooks(an, ctx, ei);
-#else
-    (void)ctx;
+        err = env_test_hooks(an, &j->run, ei);
 #endif
     if (err != SP_OK)
         return err;
     an->render.font_search = env_get("SPECTRO_FONT");
-    an->render.font_bundled = bundled_font();
-    an->fft_tuning.gpu_module = bundled_gpu_module();
-    an->file.ffmpeg_module = app_ffmpeg_module();
-    return SP_OK;
-}
-
-void app_env_view(view_config *vc)
-{
     vc->display = getenv("DISPLAY");
     vc->wayland_display = getenv("WAYLAND_DISPLAY");
     vc->video_driver_set = getenv("SDL_VIDEODRIVER") != NULL;
@@ -254,4 +217,5 @@ void app_env_view(view_config *vc)
     vc->shot_path = env_get("SPECTRO_VIEW_SHOT");
     vc->verify = verify && strcmp(verify, "0") != 0;
 #endif
+    return SP_OK;
 }

@@ -1,4 +1,5 @@
-/* checks: what the command line asks for that can be refused before any work.
+/* job_files: what a job asks for that can be refused before any work (its outputs against
+ * its inputs and each other).
  *
  *   an output that is the input: "--png rec.wav would overwrite the input rec.wav"
  *   two outputs on one file (a dump's sidecar OUT.json counts as an output):
@@ -9,12 +10,12 @@
  * to x are x); names that do not exist yet by their normalised absolute path (symlinks of
  * the name followed, the directory's real path, . and .. resolved). Character devices
  * (/dev/null taking two outputs) are left alone. SP_EINVAL (exit 2), one line naming both. */
-#ifndef SPECTRO_CHECKS_H
-#define SPECTRO_CHECKS_H
+#ifndef SPECTRO_JOB_FILES_H
+#define SPECTRO_JOB_FILES_H
 
 #include "analyze.h"
 #include "err.h"
 
-int app_check_files(const analyze_config *an, sp_errinfo *ei);
+int job_check_files(const analyze_config *an, sp_errinfo *ei);
 
 #endif

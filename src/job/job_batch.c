@@ -1,4 +1,4 @@
-#include "batch.h"
+#include "job_batch.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -15,7 +15,7 @@
 #include "clock.h"
 #include "dump.h"
 #include "progress.h"
-#include "report.h"
+#include "job_report.h"
 #include "sink_table.h"
 
 #define PATH_BYTES 4096
@@ -169,7 +169,7 @@ static int check_output(const sink_kind *k, const char *path, int several, sp_er
     return SP_OK;
 }
 
-int batch_expand_single(cli_options *o, sp_errinfo *ei)
+int batch_expand_single(job *o, sp_errinfo *ei)
 {
     static char paths[ANALYZE_MAX_OUTPUTS][PATH_BYTES];
     int err;
@@ -249,7 +249,7 @@ static int list_read(input_list *l, const char *from, sp_errinfo *ei)
     size_t len = 0, cap = 0, n;
     int err = SP_OK, nul;
     if (!f)
-        return sp_fail(ei, SP_EINVAL, "--files-from %s: cannot read: %s", from, strerror(errno));
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("files_from") " %s: cannot read: %s", from, strerror(errno));
     do {
         if (len == cap) {
             char *t = realloc(text, (cap = cap ? 2 * cap : 65536));
@@ -262,7 +262,7 @@ static int list_read(input_list *l, const char *from, sp_errinfo *ei)
         len += n = fread(text + len, 1, cap - len, f);
     } while (n > 0);
     if (err == SP_OK && ferror(f))
-        err = sp_fail(ei, SP_EINVAL, "--files-from %s: cannot read: %s", from, strerror(errno));
+        err = sp_fail(ei, SP_EINVAL, SP_FIELD("files_from") " %s: cannot read: %s", from, strerror(errno));
     nul = len > 0 && memchr(text, '\0', len) != NULL;
     for (size_t at = 0, end; err == SP_OK && at < len; at = end + 1) {
         const char *sep = memchr(text + at, nul ? '\0' : '\n', len - at);
@@ -278,7 +278,7 @@ static int list_read(input_list *l, const char *from, sp_errinfo *ei)
     return err;
 }
 
-static int list_build(const cli_options *o, input_list *l, sp_errinfo *ei)
+static int list_build(const job *o, input_list *l, sp_errinfo *ei)
 {
     int err;
     for (int i = 0; i < o->n_inputs; i++)
@@ -287,11 +287,12 @@ static int list_build(const cli_options *o, input_list *l, sp_errinfo *ei)
     if (o->files_from && (err = list_read(l, o->files_from, ei)) != SP_OK)
         return err;
     if (l->count == 0)
-        return sp_fail(ei, SP_EINVAL, "--files-from %s: lists no input", o->files_from ? o->files_from : "");
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("files_from") " %s: lists no input", o->files_from ? o->files_from : "");
     if (o->files_from && strcmp(o->files_from, "-") == 0)
         for (int i = 0; i < l->count; i++)
             if (strcmp(l->path[i], "-") == 0)
-                return sp_fail(ei, SP_EINVAL, "-: standard input holds the list (--files-from -), not audio");
+                return sp_fail(ei, SP_EINVAL, "-: standard input holds the list (" SP_FIELD("files_from") " -), not "
+                                              "audio");
     return SP_OK;
 }
 
@@ -342,7 +343,7 @@ static int claim_cmp(const void *a, const void *b)
 }
 
 /* "--dump out/{stem}.npy: a/x.wav and b/x.wav both map to out/x.npy" and its kin. */
-static int collision(const cli_options *o, const input_list *l, const claim *a, const claim *b, sp_errinfo *ei)
+static int collision(const job *o, const input_list *l, const claim *a, const claim *b, sp_errinfo *ei)
 {
     const sink_request *qb = &o->an.outputs[b->output];
     const char *ob = sink_kind_find(qb->kind)->option;
@@ -359,7 +360,7 @@ static int collision(const cli_options *o, const input_list *l, const claim *a, 
 
 /* Sorted claims: equal neighbours are a clash, unless both are inputs (the same file
  * listed twice is analysed twice). */
-static int check_collisions(const cli_options *o, const input_list *l, char **paths, sp_errinfo *ei)
+static int check_collisions(const job *o, const input_list *l, char **paths, sp_errinfo *ei)
 {
     int nout = o->an.n_outputs, n = 0, err = SP_OK;
     claim *c = calloc((size_t)l->count * (size_t)(1 + 2 * nout), sizeof *c);
@@ -397,7 +398,7 @@ static int check_collisions(const cli_options *o, const input_list *l, char **pa
 
 /* paths[i * nout + j]: input i's output j, expanded (NULL: an output without a path, or
  * standard output). */
-static int outputs_build(const cli_options *o, const input_list *l, char ***out, sp_errinfo *ei)
+static int outputs_build(const job *o, const input_list *l, char ***out, sp_errinfo *ei)
 {
     int nout = o->an.n_outputs, err;
     char **paths = calloc((size_t)l->count * (size_t)(nout ? nout : 1), sizeof *paths);
@@ -442,7 +443,7 @@ static int ends_batch(int err)
 }
 
 /* What main says after a run of one file, for one file of several. */
-static void report_file(const cli_options *o, const analyze_result *res, tally *t)
+static void report_file(const job *o, const analyze_result *res, tally *t)
 {
     t->done++;
     t->audio_s += res->info.rate > 0 ? (double)res->samples / res->info.rate : 0.0;
@@ -452,46 +453,45 @@ static void report_file(const cli_options *o, const analyze_result *res, tally *
     t->wait_s += res->wait_s;
     snprintf(t->backend, sizeof t->backend, "%s", res->backend);
     if (!o->quiet) {
-        app_report_fallback(res, o->verbose, &t->noted);
-        app_report_warnings(res);
+        job_report_fallback(o, res, o->verbose, &t->noted);
+        job_report_warnings(o, res);
     }
     if (o->verbose)
-        fprintf(stderr, "spectro: %s: %s, %d Hz, %d channel%s; %llu frames in %.3f s (%.1fx real time)\n",
+        job_say(o, JOB_SAY_INFO, "%s: %s, %d Hz, %d channel%s; %llu frames in %.3f s (%.1fx real time)",
                 res->info.name, res->info.format, res->info.rate, res->info.channels,
                 res->info.channels == 1 ? "" : "s", (unsigned long long)res->frames, res->seconds,
                 res->seconds > 0 ? (double)res->samples / res->info.rate / res->seconds : 0.0);
     if (o->verbose)
-        app_report_clipped(res);
+        job_report_clipped(o, res);
 }
 
 /* One line naming the file (the message names it, or it goes first); a stop is "interrupted",
  * whatever the stop broke on its way (main's fail_run says the same). */
-static void report_failure(const char *input, int err, const sp_errinfo *ei)
+static void report_failure(const job *o, const char *input, int err, const sp_errinfo *ei)
 {
-    char text[sizeof ei->msg];
-    const char *msg = err == SP_EINTERRUPTED ? sp_strerror(err) : app_message(err, ei, text, sizeof text);
+    const char *msg = err == SP_EINTERRUPTED ? sp_strerror(err) : job_message(err, ei);
     if (strstr(msg, input))
-        fprintf(stderr, "spectro: %s\n", msg);
+        job_say(o, JOB_SAY_ERROR, "%s", msg);
     else
-        fprintf(stderr, "spectro: %s: %s\n", input, msg);
+        job_say(o, JOB_SAY_ERROR, "%s: %s", input, msg);
 }
 
 /* A file failed, and standard output has failed (a write to it: its reader gone, a full
  * disk): the files after it would fail the same way, so the batch ends there, as the run of
  * one file does: quietly when the reader has gone (`| head`), else with the file's one
  * line. Only run_share meets it: a batch that writes there runs one file at a time. */
-static int stdout_lost(const cli_options *o, const char *input, int err, const sp_errinfo *ei, tally *t)
+static int stdout_lost(const job *o, const char *input, int err, const sp_errinfo *ei, tally *t)
 {
     if (!o->run.out || !ferror(o->run.out))
         return 0;
-    t->out_lost = app_reader_gone() ? 1 : 2;
+    t->out_lost = job_reader_gone(o->run.out) ? 1 : 2;
     if (t->out_lost == 2)
-        report_failure(input, err, ei);
+        report_failure(o, input, err, ei);
     return 1;
 }
 
 /* The outputs of input i, for the session. */
-static void requests_of(const cli_options *o, char **paths, int i, sink_request *req)
+static void requests_of(const job *o, char **paths, int i, sink_request *req)
 {
     int nout = o->an.n_outputs;
     for (int j = 0; j < nout; j++) {
@@ -504,7 +504,7 @@ static void requests_of(const cli_options *o, char **paths, int i, sink_request 
 
 /* The share of the list: inputs i with i % N == K, run one after another in one session;
  * the return is the first error that ended the batch, else SP_OK. */
-static int run_share(const cli_options *o, const input_list *l, char **paths, tally *t, progress *pg)
+static int run_share(const job *o, const input_list *l, char **paths, tally *t, progress *pg)
 {
     analyze_config cfg = o->an;
     analyze_context ctx = o->run;
@@ -514,8 +514,7 @@ static int run_share(const cli_options *o, const input_list *l, char **paths, ta
     cfg.input = NULL;
     ctx.label_inputs = 1;
     if ((err = analyze_session_create(&cfg, &ctx, &s, &ei)) != SP_OK) {
-        char text[sizeof ei.msg];
-        fprintf(stderr, "spectro: %s\n", app_message(err, &ei, text, sizeof text));
+        job_say(o, JOB_SAY_ERROR, "%s", job_message(err, &ei));
         return err;
     }
     analyze_session_set_progress(s, pg);
@@ -526,7 +525,7 @@ static int run_share(const cli_options *o, const input_list *l, char **paths, ta
         analyze_session_next(s, i + step < l->count ? l->path[i + step] : NULL);
         ei.msg[0] = 0;
         err = analyze_session_run(s, l->path[i], req, o->an.n_outputs, &res, &ei);
-        if (err != SP_OK && app_stop_asked(&o->run))
+        if (err != SP_OK && job_stop_asked(&o->run))
             err = SP_EINTERRUPTED;
         sp_stderr_lock(); /* the next file may be opening on the read-ahead's thread */
         progress_clear(pg);
@@ -534,7 +533,7 @@ static int run_share(const cli_options *o, const input_list *l, char **paths, ta
             report_file(o, &res, t);
         else if (!stdout_lost(o, l->path[i], err, &ei, t)) {
             t->failed++;
-            report_failure(l->path[i], err, &ei);
+            report_failure(o, l->path[i], err, &ei);
         }
         sp_stderr_unlock();
         if (err == SP_OK)
@@ -559,7 +558,7 @@ typedef struct {
 } file_slot;
 
 typedef struct {
-    const cli_options *o;
+    const job *o;
     const input_list *l;
     char **paths;
     analyze_config cfg;     /* the sessions' config: the cpu threads shared out */
@@ -581,7 +580,7 @@ typedef struct {
 
 /* The sessions a share may run at once: one a core (PAR_FILES_MAX at most), no more than
  * its files; 1 when an output goes to standard output (its files' lines stay in order). */
-static int share_width(const cli_options *o, int files)
+static int share_width(const job *o, int files)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int w = cpus < 1 ? 1 : cpus > PAR_FILES_MAX ? PAR_FILES_MAX : (int)cpus;
@@ -594,7 +593,7 @@ static int share_width(const cli_options *o, int files)
 }
 
 /* Bytes the outputs write for `frames` frames: the spectra of those that write them all. */
-static uint64_t share_written(const cli_options *o, size_t bins, uint64_t frames)
+static uint64_t share_written(const job *o, size_t bins, uint64_t frames)
 {
     uint64_t bytes = 0;
     for (int j = 0; j < o->an.n_outputs; j++) {
@@ -611,7 +610,7 @@ static uint64_t share_written(const cli_options *o, size_t bins, uint64_t frames
  * estimate leans to the cpu), the cpu on `width` threads (sessions at once), the GPU's start
  * paid once; the host's decoding (the files' bytes) and writing (the spectra a dump writes)
  * shared by the cpu's sessions, done by the GPU's one session alone. */
-static fft_choice share_auto(const cli_options *o, const input_list *l, int width)
+static fft_choice share_auto(const job *o, const input_list *l, int width)
 {
     fft_config fc = fft_config_default();
     fft_choice c;
@@ -647,7 +646,7 @@ static fft_choice share_auto(const cli_options *o, const input_list *l, int widt
  * keeps few of the FFT threads busy: named, or auto's choice for the whole share (-v says
  * it); a GPU backend keeps one session (one CUDA start, the next file read ahead), and under
  * auto its start counts once for the share, not for each file. */
-static int share_plan(const cli_options *o, const input_list *l, int files, analyze_config *cfg)
+static int share_plan(const job *o, const input_list *l, int files, analyze_config *cfg)
 {
     int width = share_width(o, files);
     fft_choice c;
@@ -659,7 +658,7 @@ static int share_plan(const cli_options *o, const input_list *l, int files, anal
     c = share_auto(o, l, width);
     if (o->verbose && c.made) {
         fft_choice_format(&c, line, sizeof line);
-        fprintf(stderr, "spectro: backend for the %d files: %s\n", files, line);
+        job_say(o, JOB_SAY_INFO, "backend for the %d files: %s", files, line);
     }
     if (c.made && c.kind == FFT_BACKEND_CPU) {
         cfg->backend = FFT_BACKEND_CPU;
@@ -692,7 +691,7 @@ static void *share_worker(void *arg)
         pthread_mutex_unlock(&ps->mu);
         requests_of(ps->o, ps->paths, i, req);
         fs->err = analyze_session_run(s, ps->l->path[i], req, ps->o->an.n_outputs, &fs->res, &fs->ei);
-        if (fs->err != SP_OK && app_stop_asked(&ps->ctx))
+        if (fs->err != SP_OK && job_stop_asked(&ps->ctx))
             fs->err = SP_EINTERRUPTED;
         pthread_mutex_lock(&ps->mu);
         fs->done = 1;
@@ -753,14 +752,14 @@ static int share_wait(par_share *ps, int k, progress *pg)
 
 /* The share on `workers` sessions at once: every message and the bar as run_share gives
  * them, in the list's order (each file reported when it and those before it are done). */
-static int run_share_parallel(const cli_options *o, const input_list *l, char **paths, tally *t, progress *pg,
+static int run_share_parallel(const job *o, const input_list *l, char **paths, tally *t, progress *pg,
                               int workers, int count)
 {
     par_share ps;
     int err = SP_OK, k;
     memset(&ps, 0, sizeof ps);
     if (!(ps.slot = calloc((size_t)count, sizeof *ps.slot))) {
-        fprintf(stderr, "spectro: out of memory for a batch of %d files\n", count);
+        job_say(o, JOB_SAY_ERROR, "out of memory for a batch of %d files", count);
         return SP_ENOMEM;
     }
     ps.o = o;
@@ -800,7 +799,7 @@ static int run_share_parallel(const cli_options *o, const input_list *l, char **
             report_file(o, &fs->res, t);
         else {
             t->failed++;
-            report_failure(l->path[ps.first + k * ps.step], fs->err, &fs->ei);
+            report_failure(o, l->path[ps.first + k * ps.step], fs->err, &fs->ei);
         }
         sp_stderr_unlock();
         if (fs->err == SP_OK)
@@ -819,8 +818,8 @@ static int run_share_parallel(const cli_options *o, const input_list *l, char **
         pthread_join(ps.th[w], NULL);
     if (err == SP_OK && k < count) { /* no session could be made, or all of them failed */
         err = ps.started ? ps.create_err : SP_ENOMEM;
-        fprintf(stderr, "spectro: %s\n", !ps.started ? "cannot start the batch's threads"
-                                         : ps.create_ei.msg[0] ? ps.create_ei.msg : sp_strerror(err));
+        job_say(o, JOB_SAY_ERROR, "%s", !ps.started ? "cannot start the batch's threads"
+                                       : job_message(err, &ps.create_ei));
     }
     pthread_cond_destroy(&ps.cv);
     pthread_mutex_destroy(&ps.mu);
@@ -828,28 +827,25 @@ static int run_share_parallel(const cli_options *o, const input_list *l, char **
     return err;
 }
 
-int batch_main(cli_options *o)
+int job_batch_run(job *o, sp_errinfo *ei_out)
 {
     input_list l;
     char **paths = NULL;
     tally t;
     progress pg;
-    sp_errinfo ei = {{0}};
     int err, rc, workers = 1;
     double t0 = sp_now();
     memset(&l, 0, sizeof l);
     memset(&t, 0, sizeof t);
-    if ((err = list_build(o, &l, &ei)) != SP_OK || (err = outputs_build(o, &l, &paths, &ei)) != SP_OK) {
-        char text[sizeof ei.msg];
-        fprintf(stderr, "spectro: %s\n", app_message(err, &ei, text, sizeof text));
-        rc = sp_exit_code(err);
+    if ((err = list_build(o, &l, ei_out)) != SP_OK || (err = outputs_build(o, &l, &paths, ei_out)) != SP_OK) {
+        rc = err; /* before any work: the caller says it */
         goto done;
     }
     for (int i = o->shard_n > 0 ? o->shard_k : 0; i < l.count; i += o->shard_n > 0 ? o->shard_n : 1)
         t.files++;
     progress_begin_files(&pg, stderr, o->run.progress, t.files);
     {
-        cli_options share = *o; /* the share's backend and tuning (share_plan) */
+        job share = *o; /* the share's backend and tuning (share_plan) */
         workers = share_plan(o, &l, t.files, &share.an);
         err = workers > 1 ? run_share_parallel(&share, &l, paths, &t, &pg, workers, t.files)
                           : run_share(&share, &l, paths, &t, &pg);
@@ -857,16 +853,16 @@ int batch_main(cli_options *o)
     progress_end(&pg);
     /* a standard output that failed ended the batch with one line at most (stdout_lost) */
     if (t.failed || err != SP_OK)
-        fprintf(stderr, "spectro: %d of %d files failed%s\n", t.failed, t.files,
+        job_say(o, JOB_SAY_ERROR, "%d of %d files failed%s", t.failed, t.files,
                 t.done + t.failed + (t.out_lost != 0) < t.files ? "; the rest were not analysed" : "");
     if (o->verbose)
-        fprintf(stderr,
-                "spectro: %d files, %.1f s of audio in %.3f s (%d at a time); time: %.3f s making the %s plan, "
-                "%.3f s in FFT calls, %.3f s in output, %.3f s waiting for input\n",
+        job_say(o, JOB_SAY_INFO,
+                "%d files, %.1f s of audio in %.3f s (%d at a time); time: %.3f s making the %s plan, "
+                "%.3f s in FFT calls, %.3f s in output, %.3f s waiting for input",
                 t.done, t.audio_s, sp_now() - t0, workers, t.plan_s, t.backend[0] ? t.backend : "(no)", t.fft_s,
                 t.sink_s, t.wait_s);
-    rc = err == SP_EINTERRUPTED ? app_interrupted_code(&o->run) : err != SP_OK ? sp_exit_code(err)
-         : t.failed || t.out_lost == 2 ? 1 : 0;
+    /* what ended it was said (ei_out stays empty) */
+    rc = err != SP_OK ? err : t.failed || t.out_lost == 2 ? SP_EIO : SP_OK;
 done:
     if (paths)
         for (size_t i = 0; i < (size_t)l.count * (size_t)(o->an.n_outputs ? o->an.n_outputs : 1); i++)

@@ -1,0 +1,265 @@
+/* spectro_job: the program's run as a call (job.h), with the library's modules and font
+ * found beside the library; the settings' table as data; the devices; the build's features. */
+#include <pthread.h>
+#include <sndfile.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_internal.h"
+#include "job.h"
+#include "job_report.h"
+#include "source.h"
+#ifdef SPECTRO_HAVE_RENDER
+#include <SDL.h>
+#include <SDL_ttf.h>
+#include <png.h>
+#endif
+#ifdef SPECTRO_HAVE_PORTAUDIO
+#include <portaudio.h>
+#endif
+
+struct spectro_job {
+    job *j;
+    int ran;
+    int stopped; /* the reason of the stop that ended the last run, or 0 */
+};
+
+#ifndef __cplusplus
+_Static_assert((int)SPECTRO_MESSAGE_ERROR == (int)JOB_SAY_ERROR &&
+                   (int)SPECTRO_MESSAGE_WARNING == (int)JOB_SAY_WARNING &&
+                   (int)SPECTRO_MESSAGE_NOTE == (int)JOB_SAY_NOTE && (int)SPECTRO_MESSAGE_INFO == (int)JOB_SAY_INFO,
+               "the message levels are the job's");
+#endif
+
+int spectro_job_create(spectro_job **out, spectro_error *err)
+{
+    spectro_job *s;
+    sp_errinfo ei = {{0}};
+    int code;
+    if (!out)
+        return api_fail(err, SPECTRO_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!(s = calloc(1, sizeof *s)))
+        return api_fail(err, SPECTRO_ENOMEM, "out of memory");
+    if ((code = job_create(&s->j, &ei)) != SP_OK) {
+        free(s);
+        return api_from_engine(err, code, &ei);
+    }
+    /* the modules and the font beside the library, kept by the job (the paths are the
+     * calling thread's buffers) */
+    {
+        const char *gpu = api_gpu_module(), *ffmpeg = api_ffmpeg_module(), *font = api_font();
+        if ((gpu && !(s->j->an.fft_tuning.gpu_module = job_keep(s->j, gpu, &ei))) ||
+            (ffmpeg && !(s->j->an.file.ffmpeg_module = job_keep(s->j, ffmpeg, &ei))) ||
+            (font && !(s->j->an.render.font_bundled = job_keep(s->j, font, &ei)))) {
+            spectro_job_destroy(s);
+            return api_from_engine(err, SP_ENOMEM, &ei);
+        }
+    }
+    *out = s;
+    return SPECTRO_OK;
+}
+
+void spectro_job_destroy(spectro_job *s)
+{
+    if (!s)
+        return;
+    job_destroy(s->j);
+    free(s);
+}
+
+int spectro_job_set(spectro_job *s, const char *name, const char *value, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    int code;
+    if (!s || !name)
+        return api_fail(err, SPECTRO_EINVAL, "%s is NULL", s ? "name" : "job");
+    code = job_set(s->j, name, value, &ei);
+    return code == SP_OK ? SPECTRO_OK : api_from_engine(err, code, &ei);
+}
+
+int spectro_job_add_input(spectro_job *s, const char *input, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    int code;
+    if (!s)
+        return api_fail(err, SPECTRO_EINVAL, "job is NULL");
+    code = job_add_input(s->j, input, &ei);
+    return code == SP_OK ? SPECTRO_OK : api_from_engine(err, code, &ei);
+}
+
+int spectro_job_read_environment(spectro_job *s, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    int code;
+    if (!s)
+        return api_fail(err, SPECTRO_EINVAL, "job is NULL");
+    code = job_read_environment(s->j, &ei);
+    return code == SP_OK ? SPECTRO_OK : api_from_engine(err, code, &ei);
+}
+
+void spectro_job_set_messages(spectro_job *s, spectro_message_fn fn, void *user)
+{
+    if (!s)
+        return;
+    s->j->say = fn;
+    s->j->say_user = user;
+}
+
+void spectro_job_set_output(spectro_job *s, FILE *out)
+{
+    if (s)
+        s->j->run.out = out ? out : stdout;
+}
+
+void spectro_job_set_progress(spectro_job *s, int on)
+{
+    if (s)
+        s->j->run.progress = on != 0;
+}
+
+int spectro_job_run(spectro_job *s, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    analyze_result res;
+    int code;
+    if (!s)
+        return api_fail(err, SPECTRO_EINVAL, "job is NULL");
+    if (s->ran)
+        return api_fail(err, SPECTRO_EINVAL, "a job runs once: make another");
+    s->ran = 1;
+    if (!s->j->run.out)
+        s->j->run.out = stdout;
+    code = job_run(s->j, &res, &ei);
+    s->stopped = code == SP_OK && res.interrupted ? atomic_load(&s->j->stopped) : 0;
+    if (code == SP_OK)
+        return SPECTRO_OK;
+    if (!ei.msg[0] && !s->j->said) /* no line, and none said */
+        snprintf(ei.msg, sizeof ei.msg, "%s", sp_strerror(code));
+    return api_from_engine(err, code, &ei);
+}
+
+void spectro_job_stop(spectro_job *s, int reason)
+{
+    if (s)
+        job_stop(s->j, reason);
+}
+
+int spectro_job_stopped(const spectro_job *s)
+{
+    return s ? s->stopped : 0;
+}
+
+/* ---- the settings as data ----------------------------------------------------------------- */
+
+int spectro_setting_count(void)
+{
+    return job_setting_count();
+}
+
+int spectro_setting_info_at(int i, spectro_setting_info *out)
+{
+    job_setting_doc d;
+    if (!out || job_setting_doc_at(i, &d) != SP_OK)
+        return SPECTRO_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->name = d.name;
+    out->alias = d.alias;
+    out->value = d.value;
+    out->group = d.group;
+    memcpy(out->section, d.section, sizeof out->section);
+    memcpy(out->help, d.text, sizeof out->help);
+    out->kind = d.kind;
+    memcpy(out->values, d.values, sizeof out->values);
+    return SPECTRO_OK;
+}
+
+void spectro_set_field_namer(const char *(*namer)(const char *field))
+{
+    sp_set_field_namer(namer);
+}
+
+/* ---- devices and features ----------------------------------------------------------------- */
+
+int spectro_list_devices(spectro_device_info *out, int max, int *count, spectro_error *err)
+{
+    enum { MAX_DEVICES = 256 };
+    source_device_info *dev;
+    sp_errinfo ei = {{0}};
+    int n = 0, code;
+    if (!count || max < 0 || (max > 0 && !out))
+        return api_fail(err, SPECTRO_EINVAL, "count is NULL, or out is NULL with max > 0");
+    if (!(dev = calloc(MAX_DEVICES, sizeof *dev)))
+        return api_fail(err, SPECTRO_ENOMEM, "out of memory");
+    code = source_list_devices(dev, MAX_DEVICES, &n, &ei);
+    for (int i = 0; code == SP_OK && i < n && i < max && i < MAX_DEVICES; i++) {
+        spectro_device_info *o = &out[i];
+        memset(o, 0, sizeof *o);
+        o->index = dev[i].index;
+        memcpy(o->name, dev[i].name, sizeof o->name);
+        memcpy(o->host_api, dev[i].host_api, sizeof o->host_api);
+        o->max_input_channels = dev[i].max_input_channels;
+        o->max_output_channels = dev[i].max_output_channels;
+        o->default_rate = dev[i].default_rate;
+        o->is_default_input = dev[i].is_default;
+        o->is_default_output = dev[i].is_default_output;
+    }
+    free(dev);
+    if (code != SP_OK)
+        return api_from_engine(err, code, &ei);
+    *count = n;
+    return SPECTRO_OK;
+}
+
+static char features[1024];
+static pthread_once_t features_once = PTHREAD_ONCE_INIT;
+
+/* One line a feature: "  name: yes (detail)" or "  name: no (why)". */
+static void feature(size_t *at, const char *name, int on, const char *detail)
+{
+    int w;
+    if (*at >= sizeof features)
+        return;
+    w = snprintf(features + *at, sizeof features - *at, "  %-11s %s%s%s%s\n", name, on ? "yes" : "no",
+                 detail && *detail ? " (" : "", detail ? detail : "", detail && *detail ? ")" : "");
+    if (w > 0)
+        *at += (size_t)w;
+}
+
+static void make_features(void)
+{
+    char buf[160];
+    size_t at = 0;
+    const char *ffmpeg = source_ffmpeg_version(api_ffmpeg_module());
+#ifdef SPECTRO_HAVE_RENDER
+    snprintf(buf, sizeof buf, "SDL2 %d.%d.%d, SDL2_ttf %d.%d.%d", SDL_MAJOR_VERSION, SDL_MINOR_VERSION,
+             SDL_PATCHLEVEL, SDL_TTF_MAJOR_VERSION, SDL_TTF_MINOR_VERSION, SDL_TTF_PATCHLEVEL);
+    feature(&at, "window:", 1, buf);
+    feature(&at, "png:", 1, "libpng " PNG_LIBPNG_VER_STRING);
+#else
+    feature(&at, "window:", 0, "built without SDL2, SDL2_ttf or libpng");
+    feature(&at, "png:", 0, "built without SDL2, SDL2_ttf or libpng");
+#endif
+#ifdef SPECTRO_HAVE_PORTAUDIO
+    feature(&at, "microphone:", 1, Pa_GetVersionText());
+#else
+    feature(&at, "microphone:", 0, "built without PortAudio");
+#endif
+#ifdef SPECTRO_HAVE_CUDA
+    feature(&at, "cuda:", 1, "CUDA " SPECTRO_CUDA_VERSION ", architectures " SPECTRO_CUDA_ARCHS);
+#else
+    feature(&at, "cuda:", 0, "built without CUDA");
+#endif
+    if (ffmpeg)
+        feature(&at, "ffmpeg:", 1, ffmpeg);
+    else
+        feature(&at, "ffmpeg:", 0, "built without libavformat, libavcodec, libswresample or libavutil");
+    sf_command(NULL, SFC_GET_LIB_VERSION, buf, sizeof buf);
+    feature(&at, "files:", 1, buf);
+}
+
+const char *spectro_features(void)
+{
+    pthread_once(&features_once, make_features);
+    return features;
+}

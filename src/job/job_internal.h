@@ -1,0 +1,97 @@
+/* A job's rows, shared by job_set (job_rows.c) and the documentation made from them
+ * (job_help.c: the settings as data, from which the program makes --help, its man page and
+ * shell completion).
+ *
+ * Every setting is one row, as FFmpeg's AVOption: its name, the type of its value, where the
+ * value goes (an offset into the job), its range, its default as help shows it, and its help.
+ * The rows make the parser (values of the common types are parsed and range-checked from the
+ * row; a setting whose value is a small language of its own, such as size WxH, names its
+ * parser) and the help (the defaults and the lists of names read from each module's table).
+ * What no single setting can check (settings together) is job_prepare's. */
+#ifndef SPECTRO_JOB_INTERNAL_H
+#define SPECTRO_JOB_INTERNAL_H
+
+#include <stddef.h>
+
+#include "job.h"
+
+typedef enum {
+    OPT_SWITCH, /* takes no value: the int at .field becomes 1 */
+    OPT_SIZE,   /* a size_t: whole decimal in [min, max] */
+    OPT_INT,    /* an int: whole decimal in [min, max] */
+    OPT_REAL,   /* a double: finite, >= min (> min with .strict); also copied to .also[] */
+    OPT_TIME,   /* a double in seconds: "90", "1.5" or [h:]mm:ss[.fff], >= 0 (> 0 with .strict) */
+    OPT_TEXT,   /* a const char *: not empty (.empty is the message) */
+    OPT_OUTPUT, /* asks for the output .output at the value (or none: a switch) */
+    OPT_CUSTOM  /* parsed by .parse */
+} job_row_type;
+
+typedef struct job_row job_row;
+
+/* A row's own parser: the value (NULL for none) into o; `name` is the option as given ("-n"). */
+typedef int (*job_parse_fn)(job *o, const job_row *row, const char *name, const char *val,
+                            sp_errinfo *ei);
+
+/* A list that --help reads from its module's table ("hann (default), hamming, ..."), and the
+ * bare names for completion ("hann hamming ..."). */
+typedef void (*job_list_fn)(char *buf, size_t len, int bare);
+
+struct job_row {
+    const char *longname;   /* "fft-size": the setting's name (job_set takes "fft_size" too),
+                             * and the program's option (--fft-size) */
+    const char *name;       /* the engine's name of the setting, which its messages use
+                             * (SP_FIELD); NULL: the long name with '_' for '-' ("fft_size") */
+    const char *value;      /* the value's name in --help ("N"); NULL: a switch; "[F]": optional */
+    job_row_type type;
+    size_t field;           /* offsetof(job, ...): where the value goes */
+    size_t also[2];         /* OPT_REAL: further fields that take the same value (0: none) */
+    double min, max;        /* OPT_SIZE, OPT_INT: the range; OPT_REAL, OPT_TIME: min */
+    int strict;             /* OPT_REAL, OPT_TIME: the value must be above min */
+    const char *def;        /* the default as --help writes it ("4096"); NULL: none written */
+    int def_parses;         /* def is a value the option takes, and parsing it changes nothing
+                             * (tests/test_cli.c holds the rows to it) */
+    job_parse_fn parse;     /* OPT_CUSTOM */
+    const char *output;     /* OPT_OUTPUT: the sink kind (sink_table.h) */
+    const char *empty;      /* OPT_TEXT, OPT_OUTPUT with a value: the message for "" */
+    char kind;              /* completion: 'f' a file, 'd' an audio device; 0: from the type */
+    const char *section;    /* a group starts here ("analysis"); "": a blank line only */
+    const char *help;       /* the text, then the list, then help_after, then the default */
+    job_list_fn list;
+    const char *help_after;
+};
+
+extern const job_row job_rows[];
+extern const int job_row_count;
+
+/* One setting's value (NULL for none) into o, as its row says, marking it given; `name` is
+ * the field as messages show it (marked: SP_FIELD). */
+int job_apply(job *o, const job_row *row, const char *name, const char *val, sp_errinfo *ei);
+
+/* The row of a name ("fft_size", "fft-size", or its alias), or NULL. */
+const job_row *job_row_find(const char *name);
+
+/* The settings together, before a run: what no single row can check, and what they make
+ * of each other (the averaged, banded, ... kinds of the outputs; the batch; the default hop).
+ * SP_EINVAL with one line naming the fields. */
+int job_prepare(job *o, sp_errinfo *ei);
+
+/* --tone-format's names (json, text): the parser and the lists read them. */
+extern const char *const job_tone_formats[];
+#define JOB_TONE_FORMAT_COUNT 2
+
+/* The lists of job_help.c, named by the rows. */
+void job_list_windows(char *buf, size_t len, int bare);
+void job_list_backends(char *buf, size_t len, int bare);
+void job_list_dump_formats(char *buf, size_t len, int bare);
+void job_list_scales(char *buf, size_t len, int bare);
+void job_list_colormaps(char *buf, size_t len, int bare);
+void job_list_averages(char *buf, size_t len, int bare);
+void job_list_tone_formats(char *buf, size_t len, int bare);
+void job_list_weightings(char *buf, size_t len, int bare);
+void job_list_raw_encodings(char *buf, size_t len, int bare);
+void job_list_channels(char *buf, size_t len, int bare);
+
+/* "auto, cpu, cuda, cufft": the backends' names, for messages. */
+void job_backend_names(char *buf, size_t len);
+
+#endif
