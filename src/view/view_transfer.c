@@ -96,6 +96,10 @@ done:
 
 int view_xfer_key(view *v, SDL_Keycode sym)
 {
+    if (v->sh.xf.on && sym == SDLK_x) { /* the transforms' rows are not transforms of frames */
+        view_toast(v, "no transforms in the transfer view");
+        return 1;
+    }
     if (!v->sh.xf.on || sym != SDLK_d)
         return 0;
     v->xf.remove_delay = !v->xf.remove_delay;

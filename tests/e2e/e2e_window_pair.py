@@ -253,7 +253,8 @@ class TestTransfer(EW.WindowCase):
     def test_cursor_and_delay_key(self):
         """The cursor at 1 kHz reads its bin's dump values; d takes the delay out of the
         phase: the dump's phase plus 360 f delay_s (mod 360), near the filter's alone (scipy's
-        freqz; 4 s of signal: within 5 degrees, where the delay kept is 277 degrees off)."""
+        freqz; 4 s of signal: within 5 degrees, where the delay kept is 277 degrees off). x
+        (the transforms) changes nothing here."""
         if TestTransfer.geometry is None:
             self.test_curve_cursor_delay()
         mag = TestTransfer.geometry[0]
@@ -264,7 +265,7 @@ class TestTransfer(EW.WindowCase):
         # a column near 1 kHz whose centre is near a bin's: the bin the cursor must read
         col = self.x_y(mag, 1000.0, None)[0]
         col = min(range(col - 3, col + 4), key=lambda c: abs(bin_at(c) - round(bin_at(c))))
-        _, s = self.window(keys=("d",), at_col=col)
+        _, s = self.window(keys=("x", "d"), at_col=col)  # x: no transform here (refused)
         cur = s["transfer"]["cursor"]
         self.assertIsNotNone(cur, s["readout"])
         self.assertEqual(s["transfer"]["remove_delay"], 1)
