@@ -211,6 +211,17 @@ static int cuda_stft_db_clips(void *ctx, void *stream, const float *d_sig, size_
                                scale_edge, c->log2n, nframes, clip_frames, clip_stride, d_db, ei);
 }
 
+static int cuda_stft_bank(void *ctx, void *stream, const float *d_sig, size_t hop, const float *d_win,
+                          float scale_mid, float scale_edge, size_t nframes, const fused_bank *bank, float *d_rows,
+                          sp_errinfo *ei)
+{
+    const cuda_ctx *c = (const cuda_ctx *)ctx;
+    if (!c->fused || c->log2n > FUSED_MAX_ONEPASS_LOG2 + 1)
+        return sp_fail(ei, SP_EUNSUPPORTED, "no fused short-time kernel for this plan");
+    return fused_stft_bank(stream, (const cpx *)c->d_tw, c->log2n, d_sig, hop, d_win, scale_mid, scale_edge, c->log2n,
+                           nframes, bank, d_rows, ei);
+}
+
 static void cuda_ctx_destroy(void *ctx)
 {
     cuda_ctx *c = (cuda_ctx *)ctx;
@@ -224,7 +235,7 @@ static void cuda_ctx_destroy(void *ctx)
 
 static const gpu_xform cuda_xform = {
     .c2c = cuda_c2c, .r2c = cuda_r2c, .destroy = cuda_ctx_destroy, .stft_db = cuda_stft_db,
-    .stft_db_clips = cuda_stft_db_clips,
+    .stft_db_clips = cuda_stft_db_clips, .stft_bank = cuda_stft_bank,
 };
 
 /* ---- backend -------------------------------------------------------------------------- */
@@ -302,7 +313,9 @@ extern "C" const fft_backend fft_backend_cuda = {
     .host_free = gpu_plan_host_free, .stft_reduce = gpu_plan_stft_reduce, .reduces_columns = 1,
     .stft_reduce_start = gpu_plan_stft_reduce_start, .stft_reduce_wait = gpu_plan_stft_reduce_wait,
     .release = gpu_release, .stft_db_device = gpu_plan_stft_db_device,
-    .stft_db_device_async = gpu_plan_stft_db_device_async,
+    .stft_db_device_async = gpu_plan_stft_db_device_async, .bank_create = gpu_plan_bank_create,
+    .bank_destroy = gpu_plan_bank_destroy, .bank_rows = gpu_plan_bank_rows,
+    .bank_rows_device = gpu_plan_bank_rows_device,
 };
 
 int fft_gpu_plan_create(const fft_config *cfg, const float *window, double window_sum, gpu_plan **out,

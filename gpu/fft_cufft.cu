@@ -165,6 +165,7 @@ static void cufft_ctx_destroy(void *ctx)
 
 static const gpu_xform cufft_xform = {
     .c2c = cufft_c2c, .r2c = cufft_r2c, .destroy = cufft_ctx_destroy, .stft_db = NULL, .stft_db_clips = NULL,
+    .stft_bank = NULL,
 };
 
 static int cufft_create(const fft_config *cfg, const float *window, double window_sum,
@@ -207,4 +208,7 @@ extern "C" const fft_backend fft_backend_cufft = {
     .release = NULL, /* cuFFT keeps device memory of its own past its plans (compute-sanitizer
                       * reported 7 MB of it leaked when the context went before the library) */
     .stft_db_device = gpu_plan_stft_db_device, .stft_db_device_async = gpu_plan_stft_db_device_async,
+    /* no stft_bank in its gpu_xform: bank_create says SP_EUNSUPPORTED (host transforms) */
+    .bank_create = gpu_plan_bank_create, .bank_destroy = gpu_plan_bank_destroy, .bank_rows = gpu_plan_bank_rows,
+    .bank_rows_device = gpu_plan_bank_rows_device,
 };

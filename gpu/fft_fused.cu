@@ -2,6 +2,7 @@
  * layout and the device-side building blocks are in fft_fused_internal.cuh). This file: the
  * one-pass kernels by kind (K_ROW, K_COL1, K_ROW2COL), their launches (rows, four-step) and
  * the entry points; the sm_90 kernels (streamed frames, clusters) are in fft_fused_sm90.cu. */
+#include "fft_fused_bank.cuh"
 #include "fft_fused_internal.cuh"
 
 static_assert(sizeof(cpx) == sizeof(float2), "cpx must have the layout of float2");
@@ -68,7 +69,7 @@ __device__ __forceinline__ bool load_row(float2 (&v)[1 << RL], const FArgs &A, u
                 v[e] = make_float2(__ldg(src + 2 * i), __ldg(src + 2 * i + 1));
             });
         }
-        if constexpr (OP == O_STFT) {
+        if constexpr (is_stft(OP)) {
             const float2 *win2 = reinterpret_cast<const float2 *>(A.win) + ti;
             unroll<R>([&](auto E) {
                 constexpr int e = SP_CI(E);
@@ -146,7 +147,7 @@ __device__ __forceinline__ void out_pair(const FArgs &A, float2 a, float2 b, flo
                                          OutT *pn, float &qmax)
 {
     float2 x0, x1;
-    if constexpr (OP == O_R2C) {
+    if constexpr (OP == O_R2C || OP == O_STFTC) {
         if (k0) {
             x0 = make_float2(a.x + a.y, 0.0f);
             x1 = make_float2(a.x - a.y, 0.0f);
@@ -172,10 +173,17 @@ __device__ __forceinline__ void out_pair(const FArgs &A, float2 a, float2 b, flo
             bfly_fma(x0, x1, w);
         }
         /* k0: bins 0 and N */
-        const float thr = k0 ? A.thr_edge : A.thr_mid, off = k0 ? A.off_edge : A.off_mid;
-        *pk = level_db<BIG>(x0, thr, off, qmax);
-        if constexpr (HAS_N)
-            *pn = level_db<BIG>(x1, thr, off, qmax);
+        if constexpr (OP == O_STFTB) { /* docs/design.md "Levels (dBFS)": a_k^2, its floor */
+            const float pw = k0 ? A.pw_edge : A.pw_mid;
+            *pk = fmaxf((x0.x * x0.x + x0.y * x0.y) * pw, 1e-20f);
+            if constexpr (HAS_N)
+                *pn = fmaxf((x1.x * x1.x + x1.y * x1.y) * pw, 1e-20f);
+        } else {
+            const float thr = k0 ? A.thr_edge : A.thr_mid, off = k0 ? A.off_edge : A.off_mid;
+            *pk = level_db<BIG>(x0, thr, off, qmax);
+            if constexpr (HAS_N)
+                *pn = level_db<BIG>(x1, thr, off, qmax);
+        }
     }
 }
 
@@ -197,6 +205,8 @@ __device__ __forceinline__ void store_real_mirror(const float2 (&v)[1 << RL], co
 {
     constexpr int R = 1 << RL, NP = (L + RL - 1) / RL, N = 1 << L;
     constexpr int LO = PG<L, RL, NP - 1>::lo, W = R / 2;
+    if constexpr (OP == O_STFTC)
+        __syncthreads(); /* X goes where the last exchange read from (FPB 1: every thread) */
     if (FPB > 1 && o.g >= A.batch)
         return; /* no barrier follows */
     float qmax = 0.0f; /* written, never read: this path checks Z before (below) */
@@ -336,12 +346,16 @@ __device__ __forceinline__ void store_row_real(const float2 (&v)[1 << RL], const
                                                float *s_im, unsigned f, unsigned t, unsigned pt)
 {
     constexpr int N = 1 << L;
-    using OutT = std::conditional_t<OP == O_STFT, float, float2>;
+    using OutT = std::conditional_t<OP == O_STFT || OP == O_STFTB, float, float2>;
     RowOut<OutT> o;
     o.g = (size_t)blockIdx.x * FPB + f;
     const size_t ostride = (size_t)N + 1;
     OutT *out0;
-    if constexpr (OP == O_STFT)
+    if constexpr (OP == O_STFTB)
+        out0 = bank_pow<L, RL, FPB, S2>(s_re, f); /* the bank reads it there */
+    else if constexpr (OP == O_STFTC) /* in place of Z, natural order (FPB 1, S2: launch) */
+        out0 = reinterpret_cast<float2 *>(s_re) + f * N;
+    else if constexpr (OP == O_STFT)
         out0 = A.db + o.g * ostride;
     else
         out0 = A.spec + o.g * ostride;
@@ -416,6 +430,11 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
         store_row_real<L, RL, FPB, OP, S2>(v, A, s_re, s_im, f, t, pt);
     else
         store_fourstep<L, RL, FPB, KIND>(v, A, f, pt);
+    /* every thread of the block gets here (the stores return, the kernel does not) */
+    if constexpr (KIND == K_ROW && OP == O_STFTB)
+        bank_epilogue<L, RL, FPB, S2>(A, smem);
+    else if constexpr (KIND == K_ROW && OP == O_STFTC)
+        bank_cqt_epilogue<L, RL, FPB, S2>(A, smem);
 }
 
 /* (with a second __launch_bounds__ argument, even 1, ptxas allocated 114 instead of 79
@@ -486,6 +505,21 @@ int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
         kern = fused_fft_kernel_mb<L, RL, FPB, KIND, OP, S2, MINB>;
     else
         kern = fused_fft_kernel<L, RL, FPB, KIND, OP, S2>;
+    if constexpr (OP == O_STFTB || OP == O_STFTC) { /* the bank's rows and sums past the FFT's */
+        if constexpr (OP == O_STFTC && (FPB != 1 || !S2))
+            return sp_fail(ei, SP_EUNSUPPORTED, "fused STFT bank: no complex kernels at 2^%d points", L + 1);
+        const size_t smem = C::SMEM + (size_t)FPB * ((OP == O_STFTB ? ((size_t)1 << L) + 1 : 0) + A.bank.rows) *
+                                          sizeof(float);
+        int dev = 0, optin = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+            return sp_fail(ei, SP_EGPU, "fused STFT bank: no device attributes");
+        if (smem > (size_t)optin)
+            return sp_fail(ei, SP_EUNSUPPORTED, "fused STFT bank: %zu bytes of shared memory a block, %d here", smem,
+                           optin);
+        std::atomic<bool> raised{false}; /* its size follows the bank: raised at every launch */
+        return launch_kernel(kern, raised, smem, C::THREADS, nblocks, A, st, ei, "fused_fft_kernel(bank)");
+    }
     static std::atomic<bool> raised{false};
     return launch_kernel(kern, raised, C::SMEM, C::THREADS, nblocks, A, st, ei, "fused_fft_kernel");
 }
@@ -709,4 +743,24 @@ extern "C" int fused_stft_db_clips(void *stream, const cpx *d_tw, unsigned log2t
     db_consts(scale_mid, &A.thr_mid, &A.off_mid);
     db_consts(scale_edge, &A.thr_edge, &A.off_edge);
     return launch_row<O_STFT>(log2n - 1, A, (cudaStream_t)stream, ei);
+}
+
+extern "C" int fused_stft_bank(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_sig, size_t hop,
+                               const float *d_win, float scale_mid, float scale_edge, unsigned log2n, size_t nframes,
+                               const fused_bank *bank, float *d_rows, sp_errinfo *ei)
+{
+    if (log2n < 4 || log2n > FUSED_MAX_ONEPASS_LOG2 + 1 || log2n > log2tw)
+        return sp_fail(ei, SP_EUNSUPPORTED, "fused STFT: 2^%u points not covered", log2n);
+    FArgs A = args_base(d_tw, log2tw, log2n - 1, nframes);
+    A.sig = d_sig;
+    A.hop = hop;
+    A.win = d_win;
+    A.db = d_rows;
+    /* q = |2X|^2: a^2 = q (s/2)^2 */
+    A.pw_mid = (float)((double)scale_mid * scale_mid / 4.0);
+    A.pw_edge = (float)((double)scale_edge * scale_edge / 4.0);
+    A.bank = *bank;
+    if (bank->post == FFT_BANK_CQT)
+        return launch_row<O_STFTC>(log2n - 1, A, (cudaStream_t)stream, ei);
+    return launch_row<O_STFTB>(log2n - 1, A, (cudaStream_t)stream, ei);
 }

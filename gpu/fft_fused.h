@@ -83,6 +83,26 @@ int fused_stft_db_clips(void *stream, const cpx *d_tw, unsigned log2tw, const fl
                         const float *d_win, float scale_mid, float scale_edge, unsigned log2n,
                         size_t nframes, size_t clip_frames, size_t clip_stride, float *d_db, sp_errinfo *ei);
 
+/* A filter bank for fused_stft_bank (fft.h fft_bank, on the device): row r sums
+ * w[off[r] + i] p[k0[r] + i], i < len[r]; post FFT_BANK_*; dct coeffs x rows. warp: each row
+ * summed by a warp (long rows: chroma), else by one thread, in the host's order (mel). */
+typedef struct {
+    const unsigned *k0, *len, *off;
+    const float *w, *dct;
+    unsigned rows, coeffs, width; /* width: values a frame out (coeffs or rows) */
+    int post, warp;
+} fused_bank;
+
+/* Short-time filter-bank rows in one kernel: frame f = d_sig[f*hop ..] * d_win, real FFT,
+ * the power p_k = max((|X_k| scale)^2, 1e-20) (scale_edge at k = 0, n/2, else scale_mid;
+ * docs/design.md "Levels (dBFS)") in shared memory, the bank's rows and post step there:
+ * d_rows[f*width ..]. Only the rows are written. Same sizes as fused_r2c; SP_EUNSUPPORTED
+ * where a block's power rows and sums (beside the FFT's shared memory) exceed the device's
+ * shared memory a block (nframes 0 finds out, launching nothing). */
+int fused_stft_bank(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_sig, size_t hop,
+                    const float *d_win, float scale_mid, float scale_edge, unsigned log2n, size_t nframes,
+                    const fused_bank *bank, float *d_rows, sp_errinfo *ei);
+
 #ifdef __cplusplus
 }
 #endif

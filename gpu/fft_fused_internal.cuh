@@ -71,7 +71,18 @@ enum { K_ROW = 0, K_COL1 = 1, K_ROW2COL = 2 };
  * for r2c n = 256: there the packed N/2-point FFT runs 8 threads a frame and its untangle's
  * extra shared-memory round trip made it MIO-bound (0.92x cuFFT on an H100); twice the
  * arithmetic, no untangle, ran at cuFFT's speed (0.1056 -> 0.0965 ms, same binary). */
-enum { O_C2C = 0, O_R2C = 1, O_STFT = 2, O_R2CZ = 3 };
+/* O_STFTB: O_STFT with the power p_k = max(a_k^2, 1e-20) instead of the level, kept in
+ * shared memory and reduced there by a filter bank (fft_fused_bank.cuh): the transforms'
+ * rows (gpu_bank.cu). The same layout, loads and block shapes as O_STFT. */
+/* O_STFTC: frames windowed from a signal as O_STFT, their complex bins X_k kept in place in
+ * the FFT's shared memory and reduced there by complex kernels (the constant-Q's,
+ * fft_fused_bank.cuh). */
+enum { O_C2C = 0, O_R2C = 1, O_STFT = 2, O_R2CZ = 3, O_STFTB = 4, O_STFTC = 5 };
+/* the short-time kinds: frames windowed from a signal */
+__host__ __device__ constexpr bool is_stft(int op)
+{
+    return op == O_STFT || op == O_STFTB || op == O_STFTC;
+}
 
 struct FArgs {
     const float2 *in; /* complex input (c2c, four-step halves) */
@@ -89,6 +100,9 @@ struct FArgs {
     float scale;
     /* stft: level of bin k from q = |2 X_k|^2: q > thr ? 10 log10(2) log2(q) + off : floor */
     float thr_mid, thr_edge, off_mid, off_edge;
+    /* stft bank (O_STFTB): p_k = max(q * pw, 1e-20), pw = (scale / 2)^2, then the bank */
+    float pw_mid, pw_edge;
+    fused_bank bank;
     int inverse;
     unsigned tws;        /* log2 M - L: W_{2^s}^j = tw[j << (L - s + tws)] */
     unsigned log2_other; /* four-step: log2 of the other factor */
@@ -220,7 +234,7 @@ template <int L, int RL> __host__ __device__ constexpr bool mirror_layout()
 }
 template <int L, int RL, int FPB, int KIND, int OP> __host__ __device__ constexpr bool mirror_last()
 {
-    if constexpr (KIND == K_ROW && OP == O_STFT)
+    if constexpr (KIND == K_ROW && is_stft(OP))
         return mirror_layout<L, RL>();
     else
         return false;

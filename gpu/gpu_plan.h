@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "fft_backend.h"
+#include "fft_fused.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +64,11 @@ typedef struct gpu_xform {
     int (*stft_db_clips)(void *ctx, void *stream, const float *d_sig, size_t hop, size_t clip_frames,
                          size_t clip_stride, const float *d_win, float scale_mid, float scale_edge, size_t nframes,
                          float *d_db, sp_errinfo *ei);
+    /* Optional: a filter bank's rows of the short-time power in one go (fused_stft_bank),
+     * for gpu_bank.cu; SP_EUNSUPPORTED: not for this plan or bank (the transforms then stay
+     * on the host). nframes 0 launches nothing and says whether it would run. */
+    int (*stft_bank)(void *ctx, void *stream, const float *d_sig, size_t hop, const float *d_win, float scale_mid,
+                     float scale_edge, size_t nframes, const fused_bank *bank, float *d_rows, sp_errinfo *ei);
 } gpu_xform;
 
 typedef struct gpu_plan gpu_plan;
@@ -142,6 +148,14 @@ int gpu_plan_stft_db_device(void *state, const float *d_sig, size_t clips, size_
  * this entry has been used (queued work reads the plan's tables). */
 int gpu_plan_stft_db_device_async(void *state, const float *d_sig, size_t clips, size_t clip_stride, size_t nframes,
                                   float *d_db, void *stream, sp_errinfo *ei);
+
+/* fft_backend's filter-bank entries (fft.h "Transform reductions", gpu_bank.cu); state is a
+ * gpu_plan*. */
+int gpu_plan_bank_create(void *state, const fft_bank *b, void **bank, sp_errinfo *ei);
+void gpu_plan_bank_destroy(void *state, void *bank);
+int gpu_plan_bank_rows(void *state, void *bank, const float *signal, size_t nframes, float *rows, sp_errinfo *ei);
+int gpu_plan_bank_rows_device(void *state, void *bank, const float *d_signal, size_t nframes, float *d_rows,
+                              sp_errinfo *ei);
 
 /* Helpers for the gpu/ .cu files. cuda_err carries a cudaError_t. */
 int gpu_fail_cuda(sp_errinfo *ei, int cuda_err, const char *what);

@@ -5,6 +5,7 @@
  *   analyzer.c  Analyzer: spectro_analyzer, whole arrays, streams and the reductions; Bands;
  *               Transform (spectro_transform)
  *   loudness.c  loudness(): spectro_loudness over one buffer
+ *   job.c       run(): spectro_job, the program's run (settings, inputs, outputs)
  *
  * The Python glue (python/spectro/__init__.py) checks dtypes and shapes and allocates the
  * outputs; this layer checks every size against the buffers it is given, so that no call
@@ -52,5 +53,8 @@ PyObject *ext_dlpack_info(PyObject *self, PyObject *capsule);
  * float32 samples' loudness (the program's --loudness keys, None for null, and "frames");
  * with series, "momentary_lufs" and "short_term_lufs" lists of the 100 ms steps. */
 PyObject *ext_loudness(PyObject *self, PyObject *args);
+
+/* run(inputs, settings, environment) -> (code, message, [(level, line), ...]) (job.c). */
+PyObject *ext_run(PyObject *self, PyObject *args);
 
 #endif

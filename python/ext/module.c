@@ -159,6 +159,8 @@ static PyMethodDef methods[] = {
     {"dlpack_info", ext_dlpack_info, METH_O, "dlpack_info(capsule) -> (pointer, count, device_type, device_id)"},
     {"loudness", ext_loudness, METH_VARARGS,
      "loudness(samples, sample_rate, channels, weights, series) -> dict (interleaved float32 samples)"},
+    {"run", ext_run, METH_VARARGS,
+     "run(inputs, settings, environment) -> (code, message, [(level, line), ...]): a spectro_job"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_spectro", "spectro's C library (spectro.h)", -1,

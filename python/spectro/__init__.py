@@ -25,7 +25,7 @@ from ._convert import as_samples, interleave, parse_channel
 from . import _gpu
 
 __all__ = ["load", "spectrogram", "stft", "peaks", "average", "tone", "bands", "loudness", "mel", "mfcc", "chroma",
-           "cqt", "reassigned", "transform_frequencies", "Analyzer", "Stream",
+           "cqt", "reassigned", "transform_frequencies", "Analyzer", "Stream", "run", "RunResult",
            "Peaks", "BandLevels", "frame_count", "windows", "backends", "__version__"]
 
 __version__ = _spectro.version()
@@ -513,6 +513,54 @@ def loudness(y, *, sr, weights=None, series=False):
         r["momentary_lufs"] = np.asarray(r["momentary_lufs"], dtype=np.float64)
         r["short_term_lufs"] = np.asarray(r["short_term_lufs"], dtype=np.float64)
     return r
+
+
+RunResult = collections.namedtuple("RunResult", "notes warnings info")
+RunResult.__doc__ = """What spectro.run said: the lines of its notes, warnings and (verbose=True)
+its information, lists of str, as the program prints them after "spectro: "."""
+
+
+def _setting_value(name, value):
+    """A keyword's value as the job's text: True a switch, False or None not set, a list or
+    tuple joined (size=(1920, 1080) is "1920x1080", db_range=(-90, 0) is "-90:0")."""
+    if value is True:
+        return None
+    if isinstance(value, (list, tuple)):
+        sep = "x" if name == "size" else ":"
+        return sep.join(str(v) for v in value)
+    return str(value)
+
+
+def run(*inputs, environment=False, **settings):
+    """Runs what one spectro command line runs, in process: the inputs (paths, "-",
+    "synth:..."; several make a batch) with the settings named as the program's options, '_'
+    for '-' (``fft_size=8192``, ``dump="out/{stem}.npy"``, ``png="x.png"``, ``average="mean"``,
+    ``peaks=True``, ``tone=1000``, ``loudness=True``, ...; True is a switch, False or None
+    leaves a setting out). With no output setting it opens the window. Outputs to "-" and
+    the lines of peaks and measurements go to the process's standard output.
+    environment=True also applies the program's environment variables (SPECTRO_CPU_THREADS,
+    ...). Returns a RunResult of the lines it said. A bad setting raises ValueError naming the
+    field (``hop 0: must be at least 1``); a failed input OSError; a batch with failed files
+    OSError whose text holds each file's line and the count. The GIL is released while it
+    runs."""
+    pairs = []
+    for name, value in settings.items():
+        if value is False or value is None:
+            continue
+        pairs.append((name, _setting_value(name, value)))
+    code, message, said = _spectro.run([str(i) for i in inputs], pairs, bool(environment))
+    by_level = {0: [], 1: [], 2: [], 3: []}
+    for level, line in said:
+        by_level.setdefault(level, []).append(line)
+    if code != 0:
+        # a batch said each failed file and its count line already: they are the text
+        text = message or "\n".join(by_level[0]) or "the run failed"
+        raise _EXCEPTIONS.get(code, RuntimeError)(text)
+    return RunResult(by_level[2], by_level[1], by_level[3])
+
+
+# the library's codes (spectro.h) as exceptions, as python/ext/module.c's ext_raise maps them
+_EXCEPTIONS = {-1: ValueError, -2: OSError, -3: MemoryError, -4: OSError, -9: KeyboardInterrupt}
 
 
 def mel(y, *, sr, n_mels=128, fmin=0.0, fmax=None, n_fft=4096, hop_length=None, window="hann", channel="mix",

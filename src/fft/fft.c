@@ -553,6 +553,54 @@ int fft_stft_db_device_async(fft_plan *p, const float *d_signal, size_t clips, s
     return p->be->stft_db_device_async(p->state, d_signal, clips, clip_stride, nframes, d_db, stream, &p->err);
 }
 
+int fft_bank_create(fft_plan *p, const fft_bank *b, fft_bank_handle **out)
+{
+    void *h = NULL;
+    int err;
+    if (!p || !b || !out)
+        return SP_EINVAL;
+    *out = NULL;
+    p->err.msg[0] = 0;
+    if (!p->be->bank_create)
+        return sp_fail(&p->err, SP_EUNSUPPORTED, "the %s backend has no filter banks", p->be->name);
+    if (p->pending)
+        return sp_fail(&p->err, SP_EINVAL, "a call is pending (fft_stft_reduce_wait first)");
+    for (size_t r = 0; r < b->rows; r++)
+        if ((size_t)b->k0[r] + b->len[r] > p->n / 2 + 1 || (size_t)b->off[r] + b->len[r] > b->nw)
+            return sp_fail(&p->err, SP_EINVAL, "filter bank row %zu leaves the spectrum", r);
+    if (b->rows == 0 || (b->post == FFT_BANK_DB_DCT && (!b->dct || b->coeffs < 1 || b->coeffs > b->rows)))
+        return sp_fail(&p->err, SP_EINVAL, "filter bank: %zu rows, %zu coefficients", b->rows, b->coeffs);
+    if ((err = p->be->bank_create(p->state, b, &h, &p->err)) == SP_OK)
+        *out = (fft_bank_handle *)h;
+    return err;
+}
+
+void fft_bank_destroy(fft_plan *p, fft_bank_handle *h)
+{
+    if (p && h)
+        p->be->bank_destroy(p->state, h);
+}
+
+int fft_bank_rows(fft_plan *p, fft_bank_handle *h, const float *signal, size_t nframes, float *rows)
+{
+    if (!p || !h || !signal || !rows)
+        return SP_EINVAL;
+    p->err.msg[0] = 0;
+    if (p->pending)
+        return sp_fail(&p->err, SP_EINVAL, "a call is pending (fft_stft_reduce_wait first)");
+    return p->be->bank_rows(p->state, h, signal, nframes, rows, &p->err);
+}
+
+int fft_bank_rows_device(fft_plan *p, fft_bank_handle *h, const float *d_signal, size_t nframes, float *d_rows)
+{
+    if (!p || !h || !d_signal || !d_rows)
+        return SP_EINVAL;
+    p->err.msg[0] = 0;
+    if (p->pending)
+        return sp_fail(&p->err, SP_EINVAL, "a call is pending (fft_stft_reduce_wait first)");
+    return p->be->bank_rows_device(p->state, h, d_signal, nframes, d_rows, &p->err);
+}
+
 fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax)
 {
     fft_peak_raw o;

@@ -234,6 +234,46 @@ int fft_plan_overlaps(const fft_plan *plan);
  * above). The reference every backend's reduction matches. */
 fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax);
 
+/* ---- transform reductions beside the FFT (docs/transforms.md "Where it runs") ----------
+ *
+ * A filter bank: each frame's power spectrum p_k = max(a_k^2, 1e-20) (the plan's window
+ * and levels, docs/design.md "Levels (dBFS)") reduced to `rows` sums s_r = sum_i w[off[r]+i]
+ * p[k0[r]+i], i < len[r] (each row a run of bins: mel bands, chroma classes), then `post`:
+ *   FFT_BANK_DB       10 log10(max(s_r, 1e-20))                  (mel)
+ *   FFT_BANK_DB_DCT   c_q = sum_r dct[q*rows + r] * dB_r, q < coeffs (MFCC)
+ *   FFT_BANK_MAXNORM  s_r / max_r s_r, 0 when that is 0          (chroma)
+ *   FFT_BANK_CQT      complex weights on the complex spectrum X_k (not scaled to levels)
+ *                     under `window`: c_r = sum_i w[off[r]+i] X[k0[r]+i], the row
+ *                     10 log10(max(|c_r|^2, 1e-20))                     (constant-Q)
+ * computed where the spectra are: on a GPU only the rows cross the bus. The weights are the
+ * host's (src/xform builds them, one truth); the backend copies them at bank creation. */
+typedef enum { FFT_BANK_DB, FFT_BANK_DB_DCT, FFT_BANK_MAXNORM, FFT_BANK_CQT } fft_bank_post;
+
+typedef struct {
+    size_t rows;
+    const uint32_t *k0, *len, *off; /* rows each */
+    const float *w;                 /* nw weights (FFT_BANK_CQT: nw complex, re and im) */
+    size_t nw;
+    const float *window;            /* n floats the frames are windowed with; NULL: the plan's */
+    fft_bank_post post;
+    size_t coeffs;                  /* FFT_BANK_DB_DCT: 1 .. rows */
+    const float *dct;               /* FFT_BANK_DB_DCT: coeffs x rows */
+} fft_bank;
+
+typedef struct fft_bank_handle fft_bank_handle;
+
+/* The bank on the plan's device; SP_EUNSUPPORTED (a message in fft_plan_last_error) where
+ * the backend has none for this plan (the cpu backend: the transforms run their own
+ * threads), SP_EINVAL for a bank whose runs leave the spectrum, SP_ENOMEM / SP_EGPU. */
+int fft_bank_create(fft_plan *plan, const fft_bank *b, fft_bank_handle **out);
+/* Destroy before the plan; NULL is a no-op. */
+void fft_bank_destroy(fft_plan *plan, fft_bank_handle *h);
+/* nframes frames (any number) of signal at the plan's hop -> rows[f*width ..], width =
+ * coeffs (FFT_BANK_DB_DCT) or rows. Returns once the rows are written. */
+int fft_bank_rows(fft_plan *plan, fft_bank_handle *h, const float *signal, size_t nframes, float *rows);
+/* The same on device memory (CUDA pointers of the current device). */
+int fft_bank_rows_device(fft_plan *plan, fft_bank_handle *h, const float *d_signal, size_t nframes, float *d_rows);
+
 /* Host memory that the plan's backend moves fastest: pinned memory for the GPU backends
  * (calls whose input or output lies in it skip a staging copy), plain malloc otherwise.
  * NULL when out of memory. Free with fft_plan_host_free on the same plan, before the plan

@@ -59,6 +59,15 @@ typedef struct fft_backend {
      * ordered, gpu_plan.h). */
     int (*stft_db_device_async)(void *state, const float *d_signal, size_t clips, size_t clip_stride,
                                 size_t nframes, float *d_db, void *stream, sp_errinfo *ei);
+    /* Optional (NULL: the transforms run on the host): fft.h's filter banks. bank_create
+     * uploads b (copied) and returns SP_EUNSUPPORTED where the plan cannot run it (its size,
+     * the backend's kernels); bank_rows takes host memory (any nframes, at the plan's hop
+     * and window), bank_rows_device device memory; both return once the rows are written. */
+    int (*bank_create)(void *state, const fft_bank *b, void **bank, sp_errinfo *ei);
+    void (*bank_destroy)(void *state, void *bank);
+    int (*bank_rows)(void *state, void *bank, const float *signal, size_t nframes, float *rows, sp_errinfo *ei);
+    int (*bank_rows_device)(void *state, void *bank, const float *d_signal, size_t nframes, float *d_rows,
+                            sp_errinfo *ei);
 } fft_backend;
 
 /* What the program and the GPU module it loads (gpu/gpu_module.cu) must agree on: a module
@@ -66,8 +75,8 @@ typedef struct fft_backend {
  * every incompatible change (a member's meaning or order, a calling rule); the sizes of
  * what crosses the boundary catch the changes someone forgot to bump it for. The version
  * takes bits 16-23, the sizes bits 0-15 (fft_gpu_load.c asserts they fit). */
-#define FFT_BACKEND_ABI_VERSION 2u
-#define FFT_BACKEND_ABI_SIZES (sizeof(fft_backend) + sizeof(fft_peak_req) + sizeof(fft_config))
+#define FFT_BACKEND_ABI_VERSION 3u
+#define FFT_BACKEND_ABI_SIZES (sizeof(fft_backend) + sizeof(fft_peak_req) + sizeof(fft_config) + sizeof(fft_bank))
 #define FFT_BACKEND_ABI ((0x53u << 24) | (FFT_BACKEND_ABI_VERSION << 16) | (unsigned)FFT_BACKEND_ABI_SIZES)
 
 extern const fft_backend fft_backend_cpu;   /* src/fft/fft_cpu.c */

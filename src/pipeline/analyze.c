@@ -296,10 +296,12 @@ static int plan_job_and_batch(run *r, fft_config *fc)
 static int run_fft_config(run *r, fft_config *fc)
 {
     *fc = fft_config_default();
-    /* a transform transforms its frames itself, on the host's threads (docs/transforms.md):
-     * auto starts no GPU for it */
-    fc->backend = r->cfg->backend == FFT_BACKEND_AUTO && r->cfg->xform.kind != XFORM_NONE ? FFT_BACKEND_CPU
-                                                                                           : r->cfg->backend;
+    /* a transform without a filter bank transforms its frames itself, on the host's
+     * threads (docs/transforms.md "Where it runs"): auto starts no GPU for it */
+    fc->backend = r->cfg->backend == FFT_BACKEND_AUTO && r->cfg->xform.kind != XFORM_NONE &&
+                          !xform_kind_banked(r->cfg->xform.kind)
+                      ? FFT_BACKEND_CPU
+                      : r->cfg->backend;
     fc->n = r->cfg->n;
     fc->hop = r->res->hop;
     fc->window = r->win;

@@ -98,6 +98,7 @@ typedef struct {
     xform *xf;                  /* a transform (docs/transforms.md): its rows go to the sinks */
     float *xrows;               /* xcap rows of its width */
     size_t xcap;
+    size_t xhop;                /* the frame step: the GPU plan's bank runs at it (xform_use_plan) */
     double t0, dt;              /* frame 0's time and the frame step (s) */
     struct pipe_defer *defer;   /* rows after the last frame (sinks_defer.c), or NULL */
     char *xjson;                /* with defer: the sidecar's members the sinks read,
@@ -127,7 +128,7 @@ int pipe_sinks_xform(pipe_sinks *l, const analyze_config *cfg, sink_stream *ss, 
  * reductions beside its FFT (stft_set_reduce) and calls pipe_sinks_reduced; without a sink
  * that wants the spectra themselves they never reach host memory. Else nothing changes
  * (pipe_sinks_frames). */
-int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo *ei);
+int pipe_sinks_attach(pipe_sinks *l, stft *st, fft_plan *plan, sp_errinfo *ei);
 /* The framer's callbacks (stft_sink_fn, stft_reduce_fn, stft_complex_fn): user is the
  * pipe_sinks. */
 int pipe_sinks_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db);

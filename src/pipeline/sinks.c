@@ -231,6 +231,7 @@ int pipe_sinks_xform(pipe_sinks *l, const analyze_config *cfg, sink_stream *ss, 
     ss->xform_db = xform_is_db(l->xf);
     l->t0 = ss->time_first_s;
     l->dt = ss->time_step_s;
+    l->xhop = ss->hop;
     return SP_OK;
 }
 
@@ -248,21 +249,24 @@ static int xform_frames(void *user, int channel, uint64_t first, size_t nframes,
         l->xrows = p;
         l->xcap = nframes;
     }
-    if (xform_rows(l->xf, sig, hop, nframes, l->t0 + (double)first * l->dt, l->dt, l->xrows) != SP_OK)
-        return sp_fail(l->ei, SP_ENOMEM, "out of memory");
+    int err = xform_rows(l->xf, sig, hop, nframes, l->t0 + (double)first * l->dt, l->dt, l->xrows);
+    if (err != SP_OK)
+        return sp_fail(l->ei, err, "%s: %s", xform_name(l->xf), xform_error(l->xf));
     return fan_out(l, channel, first, nframes, l->xrows, NULL);
 }
 
-int pipe_sinks_attach(pipe_sinks *l, stft *st, const fft_plan *plan, sp_errinfo *ei)
+int pipe_sinks_attach(pipe_sinks *l, stft *st, fft_plan *plan, sp_errinfo *ei)
 {
     fft_peak_req req;
     int maxima = l->test_maxima == ANALYZE_TEST_MAXIMA_HOST ||
                  (l->test_maxima != ANALYZE_TEST_MAXIMA_OFF && fft_plan_reduces_columns(plan));
     if (l->complex) /* the transforms to the sinks, windowed as the levels would be */
         return stft_set_complex(st, l->win, pipe_sinks_complex, l, ei);
-    if (l->xf) { /* the frames to the transform, its rows to every sink (no reductions) */
+    if (l->xf) { /* the frames to the transform, its rows to every sink (no reductions);
+                  * a GPU plan's device makes the rows where it can (docs/transforms.md) */
+        int on = xform_use_plan(l->xf, plan, l->xhop, ei);
         l->span = 0;
-        return stft_set_frames(st, xform_frames, l, ei);
+        return on < 0 ? on : stft_set_frames(st, xform_frames, l, ei);
     }
     l->span = maxima ? common_span(l) : 0;
     if (l->span)

@@ -39,6 +39,14 @@ const char *xform_kind_name(xform_kind kind)
     return NULL;
 }
 
+int xform_kind_banked(xform_kind kind)
+{
+    for (int i = 0; i < TABLE_COUNT; i++)
+        if (TABLE[i]->kind == kind)
+            return TABLE[i]->bank != NULL;
+    return 0;
+}
+
 float xform_db(double p)
 {
     return (float)(10.0 * log10(p > XFORM_POWER_FLOOR ? p : XFORM_POWER_FLOOR));
@@ -111,6 +119,7 @@ fail:
 }
 
 static void work_free(struct xform_work *w);
+static int rows_host(xform *x, const float *sig, size_t hop, size_t nframes, double t0, double dt, float *out);
 
 void xform_destroy(xform *x)
 {
@@ -122,6 +131,7 @@ void xform_destroy(xform *x)
         free(x->wins[i]);
     for (int i = 0; i < XFORM_PARTS_MAX; i++)
         work_free(x->work[i]);
+    fft_bank_destroy(x->plan, x->bank);
     free(x->scale);
     free(x->freqs);
     free(x->json);
@@ -250,6 +260,66 @@ static void rows_part(void *ctx, int part, int parts)
 }
 
 int xform_rows(xform *x, const float *sig, size_t hop, size_t nframes, double t0, double dt, float *out)
+{
+    if (x->bank && hop == x->plan_hop && nframes > 0)
+        return fft_bank_rows(x->plan, x->bank, sig, nframes, out);
+    return rows_host(x, sig, hop, nframes, t0, dt, out);
+}
+
+int xform_bank_runs(fft_bank *b, size_t rows, void **mem)
+{
+    uint32_t *a = malloc(3 * rows * sizeof *a);
+    memset(b, 0, sizeof *b);
+    *mem = a;
+    if (!a)
+        return SP_ENOMEM;
+    b->rows = rows;
+    b->k0 = a;
+    b->len = a + rows;
+    b->off = a + 2 * rows;
+    return SP_OK;
+}
+
+int xform_use_plan(xform *x, fft_plan *plan, size_t hop, sp_errinfo *ei)
+{
+    fft_bank b;
+    void *mem = NULL;
+    int err;
+    if (!x->ops->bank || !plan || fft_plan_size(plan) != x->n)
+        return 0;
+    if ((err = x->ops->bank(x, &b, &mem)) != SP_OK) {
+        free(mem);
+        return sp_fail(ei, err, "out of memory");
+    }
+    err = fft_bank_create(plan, &b, &x->bank);
+    free(mem);
+    if (err == SP_EUNSUPPORTED)
+        return 0; /* the host's threads make the rows */
+    if (err != SP_OK)
+        return sp_fail(ei, err, "%s on the GPU: %s", x->ops->name, fft_plan_last_error(plan));
+    x->plan = plan;
+    x->plan_hop = hop;
+    return 1;
+}
+
+int xform_rows_device(xform *x, const float *d_sig, size_t nframes, float *d_out)
+{
+    if (!x->bank)
+        return SP_EUNSUPPORTED;
+    return nframes ? fft_bank_rows_device(x->plan, x->bank, d_sig, nframes, d_out) : SP_OK;
+}
+
+const char *xform_where(const xform *x)
+{
+    return x->bank ? "gpu" : "cpu";
+}
+
+const char *xform_error(const xform *x)
+{
+    return x->bank && fft_plan_last_error(x->plan)[0] ? fft_plan_last_error(x->plan) : "out of memory";
+}
+
+static int rows_host(xform *x, const float *sig, size_t hop, size_t nframes, double t0, double dt, float *out)
 {
     rows_job j = {.x = x, .sig = sig, .hop = hop, .nframes = nframes, .t0 = t0, .dt = dt, .out = out};
     int parts = sp_par_parts(nframes, ROWS_PART_MIN);

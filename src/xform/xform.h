@@ -68,8 +68,8 @@ int xform_is_db(const xform *x);
 const char *xform_json(const xform *x);
 
 /* nframes rows into out[f*width ..]: frame f is the n samples at sig + f*hop; t0 the time
- * of frame 0's centre and dt the frame step (s: reassignment's times). SP_ENOMEM (nothing
- * said: the caller names what it was doing). */
+ * of frame 0's centre and dt the frame step (s: reassignment's times). SP_ENOMEM, or the
+ * device's error after xform_use_plan (xform_error says which). */
 int xform_rows(xform *x, const float *sig, size_t hop, size_t nframes, double t0, double dt, float *out);
 
 /* chroma's --tuning auto (xform_tuning.c): librosa's estimate_tuning on the power spectra
@@ -86,10 +86,28 @@ typedef struct {
 int xform_tuning_estimate(const xform_span *spans, size_t nspans, size_t n, double rate, const float *window,
                           double *tuning, sp_errinfo *ei);
 
+/* The rows beside plan's FFT from now on, where its backend has a filter bank for this
+ * transform (mel, mfcc, chroma on a GPU backend; docs/transforms.md "Where it runs"): the
+ * frames go to the device, only the rows come back. plan (made for x's n and window, with
+ * frame step hop) must outlive x and be used by no one else during xform_rows. Returns 1
+ * when the device makes the rows, 0 when they stay on the host (the cpu backend, another
+ * transform, a size the device lacks), or an error (SP_EGPU, SP_ENOMEM; message in ei). */
+int xform_use_plan(xform *x, fft_plan *plan, size_t hop, sp_errinfo *ei);
+/* xform_rows on device memory after xform_use_plan returned 1: d_sig and d_out CUDA
+ * pointers of the plan's device, frames at the plan's hop; returns once the rows are
+ * written. SP_EUNSUPPORTED when the rows are not made on a device. */
+int xform_rows_device(xform *x, const float *d_sig, size_t nframes, float *d_out);
+/* "gpu" after xform_use_plan returned 1, else "cpu". */
+const char *xform_where(const xform *x);
+/* After xform_rows failed: what went wrong ("out of memory", the device's error). */
+const char *xform_error(const xform *x);
+
 /* The table of transforms (xform_table.c): ids 0 .. xform_count()-1; the name and one line
  * of help; NULL out of range. */
 int xform_count(void);
 const char *xform_kind_name(xform_kind kind);
+/* 1 when the transform has a filter bank that a GPU backend may run (xform_use_plan). */
+int xform_kind_banked(xform_kind kind);
 
 #ifdef __cplusplus
 }

@@ -155,7 +155,24 @@ static void chroma_row(const xform *x, const xform_frame *fr, float *out, float 
         out[c] = top > 0 ? (float)(v[c] / top) : 0.0f;
 }
 
+/* The classes as a filter bank (fft.h): class c's run lo .. hi of its row of weights. */
+static int chroma_bank(const xform *x, fft_bank *b, void **mem)
+{
+    const chroma_state *cs = x->priv;
+    if (xform_bank_runs(b, CHROMA_N, mem) != SP_OK)
+        return SP_ENOMEM;
+    for (int c = 0; c < CHROMA_N; c++) {
+        ((uint32_t *)b->k0)[c] = (uint32_t)cs->lo[c];
+        ((uint32_t *)b->len)[c] = (uint32_t)(cs->hi[c] - cs->lo[c]);
+        ((uint32_t *)b->off)[c] = (uint32_t)((size_t)c * x->bins + cs->lo[c]);
+    }
+    b->w = cs->w;
+    b->nw = CHROMA_N * x->bins;
+    b->post = FFT_BANK_MAXNORM;
+    return SP_OK;
+}
+
 const xform_ops xform_chroma_ops = {
     .kind = XFORM_CHROMA, .name = "chroma", .init = chroma_init, .row = chroma_row,
-    .scratch_floats = chroma_scratch, .fini = chroma_fini,
+    .scratch_floats = chroma_scratch, .fini = chroma_fini, .bank = chroma_bank,
 };

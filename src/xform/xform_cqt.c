@@ -179,6 +179,26 @@ static void cqt_row(const xform *x, const xform_frame *fr, float *out, float *sc
     }
 }
 
+/* The kernels as a filter bank (fft.h FFT_BANK_CQT): their runs of conj(K)/N on the frames'
+ * rectangular-window spectra. */
+static int cqt_bank(const xform *x, fft_bank *b, void **mem)
+{
+    const cqt_state *q = x->priv;
+    if (xform_bank_runs(b, q->bins, mem) != SP_OK)
+        return SP_ENOMEM;
+    for (size_t j = 0; j < q->bins; j++) {
+        ((uint32_t *)b->k0)[j] = (uint32_t)q->k0[j];
+        ((uint32_t *)b->len)[j] = (uint32_t)q->len[j];
+        ((uint32_t *)b->off)[j] = (uint32_t)q->off[j];
+    }
+    b->w = &q->c[0].re;
+    b->nw = q->off[q->bins - 1] + q->len[q->bins - 1];
+    b->window = x->wins[0];
+    b->post = FFT_BANK_CQT;
+    return SP_OK;
+}
+
 const xform_ops xform_cqt_ops = {
     .kind = XFORM_CQT, .name = "cqt", .init = cqt_init, .row = cqt_row, .fini = cqt_fini, .db = 1,
+    .bank = cqt_bank,
 };

@@ -27,6 +27,10 @@ typedef struct {
     size_t (*scratch_floats)(const xform *x);
     void (*fini)(xform *x);
     int db;                      /* the values are dB levels */
+    /* Optional: the transform as a filter bank (fft.h "transform reductions") that a GPU
+     * backend runs beside its FFT; its run arrays from xform_bank_runs (*mem, freed by the
+     * caller once the bank is on the device). SP_ENOMEM. */
+    int (*bank)(const xform *x, fft_bank *b, void **mem);
 } xform_ops;
 
 struct xform {
@@ -43,7 +47,13 @@ struct xform {
     char *json;
     void *priv;
     struct xform_work *work[XFORM_PARTS_MAX]; /* xform_rows' parts' plans and buffers */
+    fft_plan *plan;              /* xform_use_plan: the plan whose device reduces the rows */
+    fft_bank_handle *bank;       /* ... its bank, or NULL: the rows are made here */
+    size_t plan_hop;
 };
+
+/* b->k0, len, off: rows uint32 each, in one block *mem (b zeroed first). SP_ENOMEM. */
+int xform_bank_runs(fft_bank *b, size_t rows, void **mem);
 
 /* The rows of the table (one file each). */
 extern const xform_ops xform_mel_ops, xform_mfcc_ops, xform_chroma_ops, xform_cqt_ops, xform_reassign_ops;

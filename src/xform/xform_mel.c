@@ -178,9 +178,32 @@ static void mel_row(const xform *x, const xform_frame *fr, float *out, float *sc
     xform_melbank_db(&m->mb, scratch, out);
 }
 
+/* The bands as a filter bank (fft.h): their runs and weights; mfcc adds its DCT. */
+static int mel_bank(const xform *x, fft_bank *b, void **mem)
+{
+    const mel_state *m = x->priv;
+    const xform_melbank *mb = &m->mb;
+    if (xform_bank_runs(b, (size_t)mb->bands, mem) != SP_OK)
+        return SP_ENOMEM;
+    for (int r = 0; r < mb->bands; r++) {
+        ((uint32_t *)b->k0)[r] = (uint32_t)mb->k0[r];
+        ((uint32_t *)b->len)[r] = (uint32_t)mb->len[r];
+        ((uint32_t *)b->off)[r] = (uint32_t)mb->off[r];
+    }
+    b->w = mb->w;
+    b->nw = mb->off[mb->bands - 1] + mb->len[mb->bands - 1];
+    b->post = FFT_BANK_DB;
+    if (m->dct) {
+        b->post = FFT_BANK_DB_DCT;
+        b->coeffs = (size_t)m->coeffs;
+        b->dct = m->dct;
+    }
+    return SP_OK;
+}
+
 const xform_ops xform_mel_ops = {
     .kind = XFORM_MEL, .name = "mel", .init = mel_init, .row = mel_row, .scratch_floats = mel_scratch,
-    .fini = mel_fini, .db = 1,
+    .fini = mel_fini, .db = 1, .bank = mel_bank,
 };
 
 /* ---- MFCC --------------------------------------------------------------------------------- */
@@ -232,5 +255,5 @@ static void mfcc_row(const xform *x, const xform_frame *fr, float *out, float *s
 
 const xform_ops xform_mfcc_ops = {
     .kind = XFORM_MFCC, .name = "mfcc", .init = mfcc_init, .row = mfcc_row, .scratch_floats = mel_scratch,
-    .fini = mel_fini,
+    .fini = mel_fini, .bank = mel_bank,
 };

@@ -137,7 +137,7 @@ class Bands(unittest.TestCase):
             self.assertEqual(len(notes), 1, p.stderr)
             self.assertTrue(notes[0].startswith("spectro: note: "), notes[0])
             self.assertIn("%d bands" % len(unres), notes[0])
-            self.assertIn("-n 4096", notes[0])
+            self.assertIn("--fft-size 4096", notes[0])
             listed = [float(v) for v in notes[0].rsplit(":", 1)[1].replace("Hz", "").split(",")]
             np.testing.assert_allclose(listed, unres, rtol=1e-3)
             # standard output: the same note, the CSV alone on stdout

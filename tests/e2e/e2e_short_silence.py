@@ -51,7 +51,7 @@ class ShortAndSilence(unittest.TestCase):
                     self.assertAlmostEqual(t, 0.025, places=6)
                     self.assertAlmostEqual(db, -6.0206, delta=0.05)
                     self.assertAlmostEqual(f, 1000.0, delta=0.05 * 48000 / 4096)
-                    notes = [l for l in p.stderr.splitlines() if "fewer than -n 4096" in l]
+                    notes = [l for l in p.stderr.splitlines() if "fewer than --fft-size 4096" in l]
                     self.assertEqual(len(notes), 1, p.stderr)
                     self.assertTrue(notes[0].startswith("spectro: note: " + path + ": 2400 samples"), notes[0])
             self.assertEqual(E.run([path, "--peaks", "-q"]).stderr, "")
@@ -90,10 +90,10 @@ class ShortAndSilence(unittest.TestCase):
             p = subprocess.run([E.BIN, "--peaks", "-"], input=data, capture_output=True, timeout=60)
             p.stderr = p.stderr.decode()
             self.assertEqual(p.returncode, 0, p.stderr)
-            notes = [l for l in p.stderr.splitlines() if "fewer than -n 4096" in l]
+            notes = [l for l in p.stderr.splitlines() if "fewer than --fft-size 4096" in l]
             self.assertEqual(len(notes), 1, p.stderr)
             self.assertIn("read low", notes[0])
-            self.assertIn("-n 2048", notes[0])
+            self.assertIn("--fft-size 2048", notes[0])
 
     def test_exactly_n_samples(self):
         path = E.asset("short_3000_samples_48k_f32.wav")

@@ -1,0 +1,180 @@
+/* gpu_bank: the transforms' filter banks beside the FFT (fft.h "transform reductions",
+ * docs/transforms.md "Where it runs"): mel, MFCC and chroma on the device.
+ *
+ * One kernel does it all (fused_stft_bank, fft_fused_bank.cuh): each frame windowed from the
+ * signal, its real FFT, the power p_k = max(a_k^2, 1e-20) kept in shared memory, the bank's
+ * rows summed there and their post step (dB; dB and the DCT-II; division by the frame's
+ * maximum). Only the rows are written to device memory, and only they cross the bus.
+ *
+ * The weights are the host's (src/xform builds them: one truth), uploaded once. A row's
+ * sum runs in one thread, in the host's order and rounding, where rows are short (mel);
+ * a warp sums each row where they are long (chroma's, across the spectrum). */
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "gpu_plan_internal.h"
+
+/* Mean weights a row above which a warp sums each row (else a thread). */
+#define BANK_WARP_ROW 256
+
+struct bank_dev {
+    fused_bank fb;             /* device pointers */
+    unsigned *d_runs;          /* k0, len, off: rows each */
+    float *d_w, *d_dct;
+    float *d_win;              /* the bank's own window (constant-Q: rectangular), or NULL */
+    float *d_rows[GPU_NSLOTS]; /* host path: a sub-batch's rows, chunk x width */
+};
+
+namespace {
+
+template <class T> int upload(T **d, const T *h, size_t count, const char *what, sp_errinfo *ei)
+{
+    int err = gpu_malloc((void **)d, std::max<size_t>(count, 1) * sizeof(T), what, ei);
+    if (err != SP_OK)
+        return err;
+    GPU_CK(cudaMemcpy(*d, h, count * sizeof(T), cudaMemcpyHostToDevice));
+    return SP_OK;
+}
+
+int bank_run(gpu_plan *gp, const bank_dev *b, int s, const float *d_sig, size_t cnt, float *d_rows, sp_errinfo *ei)
+{
+    return gp->xf->stft_bank(gp->ctx, gp->stream[s], d_sig, gp->hop, b->d_win ? b->d_win : gp->d_window,
+                             gp->scale_mid, gp->scale_edge, cnt, &b->fb, d_rows, ei);
+}
+
+/* The end of a call: both slots' work waited for; a device failure marks the plan broken. */
+int bank_finish(gpu_plan *gp, int err, sp_errinfo *ei)
+{
+    for (int s = 0; s < GPU_NSLOTS; s++) {
+        cudaError_t e = cudaStreamSynchronize(gp->stream[s]);
+        if (e != cudaSuccess && err == SP_OK)
+            err = gpu_fail_cuda(ei, (int)e, "cudaStreamSynchronize(filter bank)");
+    }
+    if (err != SP_OK && err != SP_EINVAL && err != SP_EUNSUPPORTED) {
+        gp->broken = 1;
+        snprintf(gp->why, sizeof gp->why, "%s", ei ? ei->msg : "filter bank failed");
+    }
+    return err;
+}
+
+int bank_check(const gpu_plan *gp, const void *bank, sp_errinfo *ei)
+{
+    if (!gp || !bank)
+        return sp_fail(ei, SP_EINVAL, "filter bank: NULL argument");
+    if (gp->broken)
+        return sp_fail(ei, SP_EGPU, "GPU plan unusable after an earlier error: %s", gp->why);
+    if (gp->pend.on)
+        return sp_fail(ei, SP_EINVAL, "gpu plan: a call is pending (fft_stft_reduce_wait first)");
+    return SP_OK;
+}
+
+} // namespace
+
+void gpu_plan_bank_destroy(void *state, void *bank)
+{
+    bank_dev *b = (bank_dev *)bank;
+    (void)state;
+    if (!b)
+        return;
+    cudaFree(b->d_runs);
+    cudaFree(b->d_w);
+    cudaFree(b->d_dct);
+    cudaFree(b->d_win);
+    for (int s = 0; s < GPU_NSLOTS; s++)
+        cudaFree(b->d_rows[s]);
+    free(b);
+}
+
+int gpu_plan_bank_create(void *state, const fft_bank *fb, void **bank, sp_errinfo *ei)
+{
+    gpu_plan *gp = (gpu_plan *)state;
+    bank_dev *b;
+    unsigned *runs;
+    int err;
+    *bank = NULL;
+    if (!gp->xf->stft_bank)
+        return sp_fail(ei, SP_EUNSUPPORTED, "this GPU backend has no short-time filter-bank kernel");
+    if (!(b = (bank_dev *)calloc(1, sizeof *b)) || !(runs = (unsigned *)malloc(3 * fb->rows * sizeof *runs))) {
+        free(b);
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    }
+    for (size_t r = 0; r < fb->rows; r++) {
+        runs[r] = fb->k0[r];
+        runs[fb->rows + r] = fb->len[r];
+        runs[2 * fb->rows + r] = fb->off[r];
+    }
+    err = upload(&b->d_runs, runs, 3 * fb->rows, "filter bank", ei);
+    free(runs);
+    b->fb.rows = (unsigned)fb->rows;
+    b->fb.post = (int)fb->post;
+    b->fb.coeffs = fb->post == FFT_BANK_DB_DCT ? (unsigned)fb->coeffs : 0u;
+    b->fb.width = b->fb.coeffs ? b->fb.coeffs : b->fb.rows;
+    /* constant-Q: a warp a row always (its long rows, the highest bins', would hold a block) */
+    b->fb.warp = fb->post == FFT_BANK_CQT || fb->nw > BANK_WARP_ROW * fb->rows;
+    if (err != SP_OK ||
+        (err = upload(&b->d_w, fb->w, fb->nw * (fb->post == FFT_BANK_CQT ? 2 : 1), "filter bank weights", ei)) !=
+            SP_OK ||
+        (fb->window && (err = upload(&b->d_win, fb->window, gp->n, "filter bank window", ei)) != SP_OK) ||
+        (b->fb.coeffs && (err = upload(&b->d_dct, fb->dct, fb->coeffs * fb->rows, "DCT matrix", ei)) != SP_OK))
+        goto fail;
+    b->fb.k0 = b->d_runs;
+    b->fb.len = b->d_runs + fb->rows;
+    b->fb.off = b->d_runs + 2 * fb->rows;
+    b->fb.w = b->d_w;
+    b->fb.dct = b->d_dct;
+    for (int s = 0; s < GPU_NSLOTS; s++)
+        if ((err = gpu_malloc((void **)&b->d_rows[s], gp->chunk * b->fb.width * sizeof(float), "filter bank rows",
+                              ei)) != SP_OK)
+            goto fail;
+    /* no frames: SP_EUNSUPPORTED now (a size the kernel lacks, too little shared memory)
+     * rather than at the first call */
+    if ((err = bank_run(gp, b, 0, gp->d_sig[0], 0, b->d_rows[0], ei)) != SP_OK)
+        goto fail;
+    *bank = b;
+    return SP_OK;
+fail:
+    gpu_plan_bank_destroy(state, b);
+    return err;
+}
+
+/* Every frame in one launch on slot 0's stream. */
+int gpu_plan_bank_rows_device(void *state, void *bank, const float *d_sig, size_t nframes, float *d_rows,
+                              sp_errinfo *ei)
+{
+    gpu_plan *gp = (gpu_plan *)state;
+    int err = bank_check(gp, bank, ei);
+    if (err != SP_OK)
+        return err;
+    return bank_finish(gp, bank_run(gp, (const bank_dev *)bank, 0, d_sig, nframes, d_rows, ei), ei);
+}
+
+/* The host's signal a sub-batch at a time into a slot's signal buffer, its rows back; the
+ * slots alternate, so that one's copies overlap the other's kernel. */
+int gpu_plan_bank_rows(void *state, void *bank, const float *signal, size_t nframes, float *rows, sp_errinfo *ei)
+{
+    gpu_plan *gp = (gpu_plan *)state;
+    const bank_dev *b = (const bank_dev *)bank;
+    int err = bank_check(gp, bank, ei), s = 0;
+    if (err != SP_OK)
+        return err;
+    for (size_t f0 = 0; f0 < nframes && err == SP_OK; f0 += gp->chunk, s ^= 1) {
+        size_t cnt = std::min(gp->chunk, nframes - f0), samples = (cnt - 1) * gp->hop + gp->n;
+        cudaError_t e = cudaMemcpyAsync(gp->d_sig[s], signal + f0 * gp->hop, samples * sizeof(float),
+                                        cudaMemcpyHostToDevice, gp->stream[s]);
+        if (e != cudaSuccess) {
+            err = gpu_fail_cuda(ei, (int)e, "cudaMemcpyAsync(signal)");
+            break;
+        }
+        if ((err = bank_run(gp, b, s, gp->d_sig[s], cnt, b->d_rows[s], ei)) != SP_OK)
+            break;
+        e = cudaMemcpyAsync(rows + f0 * b->fb.width, b->d_rows[s], cnt * b->fb.width * sizeof(float),
+                            cudaMemcpyDeviceToHost, gp->stream[s]);
+        if (e != cudaSuccess)
+            err = gpu_fail_cuda(ei, (int)e, "cudaMemcpyAsync(rows)");
+    }
+    return bank_finish(gp, err, ei);
+}
