@@ -171,6 +171,8 @@ static void destroy_view(view *v)
     view_panel_free(v);
     view_bands_free(v);
     view_sig_free(v);
+    view_compare_free(v);
+    view_xfer_free(v);
     view_avg_close(&v->sh.avg);
     view_xform_free(&v->sh);
     render_destroy(v->pic.r);
@@ -276,6 +278,8 @@ static int view_init(view *v, const analyze_config *cfg, const analyze_context *
     v->ver.on = v->vc.verify;
     view_panel_init(v);
     view_bands_init(v);
+    view_compare_init(v);
+    view_xfer_init(v);
     for (int i = 0; i < window_count(); i++)
         if (window_spec_at(i).kind == cfg->window.kind)
             v->window_idx = i;

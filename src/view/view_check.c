@@ -304,6 +304,7 @@ void view_write_stats(view *v, const char *path)
     layout_stats(v, f);
     view_play_stats(v, f);
     view_sig_stats(v, f);
+    view_xfer_stats(v, f);
     fprintf(f, "}\n");
     fclose(f);
 }

@@ -311,11 +311,13 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
     char title[600];
     render_config rc = view_picture_config(v, L, info, title, sizeof title);
     sp_errinfo ei = {{0}};
-    int C = p->channels, err;
+    int C, err;
     size_t plot_w, need;
     render *probe = NULL;
     file_key key;
 
+    view_compare_config(v, &rc); /* --compare: its title; the d key: one panel, B - A */
+    C = p->channels;
     /* the plot's width comes from the layout, which does not depend on the time range:
      * measured once per layout (a probe), then the real picture with its time origin */
     if (p->plot_w > 0 && p->key.width == rc.width && p->key.height == rc.height && p->key.scale == rc.scale &&
@@ -348,6 +350,7 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
     }
     for (int c = 0; c < C; c++)
         view_store_get(v->sh.store, c, p->a0, p->span, p->count, p->snap + (size_t)c * p->count * p->bins);
+    view_compare_snap(v);
     pthread_mutex_unlock(&v->sh.mu);
     p->rot = 0;
     file_key_make(&key, p, &rc, L);

@@ -347,11 +347,11 @@ uint64_t view_draw_frame(view *v, const view_stream *info, int started)
 
     v->dmg_all = v->ring_panels = v->ring_live = v->ndmg = 0;
     view_note_reset(v);
-    p->ok = frame_picture(v, &L, info, started, &newest);
+    p->ok = v->sh.xf.on ? 0 : frame_picture(v, &L, info, started, &newest); /* --transfer: its own */
     v->sn.curve = v->sn.hold = v->sn.nbox = 0;
     if (p->ok && info->live) {
         strip_live(v, &L, newest, cur);
-    } else if (p->ok) {
+    } else if (p->ok && !v->cmp.diff) { /* --compare's difference: no levels to plot */
         strip_file(v, &L, cur, &fallback);
     }
     if (p->ok) {
@@ -365,6 +365,8 @@ uint64_t view_draw_frame(view *v, const view_stream *info, int started)
         view_strip_layout(v, &L);
         view_bands_draw(v, &L, cur[0] ? cur : NULL, fallback);
         view_strip_draw(v, &L);
+    } else if (v->sh.xf.on) {
+        view_xfer_draw(v, &L, started); /* view_transfer.c: the three panels, the cursor */
     } else {
         const char *msg = !started ? "starting\xe2\x80\xa6" : p->render_err[0] ? p->render_err : "cannot draw";
         view_font(v, L.fs);

@@ -336,6 +336,7 @@ void view_draw_readout(view *v, const layout *L, int draw)
             else
                 snprintf(l3, sizeof l3, "%s%.1f %s%s", db < 0 ? "\xe2\x88\x92" : "", fabs((double)db),
                          view_level_unit(v), ch);
+            view_compare_readout(v, i, k, l3, sizeof l3); /* --compare: A's, B's, B - A */
         }
         /* with a mark (view_select.c): the differences to it */
         nl = view_mark_readout(v, c, (double)p->a0 + (double)i * (double)p->span + 0.5 * (double)(p->span - 1), hzv,
@@ -360,6 +361,7 @@ void view_draw_readout(view *v, const layout *L, int draw)
             bx = mx - fs - bw;
         if (by + bh > pr.y + pr.h)
             by = my - fs - bh;
+        view_compare_cursor(v, c, my, draw); /* --compare: the cross in the other panel too */
         if (!draw) {
             view_overlay_area(v, pr.x, my, pr.w, 1);
             view_overlay_area(v, mx, pr.y, 1, pr.h);

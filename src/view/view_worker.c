@@ -46,7 +46,11 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     info.live = ss->live;
     if ((err = view_xform_open(sh, ss, &info, ei)) != SP_OK) /* a transform's columns */
         return err;
-    wants->spectra = 1;
+    /* --transfer: the frames' transforms to its average instead (view_transfer.c) */
+    if (sh->xf.on && (err = view_xfer_open(&sh->xf, ss, ei)) != SP_OK)
+        return err;
+    wants->spectra = !sh->xf.on;
+    wants->complex = sh->xf.on;
     err = view_store_create(info.channels, info.bins, info.live, info.live ? STORE_BUDGET_LIVE : STORE_BUDGET_FILE,
                             &st, ei);
     if (err != SP_OK)
@@ -57,7 +61,7 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     /* level 0's step from the frames to come, so that it holds from the first frame on */
     if (!info.live && ss->frames_expected > 0)
         fpc = view_store_expect(st, (uint64_t)ss->frames_expected);
-    wants->maxima_span = fpc > 1 && !need_frames ? fpc : 0;
+    wants->maxima_span = fpc > 1 && !need_frames && !sh->xf.on ? fpc : 0;
     wants->samples = 1; /* the meters, pitch, waveform and scope (view_sig.h) */
     pthread_mutex_lock(&sh->sig_mu);
     want_m = sh->sig.want_meters;
@@ -179,9 +183,23 @@ static int on_samples(void *user, uint64_t first, size_t nframes, const float *x
     return view_sig_samples(&sh->sig, first, nframes, x, ei);
 }
 
+/* --transfer: the frames' transforms, to the transfer view's average (view_transfer.c). */
+static int on_complex(void *user, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei)
+{
+    shared *sh = user;
+    int err = view_xfer_add(&sh->xf, channel, first, nframes, z, ei), woken;
+    pthread_mutex_lock(&sh->mu);
+    woken = frames_in(sh, channel, first, nframes);
+    pthread_mutex_unlock(&sh->mu);
+    if (woken)
+        wake(sh);
+    return err;
+}
+
 static const sink_ops VIEW_SINK = {
     .name = "window", .open = on_start, .spectra = on_frames, .maxima = on_maxima, .finish = on_finish,
     .samples = on_samples,
+    .complex = on_complex,
 };
 
 static void *worker_main(void *arg)
