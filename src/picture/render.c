@@ -443,6 +443,7 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     r->cfg = *cfg;
     r->cfg.title = NULL;
+    r->cfg.panel_labels = NULL;
     r->rate = rate;
     r->n = n;
     r->bins = cfg->columns ? cfg->columns : n / 2 + 1;
@@ -452,7 +453,8 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
     r->channels = channels;
     r->qscale = 255.0f / (cfg->db_hi - cfg->db_lo);
     err = SP_ENOMEM;
-    if (cfg->title && !(r->title = strdup(cfg->title)))
+    if ((cfg->title && !(r->title = strdup(cfg->title))) ||
+        (cfg->panel_labels && !(r->labels = strdup(cfg->panel_labels))))
         goto fail_msg;
     if ((err = resolve_scale(r, ei)) != SP_OK || (err = open_fonts(r, ei)) != SP_OK ||
         (err = place_areas(r, ei)) != SP_OK)
@@ -518,6 +520,7 @@ void render_destroy(render *r)
     free(r->rowv);
     free(r->rowv_par);
     free(r->title);
+    free(r->labels);
     free(r);
 }
 
@@ -660,13 +663,25 @@ static void draw_colorbar(const render *r)
     }
 }
 
-/* The label of a panel when there are several ("ch 1"), and its top-left. */
-static void channel_label(const render *r, int channel, char *buf, size_t len, int *x, int *y)
+/* The label of a panel (cfg.panel_labels' line, else "ch 1") and its top-left; 0 when
+ * the panel has none (the only panel, not named). */
+static int channel_label(const render *r, int channel, char *buf, size_t len, int *x, int *y)
 {
     render_rect p = render_plot_rect(r, channel);
-    snprintf(buf, len, "ch %d", channel);
+    const char *s = r->labels;
+    for (int i = 0; s && i < channel; i++)
+        s = (s = strchr(s, '\n')) ? s + 1 : NULL;
+    if (s) {
+        const char *end = strchr(s, '\n');
+        snprintf(buf, len, "%.*s", (int)(end ? (size_t)(end - s) : strlen(s)), s);
+    } else if (r->channels > 1) {
+        snprintf(buf, len, "ch %d", channel);
+    } else {
+        buf[0] = '\0';
+    }
     *x = p.x + r->fs / 2;
     *y = p.y + r->fs / 4;
+    return buf[0] != '\0';
 }
 
 /* The background, around the panels when they are the caller's. */
@@ -706,10 +721,9 @@ static int draw_all(render *r, sp_errinfo *ei)
             draw_panel(r, c, tmp);
         canvas_outline(&r->cv, p.x - 1, p.y - 1, p.w + 2, p.h + 2, RENDER_COL_FRAME); /* just outside */
         draw_freq_axis(r, c);
-        if (r->channels > 1) {
-            char label[32];
-            int lx, ly;
-            channel_label(r, c, label, sizeof label, &lx, &ly);
+        char label[256];
+        int lx, ly;
+        if (channel_label(r, c, label, sizeof label, &lx, &ly)) {
             canvas_text(&r->cv, r->font, label, lx + 1, ly + 1, COL_SHADOW, 0);
             canvas_text(&r->cv, r->font, label, lx, ly, RENDER_COL_TITLE, 0);
         }
@@ -839,11 +853,10 @@ const scale_map *render_scale(const render *r)
 render_rect render_label_rect(const render *r, int channel)
 {
     render_rect b = {0, 0, 0, 0};
-    char label[32];
+    char label[256];
     int sized;
-    if (!r || channel < 0 || channel >= r->channels || r->channels < 2)
-        return b;
-    channel_label(r, channel, label, sizeof label, &b.x, &b.y);
+    if (!r || channel < 0 || channel >= r->channels || !channel_label(r, channel, label, sizeof label, &b.x, &b.y))
+        return (render_rect){0, 0, 0, 0};
     canvas_ttf_lock();
     sized = TTF_SizeUTF8(r->font, label, &b.w, &b.h) == 0;
     canvas_ttf_unlock();
@@ -852,6 +865,17 @@ render_rect render_label_rect(const render *r, int channel)
     b.w++; /* the shadow, one pixel right and down */
     b.h++;
     return b;
+}
+
+size_t render_label_text(const render *r, int channel, char *buf, size_t len)
+{
+    int x, y;
+    if (len == 0)
+        return 0;
+    buf[0] = '\0';
+    if (r && channel >= 0 && channel < r->channels)
+        channel_label(r, channel, buf, len, &x, &y);
+    return strlen(buf);
 }
 
 #endif /* SPECTRO_HAVE_RENDER */

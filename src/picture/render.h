@@ -72,6 +72,10 @@ typedef struct {
     const char *caption;
     int top_gap;         /* rows left empty between the title and the panels (the window's
                           * waveform strip); default 0 */
+    const char *panel_labels; /* the panels' labels, top to bottom, one a line ('\n' between
+                               * them; copied), each drawn at its panel's top-left even when
+                               * it is the only panel; panels past the lines: "ch 1" as
+                               * without. NULL: "ch 0", "ch 1", ... where there are several */
 } render_config;
 
 render_config render_config_default(void);
@@ -150,9 +154,11 @@ extern const rgb8 RENDER_COL_BG, RENDER_COL_FRAME, RENDER_COL_TICK, RENDER_COL_L
 render_rect render_plot_rect(const render *r, int channel);
 /* The colour bar (top row = the colour map at 1.0 = db_hi, bottom row at 0.0 = db_lo). */
 render_rect render_colorbar_rect(const render *r);
-/* The box of a panel's channel label, drawn over the panel when there are several
- * channels (w = h = 0 otherwise). */
+/* The box of a panel's label, drawn over the panel when there are several channels or
+ * cfg.panel_labels names it (w = h = 0 otherwise). */
 render_rect render_label_rect(const render *r, int channel);
+/* That label's text into buf ("" when the panel has none); returns its length. */
+size_t render_label_text(const render *r, int channel, char *buf, size_t len);
 /* The frequency scale the panels use (fmin/fmax resolved). */
 const scale_map *render_scale(const render *r);
 

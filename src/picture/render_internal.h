@@ -39,6 +39,7 @@ typedef struct {
 struct render {
     render_config cfg;
     char *title;
+    char *labels; /* cfg.panel_labels' copy (NULL: none) */
     double rate, t0, dt;
     size_t n, bins;
     int channels;

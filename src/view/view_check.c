@@ -256,6 +256,21 @@ static void layout_stats(view *v, FILE *f)
     fprintf(f, "]}");
 }
 
+/* The stats' "labels": each panel's label as the last picture drew it, and its box. */
+static void label_stats(view *v, FILE *f)
+{
+    fprintf(f, ", \"labels\": [");
+    for (int c = 0; v->pic.r && v->pic.ok && c < v->pic.channels; c++) {
+        char text[256];
+        render_rect b = render_label_rect(v->pic.r, c);
+        render_label_text(v->pic.r, c, text, sizeof text);
+        fprintf(f, "%s{\"text\": ", c ? ", " : "");
+        sp_json_string(f, text);
+        fprintf(f, ", \"rect\": [%d, %d, %d, %d]}", b.x, b.y, b.w, b.h);
+    }
+    fputc(']', f);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -294,6 +309,7 @@ void view_write_stats(view *v, const char *path)
     fprintf(f, ", \"readout\": ");
     sp_json_string(f, v->shown_readout);
     fprintf(f, ", \"colorbar_db\": [%g, %g]", (double)v->shown_bar[0], (double)v->shown_bar[1]);
+    label_stats(v, f);
     pthread_mutex_lock(&v->sh.mu);
     fprintf(f, ", \"store\": {\"frames_per_entry\": %llu, \"maxima_span\": %llu, \"reanalysed\": %d}",
             (unsigned long long)(v->sh.store && !v->live ? view_store_capacity(v->sh.store) : 0),

@@ -52,12 +52,17 @@ void view_compare_config(view *v, render_config *rc)
     if (!v->cmp.diff) {
         snprintf(v->cmp.title, sizeof v->cmp.title, "A (top): %s, B: %s", base_name(m->reference),
                  base_name(m->compared));
+        snprintf(v->cmp.labels, sizeof v->cmp.labels, "A: %s\nB: %s", base_name(m->reference),
+                 base_name(m->compared));
         rc->title = v->cmp.title;
+        rc->panel_labels = v->cmp.labels;
         return;
     }
     snprintf(v->cmp.title, sizeof v->cmp.title, "B \xe2\x88\x92 A (dB): %s \xe2\x88\x92 %s", base_name(m->compared),
              base_name(m->reference));
+    snprintf(v->cmp.labels, sizeof v->cmp.labels, "B \xe2\x88\x92 A");
     rc->title = v->cmp.title;
+    rc->panel_labels = v->cmp.labels;
     if (colormap_parse("rdbu", &map, &ei) == SP_OK)
         rc->colormap = map;
     rc->db_lo = -half;

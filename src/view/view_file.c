@@ -255,6 +255,8 @@ static void file_key_make(file_key *k, const picture *p, const render_config *rc
     k->rc = *rc;
     snprintf(k->title, sizeof k->title, "%s", rc->title ? rc->title : "");
     k->rc.title = k->title;
+    snprintf(k->labels, sizeof k->labels, "%s", rc->panel_labels ? rc->panel_labels : "");
+    k->rc.panel_labels = k->labels;
     k->pic_w = L->pic_w;
     k->pic_h = L->pic_h;
     k->channels = p->channels;
@@ -273,7 +275,7 @@ static int file_key_same(const file_key *a, const file_key *b)
     const render_config *x = &a->rc, *y = &b->rc;
     return x->width == y->width && x->height == y->height && x->scale == y->scale && x->colormap == y->colormap &&
            x->db_lo == y->db_lo && x->db_hi == y->db_hi && x->fmin == y->fmin && x->fmax == y->fmax &&
-           same_str(x->title, y->title) && same_str(x->font, y->font) && same_str(x->font_search, y->font_search) &&
+           same_str(x->title, y->title) && same_str(x->panel_labels, y->panel_labels) && same_str(x->font, y->font) && same_str(x->font_search, y->font_search) &&
            same_str(x->font_bundled, y->font_bundled) && x->font_no_system == y->font_no_system &&
            x->top_gap == y->top_gap && a->pic_w == b->pic_w && a->pic_h == b->pic_h && a->channels == b->channels &&
            a->a0 == b->a0 &&
@@ -300,6 +302,7 @@ static void file_picture_note(picture *p, const file_key *k, size_t need)
     memcpy(p->drawn_snap, p->snap, need * sizeof *p->snap);
     p->drawn = *k;
     p->drawn.rc.title = p->drawn.title;
+    p->drawn.rc.panel_labels = p->drawn.labels;
     p->drawn_ok = 1;
 }
 

@@ -249,8 +249,9 @@ typedef struct {
 /* What a file's picture in pic_px was drawn from (view_draw_spectrogram): the same
  * again, with the same entries, draws the same pixels. */
 typedef struct {
-    render_config rc; /* its title in title */
+    render_config rc; /* its title in title, its panels' labels in labels */
     char title[600];
+    char labels[600];
     int pic_w, pic_h, channels;
     int64_t a0;
     uint64_t span;
@@ -459,6 +460,7 @@ typedef struct {
     int16_t *ab;          /* diff: A's and B's entries as fetched (2 x count x bins) */
     size_t ab_cap;
     char title[600];
+    char labels[600];     /* the panels' (render_config.panel_labels): "A: a.wav\nB: b.wav" */
 } view_cmp;
 
 /* The transfer view's window side (view_transfer.c): the three panels and their values. */

@@ -41,6 +41,24 @@ def panels(img):
     return [(x, top + 1, pw, bottom - top - 1) for top, bottom in zip(groups[::2], groups[1::2])]
 
 
+def check_labels(case, img, stats, want):
+    """The panels' labels are `want` (the stats: as the picture drew them), none of them the
+    channels' "ch 0" / "ch 1", and each is there in the picture: title-white text with its
+    black shadow (one pixel right and down) across its box, into the box's last quarter (a
+    short "ch 0" would leave that empty; rdbu's light middle has no shadow)."""
+    got = [lb["text"] for lb in stats["labels"]]
+    case.assertEqual(got, want, stats["labels"])
+    for lb in stats["labels"]:
+        case.assertNotIn("ch ", lb["text"])
+        x, y, w, h = lb["rect"]
+        case.assertGreater(w, 0, lb)
+        box = img[y:y + h + 1, x:x + w + 1].astype(int)
+        text = (box[:-1, :-1].min(axis=2) > 200) & (box[1:, 1:].max(axis=2) < 60)
+        white = text.any(axis=0)  # columns with text pixels over their shadow
+        case.assertGreater(white.mean(), 0.15, "label %r: little text in its box" % lb["text"])
+        case.assertTrue(white[w * 3 // 4:].any(), "label %r: nothing in its box's last quarter" % lb["text"])
+
+
 def row_of(panel, hz):
     """The pixel row of hz in a panel of the linear scale 0 .. FMAX."""
     _, y, _, h = panel
@@ -85,6 +103,7 @@ class TestCompare(EW.WindowCase):
         w = self.open({"SPECTRO_VIEW_STATS": stats})
         img, (pa, pb) = self.settled(w, 2)
         self.assertEqual(pa[2], pb[2])  # one time axis
+        labels_img = img
         for panel, hz in ((pa, 1000.0), (pb, 3000.0)):
             got, row_hz = EW.brightest_hz(img, panel, FMAX)
             self.assertLess(abs(got - hz), 2.5 * row_hz + 24.0, "panel's tone at %.0f Hz, not %.0f" % (got, hz))
@@ -102,7 +121,9 @@ class TestCompare(EW.WindowCase):
         self.assertGreater((shown[by, cols] > shown[by + 3, cols] + 30).mean(), 0.9, "no cursor row in B's panel")
         self.assertEqual(w.quit(), 0, w.stderr())
         with open(stats) as f:
-            ro = json.load(f)["readout"]
+            st = json.load(f)
+        ro = st["readout"]
+        check_labels(self, labels_img, st, ["A: a.wav", "B: b.wav"])
         _, where, level = ro.split(" | ")[:3]
         level = level.replace("\u2212", "-").split()
         # "A -6.0  B -95.1 dBFS  B-A -89.1 dB"
@@ -124,11 +145,13 @@ class TestCompare(EW.WindowCase):
     def test_difference_view(self):
         """d: one panel of B - A in rdbu: blue on A's tone (B is quieter there), red on B's,
         the map's neutral middle where both hold the same noise; d again: A over B."""
-        w = self.open()
+        stats = os.path.join(self.tmp, "stats-d.json")
+        w = self.open({"SPECTRO_VIEW_STATS": stats})
         self.settled(w, 2)
         time.sleep(0.5)
         w.key("d")
         img, (pd,) = self.settled(w, 1)
+        diff_img = img
         x, y, pw, ph = pd
         cols = slice(x + pw // 10, x + pw * 9 // 10)
 
@@ -147,7 +170,11 @@ class TestCompare(EW.WindowCase):
             self.assertGreater(c.min(), 200, "B - A at %.0f Hz: %s" % (hz, c))  # rdbu's light middle
         w.key("d")
         self.settled(w, 2)
+        w.key("d")  # the difference again, as the stats will tell it
+        self.settled(w, 1)
         self.assertEqual(w.quit(), 0, w.stderr())
+        with open(stats) as f:
+            check_labels(self, diff_img, json.load(f), ["B \u2212 A"])
 
     def test_refused(self):
         """Two rates (without --resample), two lengths, --average without --dump: one line,
