@@ -46,6 +46,9 @@ typedef struct {
 int view_key_count(void);
 const char *view_key(int i);
 const char *view_key_action(int i);
+/* What key i does in the transfer view (--transfer), which the help lists there; NULL
+ * where it does nothing there (or i is out of range). */
+const char *view_key_transfer(int i);
 
 /* No display, no statistics, no checks. */
 view_config view_config_default(void);

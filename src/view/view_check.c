@@ -308,6 +308,8 @@ void view_write_stats(view *v, const char *path)
     sp_json_string(f, v->shown_status);
     fprintf(f, ", \"readout\": ");
     sp_json_string(f, v->shown_readout);
+    fprintf(f, ", \"help\": ");
+    sp_json_string(f, v->shown_help);
     fprintf(f, ", \"colorbar_db\": [%g, %g]", (double)v->shown_bar[0], (double)v->shown_bar[1]);
     label_stats(v, f);
     pthread_mutex_lock(&v->sh.mu);

@@ -104,6 +104,7 @@ static const rgb8 COL_BAR = {0x5a, 0xc8, 0xfa};  /* the band bars */
 
 #define VIEW_SHOWN_BOXES 40 /* the strip's boxes kept for the stats (view_note_box) */
 #define VIEW_SHOWN_BARS 1024
+#define VIEW_HELP_MAX 48 /* the help's lines (view_keys.c's table) */
 
 #define VIEW_XFORM_MAX_COLS 256 /* a transform's columns the window shows (view_xform.c) */
 
@@ -540,6 +541,7 @@ typedef struct {
     /* the texts last drawn, for SPECTRO_VIEW_STATS (the tests read them there) */
     char shown_status[64 + 768 + 256 + 4]; /* st | left | right */
     char shown_readout[320];
+    char shown_help[VIEW_HELP_MAX * 96]; /* the help's lines as last drawn: "key: action | ..." */
     float shown_bar[2]; /* the colour bar's range (dBFS at its bottom and top) */
     /* the strip's boxes (legend entries, tone figures) and band bars as last drawn, for
      * SPECTRO_VIEW_STATS's "layout" (view_note_box, view_note_bar) */

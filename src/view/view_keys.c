@@ -5,14 +5,17 @@
 
 static const struct {
     const char *key, *does;
+    const char *transfer; /* what it does in the transfer view; NULL: nothing there */
 } keys[] = {
-    {.key = "space", .does = "pause / resume the display (file, once analysed: play / stop, as p)"},
+    {.key = "space",
+     .does = "pause / resume the display (file, once analysed: play / stop, as p)",
+     .transfer = "pause / resume: the curves held while the averaging goes on"},
     {.key = "p", .does = "play / stop: the selection, else from the cursor (file)"},
-    {.key = "s", .does = "screenshot (spectro-YYYYmmdd-HHMMSS.png)"},
+    {.key = "s", .does = "screenshot (spectro-YYYYmmdd-HHMMSS.png)", .transfer = "screenshot (spectro-YYYYmmdd-HHMMSS.png)"},
     {.key = "c", .does = "next colour map"},
     {.key = "l", .does = "next frequency scale (linear, log, mel)"},
-    {.key = "w", .does = "next window (restarts the analysis)"},
-    {.key = "n", .does = "next FFT size (restarts the analysis)"},
+    {.key = "w", .does = "next window (restarts the analysis)", .transfer = "next window (the averaging starts again)"},
+    {.key = "n", .does = "next FFT size (restarts the analysis)", .transfer = "next FFT size (the averaging starts again)"},
     {.key = "x", .does = "next transform: linear / mel / CQT / chroma / reassigned"},
     {.key = "\xe2\x86\x91 / \xe2\x86\x93", .does = "dB range up / down (5 dB)"},
     {.key = "] / [", .does = "dB range wider / narrower (its low end, 10 dB)"},
@@ -27,12 +30,14 @@ static const struct {
     {.key = "t", .does = "tone analysis: harmonics marked, THD, THD+N, SNR"},
     {.key = "e", .does = "export the averaged spectrum (spectro-avg-YYYYmmdd-HHMMSS.csv)"},
     {.key = "b", .does = "band bars: off / octaves / third octaves (--bands, --weighting)"},
-    {.key = "d", .does = "B \xe2\x88\x92 A / A over B (--compare); phase less the delay (--transfer)"},
+    {.key = "d",
+     .does = "B \xe2\x88\x92 A / A over B (--compare); phase less the delay (--transfer)",
+     .transfer = "phase: the delay taken out / kept (--remove-delay)"},
     {.key = "m, right click",
      .does = "mark a point / clear the mark: \xce\x94t, \xce\x94" "f, \xce\x94" "dB, interval"},
     {.key = "v / f / r / o", .does = "level meters / pitch trace / waveform (file) / scope (live)"},
-    {.key = "h / ?", .does = "this help"},
-    {.key = "q / Esc", .does = "quit (Esc: clears the selection first, when there is one)"},
+    {.key = "h / ?", .does = "this help", .transfer = "this help"},
+    {.key = "q / Esc", .does = "quit (Esc: clears the selection first, when there is one)", .transfer = "quit"},
 };
 
 int view_key_count(void)
@@ -48,4 +53,9 @@ const char *view_key(int i)
 const char *view_key_action(int i)
 {
     return i >= 0 && i < view_key_count() ? keys[i].does : NULL;
+}
+
+const char *view_key_transfer(int i)
+{
+    return i >= 0 && i < view_key_count() ? keys[i].transfer : NULL;
 }

@@ -174,19 +174,30 @@ static void status_fields(view *v, const view_stream *info, double latency, stat
     add_field(lf, nl, 2, 5, "hop=%zu", info->hop);
     add_field(lf, nl, 2, 1, "%s", info->window);
     add_field(lf, nl, 3, 0, "%s", info->backend);
-    add_field(lf, nl, 4, 1, "%s  %s", colormap_name(v->ui.cmap), scale_name(v->ui.scale));
-    add_field(lf, nl, 4, 10, "%s%g \xe2\x80\xa6 %s%g dB", minus_sign(v->ui.db_lo), fabs((double)v->ui.db_lo),
-              minus_sign(v->ui.db_hi), fabs((double)v->ui.db_hi));
-    add_field(lf, nl, 4, 9, "gain %s%g dB", v->ui.gain < 0 ? "\xe2\x88\x92" : "+", fabs((double)v->ui.gain));
+    if (v->sh.xf.on) { /* the transfer view: what its curves are made of (view_transfer.c) */
+        const view_xfer *x = &v->xf;
+        add_field(lf, nl, 4, 10, "%llu averages", (unsigned long long)x->averages);
+        add_field(lf, nl, 4, 9, "delay %s%.3f ms", minus_sign(x->delay_s), fabs(1e3 * x->delay_s));
+        add_field(lf, nl, 4, 8, "%s", x->remove_delay ? "delay removed" : "delay kept");
+        if (x->cur_on)
+            add_field(lf, nl, 5, 11, "cursor %.1f Hz", x->cur_hz);
+    } else {
+        add_field(lf, nl, 4, 1, "%s  %s", colormap_name(v->ui.cmap), scale_name(v->ui.scale));
+        add_field(lf, nl, 4, 10, "%s%g \xe2\x80\xa6 %s%g dB", minus_sign(v->ui.db_lo), fabs((double)v->ui.db_lo),
+                  minus_sign(v->ui.db_hi), fabs((double)v->ui.db_hi));
+        add_field(lf, nl, 4, 9, "gain %s%g dB", v->ui.gain < 0 ? "\xe2\x88\x92" : "+", fabs((double)v->ui.gain));
+    }
     if (view_select_status(v, sel, sizeof sel)) /* the selection (view_select.c) */
         add_field(lf, nl, 5, 11, "%s", sel);
-    if (info->live) {
+    if (info->live && !v->sh.xf.on) {
         if (latency > 0)
             add_field(rf, nr, 0, 7, "latency %.0f ms", latency * 1e3);
         else
             add_field(rf, nr, 0, 7, "latency \xe2\x80\x94");
         add_field(rf, nr, 1, 8, "dropped %llu", (unsigned long long)dropped);
         add_field(rf, nr, 2, 2, "%.0f fps", v->fps);
+    } else if (info->live) { /* the transfer view: no picture of the newest frame */
+        add_field(rf, nr, 1, 8, "dropped %llu", (unsigned long long)dropped);
     } else if (!v->finished) { /* a still picture is redrawn on demand only: no rate */
         add_field(rf, nr, 2, 2, "%.0f fps", v->fps);
     }
@@ -390,14 +401,30 @@ void view_draw_readout(view *v, const layout *L, int draw)
     }
 }
 
+/* The help's lines: the keys (view_keys.c) that act in this view, and what they do there. */
+static int help_keys(const view *v, int *idx)
+{
+    int n = 0;
+    for (int i = 0; i < view_key_count(); i++)
+        if (!v->sh.xf.on || view_key_transfer(i))
+            idx[n++] = i;
+    return n;
+}
+
+static const char *help_action(const view *v, int i)
+{
+    return v->sh.xf.on ? view_key_transfer(i) : view_key_action(i);
+}
+
 void view_draw_help(view *v, const layout *L, int draw)
 {
     canvas *cv = &v->cv;
-    int fs = L->fs, n = view_key_count(), kw = 0, dw = 0, bw, bh, bx, by, lh, cols = 1, rows, cw;
+    int fs = L->fs, idx[VIEW_HELP_MAX], n = help_keys(v, idx), kw = 0, dw = 0, bw, bh, bx, by, lh, cols = 1, rows, cw;
     view_font(v, fs);
     lh = v->line_h + fs / 3;
-    for (int i = 0; i < n; i++) {
-        int a = canvas_text_width(v->font, view_key(i)), b = canvas_text_width(v->font, view_key_action(i));
+    for (int j = 0; j < n; j++) {
+        int i = idx[j];
+        int a = canvas_text_width(v->font, view_key(i)), b = canvas_text_width(v->font, help_action(v, i));
         kw = a > kw ? a : kw;
         dw = b > dw ? b : dw;
     }
@@ -419,10 +446,14 @@ void view_draw_help(view *v, const layout *L, int draw)
     }
     canvas_blend(cv, bx, by, bw, bh, COL_BLACK, 225);
     canvas_outline(cv, bx, by, bw, bh, RENDER_COL_FRAME);
-    view_text(v, "Keys", bx + fs, by + fs / 2, RENDER_COL_TITLE);
-    for (int i = 0; i < n; i++) {
-        int x = bx + (i / rows) * cw, y = by + fs / 2 + (i % rows + 1) * lh + lh / 2;
+    view_text(v, v->sh.xf.on ? "Keys (the transfer view)" : "Keys", bx + fs, by + fs / 2, RENDER_COL_TITLE);
+    v->shown_help[0] = '\0';
+    for (int j = 0; j < n; j++) {
+        int i = idx[j], x = bx + (j / rows) * cw, y = by + fs / 2 + (j % rows + 1) * lh + lh / 2;
+        size_t at = strlen(v->shown_help);
         view_text(v, view_key(i), x + fs + kw - canvas_text_width(v->font, view_key(i)), y, COL_HOLD);
-        view_text(v, view_key_action(i), x + 3 * fs + kw, y, RENDER_COL_LABEL);
+        view_text(v, help_action(v, i), x + 3 * fs + kw, y, RENDER_COL_LABEL);
+        snprintf(v->shown_help + at, sizeof v->shown_help - at, "%s%s: %s", j ? " | " : "", view_key(i),
+                 help_action(v, i));
     }
 }

@@ -119,7 +119,7 @@ static void compute(view *v)
     uint64_t av;
     pthread_mutex_lock(&xf->mu);
     av = xf->tf ? transfer_averages(xf->tf) : 0;
-    if (!xf->tf || (x->ok && x->gen == xf->gen && x->averages == av) ||
+    if (!xf->tf || (v->ui.paused && x->ok && x->gen == xf->gen) || /* space: the curves held */ (x->ok && x->gen == xf->gen && x->averages == av) ||
         (x->ok && x->gen == xf->gen && !v->finished && now - x->computed_at < XF_RECOMPUTE_S) ||
         !view_grow((void **)&x->val, &x->val_cap, XF_PANELS * xf->bins, sizeof *x->val)) {
         pthread_mutex_unlock(&xf->mu);

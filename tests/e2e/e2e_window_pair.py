@@ -311,6 +311,29 @@ class TestTransfer(EW.WindowCase):
         _, h = scipy.signal.freqz(b, a, worN=[cur["hz"]], fs=RATE)
         self.assertLess(abs(wrapped(cur["phase_deg"] - np.degrees(np.angle(h[0])))), 5.0, cur)
 
+    def test_status_and_help(self):
+        """The status line shows the transfer's own fields (averages, delay, delay removed or
+        kept, the cursor's frequency), none of the spectrogram's (colour map, dB range, gain);
+        the help lists only the keys that act here, d with what it does here."""
+        if TestTransfer.geometry is None:
+            self.test_curve_cursor_delay()
+        col = self.x_y(TestTransfer.geometry[0], 1000.0, None)[0]
+        _, s = self.window(keys=("d", "h"), at_col=col)
+        status, t = s["status"].replace("\u2212", "-"), s["transfer"]
+        self.assertIn("%d averages" % self.meta["averages"], status)
+        self.assertIn("delay %.3f ms" % (1e3 * self.meta["delay_s"]), status)
+        self.assertIn("delay removed", status)
+        self.assertIsNotNone(t["cursor"], s)
+        self.assertIn("cursor %.1f Hz" % t["cursor"]["hz"], status)
+        for other in ("viridis", "gain", "dB  ", "linear"):
+            self.assertNotIn(other, status)
+        keys = dict(line.split(": ", 1) for line in s["help"].split(" | "))
+        self.assertIn("phase", keys.get("d", ""), s["help"])
+        for k in ("s", "h / ?", "q / Esc"):
+            self.assertIn(k, keys, s["help"])
+        for k in ("c", "l", "a", "t", "b", "x", "wheel"):
+            self.assertNotIn(k, keys, s["help"])
+
     def test_reference_pair(self):
         """--reference FILE: REF from another file, read from where the two align (MEAS starts
         2000 samples later): the delay and the averages are the dump's."""
