@@ -7,8 +7,15 @@
 # file read as fast as it goes) as a multiple of real time, and the CPU time the live run took
 # per second of audio.
 #
+# BENCH_WINDOW=1: the window's live transfer view instead (no output: the view's own running
+# H1 average, its three plots at most 10 times a second), on a virtual X server (Xvfb), the
+# file streamed with --realtime; the dropped samples, the averages and the view's timings
+# come from its statistics (SPECTRO_VIEW_STATS, a test hook: a build with
+# -DSPECTRO_TEST_HOOKS=ON, as scripts/test.sh makes in build/), with the load at the time.
+#
 #   bench/bench_transfer.sh [path/to/spectro] [extra spectro args, e.g. --backend cpu]
 #   BENCH_SECONDS=20 BENCH_RATE=96000 BENCH_N=65536 BENCH_HOP=4096 BENCH_PYTHON=python3
+#   BENCH_WINDOW=1 BENCH_SIZE=1280x720
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/common.sh"
@@ -21,7 +28,8 @@ hop=${BENCH_HOP:-4096}
 py=${BENCH_PYTHON:-/usr/bin/python3}  # one with NumPy and SciPy
 [ -x "$py" ] || py=python3
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+xpid=""
+trap '[ -n "$xpid" ] && kill "$xpid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 "$py" - "$tmp/in.wav" "$secs" "$rate" <<'PY'
 import struct, sys
@@ -41,6 +49,10 @@ PY
 
 args=(--transfer 0:1 -n "$n" --hop "$hop" -q "$@")
 machine_line
+if [ "${BENCH_WINDOW:-0}" = 1 ]; then
+    . "$root/bench/bench_transfer_window.sh"
+    exit 0
+fi
 echo "input: ${secs} s, 2 channels, ${rate} Hz; N ${n}, hop ${hop}"
 offline=$(best "$bin" "${args[@]}" --dump "$tmp/off.npy" "$tmp/in.wav")
 echo "offline: ${offline} s for ${secs} s of audio ($(ratio "$secs" "$offline" %.0f)x real time)"

@@ -61,6 +61,17 @@ void transfer_reset(transfer *t)
     memset(t->sxy, 0, 2 * t->bins * sizeof *t->sxy);
 }
 
+int transfer_copy(transfer *dst, const transfer *src)
+{
+    if (!dst || !src || dst->n != src->n)
+        return SP_EINVAL;
+    dst->frames = src->frames;
+    memcpy(dst->sxx, src->sxx, src->bins * sizeof *src->sxx);
+    memcpy(dst->syy, src->syy, src->bins * sizeof *src->syy);
+    memcpy(dst->sxy, src->sxy, 2 * src->bins * sizeof *src->sxy);
+    return SP_OK;
+}
+
 void transfer_add(transfer *t, const cpx *x, const cpx *y, size_t nframes)
 {
     for (size_t f = 0; f < nframes; f++) {

@@ -39,6 +39,9 @@ typedef struct transfer transfer;
 int transfer_create(size_t n, transfer **out, sp_errinfo *ei);
 void transfer_destroy(transfer *t); /* NULL is a no-op */
 void transfer_reset(transfer *t);   /* no frames averaged */
+/* dst takes src's sums and count (both of one n): a snapshot to compute from while src goes
+ * on averaging on another thread. O(bins). SP_EINVAL when the sizes differ. */
+int transfer_copy(transfer *dst, const transfer *src);
 
 /* Adds nframes frames: x[f*bins + k] the reference's transforms, y[...] the measured's. */
 void transfer_add(transfer *t, const cpx *x, const cpx *y, size_t nframes);

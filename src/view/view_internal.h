@@ -476,6 +476,11 @@ typedef struct {
     double delay_s;       /* the delay of MEAS after REF (transfer_delay and the alignment) */
     plot *panel[XF_PANELS];
     plot_config pc[XF_PANELS]; /* what each panel was made with */
+    double plotted_at;    /* the values (computed_at) pic_px's panels were plotted from */
+    int plotted_w, plotted_h;
+    uint64_t plots;       /* times the panels were plotted (the stats) */
+    transfer *copy;       /* the feed's sums as last copied: computed from outside its lock */
+    double held_max_s;    /* the longest the window held the feed's lock (the stats) */
     char title[600];
     /* the cursor as last drawn (the stats): its bin, NaN values when off the panels */
     int cur_on;

@@ -36,6 +36,7 @@ void view_xfer_free(view *v)
     for (int i = 0; i < XF_PANELS; i++)
         plot_destroy(v->xf.panel[i]);
     free(v->xf.val);
+    transfer_destroy(v->xf.copy);
     memset(&v->xf, 0, sizeof v->xf);
 }
 
@@ -109,7 +110,9 @@ int view_xfer_key(view *v, SDL_Keycode sym)
 }
 
 /* The values from the engine, when frames came in since (at most every XF_RECOMPUTE_S while
- * the analysis runs). */
+ * the analysis runs): its sums copied under the feed's lock (O(bins)), the values and the
+ * delay (transforms of n points) computed from the copy, so that the analysis thread, which
+ * adds to the sums under that lock, never waits for them. */
 static void compute(view *v)
 {
     view_xfer_feed *xf = &v->sh.xf;
@@ -119,9 +122,18 @@ static void compute(view *v)
     uint64_t av;
     pthread_mutex_lock(&xf->mu);
     av = xf->tf ? transfer_averages(xf->tf) : 0;
-    if (!xf->tf || (v->ui.paused && x->ok && x->gen == xf->gen) || /* space: the curves held */ (x->ok && x->gen == xf->gen && x->averages == av) ||
+    if (!xf->tf || (v->ui.paused && x->ok && x->gen == xf->gen) || /* space: the curves held */
+        (x->ok && x->gen == xf->gen && x->averages == av) ||
         (x->ok && x->gen == xf->gen && !v->finished && now - x->computed_at < XF_RECOMPUTE_S) ||
         !view_grow((void **)&x->val, &x->val_cap, XF_PANELS * xf->bins, sizeof *x->val)) {
+        pthread_mutex_unlock(&xf->mu);
+        return;
+    }
+    if (x->copy && transfer_bins(x->copy) != xf->bins) {
+        transfer_destroy(x->copy);
+        x->copy = NULL;
+    }
+    if ((!x->copy && transfer_create(xf->n, &x->copy, &ei) != SP_OK) || transfer_copy(x->copy, xf->tf) != SP_OK) {
         pthread_mutex_unlock(&xf->mu);
         return;
     }
@@ -131,10 +143,12 @@ static void compute(view *v)
     x->gen = xf->gen;
     x->averages = av;
     aligned = xf->aligned_s;
-    transfer_result(xf->tf, x->val, x->val + x->bins, x->val + 2 * x->bins);
-    if (transfer_delay(xf->tf, &delay, &ei) != SP_OK)
-        delay = 0.0;
     pthread_mutex_unlock(&xf->mu);
+    if (sp_now() - now > x->held_max_s)
+        x->held_max_s = sp_now() - now;
+    transfer_result(x->copy, x->val, x->val + x->bins, x->val + 2 * x->bins);
+    if (transfer_delay(x->copy, &delay, &ei) != SP_OK)
+        delay = 0.0;
     /* the delay: the transfer function's and a pair's alignment; the phase holds only what
      * is left after the alignment (as --transfer --png) */
     x->delay_s = delay / x->rate + aligned;
@@ -209,6 +223,9 @@ static int draw_panels(view *v, const layout *L, sp_errinfo *ei)
     float lo[XF_PANELS], hi[XF_PANELS];
     char name[256];
     const char *slash;
+    if (x->plotted_at == x->computed_at && x->plotted_w == L->pic_w && x->plotted_h == L->pic_h)
+        goto copy; /* the values plotted already: at most every XF_RECOMPUTE_S (compute) */
+    x->plotted_at = -1.0;
     pthread_mutex_lock(&v->sh.mu);
     snprintf(name, sizeof name, "%s", v->sh.info.name);
     pthread_mutex_unlock(&v->sh.mu);
@@ -227,6 +244,13 @@ static int draw_panels(view *v, const layout *L, sp_errinfo *ei)
         if ((err = panel_plot(v, L, i, lo[i], hi[i], ei)) == SP_OK)
             err = plot_draw(x->panel[i], &row, v->pic_px + (size_t)i * (size_t)ph * (size_t)L->pic_w * 4, ei);
     }
+    if (err != SP_OK)
+        return err;
+    x->plotted_at = x->computed_at;
+    x->plotted_w = L->pic_w;
+    x->plotted_h = L->pic_h;
+    x->plots++;
+copy:
     for (int y = 0; err == SP_OK && y < ph * XF_PANELS && y < L->pic_h && y < v->cv.h; y++)
         memcpy(v->cv.px + (size_t)y * (size_t)v->cv.w * 4, v->pic_px + (size_t)y * (size_t)L->pic_w * 4,
                (size_t)(L->pic_w < v->cv.w ? L->pic_w : v->cv.w) * 4);
@@ -344,7 +368,8 @@ void view_xfer_stats(view *v, FILE *f)
         return;
     fprintf(f, ", \"transfer\": {\"averages\": %llu, ", (unsigned long long)x->averages);
     json_num(f, "delay_s", x->delay_s);
-    fprintf(f, ", \"remove_delay\": %d, \"panels\": [", x->remove_delay);
+    fprintf(f, ", \"remove_delay\": %d, \"plots\": %llu, \"lock_ms_max\": %.3f, \"panels\": [", x->remove_delay,
+            (unsigned long long)x->plots, 1e3 * x->held_max_s);
     for (int i = 0; i < XF_PANELS && x->panel[i]; i++) {
         render_rect a = plot_area(x->panel[i]);
         int top = i * (x->pc[0].rc.height);
