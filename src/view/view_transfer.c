@@ -5,8 +5,10 @@
  * the spectrogram, the magnitude (dB), the unwrapped phase (degrees; the d key takes the
  * measured delay out, as --remove-delay) and the coherence against log frequency, three
  * plots (plot.h) one above the other as --transfer --png draws them; beside them the
- * averages and the delay, and at the cursor the three values of its bin. The values are
- * computed again at most ten times a second while frames come in. See view_internal.h. */
+ * averages and the delay, and at the cursor the three values of its bin; the status line
+ * says the same (view_overlay.c), the help lists the keys that act here (view_keys.c). The
+ * values are computed again, from a copy of the sums taken under the feed's lock, and the
+ * panels plotted, at most ten times a second while frames come in. See view_internal.h. */
 #include "view_internal.h"
 
 #include <math.h>
