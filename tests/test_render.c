@@ -409,6 +409,54 @@ done:
     free(b);
 }
 
+/* panel_labels: a line per panel, top to bottom, drawn even over the only panel (the
+ * window's --compare); panels past the lines and a config without them: "ch N" where
+ * there are several, nothing over a single panel. The label's box holds title-white text. */
+static void test_panel_labels(void)
+{
+    static const struct {
+        const char *labels;
+        int channels;
+        const char *want[3];
+    } cases[] = {
+        {.labels = "A: take1.wav\nB: take2.wav", .channels = 2, .want = {"A: take1.wav", "B: take2.wav"}},
+        {.labels = "B \xe2\x88\x92 A", .channels = 1, .want = {"B \xe2\x88\x92 A"}},
+        {.labels = "left", .channels = 3, .want = {"left", "ch 1", "ch 2"}},
+        {.labels = NULL, .channels = 2, .want = {"ch 0", "ch 1"}},
+        {.labels = NULL, .channels = 1, .want = {""}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        render_config cfg = render_config_default();
+        render *r = NULL;
+        sp_errinfo ei;
+        char buf[64], own[64];
+        uint8_t *img;
+        cfg.width = 640;
+        cfg.height = 480;
+        snprintf(own, sizeof own, "%s", cases[i].labels ? cases[i].labels : "");
+        cfg.panel_labels = cases[i].labels ? own : NULL; /* copied: changed after create */
+        CHECK(render_create(&cfg, RATE, N, 0.0, HOP / RATE, cases[i].channels, 8, &r, &ei) == SP_OK);
+        if (!r)
+            continue;
+        memset(own, 'x', sizeof own - 1);
+        img = malloc((size_t)cfg.width * (size_t)cfg.height * 4);
+        CHECK(img && render_draw(r, img, &ei) == SP_OK);
+        for (int c = 0; c < cases[i].channels && img; c++) {
+            render_rect b = render_label_rect(r, c);
+            int white = 0;
+            render_label_text(r, c, buf, sizeof buf);
+            CHECK_MSG(strcmp(buf, cases[i].want[c]) == 0, "case %zu panel %d: \"%s\"", i, c, buf);
+            CHECK(buf[0] ? b.w > 0 && b.h > 0 : b.w == 0 && b.h == 0);
+            for (int y = b.y; y < b.y + b.h; y++)
+                for (int x = b.x; x < b.x + b.w; x++)
+                    white += px(img, cfg.width, x, y)[0] > 200 && px(img, cfg.width, x, y)[2] > 200;
+            CHECK_MSG(buf[0] ? white > 10 : white == 0, "case %zu panel %d: %d white pixels", i, c, white);
+        }
+        free(img);
+        render_destroy(r);
+    }
+}
+
 /* Drawing in parts (the window's scrolling picture) gives render_draw's pixels: columns
  * drawn one by one with render_draw_column into a larger image, the rest with
  * render_draw_area (keep_panels) after render_set_time, against a whole render_draw of
@@ -704,6 +752,7 @@ int main(void)
     test_max_of_frames(1000, 100000, 50000); /* hint far too small */
     test_stretch();
     test_stereo();
+    test_panel_labels();
     test_parts(1, FREQ_SCALE_LINEAR);
     test_parts(2, FREQ_SCALE_LOG);
     test_parts(3, FREQ_SCALE_MEL);
