@@ -138,6 +138,15 @@ void xform_destroy(xform *x)
     free(x);
 }
 
+void xform_drop_plan(xform *x)
+{
+    if (!x || !x->bank)
+        return;
+    fft_bank_destroy(x->plan, x->bank);
+    x->bank = NULL;
+    x->plan = NULL;
+}
+
 const char *xform_name(const xform *x)
 {
     return x->ops->name;
