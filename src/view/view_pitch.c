@@ -26,7 +26,7 @@ static void pitch_put(view_sig *s, uint64_t f, double f0)
     if (f < s->pf_first)
         return;
     i = (size_t)(f - s->pf_first);
-    if (s->live && i >= 2 * PITCH_LIVE_KEEP && s->nf0 >= PITCH_LIVE_KEEP) { /* live: the oldest go */
+    if (s->live && i >= s->nf0 && s->nf0 >= 2 * PITCH_LIVE_KEEP) { /* live: the oldest go */
         size_t drop = s->nf0 - PITCH_LIVE_KEEP;
         memmove(s->f0, s->f0 + drop, PITCH_LIVE_KEEP * sizeof *s->f0);
         s->nf0 = PITCH_LIVE_KEEP;
