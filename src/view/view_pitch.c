@@ -171,7 +171,8 @@ static void trace_fill(view *v, const SDL_Rect *clip)
 }
 
 /* Live: the same dots and joins as the file view's, one rect a pixel column (the dot and
- * the join to the last together), cut to the panel, kept in v->trace. They go into the
+ * the join to the last together; columns of the same rows make one), cut to the panel,
+ * kept in v->trace. They go into the
  * canvas (cheap: the rects' pixels), where the overlays and the check find them; with the
  * panels from the ring's texture they are drawn again over it (view_pitch_present), and
  * into the canvas where an overlay's area is composed again (view_pitch_over). The ring's
@@ -203,7 +204,11 @@ static void trace_live(view *v, const layout *L, const scale_map *map)
         x1 = pr.x + x - d / 2 + d < pr.x + pr.w - 1 ? pr.x + x - d / 2 + d : pr.x + pr.w - 1;
         top = top > pr.y ? top : pr.y;
         bot = bot < pr.y + pr.h - 1 ? bot : pr.y + pr.h - 1;
-        v->trace[v->ntrace++] = (SDL_Rect){x0, top, x1 - x0 + 1, bot - top + 1};
+        if (v->ntrace > 0 && v->trace[v->ntrace - 1].y == top && v->trace[v->ntrace - 1].h == bot - top + 1 &&
+            x0 <= v->trace[v->ntrace - 1].x + v->trace[v->ntrace - 1].w) /* a steady f0: one rect */
+            v->trace[v->ntrace - 1].w = x1 - v->trace[v->ntrace - 1].x + 1;
+        else
+            v->trace[v->ntrace++] = (SDL_Rect){x0, top, x1 - x0 + 1, bot - top + 1};
         v->trace_hz[nseen++] = (float)f0;
         prev = y;
     }

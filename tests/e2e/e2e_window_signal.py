@@ -9,9 +9,10 @@ view_wave.c, view_scope.c) under a virtual X server, with e2e_window.py's Window
 - the pitch trace (`f`) of a 440 Hz tone: drawn at 440 Hz's row, the read-out naming A4;
 - live (--realtime), the trace over the scrolling picture as the window shows it (xwd: the
   panels come from the ring's texture there, the trace drawn over them): a 440 Hz tone at
-  440 Hz's row, the read-out over the live picture naming A4, and what is shown checked
+  440 Hz's row, and there again after a frequency zoom, the read-out over the live picture
+  naming A4, and what is shown checked
   against the window expected (SPECTRO_VIEW_VERIFY); a 220 -> 440 Hz step on a log scale:
-  both rows, 220 Hz's left of (older than) 440 Hz's;
+  both rows, 220 Hz's left of (older than) 440 Hz's, and no trace under a transform;
 - the waveform strip (`r`) of a file loud in its first half and silent in its second: the
   envelope per column, in the stats and in the pixels, and after a zoom;
 - the oscilloscope (`o`) of a live (--realtime) sine: triggered on a rising zero crossing,
@@ -177,6 +178,15 @@ class TestSignalViews(EW.WindowCase):
         rows = np.array([r for _, r in cols])
         self.assertLessEqual(abs(np.median(rows) - row), 2.0, (rows, row))
         self.assertGreater(np.mean(abs(rows - row) <= 2.0), 0.95, (rows, row))
+        # a frequency zoom (PgUp, the pointer off the picture: 1.5x about the middle, so
+        # 0 .. 2000 Hz shows 333.3 .. 1666.7 Hz): the trace moves with the rows
+        w.key("Prior")
+        time.sleep(0.5)
+        row = y0 + (1 - (440.0 - 2000.0 / 6) / (2000.0 * 4 / 6)) * ph - 0.5
+        cols = self.live_trace(w.screenshot_x(), plot)
+        rows = np.array([r for _, r in cols])
+        self.assertGreater(len(cols), 60)
+        self.assertLessEqual(abs(np.median(rows) - row), 2.0, (np.median(rows), row))
         # the newest columns (at the right) are the tone's: the read-out there names A4
         xs = [x for x, _ in cols]
         w.mouse(x0 + max(xs) - 10, y0 + ph // 3)
@@ -215,6 +225,11 @@ class TestSignalViews(EW.WindowCase):
         # oldest at the left: the 220 Hz part before the 440 Hz one, few columns elsewhere
         self.assertLess(max(low), min(high), (low, high))
         self.assertGreater(len(low) + len(high), 0.9 * len(cols), cols)
+        # under a transform (x: mel) the rows are no Hz axis: no trace
+        w.key("x")
+        time.sleep(1.5)
+        img = w.screenshot_x()
+        self.assertEqual(self.live_trace(img, EW.find_plot(img)), [])
         self.assertEqual(w.quit(), 0, w.stderr())
 
     def test_waveform_loud_then_silent(self):
