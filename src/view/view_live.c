@@ -194,7 +194,8 @@ static int meet(const SDL_Rect *a, const SDL_Rect *b)
 /* The frame's changes into the textures, and the textures onto the renderer's output:
  * the canvas whole, or (ring_panels) the canvas around the panels, the panels from the
  * ring's texture, oldest entry at the left (two copies a panel), the pitch trace over
- * them, and the canvas again where something lies on them. The texture covers the whole output: no clear. */
+ * them, and the canvas again where something lies on them. The texture covers the whole
+ * output: no clear. */
 void view_present(view *v)
 {
     picture *p = &v->pic;

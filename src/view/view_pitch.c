@@ -172,11 +172,11 @@ static void trace_fill(view *v, const SDL_Rect *clip)
 
 /* Live: the same dots and joins as the file view's, one rect a pixel column (the dot and
  * the join to the last together; columns of the same rows make one), cut to the panel,
- * kept in v->trace. They go into the
- * canvas (cheap: the rects' pixels), where the overlays and the check find them; with the
- * panels from the ring's texture they are drawn again over it (view_pitch_present), and
- * into the canvas where an overlay's area is composed again (view_pitch_over). The ring's
- * columns are never drawn for the trace. */
+ * kept in v->trace. They go into the canvas (cheap: the rects' pixels), where the
+ * overlays and the check (view_config.verify) find them; with the panels from the ring's
+ * texture they are drawn again over it (view_pitch_present), and into the canvas where an
+ * overlay's area is composed again (view_pitch_over). The ring's columns are never drawn
+ * for the trace. */
 static void trace_live(view *v, const layout *L, const scale_map *map)
 {
     picture *p = &v->pic;
