@@ -203,7 +203,8 @@ class TestSignalViews(EW.WindowCase):
         self.assertEqual((s["verify_mismatches"], s["verify_shown_mismatches"]), (0, 0), s["verify_first"])
 
     def test_pitch_trace_live_step(self):
-        x = np.concatenate([sine(220.0, 0.5, 2.5), sine(440.0, 0.5, 2.0)])
+        # 220 Hz long enough to be streaming still once the window takes keys (under ASan too)
+        x = np.concatenate([sine(220.0, 0.5, 3.5), sine(440.0, 0.5, 2.0)])
         path = self.wav("step.wav", x)
         w, stats = self.open(["--realtime", "-n", "4096", "--hop", "512", "--scale", "log", "--fmin", "100",
                               "--fmax", "2000"], path, keys=("f",))
@@ -220,16 +221,26 @@ class TestSignalViews(EW.WindowCase):
             if (len(low) > 30 and len(high) > 30) or time.time() > deadline:
                 break
             time.sleep(0.3)
-        self.assertGreater(len(low), 30, cols)
-        self.assertGreater(len(high), 30, cols)
+        self.assertGreater(len(low), 30, "220 Hz: %d columns, 440 Hz: %d" % (len(low), len(high)))
+        self.assertGreater(len(high), 30, "220 Hz: %d columns, 440 Hz: %d" % (len(low), len(high)))
         # oldest at the left: the 220 Hz part before the 440 Hz one, few columns elsewhere
-        self.assertLess(max(low), min(high), (low, high))
-        self.assertGreater(len(low) + len(high), 0.9 * len(cols), cols)
-        # under a transform (x: mel) the rows are no Hz axis: no trace
+        self.assertLess(max(low), min(high), "220 Hz at x %d..%d, 440 Hz at %d..%d" % (min(low), max(low),
+                                                                                      min(high), max(high)))
+        self.assertGreater(len(low) + len(high), 0.9 * len(cols), "%d of %d columns at neither row" %
+                           (len(cols) - len(low) - len(high), len(cols)))
+        # under a transform (x: mel) the rows are no Hz axis: no trace once it shows
         w.key("x")
-        time.sleep(1.5)
+        deadline = time.time() + 10
+        while True:
+            img = w.screenshot_x()
+            left = self.live_trace(img, EW.find_plot(img))
+            if not left or time.time() > deadline:
+                break
+            time.sleep(0.3)
+        time.sleep(1.5)  # the analysis started again meanwhile: its f0s are in by now
         img = w.screenshot_x()
-        self.assertEqual(self.live_trace(img, EW.find_plot(img)), [])
+        left = self.live_trace(img, EW.find_plot(img))
+        self.assertEqual(len(left), 0, "trace columns under a transform")
         self.assertEqual(w.quit(), 0, w.stderr())
 
     def test_waveform_loud_then_silent(self):
