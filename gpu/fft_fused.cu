@@ -496,6 +496,33 @@ int launch_kernel(void (*kern)(const FArgs), std::atomic<bool> &raised, size_t s
 
 namespace {
 
+/* points a thread (log2) for the row kernels: 16 (r = 4), 8 where that splits the levels
+ * into fewer or even passes */
+constexpr int row_rl(int L)
+{
+    return L == 3 ? 3 : L == 4 ? 4 : L <= 6 ? 3 : L <= 8 ? 4 : L == 9 ? 3 : L <= 13 ? 4 : 5;
+}
+
+/* Threads a block of the filter-bank kernels at 2^7 .. 2^13 complex points (several frames
+ * a block where a frame has fewer): more frames a block share each weight's load */
+#ifndef SPECTRO_BANK_THR
+#define SPECTRO_BANK_THR 128
+#endif
+
+/* The threads of the filter-bank row kernel of 2^L complex points (launch_row_L): blocks
+ * of SPECTRO_BANK_THR threads at 2^7 .. 2^13, else 256, or one frame of more */
+constexpr int bank_threads(int L)
+{
+    const int T = (1 << L) >> row_rl(L), THR = L >= 7 && L <= 13 ? SPECTRO_BANK_THR : 256;
+    return T >= THR ? T : THR / T * T;
+}
+
+/* blocks an SM the filter-bank kernels' registers are capped for (64 a thread) */
+constexpr int bank_minb(int L)
+{
+    return 65536 / (bank_threads(L) * 64) > 0 ? 65536 / (bank_threads(L) * 64) : 1;
+}
+
 template <int L, int RL, int FPB, int KIND, int OP, bool S2 = false, int MINB = 0>
 int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
 {
@@ -508,8 +535,9 @@ int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
     if constexpr (OP == O_STFTB || OP == O_STFTC) { /* the bank's rows and sums past the FFT's */
         if constexpr (OP == O_STFTC && (FPB != 1 || !S2))
             return sp_fail(ei, SP_EUNSUPPORTED, "fused STFT bank: no complex kernels at 2^%d points", L + 1);
-        const size_t smem = C::SMEM + (size_t)FPB * ((OP == O_STFTB ? ((size_t)1 << L) + 1 : 0) + A.bank.rows) *
-                                          sizeof(float);
+        static_assert(OP != O_STFTB || C::THREADS == bank_threads(L), "fused_stft_bank_threads knows the shape");
+        const size_t smem =
+            C::SMEM + (size_t)FPB * (OP == O_STFTB ? ((size_t)1 << L) + 1 + A.bank.slots + A.bank.rows : 0) * sizeof(float);
         int dev = 0, optin = 0;
         if (cudaGetDevice(&dev) != cudaSuccess ||
             cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
@@ -522,13 +550,6 @@ int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
     }
     static std::atomic<bool> raised{false};
     return launch_kernel(kern, raised, C::SMEM, C::THREADS, nblocks, A, st, ei, "fused_fft_kernel");
-}
-
-/* points a thread (log2) for the row kernels: 16 (r = 4), 8 where that splits the levels
- * into fewer or even passes */
-constexpr int row_rl(int L)
-{
-    return L == 3 ? 3 : L == 4 ? 4 : L <= 6 ? 3 : L <= 8 ? 4 : L == 9 ? 3 : L <= 13 ? 4 : 5;
 }
 
 template <int OP, int L, int RL, int THR, int MINB>
@@ -560,6 +581,8 @@ template <int OP, int L> int launch_row_L(const FArgs &A, cudaStream_t st, sp_er
         return launch_row_cfg<OP, L, 4, (1 << L) / 16, 65536 / ((1 << L) / 16 * 64)>(A, st, ei);
     else if constexpr (OP == O_C2C && L == 13)
         return launch_row_cfg<OP, L, RL, 128, 2>(A, st, ei);
+    else if constexpr (OP == O_STFTB && L >= 7 && L <= 13)
+        return launch_row_cfg<OP, L, RL, SPECTRO_BANK_THR, bank_minb(L)>(A, st, ei);
     else if constexpr (L >= 7 && L <= 13 && OP != O_C2C)
         return launch_row_cfg<OP, L, RL, 128, MINB>(A, st, ei);
     else
@@ -743,6 +766,13 @@ extern "C" int fused_stft_db_clips(void *stream, const cpx *d_tw, unsigned log2t
     db_consts(scale_mid, &A.thr_mid, &A.off_mid);
     db_consts(scale_edge, &A.thr_edge, &A.off_edge);
     return launch_row<O_STFT>(log2n - 1, A, (cudaStream_t)stream, ei);
+}
+
+extern "C" unsigned fused_stft_bank_threads(unsigned log2n)
+{
+    if (log2n < 4 || log2n > FUSED_MAX_ONEPASS_LOG2 + 1)
+        return 0;
+    return (unsigned)bank_threads((int)log2n - 1);
 }
 
 extern "C" int fused_stft_bank(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_sig, size_t hop,
