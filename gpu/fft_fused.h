@@ -92,7 +92,8 @@ int fused_stft_db_clips(void *stream, const cpx *d_tw, unsigned log2tw, const fl
  * no end. The partial sums are numbered in that order, piece c's first slot0[c]; row r's
  * are rslot[r] .. rslot[r + 1] - 1 of `slots`. Post FFT_BANK_*; dct coeffs x rows.
  * Complex banks (constant-Q) by runs: row r sums w[off[r] + i] X[k0[r] + i], i < len[r],
- * a warp a row. */
+ * a warp a row. Reassignment (FFT_BANK_REASSIGN): no rows; the window is three (h, t h,
+ * dh/dt), each frame's row 3 (n/2 + 1) wide. */
 #define CHUNK_END 0x8000u
 #define CHUNK_BIN 0x7fffu
 typedef struct {
@@ -102,6 +103,7 @@ typedef struct {
     const unsigned short *ck;
     const unsigned *slot0, *rslot;  /* chunks; rows + 1 */
     unsigned chunks, steps, slots;
+    float fs, ts, bin;              /* reassignment: rate / 2 pi, 1 / rate, rate / n */
     unsigned rows, coeffs, width; /* width: values a frame out (coeffs or rows) */
     int post;
 } fused_bank;

@@ -16,6 +16,14 @@ template <int L, int RL, int FPB, bool S2> __device__ __forceinline__ float *ban
     return reinterpret_cast<float *>(reinterpret_cast<char *>(smem) + C::SMEM) + (size_t)f * (C::N + 1);
 }
 
+/* Window w's complex bins X_0 .. X_N of O_STFTR, past the FFT's shared memory (one frame a
+ * block) */
+template <int L, int RL, int FPB, bool S2> __device__ __forceinline__ float2 *bank_x(float *smem, unsigned w)
+{
+    using C = Cfg<L, RL, FPB, K_ROW, S2>;
+    return reinterpret_cast<float2 *>(reinterpret_cast<char *>(smem) + C::SMEM) + (size_t)w * (C::N + 1);
+}
+
 /* 10 log10(max(s, 1e-20)), as xform_db (docs/design.md "Levels (dBFS)") */
 __device__ __forceinline__ float bank_db(float s)
 {
@@ -167,6 +175,38 @@ __device__ __forceinline__ void bank_cqt_epilogue(const FArgs &A, float *smem)
             }
             if (lane == 0)
                 out[r] = bank_db_c(re, im);
+        }
+    }
+}
+
+/* The reassigned points of O_STFTR (one frame a block, S2), as reassign_row, in its float
+ * operations and order: bin k of the three transforms X_h, X_th, X_dh to (f Hz, dt s, level
+ * dBFS), dt from the frame's time (the host adds that: xform_rows). */
+template <int L, int RL, int FPB, bool S2>
+__device__ __forceinline__ void bank_reassign_epilogue(const FArgs &A, float *smem)
+{
+    if constexpr (FPB == 1 && S2) { /* launch() refuses the other shapes */
+        using C = Cfg<L, RL, FPB, K_ROW, S2>;
+        constexpr unsigned TH = C::THREADS, BINS = C::N + 1;
+        const fused_bank &B = A.bank;
+        const float2 *xh = bank_x<L, RL, FPB, S2>(smem, 0), *xth = bank_x<L, RL, FPB, S2>(smem, 1),
+                     *xdh = bank_x<L, RL, FPB, S2>(smem, 2);
+        float *out = A.db + (size_t)blockIdx.x * B.width;
+        __syncthreads(); /* the three rows are in */
+        for (unsigned k = threadIdx.x; k < BINS; k += TH) {
+            const float2 h = xh[k], th = xth[k], dh = xdh[k];
+            const float s = k == 0 || k == BINS - 1 ? A.pw_edge : A.pw_mid;
+            const float re = h.x, im = h.y, d = __fadd_rn(__fmul_rn(re, re), __fmul_rn(im, im));
+            const float p = __fmul_rn(__fmul_rn(d, s), s);
+            float f = __fmul_rn((float)k, B.bin), dt = 0.0f;
+            if (d > 0.0f) {
+                const float inv = __fdiv_rn(1.0f, d);
+                f = __fsub_rn(f, __fmul_rn(__fmul_rn(__fsub_rn(__fmul_rn(dh.y, re), __fmul_rn(dh.x, im)), inv), B.fs));
+                dt = __fmul_rn(__fmul_rn(__fadd_rn(__fmul_rn(th.x, re), __fmul_rn(th.y, im)), inv), B.ts);
+            }
+            out[3 * k] = f;
+            out[3 * k + 1] = dt;
+            out[3 * k + 2] = 10.0f * log10f(p > 1e-20f ? p : 1e-20f);
         }
     }
 }

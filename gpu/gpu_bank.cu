@@ -206,11 +206,20 @@ int gpu_plan_bank_create(void *state, const fft_bank *fb, void **bank, sp_errinf
     b->fb.post = (int)fb->post;
     b->fb.coeffs = fb->post == FFT_BANK_DB_DCT ? (unsigned)fb->coeffs : 0u;
     b->fb.width = b->fb.coeffs ? b->fb.coeffs : b->fb.rows;
-    if (fb->post == FFT_BANK_CQT)
+    if (fb->post == FFT_BANK_REASSIGN) { /* rows of (f, dt, dB) a bin; three windows */
+        b->fb.width = (unsigned)(3 * (gp->n / 2 + 1));
+        b->fb.fs = (float)(fb->rate / (2.0 * 3.14159265358979323846));
+        b->fb.ts = (float)(1.0 / fb->rate);
+        b->fb.bin = (float)(fb->rate / (double)gp->n);
+        err = SP_OK;
+    } else if (fb->post == FFT_BANK_CQT) {
         err = bank_upload_runs(b, fb, ei);
-    else
+    } else {
         err = bank_upload_chunks(gp, b, fb, ei);
-    if (err != SP_OK || (fb->window && (err = upload(&b->d_win, fb->window, gp->n, "filter bank window", ei)) != SP_OK) ||
+    }
+    if (err != SP_OK ||
+        (fb->window && (err = upload(&b->d_win, fb->window, gp->n * (fb->post == FFT_BANK_REASSIGN ? 3 : 1),
+                                     "filter bank window", ei)) != SP_OK) ||
         (b->fb.coeffs && (err = upload(&b->d_dct, fb->dct, fb->coeffs * fb->rows, "DCT matrix", ei)) != SP_OK))
         goto fail;
     b->fb.dct = b->d_dct;
