@@ -10,6 +10,8 @@
 #   bench/bench_window.sh [path/to/spectro] [extra spectro args, e.g. --backend cuda]
 #   BENCH_SECONDS=20 BENCH_SIZE=1280x720
 #   SDL_RENDER_VSYNC=0 measures the window without vsync (it has vsync by default)
+#   BENCH_KEYS="v o f": keys pressed once the window is up (xdotool; Xvfb only): here the
+#   level meters, the oscilloscope and the pitch, drawn while it is measured
 #   SDL_VIDEODRIVER=offscreen: no X server, SDL's offscreen driver (the lent GPU machine:
 #   .devdeps/env.sh sets it); the input is then made with Python instead of sox
 set -euo pipefail
@@ -68,6 +70,19 @@ echo "input:   48 kHz mono through --realtime, N=4096, hop=512, window $size on 
 SPECTRO_VIEW_STATS="$tmp/stats.json" "$bin" --quiet --realtime -n 4096 --hop 512 --size "$size" "$@" \
     "$tmp/in.wav" &
 pid=$!
+if [ -n "${BENCH_KEYS:-}" ]; then
+    [ $offscreen = 0 ] && command -v xdotool >/dev/null 2>&1 ||
+        { echo "bench_window: BENCH_KEYS needs Xvfb and xdotool" >&2; kill "$pid"; exit 1; }
+    wid=""
+    for _ in $(seq 50); do
+        wid=$(xdotool search --onlyvisible --pid "$pid" --name spectro 2>/dev/null | tail -1) && [ -n "$wid" ] && break
+        sleep 0.1
+    done
+    [ -n "$wid" ] || { echo "bench_window: no window to press keys in" >&2; kill "$pid"; exit 1; }
+    xdotool windowfocus --sync "$wid"
+    for k in $BENCH_KEYS; do xdotool key --clearmodifiers "$k"; done
+    echo "keys:    $BENCH_KEYS"
+fi
 sleep "$secs"
 kill -INT "$pid"
 rc=0

@@ -40,7 +40,8 @@
  * called from any thread at any time; a handle (source, analyzer, bands) is used by one
  * thread at a time (calls on it from two threads at once need the caller's lock); different
  * handles are independent, also when they live on different threads. The library reads
- * environment variables only in spectro_job_read_environment, and writes to the standard
+ * environment variables only in spectro_job_read_environment (and a job's window, the
+ * display's, as SDL does), and writes to the standard
  * streams only what a job is asked to (an output to "-", peaks and measurement lines, the
  * progress bar).
  */
@@ -607,8 +608,9 @@ SPECTRO_API int spectro_job_set(spectro_job *j, const char *name, const char *va
 SPECTRO_API int spectro_job_add_input(spectro_job *j, const char *input, spectro_error *err);
 
 /* The environment variables the spectro program honours (SPECTRO_CPU_THREADS,
- * SPECTRO_CUDA_PATH, SPECTRO_AUTO_RATES, SPECTRO_FONT, SPECTRO_READERS, the display's:
- * docs/manual.md "Environment") into the job. SPECTRO_EINVAL naming the variable. */
+ * SPECTRO_CUDA_PATH, SPECTRO_AUTO_RATES, SPECTRO_FONT, SPECTRO_READERS: docs/manual.md
+ * "Environment variables") into the job. SPECTRO_EINVAL naming the variable. (A job's window
+ * looks for its display where SDL does, DISPLAY and WAYLAND_DISPLAY, either way.) */
 SPECTRO_API int spectro_job_read_environment(spectro_job *j, spectro_error *err);
 
 /* Where the job's lines go (none by default), where its standard-output lines go (peaks,

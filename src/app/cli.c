@@ -72,9 +72,16 @@ static int setting_of(const char *name)
     return -1;
 }
 
+/* The program's own options as the library's help names them ("list_devices"). */
+static const char *const own_fields[][2] = {{"list_devices", "--list-devices"}, {"help", "--help"},
+                                            {"version", "--version"}};
+
 const char *cli_field_option(const char *field)
 {
     int i = reading ? -1 : setting_of(field);
+    for (size_t k = 0; i < 0 && k < sizeof own_fields / sizeof own_fields[0]; k++)
+        if (strcmp(field, own_fields[k][0]) == 0)
+            return own_fields[k][1];
     return i < 0 ? NULL : settings[i].option;
 }
 

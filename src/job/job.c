@@ -85,6 +85,8 @@ static int run_one(job *j, analyze_result *res, sp_errinfo *ei)
         return analyze_run(&j->an, &j->run, res, ei);
     }
     view_config vc = j->window;
+    if (!j->env_read) /* the display is where SDL looks, whatever the job read */
+        job_env_display(&vc);
     vc.tone = j->view_tone;
     vc.average = j->view_average;
     vc.bands = j->view_bands;

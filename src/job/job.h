@@ -34,6 +34,7 @@ typedef struct job {
     view_config window;  /* the window's settings from outside (display, the test hooks) */
     int verbose, quiet;
     int said;            /* job_run's failure was said through `say` already (a batch's) */
+    int env_read;        /* job_read_environment ran */
     const char *output_device; /* --output-device: the window's playback; NULL = default */
     int headless; /* an output was asked for (--dump, --peaks, --png, --tone): no window */
     unsigned char given[JOB_MAX_ROWS]; /* by row: the option was on the command line */
@@ -111,6 +112,10 @@ void job_say(const job *j, int level, const char *fmt, ...)
  * the test hooks theirs: job_env.c lists them) into the job. SP_EINVAL with one line
  * naming the variable. */
 int job_read_environment(job *j, sp_errinfo *ei);
+
+/* Where the window's display is (DISPLAY, WAYLAND_DISPLAY, SDL_VIDEODRIVER: what SDL reads
+ * itself) into vc: job_read_environment's, and a job's window's when that did not run. */
+void job_env_display(view_config *vc);
 
 /* The FFT backends' variables alone into *t (every field set; the benchmarks read them). */
 int job_env_fft(fft_tuning *t, sp_errinfo *ei);

@@ -14,7 +14,8 @@
  *   SPECTRO_READERS=1..64                threads decoding a big uncompressed file ahead
  *                                        (default half the cores, at most 4; 1: the reader
  *                                        thread decodes alone)
- *   DISPLAY, WAYLAND_DISPLAY, SDL_VIDEODRIVER   where the window's display is
+ *   DISPLAY, WAYLAND_DISPLAY, SDL_VIDEODRIVER   where the window's display is (read for a
+ *                                        job's window without the rest too: job_env_display)
  * and the test hooks, read only in a build configured with -DSPECTRO_TEST_HOOKS=ON (the test
  * suite's; docs/developer.md "Test hooks"): elsewhere they are ignored, good or bad:
  *   SPECTRO_AUTO_DEVICE=0|1              auto: pretend no GPU / a GPU's device node
@@ -192,6 +193,13 @@ static int env_test_hooks(analyze_config *an, analyze_context *ctx, sp_errinfo *
 }
 #endif
 
+void job_env_display(view_config *vc)
+{
+    vc->display = getenv("DISPLAY");
+    vc->wayland_display = getenv("WAYLAND_DISPLAY");
+    vc->video_driver_set = getenv("SDL_VIDEODRIVER") != NULL;
+}
+
 int job_read_environment(job *j, sp_errinfo *ei)
 {
     analyze_config *an = &j->an;
@@ -208,9 +216,8 @@ int job_read_environment(job *j, sp_errinfo *ei)
     if (err != SP_OK)
         return err;
     an->render.font_search = env_get("SPECTRO_FONT");
-    vc->display = getenv("DISPLAY");
-    vc->wayland_display = getenv("WAYLAND_DISPLAY");
-    vc->video_driver_set = getenv("SDL_VIDEODRIVER") != NULL;
+    job_env_display(vc);
+    j->env_read = 1;
 #ifdef SPECTRO_TEST_HOOKS
     const char *verify = env_get("SPECTRO_VIEW_VERIFY");
     vc->stats_path = env_get("SPECTRO_VIEW_STATS");

@@ -433,15 +433,17 @@ const job_row job_rows[] = {
      .field = AN(measure.transfer_ref), .also = {AN(measure.transfer_meas)},
      .help = "with " SP_FIELD("dump") " or " SP_FIELD("png") ": the transfer function of channel MEAS from channel "
              "REF (H1, averaged over the "
-             "frames): magnitude, phase, coherence; the sidecar holds the delay of MEAS after REF"},
+             "frames): magnitude, phase, coherence; the sidecar holds the delay of MEAS after REF; without an "
+             "output, the window shows the three and the delay"},
     {.longname = "remove-delay", .type = OPT_SWITCH, .field = AN(measure.remove_delay),
-     .help = "with " SP_FIELD("transfer") " and " SP_FIELD("png") ": draw the phase with the measured delay taken out"},
+     .help = "with " SP_FIELD("transfer") " and " SP_FIELD("png") " (or the window): draw the phase with the "
+             "measured delay taken out"},
     {.longname = "reference", .value = "FILE", .type = OPT_TEXT, .field = AN(measure.reference), .kind = 'f',
      .empty = SP_FIELD("reference") ": empty path",
      .help = "with " SP_FIELD("transfer") ": REF is a channel of FILE, MEAS of the input, read from where the two "
              "align"},
     {.longname = "compare", .type = OPT_SWITCH, .field = AN(measure.compare),
-     .help = "two FILEs A and B: with " SP_FIELD("png") " the spectrograms of A and B and their difference B-A; with "
+     .help = "two FILEs A and B: the window shows A over B (d: B-A); with " SP_FIELD("png") " the spectrograms of A and B and their difference B-A; with "
              SP_FIELD("average") " "
              "MODE and " SP_FIELD("dump") " the averaged spectra of A, B and B-A, shape (3, bins)"},
     {.longname = "resample", .type = OPT_SWITCH, .field = AN(measure.resample),
@@ -735,7 +737,7 @@ static int check_batch(const job *o, sp_errinfo *ei)
     if (o->n_inputs == 0 && !o->files_from)
         return sp_fail(ei, SP_EINVAL, SP_FIELD("shard") ": give the inputs (FILE... or " SP_FIELD("files_from") " "
                                                "LIST)");
-    if (o->an.n_outputs == 0)
+    if (o->an.n_outputs == 0 && !o->an.measure.compare) /* compare A B: the window shows the pair */
         return sp_fail(ei, SP_EINVAL, "%s: several inputs need an output: " SP_FIELD("dump") ", " SP_FIELD("png") " "
                                       "or " SP_FIELD("peaks") " (the window "
                                       "shows one file)",

@@ -69,9 +69,10 @@ static int compare_check(job *o, sp_errinfo *ei)
         a->outputs[i].kind = sink_kind_find(k->compared)->name;
         made++;
     }
-    if (!made)
-        return sp_fail(ei, SP_EINVAL, SP_FIELD("compare") ": give " SP_FIELD("png") ", or " SP_FIELD("average") " "
-                                               "MODE with " SP_FIELD("dump"));
+    if (!made && job_given(o, "average"))
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("average") ": with " SP_FIELD("compare") ", give " SP_FIELD("dump")
+                                               " (the window shows the spectrograms)");
+    /* no output: the window shows A over B (view_compare.c) */
     /* the mode stays in measure.average; the compare kinds average themselves, so the
      * --average check (check_measure) has nothing left to turn */
     o->given[job_row_find("average") - job_rows] = 0;
@@ -98,8 +99,7 @@ int job_transfer_check(job *o, sp_errinfo *ei)
                                                "it, MEAS of the input)");
     if (!job_given(o, "transfer"))
         return a->measure.remove_delay ? sp_fail(ei, SP_EINVAL, SP_FIELD("remove_delay") ": only with "
-                                                                         SP_FIELD("transfer") " and "
-                                                                         SP_FIELD("png"))
+                                                                         SP_FIELD("transfer"))
                                        : SP_OK;
     if (a->measure.reference && (!a->input || a->realtime))
         return sp_fail(ei, SP_EINVAL, SP_FIELD("reference") ": the input must be a file (not the microphone, nor "
@@ -127,12 +127,11 @@ int job_transfer_check(job *o, sp_errinfo *ei)
         a->outputs[i].kind = sink_kind_find(k->transferred)->name;
         made += strcmp(a->outputs[i].kind, "transfer-png") == 0 ? 2 : 1;
     }
-    if (!made)
-        return sp_fail(ei, SP_EINVAL, SP_FIELD("transfer") ": give " SP_FIELD("dump") " or " SP_FIELD("png") " for "
-                                               "the transfer function");
-    if (a->measure.remove_delay && made < 2)
+    /* no output: the window's transfer view (view_transfer.c), which takes remove_delay */
+    if (a->measure.remove_delay && made == 1)
         return sp_fail(ei, SP_EINVAL, SP_FIELD("remove_delay") ": only with " SP_FIELD("png") " (the dump's phase "
                                                "keeps the delay)");
+    a->measure.transfer = 1;
     a->channel = STFT_CHANNEL_ALL;
     return SP_OK;
 }

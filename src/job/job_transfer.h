@@ -11,11 +11,12 @@
 int job_transfer_parse(job *o, const job_row *row, const char *name, const char *val, sp_errinfo *ei);
 
 /* The options together: --transfer turns --dump and --png into the transfer function's kinds
- * (sink_kind.transferred) and reads every channel; anything else that writes levels,
- * --channel, --average, --bands, --view is refused, as is REF = MEAS (without --reference),
- * --remove-delay without --png, --reference without --transfer. --compare A B makes the two
- * FILEs a pair (A the reference, B the input) and --png, or --average MODE with --dump, its
- * kinds (sink_kind.compared): one run, not a batch. */
+ * (sink_kind.transferred) and reads every channel; without an output the window shows it
+ * (measure.transfer); anything else that writes levels, --channel, --average, --bands, --view
+ * is refused, as is REF = MEAS (without --reference), --remove-delay with --dump alone,
+ * --reference without --transfer. --compare A B makes the two FILEs a pair (A the reference,
+ * B the input) and --png, or --average MODE with --dump, its kinds (sink_kind.compared): one
+ * run, not a batch; without an output the window shows the pair. */
 int job_transfer_check(job *o, sp_errinfo *ei);
 
 #endif

@@ -361,7 +361,7 @@ static int place_areas(render *r, sp_errinfo *ei)
     r->tick_len = (int)lround(0.4 * fs);
     r->tick_gap = (int)lround(0.3 * fs);
     r->panel_gap = C > 1 ? (int)lround(0.8 * fs) : 0;
-    top = r->pad / 2 + r->title_h + r->pad;
+    top = r->pad / 2 + r->title_h + r->pad + (r->cfg.top_gap > 0 ? r->cfg.top_gap : 0);
     bottom = r->tick_len + r->tick_gap + r->line_h + fs / 4 + r->line_h + r->pad / 2;
     ph = H - top - bottom;
     r->panel_h = (ph - (C - 1) * r->panel_gap) / C;

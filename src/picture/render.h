@@ -70,6 +70,8 @@ typedef struct {
     const double *col_hz;
     int col_notes;
     const char *caption;
+    int top_gap;         /* rows left empty between the title and the panels (the window's
+                          * waveform strip); default 0 */
 } render_config;
 
 render_config render_config_default(void);

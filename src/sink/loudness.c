@@ -49,6 +49,12 @@ struct loudness_meter {
     uint32_t *len;              /* per complete step: its samples per channel */
     size_t steps, cap;
     double sample_peak, true_peak; /* linear */
+    /* loudness_meter_keep_levels: per step the sample and true peak and the raw sum of
+     * squares (as energy[]), and the current step's */
+    int keep;
+    float *st_peak, *st_tp;
+    double *st_sq;
+    double step_peak, step_tp, step_sq;
     double tp_gain;             /* the largest sum of |coefficients| of a phase */
     float tp_coef[TP_TAPS][TP_PHASES]; /* TP_COEF transposed */
 };
@@ -141,7 +147,26 @@ void loudness_meter_destroy(loudness_meter *m)
     free(m->ch);
     free(m->energy);
     free(m->len);
+    free(m->st_peak);
+    free(m->st_tp);
+    free(m->st_sq);
     free(m);
+}
+
+/* The level series to cap steps; 0 on success. */
+static int grow_levels(loudness_meter *m, size_t cap)
+{
+    float *p = realloc(m->st_peak, cap * sizeof *p), *t;
+    double *q;
+    if (p)
+        m->st_peak = p;
+    t = p ? realloc(m->st_tp, cap * sizeof *t) : NULL;
+    if (t)
+        m->st_tp = t;
+    q = t ? realloc(m->st_sq, cap * sizeof *q) : NULL;
+    if (q)
+        m->st_sq = q;
+    return q ? 0 : -1;
 }
 
 static int close_step(loudness_meter *m, sp_errinfo *ei)
@@ -156,7 +181,15 @@ static int close_step(loudness_meter *m, sp_errinfo *ei)
         if (!l)
             return sp_fail(ei, SP_ENOMEM, "out of memory for the loudness of %zu steps", cap);
         m->len = l;
+        if (m->keep && grow_levels(m, cap) != 0)
+            return sp_fail(ei, SP_ENOMEM, "out of memory for the levels of %zu steps", cap);
         m->cap = cap;
+    }
+    if (m->keep) {
+        m->st_peak[m->steps] = (float)m->step_peak;
+        m->st_tp[m->steps] = (float)(m->step_tp > m->step_peak ? m->step_tp : m->step_peak);
+        m->st_sq[m->steps] = m->step_sq;
+        m->step_peak = m->step_tp = m->step_sq = 0.0;
     }
     m->energy[m->steps] = m->acc;
     m->len[m->steps] = (uint32_t)(m->step_end - start);
@@ -231,16 +264,50 @@ static double true_peak_run(const loudness_meter *m, channel_state *c, const flo
 static void true_peak_of(loudness_meter *m, channel_state *c, const float *x, size_t stride, size_t n,
                          double maxabs)
 {
-    double reach = maxabs;
+    double reach = maxabs, beat = m->keep ? m->step_tp : m->true_peak; /* step_tp <= true_peak */
     for (int k = 0; k < TP_TAPS; k++)
         reach = fabs(c->hist[k]) > reach ? fabs(c->hist[k]) : reach;
-    if (reach * m->tp_gain > m->true_peak) {
+    if (reach * m->tp_gain > beat) {
         double tp = true_peak_run(m, c, x, stride, n);
         m->true_peak = tp > m->true_peak ? tp : m->true_peak;
+        m->step_tp = tp > m->step_tp ? tp : m->step_tp;
         return;
     }
     for (size_t i = n > TP_TAPS ? n - TP_TAPS : 0; i < n; i++)
         history_push(c, x[i * stride]);
+}
+
+/* The step's raw squares and sample peak (loudness_meter_keep_levels). */
+static void keep_levels(loudness_meter *m, const channel_state *c, const float *x, size_t stride, size_t n,
+                        double maxabs)
+{
+    double sq = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double v = isfinite(x[i * stride]) ? x[i * stride] : 0.0;
+        sq += v * v;
+    }
+    m->step_sq += c->weight * sq;
+    m->step_peak = maxabs > m->step_peak ? maxabs : m->step_peak;
+}
+
+int loudness_meter_keep_levels(loudness_meter *m, sp_errinfo *ei)
+{
+    if (!m || m->frames > 0)
+        return sp_fail(ei, SP_EINVAL, "loudness_meter_keep_levels: no meter, or samples already taken");
+    if (m->cap > 0 && grow_levels(m, m->cap) != 0)
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    m->keep = 1;
+    return SP_OK;
+}
+
+int loudness_meter_step_levels(const loudness_meter *m, size_t step, loudness_step_levels *out, sp_errinfo *ei)
+{
+    if (!m || !out || !m->keep || step >= m->steps)
+        return sp_fail(ei, SP_EINVAL, "loudness_meter_step_levels: step %zu not kept", step);
+    out->sample_peak = m->st_peak[step];
+    out->true_peak = m->st_tp[step];
+    out->mean_square = m->len[step] ? m->st_sq[step] / (double)m->len[step] : 0.0;
+    return SP_OK;
 }
 
 int loudness_meter_add(loudness_meter *m, const float *x, size_t frames, sp_errinfo *ei)
@@ -261,6 +328,8 @@ int loudness_meter_add(loudness_meter *m, const float *x, size_t frames, sp_erri
             m->acc += s->weight * sum;
             m->sample_peak = maxabs > m->sample_peak ? maxabs : m->sample_peak;
             true_peak_of(m, s, x + c, stride, n, maxabs);
+            if (m->keep)
+                keep_levels(m, s, x + c, stride, n, maxabs);
         }
         x += n * stride;
         frames -= n;

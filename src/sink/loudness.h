@@ -60,6 +60,23 @@ size_t loudness_meter_steps(const loudness_meter *m);
 double loudness_meter_momentary(const loudness_meter *m, size_t step);
 double loudness_meter_short_term(const loudness_meter *m, size_t step);
 
+/* A level meter's figures per 100 ms step (the window's meters, docs/measurements.md "Level
+ * meters"): kept from the first loudness_meter_add on once asked for, at 16 bytes a step
+ * more. The true peak is then searched in every step, not only where it may beat the
+ * whole input's (the cost of the Annex 2 filter on all samples). */
+typedef struct {
+    double sample_peak;        /* largest |x| of the step's samples, every channel (linear) */
+    double true_peak;          /* largest 4x interpolated |x| (Annex 2), at least sample_peak */
+    double mean_square;        /* mean of the unweighted x^2 over the step's samples, channels
+                                * summed with their weights as the loudness sums them */
+} loudness_step_levels;
+
+/* Asks for loudness_step_levels from now on; SP_EINVAL once samples were taken. */
+int loudness_meter_keep_levels(loudness_meter *m, sp_errinfo *ei);
+/* Step `step`'s levels (0-based, complete steps only); SP_EINVAL when out of range or not
+ * kept. */
+int loudness_meter_step_levels(const loudness_meter *m, size_t step, loudness_step_levels *out, sp_errinfo *ei);
+
 /* Everything so far (a copy of the short-term series is sorted: O(steps log steps)). */
 int loudness_meter_result(const loudness_meter *m, loudness_result *r, sp_errinfo *ei);
 

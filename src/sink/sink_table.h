@@ -36,6 +36,7 @@ typedef struct {
     int bands_average;         /* bands: --average given: one row per channel (average's mode) */
     int transfer_ref;          /* transfer: the reference channel (an index of the input) */
     int transfer_meas;         /* transfer: the measured channel */
+    int transfer;              /* --transfer given (the window's transfer view without an output) */
     int compare;               /* --compare: the input is a pair of files A, B (reference,
                                 * compared) read side by side, each the mix of its channels */
     int resample;              /* --compare --resample: B at A's rate */
@@ -142,6 +143,10 @@ size_t sink_bands_unresolved(const sink_measure *m, const sink_stream *st, doubl
  * channels, (bins, 4): freq_hz, magnitude_db, phase_deg, coherence; the sidecar adds the
  * delay, the averages and the channels */
 int sink_transfer_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
+/* Whether a stream holds the two channels m's transfer function needs (REF and MEAS of the
+ * input, every channel read; or a pair with m->reference): SP_EINVAL with the reason. The
+ * transfer kinds' check, and the window's transfer view's. */
+int sink_transfer_check(const sink_measure *m, const sink_stream *st, sp_errinfo *ei);
 /* --transfer with --png (sink_transfer.c): magnitude, phase and coherence plotted */
 int sink_transfer_png_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei);
 /* --compare with --average and --dump (sink_compare.c): the averaged spectra of files A and B

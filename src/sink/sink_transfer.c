@@ -45,10 +45,10 @@ typedef struct {
     int done;
 } transfer_sink;
 
-static int check_channels(const transfer_sink *s, const sink_stream *st, sp_errinfo *ei)
+int sink_transfer_check(const sink_measure *ms, const sink_stream *st, sp_errinfo *ei)
 {
-    int r = s->m.transfer_ref, m = s->m.transfer_meas, c = st->source_channels;
-    if (s->m.reference) /* a pair: its source checked REF and MEAS against the two files */
+    int r = ms->transfer_ref, m = ms->transfer_meas, c = st->source_channels;
+    if (ms->reference) /* a pair: its source checked REF and MEAS against the two files */
         return c == 2 && st->channels == 2 ? SP_OK
                                            : sp_fail(ei, SP_EINVAL, SP_FIELD("reference") ": not a pair of channels");
     if (c < 2)
@@ -98,7 +98,7 @@ static int transfer_open(void *self, const sink_stream *st, sink_wants *wants, s
     s->st.window_coef = NULL; /* valid during open only */
     s->ref = s->m.reference ? 0 : s->m.transfer_ref;
     s->meas = s->m.reference ? 1 : s->m.transfer_meas;
-    if ((err = check_channels(s, st, ei)) != SP_OK || (err = transfer_create(st->n, &s->tf, ei)) != SP_OK)
+    if ((err = sink_transfer_check(&s->m, st, ei)) != SP_OK || (err = transfer_create(st->n, &s->tf, ei)) != SP_OK)
         return err;
     if (s->png) {
         /* the phase's and magnitude's ranges come from the data: the panels are made at the

@@ -170,6 +170,9 @@ static void destroy_view(view *v)
     view_play_free(v);
     view_panel_free(v);
     view_bands_free(v);
+    view_sig_free(v);
+    view_compare_free(v);
+    view_xfer_free(v);
     view_avg_close(&v->sh.avg);
     view_xform_free(&v->sh);
     render_destroy(v->pic.r);
@@ -207,6 +210,7 @@ static void destroy_view(view *v)
     if (v->win)
         SDL_DestroyWindow(v->win);
     pthread_mutex_destroy(&v->sh.mu);
+    pthread_mutex_destroy(&v->sh.sig_mu);
 }
 
 static int no_display(const view *v, sp_errinfo *ei)
@@ -274,6 +278,8 @@ static int view_init(view *v, const analyze_config *cfg, const analyze_context *
     v->ver.on = v->vc.verify;
     view_panel_init(v);
     view_bands_init(v);
+    view_compare_init(v);
+    view_xfer_init(v);
     for (int i = 0; i < window_count(); i++)
         if (window_spec_at(i).kind == cfg->window.kind)
             v->window_idx = i;
@@ -547,6 +553,8 @@ int view_run(const analyze_config *cfg, const analyze_context *ctx, const view_c
     if (!(v = calloc(1, sizeof *v)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     pthread_mutex_init(&v->sh.mu, NULL);
+    pthread_mutex_init(&v->sh.sig_mu, NULL);
+    v->sh.sig.mu = &v->sh.sig_mu;
     if ((err = view_init(v, cfg, ctx, vcfg, ei)) != SP_OK || (err = start_video(v, &refused, ei)) != SP_OK)
         goto done;
     /* the source opens first: a bad file or a missing microphone fails without a window */

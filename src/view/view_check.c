@@ -240,7 +240,7 @@ void view_note_bar(view *v, int x, int y, int w, int h)
  * and band bars as last drawn ([x, y, w, h] each), for the tests' overlap checks. */
 static void layout_stats(view *v, FILE *f)
 {
-    layout L = view_layout(v->cv.w, v->cv.h);
+    layout L = view_layout(v->cv.w, v->cv.h, view_sig_inst_em(v));
     fprintf(f, ", \"layout\": {\"window\": [%d, %d], \"strip\": [%d, 0, %d, %d], \"boxes\": [", v->cv.w, v->cv.h,
             L.side_x, v->cv.w - L.side_x, L.pic_h);
     for (int i = 0; i < v->nshown_boxes; i++) {
@@ -303,6 +303,8 @@ void view_write_stats(view *v, const char *path)
     bands_stats(v, f);
     layout_stats(v, f);
     view_play_stats(v, f);
+    view_sig_stats(v, f);
+    view_xfer_stats(v, f);
     fprintf(f, "}\n");
     fclose(f);
 }

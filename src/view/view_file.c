@@ -93,6 +93,7 @@ render_config view_picture_config(view *v, const layout *L, const view_stream *i
     make_title(v, info, title, len);
     rc.title = title;
     view_xform_picture(v, info, &rc, title, len); /* a transform's columns, its name */
+    rc.top_gap = view_wave_height(v, L) > 0 ? view_wave_height(v, L) + L->fs / 2 : 0; /* the waveform strip */
     return rc;
 }
 
@@ -274,7 +275,8 @@ static int file_key_same(const file_key *a, const file_key *b)
            x->db_lo == y->db_lo && x->db_hi == y->db_hi && x->fmin == y->fmin && x->fmax == y->fmax &&
            same_str(x->title, y->title) && same_str(x->font, y->font) && same_str(x->font_search, y->font_search) &&
            same_str(x->font_bundled, y->font_bundled) && x->font_no_system == y->font_no_system &&
-           a->pic_w == b->pic_w && a->pic_h == b->pic_h && a->channels == b->channels && a->a0 == b->a0 &&
+           x->top_gap == y->top_gap && a->pic_w == b->pic_w && a->pic_h == b->pic_h && a->channels == b->channels &&
+           a->a0 == b->a0 &&
            a->span == b->span && a->count == b->count && a->bins == b->bins && a->n == b->n && a->hop == b->hop &&
            a->rate == b->rate && a->t_first == b->t_first;
 }
@@ -309,11 +311,13 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
     char title[600];
     render_config rc = view_picture_config(v, L, info, title, sizeof title);
     sp_errinfo ei = {{0}};
-    int C = p->channels, err;
+    int C, err;
     size_t plot_w, need;
     render *probe = NULL;
     file_key key;
 
+    view_compare_config(v, &rc); /* --compare: its title; the d key: one panel, B - A */
+    C = p->channels;
     /* the plot's width comes from the layout, which does not depend on the time range:
      * measured once per layout (a probe), then the real picture with its time origin */
     if (p->plot_w > 0 && p->key.width == rc.width && p->key.height == rc.height && p->key.scale == rc.scale &&
@@ -346,6 +350,7 @@ int view_draw_spectrogram(view *v, const layout *L, const view_stream *info, uin
     }
     for (int c = 0; c < C; c++)
         view_store_get(v->sh.store, c, p->a0, p->span, p->count, p->snap + (size_t)c * p->count * p->bins);
+    view_compare_snap(v);
     pthread_mutex_unlock(&v->sh.mu);
     p->rot = 0;
     file_key_make(&key, p, &rc, L);

@@ -22,10 +22,10 @@ static int font_size_for(int w, int h)
     return fs < 10 ? 10 : fs > 96 ? 96 : fs;
 }
 
-layout view_layout(int W, int H)
+layout view_layout(int W, int H, int inst_em)
 {
     layout L;
-    int fs = font_size_for(W, H);
+    int fs = font_size_for(W, H), inst_w = inst_em * fs;
     L.fs = fs;
     L.status_h = (int)lround(fs * 2.0);
     L.side_w = (int)lround(W * 0.17);
@@ -33,14 +33,20 @@ layout view_layout(int W, int H)
         L.side_w = 13 * fs;
     if (L.side_w > 24 * fs)
         L.side_w = 24 * fs;
-    L.pic_w = W - L.side_w;
+    if (inst_w > W / 3)
+        inst_w = W / 3;
+    L.pic_w = W - L.side_w - inst_w;
     L.pic_h = H - L.status_h;
     if (L.pic_w < RENDER_MIN_WIDTH)
         L.pic_w = RENDER_MIN_WIDTH;
     if (L.pic_h < RENDER_MIN_HEIGHT)
         L.pic_h = RENDER_MIN_HEIGHT;
-    L.side_x = L.pic_w;
-    L.side_w = W - L.pic_w;
+    if (inst_w > 0 && L.pic_w + inst_w > W - 10 * fs) /* a narrow window: the picture first */
+        inst_w = W - 10 * fs - L.pic_w > 0 ? W - 10 * fs - L.pic_w : 0;
+    L.inst_x = L.pic_w;
+    L.inst_w = inst_w;
+    L.side_x = L.pic_w + inst_w;
+    L.side_w = W - L.side_x;
     L.status_y = L.pic_h;
     L.status_h = H - L.pic_h;
     /* the renderer sizes its labels from its own picture: the same rule, the same size */
@@ -333,7 +339,7 @@ static void strip_file(view *v, const layout *L, const int16_t **cur, const floa
  * ring_panels); returns the newest frame the picture shows. */
 uint64_t view_draw_frame(view *v, const view_stream *info, int started)
 {
-    layout L = view_layout(v->dw, v->dh);
+    layout L = view_layout(v->dw, v->dh, view_sig_inst_em(v));
     picture *p = &v->pic;
     const int16_t *cur[RENDER_MAX_CHANNELS] = {0};
     const float *fallback = NULL;
@@ -341,14 +347,17 @@ uint64_t view_draw_frame(view *v, const view_stream *info, int started)
 
     v->dmg_all = v->ring_panels = v->ring_live = v->ndmg = 0;
     view_note_reset(v);
-    p->ok = frame_picture(v, &L, info, started, &newest);
+    p->ok = v->sh.xf.on ? 0 : frame_picture(v, &L, info, started, &newest); /* --transfer: its own */
     v->sn.curve = v->sn.hold = v->sn.nbox = 0;
     if (p->ok && info->live) {
         strip_live(v, &L, newest, cur);
-    } else if (p->ok) {
+    } else if (p->ok && !v->cmp.diff) { /* --compare's difference: no levels to plot */
         strip_file(v, &L, cur, &fallback);
     }
     if (p->ok) {
+        view_sig_draw_column(v, &L);
+        view_wave_draw(v, &L);
+        view_pitch_draw(v, &L);
         view_select_draw(v, &L);
         view_play_draw(v, &L); /* under the overlays: the file view's canvas is drawn whole */
         view_panel_strip(v, &L);
@@ -356,6 +365,8 @@ uint64_t view_draw_frame(view *v, const view_stream *info, int started)
         view_strip_layout(v, &L);
         view_bands_draw(v, &L, cur[0] ? cur : NULL, fallback);
         view_strip_draw(v, &L);
+    } else if (v->sh.xf.on) {
+        view_xfer_draw(v, &L, started); /* view_transfer.c: the three panels, the cursor */
     } else {
         const char *msg = !started ? "starting\xe2\x80\xa6" : p->render_err[0] ? p->render_err : "cannot draw";
         view_font(v, L.fs);

@@ -14,6 +14,10 @@
  *   view_select.c   the selection (a time range, a band) and its spectrum; the two-point mark
  *   view_play.c     playback (the `p` key): the player (player.h), the playhead, following it
  *   view_xform.c    transforms (the `x` key): mel, CQT, chroma, reassigned (docs/transforms.md)
+ *   view_meter.c    the samples' views (view_sig.h): their keys, the instrument column, meters
+ *   view_pitch.c    the pitch trace; view_wave.c the waveform strip; view_scope.c the scope
+ *   view_compare.c  --compare A B: A over B, their levels at the cursor, the difference (d)
+ *   view_transfer.c --transfer: magnitude, phase, coherence and delay instead of a spectrogram
  *
  *   analysis thread                          window thread (the caller's)
  *   analyze_run -> sink: dB -> view_store    events, then at most 60 times a second:
@@ -53,10 +57,13 @@
 #include "canvas.h"
 #include "measure.h"
 #include "player.h"
+#include "plot.h"
 #include "reassign_grid.h"
 #include "render.h"
 #include "sink.h"
+#include "transfer.h"
 #include "view.h"
+#include "view_sig.h"
 #include "view_store.h"
 
 #define STORE_BUDGET_LIVE ((size_t)128 << 20)
@@ -151,6 +158,23 @@ typedef struct {
     uint64_t *ex_frames;   /* per channel */
 } view_avg;
 
+/* The transfer view's running H1 average (view_transfer.c), fed on the analysis thread
+ * with the frames' transforms (sink_wants.complex) instead of spectra. */
+typedef struct {
+    int on;                /* --transfer without an output (analyze_config.measure.transfer) */
+    sink_measure m;        /* the run's settings of two signals (set before any worker) */
+    pthread_mutex_t mu;    /* tf and the stream's fields: the feed adds, the window reads */
+    transfer *tf;          /* the engine (transfer.h): the dump's average */
+    int ref, meas;         /* the stream's channels of REF and MEAS */
+    int rate;
+    size_t n, bins;
+    double aligned_s;      /* a pair's alignment (sink_stream.aligned_s) */
+    uint64_t gen;          /* bumped at every start: the window computes again */
+    cpx *held;             /* the lower channel's block, until the higher one's comes */
+    size_t held_cap, held_frames;
+    uint64_t held_first;
+} view_xfer_feed;
+
 typedef struct {
     pthread_mutex_t mu;
     Uint32 wake_event;    /* SDL event that wakes the window's loop; set before any worker */
@@ -177,6 +201,9 @@ typedef struct {
                            * frames (view_worker.c): the averages are not fed */
     int need_frames;      /* the window needs every spectrum (the averages): no maxima asked
                            * for from the next start on (set by the window's thread) */
+    view_sig sig;         /* the samples' views: under sig_mu, not mu (view_sig.h) */
+    pthread_mutex_t sig_mu;
+    view_xfer_feed xf;    /* the transfer view's average (its own lock) */
 } shared;
 
 typedef struct {
@@ -423,6 +450,36 @@ typedef struct {
     char last_err[512];   /* the last failure to play ("" none) */
 } play_state;
 
+/* --compare A B (view_compare.c): the analysis reads the pair, channel 0 A's mix and 1 B's,
+ * which the picture stacks (one zoom, one scroll, one cursor); the d key draws B - A
+ * instead, one panel in a diverging colour map. */
+typedef struct {
+    int on;
+    int diff;             /* the d key */
+    int16_t *ab;          /* diff: A's and B's entries as fetched (2 x count x bins) */
+    size_t ab_cap;
+    char title[600];
+} view_cmp;
+
+/* The transfer view's window side (view_transfer.c): the three panels and their values. */
+enum { XF_MAG, XF_PHASE, XF_COH, XF_PANELS };
+typedef struct {
+    int remove_delay;     /* the d key (--remove-delay) */
+    uint64_t gen, averages; /* what the values were computed from */
+    double computed_at;
+    float *val;           /* XF_PANELS x bins: magnitude dB, phase (unwrapped), coherence */
+    size_t val_cap, bins, n;
+    int rate, ok;
+    double delay_s;       /* the delay of MEAS after REF (transfer_delay and the alignment) */
+    plot *panel[XF_PANELS];
+    plot_config pc[XF_PANELS]; /* what each panel was made with */
+    char title[600];
+    /* the cursor as last drawn (the stats): its bin, NaN values when off the panels */
+    int cur_on;
+    size_t cur_k;
+    double cur_hz, cur_mag, cur_ph, cur_coh;
+} view_xfer;
+
 typedef struct {
     const analyze_config *user; /* the caller's config */
     analyze_context user_ctx;   /* the caller's context (its stop flag: a signal) */
@@ -438,6 +495,9 @@ typedef struct {
     view_bands bd;
     view_strip sn;
     play_state play;
+    view_sig_ui sg;   /* the samples' views (view_sig.h) */
+    view_cmp cmp;
+    view_xfer xf;
     SDL_Window *win;
     SDL_Renderer *ren;
     SDL_Texture *tex;
@@ -492,6 +552,7 @@ typedef struct {
 typedef struct {
     int pic_w, pic_h;   /* the renderer's part, top-left */
     int side_x, side_w; /* the spectrum strip */
+    int inst_x, inst_w; /* the instrument column between them (meters, scope; 0 wide: none) */
     int status_y, status_h;
     int fs;
 } layout;
@@ -528,7 +589,8 @@ void view_overlay_area(view *v, int x, int y, int w, int h);
 void view_present(view *v);
 
 /* view_frame.c */
-layout view_layout(int W, int H);
+/* inst_em: the instrument column's width in font sizes (view_sig_inst_em; 0: none) */
+layout view_layout(int W, int H, int inst_em);
 uint64_t view_draw_frame(view *v, const view_stream *info, int started);
 
 /* view_overlay.c */
@@ -608,6 +670,30 @@ void view_play_draw(view *v, const layout *L); /* the playhead (file view) */
 int view_play_status(view *v, char *buf, size_t len); /* its status field; 0: none */
 void view_play_free(view *v);
 
+/* view_compare.c */
+void view_compare_init(view *v);
+void view_compare_free(view *v);
+int view_compare_key(view *v, SDL_Keycode sym); /* 1: taken (d) */
+/* The file picture's config (diff: one channel, rdbu over +-R dB) and, under mu, after its
+ * entries were fetched into pic.snap: the difference made of A's and B's. */
+void view_compare_config(view *v, render_config *rc);
+void view_compare_snap(view *v);
+/* The read-out's level line at entry i, bin k (A, B and B - A); the cursor's cross in the
+ * other panel (pr: the cursor's panel; draw 0: only its areas claimed). */
+void view_compare_readout(view *v, size_t i, size_t k, char *l3, size_t len);
+void view_compare_cursor(view *v, int c, int my, int draw);
+
+/* view_transfer.c: the feed (analysis thread), the view (window thread) */
+void view_xfer_init(view *v);
+void view_xfer_free(view *v);
+int view_xfer_open(view_xfer_feed *xf, const sink_stream *ss, sp_errinfo *ei);
+int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei);
+int view_xfer_key(view *v, SDL_Keycode sym); /* 1: taken (d) */
+void view_xfer_draw(view *v, const layout *L, int started); /* the picture and the strip */
+#ifdef SPECTRO_TEST_HOOKS
+void view_xfer_stats(view *v, FILE *f); /* the stats' "transfer" member */
+#endif
+
 /* view_xform.c: the x key (analysis restarted), the spec for the key's place at the
  * current N (the n key calls it too), the panel's keys refused under a transform; the
  * sink's side (on the analysis thread: open, rows into the store by `store`, the grid's
@@ -627,6 +713,18 @@ void view_xform_picture(view *v, const view_stream *info, render_config *rc, cha
 float view_xform_strip_db(const view *v, const int16_t *s, int y, int h);
 int view_xform_readout(const view *v, double u, size_t *k, char *line, size_t len);
 
+/* view_meter.c, view_pitch.c, view_wave.c, view_scope.c (view_sig.h) */
+int view_sig_key(view *v, SDL_Keycode sym, int live, int *err, sp_errinfo *ei); /* 1: taken */
+int view_sig_inst_em(view *v);
+void view_sig_draw_column(view *v, const layout *L); /* meters, live pitch, scope */
+void view_sig_free(view *v);
+void view_pitch_draw(view *v, const layout *L);      /* the trace (file view) */
+int view_pitch_readout(view *v, double f, char *buf, size_t len); /* 0: off */
+int view_pitch_live(view *v, const layout *L, int x, int y);
+int view_wave_height(const view *v, const layout *L); /* the strip's rows (0: none) */
+void view_wave_draw(view *v, const layout *L);
+void view_scope_draw(view *v, const layout *L, int x, int y, int w, int h);
+
 /* view_check.c: for the tests (view_config), compiled only into a build with the test hooks
  * (-DSPECTRO_TEST_HOOKS=ON, docs/developer.md "Test hooks"); without them these do nothing. */
 #ifdef SPECTRO_TEST_HOOKS
@@ -641,6 +739,7 @@ void view_note_reset(view *v);
 void view_note_box(view *v, const char *label, int x, int y, int w, int h);
 void view_note_bar(view *v, int x, int y, int w, int h);
 void view_play_stats(view *v, FILE *f);   /* view_play.c: the stats' "play" member */
+void view_sig_stats(view *v, FILE *f);    /* view_meter.c: "meters", "pitch", "wave", "scope" */
 #else
 static inline void view_verify_live(view *v, const layout *L, const render_config *rc)
 {

@@ -27,8 +27,10 @@ static const struct {
     {.key = "t", .does = "tone analysis: harmonics marked, THD, THD+N, SNR"},
     {.key = "e", .does = "export the averaged spectrum (spectro-avg-YYYYmmdd-HHMMSS.csv)"},
     {.key = "b", .does = "band bars: off / octaves / third octaves (--bands, --weighting)"},
+    {.key = "d", .does = "B \xe2\x88\x92 A / A over B (--compare); phase less the delay (--transfer)"},
     {.key = "m, right click",
      .does = "mark a point / clear the mark: \xce\x94t, \xce\x94" "f, \xce\x94" "dB, interval"},
+    {.key = "v / f / r / o", .does = "level meters / pitch trace / waveform (file) / scope (live)"},
     {.key = "h / ?", .does = "this help"},
     {.key = "q / Esc", .does = "quit (Esc: clears the selection first, when there is one)"},
 };

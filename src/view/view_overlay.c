@@ -14,7 +14,7 @@
 #include "scale.h"
 
 /* "A4 +3 ct" for 441 Hz (A4 = 440 Hz, equal temperament). */
-static void note_name(double hz, char *buf, size_t len)
+void view_note_name(double hz, char *buf, size_t len)
 {
     static const char *names[12] = {"C", "C\xe2\x99\xaf", "D", "D\xe2\x99\xaf", "E", "F",
                                     "F\xe2\x99\xaf", "G", "G\xe2\x99\xaf", "A", "A\xe2\x99\xaf", "B"};
@@ -295,8 +295,8 @@ void view_draw_readout(view *v, const layout *L, int draw)
     for (int c = 0; c < p->channels; c++) {
         render_rect pr = render_plot_rect(p->r, c);
         const scale_map *map = render_scale(p->r);
-        char l1[96], l2[96], l3[96], l4[96], l5[96], note[48], hz[32];
-        int nl;
+        char l1[96], l2[96], l3[96], l4[96], l5[96], lp[96], note[48], hz[32];
+        int nl, pl;
         double u, hzv, t;
         size_t i, k;
         float db;
@@ -319,7 +319,7 @@ void view_draw_readout(view *v, const layout *L, int draw)
             snprintf(hz, sizeof hz, "%.3f kHz", hzv / 1000);
         else
             snprintf(hz, sizeof hz, "%.1f Hz", hzv);
-        note_name(hzv, note, sizeof note);
+        view_note_name(hzv, note, sizeof note);
         view_format_time(p, t, l1, sizeof l1);
         snprintf(l2, sizeof l2, "%s   %s", hz, note);
         if (view_xform_readout(v, u, &k, l2, sizeof l2)) /* a transform's column (view_xform.c) */
@@ -336,26 +336,32 @@ void view_draw_readout(view *v, const layout *L, int draw)
             else
                 snprintf(l3, sizeof l3, "%s%.1f %s%s", db < 0 ? "\xe2\x88\x92" : "", fabs((double)db),
                          view_level_unit(v), ch);
+            view_compare_readout(v, i, k, l3, sizeof l3); /* --compare: A's, B's, B - A */
         }
         /* with a mark (view_select.c): the differences to it */
         nl = view_mark_readout(v, c, (double)p->a0 + (double)i * (double)p->span + 0.5 * (double)(p->span - 1), hzv,
                                raw == VIEW_STORE_NODATA ? NAN : (double)db, l4, l5, sizeof l4)
                  ? 5
                  : 3;
+        /* with the pitch trace (view_pitch.c): its f0 at the cursor's frame, and the note */
+        pl = view_pitch_readout(v, (double)p->a0 + ((double)i + 0.5) * (double)p->span - 0.5, lp, sizeof lp);
         view_font(v, fs);
         bw = canvas_text_width(v->font, l2);
         bw = canvas_text_width(v->font, l1) > bw ? canvas_text_width(v->font, l1) : bw;
         bw = canvas_text_width(v->font, l3) > bw ? canvas_text_width(v->font, l3) : bw;
         for (int j = 3; j < nl; j++)
             bw = canvas_text_width(v->font, j == 3 ? l4 : l5) > bw ? canvas_text_width(v->font, j == 3 ? l4 : l5) : bw;
+        if (pl && canvas_text_width(v->font, lp) > bw)
+            bw = canvas_text_width(v->font, lp);
         bw += fs;
-        bh = nl * v->line_h + fs / 2;
+        bh = (nl + pl) * v->line_h + fs / 2;
         bx = mx + fs;
         by = my + fs;
         if (bx + bw > pr.x + pr.w)
             bx = mx - fs - bw;
         if (by + bh > pr.y + pr.h)
             by = my - fs - bh;
+        view_compare_cursor(v, c, my, draw); /* --compare: the cross in the other panel too */
         if (!draw) {
             view_overlay_area(v, pr.x, my, pr.w, 1);
             view_overlay_area(v, mx, pr.y, 1, pr.h);
@@ -375,6 +381,11 @@ void view_draw_readout(view *v, const layout *L, int draw)
             view_text(v, l4, bx + fs / 2, by + fs / 4 + 3 * v->line_h, COL_HOLD);
             view_text(v, l5, bx + fs / 2, by + fs / 4 + 4 * v->line_h, COL_HOLD);
             snprintf(v->shown_readout + at, sizeof v->shown_readout - at, " | %s | %s", l4, l5);
+        }
+        if (pl) {
+            size_t at = strlen(v->shown_readout);
+            view_text(v, lp, bx + fs / 2, by + fs / 4 + nl * v->line_h, COL_TONE);
+            snprintf(v->shown_readout + at, sizeof v->shown_readout - at, " | %s", lp);
         }
     }
 }

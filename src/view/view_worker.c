@@ -29,7 +29,8 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     view_store *st = NULL;
     view_stream info;
     view_avg avg;
-    int err, need_frames;
+    view_sig sig;
+    int err, need_frames, want_m, want_p;
     uint64_t fpc = 1;
     memset(&info, 0, sizeof info);
     snprintf(info.name, sizeof info.name, "%s", ss->source);
@@ -45,7 +46,11 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     info.live = ss->live;
     if ((err = view_xform_open(sh, ss, &info, ei)) != SP_OK) /* a transform's columns */
         return err;
-    wants->spectra = 1;
+    /* --transfer: the frames' transforms to its average instead (view_transfer.c) */
+    if (sh->xf.on && (err = view_xfer_open(&sh->xf, ss, ei)) != SP_OK)
+        return err;
+    wants->spectra = !sh->xf.on;
+    wants->complex = sh->xf.on;
     err = view_store_create(info.channels, info.bins, info.live, info.live ? STORE_BUDGET_LIVE : STORE_BUDGET_FILE,
                             &st, ei);
     if (err != SP_OK)
@@ -56,11 +61,27 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     /* level 0's step from the frames to come, so that it holds from the first frame on */
     if (!info.live && ss->frames_expected > 0)
         fpc = view_store_expect(st, (uint64_t)ss->frames_expected);
-    wants->maxima_span = fpc > 1 && !need_frames ? fpc : 0;
-    if ((err = view_avg_open(&avg, ss, ei)) != SP_OK) {
+    wants->maxima_span = fpc > 1 && !need_frames && !sh->xf.on ? fpc : 0;
+    wants->samples = 1; /* the meters, pitch, waveform and scope (view_sig.h) */
+    pthread_mutex_lock(&sh->sig_mu);
+    want_m = sh->sig.want_meters;
+    want_p = sh->sig.want_pitch;
+    pthread_mutex_unlock(&sh->sig_mu);
+    if ((err = view_sig_open(&sig, &sh->sig_mu, ss, want_m, want_p, ei)) != SP_OK) {
         view_store_destroy(st);
         return err;
     }
+    if ((err = view_avg_open(&avg, ss, ei)) != SP_OK) {
+        view_sig_clear(&sig);
+        view_store_destroy(st);
+        return err;
+    }
+    pthread_mutex_lock(&sh->sig_mu);
+    view_sig_clear(&sh->sig);
+    sig.want_meters = sh->sig.want_meters; /* a key pressed meanwhile */
+    sig.want_pitch = sh->sig.want_pitch;
+    sh->sig = sig;
+    pthread_mutex_unlock(&sh->sig_mu);
     pthread_mutex_lock(&sh->mu);
     view_avg_close(&sh->avg);
     sh->avg = avg;
@@ -155,8 +176,30 @@ static int on_finish(void *user, const sink_end *end, sp_errinfo *ei)
     return view_xform_flush(user, store_rows, ei);
 }
 
+/* The samples themselves (view_sig.h): under the views' own lock, not mu. */
+static int on_samples(void *user, uint64_t first, size_t nframes, const float *x, sp_errinfo *ei)
+{
+    shared *sh = user;
+    return view_sig_samples(&sh->sig, first, nframes, x, ei);
+}
+
+/* --transfer: the frames' transforms, to the transfer view's average (view_transfer.c). */
+static int on_complex(void *user, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei)
+{
+    shared *sh = user;
+    int err = view_xfer_add(&sh->xf, channel, first, nframes, z, ei), woken;
+    pthread_mutex_lock(&sh->mu);
+    woken = frames_in(sh, channel, first, nframes);
+    pthread_mutex_unlock(&sh->mu);
+    if (woken)
+        wake(sh);
+    return err;
+}
+
 static const sink_ops VIEW_SINK = {
     .name = "window", .open = on_start, .spectra = on_frames, .maxima = on_maxima, .finish = on_finish,
+    .samples = on_samples,
+    .complex = on_complex,
 };
 
 static void *worker_main(void *arg)

@@ -26,6 +26,12 @@ class Cli(unittest.TestCase):
                                  "%s does not mention %s" % (flag, opt))
             for w in WORDS:
                 self.assertIn(w, text, "%s does not mention %s" % (flag, w))
+            # the library's help names its fields; the program shows each as its option:
+            # no field mark and no option's field spelling ("list_devices") is left
+            self.assertNotIn("\x1f", text)
+            options = set(re.findall(r"--([a-z][a-z-]*[a-z])", text))
+            for o in sorted(o for o in options if "-" in o):
+                self.assertNotRegex(text, r"\b%s\b" % o.replace("-", "_"), "%s shows a field, not --%s" % (flag, o))
 
     def test_version(self):
         for flag in ("-V", "--version"):
