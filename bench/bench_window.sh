@@ -10,8 +10,9 @@
 #   bench/bench_window.sh [path/to/spectro] [extra spectro args, e.g. --backend cuda]
 #   BENCH_SECONDS=20 BENCH_SIZE=1280x720
 #   SDL_RENDER_VSYNC=0 measures the window without vsync (it has vsync by default)
-#   BENCH_KEYS="v o f": keys pressed once the window is up (xdotool; Xvfb only): here the
-#   level meters, the oscilloscope and the pitch, drawn while it is measured
+#   BENCH_KEYS="v o f": keys pressed once the window is up (xdotool under Xvfb; with SDL's
+#   offscreen driver the window presses them itself, SPECTRO_VIEW_KEYS): here the level
+#   meters, the oscilloscope and the pitch, drawn while it is measured
 #   SDL_VIDEODRIVER=offscreen: no X server, SDL's offscreen driver (the lent GPU machine:
 #   .devdeps/env.sh sets it); the input is then made with Python instead of sox
 set -euo pipefail
@@ -67,12 +68,17 @@ done
 
 machine_line
 echo "input:   48 kHz mono through --realtime, N=4096, hop=512, window $size on $([ $offscreen = 1 ] && echo "SDL's offscreen driver" || echo Xvfb), ${secs} s; spectro $*"
-SPECTRO_VIEW_STATS="$tmp/stats.json" "$bin" --quiet --realtime -n 4096 --hop 512 --size "$size" "$@" \
-    "$tmp/in.wav" &
+# the keys: xdotool's under Xvfb; with no X server, the window presses them itself
+# (SPECTRO_VIEW_KEYS, a test hook)
+view_keys=""
+[ $offscreen = 1 ] && view_keys=${BENCH_KEYS:-}
+SPECTRO_VIEW_STATS="$tmp/stats.json" SPECTRO_VIEW_KEYS="$view_keys" "$bin" --quiet --realtime -n 4096 --hop 512 \
+    --size "$size" "$@" "$tmp/in.wav" &
 pid=$!
-if [ -n "${BENCH_KEYS:-}" ]; then
-    [ $offscreen = 0 ] && command -v xdotool >/dev/null 2>&1 ||
-        { echo "bench_window: BENCH_KEYS needs Xvfb and xdotool" >&2; kill "$pid"; exit 1; }
+[ -n "$view_keys" ] && echo "keys:    $view_keys (SPECTRO_VIEW_KEYS)"
+if [ -n "${BENCH_KEYS:-}" ] && [ $offscreen = 0 ]; then
+    command -v xdotool >/dev/null 2>&1 ||
+        { echo "bench_window: BENCH_KEYS needs xdotool under Xvfb" >&2; kill "$pid"; exit 1; }
     wid=""
     for _ in $(seq 50); do
         wid=$(xdotool search --onlyvisible --pid "$pid" --name spectro 2>/dev/null | tail -1) && [ -n "$wid" ] && break

@@ -23,7 +23,8 @@ __host__ __device__ constexpr int log2_fpb(int FPB)
  * thread bits ti. False where a one-frame block has no frame: the whole block returns, so
  * no barrier waits for it. */
 template <int L, int RL, int FPB, int OP>
-__device__ __forceinline__ bool load_row(float2 (&v)[1 << RL], const FArgs &A, unsigned f, unsigned ti)
+__device__ __forceinline__ bool load_row(float2 (&v)[1 << RL], const FArgs &A, unsigned f, unsigned ti,
+                                         const float *win)
 {
     constexpr int R = 1 << RL;
     const size_t g = (size_t)blockIdx.x * FPB + f;
@@ -70,7 +71,7 @@ __device__ __forceinline__ bool load_row(float2 (&v)[1 << RL], const FArgs &A, u
             });
         }
         if constexpr (is_stft(OP)) {
-            const float2 *win2 = reinterpret_cast<const float2 *>(A.win) + ti;
+            const float2 *win2 = reinterpret_cast<const float2 *>(win) + ti;
             unroll<R>([&](auto E) {
                 constexpr int e = SP_CI(E);
                 float2 wv = __ldg(win2 + ELEM<L, RL, 0, e>);
@@ -147,7 +148,7 @@ __device__ __forceinline__ void out_pair(const FArgs &A, float2 a, float2 b, flo
                                          OutT *pn, float &qmax)
 {
     float2 x0, x1;
-    if constexpr (OP == O_R2C || OP == O_STFTC) {
+    if constexpr (OP == O_R2C || OP == O_STFTC || OP == O_STFTR) {
         if (k0) {
             x0 = make_float2(a.x + a.y, 0.0f);
             x1 = make_float2(a.x - a.y, 0.0f);
@@ -343,7 +344,7 @@ __device__ __forceinline__ void store_real_shared(const float2 (&v)[1 << RL], co
  * Z_k and Z_{N-k} (out_pair), from registers (mirror_last) or through shared memory */
 template <int L, int RL, int FPB, int OP, bool S2>
 __device__ __forceinline__ void store_row_real(const float2 (&v)[1 << RL], const FArgs &A, float *s_re,
-                                               float *s_im, unsigned f, unsigned t, unsigned pt)
+                                               float *s_im, unsigned f, unsigned t, unsigned pt, unsigned pass)
 {
     constexpr int N = 1 << L;
     using OutT = std::conditional_t<OP == O_STFT || OP == O_STFTB, float, float2>;
@@ -355,6 +356,8 @@ __device__ __forceinline__ void store_row_real(const float2 (&v)[1 << RL], const
         out0 = bank_pow<L, RL, FPB, S2>(s_re, f); /* the bank reads it there */
     else if constexpr (OP == O_STFTC) /* in place of Z, natural order (FPB 1, S2: launch) */
         out0 = reinterpret_cast<float2 *>(s_re) + f * N;
+    else if constexpr (OP == O_STFTR) /* past the FFT's, a row of N + 1 a window (FPB 1) */
+        out0 = bank_x<L, RL, FPB, S2>(s_re, pass);
     else if constexpr (OP == O_STFT)
         out0 = A.db + o.g * ostride;
     else
@@ -407,34 +410,44 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
     extern __shared__ float smem[];
     float *s_re = smem, *s_im = smem + FPB * C::FS; /* (S2: s_re is the float2 array) */
     const unsigned tid = threadIdx.x;
-    float2 v[C::R];
-    {
-        unsigned f, t;
-        thread_ft<C::T, FPB, C::modeF(0)>(tid, f, t);
-        const unsigned ti = scatter<L, RL, 0>(t);
-        if constexpr (KIND == K_ROW) {
-            if (!load_row<L, RL, FPB, OP>(v, A, f, ti))
-                return;
-        } else {
-            load_fourstep<L, RL, FPB, KIND>(v, A, f, ti);
+    /* O_STFTR: three windows of the same frame, a barrier between (the store of one, the
+     * exchanges of the next) */
+    constexpr unsigned PASSES = OP == O_STFTR ? 3u : 1u;
+#pragma unroll 1
+    for (unsigned pass = 0; pass < PASSES; pass++) {
+        float2 v[C::R];
+        if (pass > 0)
+            __syncthreads();
+        {
+            unsigned f, t;
+            thread_ft<C::T, FPB, C::modeF(0)>(tid, f, t);
+            const unsigned ti = scatter<L, RL, 0>(t);
+            if constexpr (KIND == K_ROW) {
+                if (!load_row<L, RL, FPB, OP>(v, A, f, ti, A.win + ((size_t)pass << (L + 1))))
+                    return;
+            } else {
+                load_fourstep<L, RL, FPB, KIND>(v, A, f, ti);
+            }
+            levels<L, RL, 0>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0, ti);
         }
-        levels<L, RL, 0>(v, ti, A.tw, A.tws, CINV ? A.inverse : 0, ti);
+        exchange_passes<L, RL, FPB, KIND, S2, OP, 1>(v, s_re, s_im, tid, A);
+        unsigned f, t;
+        thread_ft<C::T, FPB, C::modeF(C::NP - 1)>(tid, f, t);
+        const unsigned pt = rev_var<L>(scatter<L, RL, C::NP - 1>(t));
+        if constexpr (KIND == K_ROW && (OP == O_C2C || OP == O_R2CZ))
+            store_row_complex<L, RL, FPB, OP>(v, A, f, pt);
+        else if constexpr (KIND == K_ROW)
+            store_row_real<L, RL, FPB, OP, S2>(v, A, s_re, s_im, f, t, pt, pass);
+        else
+            store_fourstep<L, RL, FPB, KIND>(v, A, f, pt);
     }
-    exchange_passes<L, RL, FPB, KIND, S2, OP, 1>(v, s_re, s_im, tid, A);
-    unsigned f, t;
-    thread_ft<C::T, FPB, C::modeF(C::NP - 1)>(tid, f, t);
-    const unsigned pt = rev_var<L>(scatter<L, RL, C::NP - 1>(t));
-    if constexpr (KIND == K_ROW && (OP == O_C2C || OP == O_R2CZ))
-        store_row_complex<L, RL, FPB, OP>(v, A, f, pt);
-    else if constexpr (KIND == K_ROW)
-        store_row_real<L, RL, FPB, OP, S2>(v, A, s_re, s_im, f, t, pt);
-    else
-        store_fourstep<L, RL, FPB, KIND>(v, A, f, pt);
     /* every thread of the block gets here (the stores return, the kernel does not) */
     if constexpr (KIND == K_ROW && OP == O_STFTB)
         bank_epilogue<L, RL, FPB, S2>(A, smem);
     else if constexpr (KIND == K_ROW && OP == O_STFTC)
         bank_cqt_epilogue<L, RL, FPB, S2>(A, smem);
+    else if constexpr (KIND == K_ROW && OP == O_STFTR)
+        bank_reassign_epilogue<L, RL, FPB, S2>(A, smem);
 }
 
 /* (with a second __launch_bounds__ argument, even 1, ptxas allocated 114 instead of 79
@@ -496,6 +509,35 @@ int launch_kernel(void (*kern)(const FArgs), std::atomic<bool> &raised, size_t s
 
 namespace {
 
+/* points a thread (log2) for the row kernels: 16 (r = 4), 8 where that splits the levels
+ * into fewer or even passes */
+constexpr int row_rl(int L)
+{
+    return L == 3 ? 3 : L == 4 ? 4 : L <= 6 ? 3 : L <= 8 ? 4 : L == 9 ? 3 : L <= 13 ? 4 : 5;
+}
+
+/* Threads a block of the filter-bank kernels at 2^7 .. 2^13 complex points (several frames
+ * a block where a frame has fewer): the frames of a block share each weight's load. 256
+ * (two frames a block at N 4096) against 128 on an H200, 1 h of audio (bench_gpu_xform,
+ * 2026-11-26): mel 128 1.742 / 1.891 ms, MFCC 20 2.357 / 2.451, chroma 2.431 / 3.039. */
+#ifndef SPECTRO_BANK_THR
+#define SPECTRO_BANK_THR 256
+#endif
+
+/* The threads of the filter-bank row kernel of 2^L complex points (launch_row_L): blocks
+ * of SPECTRO_BANK_THR threads at 2^7 .. 2^13, else 256, or one frame of more */
+constexpr int bank_threads(int L)
+{
+    const int T = (1 << L) >> row_rl(L), THR = L >= 7 && L <= 13 ? SPECTRO_BANK_THR : 256;
+    return T >= THR ? T : THR / T * T;
+}
+
+/* blocks an SM the filter-bank kernels' registers are capped for (64 a thread) */
+constexpr int bank_minb(int L)
+{
+    return 65536 / (bank_threads(L) * 64) > 0 ? 65536 / (bank_threads(L) * 64) : 1;
+}
+
 template <int L, int RL, int FPB, int KIND, int OP, bool S2 = false, int MINB = 0>
 int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
 {
@@ -505,11 +547,14 @@ int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
         kern = fused_fft_kernel_mb<L, RL, FPB, KIND, OP, S2, MINB>;
     else
         kern = fused_fft_kernel<L, RL, FPB, KIND, OP, S2>;
-    if constexpr (OP == O_STFTB || OP == O_STFTC) { /* the bank's rows and sums past the FFT's */
-        if constexpr (OP == O_STFTC && (FPB != 1 || !S2))
+    if constexpr (OP == O_STFTB || OP == O_STFTC || OP == O_STFTR) { /* the bank's rows and sums past the FFT's */
+        if constexpr ((OP == O_STFTC || OP == O_STFTR) && (FPB != 1 || !S2))
             return sp_fail(ei, SP_EUNSUPPORTED, "fused STFT bank: no complex kernels at 2^%d points", L + 1);
-        const size_t smem = C::SMEM + (size_t)FPB * ((OP == O_STFTB ? ((size_t)1 << L) + 1 : 0) + A.bank.rows) *
-                                          sizeof(float);
+        static_assert(OP != O_STFTB || C::THREADS == bank_threads(L), "fused_stft_bank_threads knows the shape");
+        const size_t smem =
+            C::SMEM + (size_t)FPB * (OP == O_STFTB ? ((size_t)1 << L) + 1 + A.bank.slots + A.bank.rows
+                                     : OP == O_STFTR ? 6 * (((size_t)1 << L) + 1)
+                                                     : 0) * sizeof(float);
         int dev = 0, optin = 0;
         if (cudaGetDevice(&dev) != cudaSuccess ||
             cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
@@ -522,13 +567,6 @@ int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
     }
     static std::atomic<bool> raised{false};
     return launch_kernel(kern, raised, C::SMEM, C::THREADS, nblocks, A, st, ei, "fused_fft_kernel");
-}
-
-/* points a thread (log2) for the row kernels: 16 (r = 4), 8 where that splits the levels
- * into fewer or even passes */
-constexpr int row_rl(int L)
-{
-    return L == 3 ? 3 : L == 4 ? 4 : L <= 6 ? 3 : L <= 8 ? 4 : L == 9 ? 3 : L <= 13 ? 4 : 5;
 }
 
 template <int OP, int L, int RL, int THR, int MINB>
@@ -560,6 +598,11 @@ template <int OP, int L> int launch_row_L(const FArgs &A, cudaStream_t st, sp_er
         return launch_row_cfg<OP, L, 4, (1 << L) / 16, 65536 / ((1 << L) / 16 * 64)>(A, st, ei);
     else if constexpr (OP == O_C2C && L == 13)
         return launch_row_cfg<OP, L, RL, 128, 2>(A, st, ei);
+    else if constexpr (OP == O_STFTR && (T < 128 || L > 12)) /* one frame a block (bank_reassign_epilogue);
+                                                                 * past 2^13 its rows fill a block's shared memory */
+        return sp_fail(ei, SP_EUNSUPPORTED, "fused reassignment: not at 2^%d points", L + 1);
+    else if constexpr (OP == O_STFTB && L >= 7 && L <= 13)
+        return launch_row_cfg<OP, L, RL, SPECTRO_BANK_THR, bank_minb(L)>(A, st, ei);
     else if constexpr (L >= 7 && L <= 13 && OP != O_C2C)
         return launch_row_cfg<OP, L, RL, 128, MINB>(A, st, ei);
     else
@@ -745,6 +788,13 @@ extern "C" int fused_stft_db_clips(void *stream, const cpx *d_tw, unsigned log2t
     return launch_row<O_STFT>(log2n - 1, A, (cudaStream_t)stream, ei);
 }
 
+extern "C" unsigned fused_stft_bank_threads(unsigned log2n)
+{
+    if (log2n < 4 || log2n > FUSED_MAX_ONEPASS_LOG2 + 1)
+        return 0;
+    return (unsigned)bank_threads((int)log2n - 1);
+}
+
 extern "C" int fused_stft_bank(void *stream, const cpx *d_tw, unsigned log2tw, const float *d_sig, size_t hop,
                                const float *d_win, float scale_mid, float scale_edge, unsigned log2n, size_t nframes,
                                const fused_bank *bank, float *d_rows, sp_errinfo *ei)
@@ -760,6 +810,11 @@ extern "C" int fused_stft_bank(void *stream, const cpx *d_tw, unsigned log2tw, c
     A.pw_mid = (float)((double)scale_mid * scale_mid / 4.0);
     A.pw_edge = (float)((double)scale_edge * scale_edge / 4.0);
     A.bank = *bank;
+    if (bank->post == FFT_BANK_REASSIGN) {
+        A.pw_mid = scale_mid;
+        A.pw_edge = scale_edge;
+        return launch_row<O_STFTR>(log2n - 1, A, (cudaStream_t)stream, ei);
+    }
     if (bank->post == FFT_BANK_CQT)
         return launch_row<O_STFTC>(log2n - 1, A, (cudaStream_t)stream, ei);
     return launch_row<O_STFTB>(log2n - 1, A, (cudaStream_t)stream, ei);

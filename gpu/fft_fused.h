@@ -83,15 +83,34 @@ int fused_stft_db_clips(void *stream, const cpx *d_tw, unsigned log2tw, const fl
                         const float *d_win, float scale_mid, float scale_edge, unsigned log2n,
                         size_t nframes, size_t clip_frames, size_t clip_stride, float *d_db, sp_errinfo *ei);
 
-/* A filter bank for fused_stft_bank (fft.h fft_bank, on the device): row r sums
- * w[off[r] + i] p[k0[r] + i], i < len[r]; post FFT_BANK_*; dct coeffs x rows. warp: each row
- * summed by a warp (long rows: chroma), else by one thread, in the host's order (mel). */
+/* A filter bank for fused_stft_bank (fft.h fft_bank, on the device). Real banks (mel, MFCC,
+ * chroma) in chunks: the rows' non-zero weights in row order (row r's run k0[r] .. k0[r] +
+ * len[r], zero weights left out) cut into `chunks` pieces of `steps` each, a thread a piece:
+ * weight i of piece c at cw[i * chunks + c] (a warp's loads side by side), its bin at
+ * ck[i * chunks + c] & CHUNK_BIN, CHUNK_END set where a partial sum ends (the row's last
+ * weight, or the piece's last where its row goes on in the next); padding: weight 0, bin 0,
+ * no end. The partial sums are numbered in that order, piece c's first slot0[c]; row r's
+ * are rslot[r] .. rslot[r + 1] - 1 of `slots`. Post FFT_BANK_*; dct coeffs x rows.
+ * Complex banks (constant-Q) by runs: row r sums w[off[r] + i] X[k0[r] + i], i < len[r],
+ * a warp a row. Reassignment (FFT_BANK_REASSIGN): no rows; the window is three (h, t h,
+ * dh/dt), each frame's row 3 (n/2 + 1) wide. */
+#define CHUNK_END 0x8000u
+#define CHUNK_BIN 0x7fffu
 typedef struct {
-    const unsigned *k0, *len, *off;
+    const unsigned *k0, *len, *off; /* complex banks */
     const float *w, *dct;
+    const float *cw;                /* real banks: steps x chunks */
+    const unsigned short *ck;
+    const unsigned *slot0, *rslot;  /* chunks; rows + 1 */
+    unsigned chunks, steps, slots;
+    float fs, ts, bin;              /* reassignment: rate / 2 pi, 1 / rate, rate / n */
     unsigned rows, coeffs, width; /* width: values a frame out (coeffs or rows) */
-    int post, warp;
+    int post;
 } fused_bank;
+
+/* Threads a block of fused_stft_bank's real-bank kernel at 2^log2n points (the chunks that
+ * balance it), 0 where it has none. */
+unsigned fused_stft_bank_threads(unsigned log2n);
 
 /* Short-time filter-bank rows in one kernel: frame f = d_sig[f*hop ..] * d_win, real FFT,
  * the power p_k = max((|X_k| scale)^2, 1e-20) (scale_edge at k = 0, n/2, else scale_mid;

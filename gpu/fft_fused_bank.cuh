@@ -9,11 +9,19 @@
 namespace fused {
 
 /* Frame f's power row in a block's shared memory: after the FFT's C::SMEM bytes, FPB rows of
- * N + 1 floats, then FPB x rows sums (bank_epilogue) */
+ * N + 1 floats, then FPB x slots partial sums and FPB x rows sums (bank_epilogue) */
 template <int L, int RL, int FPB, bool S2> __device__ __forceinline__ float *bank_pow(float *smem, unsigned f)
 {
     using C = Cfg<L, RL, FPB, K_ROW, S2>;
     return reinterpret_cast<float *>(reinterpret_cast<char *>(smem) + C::SMEM) + (size_t)f * (C::N + 1);
+}
+
+/* Window w's complex bins X_0 .. X_N of O_STFTR, past the FFT's shared memory (one frame a
+ * block) */
+template <int L, int RL, int FPB, bool S2> __device__ __forceinline__ float2 *bank_x(float *smem, unsigned w)
+{
+    using C = Cfg<L, RL, FPB, K_ROW, S2>;
+    return reinterpret_cast<float2 *>(reinterpret_cast<char *>(smem) + C::SMEM) + (size_t)w * (C::N + 1);
 }
 
 /* 10 log10(max(s, 1e-20)), as xform_db (docs/design.md "Levels (dBFS)") */
@@ -23,83 +31,108 @@ __device__ __forceinline__ float bank_db(float s)
     return (float)(10.0 * log10(d > 1e-20 ? d : 1e-20));
 }
 
-/* The bank over the block's frames: each row's sum (a thread a row, summing in the host's
- * order with no fused multiply-adds, as xform_melbank_db; or a warp a row, a shuffle tree),
- * then the post step, into A.db rows of A.bank.width. Every thread of the block calls it. */
+/* Frames a thread takes through its chunk at once (their sums in registers) */
+template <int FPB> __host__ __device__ constexpr unsigned bank_group()
+{
+    return FPB < 4 ? FPB : 4;
+}
+
+/* The partial sums of the bank's chunks (fft_fused.h fused_bank): a thread walks a chunk
+ * for G frames at once, each weight and bin loaded once for them; a sum goes to its slot
+ * where its run ends. The chunks are equal, so no thread holds up the block. */
+template <int FPB, unsigned BINS>
+__device__ __forceinline__ void bank_chunks(const fused_bank &B, const float *pow0, float *part, unsigned tid,
+                                            unsigned threads)
+{
+    constexpr unsigned G = bank_group<FPB>(), NG = FPB / G;
+    static_assert(FPB % G == 0, "whole groups");
+    const unsigned P = B.chunks, S = B.slots, steps = B.steps;
+    for (unsigned q = tid; q < P * NG; q += threads) {
+        const unsigned c = q % P, f0 = q / P * G;
+        const float *p = pow0 + f0 * BINS;
+        float *out = part + f0 * S + __ldg(B.slot0 + c);
+        float s[G];
+#pragma unroll
+        for (unsigned g = 0; g < G; g++)
+            s[g] = 0.0f;
+#pragma unroll 4
+        for (unsigned i = 0; i < steps; i++) {
+            const float w = __ldg(B.cw + (size_t)i * P + c);
+            const unsigned kb = __ldg(B.ck + (size_t)i * P + c), k = kb & CHUNK_BIN;
+#pragma unroll
+            for (unsigned g = 0; g < G; g++)
+                s[g] = fmaf(w, p[g * BINS + k], s[g]);
+            if (kb & CHUNK_END) {
+#pragma unroll
+                for (unsigned g = 0; g < G; g++) {
+                    out[g * S] = s[g];
+                    s[g] = 0.0f;
+                }
+                out++;
+            }
+        }
+    }
+}
+
+/* The DCT-II of each frame's dB rows m (MFCC): coefficient c a warp, its lanes along the
+ * rows, float products summed in double (as mfcc_row), a shuffle tree */
+template <int FPB>
+__device__ __forceinline__ void bank_dct(const FArgs &A, const float *val, unsigned tid, unsigned threads)
+{
+    const fused_bank &B = A.bank;
+    const unsigned lane = tid & 31u, rows = B.rows;
+    const size_t g0 = (size_t)blockIdx.x * FPB;
+    for (unsigned q = tid >> 5; q < FPB * B.coeffs; q += threads >> 5) {
+        const unsigned f = q / B.coeffs, c = q - f * B.coeffs;
+        const float *d = B.dct + (size_t)c * rows, *m = val + f * rows;
+        double s = 0.0;
+        for (unsigned r = lane; r < rows; r += 32)
+            s += (double)__fmul_rn(__ldg(d + r), m[r]);
+        for (int o = 16; o > 0; o >>= 1)
+            s += __shfl_xor_sync(0xffffffffu, s, o);
+        if (lane == 0 && g0 + f < A.batch)
+            A.db[(g0 + f) * B.width + c] = (float)s;
+    }
+}
+
+/* The bank over the block's frames: the chunks' partial sums (bank_chunks), each row's sum
+ * of its partials in order, then the post step, into A.db rows of A.bank.width. Every
+ * thread of the block calls it. */
 template <int L, int RL, int FPB, bool S2> __device__ __forceinline__ void bank_epilogue(const FArgs &A, float *smem)
 {
     using C = Cfg<L, RL, FPB, K_ROW, S2>;
-    constexpr unsigned TH = C::THREADS, NW = TH / 32, BINS = C::N + 1;
+    constexpr unsigned TH = C::THREADS, BINS = C::N + 1;
     static_assert(TH % 32 == 0, "whole warps");
     const fused_bank &B = A.bank;
-    const unsigned tid = threadIdx.x, rows = B.rows, lane = tid & 31u;
-    float *pow0 = bank_pow<L, RL, FPB, S2>(smem, 0), *val = pow0 + FPB * BINS;
+    const unsigned tid = threadIdx.x, rows = B.rows;
+    float *pow0 = bank_pow<L, RL, FPB, S2>(smem, 0), *part = pow0 + FPB * BINS, *val = part + FPB * B.slots;
     __syncthreads(); /* the power rows are in */
-    if (!B.warp) {
-        for (unsigned i = tid; i < FPB * rows; i += TH) {
-            const unsigned f = i / rows, r = i - f * rows, len = __ldg(B.len + r);
-            const float *w = B.w + __ldg(B.off + r), *p = pow0 + f * BINS + __ldg(B.k0 + r);
-            float s = 0.0f;
-#pragma unroll 8
-            for (unsigned k = 0; k < len; k++) /* the loads run ahead; the sum keeps its order */
-                s = __fadd_rn(s, __fmul_rn(__ldg(w + k), p[k]));
-            val[i] = s;
-        }
-    } else {
-        for (unsigned i = tid >> 5; i < FPB * rows; i += NW) {
-            const unsigned f = i / rows, r = i - f * rows, len = __ldg(B.len + r);
-            const float *w = B.w + __ldg(B.off + r), *p = pow0 + f * BINS + __ldg(B.k0 + r);
-            float s = 0.0f;
-#pragma unroll 4
-            for (unsigned k = lane; k < len; k += 32)
-                s = fmaf(__ldg(w + k), p[k], s);
-            for (int o = 16; o > 0; o >>= 1)
-                s += __shfl_xor_sync(0xffffffffu, s, o);
-            if (lane == 0)
-                val[i] = s;
-        }
+    bank_chunks<FPB, BINS>(B, pow0, part, tid, TH);
+    __syncthreads();
+    for (unsigned i = tid; i < FPB * rows; i += TH) {
+        const unsigned f = i / rows, r = i - f * rows, e = __ldg(B.rslot + r + 1);
+        const float *pf = part + f * B.slots;
+        float s = 0.0f;
+        for (unsigned j = __ldg(B.rslot + r); j < e; j++)
+            s += pf[j];
+        val[i] = B.post == FFT_BANK_MAXNORM ? s : bank_db(s);
     }
     __syncthreads();
     const size_t g0 = (size_t)blockIdx.x * FPB;
     if (B.post == FFT_BANK_DB_DCT) {
-        for (unsigned i = tid; i < FPB * rows; i += TH)
-            val[i] = bank_db(val[i]);
-        __syncthreads();
-        /* coefficient c of frame f by `split` neighbouring lanes (each every split-th
-         * row), their sums added by shuffles: split chains of rows/split DADDs each */
-        unsigned split = 1;
-        while (split < 8 && FPB * B.coeffs * split * 2 <= TH)
-            split *= 2;
-        const unsigned total = FPB * B.coeffs * split;
-        for (unsigned base = 0; base < total; base += TH) { /* whole warps: the shuffles */
-            const unsigned i = base + tid, q = i / split, part = i - q * split;
-            const unsigned f = q / B.coeffs, c = q - f * B.coeffs;
-            double s = 0.0; /* as mfcc_row: float products, summed in double */
-            if (i < total) {
-                const float *d = B.dct + (size_t)c * rows, *m = val + f * rows;
-#pragma unroll 8
-                for (unsigned r = part; r < rows; r += split)
-                    s = __dadd_rn(s, (double)__fmul_rn(__ldg(d + r), m[r]));
-            }
-            for (unsigned o = 1; o < split; o <<= 1)
-                s += __shfl_xor_sync(0xffffffffu, s, o);
-            if (i < total && part == 0 && g0 + f < A.batch)
-                A.db[(g0 + f) * B.width + c] = (float)s;
-        }
+        bank_dct<FPB>(A, val, tid, TH);
         return;
     }
     for (unsigned i = tid; i < FPB * rows; i += TH) {
         const unsigned f = i / rows;
-        float o;
+        float o = val[i];
         if (g0 + f >= A.batch)
             continue;
-        if (B.post == FFT_BANK_DB) {
-            o = bank_db(val[i]);
-        } else { /* FFT_BANK_MAXNORM: the frame's maximum (a few rows: chroma's 12) */
+        if (B.post == FFT_BANK_MAXNORM) { /* the frame's maximum (a few rows: chroma's 12) */
             float top = 0.0f;
             for (unsigned r = 0; r < rows; r++)
                 top = fmaxf(top, val[f * rows + r]);
-            o = top > 0.0f ? val[i] / top : 0.0f;
+            o = top > 0.0f ? o / top : 0.0f;
         }
         A.db[(g0 + f) * B.width + (i - f * rows)] = o;
     }
@@ -114,7 +147,7 @@ __device__ __forceinline__ float bank_db_c(float re, float im)
 
 /* The constant-Q rows of O_STFTC: X_0 .. X_N in place of the FFT's points (float2, natural
  * order; one frame a block, S2), row r = sum_i w[off[r]+i] X[k0[r]+i] (complex weights),
- * a thread a row in cqt_row's order where rows are short, else a warp a row. */
+ * a warp a row (the highest bins' long rows would hold up a thread a row). */
 template <int L, int RL, int FPB, bool S2>
 __device__ __forceinline__ void bank_cqt_epilogue(const FArgs &A, float *smem)
 {
@@ -126,37 +159,54 @@ __device__ __forceinline__ void bank_cqt_epilogue(const FArgs &A, float *smem)
         const unsigned tid = threadIdx.x, lane = tid & 31u;
         float *out = A.db + (size_t)blockIdx.x * B.width;
         __syncthreads(); /* X is in */
-        if (!B.warp) {
-            for (unsigned r = tid; r < B.rows; r += TH) {
-                const unsigned len = __ldg(B.len + r);
-                const float2 *z = X + __ldg(B.k0 + r), *c = W + __ldg(B.off + r);
-                float re = 0.0f, im = 0.0f;
+        for (unsigned r = tid >> 5; r < B.rows; r += NW) {
+            const unsigned len = __ldg(B.len + r);
+            const float2 *z = X + __ldg(B.k0 + r), *c = W + __ldg(B.off + r);
+            float re = 0.0f, im = 0.0f;
 #pragma unroll 4
-                for (unsigned i = 0; i < len; i++) {
-                    const float2 zi = z[i], ci = __ldg(c + i);
-                    re = __fadd_rn(re, __fsub_rn(__fmul_rn(zi.x, ci.x), __fmul_rn(zi.y, ci.y)));
-                    im = __fadd_rn(im, __fadd_rn(__fmul_rn(zi.x, ci.y), __fmul_rn(zi.y, ci.x)));
-                }
+            for (unsigned i = lane; i < len; i += 32) {
+                const float2 zi = z[i], ci = __ldg(c + i);
+                re = fmaf(zi.x, ci.x, fmaf(-zi.y, ci.y, re));
+                im = fmaf(zi.x, ci.y, fmaf(zi.y, ci.x, im));
+            }
+            for (int o = 16; o > 0; o >>= 1) {
+                re += __shfl_xor_sync(0xffffffffu, re, o);
+                im += __shfl_xor_sync(0xffffffffu, im, o);
+            }
+            if (lane == 0)
                 out[r] = bank_db_c(re, im);
+        }
+    }
+}
+
+/* The reassigned points of O_STFTR (one frame a block, S2), as reassign_row, in its float
+ * operations and order: bin k of the three transforms X_h, X_th, X_dh to (f Hz, dt s, level
+ * dBFS), dt from the frame's time (the host adds that: xform_rows). */
+template <int L, int RL, int FPB, bool S2>
+__device__ __forceinline__ void bank_reassign_epilogue(const FArgs &A, float *smem)
+{
+    if constexpr (FPB == 1 && S2) { /* launch() refuses the other shapes */
+        using C = Cfg<L, RL, FPB, K_ROW, S2>;
+        constexpr unsigned TH = C::THREADS, BINS = C::N + 1;
+        const fused_bank &B = A.bank;
+        const float2 *xh = bank_x<L, RL, FPB, S2>(smem, 0), *xth = bank_x<L, RL, FPB, S2>(smem, 1),
+                     *xdh = bank_x<L, RL, FPB, S2>(smem, 2);
+        float *out = A.db + (size_t)blockIdx.x * B.width;
+        __syncthreads(); /* the three rows are in */
+        for (unsigned k = threadIdx.x; k < BINS; k += TH) {
+            const float2 h = xh[k], th = xth[k], dh = xdh[k];
+            const float s = k == 0 || k == BINS - 1 ? A.pw_edge : A.pw_mid;
+            const float re = h.x, im = h.y, d = __fadd_rn(__fmul_rn(re, re), __fmul_rn(im, im));
+            const float p = __fmul_rn(__fmul_rn(d, s), s);
+            float f = __fmul_rn((float)k, B.bin), dt = 0.0f;
+            if (d > 0.0f) {
+                const float inv = __fdiv_rn(1.0f, d);
+                f = __fsub_rn(f, __fmul_rn(__fmul_rn(__fsub_rn(__fmul_rn(dh.y, re), __fmul_rn(dh.x, im)), inv), B.fs));
+                dt = __fmul_rn(__fmul_rn(__fadd_rn(__fmul_rn(th.x, re), __fmul_rn(th.y, im)), inv), B.ts);
             }
-        } else {
-            for (unsigned r = tid >> 5; r < B.rows; r += NW) {
-                const unsigned len = __ldg(B.len + r);
-                const float2 *z = X + __ldg(B.k0 + r), *c = W + __ldg(B.off + r);
-                float re = 0.0f, im = 0.0f;
-#pragma unroll 4
-                for (unsigned i = lane; i < len; i += 32) {
-                    const float2 zi = z[i], ci = __ldg(c + i);
-                    re = fmaf(zi.x, ci.x, fmaf(-zi.y, ci.y, re));
-                    im = fmaf(zi.x, ci.y, fmaf(zi.y, ci.x, im));
-                }
-                for (int o = 16; o > 0; o >>= 1) {
-                    re += __shfl_xor_sync(0xffffffffu, re, o);
-                    im += __shfl_xor_sync(0xffffffffu, im, o);
-                }
-                if (lane == 0)
-                    out[r] = bank_db_c(re, im);
-            }
+            out[3 * k] = f;
+            out[3 * k + 1] = dt;
+            out[3 * k + 2] = 10.0f * log10f(p > 1e-20f ? p : 1e-20f);
         }
     }
 }

@@ -77,11 +77,14 @@ enum { K_ROW = 0, K_COL1 = 1, K_ROW2COL = 2 };
 /* O_STFTC: frames windowed from a signal as O_STFT, their complex bins X_k kept in place in
  * the FFT's shared memory and reduced there by complex kernels (the constant-Q's,
  * fft_fused_bank.cuh). */
-enum { O_C2C = 0, O_R2C = 1, O_STFT = 2, O_R2CZ = 3, O_STFTB = 4, O_STFTC = 5 };
+/* O_STFTR: reassignment: each frame transformed three times, windowed by h, t h and dh/dt
+ * (A.win: three windows of 2N), the complex bins of each past the FFT's shared memory, then
+ * the reassigned points (fft_fused_bank.cuh bank_reassign_epilogue). */
+enum { O_C2C = 0, O_R2C = 1, O_STFT = 2, O_R2CZ = 3, O_STFTB = 4, O_STFTC = 5, O_STFTR = 6 };
 /* the short-time kinds: frames windowed from a signal */
 __host__ __device__ constexpr bool is_stft(int op)
 {
-    return op == O_STFT || op == O_STFTB || op == O_STFTC;
+    return op == O_STFT || op == O_STFTB || op == O_STFTC || op == O_STFTR;
 }
 
 struct FArgs {
@@ -100,7 +103,8 @@ struct FArgs {
     float scale;
     /* stft: level of bin k from q = |2 X_k|^2: q > thr ? 10 log10(2) log2(q) + off : floor */
     float thr_mid, thr_edge, off_mid, off_edge;
-    /* stft bank (O_STFTB): p_k = max(q * pw, 1e-20), pw = (scale / 2)^2, then the bank */
+    /* stft bank (O_STFTB): p_k = max(q * pw, 1e-20), pw = (scale / 2)^2, then the bank;
+     * O_STFTR: the scales themselves */
     float pw_mid, pw_edge;
     fused_bank bank;
     int inverse;

@@ -6,9 +6,11 @@
  * rows summed there and their post step (dB; dB and the DCT-II; division by the frame's
  * maximum). Only the rows are written to device memory, and only they cross the bus.
  *
- * The weights are the host's (src/xform builds them: one truth), uploaded once. A row's
- * sum runs in one thread, in the host's order and rounding, where rows are short (mel);
- * a warp sums each row where they are long (chroma's, across the spectrum). */
+ * The weights are the host's (src/xform builds them: one truth), uploaded once. Real banks
+ * go up in equal chunks (fft_fused.h fused_bank, bank_chunks below): the non-zero weights
+ * in row order cut into as many pieces as the kernel has threads, so that the long rows
+ * (mel's top bands, 120 bins at N 4096) no longer hold up a block while its other threads
+ * wait; the complex (constant-Q) rows go up as runs, a warp a row. */
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,13 +20,11 @@
 
 #include "gpu_plan_internal.h"
 
-/* Mean weights a row above which a warp sums each row (else a thread). */
-#define BANK_WARP_ROW 256
-
 struct bank_dev {
     fused_bank fb;             /* device pointers */
-    unsigned *d_runs;          /* k0, len, off: rows each */
-    float *d_w, *d_dct;
+    unsigned *d_runs;          /* complex banks: k0, len, off, rows each; real: slot0, rslot */
+    float *d_w, *d_dct;        /* complex banks: the weights; real: the chunks' */
+    unsigned short *d_ck;      /* real banks: the chunks' bins and ends */
     float *d_win;              /* the bank's own window (constant-Q: rectangular), or NULL */
     float *d_rows[GPU_NSLOTS]; /* host path: a sub-batch's rows, chunk x width */
 };
@@ -37,6 +37,58 @@ template <class T> int upload(T **d, const T *h, size_t count, const char *what,
     if (err != SP_OK)
         return err;
     GPU_CK(cudaMemcpy(*d, h, count * sizeof(T), cudaMemcpyHostToDevice));
+    return SP_OK;
+}
+
+/* A real bank's chunks (fft_fused.h fused_bank) for a kernel of `threads` threads a block:
+ * host arrays w, k (steps x chunks) and runs (chunks slot0, then rows + 1 rslot), freed by
+ * the caller; d's counts set. */
+struct bank_chunks_host {
+    float *w;
+    unsigned short *k;
+    unsigned *runs;
+};
+
+int bank_chunks(const fft_bank *fb, unsigned threads, fused_bank *d, bank_chunks_host *h)
+{
+    const size_t rows = fb->rows, P = threads;
+    size_t nnz = 0, steps, j = 0, slot = 0;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t i = 0; i < fb->len[r]; i++)
+            nnz += fb->w[fb->off[r] + i] != 0.0f;
+    steps = (nnz + P - 1) / P;
+    h->w = (float *)calloc(std::max<size_t>(steps * P, 1), sizeof *h->w);
+    h->k = (unsigned short *)calloc(std::max<size_t>(steps * P, 1), sizeof *h->k);
+    h->runs = (unsigned *)calloc(P + rows + 1, sizeof *h->runs);
+    if (!h->w || !h->k || !h->runs)
+        return SP_ENOMEM;
+    unsigned *slot0 = h->runs, *rslot = h->runs + P;
+    for (size_t r = 0; r < rows; r++) {
+        size_t end = fb->len[r]; /* past the row's last non-zero weight */
+        while (end > 0 && fb->w[fb->off[r] + end - 1] == 0.0f)
+            end--;
+        rslot[r] = (unsigned)slot;
+        for (size_t i = 0; i < end; i++) {
+            const float w = fb->w[fb->off[r] + i];
+            if (w == 0.0f) /* adds nothing: 0 p = 0, p finite */
+                continue;
+            const size_t c = j / steps, at = (j % steps) * P + c;
+            const bool last = i + 1 == end;
+            if (j % steps == 0)
+                slot0[c] = (unsigned)slot;
+            h->w[at] = w;
+            h->k[at] = (unsigned short)(fb->k0[r] + i);
+            if (last || (j + 1) % steps == 0) { /* the row ends, or the chunk */
+                h->k[at] |= (unsigned short)CHUNK_END;
+                slot++;
+            }
+            j++;
+        }
+    }
+    rslot[rows] = (unsigned)slot;
+    d->chunks = (unsigned)P;
+    d->steps = (unsigned)steps;
+    d->slots = (unsigned)slot;
     return SP_OK;
 }
 
@@ -72,6 +124,56 @@ int bank_check(const gpu_plan *gp, const void *bank, sp_errinfo *ei)
     return SP_OK;
 }
 
+/* A complex bank's runs and weights on the device */
+int bank_upload_runs(bank_dev *b, const fft_bank *fb, sp_errinfo *ei)
+{
+    unsigned *runs = (unsigned *)malloc(3 * fb->rows * sizeof *runs);
+    int err;
+    if (!runs)
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    for (size_t r = 0; r < fb->rows; r++) {
+        runs[r] = fb->k0[r];
+        runs[fb->rows + r] = fb->len[r];
+        runs[2 * fb->rows + r] = fb->off[r];
+    }
+    err = upload(&b->d_runs, runs, 3 * fb->rows, "filter bank", ei);
+    free(runs);
+    if (err != SP_OK || (err = upload(&b->d_w, fb->w, fb->nw * 2, "filter bank weights", ei)) != SP_OK)
+        return err;
+    b->fb.k0 = b->d_runs;
+    b->fb.len = b->d_runs + fb->rows;
+    b->fb.off = b->d_runs + 2 * fb->rows;
+    b->fb.w = b->d_w;
+    return SP_OK;
+}
+
+/* A real bank's chunks on the device */
+int bank_upload_chunks(gpu_plan *gp, bank_dev *b, const fft_bank *fb, sp_errinfo *ei)
+{
+    unsigned log2n = 0, threads;
+    bank_chunks_host h = {};
+    int err;
+    while (((size_t)1 << log2n) < gp->n)
+        log2n++;
+    if (!(threads = fused_stft_bank_threads(log2n)))
+        return sp_fail(ei, SP_EUNSUPPORTED, "fused STFT bank: no kernel at %zu points", gp->n);
+    if ((err = bank_chunks(fb, threads, &b->fb, &h)) != SP_OK)
+        err = sp_fail(ei, err, "out of memory");
+    else if ((err = upload(&b->d_w, h.w, (size_t)b->fb.steps * threads, "filter bank weights", ei)) == SP_OK &&
+             (err = upload(&b->d_ck, h.k, (size_t)b->fb.steps * threads, "filter bank bins", ei)) == SP_OK)
+        err = upload(&b->d_runs, h.runs, threads + fb->rows + 1, "filter bank", ei);
+    free(h.w);
+    free(h.k);
+    free(h.runs);
+    if (err != SP_OK)
+        return err;
+    b->fb.cw = b->d_w;
+    b->fb.ck = b->d_ck;
+    b->fb.slot0 = b->d_runs;
+    b->fb.rslot = b->d_runs + threads;
+    return SP_OK;
+}
+
 } // namespace
 
 void gpu_plan_bank_destroy(void *state, void *bank)
@@ -83,6 +185,7 @@ void gpu_plan_bank_destroy(void *state, void *bank)
     cudaFree(b->d_runs);
     cudaFree(b->d_w);
     cudaFree(b->d_dct);
+    cudaFree(b->d_ck);
     cudaFree(b->d_win);
     for (int s = 0; s < GPU_NSLOTS; s++)
         cudaFree(b->d_rows[s]);
@@ -93,38 +196,32 @@ int gpu_plan_bank_create(void *state, const fft_bank *fb, void **bank, sp_errinf
 {
     gpu_plan *gp = (gpu_plan *)state;
     bank_dev *b;
-    unsigned *runs;
     int err;
     *bank = NULL;
     if (!gp->xf->stft_bank)
         return sp_fail(ei, SP_EUNSUPPORTED, "this GPU backend has no short-time filter-bank kernel");
-    if (!(b = (bank_dev *)calloc(1, sizeof *b)) || !(runs = (unsigned *)malloc(3 * fb->rows * sizeof *runs))) {
-        free(b);
+    if (!(b = (bank_dev *)calloc(1, sizeof *b)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
-    }
-    for (size_t r = 0; r < fb->rows; r++) {
-        runs[r] = fb->k0[r];
-        runs[fb->rows + r] = fb->len[r];
-        runs[2 * fb->rows + r] = fb->off[r];
-    }
-    err = upload(&b->d_runs, runs, 3 * fb->rows, "filter bank", ei);
-    free(runs);
     b->fb.rows = (unsigned)fb->rows;
     b->fb.post = (int)fb->post;
     b->fb.coeffs = fb->post == FFT_BANK_DB_DCT ? (unsigned)fb->coeffs : 0u;
     b->fb.width = b->fb.coeffs ? b->fb.coeffs : b->fb.rows;
-    /* constant-Q: a warp a row always (its long rows, the highest bins', would hold a block) */
-    b->fb.warp = fb->post == FFT_BANK_CQT || fb->nw > BANK_WARP_ROW * fb->rows;
+    if (fb->post == FFT_BANK_REASSIGN) { /* rows of (f, dt, dB) a bin; three windows */
+        b->fb.width = (unsigned)(3 * (gp->n / 2 + 1));
+        b->fb.fs = (float)(fb->rate / (2.0 * 3.14159265358979323846));
+        b->fb.ts = (float)(1.0 / fb->rate);
+        b->fb.bin = (float)(fb->rate / (double)gp->n);
+        err = SP_OK;
+    } else if (fb->post == FFT_BANK_CQT) {
+        err = bank_upload_runs(b, fb, ei);
+    } else {
+        err = bank_upload_chunks(gp, b, fb, ei);
+    }
     if (err != SP_OK ||
-        (err = upload(&b->d_w, fb->w, fb->nw * (fb->post == FFT_BANK_CQT ? 2 : 1), "filter bank weights", ei)) !=
-            SP_OK ||
-        (fb->window && (err = upload(&b->d_win, fb->window, gp->n, "filter bank window", ei)) != SP_OK) ||
+        (fb->window && (err = upload(&b->d_win, fb->window, gp->n * (fb->post == FFT_BANK_REASSIGN ? 3 : 1),
+                                     "filter bank window", ei)) != SP_OK) ||
         (b->fb.coeffs && (err = upload(&b->d_dct, fb->dct, fb->coeffs * fb->rows, "DCT matrix", ei)) != SP_OK))
         goto fail;
-    b->fb.k0 = b->d_runs;
-    b->fb.len = b->d_runs + fb->rows;
-    b->fb.off = b->d_runs + 2 * fb->rows;
-    b->fb.w = b->d_w;
     b->fb.dct = b->d_dct;
     for (int s = 0; s < GPU_NSLOTS; s++)
         if ((err = gpu_malloc((void **)&b->d_rows[s], gp->chunk * b->fb.width * sizeof(float), "filter bank rows",

@@ -8,7 +8,8 @@
 #   scripts/gpu.sh                       # everything
 #   SPECTRO_GPU_STEPS="test sanitize" scripts/gpu.sh
 #   SPECTRO_CUDA_ARCH=90 LOGS=/tmp/logs scripts/gpu.sh
-# Steps: build test python sanitize bench e2e (python: the package's pytest tests from the
+# Steps: build test python sanitize asan bench e2e (asan: the GPU tests in an ASan + UBSan
+# build, the host side of the GPU paths; python: the package's pytest tests from the
 # build tree on this machine's python3, the torch/CuPy DLPack tests required to run; bench:
 # bench_gpu_fft; e2e: bench_cuda_start, then
 # bench_e2e.sh per backend on 10 minutes, and on 60 minutes without the NumPy reference, then
@@ -21,7 +22,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=${SPECTRO_GPU_BUILD:-$root/build-gpu}
 logs=${LOGS:-$build/logs}
-steps=${SPECTRO_GPU_STEPS:-build test python sanitize bench e2e}
+steps=${SPECTRO_GPU_STEPS:-build test python sanitize asan bench e2e}
 jobs=$(nproc)
 mkdir -p "$logs"
 failed=()
@@ -103,6 +104,16 @@ if want sanitize; then
         done
     fi
     rm -f "$logs/cs.npy" "$logs/cs.npy.json" "$logs/cs.png" "$logs/cs100.wav"
+fi
+
+if want asan; then
+    # the host side of the GPU paths under ASan + UBSan (compute-sanitizer sees the device's
+    # only): the GPU tests, each run with the freed memory poisoned (CUDA maps the shadow gap)
+    run asan-configure cmake -S "$root" -B "$build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECTRO_SANITIZE=ON \
+        -DSPECTRO_TEST_HOOKS=ON -DSPECTRO_CUDA_ARCH="${SPECTRO_CUDA_ARCH:-90}"
+    run asan-build cmake --build "$build-asan" -j"$jobs"
+    run asan-gpu-tests bash -c "cd '$build-asan' && ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -L gpu --output-on-failure"
 fi
 
 if want bench; then

@@ -1,7 +1,7 @@
 /* test_env: the environment's one door (src/job/job_env.c) and the test hooks behind it
  * (docs/developer.md "Test hooks"). This file is built twice with job_env.c compiled into it:
  * test_env with SPECTRO_TEST_HOOKS defined, as in the builds the test suite uses, where each
- * of the eight hook variables acts and a bad value is refused with a line naming it; and
+ * of the hook variables acts and a bad value is refused with a line naming it; and
  * test_env_nohooks without, as in the installed and packaged program, where the same
  * variables, good or bad, leave every setting at its default. The user's variables
  * (docs/manual.md "Environment variables") act in both. Only job_env.c reads the environment
@@ -26,6 +26,7 @@ static const struct {
     {.name = "SPECTRO_VIEW_STATS", .good = "stats.json", .bad = NULL},
     {.name = "SPECTRO_VIEW_VERIFY", .good = "1", .bad = NULL},
     {.name = "SPECTRO_VIEW_SHOT", .good = "shot.png", .bad = NULL},
+    {.name = "SPECTRO_VIEW_KEYS", .good = "v o", .bad = NULL},
 };
 #define NHOOKS (sizeof HOOKS / sizeof HOOKS[0])
 
@@ -74,13 +75,14 @@ static void test_good_values(void)
     CHECK(vc.stats_path && strcmp(vc.stats_path, "stats.json") == 0);
     CHECK(vc.verify == 1);
     CHECK(vc.shot_path && strcmp(vc.shot_path, "shot.png") == 0);
+    CHECK(vc.keys && strcmp(vc.keys, "v o") == 0);
 #else
     CHECK(an.fft_tuning.auto_device == FFT_AUTO_DEVICE_PROBE);
     CHECK(an.file.read_chunk == source_file_options_default().read_chunk);
     CHECK(an.render.font_no_system == 0);
     CHECK(ctx.test.stall_at == 0 && ctx.test.stall_for == 0);
     CHECK(ctx.test.maxima == ANALYZE_TEST_MAXIMA_DEVICE);
-    CHECK(vc.stats_path == NULL && vc.shot_path == NULL && vc.verify == 0);
+    CHECK(vc.stats_path == NULL && vc.shot_path == NULL && vc.keys == NULL && vc.verify == 0);
 #endif
     unset_all();
 }

@@ -568,8 +568,12 @@ int fft_bank_create(fft_plan *p, const fft_bank *b, fft_bank_handle **out)
     for (size_t r = 0; r < b->rows; r++)
         if ((size_t)b->k0[r] + b->len[r] > p->n / 2 + 1 || (size_t)b->off[r] + b->len[r] > b->nw)
             return sp_fail(&p->err, SP_EINVAL, "filter bank row %zu leaves the spectrum", r);
-    if (b->rows == 0 || (b->post == FFT_BANK_DB_DCT && (!b->dct || b->coeffs < 1 || b->coeffs > b->rows)))
+    if (b->post == FFT_BANK_REASSIGN) {
+        if (b->rows != 0 || !b->window || !(b->rate > 0.0))
+            return sp_fail(&p->err, SP_EINVAL, "reassignment bank: no rows, three windows and the rate");
+    } else if (b->rows == 0 || (b->post == FFT_BANK_DB_DCT && (!b->dct || b->coeffs < 1 || b->coeffs > b->rows))) {
         return sp_fail(&p->err, SP_EINVAL, "filter bank: %zu rows, %zu coefficients", b->rows, b->coeffs);
+    }
     if ((err = p->be->bank_create(p->state, b, &h, &p->err)) == SP_OK)
         *out = (fft_bank_handle *)h;
     return err;

@@ -245,9 +245,13 @@ fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax);
  *   FFT_BANK_CQT      complex weights on the complex spectrum X_k (not scaled to levels)
  *                     under `window`: c_r = sum_i w[off[r]+i] X[k0[r]+i], the row
  *                     10 log10(max(|c_r|^2, 1e-20))                     (constant-Q)
+ *   FFT_BANK_REASSIGN no rows (rows 0): `window` is three windows of n (h, t h, dh/dt),
+ *                     each frame's row 3 (n/2 + 1) wide: bin k's reassigned frequency (Hz,
+ *                     `rate`), time offset from the frame's time (s) and level (dBFS), as
+ *                     xform_reassign.c's rows                          (reassignment)
  * computed where the spectra are: on a GPU only the rows cross the bus. The weights are the
  * host's (src/xform builds them, one truth); the backend copies them at bank creation. */
-typedef enum { FFT_BANK_DB, FFT_BANK_DB_DCT, FFT_BANK_MAXNORM, FFT_BANK_CQT } fft_bank_post;
+typedef enum { FFT_BANK_DB, FFT_BANK_DB_DCT, FFT_BANK_MAXNORM, FFT_BANK_CQT, FFT_BANK_REASSIGN } fft_bank_post;
 
 typedef struct {
     size_t rows;
@@ -258,6 +262,7 @@ typedef struct {
     fft_bank_post post;
     size_t coeffs;                  /* FFT_BANK_DB_DCT: 1 .. rows */
     const float *dct;               /* FFT_BANK_DB_DCT: coeffs x rows */
+    double rate;                    /* FFT_BANK_REASSIGN: the sample rate */
 } fft_bank;
 
 typedef struct fft_bank_handle fft_bank_handle;

@@ -37,7 +37,7 @@ typedef struct job {
     int env_read;        /* job_read_environment ran */
     const char *output_device; /* --output-device: the window's playback; NULL = default */
     int headless; /* an output was asked for (--dump, --peaks, --png, --tone): no window */
-    unsigned char given[JOB_MAX_ROWS]; /* by row: the option was on the command line */
+    unsigned char given[JOB_MAX_ROWS]; /* by row: the setting was set (job_given) */
     int mel, mfcc, cqt;               /* --mel B, --mfcc K, --cqt B (0: not given) */
     int chroma, reassign;             /* --chroma, --reassign */
     int view_bands;                   /* --bands with no output: the window's band bars (1/B) */

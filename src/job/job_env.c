@@ -32,6 +32,7 @@
  *                                        whole redraw
  *   SPECTRO_VIEW_SHOT=FILE               the window writes its picture once analysed, and
  *                                        closes
+ *   SPECTRO_VIEW_KEYS="v o f"            keys the window presses itself once it is up
  * Unset or empty: the default. A bad value is SP_EINVAL with one line naming the variable,
  * e.g. "SPECTRO_CUDA_STREAM=yes: must be 0 or 1". Where the modules and the font are is the
  * API's (api_job.c: beside the library). */
@@ -222,6 +223,7 @@ int job_read_environment(job *j, sp_errinfo *ei)
     const char *verify = env_get("SPECTRO_VIEW_VERIFY");
     vc->stats_path = env_get("SPECTRO_VIEW_STATS");
     vc->shot_path = env_get("SPECTRO_VIEW_SHOT");
+    vc->keys = env_get("SPECTRO_VIEW_KEYS");
     vc->verify = verify && strcmp(verify, "0") != 0;
 #endif
     return SP_OK;

@@ -644,6 +644,7 @@ static int run_end(run *r, sp_errinfo *ei)
             return err;
         stft_times(r->st, &res->fft_s, &res->sink_s);
         r->st = NULL;
+        xform_drop_plan(r->sinks.xf); /* a transform's bank beside the plan goes before it */
         session_release(r->ss);
     }
     return pipe_sinks_finish(&r->sinks, &end, ei);

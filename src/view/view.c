@@ -505,10 +505,33 @@ static int present_frame(view *v, loop_state *ls, sp_errinfo *ei)
     return SP_OK;
 }
 
+#ifdef SPECTRO_TEST_HOOKS
+/* SPECTRO_VIEW_KEYS (view.h; a test hook): the keys queued as if pressed, by their SDL names. */
+static void press_keys(const char *keys)
+{
+    char name[32];
+    for (const char *p = keys; p && *p;) {
+        size_t len = strcspn(p, " ");
+        SDL_Event e;
+        memset(&e, 0, sizeof e);
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        e.type = SDL_KEYDOWN;
+        e.key.keysym.sym = SDL_GetKeyFromName(name);
+        if (e.key.keysym.sym != SDLK_UNKNOWN)
+            SDL_PushEvent(&e);
+        p += len;
+        p += strspn(p, " ");
+    }
+}
+#else
+#define press_keys(keys) ((void)(keys))
+#endif
+
 static int run_loop(view *v, sp_errinfo *ei)
 {
     loop_state ls;
     int err = SP_OK;
+    press_keys(v->vc.keys);
     memset(&ls, 0, sizeof ls);
     ls.dirty = 1;
     pthread_mutex_lock(&v->sh.mu);

@@ -36,6 +36,9 @@ typedef struct {
     int bands_weighting;    /* --weighting (bands.h's bands_weighting) */
     const char *output_device; /* --output-device: playback's output (index or part of a
                              * name); NULL = the default output */
+    const char *keys;       /* SPECTRO_VIEW_KEYS: keys pressed once the window is up, their
+                             * SDL names apart by spaces ("v o f"; a benchmark's keys where
+                             * no X server takes xdotool's); NULL or "": none */
     int verify;             /* SPECTRO_VIEW_VERIFY: every live picture drawn in parts is also
                              * drawn whole and compared, and what is shown read back (slow) */
 } view_config;

@@ -345,7 +345,7 @@ uint64_t view_draw_frame(view *v, const view_stream *info, int started)
     const float *fallback = NULL;
     uint64_t newest = 0;
 
-    v->dmg_all = v->ring_panels = v->ring_live = v->ndmg = 0;
+    v->dmg_all = v->ring_panels = v->ring_live = v->ndmg = v->ntrace = 0;
     view_note_reset(v);
     p->ok = v->sh.xf.on ? 0 : frame_picture(v, &L, info, started, &newest); /* --transfer: its own */
     v->sn.curve = v->sn.hold = v->sn.nbox = 0;

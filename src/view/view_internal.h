@@ -543,6 +543,13 @@ typedef struct {
     /* what the overlays (read-out, message, help) covered: put back at the next frame */
     int ncovered;
     SDL_Rect covered[8];
+    /* the live pitch trace of this frame (view_pitch.c): a rect a pixel column, on the
+     * first panel (the others' the same, moved down); 0: none */
+    SDL_Rect *trace;
+    int ntrace;
+    size_t trace_cap;
+    float *trace_hz;       /* the voiced f0s in view, for the stats' median */
+    size_t trace_hz_cap;
     /* the texts last drawn, for SPECTRO_VIEW_STATS (the tests read them there) */
     char shown_status[64 + 768 + 256 + 4]; /* st | left | right */
     char shown_readout[320];
@@ -727,7 +734,11 @@ int view_sig_key(view *v, SDL_Keycode sym, int live, int *err, sp_errinfo *ei); 
 int view_sig_inst_em(view *v);
 void view_sig_draw_column(view *v, const layout *L); /* meters, live pitch, scope */
 void view_sig_free(view *v);
-void view_pitch_draw(view *v, const layout *L);      /* the trace (file view) */
+void view_pitch_draw(view *v, const layout *L);      /* the trace (file and live views) */
+/* Live, the panels from the ring's texture: the trace onto the renderer's output
+ * (view_present), and into the canvas where `a` was composed again (view_overlay_area). */
+void view_pitch_present(view *v);
+void view_pitch_over(view *v, const SDL_Rect *a);
 int view_pitch_readout(view *v, double f, char *buf, size_t len); /* 0: off */
 int view_pitch_live(view *v, const layout *L, int x, int y);
 int view_wave_height(const view *v, const layout *L); /* the strip's rows (0: none) */

@@ -116,6 +116,7 @@ void view_overlay_area(view *v, int x, int y, int w, int h)
             if (both.w > 0 && both.h > 0)
                 render_draw_area(v->pic.r, v->cv.px, (size_t)v->cv.w * 4, both, 1, NULL);
         }
+        view_pitch_over(v, &r); /* the live pitch trace there again (view_pitch.c) */
     }
     view_damage(v, r.x, r.y, r.w, r.h);
     if (v->ncovered == (int)(sizeof v->covered / sizeof v->covered[0]))
@@ -192,8 +193,9 @@ static int meet(const SDL_Rect *a, const SDL_Rect *b)
 
 /* The frame's changes into the textures, and the textures onto the renderer's output:
  * the canvas whole, or (ring_panels) the canvas around the panels, the panels from the
- * ring's texture, oldest entry at the left (two copies a panel), and the canvas again
- * where something lies on them. The texture covers the whole output: no clear. */
+ * ring's texture, oldest entry at the left (two copies a panel), the pitch trace over
+ * them, and the canvas again where something lies on them. The texture covers the whole
+ * output: no clear. */
 void view_present(view *v)
 {
     picture *p = &v->pic;
@@ -236,6 +238,7 @@ void view_present(view *v)
             SDL_RenderCopy(v->ren, v->tex, &gap, &gap);
         }
     }
+    view_pitch_present(v); /* the pitch trace over them, under what lies on them */
     for (int i = 0; i < v->ndmg; i++)
         for (int c = 0; c < C; c++) {
             render_rect pr = render_plot_rect(p->r, c);

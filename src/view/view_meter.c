@@ -439,6 +439,8 @@ void view_sig_free(view *v)
     view_sig_clear(&v->sh.sig);
     free(v->sg.wave_lo);
     free(v->sg.wave_hi);
+    free(v->trace);
+    free(v->trace_hz);
 }
 
 #ifdef SPECTRO_TEST_HOOKS

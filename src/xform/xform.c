@@ -138,6 +138,15 @@ void xform_destroy(xform *x)
     free(x);
 }
 
+void xform_drop_plan(xform *x)
+{
+    if (!x || !x->bank)
+        return;
+    fft_bank_destroy(x->plan, x->bank);
+    x->bank = NULL;
+    x->plan = NULL;
+}
+
 const char *xform_name(const xform *x)
 {
     return x->ops->name;
@@ -261,8 +270,16 @@ static void rows_part(void *ctx, int part, int parts)
 
 int xform_rows(xform *x, const float *sig, size_t hop, size_t nframes, double t0, double dt, float *out)
 {
-    if (x->bank && hop == x->plan_hop && nframes > 0)
-        return fft_bank_rows(x->plan, x->bank, sig, nframes, out);
+    if (x->bank && hop == x->plan_hop && nframes > 0) {
+        int err = fft_bank_rows(x->plan, x->bank, sig, nframes, out);
+        if (err == SP_OK && x->spec.kind == XFORM_REASSIGN) /* the frames' times, as rows_range */
+            for (size_t f = 0; f < nframes; f++) {
+                const double t = t0 + (double)f * dt;
+                for (size_t k = 0; k < x->bins; k++)
+                    out[f * x->width + 3 * k + 1] = (float)(t + (double)out[f * x->width + 3 * k + 1]);
+            }
+        return err;
+    }
     return rows_host(x, sig, hop, nframes, t0, dt, out);
 }
 

@@ -87,15 +87,20 @@ int xform_tuning_estimate(const xform_span *spans, size_t nspans, size_t n, doub
                           double *tuning, sp_errinfo *ei);
 
 /* The rows beside plan's FFT from now on, where its backend has a filter bank for this
- * transform (mel, mfcc, chroma on a GPU backend; docs/transforms.md "Where it runs"): the
- * frames go to the device, only the rows come back. plan (made for x's n and window, with
- * frame step hop) must outlive x and be used by no one else during xform_rows. Returns 1
+ * transform (mel, MFCC, chroma, CQT, reassignment on a GPU backend; docs/transforms.md
+ * "Where it runs"): the frames go to the device, only the rows come back. plan (made for
+ * x's n and window, with frame step hop) must outlive x and be used by no one else during
+ * xform_rows. Returns 1
  * when the device makes the rows, 0 when they stay on the host (the cpu backend, another
  * transform, a size the device lacks), or an error (SP_EGPU, SP_ENOMEM; message in ei). */
 int xform_use_plan(xform *x, fft_plan *plan, size_t hop, sp_errinfo *ei);
+/* The plan of xform_use_plan is about to go (a session's last run releases it early): the
+ * bank made beside it goes first; the rows stay on the host from now on. NULL: nothing. */
+void xform_drop_plan(xform *x);
 /* xform_rows on device memory after xform_use_plan returned 1: d_sig and d_out CUDA
  * pointers of the plan's device, frames at the plan's hop; returns once the rows are
- * written. SP_EUNSUPPORTED when the rows are not made on a device. */
+ * written (reassignment's times: offsets from each frame's time). SP_EUNSUPPORTED when
+ * the rows are not made on a device. */
 int xform_rows_device(xform *x, const float *d_sig, size_t nframes, float *d_out);
 /* "gpu" after xform_use_plan returned 1, else "cpu". */
 const char *xform_where(const xform *x);

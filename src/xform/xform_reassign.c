@@ -106,7 +106,24 @@ static void reassign_row(const xform *x, const xform_frame *fr, float *out, floa
     }
 }
 
+/* The three windows as a bank (fft.h FFT_BANK_REASSIGN): a GPU plan makes the same rows,
+ * their times relative to the frames' (xform_rows adds those). */
+static int reassign_bank(const xform *x, fft_bank *b, void **mem)
+{
+    float *w = malloc(3 * x->n * sizeof *w);
+    memset(b, 0, sizeof *b);
+    *mem = w;
+    if (!w)
+        return SP_ENOMEM;
+    for (int v = 0; v < 3; v++)
+        memcpy(w + (size_t)v * x->n, x->wins[v], x->n * sizeof *w);
+    b->window = w;
+    b->post = FFT_BANK_REASSIGN;
+    b->rate = x->rate;
+    return SP_OK;
+}
+
 const xform_ops xform_reassign_ops = {
     .kind = XFORM_REASSIGN, .name = "reassign", .init = reassign_init, .row = reassign_row,
-    .fini = reassign_fini,
+    .fini = reassign_fini, .bank = reassign_bank,
 };

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""mel, MFCC, chroma and constant-Q on the GPU against the cpu backend, end to end
-(docs/transforms.md "Where it runs"): `--backend cuda --mel 128 --dump` (and --mfcc,
---chroma, --cqt) equals `--backend cpu` through the real program, for several FFT sizes and
-hops, stereo too.
+"""mel, MFCC, chroma, constant-Q and reassignment on the GPU against the cpu backend, end
+to end (docs/transforms.md "Where it runs"): `--backend cuda --mel 128 --dump` (and --mfcc,
+--chroma, --cqt, --reassign) equals `--backend cpu` through the real program, for several
+FFT sizes and hops, stereo too.
 
 Exits 77 (ctest: skipped) when this build or machine has no usable GPU.
 
@@ -182,6 +182,35 @@ class GpuXform(unittest.TestCase):
             self.note("cqt amplitude / 3 x the cpu's own", rel / (3 * own))
             self.assertLessEqual(rel, 3 * own, "%s: amplitudes %.3g of the strongest apart" % (what, rel))
             self.assertFalse(np.array_equal(c, g), what + ": the cpu's rows bit for bit: not made on the GPU")
+
+    def test_reassign(self):
+        """Reassignment's three transforms on the device (n 4096 and 8192; smaller sizes stay
+        on the host, bit for bit the cpu's rows). Levels as mel's: within 0.01 dB where a bin
+        is above -100 dBFS and within 60 dB of the frame's strongest. The reassigned frequency
+        and time divide by |X_h|^2, which magnifies the FFTs' float rounding in weak bins:
+        compared where a bin is within 40 dB of the frame's strongest, within 0.05 Hz and
+        0.01 ms (the float rounding there is about 1e-3 Hz and 1e-3 ms)."""
+        for src, n, hop in ((self.mono, 4096, 1024), (self.stereo, 4096, 1024), (self.mono, 8192, 700)):
+            what = "reassign n=%d hop=%d %s" % (n, hop, os.path.basename(src))
+            args = ["-n", n, "--hop", hop, "--reassign"] + (["--channel", "all"] if src == self.stereo else [])
+            c, g = self.both(src, args)
+            self.assertEqual(c.shape[-1], 3, what)
+            top = c[..., 2].max(axis=-1, keepdims=True)
+            tight = (c[..., 2] > -100.0) & (c[..., 2] > top - 60.0)
+            strong = (c[..., 2] > -100.0) & (c[..., 2] > top - 40.0)
+            self.assertTrue(strong.any(), what)
+            err = np.abs(c[..., 2] - g[..., 2])[tight].max()
+            df = np.abs(c[..., 0] - g[..., 0])[strong].max()
+            dt = np.abs(c[..., 1] - g[..., 1])[strong].max()
+            self.note("reassign dB (tight)", err)
+            self.note("reassign Hz (strong)", df)
+            self.note("reassign s (strong)", dt)
+            self.assertLessEqual(err, 0.01, "%s: %.4g dB apart" % (what, err))
+            self.assertLessEqual(df, 0.05, "%s: %.4g Hz apart" % (what, df))
+            self.assertLessEqual(dt, 1e-5, "%s: %.4g s apart" % (what, dt))
+            self.assertFalse(np.array_equal(c, g), what + ": the cpu's rows bit for bit: not made on the GPU")
+        c, g = self.both(self.mono, ["-n", 2048, "--reassign"])
+        self.assertTrue(np.array_equal(c, g), "reassign n=2048: the host's threads make its rows, bit for bit")
 
     def test_cufft_stays_on_host(self):
         c, g = self.both(self.mono, ["--mel", 128], backend="cufft")

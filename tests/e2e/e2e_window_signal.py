@@ -7,6 +7,12 @@ view_wave.c, view_scope.c) under a virtual X server, with e2e_window.py's Window
   sines' peak and RMS and against `--loudness` of each channel alone (momentary, true peak);
   the bars' height and colour in the screenshot;
 - the pitch trace (`f`) of a 440 Hz tone: drawn at 440 Hz's row, the read-out naming A4;
+- live (--realtime), the trace over the scrolling picture as the window shows it (xwd: the
+  panels come from the ring's texture there, the trace drawn over them): a 440 Hz tone at
+  440 Hz's row, and there again after a frequency zoom, the read-out over the live picture
+  naming A4, and what is shown checked
+  against the window expected (SPECTRO_VIEW_VERIFY); a 220 -> 440 Hz step on a log scale:
+  both rows, 220 Hz's left of (older than) 440 Hz's, and no trace under a transform;
 - the waveform strip (`r`) of a file loud in its first half and silent in its second: the
   envelope per column, in the stats and in the pixels, and after a zoom;
 - the oscilloscope (`o`) of a live (--realtime) sine: triggered on a rising zero crossing,
@@ -140,6 +146,102 @@ class TestSignalViews(EW.WindowCase):
         self.assertLessEqual(abs(p["median_y"] - row), 1.0, p)
         self.assertRegex(p["readout"], r"^pitch 4(39|40)\.\d Hz +A4 [+\u2212]\d ct$", p)
         self.assertIn(p["readout"], s["readout"])
+
+    def live_trace(self, img, plot):
+        """Per panel column with trace pixels in the first panel: (x, median row)."""
+        x0, y0, pw, ph = plot
+        lit = is_col(img[y0:y0 + ph, x0:x0 + pw], PITCH)
+        return [(x, y0 + np.median(np.where(lit[:, x])[0])) for x in range(pw) if lit[:, x].any()]
+
+    def test_pitch_trace_live(self):
+        t = np.arange(int(RATE * 3.0)) / RATE
+        x = sum(0.3 / k * np.sin(2 * np.pi * 440.0 * k * t) for k in (1, 2, 3))
+        path = self.wav("live-a4.wav", x)
+        stats = os.path.join(self.tmp, "stats-live.json")
+        w = EW.Window(["-q", "--size", "960x600", "--realtime", "-n", "4096", "--hop", "512", "--fmax", "2000", path],
+                      {"SPECTRO_VIEW_STATS": stats, "SPECTRO_VIEW_VERIFY": "1"})
+        self.windows.append(w)
+        w.leave()
+        self.settle(w, EW.find_plot)  # up and taking keys
+        w.key("f")
+        plot = EW.find_plot(w.screenshot_x())
+        x0, y0, pw, ph = plot
+        row = y0 + (1 - 440.0 / 2000.0) * ph - 0.5
+
+        deadline = time.time() + 20
+        while True:  # what the window shows (xwd): the ring's texture and the trace over it
+            cols = self.live_trace(w.screenshot_x(), plot)
+            if len(cols) > 60 or time.time() > deadline:
+                break
+            time.sleep(0.3)
+        self.assertGreater(len(cols), 60, "too little trace in the live picture")
+        rows = np.array([r for _, r in cols])
+        self.assertLessEqual(abs(np.median(rows) - row), 2.0, (rows, row))
+        self.assertGreater(np.mean(abs(rows - row) <= 2.0), 0.95, (rows, row))
+        # a frequency zoom (PgUp, the pointer off the picture: 1.5x about the middle, so
+        # 0 .. 2000 Hz shows 333.3 .. 1666.7 Hz): the trace moves with the rows
+        w.key("Prior")
+        time.sleep(0.5)
+        row = y0 + (1 - (440.0 - 2000.0 / 6) / (2000.0 * 4 / 6)) * ph - 0.5
+        cols = self.live_trace(w.screenshot_x(), plot)
+        rows = np.array([r for _, r in cols])
+        self.assertGreater(len(cols), 60)
+        self.assertLessEqual(abs(np.median(rows) - row), 2.0, (np.median(rows), row))
+        # the newest columns (at the right) are the tone's: the read-out there names A4
+        xs = [x for x, _ in cols]
+        w.mouse(x0 + max(xs) - 10, y0 + ph // 3)
+        time.sleep(0.5)
+        s = self.quit_stats(w, stats)
+        p = s["pitch"]
+        self.assertGreater(p["points"], 60, p)
+        self.assertAlmostEqual(p["median_hz"], 440.0, delta=0.5, msg=p)
+        self.assertLessEqual(abs(p["median_y"] - row), 1.0, p)
+        self.assertRegex(p["readout"], r"^pitch 4(39|40)\.\d Hz +A4 [+\u2212]\d ct$", p)
+        self.assertIn(p["readout"], s["readout"])
+        # the window shown (the trace drawn over the ring's texture) is the one expected
+        self.assertGreater(s["verify_shown"], 10, s)
+        self.assertEqual((s["verify_mismatches"], s["verify_shown_mismatches"]), (0, 0), s["verify_first"])
+
+    def test_pitch_trace_live_step(self):
+        # 220 Hz long enough to be streaming still once the window takes keys (under ASan too)
+        x = np.concatenate([sine(220.0, 0.5, 3.5), sine(440.0, 0.5, 2.0)])
+        path = self.wav("step.wav", x)
+        w, stats = self.open(["--realtime", "-n", "4096", "--hop", "512", "--scale", "log", "--fmin", "100",
+                              "--fmax", "2000"], path, keys=("f",))
+        plot = EW.find_plot(w.screenshot_x())
+        x0, y0, pw, ph = plot
+
+        def row(hz):  # the log scale's row of hz
+            return y0 + (1 - math.log(hz / 100.0) / math.log(20.0)) * ph - 0.5
+        deadline = time.time() + 20
+        while True:
+            cols = self.live_trace(w.screenshot_x(), plot)
+            low = [x for x, r in cols if abs(r - row(220.0)) <= 2.0]
+            high = [x for x, r in cols if abs(r - row(440.0)) <= 2.0]
+            if (len(low) > 30 and len(high) > 30) or time.time() > deadline:
+                break
+            time.sleep(0.3)
+        self.assertGreater(len(low), 30, "220 Hz: %d columns, 440 Hz: %d" % (len(low), len(high)))
+        self.assertGreater(len(high), 30, "220 Hz: %d columns, 440 Hz: %d" % (len(low), len(high)))
+        # oldest at the left: the 220 Hz part before the 440 Hz one, few columns elsewhere
+        self.assertLess(max(low), min(high), "220 Hz at x %d..%d, 440 Hz at %d..%d" % (min(low), max(low),
+                                                                                      min(high), max(high)))
+        self.assertGreater(len(low) + len(high), 0.9 * len(cols), "%d of %d columns at neither row" %
+                           (len(cols) - len(low) - len(high), len(cols)))
+        # under a transform (x: mel) the rows are no Hz axis: no trace once it shows
+        w.key("x")
+        deadline = time.time() + 10
+        while True:
+            img = w.screenshot_x()
+            left = self.live_trace(img, EW.find_plot(img))
+            if not left or time.time() > deadline:
+                break
+            time.sleep(0.3)
+        time.sleep(1.5)  # the analysis started again meanwhile: its f0s are in by now
+        img = w.screenshot_x()
+        left = self.live_trace(img, EW.find_plot(img))
+        self.assertEqual(len(left), 0, "trace columns under a transform")
+        self.assertEqual(w.quit(), 0, w.stderr())
 
     def test_waveform_loud_then_silent(self):
         x = np.concatenate([sine(300.0, 0.8, 2.0), np.zeros(2 * RATE)])
