@@ -405,7 +405,7 @@ void view_draw_readout(view *v, const layout *L, int draw)
 static int help_keys(const view *v, int *idx)
 {
     int n = 0;
-    for (int i = 0; i < view_key_count(); i++)
+    for (int i = 0; i < view_key_count() && n < VIEW_HELP_MAX; i++)
         if (!v->sh.xf.on || view_key_transfer(i))
             idx[n++] = i;
     return n;
