@@ -664,7 +664,8 @@ static void draw_colorbar(const render *r)
 }
 
 /* The label of a panel (cfg.panel_labels' line, else "ch 1") and its top-left; 0 when
- * the panel has none (the only panel, not named). */
+ * the panel has none (the only panel, not named), 2 for a named one (drawn on a dark box:
+ * it may lie over any colour, rdbu's light middle too). */
 static int channel_label(const render *r, int channel, char *buf, size_t len, int *x, int *y)
 {
     render_rect p = render_plot_rect(r, channel);
@@ -681,7 +682,7 @@ static int channel_label(const render *r, int channel, char *buf, size_t len, in
     }
     *x = p.x + r->fs / 2;
     *y = p.y + r->fs / 4;
-    return buf[0] != '\0';
+    return !buf[0] ? 0 : s ? 2 : 1;
 }
 
 /* The background, around the panels when they are the caller's. */
@@ -723,7 +724,12 @@ static int draw_all(render *r, sp_errinfo *ei)
         draw_freq_axis(r, c);
         char label[256];
         int lx, ly;
-        if (channel_label(r, c, label, sizeof label, &lx, &ly)) {
+        int kind = channel_label(r, c, label, sizeof label, &lx, &ly);
+        if (kind == 2) {
+            render_rect b = render_label_rect(r, c);
+            canvas_blend(&r->cv, b.x, b.y, b.w, b.h, COL_SHADOW, 150);
+        }
+        if (kind) {
             canvas_text(&r->cv, r->font, label, lx + 1, ly + 1, COL_SHADOW, 0);
             canvas_text(&r->cv, r->font, label, lx, ly, RENDER_COL_TITLE, 0);
         }
@@ -854,8 +860,9 @@ render_rect render_label_rect(const render *r, int channel)
 {
     render_rect b = {0, 0, 0, 0};
     char label[256];
-    int sized;
-    if (!r || channel < 0 || channel >= r->channels || !channel_label(r, channel, label, sizeof label, &b.x, &b.y))
+    int sized, kind;
+    if (!r || channel < 0 || channel >= r->channels ||
+        !(kind = channel_label(r, channel, label, sizeof label, &b.x, &b.y)))
         return (render_rect){0, 0, 0, 0};
     canvas_ttf_lock();
     sized = TTF_SizeUTF8(r->font, label, &b.w, &b.h) == 0;
@@ -864,6 +871,10 @@ render_rect render_label_rect(const render *r, int channel)
         return render_plot_rect(r, channel); /* cannot tell: all of the panel */
     b.w++; /* the shadow, one pixel right and down */
     b.h++;
+    if (kind == 2) { /* its dark box, a little wider than the text */
+        b.x -= r->fs / 4;
+        b.w += r->fs / 2;
+    }
     return b;
 }
 

@@ -73,8 +73,8 @@ typedef struct {
     int top_gap;         /* rows left empty between the title and the panels (the window's
                           * waveform strip); default 0 */
     const char *panel_labels; /* the panels' labels, top to bottom, one a line ('\n' between
-                               * them; copied), each drawn at its panel's top-left even when
-                               * it is the only panel; panels past the lines: "ch 1" as
+                               * them; copied), each drawn at its panel's top-left on a dark
+                               * box, even over the only panel; panels past the lines: "ch 1" as
                                * without. NULL: "ch 0", "ch 1", ... where there are several */
 } render_config;
 
