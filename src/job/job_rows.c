@@ -55,7 +55,7 @@ static int parse_size(const char *opt, const char *text, size_t lo, size_t hi, s
 /* parse_size into an int (hi fits one). */
 static int parse_int(const char *opt, const char *text, size_t lo, size_t hi, int *out, sp_errinfo *ei)
 {
-    size_t v;
+    size_t v = 0;
     int err = parse_size(opt, text, lo, hi, &v, ei);
     if (err == SP_OK)
         *out = (int)v;
