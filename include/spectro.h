@@ -394,6 +394,21 @@ SPECTRO_API int spectro_analyzer_peaks(spectro_analyzer *a, const float *db, siz
 SPECTRO_API int spectro_analyzer_average(spectro_analyzer *a, const float *db, size_t frames, int mode, int psd,
                                          float *out, spectro_error *err);
 
+/* Where the long-term spectrum of the frames falls off for good (a lossy codec's low-pass;
+ * the program's --bandwidth, docs/measurements.md "Codec bandwidth"): the power mean of the
+ * `frames` rows of db (every frame of every channel, as --bandwidth takes them together),
+ * smoothed, searched for a cliff. API version 4. */
+typedef struct spectro_bandwidth_result {
+    double cutoff_hz;     /* the cut-off, or the top of the spectrum when full-band */
+    int full_band;        /* 1: no low-pass below 93 % of Nyquist */
+    const char *encoders; /* encoders that typically cut there ("MP3 128 kb/s ..."), static; NULL */
+    double below_db, above_db, drop_db; /* the evidence: mean levels within 1.5 kHz below and
+                                         * above it, and their difference */
+    double nyquist_hz;
+} spectro_bandwidth_result;
+SPECTRO_API int spectro_analyzer_bandwidth(spectro_analyzer *a, const float *db, size_t frames,
+                                           spectro_bandwidth_result *out, spectro_error *err);
+
 #define SPECTRO_TONE_MAX_HARMONICS 9 /* the 2nd to the 10th */
 
 typedef struct spectro_tone_config {
@@ -577,6 +592,19 @@ SPECTRO_API double spectro_transform_freq_hz(const spectro_transform *t, size_t 
  * and buffers) and on the analyzer, as the analyzer's own calls. */
 SPECTRO_API int spectro_transform_compute(spectro_transform *t, spectro_analyzer *a, const float *samples,
                                           size_t count, float *out, size_t out_frames, spectro_error *err);
+
+/* ---- pitch (API version 4) -------------------------------------------------------------------- */
+
+/* The fundamental of each frame of `count` interleaved samples by YIN (the program's --pitch,
+ * docs/measurements.md "Pitch"): frames of fft_size samples of the channels' mean every hop
+ * (0: fft_size/4; at most fft_size), framed as the spectra are (spectro_frame_count frames;
+ * 0 < count < fft_size: one zero-padded frame), frame f's time (f*hop + fft_size/2)/rate.
+ * f0[f] in Hz, 0 when unvoiced; confidence[f] 0 .. 1; lags searched for fmin .. fmax Hz
+ * (<= 0: 50 and 2000). *frames = the frames written; out_frames their room.
+ * SPECTRO_EINVAL naming fmin/fmax/fft_size (fft_size must hold two periods of fmin). */
+SPECTRO_API int spectro_pitch(const float *samples, size_t count, int channels, int sample_rate, size_t fft_size,
+                              size_t hop, double fmin, double fmax, double *f0, double *confidence,
+                              size_t out_frames, size_t *frames, spectro_error *err);
 
 /* ---- jobs: the program's run as a call (API version 4) ------------------------------------- */
 

@@ -583,6 +583,51 @@ static void test_transforms(void)
     spectro_analyzer_destroy(other);
 }
 
+/* spectro_pitch on a 220 Hz tone, spectro_analyzer_bandwidth on white noise (full-band) and
+ * the same low-passed at 12 kHz; their errors name the field. */
+static void test_measure(void)
+{
+    enum { RATE = 48000, LEN = RATE };
+    float *x = malloc(LEN * sizeof *x), *db;
+    double f0[64], conf[64];
+    size_t frames = 0;
+    spectro_error e = {0, ""};
+    spectro_analyzer_config cfg = spectro_analyzer_config_default();
+    spectro_analyzer *a = NULL;
+    spectro_bandwidth_result r;
+    uint64_t nf;
+    for (size_t i = 0; i < LEN; i++)
+        x[i] = (float)(0.4 * sin(2.0 * 3.14159265358979 * 220.0 * (double)i / RATE));
+    CHECK(spectro_pitch(x, LEN, 1, RATE, 2048, 1024, 0, 0, f0, conf, 64, &frames, &e) == SPECTRO_OK);
+    CHECK(frames == spectro_frame_count(LEN, 2048, 1024));
+    for (size_t f = 0; f < frames; f++)
+        CHECK_MSG(fabs(f0[f] - 220.0) < 0.5 && conf[f] > 0.9, "frame %zu: %g Hz (%g)", f, f0[f], conf[f]);
+    CHECK(spectro_pitch(x, LEN, 1, RATE, 2048, 1024, 0, 0, f0, conf, 4, &frames, &e) == SPECTRO_EINVAL);
+    CHECK(spectro_pitch(x, LEN, 1, RATE, 256, 64, 20, 0, f0, conf, 64, &frames, &e) == SPECTRO_EINVAL &&
+          strstr(e.message, "fmin"));
+    for (size_t i = 0; i < LEN; i++) /* white noise */
+        x[i] = (float)(0.2 * ((double)rng() / 4294967296.0 - 0.5));
+    cfg.sample_rate = RATE;
+    cfg.fft_size = 4096;
+    cfg.backend = "cpu";
+    CHECK(spectro_analyzer_create(&cfg, &a, &e) == SPECTRO_OK);
+    nf = spectro_analyzer_frame_count(a, LEN);
+    db = malloc(nf * 2049 * sizeof *db);
+    CHECK(spectro_analyzer_spectrogram(a, x, LEN, db, nf, &e) == SPECTRO_OK);
+    CHECK(spectro_analyzer_bandwidth(a, db, nf, &r, &e) == SPECTRO_OK);
+    CHECK_MSG(r.full_band && r.encoders == NULL && r.nyquist_hz == 24000.0, "noise: %g Hz", r.cutoff_hz);
+    for (size_t f = 0; f < nf; f++) /* a brick wall at 12 kHz, 80 dB down above it */
+        for (size_t k = 1024; k < 2049; k++)
+            db[f * 2049 + k] -= 80.0f;
+    CHECK(spectro_analyzer_bandwidth(a, db, nf, &r, &e) == SPECTRO_OK);
+    CHECK_MSG(!r.full_band && fabs(r.cutoff_hz - 12000.0) < 300.0 && r.drop_db > 60.0, "cut %g Hz, drop %g",
+              r.cutoff_hz, r.drop_db);
+    CHECK(spectro_analyzer_bandwidth(a, db, nf, NULL, &e) == SPECTRO_EINVAL);
+    spectro_analyzer_destroy(a);
+    free(db);
+    free(x);
+}
+
 int main(void)
 {
     test_stream_equals_whole(1, SPECTRO_CHANNEL_MIX, 50000, 1024, 0);
@@ -603,5 +648,6 @@ int main(void)
     test_threads();
     test_loudness();
     test_transforms();
+    test_measure();
     return check_done("test_api");
 }

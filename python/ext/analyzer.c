@@ -391,6 +391,30 @@ static PyObject *analyzer_average(PyObject *self_, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* bandwidth(db) -> dict: spectro_analyzer_bandwidth of every row of db together. */
+static PyObject *analyzer_bandwidth(PyObject *self_, PyObject *db_obj)
+{
+    ext_analyzer *self = (ext_analyzer *)self_;
+    spectro_bandwidth_result r;
+    spectro_error err = {0};
+    Py_buffer db;
+    size_t frames;
+    int rc;
+    if (!made_or_raise(self) || ext_get_buffer(db_obj, &db, 0, sizeof(float), "db") != 0)
+        return NULL;
+    if (spectra_frames(self, &db, &frames) != 0) {
+        PyBuffer_Release(&db);
+        return NULL;
+    }
+    EXT_UNLOCKED(self->lock, rc = spectro_analyzer_bandwidth(self->a, db.buf, frames, &r, &err));
+    PyBuffer_Release(&db);
+    if (rc != SPECTRO_OK)
+        return ext_raise(rc, &err);
+    return Py_BuildValue("{s:d,s:O,s:z,s:d,s:d,s:d,s:d}", "cutoff_hz", r.cutoff_hz, "full_band",
+                         r.full_band ? Py_True : Py_False, "encoders", r.encoders, "below_db", r.below_db, "above_db",
+                         r.above_db, "drop_db", r.drop_db, "nyquist_hz", r.nyquist_hz);
+}
+
 /* The transfer function of two channels' complex frames into out (bins rows of 4 floats). */
 static int run_transfer(ext_analyzer *self, const Py_buffer *ref, const Py_buffer *meas, size_t frames, float *out,
                         double *delay_s, unsigned long long *averages, spectro_error *err)
@@ -527,6 +551,7 @@ static PyMethodDef analyzer_methods[] = {
     {"peaks", analyzer_peaks, METH_VARARGS, "peaks(db, fmin, fmax, out)"},
     {"average", analyzer_average, METH_VARARGS, "average(db, mode, psd, out)"},
     {"tone", analyzer_tone, METH_VARARGS, "tone(db, fundamental_hz, fmin, fmax) -> dict"},
+    {"bandwidth", analyzer_bandwidth, METH_O, "bandwidth(db) -> dict (every row together)"},
     {"transfer", analyzer_transfer, METH_VARARGS, "transfer(ref, meas, out) -> (delay_s, averages)"},
     {NULL, NULL, 0, NULL}};
 

@@ -152,6 +152,49 @@ static PyObject *frame_count(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong(spectro_frame_count(samples, (size_t)n, (size_t)hop));
 }
 
+/* pitch(samples, channels, rate, n, hop, fmin, fmax, f0, confidence) -> frames: spectro_pitch
+ * over interleaved float32 samples into two float64 buffers. */
+static PyObject *pitch(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *x_obj, *f0_obj, *conf_obj;
+    int channels, rate, rc;
+    unsigned long long n, hop;
+    double fmin, fmax;
+    Py_buffer x, f0, conf;
+    size_t frames = 0, room;
+    spectro_error err = {0, ""};
+    if (!PyArg_ParseTuple(args, "OiiKKddOO", &x_obj, &channels, &rate, &n, &hop, &fmin, &fmax, &f0_obj, &conf_obj))
+        return NULL;
+    if (ext_get_buffer(x_obj, &x, 0, sizeof(float), "samples") != 0)
+        return NULL;
+    if (ext_get_buffer(f0_obj, &f0, 1, sizeof(double), "f0") != 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (ext_get_buffer(conf_obj, &conf, 1, sizeof(double), "confidence") != 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&f0);
+        return NULL;
+    }
+    room = (size_t)(f0.len < conf.len ? f0.len : conf.len) / sizeof(double);
+    if (channels < 1 || (size_t)x.len / sizeof(float) % (size_t)channels != 0) {
+        rc = SPECTRO_EINVAL;
+        snprintf(err.message, sizeof err.message, "samples: not a whole number of frames of %d channels", channels);
+    } else {
+        size_t count = (size_t)x.len / sizeof(float) / (size_t)channels;
+        Py_BEGIN_ALLOW_THREADS rc = spectro_pitch(x.buf, count, channels, rate, (size_t)n, (size_t)hop, fmin, fmax,
+                                                  f0.buf, conf.buf, room, &frames, &err);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&f0);
+    PyBuffer_Release(&conf);
+    if (rc != SPECTRO_OK)
+        return ext_raise(rc, &err);
+    return PyLong_FromSize_t(frames);
+}
+
 static PyMethodDef methods[] = {
     {"version", version, METH_NOARGS, "the library's version, the spectro program's"},
     {"tables", tables, METH_NOARGS, "the names of windows, backends, averages and raw encodings"},
@@ -159,6 +202,8 @@ static PyMethodDef methods[] = {
     {"dlpack_info", ext_dlpack_info, METH_O, "dlpack_info(capsule) -> (pointer, count, device_type, device_id)"},
     {"loudness", ext_loudness, METH_VARARGS,
      "loudness(samples, sample_rate, channels, weights, series) -> dict (interleaved float32 samples)"},
+    {"pitch", pitch, METH_VARARGS,
+     "pitch(samples, channels, rate, n, hop, fmin, fmax, f0, confidence) -> frames (spectro_pitch)"},
     {"run", ext_run, METH_VARARGS,
      "run(inputs, settings, environment) -> (code, message, [(level, line), ...]): a spectro_job"},
     {NULL, NULL, 0, NULL}};

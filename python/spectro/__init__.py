@@ -25,7 +25,8 @@ from ._convert import as_samples, interleave, parse_channel
 from . import _gpu
 
 __all__ = ["load", "spectrogram", "stft", "peaks", "average", "tone", "bands", "loudness", "mel", "mfcc", "chroma",
-           "cqt", "reassigned", "transform_frequencies", "Analyzer", "Stream", "run", "RunResult",
+           "cqt", "reassigned", "transform_frequencies", "Analyzer", "Stream", "run", "RunResult", "pitch", "Pitch",
+           "bandwidth",
            "Peaks", "BandLevels", "frame_count", "windows", "backends", "__version__"]
 
 __version__ = _spectro.version()
@@ -236,6 +237,18 @@ class Analyzer:
             return out
         res = self._per_channel(db, one)
         return np.stack(res) if isinstance(res, list) else res
+
+    def bandwidth(self, y):
+        """Where the long-term spectrum falls off for good, a lossy codec's low-pass (the
+        program's --bandwidth): a dict with its JSON's keys, cutoff_hz, verdict ("full-band"
+        or "low-passed at 16.1 kHz"), encoders (typical for that cut-off, or None),
+        below_db, above_db, drop_db, nyquist_hz, and full_band; every channel's frames
+        together, as --bandwidth takes them."""
+        db, plan = self._spectra(y)
+        rows = np.ascontiguousarray(db.reshape(-1, db.shape[-1]))
+        r = plan.bandwidth(rows)
+        r["verdict"] = "full-band" if r["full_band"] else "low-passed at %.1f kHz" % (r["cutoff_hz"] / 1000.0)
+        return r
 
     def tone(self, y, *, freq=None, fmin=None, fmax=None):
         """Tone analysis of the power mean of y's spectra (the program's --tone): the dict of
@@ -513,6 +526,33 @@ def loudness(y, *, sr, weights=None, series=False):
         r["momentary_lufs"] = np.asarray(r["momentary_lufs"], dtype=np.float64)
         r["short_term_lufs"] = np.asarray(r["short_term_lufs"], dtype=np.float64)
     return r
+
+
+Pitch = collections.namedtuple("Pitch", "time_s f0_hz confidence")
+Pitch.__doc__ = """The fundamental of each frame (the program's --pitch): float64 arrays (frames,)
+of the frame centres in seconds, f0 in Hz (0 where unvoiced) and YIN's confidence 0 .. 1."""
+
+
+def pitch(y, *, sr, fmin=50.0, fmax=2000.0, n_fft=4096, hop_length=None):
+    """The fundamental of each frame by YIN (``spectro --pitch``, docs/measurements.md "Pitch")
+    of the channels' mean: frames of n_fft samples every hop_length (default n_fft/4), framed
+    as the spectra are; f0 searched within fmin .. fmax Hz. Returns a Pitch. ValueError for a
+    range N cannot hold (it must hold two periods of fmin) or a bad argument."""
+    x, _ = as_samples(y)
+    rate = _positive_int(sr, "sr")
+    n = _positive_int(n_fft, "n_fft")
+    hop = 0 if hop_length is None else _positive_int(hop_length, "hop_length")
+    frames = frame_count(x.shape[1], n, hop or n // 4)
+    f0 = np.zeros(max(frames, 1), dtype=np.float64)
+    conf = np.zeros(max(frames, 1), dtype=np.float64)
+    got = _spectro.pitch(interleave(x), x.shape[0], rate, n, hop, float(fmin), float(fmax), f0, conf)
+    times = ((np.arange(got, dtype=np.float64) * (hop or n // 4)) + n / 2.0) / rate
+    return Pitch(times, f0[:got], conf[:got])
+
+
+def bandwidth(y, *, sr, n_fft=4096, hop_length=None, window="hann", channel="mix", backend="auto"):
+    """A lossy codec's low-pass (``spectro --bandwidth``): Analyzer.bandwidth."""
+    return _one(y, sr, n_fft, hop_length, window, channel, backend).bandwidth(y)
 
 
 RunResult = collections.namedtuple("RunResult", "notes warnings info")
