@@ -20,7 +20,8 @@ typedef struct {
     int exists;
     dev_t dev;
     ino_t ino;
-    char norm[PATH_MAX];       /* when it does not exist */
+    nlink_t nlink;
+    char norm[PATH_MAX];       /* its real path when it exists; the name it will have when not */
 } named_file;
 
 /* "/a/./b/../c" -> "/a/c", in place; `p` is absolute. */
@@ -85,21 +86,32 @@ static int describe(named_file *f, const char *path)
     struct stat st;
     f->exists = stat(path, &st) == 0;
     if (f->exists) {
-        if (S_ISCHR(st.st_mode))
+        char *real = realpath(path, NULL);
+        if (S_ISCHR(st.st_mode)) {
+            free(real);
             return -1;
+        }
         f->dev = st.st_dev;
         f->ino = st.st_ino;
+        f->nlink = st.st_nlink;
+        snprintf(f->norm, sizeof f->norm, "%s", real ? real : path);
+        free(real);
     } else {
         normalise(path, f->norm, sizeof f->norm);
     }
     return 0;
 }
 
+/* Two existing files are one when their device and inode are, and they are hard links (more
+ * than one name) or one real path (symlinks): an inode number that another process freed and
+ * reused between the two stats (runs replacing one output at once) is not one file. */
 static int same_file(const named_file *a, const named_file *b)
 {
     if (a->exists != b->exists)
         return 0;
-    return a->exists ? a->dev == b->dev && a->ino == b->ino : strcmp(a->norm, b->norm) == 0;
+    if (!a->exists)
+        return strcmp(a->norm, b->norm) == 0;
+    return a->dev == b->dev && a->ino == b->ino && (a->nlink > 1 || strcmp(a->norm, b->norm) == 0);
 }
 
 /* The outputs' files: each with a path, and a dump's sidecar where it gets one
