@@ -2,18 +2,7 @@
 # $secs, $rate, $n, $hop set there, the input in $tmp/in.wav. The live transfer view on a
 # virtual X server for the file's length; its statistics say what it dropped.
 command -v Xvfb >/dev/null 2>&1 || { echo "bench_transfer: BENCH_WINDOW needs Xvfb (apt-get install xvfb)" >&2; exit 1; }
-for d in $(seq 90 140); do # a virtual screen on the first free display number
-    [ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ] && continue
-    Xvfb ":$d" -screen 0 1920x1080x24 -nolisten tcp -noreset >/dev/null 2>&1 &
-    xpid=$!
-    sleep 1
-    if kill -0 "$xpid" 2>/dev/null; then
-        export DISPLAY=":$d"
-        break
-    fi
-    xpid=""
-done
-[ -n "$xpid" ] || { echo "bench_transfer: Xvfb did not start" >&2; exit 1; }
+start_xvfb || { echo "bench_transfer: Xvfb did not start" >&2; exit 1; }
 size=${BENCH_SIZE:-1280x720}
 echo "input: ${secs} s, 2 channels, ${rate} Hz; N ${n}, hop ${hop}; the window's transfer view, $size on Xvfb, --realtime"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -50,21 +50,10 @@ else
     sox -n -r 48000 -c 1 -b 16 "$tmp/in.wav" synth $((secs + 10)) sine 440 sine 1320 vol 0.5 2>/dev/null
 fi
 
-# a virtual screen on the first free display number
-for d in $(seq 90 140); do
-    [ $offscreen = 1 ] && xpid=offscreen && break
-    [ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ] && continue
-    Xvfb ":$d" -screen 0 1920x1080x24 -nolisten tcp -noreset >/dev/null 2>&1 &
-    xpid=$!
-    sleep 1
-    if kill -0 "$xpid" 2>/dev/null; then
-        export DISPLAY=":$d"
-        break
-    fi
-    xpid=""
-done
-[ -n "$xpid" ] || { echo "bench_window: Xvfb did not start" >&2; exit 1; }
-[ "$xpid" = offscreen ] && xpid=""
+# a virtual screen (none with SDL's offscreen driver)
+if [ $offscreen = 0 ]; then
+    start_xvfb || { echo "bench_window: Xvfb did not start" >&2; exit 1; }
+fi
 
 machine_line
 echo "input:   48 kHz mono through --realtime, N=4096, hop=512, window $size on $([ $offscreen = 1 ] && echo "SDL's offscreen driver" || echo Xvfb), ${secs} s; spectro $*"

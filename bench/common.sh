@@ -19,6 +19,25 @@ machine_line() {
     echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 }
 
+# start_xvfb: a virtual screen on the first free display number from :90; sets xpid (the
+# caller kills it) and exports DISPLAY. Returns 1 when none started.
+start_xvfb() {
+    local d
+    xpid=""
+    for d in $(seq 90 140); do
+        [ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ] && continue
+        Xvfb ":$d" -screen 0 1920x1080x24 -nolisten tcp -noreset >/dev/null 2>&1 &
+        xpid=$!
+        sleep 1
+        if kill -0 "$xpid" 2>/dev/null; then
+            export DISPLAY=":$d"
+            return 0
+        fi
+        xpid=""
+    done
+    return 1
+}
+
 # wall time in seconds of one run of "$@" stopped after $1 seconds; prints "" when stopped
 once_within() {
     local limit=$1 t0 t1
