@@ -1,23 +1,50 @@
-/* constant-Q by spectral kernels on one FFT of the frame (Brown-Puckette; docs/transforms.md
- * "Constant-Q (spectral kernels)"): bin j's temporal kernel, a hann window of N_j = Q rate/f_j
- * samples centred in the frame times e^(2 pi i f_j t), scaled by 2/sum(w) so that a sine of
- * amplitude A on f_j reads A; its DFT K_j kept where it matters (sparse); the bin's value
- * c_j = (1/N) sum_k X_k conj(K_j,k) (Parseval) with X the frame's rectangular-window DFT. */
+/* constant-Q, octave-wise multirate (docs/transforms.md "Constant-Q (octave-wise
+ * multirate)"): bin j's temporal kernel is a hann window of N_j = round(Q rate/f_j) samples
+ * centred in the frame times e^(-2 pi i f_j t), scaled by 2/sum(w) so that a sine of
+ * amplitude A on f_j reads A: c_j = sum_t x_t k_j(t). Each octave's bins read it on the
+ * signal decimated by 2^d (a cascade of halfband FIRs run once over the call's span,
+ * xform_cqt_dec.c), the kernel sampled at the decimated instants and scaled by 2^d:
+ * c_j = 2^d sum_m y_d[m] k_j(2^d m). The decimated grid is anchored at each frame's first
+ * sample, so that a row is a function of its own frame's N samples only, whatever the call. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "par.h"
 #include "xform_internal.h"
 
-/* A kernel's coefficients below this share of its peak are dropped (Brown and Puckette's
- * 0.0054): -46 dB, past the hann window's first sidelobes. */
-#define CQT_SPARSE 0.0054
+/* An octave's highest main-lobe edge, f (1 + 2/Q), at most this fraction of its decimated
+ * rate: each stage's transition band is then at least 1/8 of its input rate. */
+#define CQT_RATIO 0.375
+#define CQT_MAX_STAGES 14
+/* A kernel's samples run in blocks of 16 (xform_cqt_dot), zero-padded. */
+#define CQT_PAD 16
+/* Frames a part of the rows takes at least: a call of the framer's 32 frames at N 32768
+ * stays on its thread (a fork and join costs more than its rows on a busy machine). */
+#define CQT_PART_FRAMES 64
+/* Outputs of a stage below which it runs on the caller's thread alone. */
+#define CQT_PAR_MIN 65536
 
 typedef struct {
-    size_t bins;                 /* CQT bins */
-    size_t *k0, *len, *off;      /* bin j: coefficients c[off[j] ..] for FFT bins k0[j] .. */
-    cpx *c;                      /* conj(K_j,k) / N */
+    size_t bins;
+    int stages;                  /* D: levels 1 .. D are the signal decimated by 2^d */
+    xform_halfband hb[CQT_MAX_STAGES + 1]; /* hb[i]: level i-1 to level i */
+    long lo[CQT_MAX_STAGES + 1]; /* a frame's first sample of level d (from its start) */
+    int *level;                  /* bin j's level */
+    long *a;                     /* bin j's first sample on its level, from the frame's start */
+    size_t *len, *off;           /* its weights wr/wi[off .. off + len), len a multiple of 16 */
+    float *wr, *wi;              /* 2^d k_j(2^d m), re and im */
+    size_t nw;
+    int octaves, oct_level[64];  /* for the sidecar */
+    /* xform_rows: the levels of a span, in buf[cur]; the previous call's in buf[!cur], with
+     * the input samples after its last frame's start (the next call's first, when the calls
+     * follow one stream: their levels are taken over where those samples are the same) */
+    float *buf[2], *tail;
+    size_t cap[2], tail_len, prev_len, prev_hop;
+    long prev_hi[CQT_MAX_STAGES + 1];
+    int cur, prev_ok;
+    int avx;
 } cqt_state;
 
 static void cqt_fini(xform *x)
@@ -25,10 +52,15 @@ static void cqt_fini(xform *x)
     cqt_state *q = x->priv;
     if (!q)
         return;
-    free(q->k0);
+    free(q->level);
+    free(q->a);
     free(q->len);
     free(q->off);
-    free(q->c);
+    free(q->wr);
+    free(q->wi);
+    free(q->buf[0]);
+    free(q->buf[1]);
+    free(q->tail);
     free(q);
 }
 
@@ -65,47 +97,124 @@ static int cqt_plan_bins(xform *x, double *fmin_out, double *fmax_out, size_t *c
     return SP_OK;
 }
 
-/* Kernel j's DFT by the plan, its coefficients above CQT_SPARSE of its peak (a contiguous
- * run of FFT bins k <= N/2) appended to q. */
-static int cqt_kernel(xform *x, cqt_state *q, size_t j, double f, double qf, fft_plan *plan, cpx *buf,
-                      size_t *cap)
+/* Octave o (0 the highest): its highest bin and the top edge of that bin's main lobe. */
+static size_t cqt_octave_top(const xform *x, const cqt_state *q, int o, double qf, double *edge)
 {
-    size_t n = x->n, len = (size_t)lround(qf * x->rate / f), start = (n - len) / 2, k0 = x->bins, k1 = 0;
-    double wsum = 0.0, peak = 0.0;
-    memset(buf, 0, n * sizeof *buf);
-    for (size_t m = 0; m < len; m++)
-        wsum += 0.5 - 0.5 * cos(2.0 * XFORM_PI * (double)m / (double)len);
-    for (size_t m = 0; m < len; m++) {
-        double w = (0.5 - 0.5 * cos(2.0 * XFORM_PI * (double)m / (double)len)) * 2.0 / wsum;
-        double ph = 2.0 * XFORM_PI * f * ((double)(start + m) - (double)n / 2.0) / x->rate;
-        buf[start + m].re = (float)(w * cos(ph));
-        buf[start + m].im = (float)(w * sin(ph));
+    size_t top = q->bins - 1 - (size_t)o * (size_t)x->spec.bands;
+    *edge = x->freqs[top] * (1.0 + 2.0 / qf);
+    return top;
+}
+
+/* Bin j's kernel length N_j and first sample in the frame (as the full-rate definition). */
+static long cqt_klen(const xform *x, size_t j, double qf, long *start)
+{
+    long len = lround(qf * x->rate / x->freqs[j]);
+    *start = ((long)x->n - len) / 2;
+    return len;
+}
+
+/* Bin j's samples on level d: the m with start < 2^d m < start + N_j (where the hann window
+ * is not 0), [*m0, *m1]. */
+static void cqt_support(const xform *x, size_t j, double qf, int d, long *m0, long *m1)
+{
+    long start, len = cqt_klen(x, j, qf, &start), step = 1L << d;
+    *m0 = start / step + 1;
+    *m1 = (start + len + step - 1) / step - 1;
+}
+
+/* The level chain over a span of `len` samples: level i's first and last sample made from
+ * level i-1's (a stage reaches 2 pairs - 1 samples either side). */
+static void cqt_chain(const cqt_state *q, int stages, long len, long *lo, long *hi)
+{
+    lo[0] = 0;
+    hi[0] = len - 1;
+    for (int i = 1; i <= stages; i++) {
+        long h = 2L * q->hb[i].pairs - 1;
+        lo[i] = (lo[i - 1] + h + 1) / 2;
+        hi[i] = hi[i - 1] - h >= 0 ? (hi[i - 1] - h) / 2 : -1;
     }
-    if (fft_c2c(plan, buf, buf, 1, 0) != SP_OK)
-        return SP_ENOMEM;
-    for (size_t k = 0; k < x->bins; k++) {
-        double a = hypot(buf[k].re, buf[k].im);
-        peak = a > peak ? a : peak;
+}
+
+/* Each octave's level: the most decimation that keeps its highest main-lobe edge below
+ * CQT_RATIO of the rate and its kernels plus the stages' reach inside the frame. The stage
+ * to level i passes the highest edge of the octaves that go that far. */
+static int cqt_levels(xform *x, cqt_state *q, double qf, long *hi)
+{
+    int drate[64], dmax = 0;
+    long lo[CQT_MAX_STAGES + 1];
+    q->octaves = (int)((q->bins + (size_t)x->spec.bands - 1) / (size_t)x->spec.bands);
+    if (q->octaves > 64)
+        return SP_EINVAL;
+    for (int o = 0; o < q->octaves; o++) {
+        double edge;
+        cqt_octave_top(x, q, o, qf, &edge);
+        for (drate[o] = 0; drate[o] < CQT_MAX_STAGES && edge <= CQT_RATIO * x->rate / (double)(2L << drate[o]);)
+            drate[o]++;
+        dmax = drate[o] > dmax ? drate[o] : dmax;
     }
-    for (size_t k = 0; k < x->bins; k++)
-        if (hypot(buf[k].re, buf[k].im) >= CQT_SPARSE * peak) {
-            k0 = k < k0 ? k : k0;
-            k1 = k + 1;
+    for (int i = 1; i <= dmax; i++) {
+        int o = 0;
+        double edge;
+        while (drate[o] < i)
+            o++;
+        cqt_octave_top(x, q, o, qf, &edge);
+        if (xform_halfband_design(&q->hb[i], edge / (x->rate / (double)(1L << (i - 1)))) != SP_OK)
+            return SP_EINVAL;
+    }
+    cqt_chain(q, dmax, (long)x->n, lo, hi);
+    q->stages = 0;
+    for (int o = 0; o < q->octaves; o++) {
+        double edge;
+        size_t top = cqt_octave_top(x, q, o, qf, &edge), bot = top + 1 > (size_t)x->spec.bands ? top + 1 - (size_t)x->spec.bands : 0;
+        int d = drate[o], fits = 0;
+        for (; d > 0 && !fits; d -= !fits) {
+            fits = 1;
+            for (size_t j = bot; j <= top && fits; j++) {
+                long m0, m1;
+                cqt_support(x, j, qf, d, &m0, &m1);
+                fits = m0 >= lo[d] && m1 <= hi[d];
+            }
         }
-    q->k0[j] = k0;
-    q->len[j] = k1 - k0;
-    q->off[j] = j ? q->off[j - 1] + q->len[j - 1] : 0;
-    if (q->off[j] + q->len[j] > *cap) {
-        size_t want = 2 * (q->off[j] + q->len[j]);
-        cpx *c = realloc(q->c, want * sizeof *c);
-        if (!c)
-            return SP_ENOMEM;
-        q->c = c;
-        *cap = want;
+        for (size_t j = bot; j <= top; j++)
+            q->level[j] = d;
+        q->oct_level[o] = d;
+        q->stages = d > q->stages ? d : q->stages;
     }
-    for (size_t i = 0; i < q->len[j]; i++) { /* conj(K)/N */
-        q->c[q->off[j] + i].re = buf[k0 + i].re / (float)n;
-        q->c[q->off[j] + i].im = -buf[k0 + i].im / (float)n;
+    memcpy(q->lo, lo, sizeof lo);
+    return SP_OK;
+}
+
+/* The kernels on their levels: 2^d k_j(2^d m), zero-padded to runs of CQT_PAD that stay
+ * within the level's samples of the frame where they can. */
+static int cqt_weights(xform *x, cqt_state *q, double qf, const long *hi)
+{
+    size_t total = 0;
+    for (size_t j = 0; j < q->bins; j++) {
+        int d = q->level[j];
+        long m0, m1, len;
+        cqt_support(x, j, qf, d, &m0, &m1);
+        len = (m1 - m0 + 1 + CQT_PAD - 1) / CQT_PAD * CQT_PAD;
+        q->a[j] = m0 + len - 1 > hi[d] ? hi[d] + 1 - len : m0;
+        q->a[j] = q->a[j] < q->lo[d] ? q->lo[d] : q->a[j];
+        q->len[j] = (size_t)len;
+        q->off[j] = total;
+        total += (size_t)len;
+    }
+    q->nw = total;
+    if (!(q->wr = calloc(total, sizeof *q->wr)) || !(q->wi = calloc(total, sizeof *q->wi)))
+        return SP_ENOMEM;
+    for (size_t j = 0; j < q->bins; j++) {
+        const int d = q->level[j];
+        const double step = (double)(1L << d), f = x->freqs[j];
+        long start, len = cqt_klen(x, j, qf, &start), m0, m1;
+        const double wsum = len > 1 ? (double)len / 2.0 : 1.0; /* sum of the N_j hann samples */
+        cqt_support(x, j, qf, d, &m0, &m1);
+        for (long m = m0; m <= m1; m++) {
+            const double t = step * (double)m, ph = 2.0 * XFORM_PI * f * (t - (double)x->n / 2.0) / x->rate;
+            const double w = (0.5 - 0.5 * cos(2.0 * XFORM_PI * (t - (double)start) / (double)len)) * 2.0 / wsum * step;
+            q->wr[q->off[j] + (size_t)(m - q->a[j])] = (float)(w * cos(ph));
+            q->wi[q->off[j] + (size_t)(m - q->a[j])] = (float)(-w * sin(ph));
+        }
     }
     return SP_OK;
 }
@@ -113,22 +222,29 @@ static int cqt_kernel(xform *x, cqt_state *q, size_t j, double f, double qf, fft
 static int cqt_params(xform *x, double fmin, double fmax, double qf)
 {
     cqt_state *q = x->priv;
-    size_t at = (size_t)snprintf(x->params, sizeof x->params,
-                                 ", \"bins_per_octave\": %d, \"fmin\": %.10g, \"fmax\": %.10g, \"bins\": %zu, \"q\": "
-                                 "%.10g, \"method\": \"spectral kernels on one FFT (Brown-Puckette), hann kernels\", "
-                                 "\"values\": \"dBFS\", \"kernel_s_lowest\": %.6g, \"kernel_s_highest\": %.6g",
-                                 x->spec.bands, fmin, fmax, q->bins, qf, qf / x->freqs[0], qf / x->freqs[q->bins - 1]);
+    size_t at = (size_t)snprintf(
+        x->params, sizeof x->params,
+        ", \"bins_per_octave\": %d, \"fmin\": %.10g, \"fmax\": %.10g, \"bins\": %zu, \"q\": %.10g, \"method\": "
+        "\"octave-wise multirate: halfband FIR decimators (Kaiser, 80 dB), hann kernels on each octave's decimated "
+        "signal\", \"values\": \"dBFS\", \"kernel_s_lowest\": %.6g, \"kernel_s_highest\": %.6g, \"octave_rates_hz\": [",
+        x->spec.bands, fmin, fmax, q->bins, qf, qf / x->freqs[0], qf / x->freqs[q->bins - 1]);
+    for (int o = 0; o < q->octaves && at < sizeof x->params; o++)
+        at += (size_t)snprintf(x->params + at, sizeof x->params - at, "%s%.10g", o ? ", " : "",
+                               x->rate / (double)(1L << q->oct_level[o]));
+    for (int i = 1; i <= q->stages && at < sizeof x->params; i++)
+        at += (size_t)snprintf(x->params + at, sizeof x->params - at, "%s%d", i > 1 ? ", " : "], \"decimator_taps\": [",
+                               4 * q->hb[i].pairs - 1);
+    if (at < sizeof x->params)
+        at += (size_t)snprintf(x->params + at, sizeof x->params - at, "]");
     return at < sizeof x->params ? SP_OK : SP_ENOMEM;
 }
 
 static int cqt_init(xform *x, sp_errinfo *ei)
 {
     double fmin = 0.0, fmax = 0.0, qf = 1.0 / (pow(2.0, 1.0 / x->spec.bands) - 1.0);
-    size_t count = 0, cap = 0;
+    long hi[CQT_MAX_STAGES + 1];
+    size_t count = 0;
     cqt_state *q;
-    fft_config fc = fft_config_default();
-    fft_plan *plan = NULL;
-    cpx *buf = NULL;
     int err = cqt_plan_bins(x, &fmin, &fmax, &count, ei);
     if (err != SP_OK)
         return err;
@@ -136,27 +252,19 @@ static int cqt_init(xform *x, sp_errinfo *ei)
         return SP_ENOMEM;
     x->priv = q;
     q->bins = count;
-    q->k0 = calloc(count, sizeof *q->k0);
+    q->avx = xform_cqt_avx();
+    q->level = calloc(count, sizeof *q->level);
+    q->a = calloc(count, sizeof *q->a);
     q->len = calloc(count, sizeof *q->len);
     q->off = calloc(count, sizeof *q->off);
     x->freqs = malloc(count * sizeof *x->freqs);
-    buf = malloc(x->n * sizeof *buf);
-    fc.backend = FFT_BACKEND_CPU;
-    fc.n = x->n;
-    fc.max_batch = 1;
-    fc.tuning.cpu_threads = 1;
-    if (!q->k0 || !q->len || !q->off || !x->freqs || !buf || fft_plan_create(&fc, &plan, ei) != SP_OK) {
-        free(buf);
-        fft_plan_destroy(plan);
+    if (!q->level || !q->a || !q->len || !q->off || !x->freqs)
         return SP_ENOMEM;
-    }
-    for (size_t j = 0; j < count && err == SP_OK; j++) {
+    for (size_t j = 0; j < count; j++)
         x->freqs[j] = fmin * pow(2.0, (double)j / x->spec.bands);
-        err = cqt_kernel(x, q, j, x->freqs[j], qf, plan, buf, &cap);
-    }
-    free(buf);
-    fft_plan_destroy(plan);
-    if (err != SP_OK)
+    if (cqt_levels(x, q, qf, hi) != SP_OK)
+        return sp_fail(ei, SP_EINVAL, "cqt: no decimator for %d bins an octave", x->spec.bands);
+    if ((err = cqt_weights(x, q, qf, hi)) != SP_OK)
         return err;
     for (size_t i = 0; i < x->n; i++) /* the kernels hold their own windows */
         x->wins[0][i] = 1.0f;
@@ -164,41 +272,173 @@ static int cqt_init(xform *x, sp_errinfo *ei)
     return cqt_params(x, fmin, fmax, qf);
 }
 
-static void cqt_row(const xform *x, const xform_frame *fr, float *out, float *scratch)
+/* ---- rows: the levels of a span, then each frame's dot products ---------------------------- */
+
+typedef struct {
+    const xform *x;
+    const cqt_state *q;
+    const float *lev[CQT_MAX_STAGES + 1]; /* level d's sample m at lev[d][m - lo[d]] */
+    const xform_halfband *hb;             /* a stage: count outputs from in */
+    const float *in;
+    float *stage_out;
+    size_t count;
+    size_t nframes, stride, row_step;     /* frame k at k*stride; its row at rows + k*row_step*width */
+    float *rows;
+} cqt_job;
+
+static void stage_part(void *ctx, int part, int parts)
 {
-    const cqt_state *q = x->priv;
-    (void)scratch;
-    for (size_t j = 0; j < q->bins; j++) {
-        const cpx *z = fr->z[0] + q->k0[j], *c = q->c + q->off[j];
-        float re = 0.0f, im = 0.0f;
-        for (size_t i = 0; i < q->len[j]; i++) {
-            re += z[i].re * c[i].re - z[i].im * c[i].im;
-            im += z[i].re * c[i].im + z[i].im * c[i].re;
-        }
-        out[j] = xform_db((double)re * re + (double)im * im);
+    const cqt_job *j = ctx;
+    size_t a, b;
+    sp_par_share(j->count, part, parts, &a, &b);
+    xform_halfband_run(j->hb, j->in + 2 * a, j->stage_out + a, b - a, j->q->avx);
+}
+
+/* The powers of a row to dB in place, eight at a time. */
+static void cqt_row_db(float *row, size_t bins, int avx)
+{
+    size_t whole = bins / 8 * 8;
+    float tail[8] = {0};
+    xform_cqt_db(row, row, whole, avx);
+    if (whole < bins) {
+        memcpy(tail, row + whole, (bins - whole) * sizeof *tail);
+        xform_cqt_db(tail, tail, 8, avx);
+        memcpy(row + whole, tail, (bins - whole) * sizeof *tail);
     }
 }
 
-/* The kernels as a filter bank (fft.h FFT_BANK_CQT): their runs of conj(K)/N on the frames'
- * rectangular-window spectra. */
-static int cqt_bank(const xform *x, fft_bank *b, void **mem)
+static void rows_part(void *ctx, int part, int parts)
 {
-    const cqt_state *q = x->priv;
-    if (xform_bank_runs(b, q->bins, mem) != SP_OK)
-        return SP_ENOMEM;
-    for (size_t j = 0; j < q->bins; j++) {
-        ((uint32_t *)b->k0)[j] = (uint32_t)q->k0[j];
-        ((uint32_t *)b->len)[j] = (uint32_t)q->len[j];
-        ((uint32_t *)b->off)[j] = (uint32_t)q->off[j];
+    const cqt_job *j = ctx;
+    const cqt_state *q = j->q;
+    const size_t width = j->x->width;
+    size_t a, b;
+    sp_par_share(j->nframes, part, parts, &a, &b);
+    for (size_t k = a; k < b; k += 2) { /* two frames at a time (the last may pair itself) */
+        const size_t s0 = k * j->stride, s1 = (k + 1 < b ? k + 1 : k) * j->stride;
+        float *row0 = j->rows + k * j->row_step * width, *row1 = row0 + j->row_step * width;
+        for (size_t i = 0; i < q->bins; i++) {
+            const int d = q->level[i];
+            const float *y = j->lev[d] + q->a[i] - q->lo[d];
+            float c[4];
+            xform_cqt_dot2(y + (s0 >> d), y + (s1 >> d), q->wr + q->off[i], q->wi + q->off[i], q->len[i], c, q->avx);
+            row0[i] = c[0] * c[0] + c[1] * c[1];
+            if (k + 1 < b)
+                row1[i] = c[2] * c[2] + c[3] * c[3];
+        }
+        cqt_row_db(row0, q->bins, q->avx);
+        if (k + 1 < b)
+            cqt_row_db(row1, q->bins, q->avx);
     }
-    b->w = &q->c[0].re;
-    b->nw = q->off[q->bins - 1] + q->len[q->bins - 1];
-    b->window = x->wins[0];
-    b->post = FFT_BANK_CQT;
+}
+
+/* Level i's samples that the previous span made from the same input samples: how many
+ * (from level i's first), copied to out. The previous span started `shift` samples before
+ * this one (a multiple of 2^stages). */
+static size_t cqt_reuse(const cqt_state *q, int i, const long *lo, const long *hi, size_t shift, float *out)
+{
+    const float *old = q->buf[!q->cur];
+    long sh = (long)(shift >> i), last = hi[i] < q->prev_hi[i] - sh ? hi[i] : q->prev_hi[i] - sh;
+    size_t at = 0;
+    if (last < lo[i])
+        return 0;
+    for (int k = 1; k < i; k++)
+        at += (size_t)(q->prev_hi[k] - lo[k] + 1) + 2 * CQT_PAD;
+    memcpy(out, old + at + sh, (size_t)(last - lo[i] + 1) * sizeof *out);
+    return (size_t)(last - lo[i] + 1);
+}
+
+/* Keeps what the next call may take over (cqt_reuse): the levels' extents and the input
+ * samples from the frame after the last; 0 or SP_ENOMEM. */
+static int cqt_keep(cqt_state *q, const float *anchor, size_t len, size_t hop, size_t nframes, const long *hi,
+                    size_t n)
+{
+    size_t from = nframes * hop;
+    if (from >= len)
+        return SP_OK;
+    if (!q->tail && !(q->tail = malloc(n * sizeof *q->tail)))
+        return SP_ENOMEM;
+    q->tail_len = len - from;
+    memcpy(q->tail, anchor + from, q->tail_len * sizeof *q->tail);
+    memcpy(q->prev_hi, hi, sizeof q->prev_hi);
+    q->prev_len = len;
+    q->prev_hop = hop;
+    q->prev_ok = 1;
     return SP_OK;
 }
 
+/* nframes frames at anchor + k*stride (stride a multiple of 2^stages) over len samples;
+ * hop: the frames' step when this span follows the previous call's (0: it may not). */
+static int cqt_span(xform *x, const float *anchor, size_t len, size_t nframes, size_t stride, float *rows,
+                    size_t row_step, size_t hop)
+{
+    cqt_state *q = x->priv;
+    cqt_job j = {.x = x, .q = q, .nframes = nframes, .stride = stride, .rows = rows, .row_step = row_step};
+    long lo[CQT_MAX_STAGES + 1], hi[CQT_MAX_STAGES + 1];
+    size_t need = 0, at = 0;
+    int same = hop && q->prev_ok && q->prev_hop == hop && q->tail_len <= len &&
+               !memcmp(q->tail, anchor, q->tail_len * sizeof *anchor);
+    q->cur = !q->cur;
+    cqt_chain(q, q->stages, (long)len, lo, hi);
+    for (int i = 1; i <= q->stages; i++)
+        need += (size_t)(hi[i] - lo[i] + 1) + 2 * CQT_PAD;
+    if (need > q->cap[q->cur]) {
+        float *b = realloc(q->buf[q->cur], need * sizeof *b);
+        if (!b)
+            return SP_ENOMEM;
+        q->buf[q->cur] = b;
+        q->cap[q->cur] = need;
+    }
+    j.lev[0] = anchor;
+    for (int i = 1; i <= q->stages; i++) {
+        float *out = q->buf[q->cur] + at;
+        size_t done = same ? cqt_reuse(q, i, lo, hi, q->prev_len - q->tail_len, out) : 0;
+        j.count = (size_t)(hi[i] - lo[i] + 1) - done;
+        memset(out + done + j.count, 0, 2 * CQT_PAD * sizeof *out); /* what padded runs may read past the end */
+        j.hb = &q->hb[i];
+        j.in = j.lev[i - 1] + (2 * (lo[i] + (long)done) - lo[i - 1]);
+        j.stage_out = out + done;
+        sp_par_run(stage_part, &j, j.count < CQT_PAR_MIN ? 1 : sp_par_parts(j.count, CQT_PAR_MIN / 2));
+        j.lev[i] = out;
+        at += (size_t)(hi[i] - lo[i] + 1) + 2 * CQT_PAD;
+    }
+    sp_par_run(rows_part, &j, sp_par_parts(nframes, CQT_PART_FRAMES));
+    q->prev_ok = 0;
+    return hop ? cqt_keep(q, anchor, len, hop, nframes, hi, x->n) : SP_OK;
+}
+
+static size_t gcd_size(size_t a, size_t b)
+{
+    while (b) {
+        size_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The frames in classes whose starts lie 2^stages apart (one class when the hop is a
+ * multiple of it): each class's span decimated once, its grid on every frame's start. */
+static int cqt_rows(xform *x, const float *sig, size_t hop, size_t nframes, float *out)
+{
+    cqt_state *q = x->priv;
+    const size_t step = (size_t)1 << q->stages;
+    size_t classes = step / gcd_size(hop, step);
+    int err = SP_OK;
+    const int one = classes == 1; /* every frame on one grid: the next call's may follow */
+    classes = classes < nframes ? classes : nframes;
+    for (size_t c = 0; c < classes && err == SP_OK; c++) {
+        size_t nf = (nframes - c + classes - 1) / classes, stride = classes * hop;
+        if (stride > 2 * x->n) /* far apart: each frame alone, not the gaps between them */
+            for (size_t k = 0; k < nf && err == SP_OK; k++)
+                err = cqt_span(x, sig + (c + k * classes) * hop, x->n, 1, 0, out + (c + k * classes) * x->width, 1, 0);
+        else
+            err = cqt_span(x, sig + c * hop, (nf - 1) * stride + x->n, nf, stride, out + c * x->width, classes,
+                           one ? hop : 0);
+    }
+    return err;
+}
+
 const xform_ops xform_cqt_ops = {
-    .kind = XFORM_CQT, .name = "cqt", .init = cqt_init, .row = cqt_row, .fini = cqt_fini, .db = 1,
-    .bank = cqt_bank,
+    .kind = XFORM_CQT, .name = "cqt", .init = cqt_init, .fini = cqt_fini, .db = 1, .rows = cqt_rows,
 };
