@@ -439,6 +439,53 @@ static int cqt_rows(xform *x, const float *sig, size_t hop, size_t nframes, floa
     return err;
 }
 
+_Static_assert(XFORM_HB_MAX_PAIRS == FFT_BANK_HB_PAIRS, "the bank carries the decimators whole");
+
+/* The method as a bank (fft.h FFT_BANK_CQT_OCT) for a GPU backend: the decimators' taps, each
+ * row's level, its first sample from its level's first (k0) and its weights, interleaved. */
+static int cqt_bank(const xform *x, fft_bank *b, void **mem)
+{
+    const cqt_state *q = x->priv;
+    const size_t rows = q->bins, nu = 4 * rows, nh = (size_t)q->stages * FFT_BANK_HB_FLOATS;
+    uint32_t *u = malloc(nu * sizeof *u + (nh + 2 * q->nw) * sizeof(float));
+    float *h, *w;
+    memset(b, 0, sizeof *b);
+    *mem = u;
+    if (!u)
+        return SP_ENOMEM;
+    h = (float *)(u + nu);
+    w = h + nh;
+    memset(h, 0, nh * sizeof *h);
+    for (size_t j = 0; j < rows; j++) {
+        u[j] = (uint32_t)(q->a[j] - q->lo[q->level[j]]);
+        u[rows + j] = (uint32_t)q->len[j];
+        u[2 * rows + j] = (uint32_t)q->off[j];
+        u[3 * rows + j] = (uint32_t)q->level[j];
+    }
+    for (int i = 1; i <= q->stages; i++) {
+        float *t = h + (size_t)(i - 1) * FFT_BANK_HB_FLOATS;
+        t[0] = (float)q->hb[i].pairs;
+        t[1] = q->hb[i].centre;
+        memcpy(t + 2, q->hb[i].g, (size_t)q->hb[i].pairs * sizeof *t);
+    }
+    for (size_t k = 0; k < q->nw; k++) {
+        w[2 * k] = q->wr[k];
+        w[2 * k + 1] = q->wi[k];
+    }
+    b->rows = rows;
+    b->k0 = u;
+    b->len = u + rows;
+    b->off = u + 2 * rows;
+    b->level = u + 3 * rows;
+    b->w = w;
+    b->nw = q->nw;
+    b->post = FFT_BANK_CQT_OCT;
+    b->stages = (size_t)q->stages;
+    b->hb = h;
+    return SP_OK;
+}
+
 const xform_ops xform_cqt_ops = {
     .kind = XFORM_CQT, .name = "cqt", .init = cqt_init, .fini = cqt_fini, .db = 1, .rows = cqt_rows,
+    .bank = cqt_bank,
 };
