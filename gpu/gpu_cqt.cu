@@ -3,8 +3,8 @@
  * xform_cqt.c) with its decimators and weights:
  *
  *   signal (device) ─→ per stage, one launch over the span: halfband FIR and decimation by 2
- *   (a thread an output, the host's FMA order) ─→ rows: a thread a frame and bin, its
- *   kernel's weights dotted with its level's samples from the frame's start ─→ dB
+ *   (a thread an output, the host's FMA order) ─→ rows: a warp a frame, its rows in turn,
+ *   each kernel's weights dotted with its level's samples from the frame's start ─→ dB
  *
  * The frames fall in classes whose starts lie 2^stages apart, as on the host: each class's
  * span is decimated once, so that every frame reads its level on a grid from its own first
@@ -55,29 +55,40 @@ __global__ void cqt_hb_kernel(const float *__restrict__ in, float *__restrict__ 
     out[m] = acc;
 }
 
-/* Frame k of the class (at k*stride in the span), row r: into out[k*row_step*rows + r]. */
+/* A warp a frame (frame k of the class, at k*stride in the span), its rows one after another:
+ * the lanes read a row's samples and weights side by side (coalesced), the sums meet by
+ * shuffles, and lane r % 32 writes row r to out[k*row_step*rows + r]. */
 __global__ void cqt_rows_kernel(cqt_levels lev, const unsigned *__restrict__ runs, const float2 *__restrict__ w,
                                 unsigned rows, size_t nframes, size_t stride, size_t row_step,
                                 float *__restrict__ out)
 {
-    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const unsigned r = blockIdx.y;
-    if (k >= nframes)
+    const size_t k = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const unsigned lane = threadIdx.x & 31u;
+    if (k >= nframes) /* whole warps: k is the warp's */
         return;
-    const unsigned k0 = __ldg(runs + r), len = __ldg(runs + rows + r), off = __ldg(runs + 2 * rows + r),
-                   d = __ldg(runs + 3 * rows + r);
-    const float *y = lev.p[d] + ((k * stride) >> d) + k0;
-    const float2 *c = w + off;
-    float re = 0.0f, im = 0.0f;
-#pragma unroll 4
-    for (unsigned i = 0; i < len; i++) {
-        const float v = y[i];
-        const float2 ci = __ldg(c + i);
-        re = __fmaf_rn(v, ci.x, re);
-        im = __fmaf_rn(v, ci.y, im);
+    const size_t s = k * stride;
+    float *o = out + k * row_step * rows;
+    for (unsigned r = 0; r < rows; r++) {
+        const unsigned k0 = __ldg(runs + r), len = __ldg(runs + rows + r), off = __ldg(runs + 2 * rows + r),
+                       d = __ldg(runs + 3 * rows + r);
+        const float *y = lev.p[d] + (s >> d) + k0;
+        const float2 *c = w + off;
+        float re = 0.0f, im = 0.0f;
+        for (unsigned i = lane; i < len; i += 32) {
+            const float v = y[i];
+            const float2 ci = __ldg(c + i);
+            re = __fmaf_rn(v, ci.x, re);
+            im = __fmaf_rn(v, ci.y, im);
+        }
+        for (int m = 16; m > 0; m >>= 1) {
+            re += __shfl_xor_sync(0xffffffffu, re, m);
+            im += __shfl_xor_sync(0xffffffffu, im, m);
+        }
+        if (lane == (r & 31u)) {
+            const double p = (double)re * re + (double)im * im;
+            o[r] = (float)(10.0 * log10(p > 1e-20 ? p : 1e-20));
+        }
     }
-    const double p = (double)re * re + (double)im * im;
-    out[k * row_step * rows + r] = (float)(10.0 * log10(p > 1e-20 ? p : 1e-20));
 }
 
 int grow(float **d, size_t *cap, size_t need, const char *what, sp_errinfo *ei)
@@ -135,8 +146,9 @@ int cqt_span(gpu_plan *gp, gpu_cqt *c, const float *d_anchor, size_t len, size_t
         }
         lev.p[i] = out;
     }
-    dim3 grid((unsigned)((nframes + CQT_THREADS - 1) / CQT_THREADS), c->rows);
-    cqt_rows_kernel<<<grid, CQT_THREADS, 0, st>>>(lev, c->d_runs, c->d_w, c->rows, nframes, stride, row_step, d_rows);
+    const size_t warps = CQT_THREADS / 32;
+    cqt_rows_kernel<<<(unsigned)((nframes + warps - 1) / warps), CQT_THREADS, 0, st>>>(lev, c->d_runs, c->d_w, c->rows,
+                                                                                    nframes, stride, row_step, d_rows);
     GPU_CK(cudaGetLastError());
     return SP_OK;
 }
