@@ -50,8 +50,12 @@ __global__ void cqt_hb_kernel(const float *__restrict__ in, float *__restrict__ 
         return;
     const float *c = in + 2 * m;
     float acc = __fmul_rn(h.centre, c[0]);
-    for (int i = 0; i < h.pairs; i++)
-        acc = __fmaf_rn(h.g[i], __fadd_rn(c[-2 * i - 1], c[2 * i + 1]), acc);
+    /* the taps by constant indices: a parameter array indexed at run time would be copied
+     * to each thread's local memory */
+#pragma unroll
+    for (int i = 0; i < FFT_BANK_HB_PAIRS; i++)
+        if (i < h.pairs)
+            acc = __fmaf_rn(h.g[i], __fadd_rn(c[-2 * i - 1], c[2 * i + 1]), acc);
     out[m] = acc;
 }
 
@@ -62,8 +66,14 @@ __global__ void cqt_rows_kernel(cqt_levels lev, const unsigned *__restrict__ run
                                 unsigned rows, size_t nframes, size_t stride, size_t row_step,
                                 float *__restrict__ out)
 {
+    __shared__ const float *lp[CQT_LEVELS]; /* the levels, indexed by each row's */
     const size_t k = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+    for (int i = 0; i < CQT_LEVELS; i++) /* constant indices into the parameter (as above) */
+        if (threadIdx.x == (unsigned)i)
+            lp[i] = lev.p[i];
+    __syncthreads();
     if (k >= nframes) /* whole warps: k is the warp's */
         return;
     const size_t s = k * stride;
@@ -71,7 +81,7 @@ __global__ void cqt_rows_kernel(cqt_levels lev, const unsigned *__restrict__ run
     for (unsigned r = 0; r < rows; r++) {
         const unsigned k0 = __ldg(runs + r), len = __ldg(runs + rows + r), off = __ldg(runs + 2 * rows + r),
                        d = __ldg(runs + 3 * rows + r);
-        const float *y = lev.p[d] + (s >> d) + k0;
+        const float *y = lp[d] + (s >> d) + k0;
         const float2 *c = w + off;
         float re = 0.0f, im = 0.0f;
         for (unsigned i = lane; i < len; i += 32) {
