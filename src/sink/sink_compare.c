@@ -8,7 +8,7 @@
  *   "compare-png"  with --png: the spectrograms of A and B and, below them, the difference of
  *                  each frame, B - A, in the diverging colour map rdbu over -R .. R dB, R
  *                  the --db-range's width over 8 (a picture column shows the largest
- *                  difference of the frames it holds, as a spectrogram's shows the loudest)
+ *                  difference of the frames it holds, + or -: render_config.fold_signed)
  *
  * The framer hands over channel 0's block, then channel 1's: A's block is kept until B's
  * comes (the difference is made per frame). */
@@ -62,6 +62,9 @@ static int open_png(compare_sink *s, sp_errinfo *ei)
     d.title = "B \xe2\x88\x92 A (dB)";
     d.db_lo = -half;
     d.db_hi = half;
+    d.fold_signed = 1; /* a pixel shows its frames' largest difference, either side */
+    d.level_unit = "dB";
+    a.panel_labels = "A\nB";
     if ((err = colormap_parse("rdbu", &d.colormap, ei)) != SP_OK ||
         (err = render_create(&a, st->rate, st->n, st->time_first_s, st->time_step_s, 2, st->frames_hint, &s->pair,
                              ei)) != SP_OK)
