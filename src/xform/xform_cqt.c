@@ -378,6 +378,7 @@ static int cqt_span(xform *x, const float *anchor, size_t len, size_t nframes, s
     size_t need = 0, at = 0;
     int same = hop && q->prev_ok && q->prev_hop == hop && q->tail_len <= len &&
                !memcmp(q->tail, anchor, q->tail_len * sizeof *anchor);
+    q->prev_ok = 0; /* until this span is whole (cqt_keep) */
     q->cur = !q->cur;
     cqt_chain(q, q->stages, (long)len, lo, hi);
     for (int i = 1; i <= q->stages; i++)
@@ -403,7 +404,6 @@ static int cqt_span(xform *x, const float *anchor, size_t len, size_t nframes, s
         at += (size_t)(hi[i] - lo[i] + 1) + 2 * CQT_PAD;
     }
     sp_par_run(rows_part, &j, sp_par_parts(nframes, CQT_PART_FRAMES));
-    q->prev_ok = 0;
     return hop ? cqt_keep(q, anchor, len, hop, nframes, hi, x->n) : SP_OK;
 }
 
