@@ -44,6 +44,9 @@ typedef struct {
     size_t cap[2], tail_len, prev_len, prev_hop;
     long prev_hi[CQT_MAX_STAGES + 1];
     int cur, prev_ok;
+    int *slot;                   /* level d, phase p: array slot[2^d - 1 + p] (-1: none) */
+    struct cqt_arr *arr;         /* a span's arrays of the levels (cqt_phases) */
+    const float **ptr;           /* ... and where their samples are */
     int avx;
 } cqt_state;
 
@@ -61,6 +64,9 @@ static void cqt_fini(xform *x)
     free(q->buf[0]);
     free(q->buf[1]);
     free(q->tail);
+    free(q->slot);
+    free(q->arr);
+    free(q->ptr);
     free(q);
 }
 
@@ -272,17 +278,31 @@ static int cqt_init(xform *x, sp_errinfo *ei)
     return cqt_params(x, fmin, fmax, qf);
 }
 
-/* ---- rows: the levels of a span, then each frame's dot products ---------------------------- */
+/* ---- rows: the levels of a span, then each frame's dot products ----------------------------
+ *
+ * A frame reads level d on the grid of its own first sample s: positions s + 2^d m. Frames
+ * whose starts agree modulo 2^d share that grid (its phase), so a span keeps one array of
+ * level d a phase its frames use: a tree, each array made from its parent's (the phase
+ * modulo 2^(d-1)), every second sample from an offset of 0 or 1. A sample's value depends
+ * only on its position (the same operations on the same inputs, whichever array holds it),
+ * so a row is a function of its own frame's samples. One array a level when the hop is a
+ * multiple of 2^stages; at most 2^d/gcd(hop, 2^d) at level d otherwise. */
+
+typedef struct cqt_arr {
+    long lo, hi;                 /* grid indices m (positions phase + 2^d m) whose reach is in the span */
+    size_t at;                   /* sample m at buf[at + m - lo] */
+    int parent, odd, level;      /* the array it is made from, at centres 2m + odd there */
+} cqt_arr;
 
 typedef struct {
     const xform *x;
     const cqt_state *q;
-    const float *lev[CQT_MAX_STAGES + 1]; /* level d's sample m at lev[d][m - lo[d]] */
-    const xform_halfband *hb;             /* a stage: count outputs from in */
+    const float **ptr;            /* array e's sample m at ptr[e][m - arr[e].lo] */
+    const xform_halfband *hb;     /* a stage: count outputs from in */
     const float *in;
     float *stage_out;
     size_t count;
-    size_t nframes, stride, row_step;     /* frame k at k*stride; its row at rows + k*row_step*width */
+    size_t nframes, hop;          /* frame k at k*hop; its row at rows + k*width */
     float *rows;
 } cqt_job;
 
@@ -307,6 +327,15 @@ static void cqt_row_db(float *row, size_t bins, int avx)
     }
 }
 
+/* Bin i's first sample for the frame at s: on its level, in the array of s's phase. */
+static const float *cqt_at(const cqt_job *j, size_t i, size_t s)
+{
+    const cqt_state *q = j->q;
+    const int d = q->level[i];
+    const int e = q->slot[((size_t)1 << d) - 1 + (s & (((size_t)1 << d) - 1))];
+    return j->ptr[e] + ((long)(s >> d) + q->a[i] - q->arr[e].lo);
+}
+
 static void rows_part(void *ctx, int part, int parts)
 {
     const cqt_job *j = ctx;
@@ -315,13 +344,12 @@ static void rows_part(void *ctx, int part, int parts)
     size_t a, b;
     sp_par_share(j->nframes, part, parts, &a, &b);
     for (size_t k = a; k < b; k += 2) { /* two frames at a time (the last may pair itself) */
-        const size_t s0 = k * j->stride, s1 = (k + 1 < b ? k + 1 : k) * j->stride;
-        float *row0 = j->rows + k * j->row_step * width, *row1 = row0 + j->row_step * width;
+        const size_t s0 = k * j->hop, s1 = (k + 1 < b ? k + 1 : k) * j->hop;
+        float *row0 = j->rows + k * width, *row1 = row0 + width;
         for (size_t i = 0; i < q->bins; i++) {
-            const int d = q->level[i];
-            const float *y = j->lev[d] + q->a[i] - q->lo[d];
             float c[4];
-            xform_cqt_dot2(y + (s0 >> d), y + (s1 >> d), q->wr + q->off[i], q->wi + q->off[i], q->len[i], c, q->avx);
+            xform_cqt_dot2(cqt_at(j, i, s0), cqt_at(j, i, s1), q->wr + q->off[i], q->wi + q->off[i], q->len[i], c,
+                           q->avx);
             row0[i] = c[0] * c[0] + c[1] * c[1];
             if (k + 1 < b)
                 row1[i] = c[2] * c[2] + c[3] * c[3];
@@ -332,26 +360,62 @@ static void rows_part(void *ctx, int part, int parts)
     }
 }
 
-/* Level i's samples that the previous span made from the same input samples: how many
- * (from level i's first), copied to out. The previous span started `shift` samples before
- * this one (a multiple of 2^stages). */
-static size_t cqt_reuse(const cqt_state *q, int i, const long *lo, const long *hi, size_t shift, float *out)
+/* The arrays the frames k*hop (k < nframes) of a span of len samples use, parents first;
+ * their floats (with CQT_PAD zeros a side) into *need. Returns how many. */
+static int cqt_phases(cqt_state *q, size_t len, size_t nframes, size_t hop, size_t *need)
 {
-    const float *old = q->buf[!q->cur];
-    long sh = (long)(shift >> i), last = hi[i] < q->prev_hi[i] - sh ? hi[i] : q->prev_hi[i] - sh;
-    size_t at = 0;
-    if (last < lo[i])
-        return 0;
-    for (int k = 1; k < i; k++)
-        at += (size_t)(q->prev_hi[k] - lo[k] + 1) + 2 * CQT_PAD;
-    memcpy(out, old + at + sh, (size_t)(last - lo[i] + 1) * sizeof *out);
-    return (size_t)(last - lo[i] + 1);
+    const size_t period = (size_t)1 << q->stages; /* the phases repeat after so many frames */
+    int count = 0;
+    *need = 0;
+    for (size_t i = 0; i < 2 * period; i++)
+        q->slot[i] = -1;
+    for (size_t f = 0; f < nframes && f < period; f++)
+        for (int d = 0; d <= q->stages; d++) {
+            const size_t s = f * hop, ph = s & (((size_t)1 << d) - 1), k = ((size_t)1 << d) - 1 + ph;
+            cqt_arr *e = &q->arr[count];
+            if (q->slot[k] >= 0)
+                continue;
+            e->level = d;
+            e->parent = -1;
+            e->odd = 0;
+            e->lo = 0;
+            e->hi = (long)len - 1;
+            e->at = 0;
+            if (d > 0) {
+                const long h = 2L * q->hb[d].pairs - 1;
+                const cqt_arr *p;
+                e->parent = q->slot[((size_t)1 << (d - 1)) - 1 + (ph & (((size_t)1 << (d - 1)) - 1))];
+                e->odd = (int)(ph >> (d - 1)) & 1;
+                p = &q->arr[e->parent];
+                e->lo = (p->lo + h - e->odd + 1) / 2;
+                e->hi = p->hi - h - e->odd >= 0 ? (p->hi - h - e->odd) / 2 : -1;
+                e->at = *need;
+                *need += (size_t)(e->hi >= e->lo ? e->hi - e->lo + 1 : 0) + 2 * CQT_PAD;
+            }
+            q->slot[k] = count++;
+        }
+    return count;
 }
 
-/* Keeps what the next call may take over (cqt_reuse): the levels' extents and the input
- * samples from the frame after the last; 0 or SP_ENOMEM. */
-static int cqt_keep(cqt_state *q, const float *anchor, size_t len, size_t hop, size_t nframes, const long *hi,
-                    size_t n)
+/* Level d's samples (one array a level) that the previous span made from the same input
+ * samples: how many (from its first, lo), copied to out. The previous span started `shift`
+ * samples before this one (a multiple of 2^stages). */
+static size_t cqt_reuse(const cqt_state *q, int d, long lo, long hi, size_t shift, float *out)
+{
+    const float *old = q->buf[!q->cur];
+    long sh = (long)(shift >> d), last = hi < q->prev_hi[d] - sh ? hi : q->prev_hi[d] - sh;
+    size_t at = 0;
+    if (last < lo)
+        return 0;
+    for (int k = 1; k < d; k++)
+        at += (size_t)(q->prev_hi[k] - q->arr[k].lo + 1) + 2 * CQT_PAD;
+    memcpy(out, old + at + sh, (size_t)(last - lo + 1) * sizeof *out);
+    return (size_t)(last - lo + 1);
+}
+
+/* Keeps what the next call may take over (cqt_reuse; one array a level): the levels'
+ * extents and the input samples from the frame after the last; 0 or SP_ENOMEM. */
+static int cqt_keep(cqt_state *q, const float *anchor, size_t len, size_t hop, size_t nframes, size_t n)
 {
     size_t from = nframes * hop;
     if (from >= len)
@@ -360,29 +424,28 @@ static int cqt_keep(cqt_state *q, const float *anchor, size_t len, size_t hop, s
         return SP_ENOMEM;
     q->tail_len = len - from;
     memcpy(q->tail, anchor + from, q->tail_len * sizeof *q->tail);
-    memcpy(q->prev_hi, hi, sizeof q->prev_hi);
+    for (int d = 0; d <= q->stages; d++)
+        q->prev_hi[d] = q->arr[d].hi;
     q->prev_len = len;
     q->prev_hop = hop;
     q->prev_ok = 1;
     return SP_OK;
 }
 
-/* nframes frames at anchor + k*stride (stride a multiple of 2^stages) over len samples;
- * hop: the frames' step when this span follows the previous call's (0: it may not). */
-static int cqt_span(xform *x, const float *anchor, size_t len, size_t nframes, size_t stride, float *rows,
-                    size_t row_step, size_t hop)
+/* nframes frames at anchor + k*hop over len samples: the arrays, then the rows. `follow`:
+ * the span may follow the previous call's (cqt_reuse). */
+static int cqt_span(xform *x, const float *anchor, size_t len, size_t nframes, size_t hop, float *rows, int follow)
 {
     cqt_state *q = x->priv;
-    cqt_job j = {.x = x, .q = q, .nframes = nframes, .stride = stride, .rows = rows, .row_step = row_step};
-    long lo[CQT_MAX_STAGES + 1], hi[CQT_MAX_STAGES + 1];
-    size_t need = 0, at = 0;
-    int same = hop && q->prev_ok && q->prev_hop == hop && q->tail_len <= len &&
+    cqt_job j = {.x = x, .q = q, .ptr = q->ptr, .nframes = nframes, .hop = hop, .rows = rows};
+    size_t need = 0;
+    const int arrays = cqt_phases(q, len, nframes, hop, &need);
+    /* one array a level, and the next call's frames on the same grids */
+    const int single = arrays == q->stages + 1 && (hop & (((size_t)1 << q->stages) - 1)) == 0;
+    int same = follow && single && q->prev_ok && q->prev_hop == hop && q->tail_len <= len &&
                !memcmp(q->tail, anchor, q->tail_len * sizeof *anchor);
     q->prev_ok = 0; /* until this span is whole (cqt_keep) */
     q->cur = !q->cur;
-    cqt_chain(q, q->stages, (long)len, lo, hi);
-    for (int i = 1; i <= q->stages; i++)
-        need += (size_t)(hi[i] - lo[i] + 1) + 2 * CQT_PAD;
     if (need > q->cap[q->cur]) {
         float *b = realloc(q->buf[q->cur], need * sizeof *b);
         if (!b)
@@ -390,52 +453,40 @@ static int cqt_span(xform *x, const float *anchor, size_t len, size_t nframes, s
         q->buf[q->cur] = b;
         q->cap[q->cur] = need;
     }
-    j.lev[0] = anchor;
-    for (int i = 1; i <= q->stages; i++) {
-        float *out = q->buf[q->cur] + at;
-        size_t done = same ? cqt_reuse(q, i, lo, hi, q->prev_len - q->tail_len, out) : 0;
-        j.count = (size_t)(hi[i] - lo[i] + 1) - done;
-        memset(out + done + j.count, 0, 2 * CQT_PAD * sizeof *out); /* what padded runs may read past the end */
-        j.hb = &q->hb[i];
-        j.in = j.lev[i - 1] + (2 * (lo[i] + (long)done) - lo[i - 1]);
+    q->ptr[0] = anchor;
+    for (int e = 1; e < arrays; e++) { /* parents first (cqt_phases) */
+        const cqt_arr *a = &q->arr[e], *p = &q->arr[a->parent];
+        float *out = q->buf[q->cur] + a->at;
+        size_t all = (size_t)(a->hi >= a->lo ? a->hi - a->lo + 1 : 0),
+               done = same ? cqt_reuse(q, a->level, a->lo, a->hi, q->prev_len - q->tail_len, out) : 0;
+        j.count = all - done;
+        memset(out + all, 0, 2 * CQT_PAD * sizeof *out); /* what padded runs may read past the end */
+        j.hb = &q->hb[a->level];
+        j.in = q->ptr[a->parent] + (2 * (a->lo + (long)done) + a->odd - p->lo);
         j.stage_out = out + done;
-        sp_par_run(stage_part, &j, j.count < CQT_PAR_MIN ? 1 : sp_par_parts(j.count, CQT_PAR_MIN / 2));
-        j.lev[i] = out;
-        at += (size_t)(hi[i] - lo[i] + 1) + 2 * CQT_PAD;
+        if (j.count)
+            sp_par_run(stage_part, &j, j.count < CQT_PAR_MIN ? 1 : sp_par_parts(j.count, CQT_PAR_MIN / 2));
+        q->ptr[e] = out;
     }
     sp_par_run(rows_part, &j, sp_par_parts(nframes, CQT_PART_FRAMES));
-    return hop ? cqt_keep(q, anchor, len, hop, nframes, hi, x->n) : SP_OK;
+    return follow && single ? cqt_keep(q, anchor, len, hop, nframes, x->n) : SP_OK;
 }
 
-static size_t gcd_size(size_t a, size_t b)
-{
-    while (b) {
-        size_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-/* The frames in classes whose starts lie 2^stages apart (one class when the hop is a
- * multiple of it): each class's span decimated once, its grid on every frame's start. */
+/* The frames as one span (each frame alone where they lie far apart: not the gaps). */
 static int cqt_rows(xform *x, const float *sig, size_t hop, size_t nframes, float *out)
 {
     cqt_state *q = x->priv;
-    const size_t step = (size_t)1 << q->stages;
-    size_t classes = step / gcd_size(hop, step);
     int err = SP_OK;
-    const int one = classes == 1; /* every frame on one grid: the next call's may follow */
-    classes = classes < nframes ? classes : nframes;
-    for (size_t c = 0; c < classes && err == SP_OK; c++) {
-        size_t nf = (nframes - c + classes - 1) / classes, stride = classes * hop;
-        if (stride > 2 * x->n) /* far apart: each frame alone, not the gaps between them */
-            for (size_t k = 0; k < nf && err == SP_OK; k++)
-                err = cqt_span(x, sig + (c + k * classes) * hop, x->n, 1, 0, out + (c + k * classes) * x->width, 1, 0);
-        else
-            err = cqt_span(x, sig + c * hop, (nf - 1) * stride + x->n, nf, stride, out + c * x->width, classes,
-                           one ? hop : 0);
+    if (!q->slot) { /* the arrays' tables: 2^(d+1) - 1 slots up to level d */
+        const size_t slots = (size_t)2 << q->stages;
+        if (!(q->slot = malloc(slots * sizeof *q->slot)) || !(q->arr = malloc(slots * sizeof *q->arr)) ||
+            !(q->ptr = malloc(slots * sizeof *q->ptr)))
+            return SP_ENOMEM;
     }
+    if (hop <= 2 * x->n)
+        return cqt_span(x, sig, (nframes - 1) * hop + x->n, nframes, hop, out, 1);
+    for (size_t k = 0; k < nframes && err == SP_OK; k++)
+        err = cqt_span(x, sig + k * hop, x->n, 1, 0, out + k * x->width, 0);
     return err;
 }
 
