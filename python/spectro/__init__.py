@@ -323,9 +323,10 @@ class Analyzer:
         return self._transform(y, "chroma")[0]
 
     def cqt(self, y, *, bins_per_octave=12, fmin=None, fmax=None):
-        """Constant-Q levels in dBFS (--cqt B): spectral kernels on one FFT of each frame, a sine
-        on a bin reading its amplitude level; fmin default C1 (32.70 Hz), and its kernel must
-        fit in n_fft (ValueError says the n_fft needed); (frames, bins)."""
+        """Constant-Q levels in dBFS (--cqt B): each octave's hann kernels on the frame's
+        samples decimated by 2 an octave (docs/transforms.md), a sine on a bin reading its
+        amplitude level; fmin default C1 (32.70 Hz), and its kernel must fit in n_fft
+        (ValueError says the n_fft needed); (frames, bins)."""
         return self._transform(y, "cqt", _positive_int(bins_per_octave, "bins_per_octave"), 0, fmin, fmax)[0]
 
     def reassigned(self, y):
