@@ -23,8 +23,8 @@
 
 struct bank_dev {
     fused_bank fb;             /* device pointers */
-    unsigned *d_runs;          /* complex banks: k0, len, off, rows each; real: slot0, rslot */
-    float *d_w, *d_dct;        /* complex banks: the weights; real: the chunks' */
+    unsigned *d_runs;          /* slot0, rslot */
+    float *d_w, *d_dct;        /* the chunks' weights; the DCT */
     unsigned short *d_ck;      /* real banks: the chunks' bins and ends */
     float *d_win;              /* the bank's own window (constant-Q: rectangular), or NULL */
     float *d_rows[GPU_NSLOTS]; /* host path: a sub-batch's rows, chunk x width */
@@ -126,29 +126,6 @@ int bank_check(const gpu_plan *gp, const void *bank, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* A complex bank's runs and weights on the device */
-int bank_upload_runs(bank_dev *b, const fft_bank *fb, sp_errinfo *ei)
-{
-    unsigned *runs = (unsigned *)malloc(3 * fb->rows * sizeof *runs);
-    int err;
-    if (!runs)
-        return sp_fail(ei, SP_ENOMEM, "out of memory");
-    for (size_t r = 0; r < fb->rows; r++) {
-        runs[r] = fb->k0[r];
-        runs[fb->rows + r] = fb->len[r];
-        runs[2 * fb->rows + r] = fb->off[r];
-    }
-    err = upload(&b->d_runs, runs, 3 * fb->rows, "filter bank", ei);
-    free(runs);
-    if (err != SP_OK || (err = upload(&b->d_w, fb->w, fb->nw * 2, "filter bank weights", ei)) != SP_OK)
-        return err;
-    b->fb.k0 = b->d_runs;
-    b->fb.len = b->d_runs + fb->rows;
-    b->fb.off = b->d_runs + 2 * fb->rows;
-    b->fb.w = b->d_w;
-    return SP_OK;
-}
-
 /* A real bank's chunks on the device */
 int bank_upload_chunks(gpu_plan *gp, bank_dev *b, const fft_bank *fb, sp_errinfo *ei)
 {
@@ -221,8 +198,6 @@ int gpu_plan_bank_create(void *state, const fft_bank *fb, void **bank, sp_errinf
         b->fb.ts = (float)(1.0 / fb->rate);
         b->fb.bin = (float)(fb->rate / (double)gp->n);
         err = SP_OK;
-    } else if (fb->post == FFT_BANK_CQT) {
-        err = bank_upload_runs(b, fb, ei);
     } else {
         err = bank_upload_chunks(gp, b, fb, ei);
     }

@@ -242,9 +242,6 @@ fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax);
  *   FFT_BANK_DB       10 log10(max(s_r, 1e-20))                  (mel)
  *   FFT_BANK_DB_DCT   c_q = sum_r dct[q*rows + r] * dB_r, q < coeffs (MFCC)
  *   FFT_BANK_MAXNORM  s_r / max_r s_r, 0 when that is 0          (chroma)
- *   FFT_BANK_CQT      complex weights on the complex spectrum X_k (not scaled to levels)
- *                     under `window`: c_r = sum_i w[off[r]+i] X[k0[r]+i], the row
- *                     10 log10(max(|c_r|^2, 1e-20))                     (constant-Q)
  *   FFT_BANK_CQT_OCT  the octave-wise multirate constant-Q (xform_cqt.c), no FFT: the
  *                     frames' signal through `stages` halfband decimators (stage i's
  *                     FFT_BANK_HB_FLOATS floats at hb[(i-1)*FFT_BANK_HB_FLOATS]: pairs,
@@ -263,7 +260,6 @@ typedef enum {
     FFT_BANK_DB,
     FFT_BANK_DB_DCT,
     FFT_BANK_MAXNORM,
-    FFT_BANK_CQT,
     FFT_BANK_REASSIGN,
     FFT_BANK_CQT_OCT
 } fft_bank_post;
@@ -274,7 +270,7 @@ typedef enum {
 typedef struct {
     size_t rows;
     const uint32_t *k0, *len, *off; /* rows each */
-    const float *w;                 /* nw weights (FFT_BANK_CQT: nw complex, re and im) */
+    const float *w;                 /* nw weights (FFT_BANK_CQT_OCT: nw complex, re and im) */
     size_t nw;
     const float *window;            /* n floats the frames are windowed with; NULL: the plan's */
     fft_bank_post post;
