@@ -80,7 +80,8 @@ void xform_melbank_free(xform_melbank *mb);
 /* out[b] = 10 log10(max(sum_k W_bk p_k, floor)) */
 void xform_melbank_db(const xform_melbank *mb, const float *p, float *out);
 
-/* The constant-Q's halfband decimators (xform_cqt_dec.c; docs/transforms.md "Constant-Q"):
+/* The constant-Q's halfband decimators (xform_cqt_dec.c; docs/transforms.md "Constant-Q
+ * (octave-wise multirate)"):
  * a linear-phase FIR of 4·pairs − 1 taps whose even taps are zero but the centre, made by
  * Kaiser's window for about 80 dB of stopband; out[m] = centre·in[2m] + Σ_i g_i·(in[2m−2i−1]
  * + in[2m+2i+1]). */
