@@ -595,6 +595,118 @@ static void reduce_row(const cpu_state *st, const float *row, const fft_peak_req
     }
 }
 
+/* ---- frames of the host's transforms (src/xform: fft_r2c_split, fft_r2c_power) --------- */
+
+/* REAL_POST_DB_BODY's split kept complex: X_k into xr/xi, W bins from each end at a time,
+ * the j value stored last where the ends meet, as in real_post. */
+#define REAL_POST_SPLIT_BODY(V, W, LD, ST, REV)                                           \
+    for (; k + (W) - 1 <= m / 2; k += (W)) {                                              \
+        size_t jb = m - k - ((W) - 1);                                                    \
+        V zkr = LD(re + k), zki = LD(im + k);                                             \
+        V zjr = REV(LD(re + jb)), zji = REV(LD(im + jb));                                 \
+        V fer = 0.5f * (zkr + zjr), fei = 0.5f * (zki - zji);                             \
+        V for_ = 0.5f * (zki + zji), foi = -0.5f * (zkr - zjr);                           \
+        V wr = LD(rtwr + k), wi = LD(rtwi + k);                                           \
+        V tr = wr * for_ - wi * foi, ti = wr * foi + wi * for_;                           \
+        ST(xr + k, fer + tr);                                                             \
+        ST(xi + k, fei + ti);                                                             \
+        ST(xr + jb, REV(fer - tr));                                                       \
+        ST(xi + jb, REV(ti - fei));                                                       \
+    }
+
+static void real_post_split(const float *restrict re, const float *restrict im, size_t m,
+                            const float *restrict rtwr, const float *restrict rtwi, float *restrict xr,
+                            float *restrict xi, size_t k)
+{
+#ifdef CPU_VECTOR_DB
+    REAL_POST_SPLIT_BODY(vf, VW, vld, vst, vrev)
+#endif
+    xr[0] = re[0] + im[0];
+    xi[0] = 0.0f;
+    xr[m] = re[0] - im[0];
+    xi[m] = 0.0f;
+    for (; k <= m / 2; k++) {
+        size_t j = m - k;
+        REAL_SPLIT(re, im, rtwr, rtwi, k, j, xkr, xki, xjr, xji);
+        xr[k] = xkr;
+        xi[k] = xki;
+        xr[j] = xjr;
+        xi[j] = xji;
+    }
+}
+
+#ifdef CPU_AVX_DISPATCH
+AVX2_FN static size_t real_post_split_avx2(const float *restrict re, const float *restrict im, size_t m,
+                                           const float *restrict rtwr, const float *restrict rtwi,
+                                           float *restrict xr, float *restrict xi)
+{
+    size_t k = 1;
+    REAL_POST_SPLIT_BODY(vf8, 8, vld8, vst8, vrev8)
+    return k;
+}
+
+AVX2_FN static size_t real_post_power_avx2(const float *restrict re, const float *restrict im, size_t m,
+                                           const float *restrict rtwr, const float *restrict rtwi,
+                                           const float *restrict scale2, float *restrict db)
+{
+    size_t k = 1;
+    REAL_POST_DB_BODY(vf8, 8, vld8, vst8, vrev8)
+    return k;
+}
+
+AVX2_FN static int power_to_db_avx2(float *restrict v, size_t count)
+{
+    size_t k = 0;
+    vi8 acc = {0};
+    int any = 0;
+    POWER_DB_BODY(vf8, vi8, 8, vld8, vst8, acc)
+    for (int i = 0; i < 8; i++)
+        any |= acc[i] != 0;
+    return any | power_to_db(v + k, count - k);
+}
+#endif
+
+void fft_cpu_frame(void *state, const float *x, const float *w, const float *scale2, float *xr, float *xi)
+{
+    cpu_state *st = state;
+    const size_t m = st->half;
+    size_t k = 1;
+    gather_real(x, w, st->re, st->im, m, st->rev4_half);
+    levels_rest(st->re, st->im, m, st->log2n - 1, st->twr, st->twi, st->avx);
+    if (scale2) { /* the power: real_post_db's, without the dB */
+        const float *restrict re = st->re, *restrict im = st->im, *restrict rtwr = st->rtwr,
+                              *restrict rtwi = st->rtwi;
+        float *restrict db = xr;
+#ifdef CPU_AVX_DISPATCH
+        if (st->avx2)
+            k = real_post_power_avx2(re, im, m, rtwr, rtwi, scale2, db);
+#endif
+#ifdef CPU_VECTOR_DB
+        REAL_POST_DB_BODY(vf, VW, vld, vst, vrev)
+#endif
+        real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
+        return;
+    }
+#ifdef CPU_AVX_DISPATCH
+    if (st->avx2)
+        k = real_post_split_avx2(st->re, st->im, m, st->rtwr, st->rtwi, xr, xi);
+#endif
+    real_post_split(st->re, st->im, m, st->rtwr, st->rtwi, xr, xi, k);
+}
+
+void fft_cpu_power_db(void *state, float *v, size_t count)
+{
+    const cpu_state *st = state;
+#ifdef CPU_AVX_DISPATCH
+    if (st->avx2) {
+        power_to_db_avx2(v, count);
+        return;
+    }
+#endif
+    (void)st;
+    power_to_db(v, count);
+}
+
 /* ---- huge samples ----------------------------------------------------------------------
  * Finite samples near the top of float (1e30, 3e38) overflow |X|^2, or X itself (inf - inf
  * = NaN in a butterfly); the dB conversion marks such bins +inf. The frame is then done

@@ -99,14 +99,18 @@ int xform_create(const xform_spec *spec, size_t n, double rate, const float *win
     x->bin_hz = rate / (double)n;
     x->depth = 1;
     x->nwin = 1;
-    if (!(x->scale = malloc(x->bins * sizeof *x->scale)) || !(x->wins[0] = malloc(n * sizeof *x->wins[0])))
+    if (!(x->scale = malloc(x->bins * sizeof *x->scale)) || !(x->scale2 = malloc(x->bins * sizeof *x->scale2)) ||
+        !(x->wins[0] = malloc(n * sizeof *x->wins[0])))
         goto fail;
     for (size_t i = 0; i < n; i++) {
         x->wins[0][i] = window[i];
         wsum += window[i];
     }
-    for (size_t k = 0; k < x->bins; k++)
-        x->scale[k] = fft_level_scale(n, k, wsum);
+    for (size_t k = 0; k < x->bins; k++) {
+        double sc = fft_level_scale(n, k, wsum);
+        x->scale[k] = (float)sc;
+        x->scale2[k] = (float)(sc * sc);
+    }
     if ((err = x->ops->init(x, ei)) != SP_OK || (err = make_json(x, ei)) != SP_OK)
         goto fail;
     *out = x;
@@ -133,6 +137,7 @@ void xform_destroy(xform *x)
         work_free(x->work[i]);
     fft_bank_destroy(x->plan, x->bank);
     free(x->scale);
+    free(x->scale2);
     free(x->freqs);
     free(x->json);
     free(x);
@@ -210,8 +215,8 @@ static struct xform_work *work_make(const xform *x)
     fc.max_batch = WORK_BATCH;
     fc.tuning.cpu_threads = 1;
     if (!w || fft_plan_create(&fc, &w->plan, NULL) != SP_OK ||
-        !(w->frm = malloc(WORK_BATCH * x->n * sizeof *w->frm)) ||
-        !(w->z = malloc((size_t)x->nwin * WORK_BATCH * x->bins * sizeof *w->z)) ||
+        (!x->ops->frame_row && !(w->frm = malloc(WORK_BATCH * x->n * sizeof *w->frm))) ||
+        (!x->ops->frame_row && !(w->z = malloc((size_t)x->nwin * WORK_BATCH * x->bins * sizeof *w->z))) ||
         (sc && !(w->scratch = malloc(sc * sizeof *w->scratch)))) {
         work_free(w);
         return NULL;
@@ -231,6 +236,12 @@ typedef struct {
 /* Frames [a, b) in batches: each window's products, one r2c call each, then the rows. */
 static int rows_range(const xform *x, struct xform_work *w, const rows_job *j, size_t a, size_t b)
 {
+    if (x->ops->frame_row) { /* a frame at a time, in the part's cache from FFT to row */
+        for (size_t f = a; f < b; f++)
+            x->ops->frame_row(x, w->plan, j->sig + f * j->hop, j->t0 + (double)f * j->dt, j->out + f * x->width,
+                              w->scratch);
+        return SP_OK;
+    }
     for (size_t f0 = a; f0 < b; f0 += WORK_BATCH) {
         size_t nb = b - f0 < WORK_BATCH ? b - f0 : WORK_BATCH;
         for (int v = 0; v < x->nwin; v++) {

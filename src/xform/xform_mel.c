@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "xform_internal.h"
+#include "xform_vec.h"
 
 /* Slaney's scale: linear below 1 kHz (200/3 Hz a mel), logarithmic above (27 mels an
  * octave-and-a-bit: 6.4x). */
@@ -94,14 +95,26 @@ nomem:
     return sp_fail(ei, SP_ENOMEM, "out of memory");
 }
 
-void xform_melbank_db(const xform_melbank *mb, const float *p, float *out)
+void xform_melbank_power(const xform_melbank *mb, const float *p, float *out)
 {
+    const float fl = (float)XFORM_POWER_FLOOR;
     for (int b = 0; b < mb->bands; b++) {
         const float *w = mb->w + mb->off[b], *q = p + mb->k0[b];
+        size_t i = 0, len = mb->len[b];
         float s = 0.0f; /* a band's few hundred terms at most: float's 1e-7 is 5e-7 dB */
-        for (size_t i = 0; i < mb->len[b]; i++)
-            s += w[i] * q[i];
-        out[b] = xform_db((double)s);
+#ifdef XFORM_VW
+        if (len >= 2 * XFORM_VW) { /* four partial sums: the top bands span 120 bins at N 4096 */
+            xv acc = {0}, lo = (xv){0} + fl;
+            for (; i + XFORM_VW <= len; i += XFORM_VW) {
+                xv v = xv_ld(q + i);
+                acc += xv_ld(w + i) * xv_pick(v > lo, v, lo);
+            }
+            s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        }
+#endif
+        for (; i < len; i++)
+            s += w[i] * (q[i] > fl ? q[i] : fl);
+        out[b] = s > fl ? s : fl; /* NaN too */
     }
 }
 
@@ -110,7 +123,8 @@ void xform_melbank_db(const xform_melbank *mb, const float *p, float *out)
 typedef struct {
     xform_melbank mb;
     int coeffs;                 /* mfcc: K */
-    float *dct;                 /* mfcc: K x bands, orthonormal DCT-II */
+    float *dct;                 /* mfcc: K x bands, orthonormal DCT-II (the GPU bank's) */
+    float *dct_t;               /* mfcc: the same, bands x K4 (K rounded up to 4, zeros past K) */
 } mel_state;
 
 static int mel_bands(const xform *x)
@@ -163,6 +177,7 @@ static void mel_fini(xform *x)
         return;
     xform_melbank_free(&m->mb);
     free(m->dct);
+    free(m->dct_t);
     free(m);
 }
 
@@ -171,11 +186,14 @@ static size_t mel_scratch(const xform *x)
     return x->bins + (size_t)mel_bands(x);
 }
 
-static void mel_row(const xform *x, const xform_frame *fr, float *out, float *scratch)
+/* The frame's power spectrum (docs/transforms.md), the bands' powers, their dB. */
+static void mel_frame(const xform *x, fft_plan *plan, const float *frame, double t, float *out, float *scratch)
 {
     const mel_state *m = x->priv;
-    xform_power(x, fr->z[0], scratch);
-    xform_melbank_db(&m->mb, scratch, out);
+    (void)t;
+    fft_r2c_power(plan, frame, x->wins[0], x->scale2, scratch);
+    xform_melbank_power(&m->mb, scratch, out);
+    fft_power_db(plan, out, (size_t)m->mb.bands);
 }
 
 /* The bands as a filter bank (fft.h): their runs and weights; mfcc adds its DCT. */
@@ -202,7 +220,7 @@ static int mel_bank(const xform *x, fft_bank *b, void **mem)
 }
 
 const xform_ops xform_mel_ops = {
-    .kind = XFORM_MEL, .name = "mel", .init = mel_init, .row = mel_row, .scratch_floats = mel_scratch,
+    .kind = XFORM_MEL, .name = "mel", .init = mel_init, .frame_row = mel_frame, .scratch_floats = mel_scratch,
     .fini = mel_fini, .db = 1, .bank = mel_bank,
 };
 
@@ -221,12 +239,14 @@ static int mfcc_init(xform *x, sp_errinfo *ei)
         return err;
     m = x->priv;
     m->coeffs = k;
-    if (!(m->dct = malloc((size_t)k * (size_t)bands * sizeof *m->dct)))
+    if (!(m->dct = malloc((size_t)k * (size_t)bands * sizeof *m->dct)) ||
+        !(m->dct_t = calloc((size_t)(k + 3) / 4 * 4 * (size_t)bands, sizeof *m->dct_t)))
         return SP_ENOMEM;
     for (int q = 0; q < k; q++) {
         double s = sqrt((q ? 2.0 : 1.0) / bands);
         for (int b = 0; b < bands; b++)
             m->dct[(size_t)q * (size_t)bands + (size_t)b] =
+                m->dct_t[(size_t)b * (size_t)((k + 3) / 4 * 4) + (size_t)q] =
                 (float)(s * cos(XFORM_PI * q * (2 * b + 1) / (2.0 * bands)));
     }
     for (int q = 0; q < k; q++)
@@ -237,23 +257,38 @@ static int mfcc_init(xform *x, sp_errinfo *ei)
     return SP_OK;
 }
 
-static void mfcc_row(const xform *x, const xform_frame *fr, float *out, float *scratch)
+/* The mel dB row, then its DCT: each coefficient a sum in double over the bands in order
+ * (of float products), four coefficients at a time. */
+static void mfcc_frame(const xform *x, fft_plan *plan, const float *frame, double t, float *out, float *scratch)
 {
     const mel_state *m = x->priv;
-    int bands = m->mb.bands;
+    size_t bands = (size_t)m->mb.bands, k4 = ((size_t)m->coeffs + 3) / 4 * 4, q = 0;
     float *mel = scratch + x->bins;
-    xform_power(x, fr->z[0], scratch);
-    xform_melbank_db(&m->mb, scratch, mel);
-    for (int q = 0; q < m->coeffs; q++) {
-        const float *d = m->dct + (size_t)q * (size_t)bands;
+    mel_frame(x, plan, frame, t, mel, scratch);
+#ifdef XFORM_VW
+    for (; q + XFORM_VW <= (size_t)m->coeffs; q += XFORM_VW) {
+        const float *d = m->dct_t + q;
+        xvd s0 = {0.0, 0.0}, s1 = {0.0, 0.0};
+        for (size_t b = 0; b < bands; b++) {
+            xv pr = xv_ld(d + b * k4) * mel[b];
+            s0 += (xvd){pr[0], pr[1]};
+            s1 += (xvd){pr[2], pr[3]};
+        }
+        out[q] = (float)s0[0];
+        out[q + 1] = (float)s0[1];
+        out[q + 2] = (float)s1[0];
+        out[q + 3] = (float)s1[1];
+    }
+#endif
+    for (; q < (size_t)m->coeffs; q++) {
         double s = 0.0;
-        for (int b = 0; b < bands; b++)
-            s += (double)(d[b] * mel[b]);
+        for (size_t b = 0; b < bands; b++)
+            s += (double)(m->dct_t[b * k4 + q] * mel[b]);
         out[q] = (float)s;
     }
 }
 
 const xform_ops xform_mfcc_ops = {
-    .kind = XFORM_MFCC, .name = "mfcc", .init = mfcc_init, .row = mfcc_row, .scratch_floats = mel_scratch,
+    .kind = XFORM_MFCC, .name = "mfcc", .init = mfcc_init, .frame_row = mfcc_frame, .scratch_floats = mel_scratch,
     .fini = mel_fini, .bank = mel_bank,
 };

@@ -1,0 +1,34 @@
+/* Four floats at a time for the transforms' rows on the host (not a public header): GCC and
+ * Clang generic vectors (SSE2 on x86-64, NEON), as src/fft/fft_cpu.c uses them; without
+ * them XFORM_VW is undefined and the rows run their scalar loops alone. Plain IEEE
+ * operations, no FMA: the vector and the scalar loops give the same bits. */
+#ifndef SPECTRO_XFORM_VEC_H
+#define SPECTRO_XFORM_VEC_H
+
+#include <stdint.h>
+
+#if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON))
+#define XFORM_VW 4
+typedef float xv __attribute__((vector_size(16)));
+typedef float xv_u __attribute__((vector_size(16), may_alias, aligned(4)));
+typedef int32_t xvi __attribute__((vector_size(16)));
+typedef double xvd __attribute__((vector_size(16)));
+
+static inline xv xv_ld(const float *p)
+{
+    return *(const xv_u *)p;
+}
+
+static inline void xv_st(float *p, xv v)
+{
+    *(xv_u *)p = v;
+}
+
+/* m ? a : b lane by lane, m from a comparison (-1 or 0) */
+static inline xv xv_pick(xvi m, xv a, xv b)
+{
+    return (xv)(((xvi)a & m) | ((xvi)b & ~m));
+}
+#endif
+
+#endif
