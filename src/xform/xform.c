@@ -237,9 +237,16 @@ typedef struct {
 static int rows_range(const xform *x, struct xform_work *w, const rows_job *j, size_t a, size_t b)
 {
     if (x->ops->frame_row) { /* a frame at a time, in the part's cache from FFT to row */
-        for (size_t f = a; f < b; f++)
+        for (size_t f = a; f < b; f++) {
+            /* the next frame's new samples, which the FFT's bit-reversed first pass would
+             * otherwise miss one at a time */
+            size_t fresh = j->hop < x->n ? j->hop : x->n;
+            const char *next = (const char *)(j->sig + (f + 1) * j->hop + x->n - fresh);
+            for (size_t i = 0; f + 1 < b && i < fresh * sizeof(float); i += 64)
+                __builtin_prefetch(next + i);
             x->ops->frame_row(x, w->plan, j->sig + f * j->hop, j->t0 + (double)f * j->dt, j->out + f * x->width,
                               w->scratch);
+        }
         return SP_OK;
     }
     for (size_t f0 = a; f0 < b; f0 += WORK_BATCH) {
