@@ -76,6 +76,10 @@ typedef struct {
     size_t *k0, *len;            /* band b: weights w[off[b] .. off[b]+len[b]) for bins k0[b] .. */
     size_t *off;
     float *w;
+    /* the same bands for the host's vectors: each run widened with zero weights to a
+     * multiple of 4 bins (within the spectrum) where the spectrum holds that many */
+    size_t *vk0, *vlen, *voff;
+    float *vw;
 } xform_melbank;
 int xform_melbank_make(xform_melbank *mb, int bands, double fmin, double fmax, size_t n, double rate,
                        double *centres, sp_errinfo *ei);

@@ -32,6 +32,8 @@ void xform_melbank_free(xform_melbank *mb)
     free(mb->len);
     free(mb->off);
     free(mb->w);
+    free(mb->vk0);
+    free(mb->vw);
     memset(mb, 0, sizeof *mb);
 }
 
@@ -42,6 +44,30 @@ static double tri(const double *edges, int b, double f)
     double upper = (edges[b + 2] - f) / (edges[b + 2] - edges[b + 1]);
     double v = lower < upper ? lower : upper;
     return v > 0 ? v * 2.0 / (edges[b + 2] - edges[b]) : 0.0;
+}
+
+/* mb's vk0, vlen, voff (one block) and vw from its runs. SP_ENOMEM. */
+static int melbank_widen(xform_melbank *mb, size_t bins)
+{
+    size_t total = 0, nb = (size_t)mb->bands;
+    if (!(mb->vk0 = malloc(3 * nb * sizeof *mb->vk0)))
+        return SP_ENOMEM;
+    mb->vlen = mb->vk0 + nb;
+    mb->voff = mb->vk0 + 2 * nb;
+    for (size_t b = 0; b < nb; b++) {
+        size_t len = (mb->len[b] + 3) / 4 * 4;
+        if (len > bins)
+            len = mb->len[b];
+        mb->vk0[b] = mb->k0[b] + len <= bins ? mb->k0[b] : bins - len;
+        mb->vlen[b] = len;
+        mb->voff[b] = total;
+        total += len;
+    }
+    if (!(mb->vw = calloc(total, sizeof *mb->vw)))
+        return SP_ENOMEM;
+    for (size_t b = 0; b < nb; b++)
+        memcpy(mb->vw + mb->voff[b] + (mb->k0[b] - mb->vk0[b]), mb->w + mb->off[b], mb->len[b] * sizeof *mb->w);
+    return SP_OK;
 }
 
 int xform_melbank_make(xform_melbank *mb, int bands, double fmin, double fmax, size_t n, double rate,
@@ -88,6 +114,10 @@ int xform_melbank_make(xform_melbank *mb, int bands, double fmin, double fmax, s
         for (size_t i = 0; i < mb->len[b]; i++)
             mb->w[mb->off[b] + i] = (float)tri(edges, b, (double)(mb->k0[b] + i) * rate / (double)n);
     free(edges);
+    if (melbank_widen(mb, bins) != SP_OK) {
+        xform_melbank_free(mb);
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    }
     return SP_OK;
 nomem:
     free(edges);
@@ -99,18 +129,14 @@ void xform_melbank_power(const xform_melbank *mb, const float *p, float *out)
 {
     const float fl = (float)XFORM_POWER_FLOOR;
     for (int b = 0; b < mb->bands; b++) {
-        const float *w = mb->w + mb->off[b], *q = p + mb->k0[b];
-        size_t i = 0, len = mb->len[b];
+        const float *w = mb->vw + mb->voff[b], *q = p + mb->vk0[b];
+        size_t i = 0, len = mb->vlen[b];
         float s = 0.0f; /* a band's few hundred terms at most: float's 1e-7 is 5e-7 dB */
 #ifdef XFORM_VW
-        if (len >= 2 * XFORM_VW) { /* four partial sums: the top bands span 120 bins at N 4096 */
-            xv acc = {0}, lo = (xv){0} + fl;
-            for (; i + XFORM_VW <= len; i += XFORM_VW) {
-                xv v = xv_ld(q + i);
-                acc += xv_ld(w + i) * xv_pick(v > lo, v, lo);
-            }
-            s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-        }
+        xv acc = {0}, lo = (xv){0} + fl;
+        for (; i + XFORM_VW <= len; i += XFORM_VW) /* four partial sums */
+            acc += xv_ld(w + i) * xv_max(xv_ld(q + i), lo);
+        s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
 #endif
         for (; i < len; i++)
             s += w[i] * (q[i] > fl ? q[i] : fl);

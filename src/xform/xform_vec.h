@@ -6,6 +6,9 @@
 #define SPECTRO_XFORM_VEC_H
 
 #include <stdint.h>
+#ifdef __SSE__
+#include <xmmintrin.h>
+#endif
 
 #if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON))
 #define XFORM_VW 4
@@ -22,6 +25,16 @@ static inline xv xv_ld(const float *p)
 static inline void xv_st(float *p, xv v)
 {
     *(xv_u *)p = v;
+}
+
+/* a > b ? a : b lane by lane (b where a is NaN) */
+static inline xv xv_max(xv a, xv b)
+{
+#ifdef __SSE__
+    return (xv)_mm_max_ps((__m128)a, (__m128)b);
+#else
+    return (xv)(((xvi)a & (a > b)) | ((xvi)b & ~(a > b)));
+#endif
 }
 
 /* m ? a : b lane by lane, m from a comparison (-1 or 0) */
