@@ -134,9 +134,23 @@ static void reassign_frame(const xform *x, fft_plan *plan, const float *frame, d
     fft_r2c_split(plan, frame, x->wins[0], hr, hi);
     fft_r2c_split(plan, frame, x->wins[1], tr, ti);
     fft_r2c_split(plan, frame, x->wins[2], dr, di);
+    size_t k = 0;
     reassign_bins(x, hr, hi, tr, ti, dr, di);
     fft_power_db(plan, hi, bins);
-    for (size_t k = 0; k < bins; k++) {
+#ifdef XFORM_VW
+    for (const xvd tv = {t, t}; k + XFORM_VW <= bins; k += XFORM_VW) { /* 4 bins: 3 vectors of (f, t, dB) */
+        xv f = xv_ld(dr + k), dt = xv_ld(tr + k), lv = xv_ld(hi + k);
+        xvd t01 = tv + __builtin_convertvector((xv2){dt[0], dt[1]}, xvd);
+        xvd t23 = tv + __builtin_convertvector((xv2){dt[2], dt[3]}, xvd);
+        xv2 a = __builtin_convertvector(t01, xv2), b = __builtin_convertvector(t23, xv2);
+        xv tt = {a[0], a[1], b[0], b[1]};
+        xv ft01 = XV_SHUFFLE2(f, tt, 0, 4, 1, 5), ft23 = XV_SHUFFLE2(f, tt, 2, 6, 3, 7);
+        xv_st(out + 3 * k, XV_SHUFFLE2(ft01, lv, 0, 1, 4, 2));
+        xv_st(out + 3 * k + 4, XV_SHUFFLE2(XV_SHUFFLE2(ft01, lv, 3, 5, 0, 0), ft23, 0, 1, 4, 5));
+        xv_st(out + 3 * k + 8, XV_SHUFFLE2(lv, ft23, 2, 6, 7, 3));
+    }
+#endif
+    for (; k < bins; k++) {
         out[3 * k] = dr[k];
         out[3 * k + 1] = (float)(t + (double)tr[k]);
         out[3 * k + 2] = hi[k];

@@ -16,6 +16,14 @@ typedef float xv __attribute__((vector_size(16)));
 typedef float xv_u __attribute__((vector_size(16), may_alias, aligned(4)));
 typedef int32_t xvi __attribute__((vector_size(16)));
 typedef double xvd __attribute__((vector_size(16)));
+typedef float xv2 __attribute__((vector_size(8)));
+
+/* lanes i, j, k, l of the 8 lanes of a then b */
+#ifdef __clang__
+#define XV_SHUFFLE2(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#else
+#define XV_SHUFFLE2(a, b, i, j, k, l) __builtin_shuffle(a, b, (xvi){i, j, k, l})
+#endif
 
 static inline xv xv_ld(const float *p)
 {
