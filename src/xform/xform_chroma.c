@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "xform_internal.h"
+#include "xform_vec.h"
 
 #define CHROMA_N 12
 #define CHROMA_A440 440.0
@@ -131,11 +132,22 @@ static size_t chroma_scratch(const xform *x)
     return x->bins;
 }
 
-static void chroma_row(const xform *x, const xform_frame *fr, float *out, float *scratch)
+/* The frame's power spectrum with its floor (xform_power's values, docs/transforms.md),
+ * then each class's weighted sum and the frame's maximum. */
+static void chroma_frame(const xform *x, fft_plan *plan, const float *frame, double t, float *out, float *scratch)
 {
     const chroma_state *cs = x->priv;
+    const float fl = (float)XFORM_POWER_FLOOR;
     double v[CHROMA_N], top = 0.0;
-    xform_power(x, fr->z[0], scratch);
+    size_t i = 0;
+    (void)t;
+    fft_r2c_power(plan, frame, x->wins[0], x->scale2, scratch);
+#ifdef XFORM_VW
+    for (const xv lo = (xv){0} + fl; i + XFORM_VW <= x->bins; i += XFORM_VW)
+        xv_st(scratch + i, xv_max(xv_ld(scratch + i), lo));
+#endif
+    for (; i < x->bins; i++)
+        scratch[i] = scratch[i] > fl ? scratch[i] : fl;
     for (int c = 0; c < CHROMA_N; c++) {
         const float *wc = cs->w + (size_t)c * x->bins;
         float lane[CHROMA_LANES] = {0};
@@ -173,6 +185,6 @@ static int chroma_bank(const xform *x, fft_bank *b, void **mem)
 }
 
 const xform_ops xform_chroma_ops = {
-    .kind = XFORM_CHROMA, .name = "chroma", .init = chroma_init, .row = chroma_row,
+    .kind = XFORM_CHROMA, .name = "chroma", .init = chroma_init, .frame_row = chroma_frame,
     .scratch_floats = chroma_scratch, .fini = chroma_fini, .bank = chroma_bank,
 };
