@@ -283,8 +283,26 @@ static int mfcc_init(xform *x, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* The mel dB row, then its DCT: each coefficient a sum in double over the bands in order
- * (of float products), four coefficients at a time. */
+/* Coefficients q .. q+4NV-1 (of K, the rest up to K4 being zeros): each a sum in double
+ * over the bands in order of float products, 2NV independent sums at once. */
+#define DCT_PASS(NV)                                                                                  \
+    for (; q + 4 * (NV) <= k4; q += 4 * (NV)) {                                                   \
+        xvd s[2 * (NV)];                                                                          \
+        for (int i = 0; i < 2 * (NV); i++)                                                        \
+            s[i] = (xvd){0.0, 0.0};                                                               \
+        for (size_t b = 0; b < bands; b++) {                                                      \
+            const float *d = m->dct_t + b * k4 + q;                                               \
+            for (int i = 0; i < (NV); i++) {                                                      \
+                xv pr = xv_ld(d + 4 * i) * mel[b];                                                \
+                s[2 * i] += (xvd){pr[0], pr[1]};                                                  \
+                s[2 * i + 1] += (xvd){pr[2], pr[3]};                                              \
+            }                                                                                     \
+        }                                                                                         \
+        for (size_t i = 0; i < 4 * (NV) && q + i < (size_t)m->coeffs; i++)                         \
+            out[q + i] = (float)s[i / 2][i % 2];                                                  \
+    }
+
+/* The mel dB row, then its DCT, 16 coefficients a pass (the same sums as one at a time). */
 static void mfcc_frame(const xform *x, fft_plan *plan, const float *frame, double t, float *out, float *scratch)
 {
     const mel_state *m = x->priv;
@@ -292,19 +310,8 @@ static void mfcc_frame(const xform *x, fft_plan *plan, const float *frame, doubl
     float *mel = scratch + x->bins;
     mel_frame(x, plan, frame, t, mel, scratch);
 #ifdef XFORM_VW
-    for (; q + XFORM_VW <= (size_t)m->coeffs; q += XFORM_VW) {
-        const float *d = m->dct_t + q;
-        xvd s0 = {0.0, 0.0}, s1 = {0.0, 0.0};
-        for (size_t b = 0; b < bands; b++) {
-            xv pr = xv_ld(d + b * k4) * mel[b];
-            s0 += (xvd){pr[0], pr[1]};
-            s1 += (xvd){pr[2], pr[3]};
-        }
-        out[q] = (float)s0[0];
-        out[q + 1] = (float)s0[1];
-        out[q + 2] = (float)s1[0];
-        out[q + 3] = (float)s1[1];
-    }
+    DCT_PASS(4)
+    DCT_PASS(1)
 #endif
     for (; q < (size_t)m->coeffs; q++) {
         double s = 0.0;
