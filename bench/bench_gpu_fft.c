@@ -153,59 +153,28 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int main(int argc, char **argv)
+/* What every section of the benchmark reads. */
+typedef struct {
+    int reps, lpoints, lone;
+    size_t run_bytes;
+    const float *win;
+    double copy_gbs;
+} bench_ctx;
+
+/* C2C: measured once, shown as two tables (the fused kernels and the per-level design
+ * against cuFFT). 1 when the targets are met, 0 when not, -1 on an error. */
+static int bench_c2c(const bench_ctx *b)
 {
     sp_errinfo ei = {{0}};
-    int reps = argc > 1 ? atoi(argv[1]) : 15;
-    char name[256];
-    int sms = 0, met_all = 1;
-    size_t mem = 0;
-    double copy_ms = 0;
-    const size_t copy_bytes = (size_t)1 << 30;
-    const int lpoints = argc > 4 ? atoi(argv[4]) : 26;
-    const size_t run_bytes = (size_t)16 << (lpoints < 0 || lpoints > 27 ? 0 : lpoints);
-    const size_t nmax = (size_t)1 << 21;
-
-    const char *only = argc > 2 && strcmp(argv[2], "all") != 0 ? argv[2] : NULL;
-    int lone = argc > 3 ? atoi(argv[3]) : 0;
-#define WANT(sec) (!only || strstr(only, sec))
-    if (reps < 1 || (argc > 3 && lone != 0 && (lone < 8 || lone > 21)) || lpoints < 20 || lpoints > 27) {
-        fprintf(stderr, "usage: bench_gpu_fft [reps >= 1] [all | c2c,r2c,stft,live] [log2 N, 8..21, 0: all] "
-                        "[log2 points a batch, 20..27]\n");
-        return 2;
-    }
-    env_cfg = fft_config_default();
-    if (job_env_fft(&env_cfg.tuning, &ei) != SP_OK) {
-        fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
-        return 2;
-    }
-    if (gpu_probe(&ei) != SP_OK) {
-        fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
-        return 1;
-    }
-    if (gpu_time_device(name, sizeof name, &sms, &mem, &ei) != SP_OK ||
-        gpu_time_d2d(copy_bytes, reps, &copy_ms, &ei) != SP_OK) {
-        fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
-        return 1;
-    }
-    double copy_gbs = 2.0 * (double)copy_bytes / (copy_ms * 1e-3) / 1e9;
-    printf("device: %s, %d SMs, %.1f GiB; C2C 16384 by the %s kernel%s\n", name, sms, (double)mem / (1 << 30),
-           (fft_cuda_c2c_flags(&env_cfg) & FUSED_STREAM) ? "streamed" : "one-block",
-           env_cfg.tuning.cuda_stream != FFT_CUDA_STREAM_AUTO ? " (SPECTRO_CUDA_STREAM)" : "");
-    printf("copy: device-to-device cudaMemcpy of %zu MiB: %.3f ms, %.0f GB/s (read + write)\n",
-           copy_bytes >> 20, copy_ms, copy_gbs);
-
-    float *win = malloc(nmax * sizeof *win);
-    if (!win)
-        return 1;
-    for (size_t i = 0; i < nmax; i++)
-        win[i] = 1.0f;
-
-    /* ---- C2C: measured once, shown as two tables ---- */
+    const int reps = b->reps, lpoints = b->lpoints, lone = b->lone;
+    const size_t run_bytes = b->run_bytes;
+    const float *win = b->win;
+    const double copy_gbs = b->copy_gbs;
+    int met_all = 1;
     enum { LMIN = 8, LMAX = 21, NL = LMAX - LMIN + 1 };
     double ct[NL][P_COUNT], cerr[NL][P_COUNT];
     size_t cbatch[NL];
-    const int lmin = !WANT("c2c") ? LMAX + 1 : lone ? lone : LMIN, lmax = lone ? lone : LMAX;
+    const int lmin = lone ? lone : LMIN, lmax = lone ? lone : LMAX;
     for (int l = lmin; l <= lmax; l++) {
         size_t n = (size_t)1 << l, batch = run_bytes / (16 * n);
         cbatch[l - LMIN] = batch;
@@ -213,7 +182,7 @@ int main(int argc, char **argv)
             gpu_plan *gp = create(p, n, n, 2 * batch, win, (double)n, &ei);
             if (!gp || gpu_time_forward(gp, 0, batch, reps, &ct[l - LMIN][p], &ei) != SP_OK) {
                 fprintf(stderr, "bench_gpu_fft: c2c N=%zu %s: %s\n", n, pname[p], ei.msg);
-                return 1;
+                return -1;
             }
             gpu_plan_destroy(gp);
             cerr[l - LMIN][p] = c2c_error(p, n);
@@ -264,66 +233,89 @@ int main(int argc, char **argv)
     }
     fflush(stdout);
 
-    /* ---- R2C ---- */
-    if (WANT("r2c")) {
-        printf("\nR2C forward, device data (4n bytes in, 8(n/2+1) out a frame), median of %d\n", reps);
-        printf("%6s %6s %9s %9s %9s %6s %6s %6s %7s %4s\n", "n", "batch", "fused_ms", "perlv_ms",
-               "cufft_ms", "fu%cp", "cf%cp", "speed", "target", "met");
-        for (int l = 8; l <= 14; l++) {
-            size_t n = (size_t)1 << l, batch = run_bytes / (8 * n);
-            double t[P_COUNT];
-            for (int p = 0; p < P_COUNT; p++) {
-                gpu_plan *gp = create(p, n, n, 2 * batch, win, (double)n, &ei);
-                if (!gp || gpu_time_forward(gp, 1, batch, reps, &t[p], &ei) != SP_OK) {
-                    fprintf(stderr, "bench_gpu_fft: r2c n=%zu %s: %s\n", n, pname[p], ei.msg);
-                    return 1;
-                }
-                gpu_plan_destroy(gp);
-            }
-            double bytes = (4.0 * (double)n + 8.0 * (double)(n / 2 + 1)) * (double)batch;
-            double speed = t[P_CUFFT] / t[P_FUSED];
-            int met = speed >= 0.95;
-            met_all &= met;
-            printf("%6zu %6zu %9.4f %9.4f %9.4f %6.2f %6.2f %6.2f %6.2fx %4s\n", n, batch, t[P_FUSED],
-                   t[P_PERLEVEL], t[P_CUFFT], bytes / (t[P_FUSED] * 1e-3) / 1e9 / copy_gbs,
-                   bytes / (t[P_CUFFT] * 1e-3) / 1e9 / copy_gbs, speed, 0.95, met ? "yes" : "NO");
-            fflush(stdout);
-        }
-    }
+    return met_all;
+}
 
-    /* ---- STFT, one hour of 48 kHz ---- */
-    if (WANT("stft")) {
-        size_t n = 4096, hop = 1024, nsamp = (size_t)48000 * 3600, nf = 0;
-        int sreps = reps < 5 ? reps : 5;
+/* R2C forward against cuFFT. 1 when the targets are met, 0 when not, -1 on an error. */
+static int bench_r2c(const bench_ctx *b)
+{
+    sp_errinfo ei = {{0}};
+    const int reps = b->reps;
+    const size_t run_bytes = b->run_bytes;
+    const float *win = b->win;
+    const double copy_gbs = b->copy_gbs;
+    int met_all = 1;
+    printf("\nR2C forward, device data (4n bytes in, 8(n/2+1) out a frame), median of %d\n", reps);
+    printf("%6s %6s %9s %9s %9s %6s %6s %6s %7s %4s\n", "n", "batch", "fused_ms", "perlv_ms",
+           "cufft_ms", "fu%cp", "cf%cp", "speed", "target", "met");
+    for (int l = 8; l <= 14; l++) {
+        size_t n = (size_t)1 << l, batch = run_bytes / (8 * n);
         double t[P_COUNT];
         for (int p = 0; p < P_COUNT; p++) {
-            gpu_plan *gp = create(p, n, hop, 16384, win, (double)n, &ei);
-            if (!gp || gpu_time_stft(gp, nsamp, sreps, &t[p], &nf, &ei) != SP_OK) {
-                fprintf(stderr, "bench_gpu_fft: stft %s: %s\n", pname[p], ei.msg);
-                return 1;
+            gpu_plan *gp = create(p, n, n, 2 * batch, win, (double)n, &ei);
+            if (!gp || gpu_time_forward(gp, 1, batch, reps, &t[p], &ei) != SP_OK) {
+                fprintf(stderr, "bench_gpu_fft: r2c n=%zu %s: %s\n", n, pname[p], ei.msg);
+                return -1;
             }
             gpu_plan_destroy(gp);
         }
-        double bytes = 4.0 * (double)nsamp + 4.0 * (double)nf * (double)(n / 2 + 1);
-        double floor_ms = bytes / (copy_gbs * 1e9) * 1e3;
-        double speed = t[P_CUFFT] / t[P_FUSED], vs_floor = t[P_FUSED] / floor_ms;
-        int met1 = speed >= 5.0, met2 = vs_floor <= 2.0;
-        met_all &= met1 & met2;
-        printf("\nSTFT n=%zu hop=%zu, %zu samples (1 h at 48 kHz) -> %zu frames x %zu bins dB, "
-               "device-resident, median of %d\n", n, hop, nsamp, nf, n / 2 + 1, sreps);
-        printf("  fused %.3f ms, perlevel pipeline %.3f ms, cufft pipeline %.3f ms; copy floor %.3f ms "
-               "(%.2f GB read once + written once)\n", t[P_FUSED], t[P_PERLEVEL], t[P_CUFFT], floor_ms,
-               bytes / 1e9);
-        printf("  speed vs cufft pipeline %.2fx (target >= 5x: %s); fused / floor %.2f (%.0f%% of copy "
-               "bandwidth; target <= 2: %s)\n", speed, met1 ? "yes" : "NO", vs_floor, 100.0 / vs_floor,
-               met2 ? "yes" : "NO");
+        double bytes = (4.0 * (double)n + 8.0 * (double)(n / 2 + 1)) * (double)batch;
+        double speed = t[P_CUFFT] / t[P_FUSED];
+        int met = speed >= 0.95;
+        met_all &= met;
+        printf("%6zu %6zu %9.4f %9.4f %9.4f %6.2f %6.2f %6.2f %6.2fx %4s\n", n, batch, t[P_FUSED],
+               t[P_PERLEVEL], t[P_CUFFT], bytes / (t[P_FUSED] * 1e-3) / 1e9 / copy_gbs,
+               bytes / (t[P_CUFFT] * 1e-3) / 1e9 / copy_gbs, speed, 0.95, met ? "yes" : "NO");
+        fflush(stdout);
     }
+    return met_all;
+}
 
-    /* ---- live: one frame per call, host to host ---- */
-    if (WANT("live"))
-        printf("\nlive: one frame n=4096 per fft_stft_db call (copy in + compute + copy out), host wall "
+/* The STFT of one hour of 48 kHz, device-resident, against the cuFFT pipeline and the copy
+ * floor. 1 when the targets are met, 0 when not, -1 on an error. */
+static int bench_stft(const bench_ctx *b)
+{
+    sp_errinfo ei = {{0}};
+    const int reps = b->reps;
+    const float *win = b->win;
+    const double copy_gbs = b->copy_gbs;
+    int met_all = 1;
+    size_t n = 4096, hop = 1024, nsamp = (size_t)48000 * 3600, nf = 0;
+    int sreps = reps < 5 ? reps : 5;
+    double t[P_COUNT];
+    for (int p = 0; p < P_COUNT; p++) {
+        gpu_plan *gp = create(p, n, hop, 16384, win, (double)n, &ei);
+        if (!gp || gpu_time_stft(gp, nsamp, sreps, &t[p], &nf, &ei) != SP_OK) {
+            fprintf(stderr, "bench_gpu_fft: stft %s: %s\n", pname[p], ei.msg);
+            return -1;
+        }
+        gpu_plan_destroy(gp);
+    }
+    double bytes = 4.0 * (double)nsamp + 4.0 * (double)nf * (double)(n / 2 + 1);
+    double floor_ms = bytes / (copy_gbs * 1e9) * 1e3;
+    double speed = t[P_CUFFT] / t[P_FUSED], vs_floor = t[P_FUSED] / floor_ms;
+    int met1 = speed >= 5.0, met2 = vs_floor <= 2.0;
+    met_all &= met1 & met2;
+    printf("\nSTFT n=%zu hop=%zu, %zu samples (1 h at 48 kHz) -> %zu frames x %zu bins dB, "
+           "device-resident, median of %d\n", n, hop, nsamp, nf, n / 2 + 1, sreps);
+    printf("  fused %.3f ms, perlevel pipeline %.3f ms, cufft pipeline %.3f ms; copy floor %.3f ms "
+           "(%.2f GB read once + written once)\n", t[P_FUSED], t[P_PERLEVEL], t[P_CUFFT], floor_ms,
+           bytes / 1e9);
+    printf("  speed vs cufft pipeline %.2fx (target >= 5x: %s); fused / floor %.2f (%.0f%% of copy "
+           "bandwidth; target <= 2: %s)\n", speed, met1 ? "yes" : "NO", vs_floor, 100.0 / vs_floor,
+           met2 ? "yes" : "NO");
+    return met_all;
+}
+
+/* live: one frame per call, host to host. 1 when the fused path meets its target, 0 when
+ * not, -1 on an error. */
+static int bench_live(void)
+{
+    sp_errinfo ei = {{0}};
+    int met_all = 1;
+    printf("\nlive: one frame n=4096 per fft_stft_db call (copy in + compute + copy out), host wall "
            "time, median of 2000 after 100 warm-up\n");
-    for (int p = 0; p < P_COUNT && WANT("live"); p++) {
+    for (int p = 0; p < P_COUNT; p++) {
         fft_config cfg = path_config(p);
         fft_plan *pl = NULL;
         size_t n = 4096, nb = n / 2 + 1, runs = 2000;
@@ -335,7 +327,7 @@ int main(int argc, char **argv)
         cfg.live = 1;
         if (!sig || !db || !us || fft_plan_create(&cfg, &pl, &ei) != SP_OK) {
             fprintf(stderr, "bench_gpu_fft: live %s: %s\n", pname[p], ei.msg);
-            return 1;
+            return -1;
         }
         for (size_t i = 0; i < n; i++)
             sig[i] = (float)sin(0.01 * (double)i);
@@ -345,7 +337,7 @@ int main(int argc, char **argv)
             double t0 = now_us();
             if (fft_stft_db(pl, sig, 1, db) != SP_OK) {
                 fprintf(stderr, "bench_gpu_fft: live %s: %s\n", pname[p], fft_plan_last_error(pl));
-                return 1;
+                return -1;
             }
             us[r] = now_us() - t0;
         }
@@ -359,6 +351,69 @@ int main(int argc, char **argv)
         free(sig);
         free(db);
         free(us);
+    }
+    return met_all;
+}
+
+int main(int argc, char **argv)
+{
+    sp_errinfo ei = {{0}};
+    int reps = argc > 1 ? atoi(argv[1]) : 15;
+    char name[256];
+    int sms = 0, met_all = 1, met;
+    size_t mem = 0;
+    double copy_ms = 0;
+    const size_t copy_bytes = (size_t)1 << 30;
+    const int lpoints = argc > 4 ? atoi(argv[4]) : 26;
+    const size_t run_bytes = (size_t)16 << (lpoints < 0 || lpoints > 27 ? 0 : lpoints);
+    const size_t nmax = (size_t)1 << 21;
+
+    const char *only = argc > 2 && strcmp(argv[2], "all") != 0 ? argv[2] : NULL;
+    int lone = argc > 3 ? atoi(argv[3]) : 0;
+#define WANT(sec) (!only || strstr(only, sec))
+    if (reps < 1 || (argc > 3 && lone != 0 && (lone < 8 || lone > 21)) || lpoints < 20 || lpoints > 27) {
+        fprintf(stderr, "usage: bench_gpu_fft [reps >= 1] [all | c2c,r2c,stft,live] [log2 N, 8..21, 0: all] "
+                        "[log2 points a batch, 20..27]\n");
+        return 2;
+    }
+    env_cfg = fft_config_default();
+    if (job_env_fft(&env_cfg.tuning, &ei) != SP_OK) {
+        fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
+        return 2;
+    }
+    if (gpu_probe(&ei) != SP_OK) {
+        fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
+        return 1;
+    }
+    if (gpu_time_device(name, sizeof name, &sms, &mem, &ei) != SP_OK ||
+        gpu_time_d2d(copy_bytes, reps, &copy_ms, &ei) != SP_OK) {
+        fprintf(stderr, "bench_gpu_fft: %s\n", ei.msg);
+        return 1;
+    }
+    double copy_gbs = 2.0 * (double)copy_bytes / (copy_ms * 1e-3) / 1e9;
+    printf("device: %s, %d SMs, %.1f GiB; C2C 16384 by the %s kernel%s\n", name, sms, (double)mem / (1 << 30),
+           (fft_cuda_c2c_flags(&env_cfg) & FUSED_STREAM) ? "streamed" : "one-block",
+           env_cfg.tuning.cuda_stream != FFT_CUDA_STREAM_AUTO ? " (SPECTRO_CUDA_STREAM)" : "");
+    printf("copy: device-to-device cudaMemcpy of %zu MiB: %.3f ms, %.0f GB/s (read + write)\n",
+           copy_bytes >> 20, copy_ms, copy_gbs);
+
+    float *win = malloc(nmax * sizeof *win);
+    if (!win)
+        return 1;
+    for (size_t i = 0; i < nmax; i++)
+        win[i] = 1.0f;
+
+    bench_ctx b = {.reps = reps, .lpoints = lpoints, .lone = lone, .run_bytes = run_bytes, .win = win,
+                   .copy_gbs = copy_gbs};
+    const char *sections[] = {"c2c", "r2c", "stft", "live"};
+    int (*const run[])(const bench_ctx *) = {bench_c2c, bench_r2c, bench_stft, NULL};
+    for (int i = 0; i < 4; i++) {
+        if (!WANT(sections[i]))
+            continue;
+        if ((met = run[i] ? run[i](&b) : bench_live()) < 0)
+            return 1;
+        met_all &= met;
+        fflush(stdout);
     }
     printf("\nall targets met: %s\n", met_all ? "yes" : "NO");
     free(win);

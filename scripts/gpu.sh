@@ -83,8 +83,10 @@ if want sanitize; then
     cs=compute-sanitizer
     command -v $cs >/dev/null 2>&1 || cs=/usr/local/cuda/bin/compute-sanitizer
     for tool in memcheck racecheck synccheck; do
-        run "sanitize-$tool" env SPECTRO_GPU_TEST_QUICK=1 \
-            $cs --tool $tool --error-exitcode 9 "$build/tests/test_gpu_fft"
+        for t in test_gpu_fft test_gpu_reduce; do
+            run "sanitize-$tool-$t" env SPECTRO_GPU_TEST_QUICK=1 \
+                $cs --tool $tool --error-exitcode 9 "$build/tests/$t"
+        done
     done
     # the binary end to end: file analysis through the fused STFT and the per-level path
     run sanitize-memcheck-cli $cs --tool memcheck --error-exitcode 9 --leak-check full \

@@ -326,6 +326,30 @@ static int spectra_frames(const ext_analyzer *self, const Py_buffer *db, size_t 
     return 0;
 }
 
+/* db (whole spectra of this analyzer) and out (writable, room for `need` items of `item`
+ * bytes: need_frames 1, a record a frame; 0, one a bin): 0, or -1 with an exception set
+ * and neither buffer held. */
+static int db_and_out(ext_analyzer *self, PyObject *db_obj, PyObject *out_obj, size_t item, int need_frames,
+                      Py_buffer *db, Py_buffer *out, size_t *frames)
+{
+    size_t need;
+    if (ext_get_buffer(db_obj, db, 0, sizeof(float), "db") != 0)
+        return -1;
+    if (spectra_frames(self, db, frames) != 0 || ext_get_buffer(out_obj, out, 1, item, "out") != 0) {
+        PyBuffer_Release(db);
+        return -1;
+    }
+    need = need_frames ? *frames : self->info.bins;
+    if ((size_t)out->len / item < need) {
+        PyErr_Format(PyExc_ValueError, "out: room for fewer %s than %s", need_frames ? "peaks" : "values",
+                     need_frames ? "frames" : "bins");
+        PyBuffer_Release(db);
+        PyBuffer_Release(out);
+        return -1;
+    }
+    return 0;
+}
+
 /* peaks(db, fmin, fmax, out): out a buffer of spectro_peak records, one a frame */
 static PyObject *analyzer_peaks(PyObject *self_, PyObject *args)
 {
@@ -336,24 +360,12 @@ static PyObject *analyzer_peaks(PyObject *self_, PyObject *args)
     size_t frames;
     spectro_error err = {0};
     int rc;
-    if (!PyArg_ParseTuple(args, "OddO", &db_obj, &fmin, &fmax, &out_obj) || !made_or_raise(self))
+    if (!PyArg_ParseTuple(args, "OddO", &db_obj, &fmin, &fmax, &out_obj) || !made_or_raise(self) ||
+        db_and_out(self, db_obj, out_obj, sizeof(spectro_peak), 1, &db, &out, &frames) != 0)
         return NULL;
-    if (ext_get_buffer(db_obj, &db, 0, sizeof(float), "db") != 0)
-        return NULL;
-    if (spectra_frames(self, &db, &frames) != 0 || ext_get_buffer(out_obj, &out, 1, sizeof(spectro_peak), "out") != 0) {
-        PyBuffer_Release(&db);
-        return NULL;
-    }
-    if ((size_t)out.len / sizeof(spectro_peak) < frames) {
-        PyErr_SetString(PyExc_ValueError, "out: room for fewer peaks than frames");
-        rc = 1;
-    } else {
-        EXT_UNLOCKED(self->lock, rc = spectro_analyzer_peaks(self->a, db.buf, frames, fmin, fmax, out.buf, &err));
-    }
+    EXT_UNLOCKED(self->lock, rc = spectro_analyzer_peaks(self->a, db.buf, frames, fmin, fmax, out.buf, &err));
     PyBuffer_Release(&db);
     PyBuffer_Release(&out);
-    if (rc == 1)
-        return NULL;
     if (rc != SPECTRO_OK)
         return ext_raise(rc, &err);
     Py_RETURN_NONE;
@@ -368,24 +380,12 @@ static PyObject *analyzer_average(PyObject *self_, PyObject *args)
     Py_buffer db, out;
     size_t frames;
     spectro_error err = {0};
-    if (!PyArg_ParseTuple(args, "OipO", &db_obj, &mode, &psd, &out_obj) || !made_or_raise(self))
+    if (!PyArg_ParseTuple(args, "OipO", &db_obj, &mode, &psd, &out_obj) || !made_or_raise(self) ||
+        db_and_out(self, db_obj, out_obj, sizeof(float), 0, &db, &out, &frames) != 0)
         return NULL;
-    if (ext_get_buffer(db_obj, &db, 0, sizeof(float), "db") != 0)
-        return NULL;
-    if (spectra_frames(self, &db, &frames) != 0 || ext_get_buffer(out_obj, &out, 1, sizeof(float), "out") != 0) {
-        PyBuffer_Release(&db);
-        return NULL;
-    }
-    if ((size_t)out.len / sizeof(float) < self->info.bins) {
-        PyErr_SetString(PyExc_ValueError, "out: room for fewer values than bins");
-        rc = 1;
-    } else {
-        EXT_UNLOCKED(self->lock, rc = spectro_analyzer_average(self->a, db.buf, frames, mode, psd, out.buf, &err));
-    }
+    EXT_UNLOCKED(self->lock, rc = spectro_analyzer_average(self->a, db.buf, frames, mode, psd, out.buf, &err));
     PyBuffer_Release(&db);
     PyBuffer_Release(&out);
-    if (rc == 1)
-        return NULL;
     if (rc != SPECTRO_OK)
         return ext_raise(rc, &err);
     Py_RETURN_NONE;

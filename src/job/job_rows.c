@@ -785,8 +785,8 @@ static int check_xform(job *o, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, SP_FIELD("average") ": not with " XFORM_FIELD " (reassigned points have no "
                        "average)", name);
     if (o->view)
-        return sp_fail(ei, SP_EINVAL, SP_FIELD("view") ": not with " XFORM_FIELD " (the window's x key shows the "
-                       "transforms)", name);
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("view") ": not with " XFORM_FIELD " (the window's panel reads a linear "
+                       "spectrum; without " SP_FIELD("view") " it opens on the transform)", name);
     for (int i = 0; i < o->an.n_outputs; i++) {
         const char *kind = o->an.outputs[i].kind;
         int png = strcmp(kind, "png") == 0;
@@ -797,10 +797,11 @@ static int check_xform(job *o, sp_errinfo *ei)
             return sp_fail(ei, SP_EINVAL, XFORM_FIELD ": not with %s (give " SP_FIELD("dump") ")", name,
                            sink_kind_find(kind)->option);
     }
-    if (o->an.n_outputs == 0)
-        return sp_fail(ei, SP_EINVAL, XFORM_FIELD ": give " SP_FIELD("dump") " or " SP_FIELD("png") " (the window's x "
-                       "key shows the transforms)", name);
-    return SP_OK;
+    if (o->an.n_outputs == 0 && (x->kind == XFORM_MFCC || average || x->tuning_auto))
+        return sp_fail(ei, SP_EINVAL, XFORM_FIELD ": give " SP_FIELD("dump") " or " SP_FIELD("png") " (the window "
+                       "shows mel, CQT, chroma and the reassigned spectrogram, %s)", name,
+                       x->kind == XFORM_MFCC ? "not MFCC" : average ? "no average of them" : "at a given tuning");
+    return SP_OK; /* no output: the window opens on the transform */
 }
 
 /* What no single option can check: the options together. */

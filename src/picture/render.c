@@ -479,6 +479,8 @@ int render_create(const render_config *cfg, double rate, size_t n, double t0, do
         if (!(r->acc[c].cols = calloc(r->cap, (size_t)r->panel_h)) ||
             !(r->acc[c].pending = malloc(r->bins * sizeof *r->acc[c].pending)))
             goto fail_msg;
+        if (cfg->fold_signed) /* a difference's panel: small, committed whole */
+            memset(r->acc[c].cols, RENDER_LEVEL_EMPTY(1), r->cap * (size_t)r->panel_h);
         r->acc[c].pending_col = -1;
         /* a known length starts at the frames per column it will end with, saving merges */
         r->acc[c].fpc = frames_hint > 0 && (uint64_t)frames_hint > r->cap ? (uint64_t)frames_hint / r->cap : 1;
@@ -559,7 +561,7 @@ static void draw_panel(const render *r, int channel, uint8_t *tmp)
         double fa = (double)x * (double)F / pw, fb = (double)(x + 1) * (double)F / pw;
         size_t j0, j1;
         if (ncols == 0) {
-            memset(tmp, 0, rows);
+            memset(tmp, RENDER_LEVEL_EMPTY(r->cfg.fold_signed), rows);
         } else {
 #define COL_CENTRE(jj) (0.5 * (double)((jj) * fpc + ((jj) + 1 == ncols ? a->frames : ((jj) + 1) * fpc)))
             while (j < ncols && COL_CENTRE(j) < fa)
@@ -577,7 +579,7 @@ static void draw_panel(const render *r, int channel, uint8_t *tmp)
             for (size_t jj = j0 + 1; jj < j1; jj++) {
                 const uint8_t *c = a->cols + jj * rows;
                 for (size_t y = 0; y < rows; y++)
-                    tmp[y] = c[y] > tmp[y] ? c[y] : tmp[y];
+                    tmp[y] = level_fold(tmp[y], c[y], r->cfg.fold_signed);
             }
         }
         if (x < cx0)

@@ -72,6 +72,10 @@ typedef struct {
     const char *caption;
     int top_gap;         /* rows left empty between the title and the panels (the window's
                           * waveform strip); default 0 */
+    int fold_signed;     /* a difference's picture (--compare): frames, bins and columns that
+                          * share a pixel show the value farthest from the middle of the
+                          * colour range, either side (the largest difference, + or -), not
+                          * the loudest; default 0 */
     const char *panel_labels; /* the panels' labels, top to bottom, one a line ('\n' between
                                * them; copied), each drawn at its panel's top-left on a dark
                                * box, even over the only panel; panels past the lines: "ch 1" as

@@ -9,16 +9,16 @@
 
 #define PAR_MIN_COLUMNS 8 /* render_add_max_rows: fewer whole columns go one by one */
 
-/* Halves the columns in use: column i becomes max(2i, 2i+1); O(cap * panel_h). */
-static void accum_merge(accum *a, size_t cap, size_t rows)
+/* Halves the columns in use: column i becomes the fold (max) of 2i and 2i+1; O(cap * panel_h). */
+static void accum_merge(accum *a, size_t cap, size_t rows, int fold_signed)
 {
     for (size_t i = 0; i < cap / 2; i++) {
         uint8_t *d = a->cols + i * rows;
         const uint8_t *s0 = a->cols + 2 * i * rows, *s1 = s0 + rows;
         for (size_t y = 0; y < rows; y++)
-            d[y] = s0[y] > s1[y] ? s0[y] : s1[y];
+            d[y] = level_fold(s0[y], s1[y], fold_signed);
     }
-    memset(a->cols + cap / 2 * rows, 0, cap / 2 * rows);
+    memset(a->cols + cap / 2 * rows, RENDER_LEVEL_EMPTY(fold_signed), cap / 2 * rows);
     a->fpc *= 2;
 }
 
@@ -26,13 +26,15 @@ static void accum_merge(accum *a, size_t cap, size_t rows)
 void render_column_rows(const render *r, const float *s, float *restrict rv)
 {
     const size_t rows = (size_t)r->panel_h;
+    const float mid = 0.5f * (r->cfg.db_lo + r->cfg.db_hi);
+    const int sgn = r->cfg.fold_signed;
     for (size_t y = 0; y < rows; y++) {
         const row_map *m = &r->rows[y];
         float v;
         if (m->k1 >= 0) {
             v = s[m->k0];
             for (int32_t k = m->k0 + 1; k <= m->k1; k++)
-                v = s[k] > v ? s[k] : v;
+                v = value_fold(v, s[k], mid, sgn);
         } else {
             v = s[m->k0] + (s[m->k0 + 1] - s[m->k0]) * m->frac;
         }
@@ -40,9 +42,15 @@ void render_column_rows(const render *r, const float *s, float *restrict rv)
     }
 }
 
-/* col = max(col, levels of rv): a plain loop the compiler vectorises. */
-static void fold_levels(uint8_t *restrict col, const float *restrict rv, size_t rows, float lo, float qs)
+/* col = max(col, levels of rv): a plain loop the compiler vectorises; or the signed fold. */
+static void fold_levels(uint8_t *restrict col, const float *restrict rv, size_t rows, float lo, float qs,
+                        int fold_signed)
 {
+    if (fold_signed) {
+        for (size_t y = 0; y < rows; y++)
+            col[y] = level_fold(col[y], quantise(rv[y], lo, qs), 1);
+        return;
+    }
     for (size_t y = 0; y < rows; y++) {
         uint8_t q = quantise(rv[y], lo, qs);
         col[y] = q > col[y] ? q : col[y];
@@ -57,13 +65,19 @@ void render_accum_flush(render *r, accum *a)
         return;
     render_column_rows(r, a->pending, r->rowv);
     fold_levels(a->cols + (size_t)a->pending_col * (size_t)r->panel_h, r->rowv, (size_t)r->panel_h,
-                r->cfg.db_lo, r->qscale);
+                r->cfg.db_lo, r->qscale, r->cfg.fold_signed);
     a->pending_col = -1;
 }
 
-/* p = max(p, s) per bin; restrict lets the compiler use packed max instructions. */
-static void bins_max(float *restrict p, const float *restrict s, size_t n)
+/* p = max(p, s) per bin; restrict lets the compiler use packed max instructions. Or the
+ * signed fold about mid. */
+static void bins_max(float *restrict p, const float *restrict s, size_t n, float mid, int fold_signed)
 {
+    if (fold_signed) {
+        for (size_t k = 0; k < n; k++)
+            p[k] = value_fold(p[k], s[k], mid, 1);
+        return;
+    }
     for (size_t k = 0; k < n; k++)
         p[k] = s[k] > p[k] ? s[k] : p[k];
 }
@@ -75,7 +89,7 @@ static void add_row(render *r, accum *a, uint64_t f, uint64_t last, const float 
     if (f / a->fpc >= r->cap) {
         render_accum_flush(r, a);
         while (f / a->fpc >= r->cap)
-            accum_merge(a, r->cap, (size_t)r->panel_h);
+            accum_merge(a, r->cap, (size_t)r->panel_h, r->cfg.fold_signed);
     }
     j = (int64_t)(f / a->fpc);
     if (j != a->pending_col) {
@@ -83,7 +97,7 @@ static void add_row(render *r, accum *a, uint64_t f, uint64_t last, const float 
         memcpy(a->pending, s, r->bins * sizeof *s);
         a->pending_col = j;
     } else {
-        bins_max(a->pending, s, r->bins);
+        bins_max(a->pending, s, r->bins, 0.5f * (r->cfg.db_lo + r->cfg.db_hi), r->cfg.fold_signed);
     }
     if (last > a->frames)
         a->frames = last;
@@ -125,7 +139,7 @@ static void max_rows_part(void *ctx, int part, int parts)
     sp_par_share(j->n, part, parts, &b, &e);
     for (size_t i = b; i < e; i++) {
         render_column_rows(r, j->rows + i * r->bins, rv);
-        fold_levels(j->cols + i * h, rv, h, r->cfg.db_lo, r->qscale);
+        fold_levels(j->cols + i * h, rv, h, r->cfg.db_lo, r->qscale, r->cfg.fold_signed);
     }
 }
 

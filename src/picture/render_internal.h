@@ -5,6 +5,7 @@
 #define SPECTRO_RENDER_INTERNAL_H
 
 #include <SDL_ttf.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "canvas.h"
@@ -76,6 +77,27 @@ static inline uint8_t quantise(float v, float lo, float qs)
     t = t > 0.0f ? t : 0.0f; /* also NaN -> 0 */
     t = t < 255.0f ? t : 255.0f;
     return (uint8_t)(int)(t + 0.5f);
+}
+
+/* An accumulated column's level before any frame: the bottom (max), or the middle. */
+#define RENDER_LEVEL_EMPTY(fold_signed) ((fold_signed) ? 128 : 0)
+
+/* The level of two that a column keeps: the larger, or (cfg.fold_signed) the farther from
+ * the middle of the range (127.5; a tie keeps a). */
+static inline uint8_t level_fold(uint8_t a, uint8_t b, int fold_signed)
+{
+    int da = 2 * (int)a - 255, db = 2 * (int)b - 255;
+    if (!fold_signed)
+        return b > a ? b : a;
+    return (db < 0 ? -db : db) > (da < 0 ? -da : da) ? b : a;
+}
+
+/* The value of two that a column keeps, as level_fold does in dB (mid: the range's middle). */
+static inline float value_fold(float a, float b, float mid, int fold_signed)
+{
+    if (!fold_signed)
+        return b > a ? b : a;
+    return fabsf(b - mid) > fabsf(a - mid) ? b : a;
 }
 
 /* Maps the pending per-bin column to rows and folds it into its column (render_accum.c). */

@@ -20,14 +20,10 @@
 #include "sink_table.h"
 
 typedef struct {
-    const char *path;
-    int png;             /* the plot, not the dump */
-    sink_measure m;
-    render_config rc;    /* png */
+    sink_head h;            /* first (sink_table.h): path, png, done, m, rc, d */
     sink_stream st;
     measure_window win;
     measure_accum *acc;
-    dump *d;
     plot *plot;
     peaks_window *pw;    /* the window's transform, for the plot's peak labels (NULL: none told) */
     char title[512];     /* the plot's, completed at finish (the plot borrows it) */
@@ -35,7 +31,6 @@ typedef struct {
     double *sum;         /* a transform's plain values (MFCC, chroma: sink.h xform_db 0): their
                           * sums (mean: an arithmetic mean, not a power mean), maxima or minima,
                           * channels x bins, as they come; NULL otherwise */
-    int done;            /* committed (dump) or written (png) */
     char extra[1024];    /* the sidecar's members */
 } average_sink;
 
@@ -60,13 +55,13 @@ static int open_plot(average_sink *s, const float *window_coef, sp_errinfo *ei)
     if (window_coef && (err = peaks_window_create(window_coef, st->n, &s->pw, ei)) != SP_OK)
         return err;
     memset(&pc, 0, sizeof pc);
-    pc.rc = s->rc;
+    pc.rc = s->h.rc;
     if (!pc.rc.title)
         pc.rc.title = s->title;
     pc.rate = st->rate;
     pc.n = st->n;
     pc.channels = st->channels;
-    pc.ylabel = s->m.psd ? (s->st.level_unit ? "Level (dB SPL/Hz)" : "Level (dBFS/Hz)")
+    pc.ylabel = s->h.m.psd ? (s->st.level_unit ? "Level (dB SPL/Hz)" : "Level (dBFS/Hz)")
                          : (s->st.level_unit ? "Level (dB SPL)" : "Level (dBFS)");
     pc.refine = refine_label;
     pc.refine_ctx = s;
@@ -91,25 +86,25 @@ static int average_open(void *self, const sink_stream *st, sink_wants *wants, sp
         if (!(s->sum = malloc((size_t)st->channels * st->bins * sizeof *s->sum)))
             return sp_fail(ei, SP_ENOMEM, "out of memory");
         for (size_t i = 0; i < (size_t)st->channels * st->bins; i++)
-            s->sum[i] = s->m.average == MEASURE_MEAN ? 0.0 : s->m.average == MEASURE_MAX ? -HUGE_VAL : HUGE_VAL;
+            s->sum[i] = s->h.m.average == MEASURE_MEAN ? 0.0 : s->h.m.average == MEASURE_MAX ? -HUGE_VAL : HUGE_VAL;
     }
-    if (measure_accum_create(s->m.average, st->channels, st->bins, &s->acc) != SP_OK ||
+    if (measure_accum_create(s->h.m.average, st->channels, st->bins, &s->acc) != SP_OK ||
         !(s->row = malloc((size_t)st->channels * st->bins * sizeof *s->row)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
-    if (s->png) {
+    if (s->h.png) {
         if ((err = open_plot(s, st->window_coef, ei)) != SP_OK)
             return err;
     } else {
         dump_config dc;
         memset(&dc, 0, sizeof dc);
-        dc.path = s->path;
+        dc.path = s->h.path;
         dc.channels = st->channels;
         dc.stacked = st->channel_name && strcmp(st->channel_name, "all") == 0;
         dc.single = 1;
         dc.bins = st->bins;
         dc.bin_hz = st->bin_hz;
         dc.col_hz = st->col_hz; /* a transform's columns (sink.h) */
-        if ((err = dump_open(&dc, &s->d, ei)) != SP_OK)
+        if ((err = dump_open(&dc, &s->h.d, ei)) != SP_OK)
             return err;
     }
     wants->spectra = 1;
@@ -124,7 +119,7 @@ static int average_spectra(void *self, int channel, uint64_t first, size_t nfram
     for (size_t f = 0; s->sum && f < nframes; f++)
         for (size_t k = 0; k < s->st.bins; k++) {
             double *a = &s->sum[(size_t)channel * s->st.bins + k], v = db[f * s->st.bins + k];
-            *a = s->m.average == MEASURE_MEAN ? *a + v : s->m.average == MEASURE_MAX ? (v > *a ? v : *a)
+            *a = s->h.m.average == MEASURE_MEAN ? *a + v : s->h.m.average == MEASURE_MAX ? (v > *a ? v : *a)
                                                                                        : (v < *a ? v : *a);
         }
     return SP_OK;
@@ -143,13 +138,13 @@ static uint64_t frames_averaged(const average_sink *s)
 /* The results, channel after channel, in s->row; offset: the --psd conversion or 0. */
 static double fill_rows(average_sink *s)
 {
-    double psd = measure_psd_offset_db(&s->win, s->st.bin_hz), offset = s->m.psd ? psd : 0.0;
+    double psd = measure_psd_offset_db(&s->win, s->st.bin_hz), offset = s->h.m.psd ? psd : 0.0;
     for (int c = 0; c < s->st.channels; c++) {
         uint64_t frames = measure_accum_frames(s->acc, c);
         measure_accum_db(s->acc, c, offset, s->row + (size_t)c * s->st.bins);
         for (size_t k = 0; s->sum && frames && k < s->st.bins; k++) /* plain values */
             s->row[(size_t)c * s->st.bins + k] =
-                (float)(s->sum[(size_t)c * s->st.bins + k] / (s->m.average == MEASURE_MEAN ? (double)frames : 1.0));
+                (float)(s->sum[(size_t)c * s->st.bins + k] / (s->h.m.average == MEASURE_MEAN ? (double)frames : 1.0));
     }
     return psd;
 }
@@ -160,8 +155,8 @@ static void sidecar_extra(average_sink *s, double psd)
              ",\n  \"average\": \"%s\",\n  \"frames_averaged\": %llu,\n  \"units\": \"%s\",\n  \"enbw_bins\": %.17g,"
              "\n  \"enbw_hz\": %.17g,\n  \"psd_conversion\": \"dBFS/Hz = dBFS - 10*log10(enbw_bins * bin_hz) = dBFS %s "
              "%.6f\"",
-             measure_average_name((int)s->m.average), (unsigned long long)frames_averaged(s),
-             s->m.psd ? "dBFS/Hz" : s->st.xform && !s->st.xform_db ? "values" : "dBFS", s->win.enbw_bins,
+             measure_average_name((int)s->h.m.average), (unsigned long long)frames_averaged(s),
+             s->h.m.psd ? "dBFS/Hz" : s->st.xform && !s->st.xform_db ? "values" : "dBFS", s->win.enbw_bins,
              s->win.enbw_bins * s->st.bin_hz, psd < 0 ? "-" : "+",
              psd < 0 ? -psd : psd);
 }
@@ -173,7 +168,7 @@ static int finish_dump(average_sink *s, const sink_end *end, sp_errinfo *ei)
     int err;
     sidecar_extra(s, fill_rows(s));
     for (int c = 0; c < st->channels; c++)
-        if ((err = dump_write(s->d, c, 0, 1, s->row + (size_t)c * st->bins, ei)) != SP_OK)
+        if ((err = dump_write(s->h.d, c, 0, 1, s->row + (size_t)c * st->bins, ei)) != SP_OK)
             return err;
     m = sink_dump_meta(st, end);
     if (st->xform_json) { /* a transform's members first (sink_dump_meta's), then the average's */
@@ -183,12 +178,12 @@ static int finish_dump(average_sink *s, const sink_end *end, sp_errinfo *ei)
             return sp_fail(ei, SP_ENOMEM, "out of memory");
         snprintf(both, len, "%s%s", st->xform_json, s->extra);
         m.extra = both;
-        err = dump_commit(s->d, &m, ei);
+        err = dump_commit(s->h.d, &m, ei);
         free(both);
         return err;
     }
     m.extra = s->extra;
-    return dump_commit(s->d, &m, ei);
+    return dump_commit(s->h.d, &m, ei);
 }
 
 /* A transform's averaged levels (mel, CQT: dB at each column's frequency) as the plot's
@@ -229,10 +224,10 @@ static int finish_png(average_sink *s, sp_errinfo *ei)
     }
     snprintf(s->title, sizeof s->title, "%s  \xe2\x80\x94  %s%s%s of %llu frames, %d Hz, N=%zu, hop=%zu, %s",
              slash ? slash + 1 : st->source, st->xform ? st->xform : "", st->xform ? " " : "",
-             measure_average_name((int)s->m.average), (unsigned long long)frames_averaged(s), st->rate, st->n, st->hop,
-             st->window);
+             measure_average_name((int)s->h.m.average), (unsigned long long)frames_averaged(s), st->rate, st->n,
+             st->hop, st->window);
     if (err == SP_OK)
-        err = plot_write_png(s->plot, rows, s->path, ei);
+        err = plot_write_png(s->plot, rows, s->h.path, ei);
     for (int c = 0; c < st->channels; c++)
         free(lin[c]);
     return err;
@@ -241,18 +236,7 @@ static int finish_png(average_sink *s, sp_errinfo *ei)
 static int average_finish(void *self, const sink_end *end, sp_errinfo *ei)
 {
     average_sink *s = self;
-    int err = s->png ? finish_png(s, ei) : finish_dump(s, end, ei);
-    if (err == SP_OK)
-        s->done = 1;
-    return err;
-}
-
-/* The dump as the --dump kind does (it finishes last, so it stays once committed); the
- * picture goes, as --png's does, since an output finishing later failed. */
-static void average_abort(void *self)
-{
-    average_sink *s = self;
-    dump_or_picture_abort(s->png, &s->done, s->path, &s->d);
+    return sink_head_finished(&s->h, s->h.png ? finish_png(s, ei) : finish_dump(s, end, ei));
 }
 
 static void average_destroy(void *self)
@@ -260,7 +244,7 @@ static void average_destroy(void *self)
     average_sink *s = self;
     if (!s)
         return;
-    dump_destroy(s->d);
+    dump_destroy(s->h.d);
     plot_destroy(s->plot);
     peaks_window_destroy(s->pw);
     measure_accum_destroy(s->acc);
@@ -271,24 +255,12 @@ static void average_destroy(void *self)
 
 static const sink_ops average_ops = {
     .name = "average", .open = average_open, .spectra = average_spectra, .finish = average_finish,
-    .abort = average_abort, .destroy = average_destroy,
+    .abort = sink_head_abort, .destroy = average_destroy,
 };
 
 static int average_create(const char *path, const sink_options *opt, int png, sink *out, sp_errinfo *ei)
 {
-    average_sink *s;
-    if (!path || !*path || !opt || !out || (png && !opt->render))
-        return sp_fail(ei, SP_EINVAL, "%s: missing output path", png ? SP_FIELD("png") : SP_FIELD("dump"));
-    if (!(s = calloc(1, sizeof *s)))
-        return sp_fail(ei, SP_ENOMEM, "out of memory");
-    s->path = path;
-    s->png = png;
-    s->m = opt->measure;
-    if (png)
-        s->rc = *opt->render;
-    out->ops = &average_ops;
-    out->self = s;
-    return SP_OK;
+    return sink_head_create(sizeof(average_sink), &average_ops, path, opt, png, out, ei);
 }
 
 int sink_average_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)

@@ -8,7 +8,7 @@
  *   "compare-png"  with --png: the spectrograms of A and B and, below them, the difference of
  *                  each frame, B - A, in the diverging colour map rdbu over -R .. R dB, R
  *                  the --db-range's width over 8 (a picture column shows the largest
- *                  difference of the frames it holds, as a spectrogram's shows the loudest)
+ *                  difference of the frames it holds, + or -: render_config.fold_signed)
  *
  * The framer hands over channel 0's block, then channel 1's: A's block is kept until B's
  * comes (the difference is made per frame). */
@@ -24,17 +24,12 @@
 #include "sink_table.h"
 
 typedef struct {
-    const char *path;
-    int png;
-    sink_measure m;
-    render_config rc;       /* png */
+    sink_head h;            /* first (sink_table.h): path, png, done, m, rc, d */
     sink_stream st;
     measure_accum *acc;     /* dump: the averages of A and B */
-    dump *d;
     render *pair, *diff;    /* png: A and B, the difference */
     float *held;            /* png: A's block, until B's comes; then the difference */
     size_t held_cap;
-    int done;
     char extra[2 * 4096 + 512];
     char title[1024];       /* png: the spectrograms' */
 } compare_sink;
@@ -42,26 +37,29 @@ typedef struct {
 /* The difference panel's share of the picture's height: a third. */
 static int diff_height(const compare_sink *s)
 {
-    return s->rc.height / 3;
+    return s->h.rc.height / 3;
 }
 
 static int open_png(compare_sink *s, sp_errinfo *ei)
 {
     const sink_stream *st = &s->st;
-    render_config a = s->rc, d = s->rc;
-    float half = (s->rc.db_hi - s->rc.db_lo) / 8.0f;
+    render_config a = s->h.rc, d = s->h.rc;
+    float half = (s->h.rc.db_hi - s->h.rc.db_lo) / 8.0f;
     int err;
     if (!a.title) {
-        const char *sa = strrchr(s->m.reference, '/'), *sb = strrchr(s->m.compared, '/');
+        const char *sa = strrchr(s->h.m.reference, '/'), *sb = strrchr(s->h.m.compared, '/');
         snprintf(s->title, sizeof s->title, "A (top): %s, B: %s  \xe2\x80\x94  %d Hz, N=%zu, hop=%zu, %s",
-                 sa ? sa + 1 : s->m.reference, sb ? sb + 1 : s->m.compared, st->rate, st->n, st->hop, st->window);
+                 sa ? sa + 1 : s->h.m.reference, sb ? sb + 1 : s->h.m.compared, st->rate, st->n, st->hop, st->window);
         a.title = s->title;
     }
-    a.height = s->rc.height - diff_height(s);
+    a.height = s->h.rc.height - diff_height(s);
     d.height = diff_height(s);
     d.title = "B \xe2\x88\x92 A (dB)";
     d.db_lo = -half;
     d.db_hi = half;
+    d.fold_signed = 1; /* a pixel shows its frames' largest difference, either side */
+    d.level_unit = "dB";
+    a.panel_labels = "A\nB";
     if ((err = colormap_parse("rdbu", &d.colormap, ei)) != SP_OK ||
         (err = render_create(&a, st->rate, st->n, st->time_first_s, st->time_step_s, 2, st->frames_hint, &s->pair,
                              ei)) != SP_OK)
@@ -77,21 +75,21 @@ static int compare_open(void *self, const sink_stream *st, sink_wants *wants, sp
     s->st.window_coef = NULL;
     if (st->channels != 2)
         return sp_fail(ei, SP_EINVAL, SP_FIELD("compare") ": needs two files read side by side");
-    if (s->png) {
+    if (s->h.png) {
         if ((err = open_png(s, ei)) != SP_OK)
             return err;
     } else {
         dump_config dc;
-        if (measure_accum_create(s->m.average, 2, st->bins, &s->acc) != SP_OK)
+        if (measure_accum_create(s->h.m.average, 2, st->bins, &s->acc) != SP_OK)
             return sp_fail(ei, SP_ENOMEM, "out of memory");
         memset(&dc, 0, sizeof dc);
-        dc.path = s->path;
+        dc.path = s->h.path;
         dc.channels = 3;
         dc.stacked = 1;
         dc.single = 1;
         dc.bins = st->bins;
         dc.bin_hz = st->bin_hz;
-        if ((err = dump_open(&dc, &s->d, ei)) != SP_OK)
+        if ((err = dump_open(&dc, &s->h.d, ei)) != SP_OK)
             return err;
     }
     wants->spectra = 1;
@@ -126,7 +124,7 @@ static int add_png(compare_sink *s, int channel, uint64_t first, size_t nframes,
 static int compare_spectra(void *self, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
 {
     compare_sink *s = self;
-    if (s->png)
+    if (s->h.png)
         return add_png(s, channel, first, nframes, db, ei);
     measure_accum_add(s->acc, channel, nframes, db);
     return SP_OK;
@@ -140,11 +138,11 @@ static void sidecar_extra(compare_sink *s)
         return;
     }
     fputs(",\n  \"compare\": [", f);
-    sp_json_string(f, s->m.reference);
+    sp_json_string(f, s->h.m.reference);
     fputs(", ", f);
-    sp_json_string(f, s->m.compared);
+    sp_json_string(f, s->h.m.compared);
     fprintf(f, "],\n  \"rows\": [\"A\", \"B\", \"B - A\"],\n  \"average\": \"%s\",\n  \"frames_averaged\": %llu",
-            measure_average_name((int)s->m.average), (unsigned long long)measure_accum_frames(s->acc, 1));
+            measure_average_name((int)s->h.m.average), (unsigned long long)measure_accum_frames(s->acc, 1));
     fputc(0, f);
     fclose(f);
 }
@@ -162,13 +160,13 @@ static int finish_dump(compare_sink *s, const sink_end *end, sp_errinfo *ei)
     for (size_t k = 0; k < bins; k++)
         rows[2 * bins + k] = rows[bins + k] - rows[k];
     for (int c = 0; c < 3 && err == SP_OK; c++)
-        err = dump_write(s->d, c, 0, 1, rows + (size_t)c * bins, ei);
+        err = dump_write(s->h.d, c, 0, 1, rows + (size_t)c * bins, ei);
     if (err == SP_OK) {
         sidecar_extra(s);
         m = sink_dump_meta(&s->st, end);
         m.channels = 3;
         m.extra = s->extra;
-        err = dump_commit(s->d, &m, ei);
+        err = dump_commit(s->h.d, &m, ei);
     }
     free(rows);
     return err;
@@ -177,13 +175,13 @@ static int finish_dump(compare_sink *s, const sink_end *end, sp_errinfo *ei)
 /* The spectrograms over the difference, one picture. */
 static int finish_png(compare_sink *s, sp_errinfo *ei)
 {
-    int w = s->rc.width, h = s->rc.height, hd = diff_height(s), err;
+    int w = s->h.rc.width, h = s->h.rc.height, hd = diff_height(s), err;
     uint8_t *rgba = malloc((size_t)w * (size_t)h * 4);
     if (!rgba)
         return sp_fail(ei, SP_ENOMEM, "out of memory for a %dx%d picture", w, h);
     if ((err = render_draw(s->pair, rgba, ei)) == SP_OK &&
         (err = render_draw(s->diff, rgba + (size_t)w * (size_t)(h - hd) * 4, ei)) == SP_OK)
-        err = png_write_rgba(s->path, rgba, w, h, ei);
+        err = png_write_rgba(s->h.path, rgba, w, h, ei);
     free(rgba);
     return err;
 }
@@ -191,16 +189,7 @@ static int finish_png(compare_sink *s, sp_errinfo *ei)
 static int compare_finish(void *self, const sink_end *end, sp_errinfo *ei)
 {
     compare_sink *s = self;
-    int err = s->png ? finish_png(s, ei) : finish_dump(s, end, ei);
-    if (err == SP_OK)
-        s->done = 1;
-    return err;
-}
-
-static void compare_abort(void *self)
-{
-    compare_sink *s = self;
-    dump_or_picture_abort(s->png, &s->done, s->path, &s->d);
+    return sink_head_finished(&s->h, s->h.png ? finish_png(s, ei) : finish_dump(s, end, ei));
 }
 
 static void compare_destroy(void *self)
@@ -208,7 +197,7 @@ static void compare_destroy(void *self)
     compare_sink *s = self;
     if (!s)
         return;
-    dump_destroy(s->d);
+    dump_destroy(s->h.d);
     render_destroy(s->pair);
     render_destroy(s->diff);
     measure_accum_destroy(s->acc);
@@ -218,24 +207,12 @@ static void compare_destroy(void *self)
 
 static const sink_ops compare_ops = {
     .name = "compare", .open = compare_open, .spectra = compare_spectra, .finish = compare_finish,
-    .abort = compare_abort, .destroy = compare_destroy,
+    .abort = sink_head_abort, .destroy = compare_destroy,
 };
 
 static int compare_create(const char *path, const sink_options *opt, int png, sink *out, sp_errinfo *ei)
 {
-    compare_sink *s;
-    if (!path || !*path || !opt || !out || (png && !opt->render))
-        return sp_fail(ei, SP_EINVAL, "%s: missing output path", png ? SP_FIELD("png") : SP_FIELD("dump"));
-    if (!(s = calloc(1, sizeof *s)))
-        return sp_fail(ei, SP_ENOMEM, "out of memory");
-    s->path = path;
-    s->png = png;
-    s->m = opt->measure;
-    if (png)
-        s->rc = *opt->render;
-    out->ops = &compare_ops;
-    out->self = s;
-    return SP_OK;
+    return sink_head_create(sizeof(compare_sink), &compare_ops, path, opt, png, out, ei);
 }
 
 int sink_compare_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)

@@ -1,5 +1,6 @@
 #include "sink_table.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "outfile.h"
@@ -183,4 +184,35 @@ void sink_destroy(sink *s)
         s->ops->destroy(s->self);
     if (s)
         s->ops = NULL;
+}
+
+int sink_head_create(size_t size, const sink_ops *ops, const char *path, const sink_options *opt, int png,
+                     sink *out, sp_errinfo *ei)
+{
+    sink_head *h;
+    if (!path || !*path || !opt || !out || (png && !opt->render))
+        return sp_fail(ei, SP_EINVAL, "%s: missing output path", png ? SP_FIELD("png") : SP_FIELD("dump"));
+    if (!(h = calloc(1, size)))
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    h->path = path;
+    h->png = png;
+    h->m = opt->measure;
+    if (png)
+        h->rc = *opt->render;
+    out->ops = ops;
+    out->self = h;
+    return SP_OK;
+}
+
+int sink_head_finished(sink_head *h, int err)
+{
+    if (err == SP_OK)
+        h->done = 1;
+    return err;
+}
+
+void sink_head_abort(void *self)
+{
+    sink_head *h = self;
+    dump_or_picture_abort(h->png, &h->done, h->path, &h->d);
 }

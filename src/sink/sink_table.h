@@ -117,6 +117,27 @@ int sink_requests_check_stdout(const sink_request *req, int n, sp_errinfo *ei);
  * could not. Standard output and special files are not tried. */
 int sink_requests_check_paths(const sink_request *req, int n, sp_errinfo *ei);
 
+/* The head of an output that writes a dump or, in its -png twin, a picture at its end
+ * (average, compare, transfer): the first member of its sink. */
+typedef struct {
+    const char *path;
+    int png;             /* the picture, not the dump */
+    int done;            /* committed (dump) or written (png) */
+    sink_measure m;
+    render_config rc;    /* png */
+    dump *d;
+} sink_head;
+
+/* A zeroed sink of `size` bytes whose head is filled from path, opt and png, as *out with
+ * ops: SP_EINVAL "--png: missing output path" (or --dump), SP_ENOMEM. */
+int sink_head_create(size_t size, const sink_ops *ops, const char *path, const sink_options *opt, int png,
+                     sink *out, sp_errinfo *ei);
+/* The end of a head's finish: done on SP_OK; returns err. */
+int sink_head_finished(sink_head *h, int err);
+/* The abort of such a sink: a picture already published is taken back, an unfinished dump
+ * dropped, a committed one kept (dump_or_picture_abort). */
+void sink_head_abort(void *self);
+
 /* Destroys a sink made by a kind's create (NULL ops: no-op). */
 void sink_destroy(sink *s);
 

@@ -27,10 +27,7 @@
 enum { PANEL_MAG, PANEL_PHASE, PANEL_COH, PANELS };
 
 typedef struct {
-    const char *path;
-    int png;
-    sink_measure m;
-    render_config rc;      /* png */
+    sink_head h;            /* first (sink_table.h): path, png, done, m, rc, d */
     sink_stream st;
     int ref, meas;         /* the stream's channels: REF and MEAS, or 0 and 1 of a pair */
     transfer *tf;
@@ -38,11 +35,9 @@ typedef struct {
     size_t held_cap;       /* frames it holds room for */
     uint64_t held_first;
     size_t held_frames;
-    dump *d;
     plot *panel[PANELS];   /* png */
     char title[512];
     char extra[4096 + 1024]; /* the sidecar's members (a path's worth and more) */
-    int done;
 } transfer_sink;
 
 int sink_transfer_check(const sink_measure *ms, const sink_stream *st, sp_errinfo *ei)
@@ -74,8 +69,8 @@ static int open_panel(transfer_sink *s, int i, sp_errinfo *ei)
     static const char *const ylabels[PANELS] = {"Magnitude (dB)", "Phase (deg)", "Coherence"};
     plot_config pc;
     memset(&pc, 0, sizeof pc);
-    pc.rc = s->rc;
-    pc.rc.height = s->rc.height / PANELS;
+    pc.rc = s->h.rc;
+    pc.rc.height = s->h.rc.height / PANELS;
     pc.rc.title = i == 0 ? s->title : "";
     pc.rc.scale = FREQ_SCALE_LOG;
     pc.rate = s->st.rate;
@@ -96,11 +91,11 @@ static int transfer_open(void *self, const sink_stream *st, sink_wants *wants, s
     int err;
     s->st = *st;
     s->st.window_coef = NULL; /* valid during open only */
-    s->ref = s->m.reference ? 0 : s->m.transfer_ref;
-    s->meas = s->m.reference ? 1 : s->m.transfer_meas;
-    if ((err = sink_transfer_check(&s->m, st, ei)) != SP_OK || (err = transfer_create(st->n, &s->tf, ei)) != SP_OK)
+    s->ref = s->h.m.reference ? 0 : s->h.m.transfer_ref;
+    s->meas = s->h.m.reference ? 1 : s->h.m.transfer_meas;
+    if ((err = sink_transfer_check(&s->h.m, st, ei)) != SP_OK || (err = transfer_create(st->n, &s->tf, ei)) != SP_OK)
         return err;
-    if (s->png) {
+    if (s->h.png) {
         /* the phase's and magnitude's ranges come from the data: the panels are made at the
          * end, this one now so that a bad --size or a missing font stops the run first */
         if ((err = open_panel(s, PANEL_COH, ei)) != SP_OK)
@@ -108,11 +103,11 @@ static int transfer_open(void *self, const sink_stream *st, sink_wants *wants, s
     } else {
         dump_config dc;
         memset(&dc, 0, sizeof dc);
-        dc.path = s->path;
+        dc.path = s->h.path;
         dc.channels = 1;
         dc.bins = TRANSFER_COLUMNS;
         dc.columns = transfer_column_names;
-        if ((err = dump_open(&dc, &s->d, ei)) != SP_OK)
+        if ((err = dump_open(&dc, &s->h.d, ei)) != SP_OK)
             return err;
     }
     wants->complex = 1;
@@ -160,12 +155,12 @@ static int sidecar_extra(transfer_sink *s, double *delay, sp_errinfo *ei)
     if (err != SP_OK)
         return err;
     at = (size_t)snprintf(s->extra, sizeof s->extra, ",\n  \"aligned_s\": %.17g", s->st.aligned_s);
-    if (s->m.reference) {
+    if (s->h.m.reference) {
         FILE *f = fmemopen(s->extra + at, sizeof s->extra - at, "w");
         if (!f)
             return sp_fail(ei, SP_ENOMEM, "out of memory");
         fputs(",\n  \"reference\": ", f);
-        sp_json_string(f, s->m.reference);
+        sp_json_string(f, s->h.m.reference);
         at += (size_t)ftell(f);
         fclose(f);
     }
@@ -174,8 +169,8 @@ static int sidecar_extra(transfer_sink *s, double *delay, sp_errinfo *ei)
              "\n  \"averages\": %llu,\n  \"delay_s\": %.17g,\n  \"delay_samples\": %.17g,"
              "\n  \"delay_method\": \"excess-phase GCC, coherence-weighted\","
              "\n  \"columns\": [\"%s\", \"%s\", \"%s\", \"%s\"]",
-             s->m.transfer_ref, s->m.transfer_meas, (unsigned long long)transfer_averages(s->tf), *delay / s->st.rate,
-             *delay, transfer_column_names[0], transfer_column_names[1], transfer_column_names[2],
+             s->h.m.transfer_ref, s->h.m.transfer_meas, (unsigned long long)transfer_averages(s->tf),
+             *delay / s->st.rate, *delay, transfer_column_names[0], transfer_column_names[1], transfer_column_names[2],
              transfer_column_names[3]);
     return SP_OK;
 }
@@ -190,10 +185,10 @@ static int finish_dump(transfer_sink *s, const sink_end *end, sp_errinfo *ei)
     if (!rows)
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     transfer_table(s->tf, s->st.rate, rows);
-    if ((err = sidecar_extra(s, &delay, ei)) == SP_OK && (err = dump_write(s->d, 0, 0, bins, rows, ei)) == SP_OK) {
+    if ((err = sidecar_extra(s, &delay, ei)) == SP_OK && (err = dump_write(s->h.d, 0, 0, bins, rows, ei)) == SP_OK) {
         m = sink_dump_meta(&s->st, end);
         m.extra = s->extra;
-        err = dump_commit(s->d, &m, ei);
+        err = dump_commit(s->h.d, &m, ei);
     }
     free(rows);
     return err;
@@ -238,13 +233,13 @@ static void panel_ranges(transfer_sink *s, const float *const *v, render_config 
 static int draw_png(transfer_sink *s, sp_errinfo *ei)
 {
     size_t bins = s->st.bins;
-    int w = s->rc.width, h = s->rc.height / PANELS, err;
+    int w = s->h.rc.width, h = s->h.rc.height / PANELS, err;
     float *v = malloc(bins * PANELS * sizeof *v);
     const float *rows[PANELS];
     uint8_t *rgba = malloc((size_t)w * (size_t)h * PANELS * 4);
     const char *slash = strrchr(s->st.source, '/');
     double delay;
-    render_config mag = s->rc, ph = s->rc;
+    render_config mag = s->h.rc, ph = s->h.rc;
     if (!v || !rgba) {
         err = sp_fail(ei, SP_ENOMEM, "out of memory for a %dx%d picture", w, h * PANELS);
         goto done;
@@ -255,23 +250,23 @@ static int draw_png(transfer_sink *s, sp_errinfo *ei)
     if ((err = total_delay(s, &delay, ei)) != SP_OK)
         goto done;
     /* a pair's phase holds only what is left after its alignment */
-    transfer_unwrap(v + bins, bins, s->st.bin_hz, s->m.remove_delay, delay / s->st.rate - s->st.aligned_s);
+    transfer_unwrap(v + bins, bins, s->st.bin_hz, s->h.m.remove_delay, delay / s->st.rate - s->st.aligned_s);
     snprintf(s->title, sizeof s->title,
              "%s  \xe2\x80\x94  H1 ch %d / ch %d, %llu averages, %d Hz, N=%zu, hop=%zu, %s, delay %.3f ms%s",
-             slash ? slash + 1 : s->st.source, s->m.transfer_meas, s->m.transfer_ref,
+             slash ? slash + 1 : s->st.source, s->h.m.transfer_meas, s->h.m.transfer_ref,
              (unsigned long long)transfer_averages(s->tf), s->st.rate, s->st.n, s->st.hop, s->st.window,
-             1e3 * delay / s->st.rate, s->m.remove_delay ? " (removed)" : "");
+             1e3 * delay / s->st.rate, s->h.m.remove_delay ? " (removed)" : "");
     panel_ranges(s, rows, &mag, &ph);
-    s->rc.db_lo = mag.db_lo, s->rc.db_hi = mag.db_hi;
+    s->h.rc.db_lo = mag.db_lo, s->h.rc.db_hi = mag.db_hi;
     if ((err = open_panel(s, PANEL_MAG, ei)) != SP_OK)
         goto done;
-    s->rc.db_lo = ph.db_lo, s->rc.db_hi = ph.db_hi;
+    s->h.rc.db_lo = ph.db_lo, s->h.rc.db_hi = ph.db_hi;
     if ((err = open_panel(s, PANEL_PHASE, ei)) != SP_OK)
         goto done;
     for (int i = 0; i < PANELS && err == SP_OK; i++)
         err = plot_draw(s->panel[i], &rows[i], rgba + (size_t)i * (size_t)w * (size_t)h * 4, ei);
     if (err == SP_OK)
-        err = png_write_rgba(s->path, rgba, w, h * PANELS, ei);
+        err = png_write_rgba(s->h.path, rgba, w, h * PANELS, ei);
 done:
     free(v);
     free(rgba);
@@ -281,17 +276,7 @@ done:
 static int transfer_finish(void *self, const sink_end *end, sp_errinfo *ei)
 {
     transfer_sink *s = self;
-    int err = s->png ? draw_png(s, ei) : finish_dump(s, end, ei);
-    if (err == SP_OK)
-        s->done = 1;
-    return err;
-}
-
-/* As the average kinds: the dump stays once committed, the picture goes. */
-static void transfer_abort(void *self)
-{
-    transfer_sink *s = self;
-    dump_or_picture_abort(s->png, &s->done, s->path, &s->d);
+    return sink_head_finished(&s->h, s->h.png ? draw_png(s, ei) : finish_dump(s, end, ei));
 }
 
 static void transfer_destroy_sink(void *self)
@@ -299,7 +284,7 @@ static void transfer_destroy_sink(void *self)
     transfer_sink *s = self;
     if (!s)
         return;
-    dump_destroy(s->d);
+    dump_destroy(s->h.d);
     for (int i = 0; i < PANELS; i++)
         plot_destroy(s->panel[i]);
     transfer_destroy(s->tf);
@@ -309,24 +294,12 @@ static void transfer_destroy_sink(void *self)
 
 static const sink_ops transfer_ops = {
     .name = "transfer", .open = transfer_open, .complex = transfer_complex, .finish = transfer_finish,
-    .abort = transfer_abort, .destroy = transfer_destroy_sink,
+    .abort = sink_head_abort, .destroy = transfer_destroy_sink,
 };
 
 static int transfer_sink_create(const char *path, const sink_options *opt, int png, sink *out, sp_errinfo *ei)
 {
-    transfer_sink *s;
-    if (!path || !*path || !opt || !out || (png && !opt->render))
-        return sp_fail(ei, SP_EINVAL, "%s: missing output path", png ? SP_FIELD("png") : SP_FIELD("dump"));
-    if (!(s = calloc(1, sizeof *s)))
-        return sp_fail(ei, SP_ENOMEM, "out of memory");
-    s->path = path;
-    s->png = png;
-    s->m = opt->measure;
-    if (png)
-        s->rc = *opt->render;
-    out->ops = &transfer_ops;
-    out->self = s;
-    return SP_OK;
+    return sink_head_create(sizeof(transfer_sink), &transfer_ops, path, opt, png, out, ei);
 }
 
 int sink_transfer_create(const char *path, const sink_options *opt, sink *out, sp_errinfo *ei)

@@ -278,6 +278,7 @@ static int view_init(view *v, const analyze_config *cfg, const analyze_context *
     v->ver.on = v->vc.verify;
     view_panel_init(v);
     view_bands_init(v);
+    view_xform_init(v);
     view_compare_init(v);
     view_xfer_init(v);
     for (int i = 0; i < window_count(); i++)

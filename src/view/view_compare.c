@@ -5,7 +5,8 @@
  * difference, and the cursor's cross is drawn in the other panel too. The d key draws the
  * difference B - A instead, one panel in the diverging colour map rdbu over -R .. R dB, R the
  * dB range's width over 8 (as --compare --png's difference panel; a column shows the
- * difference of the entries, each the loudest of the frames it holds). See view_internal.h. */
+ * difference of the entries, each the loudest of the frames it holds, and a pixel over
+ * several columns the largest difference, + or -). See view_internal.h. */
 #include "view_internal.h"
 
 #include <math.h>
@@ -67,6 +68,7 @@ void view_compare_config(view *v, render_config *rc)
         rc->colormap = map;
     rc->db_lo = -half;
     rc->db_hi = half;
+    rc->fold_signed = 1; /* a pixel over several entries: the largest difference, + or - */
     rc->level_unit = "dB";
     v->shown_bar[0] = rc->db_lo;
     v->shown_bar[1] = rc->db_hi;

@@ -525,6 +525,8 @@ typedef struct {
     size_t n0, hop0;  /* the FFT size and hop asked for, for `n` */
     int window_idx;   /* window.h's table: the `w` key's place in it */
     int xf_idx;       /* the `x` key's place in view_xform.c's cycle (0: linear) */
+    xform_spec xf_user; /* the transform the command line asked for (its kind NONE: none),
+                         * shown first and whenever the x key comes back to its kind */
     double fps_t0;
     uint64_t fps_n;
     double fps;
@@ -717,6 +719,7 @@ void view_xfer_stats(view *v, FILE *f); /* the stats' "transfer" member */
  * read-out's column and line (0: no columns). */
 typedef int (*view_rows_fn)(shared *sh, int channel, uint64_t first, size_t nframes, const float *db,
                             sp_errinfo *ei);
+void view_xform_init(view *v); /* the command line's transform first */
 int view_xform_key(view *v, int *err, sp_errinfo *ei);
 void view_xform_spec(view *v);
 int view_xform_refuses(view *v, SDL_Keycode sym);

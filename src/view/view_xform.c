@@ -20,16 +20,18 @@
 
 #define MEL_BANDS 128
 #define CQT_BPO 12
-#define CQT_Q 16.817153745105756 /* 1 / (2^(1/12) - 1): the lowest kernel is Q rate/fmin long */
 
 /* The x key's cycle: XFORM_NONE first. */
 static const xform_kind CYCLE[] = {XFORM_NONE, XFORM_MEL, XFORM_CQT, XFORM_CHROMA, XFORM_REASSIGN};
 #define CYCLE_COUNT ((int)(sizeof CYCLE / sizeof CYCLE[0]))
 
-/* The lowest C whose CQT kernel fits in n samples at `rate`. */
-static double cqt_fmin(size_t n, double rate)
+/* f0 (or C1 when not above 0) raised by octaves until its kernel at bpo bins an octave
+ * (Q rate/f samples) fits in n samples at `rate`: the lowest C at this N, or the user's
+ * fmin at the same note. */
+static double cqt_fmin(double f0, int bpo, size_t n, double rate)
 {
-    double need = CQT_Q * rate / (double)n * 1.0001, f = XFORM_CQT_DEFAULT_FMIN;
+    double q = 1.0 / (pow(2.0, 1.0 / bpo) - 1.0), need = q * rate / (double)n * 1.0001;
+    double f = f0 > 0 ? f0 : XFORM_CQT_DEFAULT_FMIN;
     while (f < need)
         f *= 2.0;
     return f;
@@ -44,35 +46,54 @@ void view_xform_spec(view *v)
     pthread_mutex_unlock(&v->sh.mu);
     *x = xform_spec_default();
     x->kind = CYCLE[v->xf_idx];
-    if (x->kind == XFORM_MEL)
+    if (x->kind != XFORM_NONE && x->kind == v->xf_user.kind) /* the command line's, kept */
+        *x = v->xf_user;
+    else if (x->kind == XFORM_MEL)
         x->bands = MEL_BANDS;
-    if (x->kind == XFORM_CQT) {
+    else if (x->kind == XFORM_CQT)
         x->bands = CQT_BPO;
-        x->fmin = cqt_fmin(v->w.cfg.n, rate);
-    }
+    if (x->kind == XFORM_CQT)
+        x->fmin = cqt_fmin(x->fmin, x->bands, v->w.cfg.n, rate);
+}
+
+/* The panel reads a linear spectrum: its averages, tone, marks, band bars and the selection
+ * go while a transform is shown. */
+static void panel_off(view *v)
+{
+    v->pn.avg_mode = VIEW_AVG_OFF;
+    v->pn.tone_on = 0;
+    v->pn.mark_on = 0;
+    v->bd.fraction = 0;
+    view_select_clear(v);
+}
+
+void view_xform_init(view *v)
+{
+    v->xf_user = v->w.cfg.xform;
+    for (int i = 1; i < CYCLE_COUNT; i++)
+        if (CYCLE[i] == v->xf_user.kind)
+            v->xf_idx = i;
+    if (v->xf_idx)
+        panel_off(v);
 }
 
 int view_xform_key(view *v, int *err, sp_errinfo *ei)
 {
     char msg[128];
+    const xform_spec *x = &v->w.cfg.xform;
     view_worker_stop(&v->w); /* the analysis reads w.cfg until it returns */
     v->xf_idx = (v->xf_idx + 1) % CYCLE_COUNT;
     view_xform_spec(v);
-    if (CYCLE[v->xf_idx] == XFORM_NONE)
+    if (x->kind == XFORM_NONE)
         snprintf(msg, sizeof msg, "linear spectrogram");
-    else if (CYCLE[v->xf_idx] == XFORM_CQT)
-        snprintf(msg, sizeof msg, "constant-Q, %d bins an octave from %.1f Hz", CQT_BPO, v->w.cfg.xform.fmin);
-    else if (CYCLE[v->xf_idx] == XFORM_MEL)
-        snprintf(msg, sizeof msg, "mel, %d bands", MEL_BANDS);
+    else if (x->kind == XFORM_CQT)
+        snprintf(msg, sizeof msg, "constant-Q, %d bins an octave from %.1f Hz", x->bands, x->fmin);
+    else if (x->kind == XFORM_MEL)
+        snprintf(msg, sizeof msg, "mel, %d bands", x->bands);
     else
-        snprintf(msg, sizeof msg, "%s", CYCLE[v->xf_idx] == XFORM_CHROMA ? "chroma" : "reassigned spectrogram");
-    if (CYCLE[v->xf_idx] != XFORM_NONE) { /* the panel reads a linear spectrum */
-        v->pn.avg_mode = VIEW_AVG_OFF;
-        v->pn.tone_on = 0;
-        v->pn.mark_on = 0;
-        v->bd.fraction = 0;
-        view_select_clear(v);
-    }
+        snprintf(msg, sizeof msg, "%s", x->kind == XFORM_CHROMA ? "chroma" : "reassigned spectrogram");
+    if (x->kind != XFORM_NONE)
+        panel_off(v);
     view_toast(v, msg);
     v->ui.zf_lo = v->ui.zf_hi = 0;
     return (*err = view_restart(v, 0, ei)) != SP_OK;

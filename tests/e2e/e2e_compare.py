@@ -73,6 +73,26 @@ class Compare(unittest.TestCase):
                 self.assertGreater(blue if far == "blue" else red, 50000, far)
                 self.assertLess(red if far == "blue" else blue, 5000, far)
 
+    def test_picture_difference_is_signed(self):
+        """Two independent noises of one level, 20 s on a 300-pixel-wide picture (several
+        frames a column, several bins a pixel row): the difference panel is red and blue
+        about equally, as their differences are (a pixel shows the largest difference either
+        side; the largest alone would be nearly all red)."""
+        with E.TempDir() as d:
+            rng = np.random.default_rng(11)
+            paths = []
+            for name in ("a.wav", "b.wav"):
+                paths.append(os.path.join(d, name))
+                E.write_float_wav(paths[-1], (rng.standard_normal(RATE * 20) * 0.1).astype(np.float32), RATE)
+            out = os.path.join(d, "cmp.png")
+            p = E.run(["--compare", paths[0], paths[1], "--png", out, "--size", "300x450", "-q"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            diff = E.read_png(out).astype(int)[310:430, 60:260]  # inside the bottom third's panel
+            red = np.count_nonzero(diff[..., 0] > diff[..., 2] + 30)
+            blue = np.count_nonzero(diff[..., 2] > diff[..., 0] + 30)
+            self.assertGreater(red + blue, diff.shape[0] * diff.shape[1] // 4, (red, blue))
+            self.assertLess(abs(red - blue), 0.25 * (red + blue), "red %d, blue %d" % (red, blue))
+
     def test_resample(self):
         """The same three tones written at 48 kHz (A) and at 44.1 kHz (B): without --resample,
         exit 2; with it, B at A's rate reads the tones' levels within 0.01 dB of A's, either way

@@ -14,6 +14,8 @@ from the start. Read back from the program's own screenshots (the s key):
 - reassigned: the tone's line on the linear axis, a few pixel rows where the linear
   spectrogram's is tens;
 - a fifth x: the linear spectrogram again;
+- --mel B, --cqt B ... without an output: the window opens on that transform, and the
+  cycle comes back to it with the command line's parameters;
 - live (--realtime): the chroma of a 440 Hz tone lights A in the newest columns;
 - the read-out over the lit row (test hooks: SPECTRO_VIEW_STATS): "pitch class A", the mel
   band's number and Hz.
@@ -168,6 +170,38 @@ class TestTransforms(EW.WindowCase):
             self.assertGreater(contrast, 40)
         time.sleep(1.0)
         self.shot(w, check)
+        self.assertEqual(w.quit(), 0, w.stderr())
+
+    def test_command_line_transform_first(self):
+        """--mel 48 --fmax 4000 and --cqt 24 --fmin 220 without an output: the window opens on
+        that transform with those parameters (the tone's band of 48 up to 4 kHz, where the x
+        key's mel 128 up to Nyquist has it at a third of the height; A4's bin of the 24-an-
+        octave CQT), and the x key's cycle comes back to it with them (mel: five presses)."""
+        path = self.tone(440.0)
+        centres = np.array(self.sidecar(path, "--mel", 48, "--fmax", 4000)["freqs_hz"])
+        want_mel = int(np.argmin(np.abs(centres - 440.0)))
+        freqs = np.array(self.sidecar(path, "--cqt", 24, "--fmin", 220, "-n", 8192)["freqs_hz"])
+        want_cqt = int(np.argmin(np.abs(freqs - 440.0)))
+        self.assertEqual(want_cqt, 24)
+
+        def brightest(cols, want, what):
+            def check(img):
+                k, contrast = brightest_column(img, cols)
+                self.assertLessEqual(abs(k - want), 1 if cols == 48 else 0, "%s: brightest %d of %d, not %d" %
+                                     (what, k, cols, want))
+                self.assertGreater(contrast, 40)
+            return check
+        w = EW.Window(["-q", "--size", "960x600", "--mel", "48", "--fmax", "4000", path])
+        self.windows.append(w)
+        self.shot(w, brightest(48, want_mel, "opened"))
+        for _ in range(5):
+            w.key("x")
+            time.sleep(0.3)
+        self.shot(w, brightest(48, want_mel, "cycled back"))
+        self.assertEqual(w.quit(), 0, w.stderr())
+        w = EW.Window(["-q", "--size", "960x600", "-n", "8192", "--cqt", "24", "--fmin", "220", path])
+        self.windows.append(w)
+        self.shot(w, brightest(len(freqs), want_cqt, "cqt"))
         self.assertEqual(w.quit(), 0, w.stderr())
 
     @E.needs_hooks

@@ -310,10 +310,18 @@ class BadInput(unittest.TestCase):
                 self.assertIn("no picture", p.stderr)
                 self.assertEqual(E.listing(d), before)
 
-    def test_needs_dump(self):
-        p = E.run([E.asset("two_tone_48k_s16.wav"), "--mel", "20"])
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("give --dump", p.stderr)
+    def test_window_refuses(self):
+        """Without an output the window opens on mel, CQT, chroma or the reassigned points
+        (e2e_window_xform); what it cannot show is refused before it opens, one line, exit 2."""
+        for args, needle in ((["--mfcc", "13"], "not MFCC"), (["--chroma", "--tuning", "auto"], "tuning"),
+                             (["--mel", "20", "--average", "mean"], "no average"),
+                             (["--view", "--tone", "--mel", "20"], "--view: not with --mel")):
+            p = E.run([E.asset("two_tone_48k_s16.wav")] + args)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(len(E.stderr_lines(p)), 1, p.stderr)
+            self.assertIn(needle, p.stderr)
+            if args[0] != "--view":
+                self.assertIn("give --dump or --png", p.stderr)
 
 
 if __name__ == "__main__":
