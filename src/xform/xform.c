@@ -52,14 +52,6 @@ float xform_db(double p)
     return (float)(10.0 * log10(p > XFORM_POWER_FLOOR ? p : XFORM_POWER_FLOOR));
 }
 
-void xform_power(const xform *x, const cpx *z, float *p)
-{
-    for (size_t k = 0; k < x->bins; k++) {
-        float re = z[k].re * x->scale[k], im = z[k].im * x->scale[k], q = re * re + im * im;
-        p[k] = q > (float)XFORM_POWER_FLOOR ? q : (float)XFORM_POWER_FLOOR; /* the dB floor's power */
-    }
-}
-
 /* The sidecar's members: the transform's name and parameters, the columns' frequencies. */
 static int make_json(xform *x, sp_errinfo *ei)
 {

@@ -132,7 +132,7 @@ static size_t chroma_scratch(const xform *x)
     return x->bins;
 }
 
-/* The frame's power spectrum with its floor (xform_power's values, docs/transforms.md),
+/* The frame's power spectrum with its floor (docs/transforms.md: p_k, at least 1e-20),
  * then each class's weighted sum and the frame's maximum. */
 static void chroma_frame(const xform *x, fft_plan *plan, const float *frame, double t, float *out, float *scratch)
 {

@@ -64,9 +64,6 @@ int xform_bank_runs(fft_bank *b, size_t rows, void **mem);
 /* The rows of the table (one file each). */
 extern const xform_ops xform_mel_ops, xform_mfcc_ops, xform_chroma_ops, xform_cqt_ops, xform_reassign_ops;
 
-/* p[k] = max((scale_k |z_k|)^2, XFORM_POWER_FLOOR), the power spectrum in the dBFS scale
- * with its floor (docs/design.md "Levels (dBFS)": -200 dB), k = 0 .. bins-1. */
-void xform_power(const xform *x, const cpx *z, float *p);
 /* 10 log10(max(p, floor)). */
 float xform_db(double p);
 
