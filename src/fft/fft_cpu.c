@@ -74,8 +74,6 @@ static inline void vst(float *p, vf v)
 
 #define CPU_PI 3.14159265358979323846 /* M_PI is not in ISO C */
 
-
-
 static unsigned ilog2(size_t n)
 {
     unsigned l = 0;
@@ -243,61 +241,78 @@ static void levels_rest(float *re, float *im, size_t m, unsigned log2m, const fl
     } while (0)
 
 #ifdef __SSE2__
-/* The gather + radix-2x2 step four groups at a time, on interleaved (re, im) float pairs x
+/* RADIX2X2 on four groups' points xr[t] + i xi[t] (a group a lane), each group's four
+ * results stored in a row at dr, di (a 4x4 transpose). */
+static inline void r2x2_store(const __m128 *xr, const __m128 *xi, float sgn, float *dr, float *di)
+{
+    const __m128 sg = _mm_set1_ps(sgn), nsg = _mm_set1_ps(-sgn);
+    __m128 y0r = _mm_add_ps(xr[0], xr[1]), y0i = _mm_add_ps(xi[0], xi[1]);
+    __m128 y1r = _mm_sub_ps(xr[0], xr[1]), y1i = _mm_sub_ps(xi[0], xi[1]);
+    __m128 y2r = _mm_add_ps(xr[2], xr[3]), y2i = _mm_add_ps(xi[2], xi[3]);
+    __m128 y3r = _mm_sub_ps(xr[2], xr[3]), y3i = _mm_sub_ps(xi[2], xi[3]);
+    __m128 tr = _mm_mul_ps(sg, y3i), ti = _mm_mul_ps(nsg, y3r);
+    __m128 a0 = _mm_add_ps(y0r, y2r), a1 = _mm_add_ps(y1r, tr);
+    __m128 a2 = _mm_sub_ps(y0r, y2r), a3 = _mm_sub_ps(y1r, tr);
+    __m128 b0 = _mm_add_ps(y0i, y2i), b1 = _mm_add_ps(y1i, ti);
+    __m128 b2 = _mm_sub_ps(y0i, y2i), b3 = _mm_sub_ps(y1i, ti);
+    _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
+    _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
+    _mm_storeu_ps(dr, a0);
+    _mm_storeu_ps(dr + 4, a1);
+    _mm_storeu_ps(dr + 8, a2);
+    _mm_storeu_ps(dr + 12, a3);
+    _mm_storeu_ps(di, b0);
+    _mm_storeu_ps(di + 4, b1);
+    _mm_storeu_ps(di + 8, b2);
+    _mm_storeu_ps(di + 12, b3);
+}
+
+/* The gather + radix-2x2 step eight groups at a time, on interleaved (re, im) float pairs x
  * (times the pairs of w when w is not NULL), the offsets of points 1..3 of a group in
- * floats being m, m/2 and 3m/2. Each point is one 64-bit load; four of them make a re and
- * an im vector across the groups, the 4-point step runs on those, and a 4x4 transpose puts
- * each group's results back in a row. Same operations as RADIX2X2, so the same results.
- * Returns how many groups it did (a multiple of 4). */
+ * floats being m, m/2 and 3m/2: groups q .. q+3 and their partners q + m/8 .. (q < m/8,
+ * m >= 32). 4q + m/2 reverses to rev4[q] + 1, so each point of a partner is the complex
+ * value right after its group's, and one 128-bit load takes both; a 4x4 transpose of four
+ * groups' loads gives the re and im vectors of the four groups and of their partners, the
+ * 4-point step runs on those, and another transpose puts each group's results back in a
+ * row. Same operations as RADIX2X2, so the same results. */
+static void gather_sse_paired(const float *restrict x, const float *restrict w, float *restrict re,
+                              float *restrict im, size_t m, const uint32_t *restrict rev4, float sgn)
+{
+    const size_t off[4] = {0, m, m / 2, 3 * (m / 2)}, half = m / 8;
+    for (size_t q = 0; q + 4 <= half; q += 4) {
+        const size_t r0 = 2 * (size_t)rev4[q], r1 = 2 * (size_t)rev4[q + 1];
+        const size_t r2 = 2 * (size_t)rev4[q + 2], r3 = 2 * (size_t)rev4[q + 3];
+        __m128 xr[4], xi[4], yr[4], yi[4];
+        for (int t = 0; t < 4; t++) {
+            const size_t o = off[t];
+            __m128 a0 = _mm_loadu_ps(x + r0 + o), a1 = _mm_loadu_ps(x + r1 + o);
+            __m128 a2 = _mm_loadu_ps(x + r2 + o), a3 = _mm_loadu_ps(x + r3 + o);
+            if (w) {
+                a0 = _mm_mul_ps(a0, _mm_loadu_ps(w + r0 + o));
+                a1 = _mm_mul_ps(a1, _mm_loadu_ps(w + r1 + o));
+                a2 = _mm_mul_ps(a2, _mm_loadu_ps(w + r2 + o));
+                a3 = _mm_mul_ps(a3, _mm_loadu_ps(w + r3 + o));
+            }
+            _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
+            xr[t] = a0;
+            xi[t] = a1;
+            yr[t] = a2;
+            yi[t] = a3;
+        }
+        r2x2_store(xr, xi, sgn, re + 4 * q, im + 4 * q);
+        r2x2_store(yr, yi, sgn, re + 4 * (q + half), im + 4 * (q + half));
+    }
+}
+
+/* The gather + radix-2x2 step of m >= 32 points (gather_sse_paired), or none: the
+ * number of groups done, for the scalar loop to finish. */
 static size_t gather_sse(const float *restrict x, const float *restrict w, float *restrict re,
                          float *restrict im, size_t m, const uint32_t *restrict rev4, float sgn)
 {
-    const size_t off[4] = {0, m, m / 2, 3 * (m / 2)};
-    const __m128 sg = _mm_set1_ps(sgn), nsg = _mm_set1_ps(-sgn);
-    size_t q = 0;
-    for (; q + 4 <= m / 4; q += 4) {
-        const size_t r0 = 2 * (size_t)rev4[q], r1 = 2 * (size_t)rev4[q + 1];
-        const size_t r2 = 2 * (size_t)rev4[q + 2], r3 = 2 * (size_t)rev4[q + 3];
-        __m128 xr[4], xi[4];
-        for (int t = 0; t < 4; t++) {
-            const size_t o = off[t];
-            __m128 lo = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(x + r0 + o));
-            __m128 hi = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(x + r2 + o));
-            lo = _mm_loadh_pi(lo, (const __m64 *)(x + r1 + o));
-            hi = _mm_loadh_pi(hi, (const __m64 *)(x + r3 + o));
-            if (w) {
-                __m128 wlo = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(w + r0 + o));
-                __m128 whi = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(w + r2 + o));
-                wlo = _mm_loadh_pi(wlo, (const __m64 *)(w + r1 + o));
-                whi = _mm_loadh_pi(whi, (const __m64 *)(w + r3 + o));
-                lo = _mm_mul_ps(lo, wlo);
-                hi = _mm_mul_ps(hi, whi);
-            }
-            xr[t] = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
-            xi[t] = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
-        }
-        __m128 y0r = _mm_add_ps(xr[0], xr[1]), y0i = _mm_add_ps(xi[0], xi[1]);
-        __m128 y1r = _mm_sub_ps(xr[0], xr[1]), y1i = _mm_sub_ps(xi[0], xi[1]);
-        __m128 y2r = _mm_add_ps(xr[2], xr[3]), y2i = _mm_add_ps(xi[2], xi[3]);
-        __m128 y3r = _mm_sub_ps(xr[2], xr[3]), y3i = _mm_sub_ps(xi[2], xi[3]);
-        __m128 tr = _mm_mul_ps(sg, y3i), ti = _mm_mul_ps(nsg, y3r);
-        __m128 a0 = _mm_add_ps(y0r, y2r), a1 = _mm_add_ps(y1r, tr);
-        __m128 a2 = _mm_sub_ps(y0r, y2r), a3 = _mm_sub_ps(y1r, tr);
-        __m128 b0 = _mm_add_ps(y0i, y2i), b1 = _mm_add_ps(y1i, ti);
-        __m128 b2 = _mm_sub_ps(y0i, y2i), b3 = _mm_sub_ps(y1i, ti);
-        _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
-        _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
-        float *dr = re + 4 * q, *di = im + 4 * q;
-        _mm_storeu_ps(dr, a0);
-        _mm_storeu_ps(dr + 4, a1);
-        _mm_storeu_ps(dr + 8, a2);
-        _mm_storeu_ps(dr + 12, a3);
-        _mm_storeu_ps(di, b0);
-        _mm_storeu_ps(di + 4, b1);
-        _mm_storeu_ps(di + 8, b2);
-        _mm_storeu_ps(di + 12, b3);
-    }
-    return q;
+    if (m < 32)
+        return 0;
+    gather_sse_paired(x, w, re, im, m, rev4, sgn);
+    return m / 4;
 }
 #endif
 
@@ -503,23 +518,34 @@ AVX2_FN static inline vf8 vrev8(vf8 v)
 {
     return __builtin_shuffle(v, (vi8){7, 6, 5, 4, 3, 2, 1, 0});
 }
-AVX2_FN static int real_post_db_avx2(const float *restrict re, const float *restrict im,
-                                      size_t m, const float *restrict rtwr,
-                                      const float *restrict rtwi, const float *restrict scale2,
-                                      float *restrict db)
+/* REAL_POST_DB_BODY's bins (the bin it stopped at) and POWER_DB_BODY 8 wide */
+AVX2_FN static size_t real_post_power_avx2(const float *restrict re, const float *restrict im, size_t m,
+                                           const float *restrict rtwr, const float *restrict rtwi,
+                                           const float *restrict scale2, float *restrict db)
 {
     size_t k = 1;
     REAL_POST_DB_BODY(vf8, 8, vld8, vst8, vrev8)
-    real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
-    float *restrict v = db;
-    size_t count = m + 1;
+    return k;
+}
+
+AVX2_FN static int power_to_db_avx2(float *restrict v, size_t count)
+{
+    size_t k = 0;
     vi8 acc = {0};
     int any = 0;
-    k = 0;
     POWER_DB_BODY(vf8, vi8, 8, vld8, vst8, acc)
     for (int i = 0; i < 8; i++)
         any |= acc[i] != 0;
     return any | power_to_db(v + k, count - k);
+}
+
+static int real_post_db_avx2(const float *restrict re, const float *restrict im, size_t m,
+                             const float *restrict rtwr, const float *restrict rtwi,
+                             const float *restrict scale2, float *restrict db)
+{
+    size_t k = real_post_power_avx2(re, im, m, rtwr, rtwi, scale2, db);
+    real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
+    return power_to_db_avx2(db, m + 1);
 }
 #endif
 
@@ -644,26 +670,6 @@ AVX2_FN static size_t real_post_split_avx2(const float *restrict re, const float
     REAL_POST_SPLIT_BODY(vf8, 8, vld8, vst8, vrev8)
     return k;
 }
-
-AVX2_FN static size_t real_post_power_avx2(const float *restrict re, const float *restrict im, size_t m,
-                                           const float *restrict rtwr, const float *restrict rtwi,
-                                           const float *restrict scale2, float *restrict db)
-{
-    size_t k = 1;
-    REAL_POST_DB_BODY(vf8, 8, vld8, vst8, vrev8)
-    return k;
-}
-
-AVX2_FN static int power_to_db_avx2(float *restrict v, size_t count)
-{
-    size_t k = 0;
-    vi8 acc = {0};
-    int any = 0;
-    POWER_DB_BODY(vf8, vi8, 8, vld8, vst8, acc)
-    for (int i = 0; i < 8; i++)
-        any |= acc[i] != 0;
-    return any | power_to_db(v + k, count - k);
-}
 #endif
 
 void fft_cpu_frame(void *state, const float *x, const float *w, const float *scale2, float *xr, float *xi)
@@ -755,8 +761,6 @@ void fft_cpu_range(const cpu_state *st, float *re, float *im, float *scratch, co
     }
 }
 
-
-
 /* ---- the backend table --------------------------------------------------------------- */
 
 static int cpu_probe(sp_errinfo *ei)
@@ -786,7 +790,6 @@ static void cpu_destroy(void *state)
     free(st->row);
     free(st);
 }
-
 
 /* The plan's tables: twiddles of every level (slot h+j of level h), the real-input
  * untangle's, the bit reversals of the radix-4 first pass, the window and the squared
@@ -839,7 +842,6 @@ static int cpu_tables(cpu_state *st, const float *window, double window_sum, sp_
     }
     return SP_OK;
 }
-
 
 static int cpu_create(const fft_config *cfg, const float *window, double window_sum, void **state,
                       sp_errinfo *ei)
@@ -939,7 +941,6 @@ static int cpu_r2c(void *state, const float *in, cpx *out, size_t batch, sp_erri
     }
     return SP_OK;
 }
-
 
 static int cpu_stft_db(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei)
 {
