@@ -14,8 +14,9 @@ static const xform_ops *const TABLE[] = {
 };
 #define TABLE_COUNT ((int)(sizeof TABLE / sizeof TABLE[0]))
 
-/* Frames a part of xform_rows gets at least. */
+/* Frames a part of xform_rows gets at least; frames it takes at a time. */
 #define ROWS_PART_MIN 16
+#define ROWS_CHUNK 16
 
 xform_spec xform_spec_default(void)
 {
@@ -223,6 +224,7 @@ typedef struct {
     double t0, dt;
     float *out;
     atomic_int failed;
+    atomic_size_t next;          /* the first frame no part has taken */
 } rows_job;
 
 /* Frames [a, b) in batches: each window's products, one r2c call each, then the rows. */
@@ -234,7 +236,7 @@ static int rows_range(const xform *x, struct xform_work *w, const rows_job *j, s
              * otherwise miss one at a time */
             size_t fresh = j->hop < x->n ? j->hop : x->n;
             const char *next = (const char *)(j->sig + (f + 1) * j->hop + x->n - fresh);
-            for (size_t i = 0; f + 1 < b && i < fresh * sizeof(float); i += 64)
+            for (size_t i = 0; f + 1 < j->nframes && i < fresh * sizeof(float); i += 64)
                 __builtin_prefetch(next + i);
             x->ops->frame_row(x, w->plan, j->sig + f * j->hop, j->t0 + (double)f * j->dt, j->out + f * x->width,
                               w->scratch);
@@ -265,17 +267,28 @@ static int rows_range(const xform *x, struct xform_work *w, const rows_job *j, s
     return SP_OK;
 }
 
+/* The parts take ROWS_CHUNK frames at a time, in turn: a part whose thread the machine holds
+ * up leaves the frames it has not taken to the others (the rows do not depend on which part
+ * makes them). */
 static void rows_part(void *ctx, int part, int parts)
 {
     rows_job *j = ctx;
     xform *x = j->x;
-    size_t a, b;
-    sp_par_share(j->nframes, part, parts, &a, &b);
-    if (a == b)
-        return;
+    (void)parts;
     /* part p's work is only ever touched by the thread running part p of this call */
-    if ((!x->work[part] && !(x->work[part] = work_make(x))) || rows_range(x, x->work[part], j, a, b) != SP_OK)
+    if (!x->work[part] && !(x->work[part] = work_make(x))) {
         atomic_store(&j->failed, 1);
+        return;
+    }
+    for (;;) {
+        size_t a = atomic_fetch_add(&j->next, ROWS_CHUNK), b = a + ROWS_CHUNK;
+        if (a >= j->nframes)
+            return;
+        if (rows_range(x, x->work[part], j, a, b < j->nframes ? b : j->nframes) != SP_OK) {
+            atomic_store(&j->failed, 1);
+            return;
+        }
+    }
 }
 
 int xform_rows(xform *x, const float *sig, size_t hop, size_t nframes, double t0, double dt, float *out)
@@ -351,6 +364,7 @@ static int rows_host(xform *x, const float *sig, size_t hop, size_t nframes, dou
     rows_job j = {.x = x, .sig = sig, .hop = hop, .nframes = nframes, .t0 = t0, .dt = dt, .out = out};
     int parts = sp_par_parts(nframes, ROWS_PART_MIN);
     atomic_init(&j.failed, 0);
+    atomic_init(&j.next, 0);
     if (nframes == 0)
         return SP_OK;
     sp_par_run(rows_part, &j, parts > XFORM_PARTS_MAX ? XFORM_PARTS_MAX : parts);
