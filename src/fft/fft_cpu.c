@@ -5,7 +5,7 @@
  * n for c2c and n/2 for real input) so that every butterfly loop is unit-stride and maps
  * onto 4-wide vectors:
  *   1. the bit-reverse gather from the caller's interleaved input also does the first two
- *      levels (h = 1, 2: twiddles 1 and -i, no multiplies) as one radix-2x2 step;
+ *      levels (h = 1, 2: twiddles 1, -i) as one radix-2x2 step, and h = 4 from 32 points;
  *   2. the remaining levels run two at a time (h and 2h fused in registers, which halves
  *      the passes over memory), with one single level first when their count is odd;
  *   3. the result goes back interleaved (c2c), through the real-input post-processing
@@ -193,33 +193,28 @@ AVX_FN static void level_pair_avx(LEVEL_ARGS)
 }
 #endif
 
-/* Levels h = 4 .. m/2 of an m-point transform whose first two levels are done: the first
- * pass at h = 4 (one level or two, so that the rest pair up), then pairs. */
-static void levels_rest(float *re, float *im, size_t m, unsigned log2m, const float *twr,
+/* Levels h = 2^done .. m/2 of an m-point transform whose first `done` levels the gather
+ * did: one single level first when their count is odd, then pairs (8 wide from h = 8). */
+static void levels_rest(float *re, float *im, size_t m, unsigned log2m, unsigned done, const float *twr,
                         const float *twi, int avx)
 {
-    unsigned left = log2m - 2;
-    size_t h = 4;
+    unsigned left = log2m - done;
+    size_t h = (size_t)1 << done;
     if (left & 1u) {
         level_single(re, im, m, h, twr, twi);
         h *= 2;
         left--;
-    } else if (left) {
-        level_pair(re, im, m, h, twr, twi);
-        h *= 4;
-        left -= 2;
     }
+    for (; left; left -= 2, h *= 4) {
 #ifdef CPU_AVX_DISPATCH
-    if (avx) {
-        for (; left; left -= 2, h *= 4)
+        if (avx && h >= 8) {
             level_pair_avx(re, im, m, h, twr, twi);
-        return;
-    }
-#else
-    (void)avx;
+            continue;
+        }
 #endif
-    for (; left; left -= 2, h *= 4)
         level_pair(re, im, m, h, twr, twi);
+    }
+    (void)avx;
 }
 
 /* The 4-point step after the gather: levels h = 1 (twiddle 1) and h = 2 (twiddles 1 and
@@ -242,8 +237,10 @@ static void levels_rest(float *re, float *im, size_t m, unsigned log2m, const fl
 
 #ifdef __SSE2__
 /* RADIX2X2 on four groups' points xr[t] + i xi[t] (a group a lane), each group's four
- * results stored in a row at dr, di (a 4x4 transpose). */
-static inline void r2x2_store(const __m128 *xr, const __m128 *xi, float sgn, float *dr, float *di)
+ * results put in a row (a 4x4 transpose), then level h = 4 between groups 0 and 1, 2 and 3
+ * (level_single's operations, twiddles tw4r/tw4i: w_4[0..3]), stored at dr, di. */
+static inline void r2x2_store(const __m128 *xr, const __m128 *xi, float sgn, const float *tw4r,
+                              const float *tw4i, float *dr, float *di)
 {
     const __m128 sg = _mm_set1_ps(sgn), nsg = _mm_set1_ps(-sgn);
     __m128 y0r = _mm_add_ps(xr[0], xr[1]), y0i = _mm_add_ps(xi[0], xi[1]);
@@ -257,6 +254,19 @@ static inline void r2x2_store(const __m128 *xr, const __m128 *xi, float sgn, flo
     __m128 b2 = _mm_sub_ps(y0i, y2i), b3 = _mm_sub_ps(y1i, ti);
     _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
     _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
+    const __m128 c = _mm_loadu_ps(tw4r), s = _mm_loadu_ps(tw4i);
+    tr = _mm_sub_ps(_mm_mul_ps(a1, c), _mm_mul_ps(b1, s));
+    ti = _mm_add_ps(_mm_mul_ps(a1, s), _mm_mul_ps(b1, c));
+    a1 = _mm_sub_ps(a0, tr);
+    b1 = _mm_sub_ps(b0, ti);
+    a0 = _mm_add_ps(a0, tr);
+    b0 = _mm_add_ps(b0, ti);
+    tr = _mm_sub_ps(_mm_mul_ps(a3, c), _mm_mul_ps(b3, s));
+    ti = _mm_add_ps(_mm_mul_ps(a3, s), _mm_mul_ps(b3, c));
+    a3 = _mm_sub_ps(a2, tr);
+    b3 = _mm_sub_ps(b2, ti);
+    a2 = _mm_add_ps(a2, tr);
+    b2 = _mm_add_ps(b2, ti);
     _mm_storeu_ps(dr, a0);
     _mm_storeu_ps(dr + 4, a1);
     _mm_storeu_ps(dr + 8, a2);
@@ -267,16 +277,15 @@ static inline void r2x2_store(const __m128 *xr, const __m128 *xi, float sgn, flo
     _mm_storeu_ps(di + 12, b3);
 }
 
-/* The gather + radix-2x2 step eight groups at a time, on interleaved (re, im) float pairs x
- * (times the pairs of w when w is not NULL), the offsets of points 1..3 of a group in
- * floats being m, m/2 and 3m/2: groups q .. q+3 and their partners q + m/8 .. (q < m/8,
- * m >= 32). 4q + m/2 reverses to rev4[q] + 1, so each point of a partner is the complex
- * value right after its group's, and one 128-bit load takes both; a 4x4 transpose of four
- * groups' loads gives the re and im vectors of the four groups and of their partners, the
- * 4-point step runs on those, and another transpose puts each group's results back in a
- * row. Same operations as RADIX2X2, so the same results. */
+/* The gather + radix-2x2 step (+ level 4) eight groups at a time, on interleaved (re, im)
+ * pairs x (times w's when w is not NULL; points 1..3 of a group m, m/2, 3m/2 floats on):
+ * groups q .. q+3 and their partners q + m/8 .. (q < m/8, m >= 32). 4q + m/2 reverses to
+ * rev4[q] + 1: one 128-bit load takes a point of a group and of its partner, and a 4x4
+ * transpose of four groups' loads gives the vectors of both. Same operations as RADIX2X2
+ * and level_single, so the same results. */
 static void gather_sse_paired(const float *restrict x, const float *restrict w, float *restrict re,
-                              float *restrict im, size_t m, const uint32_t *restrict rev4, float sgn)
+                              float *restrict im, size_t m, const uint32_t *restrict rev4, float sgn,
+                              const float *twr, const float *twi)
 {
     const size_t off[4] = {0, m, m / 2, 3 * (m / 2)}, half = m / 8;
     for (size_t q = 0; q + 4 <= half; q += 4) {
@@ -299,49 +308,58 @@ static void gather_sse_paired(const float *restrict x, const float *restrict w, 
             yr[t] = a2;
             yi[t] = a3;
         }
-        r2x2_store(xr, xi, sgn, re + 4 * q, im + 4 * q);
-        r2x2_store(yr, yi, sgn, re + 4 * (q + half), im + 4 * (q + half));
+        r2x2_store(xr, xi, sgn, twr + 4, twi + 4, re + 4 * q, im + 4 * q);
+        r2x2_store(yr, yi, sgn, twr + 4, twi + 4, re + 4 * (q + half), im + 4 * (q + half));
     }
 }
 
-/* The gather + radix-2x2 step of m >= 32 points (gather_sse_paired), or none: the
- * number of groups done, for the scalar loop to finish. */
-static size_t gather_sse(const float *restrict x, const float *restrict w, float *restrict re,
-                         float *restrict im, size_t m, const uint32_t *restrict rev4, float sgn)
+/* gather_sse_paired (levels 1-3) for m >= 32: 1, else 0 (the scalar loops do levels 1-2) */
+static int gather_sse(const float *restrict x, const float *restrict w, float *restrict re, float *restrict im,
+                      size_t m, const uint32_t *restrict rev4, float sgn, const float *twr, const float *twi)
 {
     if (m < 32)
         return 0;
-    gather_sse_paired(x, w, re, im, m, rev4, sgn);
-    return m / 4;
+    gather_sse_paired(x, w, re, im, m, rev4, sgn, twr, twi);
+    return 1;
 }
 #endif
 
-/* Gather interleaved complex x in bit-reversed order into re/im and do levels 1-2.
- * rev4[q] = bitrev(4q); bitrev(4q + 1, 2, 3) = rev4[q] + m/2, + m/4, + 3m/4. */
-static void gather_complex(const cpx *restrict x, float *restrict re, float *restrict im,
-                           size_t m, const uint32_t *restrict rev4, float sgn)
+/* Gather interleaved complex x in bit-reversed order into re/im and do levels 1-2 (and 3
+ * with SSE2 from 32 points): the levels done. rev4[q] = bitrev(4q); bitrev(4q + 1, 2, 3) =
+ * rev4[q] + m/2, + m/4, + 3m/4. */
+static unsigned gather_complex(const cpx *restrict x, float *restrict re, float *restrict im, size_t m,
+                               const uint32_t *restrict rev4, float sgn, const float *twr, const float *twi)
 {
     const size_t o1 = m / 2, o2 = m / 4, o3 = 3 * (m / 4);
-    size_t q = 0;
 #ifdef __SSE2__
-    q = gather_sse(&x[0].re, NULL, re, im, m, rev4, sgn);
+    if (gather_sse(&x[0].re, NULL, re, im, m, rev4, sgn, twr, twi))
+        return 3;
+#else
+    (void)twr;
+    (void)twi;
 #endif
-    for (; q < m / 4; q++) {
+    for (size_t q = 0; q < m / 4; q++) {
         const cpx *p = x + rev4[q];
         RADIX2X2(p[0].re, p[0].im, p[o1].re, p[o1].im, p[o2].re, p[o2].im, p[o3].re, p[o3].im,
                  sgn, re, im, 4 * q);
     }
+    return 2;
 }
 
 /* The same for real samples packed as z[i] = x[2i] + i x[2i+1], times the window when
  * w is not NULL (the frame is never copied). */
-static void gather_real(const float *restrict x, const float *restrict w, float *restrict re,
-                        float *restrict im, size_t m, const uint32_t *restrict rev4)
+static unsigned gather_real(const float *restrict x, const float *restrict w, float *restrict re,
+                            float *restrict im, size_t m, const uint32_t *restrict rev4, const float *twr,
+                            const float *twi)
 {
     const size_t o1 = m, o2 = m / 2, o3 = 3 * (m / 2); /* offsets in floats */
     size_t q = 0;
 #ifdef __SSE2__
-    q = gather_sse(x, w, re, im, m, rev4, 1.0f);
+    if (gather_sse(x, w, re, im, m, rev4, 1.0f, twr, twi))
+        return 3;
+#else
+    (void)twr;
+    (void)twi;
 #endif
     if (w) {
         for (; q < m / 4; q++) {
@@ -358,6 +376,7 @@ static void gather_real(const float *restrict x, const float *restrict w, float 
                      im, 4 * q);
         }
     }
+    return 2;
 }
 
 /* ---- real-input post-processing ------------------------------------------------------ */
@@ -677,8 +696,8 @@ void fft_cpu_frame(void *state, const float *x, const float *w, const float *sca
     cpu_state *st = state;
     const size_t m = st->half;
     size_t k = 1;
-    gather_real(x, w, st->re, st->im, m, st->rev4_half);
-    levels_rest(st->re, st->im, m, st->log2n - 1, st->twr, st->twi, st->avx);
+    levels_rest(st->re, st->im, m, st->log2n - 1, gather_real(x, w, st->re, st->im, m, st->rev4_half, st->twr, st->twi),
+                st->twr, st->twi, st->avx);
     if (scale2) { /* the power: real_post_db's, without the dB */
         const float *restrict re = st->re, *restrict im = st->im, *restrict rtwr = st->rtwr,
                               *restrict rtwi = st->rtwi;
@@ -726,8 +745,8 @@ void fft_cpu_power_db(void *state, float *v, size_t count)
 static void frame_big(const cpu_state *st, float *re, float *im, const float *x, float *db)
 {
     const size_t m = st->half;
-    gather_real(x, st->win_small, re, im, m, st->rev4_half);
-    levels_rest(re, im, m, st->log2n - 1, st->twr, st->twi, st->avx);
+    levels_rest(re, im, m, st->log2n - 1, gather_real(x, st->win_small, re, im, m, st->rev4_half, st->twr, st->twi),
+                st->twr, st->twi, st->avx);
     real_post_db_tail(re, im, m, st->rtwr, st->rtwi, st->scale2, db, 1);
     for (size_t k = 0; k <= m; k++) {
         /* !(p > 0) also catches NaN, from a NaN sample: the floor, as on the fast path */
@@ -746,8 +765,8 @@ void fft_cpu_range(const cpu_state *st, float *re, float *im, float *scratch, co
         float *row = j->db ? j->db + f * bins : scratch;
         const float *x = j->signal + f * st->hop;
         int big;
-        gather_real(x, st->win, re, im, st->half, st->rev4_half);
-        levels_rest(re, im, st->half, st->log2n - 1, st->twr, st->twi, st->avx);
+        unsigned done = gather_real(x, st->win, re, im, st->half, st->rev4_half, st->twr, st->twi);
+        levels_rest(re, im, st->half, st->log2n - 1, done, st->twr, st->twi, st->avx);
 #ifdef CPU_AVX_DISPATCH
         if (st->avx2)
             big = real_post_db_avx2(re, im, st->half, st->rtwr, st->rtwi, st->scale2, row);
@@ -920,8 +939,8 @@ static int cpu_c2c(void *state, const cpx *in, cpx *out, size_t batch, int inver
     const float s = inverse ? (float)(1.0 / (double)n) : 1.0f;
     float *restrict re = st->re, *restrict im = st->im;
     for (size_t b = 0; b < batch; b++) {
-        gather_complex(in + b * n, re, im, n, st->rev4_full, sgn);
-        levels_rest(re, im, n, st->log2n, st->twr, twi, st->avx);
+        unsigned done = gather_complex(in + b * n, re, im, n, st->rev4_full, sgn, st->twr, twi);
+        levels_rest(re, im, n, st->log2n, done, st->twr, twi, st->avx);
         interleave(re, im, out + b * n, n, s);
     }
     return SP_OK;
@@ -935,8 +954,8 @@ static int cpu_r2c(void *state, const float *in, cpx *out, size_t batch, sp_erri
 
     const size_t n = st->n, m = st->half;
     for (size_t b = 0; b < batch; b++) {
-        gather_real(in + b * n, NULL, st->re, st->im, m, st->rev4_half);
-        levels_rest(st->re, st->im, m, st->log2n - 1, st->twr, st->twi, st->avx);
+        unsigned done = gather_real(in + b * n, NULL, st->re, st->im, m, st->rev4_half, st->twr, st->twi);
+        levels_rest(st->re, st->im, m, st->log2n - 1, done, st->twr, st->twi, st->avx);
         real_post(st->re, st->im, m, st->rtwr, st->rtwi, out + b * (m + 1));
     }
     return SP_OK;
