@@ -8,7 +8,8 @@
  *   reassigned       three transforms a frame (h, t h, dh/dt), rows of 3 x 2049 (no target)
  * Each through the library's own path: xform_create, xform_use_plan on a cuda fft_plan,
  * xform_rows_device (the fused short-time power kernel, then the filter-bank kernel, a
- * sub-batch of `chunk` frames at a time on the plan's two streams). Times are host wall
+ * sub-batch of `chunk` frames at a time on the plan's two streams; the CQT: its decimators
+ * over the hour, then its rows, gpu/gpu_cqt.cu). Times are host wall
  * clock around the call (it returns once the rows are written), the median of warm runs.
  * A check: the first 512 frames' rows against the same transform on the host (the cpu
  * path's rows), largest difference printed (reassigned: of the levels; its frequencies and

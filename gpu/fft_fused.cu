@@ -148,7 +148,7 @@ __device__ __forceinline__ void out_pair(const FArgs &A, float2 a, float2 b, flo
                                          OutT *pn, float &qmax)
 {
     float2 x0, x1;
-    if constexpr (OP == O_R2C || OP == O_STFTC || OP == O_STFTR) {
+    if constexpr (OP == O_R2C || OP == O_STFTR) {
         if (k0) {
             x0 = make_float2(a.x + a.y, 0.0f);
             x1 = make_float2(a.x - a.y, 0.0f);
@@ -206,8 +206,6 @@ __device__ __forceinline__ void store_real_mirror(const float2 (&v)[1 << RL], co
 {
     constexpr int R = 1 << RL, NP = (L + RL - 1) / RL, N = 1 << L;
     constexpr int LO = PG<L, RL, NP - 1>::lo, W = R / 2;
-    if constexpr (OP == O_STFTC)
-        __syncthreads(); /* X goes where the last exchange read from (FPB 1: every thread) */
     if (FPB > 1 && o.g >= A.batch)
         return; /* no barrier follows */
     float qmax = 0.0f; /* written, never read: this path checks Z before (below) */
@@ -354,8 +352,6 @@ __device__ __forceinline__ void store_row_real(const float2 (&v)[1 << RL], const
     OutT *out0;
     if constexpr (OP == O_STFTB)
         out0 = bank_pow<L, RL, FPB, S2>(s_re, f); /* the bank reads it there */
-    else if constexpr (OP == O_STFTC) /* in place of Z, natural order (FPB 1, S2: launch) */
-        out0 = reinterpret_cast<float2 *>(s_re) + f * N;
     else if constexpr (OP == O_STFTR) /* past the FFT's, a row of N + 1 a window (FPB 1) */
         out0 = bank_x<L, RL, FPB, S2>(s_re, pass);
     else if constexpr (OP == O_STFT)
@@ -444,8 +440,6 @@ __device__ __forceinline__ void fused_fft_body(const FArgs &A)
     /* every thread of the block gets here (the stores return, the kernel does not) */
     if constexpr (KIND == K_ROW && OP == O_STFTB)
         bank_epilogue<L, RL, FPB, S2>(A, smem);
-    else if constexpr (KIND == K_ROW && OP == O_STFTC)
-        bank_cqt_epilogue<L, RL, FPB, S2>(A, smem);
     else if constexpr (KIND == K_ROW && OP == O_STFTR)
         bank_reassign_epilogue<L, RL, FPB, S2>(A, smem);
 }
@@ -547,8 +541,8 @@ int launch(const FArgs &A, size_t nblocks, cudaStream_t st, sp_errinfo *ei)
         kern = fused_fft_kernel_mb<L, RL, FPB, KIND, OP, S2, MINB>;
     else
         kern = fused_fft_kernel<L, RL, FPB, KIND, OP, S2>;
-    if constexpr (OP == O_STFTB || OP == O_STFTC || OP == O_STFTR) { /* the bank's rows and sums past the FFT's */
-        if constexpr ((OP == O_STFTC || OP == O_STFTR) && (FPB != 1 || !S2))
+    if constexpr (OP == O_STFTB || OP == O_STFTR) { /* the bank's rows and sums past the FFT's */
+        if constexpr (OP == O_STFTR && (FPB != 1 || !S2))
             return sp_fail(ei, SP_EUNSUPPORTED, "fused STFT bank: no complex kernels at 2^%d points", L + 1);
         static_assert(OP != O_STFTB || C::THREADS == bank_threads(L), "fused_stft_bank_threads knows the shape");
         const size_t smem =
@@ -815,7 +809,5 @@ extern "C" int fused_stft_bank(void *stream, const cpx *d_tw, unsigned log2tw, c
         A.pw_edge = scale_edge;
         return launch_row<O_STFTR>(log2n - 1, A, (cudaStream_t)stream, ei);
     }
-    if (bank->post == FFT_BANK_CQT)
-        return launch_row<O_STFTC>(log2n - 1, A, (cudaStream_t)stream, ei);
     return launch_row<O_STFTB>(log2n - 1, A, (cudaStream_t)stream, ei);
 }

@@ -138,47 +138,6 @@ template <int L, int RL, int FPB, bool S2> __device__ __forceinline__ void bank_
     }
 }
 
-/* 10 log10(max(|c|^2, 1e-20)) of a complex sum, as cqt_row */
-__device__ __forceinline__ float bank_db_c(float re, float im)
-{
-    const double p = (double)re * re + (double)im * im;
-    return (float)(10.0 * log10(p > 1e-20 ? p : 1e-20));
-}
-
-/* The constant-Q rows of O_STFTC: X_0 .. X_N in place of the FFT's points (float2, natural
- * order; one frame a block, S2), row r = sum_i w[off[r]+i] X[k0[r]+i] (complex weights),
- * a warp a row (the highest bins' long rows would hold up a thread a row). */
-template <int L, int RL, int FPB, bool S2>
-__device__ __forceinline__ void bank_cqt_epilogue(const FArgs &A, float *smem)
-{
-    if constexpr (FPB == 1 && S2) { /* launch() refuses the other shapes */
-        using C = Cfg<L, RL, FPB, K_ROW, S2>;
-        constexpr unsigned TH = C::THREADS, NW = TH / 32;
-        const fused_bank &B = A.bank;
-        const float2 *X = reinterpret_cast<const float2 *>(smem), *W = reinterpret_cast<const float2 *>(B.w);
-        const unsigned tid = threadIdx.x, lane = tid & 31u;
-        float *out = A.db + (size_t)blockIdx.x * B.width;
-        __syncthreads(); /* X is in */
-        for (unsigned r = tid >> 5; r < B.rows; r += NW) {
-            const unsigned len = __ldg(B.len + r);
-            const float2 *z = X + __ldg(B.k0 + r), *c = W + __ldg(B.off + r);
-            float re = 0.0f, im = 0.0f;
-#pragma unroll 4
-            for (unsigned i = lane; i < len; i += 32) {
-                const float2 zi = z[i], ci = __ldg(c + i);
-                re = fmaf(zi.x, ci.x, fmaf(-zi.y, ci.y, re));
-                im = fmaf(zi.x, ci.y, fmaf(zi.y, ci.x, im));
-            }
-            for (int o = 16; o > 0; o >>= 1) {
-                re += __shfl_xor_sync(0xffffffffu, re, o);
-                im += __shfl_xor_sync(0xffffffffu, im, o);
-            }
-            if (lane == 0)
-                out[r] = bank_db_c(re, im);
-        }
-    }
-}
-
 /* The reassigned points of O_STFTR (one frame a block, S2), as reassign_row, in its float
  * operations and order: bin k of the three transforms X_h, X_th, X_dh to (f Hz, dt s, level
  * dBFS), dt from the frame's time (the host adds that: xform_rows). */

@@ -74,17 +74,14 @@ enum { K_ROW = 0, K_COL1 = 1, K_ROW2COL = 2 };
 /* O_STFTB: O_STFT with the power p_k = max(a_k^2, 1e-20) instead of the level, kept in
  * shared memory and reduced there by a filter bank (fft_fused_bank.cuh): the transforms'
  * rows (gpu_bank.cu). The same layout, loads and block shapes as O_STFT. */
-/* O_STFTC: frames windowed from a signal as O_STFT, their complex bins X_k kept in place in
- * the FFT's shared memory and reduced there by complex kernels (the constant-Q's,
- * fft_fused_bank.cuh). */
 /* O_STFTR: reassignment: each frame transformed three times, windowed by h, t h and dh/dt
  * (A.win: three windows of 2N), the complex bins of each past the FFT's shared memory, then
  * the reassigned points (fft_fused_bank.cuh bank_reassign_epilogue). */
-enum { O_C2C = 0, O_R2C = 1, O_STFT = 2, O_R2CZ = 3, O_STFTB = 4, O_STFTC = 5, O_STFTR = 6 };
+enum { O_C2C = 0, O_R2C = 1, O_STFT = 2, O_R2CZ = 3, O_STFTB = 4, O_STFTR = 6 };
 /* the short-time kinds: frames windowed from a signal */
 __host__ __device__ constexpr bool is_stft(int op)
 {
-    return op == O_STFT || op == O_STFTB || op == O_STFTC || op == O_STFTR;
+    return op == O_STFT || op == O_STFTB || op == O_STFTR;
 }
 
 struct FArgs {

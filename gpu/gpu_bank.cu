@@ -10,7 +10,8 @@
  * go up in equal chunks (fft_fused.h fused_bank, bank_chunks below): the non-zero weights
  * in row order cut into as many pieces as the kernel has threads, so that the long rows
  * (mel's top bands, 120 bins at N 4096) no longer hold up a block while its other threads
- * wait; the complex (constant-Q) rows go up as runs, a warp a row. */
+ * wait; the complex (constant-Q) rows go up as runs, a warp a row. The octave-wise
+ * multirate constant-Q (FFT_BANK_CQT_OCT) has no FFT: gpu_cqt.cu runs it. */
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,11 +23,12 @@
 
 struct bank_dev {
     fused_bank fb;             /* device pointers */
-    unsigned *d_runs;          /* complex banks: k0, len, off, rows each; real: slot0, rslot */
-    float *d_w, *d_dct;        /* complex banks: the weights; real: the chunks' */
+    unsigned *d_runs;          /* slot0, rslot */
+    float *d_w, *d_dct;        /* the chunks' weights; the DCT */
     unsigned short *d_ck;      /* real banks: the chunks' bins and ends */
     float *d_win;              /* the bank's own window (constant-Q: rectangular), or NULL */
     float *d_rows[GPU_NSLOTS]; /* host path: a sub-batch's rows, chunk x width */
+    gpu_cqt *cqt;              /* the multirate constant-Q (gpu_cqt.cu): none of the above */
 };
 
 namespace {
@@ -124,29 +126,6 @@ int bank_check(const gpu_plan *gp, const void *bank, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* A complex bank's runs and weights on the device */
-int bank_upload_runs(bank_dev *b, const fft_bank *fb, sp_errinfo *ei)
-{
-    unsigned *runs = (unsigned *)malloc(3 * fb->rows * sizeof *runs);
-    int err;
-    if (!runs)
-        return sp_fail(ei, SP_ENOMEM, "out of memory");
-    for (size_t r = 0; r < fb->rows; r++) {
-        runs[r] = fb->k0[r];
-        runs[fb->rows + r] = fb->len[r];
-        runs[2 * fb->rows + r] = fb->off[r];
-    }
-    err = upload(&b->d_runs, runs, 3 * fb->rows, "filter bank", ei);
-    free(runs);
-    if (err != SP_OK || (err = upload(&b->d_w, fb->w, fb->nw * 2, "filter bank weights", ei)) != SP_OK)
-        return err;
-    b->fb.k0 = b->d_runs;
-    b->fb.len = b->d_runs + fb->rows;
-    b->fb.off = b->d_runs + 2 * fb->rows;
-    b->fb.w = b->d_w;
-    return SP_OK;
-}
-
 /* A real bank's chunks on the device */
 int bank_upload_chunks(gpu_plan *gp, bank_dev *b, const fft_bank *fb, sp_errinfo *ei)
 {
@@ -189,6 +168,7 @@ void gpu_plan_bank_destroy(void *state, void *bank)
     cudaFree(b->d_win);
     for (int s = 0; s < GPU_NSLOTS; s++)
         cudaFree(b->d_rows[s]);
+    gpu_cqt_destroy(b->cqt);
     free(b);
 }
 
@@ -202,6 +182,12 @@ int gpu_plan_bank_create(void *state, const fft_bank *fb, void **bank, sp_errinf
         return sp_fail(ei, SP_EUNSUPPORTED, "this GPU backend has no short-time filter-bank kernel");
     if (!(b = (bank_dev *)calloc(1, sizeof *b)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
+    if (fb->post == FFT_BANK_CQT_OCT) {
+        if ((err = gpu_cqt_create(gp, fb, &b->cqt, ei)) != SP_OK)
+            goto fail;
+        *bank = b;
+        return SP_OK;
+    }
     b->fb.rows = (unsigned)fb->rows;
     b->fb.post = (int)fb->post;
     b->fb.coeffs = fb->post == FFT_BANK_DB_DCT ? (unsigned)fb->coeffs : 0u;
@@ -212,8 +198,6 @@ int gpu_plan_bank_create(void *state, const fft_bank *fb, void **bank, sp_errinf
         b->fb.ts = (float)(1.0 / fb->rate);
         b->fb.bin = (float)(fb->rate / (double)gp->n);
         err = SP_OK;
-    } else if (fb->post == FFT_BANK_CQT) {
-        err = bank_upload_runs(b, fb, ei);
     } else {
         err = bank_upload_chunks(gp, b, fb, ei);
     }
@@ -246,6 +230,8 @@ int gpu_plan_bank_rows_device(void *state, void *bank, const float *d_sig, size_
     int err = bank_check(gp, bank, ei);
     if (err != SP_OK)
         return err;
+    if (((const bank_dev *)bank)->cqt)
+        return bank_finish(gp, gpu_cqt_rows_device(gp, ((const bank_dev *)bank)->cqt, d_sig, nframes, d_rows, ei), ei);
     return bank_finish(gp, bank_run(gp, (const bank_dev *)bank, 0, d_sig, nframes, d_rows, ei), ei);
 }
 
@@ -258,6 +244,8 @@ int gpu_plan_bank_rows(void *state, void *bank, const float *signal, size_t nfra
     int err = bank_check(gp, bank, ei), s = 0;
     if (err != SP_OK)
         return err;
+    if (b->cqt)
+        return bank_finish(gp, gpu_cqt_rows(gp, b->cqt, signal, nframes, rows, ei), ei);
     for (size_t f0 = 0; f0 < nframes && err == SP_OK; f0 += gp->chunk, s ^= 1) {
         size_t cnt = std::min(gp->chunk, nframes - f0), samples = (cnt - 1) * gp->hop + gp->n;
         cudaError_t e = cudaMemcpyAsync(gp->d_sig[s], signal + f0 * gp->hop, samples * sizeof(float),

@@ -78,6 +78,15 @@ struct gpu_plan {
     } pend;
 };
 
+/* The octave-wise multirate constant-Q (gpu_cqt.cu; fft.h FFT_BANK_CQT_OCT): the bank's
+ * decimators and weights on the device; its rows from device or host signal on the plan's
+ * slot 0 stream (the caller waits for it). */
+struct gpu_cqt;
+int gpu_cqt_create(const gpu_plan *gp, const fft_bank *fb, gpu_cqt **out, sp_errinfo *ei);
+void gpu_cqt_destroy(gpu_cqt *c);
+int gpu_cqt_rows_device(gpu_plan *gp, gpu_cqt *c, const float *d_sig, size_t nframes, float *d_rows, sp_errinfo *ei);
+int gpu_cqt_rows(gpu_plan *gp, gpu_cqt *c, const float *sig, size_t nframes, float *rows, sp_errinfo *ei);
+
 /* cudaHostAlloc'd memory for `what` into *h_ptr (SP_ENOMEM / SP_EGPU naming the bytes). */
 int gpu_host_alloc_pinned(unsigned char **h_ptr, size_t bytes, const char *what, sp_errinfo *ei);
 /* The block of gpu_plan_host_alloc's pinned memory that holds [p, p+bytes), or NULL. */

@@ -19,7 +19,7 @@
  *                     program's options, --help and man page are made from), inputs, then
  *                     a run with its outputs (dump, png, peaks, measurements), over many
  *                     inputs (a batch), or the window; the program is this API's client
- *                     (API version 4)
+ *                     (API version 4); the run's frames to a callback (5)
  *
  * Conventions (the project's DESIGN contracts):
  *   - Frame f covers samples [f*hop, f*hop + fft_size) of the mixed or selected channel; L >=
@@ -67,9 +67,10 @@ extern "C" {
 /* The library's version, the spectro program's ("0.1.0"): static storage. Any thread. */
 SPECTRO_API const char *spectro_version(void);
 /* The API's revision within this SONAME: grows when functions or struct members are added
- * (docs/api-c.md). 3 for this header: 2 added the _device_async entries, 3 the transfer
- * function, spectro_loudness and the transforms. */
-#define SPECTRO_API_VERSION 4
+ * (docs/api-c.md). 5 for this header: 2 added the _device_async entries, 3 the transfer
+ * function, spectro_loudness and the transforms, 4 the jobs, 5 a job's frames to a
+ * callback. */
+#define SPECTRO_API_VERSION 5
 SPECTRO_API int spectro_api_version(void);
 
 /* The codes (the program's exit status for each is in brackets). */
@@ -660,6 +661,41 @@ SPECTRO_API int spectro_job_run(spectro_job *j, spectro_error *err);
 SPECTRO_API void spectro_job_stop(spectro_job *j, int reason);
 /* The reason given to spectro_job_stop when it ended the last run (0: it did not). */
 SPECTRO_API int spectro_job_stopped(const spectro_job *j);
+
+/* ---- a job's frames, to a callback (API version 5) ---------------------------------------- */
+
+/* What the frames of a job's run are: given with every call, the same within one run. */
+typedef struct {
+    const char *source;     /* the input: a path, "-", "synth:...", "microphone" */
+    int sample_rate;        /* Hz */
+    int channels;           /* the rows' channels: 1 (the mix, or the setting channel's), or
+                             * every channel with channel "all" */
+    size_t fft_size, hop;
+    size_t bins;            /* columns a row: fft_size/2 + 1, or the transform's */
+    size_t depth;           /* values a column: 1; 3 for "reassign" (Hz, s, dB) */
+    const char *transform;  /* NULL: spectra; "mel", "mfcc", "chroma", "cqt", "reassign" */
+    const double *freqs_hz; /* the columns' frequencies (bins of them; MFCC: the coefficients'
+                             * numbers) */
+    const char *unit;       /* the levels' unit: "dBFS", "dB SPL" (spl_offset); NULL where the
+                             * rows are not levels (MFCC, chroma) */
+    double time_first_s;    /* frame f's time (its centre): time_first_s + f * time_step_s */
+    double time_step_s;
+    int live;               /* the microphone, realtime or a pipe: frames may be skipped
+                             * (their numbers jump) where the input lost audio */
+} spectro_frames_info;
+
+/* count rows of channel `channel`, frames first .. first + count - 1, each bins * depth floats
+ * (the levels --dump writes, or the transform's values); info and rows are valid during the
+ * call only. Return 0 to go on; non-zero stops the run as spectro_job_stop(j, 1) does. */
+typedef int (*spectro_frames_fn)(void *user, const spectro_frames_info *info, int channel, uint64_t first,
+                                 size_t count, const float *rows);
+
+/* The run's frames go to fn as they are made (NULL: they no longer do), besides any outputs:
+ * a job with a frames callback runs headless (no window) even with no output setting. fn is
+ * called on the thread that runs the job, one call at a time, frames in order within each
+ * channel. One input: spectro_job_run refuses a batch (SPECTRO_EINVAL); average, bands and
+ * the outputs' other reductions do not change the frames. Before spectro_job_run. */
+SPECTRO_API void spectro_job_set_frames(spectro_job *j, spectro_frames_fn fn, void *user);
 
 /* The settings as data, in the program's --help order: i in 0 .. spectro_setting_count()-1.
  * The texts are rendered with the field namer in place at the call. Any thread. */

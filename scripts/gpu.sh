@@ -93,6 +93,11 @@ if want sanitize; then
         "$build/spectro" --quiet --backend cuda --dump "$logs/cs.npy" "$root/assets/chirp_100_20k_48k_s16.wav"
     run sanitize-memcheck-cli-perlevel env SPECTRO_CUDA_PATH=perlevel $cs --tool memcheck --error-exitcode 9 \
         "$build/spectro" --quiet --backend cuda -n 65536 --dump "$logs/cs.npy" "$root/assets/chirp_100_20k_48k_s16.wav"
+    # the transforms on the device: the multirate CQT's decimators and rows, the mel bank
+    run sanitize-memcheck-cli-cqt $cs --tool memcheck --error-exitcode 9 --leak-check full \
+        "$build/spectro" --quiet --backend cuda --cqt 12 -n 32768 --dump "$logs/cs.npy" "$root/assets/two_tone_48k_s16.wav"
+    run sanitize-memcheck-cli-mel $cs --tool memcheck --error-exitcode 9 \
+        "$build/spectro" --quiet --backend cuda --mfcc 20 --dump "$logs/cs.npy" "$root/assets/two_tone_48k_s16.wav"
     # the portable fused kernels (no clusters: -n 65536 takes the four-step of 2^15 points)
     run sanitize-memcheck-cli-portable env SPECTRO_CUDA_PATH=portable $cs --tool memcheck --error-exitcode 9 \
         "$build/spectro" --quiet --backend cuda -n 65536 --dump "$logs/cs.npy" "$root/assets/chirp_100_20k_48k_s16.wav"

@@ -205,7 +205,7 @@ static PyMethodDef methods[] = {
     {"pitch", pitch, METH_VARARGS,
      "pitch(samples, channels, rate, n, hop, fmin, fmax, f0, confidence) -> frames (spectro_pitch)"},
     {"run", ext_run, METH_VARARGS,
-     "run(inputs, settings, environment) -> (code, message, [(level, line), ...]): a spectro_job"},
+     "run(inputs, settings, environment[, frames]) -> (code, message, [(level, line), ...]): a spectro_job"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_spectro", "spectro's C library (spectro.h)", -1,

@@ -323,9 +323,10 @@ class Analyzer:
         return self._transform(y, "chroma")[0]
 
     def cqt(self, y, *, bins_per_octave=12, fmin=None, fmax=None):
-        """Constant-Q levels in dBFS (--cqt B): spectral kernels on one FFT of each frame, a sine
-        on a bin reading its amplitude level; fmin default C1 (32.70 Hz), and its kernel must
-        fit in n_fft (ValueError says the n_fft needed); (frames, bins)."""
+        """Constant-Q levels in dBFS (--cqt B): each octave's hann kernels on the frame's
+        samples decimated by 2 an octave (docs/transforms.md), a sine on a bin reading its
+        amplitude level; fmin default C1 (32.70 Hz), and its kernel must fit in n_fft
+        (ValueError says the n_fft needed); (frames, bins)."""
         return self._transform(y, "cqt", _positive_int(bins_per_octave, "bins_per_octave"), 0, fmin, fmax)[0]
 
     def reassigned(self, y):
@@ -571,13 +572,20 @@ def _setting_value(name, value):
     return str(value)
 
 
-def run(*inputs, environment=False, **settings):
+def run(*inputs, on_frames=None, environment=False, **settings):
     """Runs what one spectro command line runs, in process: the inputs (paths, "-",
     "synth:..."; several make a batch) with the settings named as the program's options, '_'
     for '-' (``fft_size=8192``, ``dump="out/{stem}.npy"``, ``png="x.png"``, ``average="mean"``,
     ``peaks=True``, ``tone=1000``, ``loudness=True``, ...; True is a switch, False or None
     leaves a setting out). With no output setting it opens the window. Outputs to "-" and
     the lines of peaks and measurements go to the process's standard output.
+    on_frames(rows, channel, first, info), when given, gets every block of frames as it is
+    made (the microphone's too): rows float32 ``(count, bins)`` (``(count, bins, 3)`` for
+    reassign) of frames first .. first+count-1, the levels ``dump`` writes or the transform's
+    values; info a dict (sample_rate, channels, fft_size, hop, bins, depth, transform,
+    freqs_hz, unit, time_first_s, time_step_s, live, source). It is an output: no window
+    opens. Returning False stops the run (no error); an exception stops it and is raised
+    here. One input only. It is called on the job's thread with the GIL held.
     environment=True also applies the program's environment variables (SPECTRO_CPU_THREADS,
     ...). Returns a RunResult of the lines it said. A bad setting raises ValueError naming the
     field (``hop 0: must be at least 1``); a failed input OSError; a batch with failed files
@@ -588,7 +596,18 @@ def run(*inputs, environment=False, **settings):
         if value is False or value is None:
             continue
         pairs.append((name, _setting_value(name, value)))
-    code, message, said = _spectro.run([str(i) for i in inputs], pairs, bool(environment))
+    frames = None
+    if on_frames is not None:
+        if not callable(on_frames):
+            raise TypeError("on_frames: a callable")
+
+        def frames(raw, channel, first, count, info):
+            depth = info["depth"]
+            rows = np.frombuffer(raw, dtype=np.float32)
+            rows = rows.reshape((count, info["bins"], depth) if depth > 1 else (count, info["bins"]))
+            info["freqs_hz"] = np.frombuffer(info["freqs_hz"], dtype=np.float64)
+            return on_frames(rows, channel, first, info)
+    code, message, said = _spectro.run([str(i) for i in inputs], pairs, bool(environment), frames)
     by_level = {0: [], 1: [], 2: [], 3: []}
     for level, line in said:
         by_level.setdefault(level, []).append(line)

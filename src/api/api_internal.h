@@ -18,6 +18,7 @@
 #include "err.h"
 #include "fft.h"
 #include "peaks.h"
+#include "sink.h"
 #include "spectro.h"
 #include "window.h"
 
@@ -59,5 +60,19 @@ int api_analyzer_transform(spectro_analyzer *a, struct xform *x, const float *sa
                            float *out, size_t out_frames, spectro_error *err);
 /* The peak search's table of the analyzer's window, made on first use. */
 int api_analyzer_peaks_window(spectro_analyzer *a, const peaks_window **out, spectro_error *err);
+
+/* A job's frames callback as a sink of its run (api_frames.c): set (fn NULL: none) hands the
+ * sink to the job; free releases what a run left (the linear bins' frequencies). */
+struct job;
+typedef struct {
+    spectro_frames_fn fn;
+    void *user;
+    struct job *j;
+    spectro_frames_info info;
+    double *freqs;
+    sink s;
+} api_frames;
+void api_frames_set(api_frames *f, struct job *j, spectro_frames_fn fn, void *user);
+void api_frames_free(api_frames *f);
 
 #endif

@@ -20,6 +20,7 @@
 
 struct spectro_job {
     job *j;
+    api_frames frames; /* spectro_job_set_frames' */
     int ran;
     int stopped; /* the reason of the stop that ended the last run, or 0 */
 };
@@ -65,7 +66,14 @@ void spectro_job_destroy(spectro_job *s)
     if (!s)
         return;
     job_destroy(s->j);
+    api_frames_free(&s->frames);
     free(s);
+}
+
+void spectro_job_set_frames(spectro_job *s, spectro_frames_fn fn, void *user)
+{
+    if (s)
+        api_frames_set(&s->frames, s->j, fn, user);
 }
 
 int spectro_job_set(spectro_job *s, const char *name, const char *value, spectro_error *err)

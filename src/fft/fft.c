@@ -597,7 +597,9 @@ int fft_bank_create(fft_plan *p, const fft_bank *b, fft_bank_handle **out)
     if (p->pending)
         return sp_fail(&p->err, SP_EINVAL, "a call is pending (fft_stft_reduce_wait first)");
     for (size_t r = 0; r < b->rows; r++)
-        if ((size_t)b->k0[r] + b->len[r] > p->n / 2 + 1 || (size_t)b->off[r] + b->len[r] > b->nw)
+        if ((b->post != FFT_BANK_CQT_OCT && (size_t)b->k0[r] + b->len[r] > p->n / 2 + 1) ||
+            (size_t)b->off[r] + b->len[r] > b->nw ||
+            (b->post == FFT_BANK_CQT_OCT && (!b->level || b->level[r] > b->stages || (b->stages && !b->hb))))
             return sp_fail(&p->err, SP_EINVAL, "filter bank row %zu leaves the spectrum", r);
     if (b->post == FFT_BANK_REASSIGN) {
         if (b->rows != 0 || !b->window || !(b->rate > 0.0))

@@ -254,27 +254,44 @@ fft_peak_raw fft_peak_scan(const float *db, size_t kmin, size_t kmax);
  *   FFT_BANK_DB       10 log10(max(s_r, 1e-20))                  (mel)
  *   FFT_BANK_DB_DCT   c_q = sum_r dct[q*rows + r] * dB_r, q < coeffs (MFCC)
  *   FFT_BANK_MAXNORM  s_r / max_r s_r, 0 when that is 0          (chroma)
- *   FFT_BANK_CQT      complex weights on the complex spectrum X_k (not scaled to levels)
- *                     under `window`: c_r = sum_i w[off[r]+i] X[k0[r]+i], the row
- *                     10 log10(max(|c_r|^2, 1e-20))                     (constant-Q)
+ *   FFT_BANK_CQT_OCT  the octave-wise multirate constant-Q (xform_cqt.c), no FFT: the
+ *                     frames' signal through `stages` halfband decimators (stage i's
+ *                     FFT_BANK_HB_FLOATS floats at hb[(i-1)*FFT_BANK_HB_FLOATS]: pairs,
+ *                     centre, g_0 .. g_{pairs-1}; y_i[m] = centre y_{i-1}[2m] + sum_p g_p
+ *                     (y_{i-1}[2m-2p-1] + y_{i-1}[2m+2p+1]) where both sides exist, from each
+ *                     frame's first sample, y_0 the frame), row r from level[r]:
+ *                     c_r = sum_i w[off[r]+i] y_d[lo_d + k0[r] + i] (complex weights, lo_d
+ *                     the first sample level d has), 10 log10(max(|c_r|^2, 1e-20))
  *   FFT_BANK_REASSIGN no rows (rows 0): `window` is three windows of n (h, t h, dh/dt),
  *                     each frame's row 3 (n/2 + 1) wide: bin k's reassigned frequency (Hz,
  *                     `rate`), time offset from the frame's time (s) and level (dBFS), as
  *                     xform_reassign.c's rows                          (reassignment)
  * computed where the spectra are: on a GPU only the rows cross the bus. The weights are the
  * host's (src/xform builds them, one truth); the backend copies them at bank creation. */
-typedef enum { FFT_BANK_DB, FFT_BANK_DB_DCT, FFT_BANK_MAXNORM, FFT_BANK_CQT, FFT_BANK_REASSIGN } fft_bank_post;
+typedef enum {
+    FFT_BANK_DB,
+    FFT_BANK_DB_DCT,
+    FFT_BANK_MAXNORM,
+    FFT_BANK_REASSIGN,
+    FFT_BANK_CQT_OCT
+} fft_bank_post;
+
+#define FFT_BANK_HB_PAIRS 24 /* FFT_BANK_CQT_OCT: a decimator's most odd taps a side */
+#define FFT_BANK_HB_FLOATS (2 + FFT_BANK_HB_PAIRS)
 
 typedef struct {
     size_t rows;
     const uint32_t *k0, *len, *off; /* rows each */
-    const float *w;                 /* nw weights (FFT_BANK_CQT: nw complex, re and im) */
+    const float *w;                 /* nw weights (FFT_BANK_CQT_OCT: nw complex, re and im) */
     size_t nw;
     const float *window;            /* n floats the frames are windowed with; NULL: the plan's */
     fft_bank_post post;
     size_t coeffs;                  /* FFT_BANK_DB_DCT: 1 .. rows */
     const float *dct;               /* FFT_BANK_DB_DCT: coeffs x rows */
     double rate;                    /* FFT_BANK_REASSIGN: the sample rate */
+    size_t stages;                  /* FFT_BANK_CQT_OCT: the decimators, */
+    const float *hb;                /* ... their taps (stages x FFT_BANK_HB_FLOATS) */
+    const uint32_t *level;          /* ... and each row's level, 0 .. stages */
 } fft_bank;
 
 typedef struct fft_bank_handle fft_bank_handle;

@@ -82,6 +82,8 @@ static int run_one(job *j, analyze_result *res, sp_errinfo *ei)
         return err;
     if (j->headless) {
         j->run.last_run = 1;
+        j->run.extra_sinks = j->frames;
+        j->run.n_extra_sinks = j->frames != NULL;
         return analyze_run(&j->an, &j->run, res, ei);
     }
     view_config vc = j->window;
@@ -93,6 +95,11 @@ static int run_one(job *j, analyze_result *res, sp_errinfo *ei)
     vc.bands_weighting = j->an.measure.weighting;
     vc.output_device = j->output_device;
     return view_run(&j->an, &j->run, &vc, res, ei);
+}
+
+void job_set_frames(job *j, const sink *s)
+{
+    j->frames = s;
 }
 
 int job_run(job *j, analyze_result *res, sp_errinfo *ei)

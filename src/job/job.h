@@ -36,7 +36,10 @@ typedef struct job {
     int said;            /* job_run's failure was said through `say` already (a batch's) */
     int env_read;        /* job_read_environment ran */
     const char *output_device; /* --output-device: the window's playback; NULL = default */
-    int headless; /* an output was asked for (--dump, --peaks, --png, --tone): no window */
+    int headless; /* an output was asked for (--dump, --peaks, --png, --tone) or a frames
+                   * sink: no window */
+    const sink *frames; /* the caller's sink for every frame (spectro_job_set_frames), an
+                         * output of its own; NULL: none */
     unsigned char given[JOB_MAX_ROWS]; /* by row: the setting was set (job_given) */
     int mel, mfcc, cqt;               /* --mel B, --mfcc K, --cqt B (0: not given) */
     int chroma, reassign;             /* --chroma, --reassign */
@@ -96,6 +99,10 @@ int job_given(const job *j, const char *name);
  * failed files). A batch with a failed file is SP_EIO; a stop is SP_EINTERRUPTED. res (may
  * be NULL) receives a single run's result. */
 int job_run(job *j, analyze_result *res, sp_errinfo *ei);
+
+/* The run's frames also go to s (NULL: no longer), borrowed until the run ends: the job
+ * then runs headless; one input (a batch is refused). */
+void job_set_frames(job *j, const sink *s);
 
 /* Asks a running job to stop (sig: what asked, e.g. a signal's number, > 0). One atomic
  * store: safe from a signal handler and any thread. */

@@ -94,4 +94,10 @@ void job_list_channels(char *buf, size_t len, int bare);
 /* "auto, cpu, cuda, cufft": the backends' names, for messages. */
 void job_backend_names(char *buf, size_t len);
 
+/* No output and no frames sink: the run is the window's. */
+static inline int job_windowed(const job *o)
+{
+    return o->an.n_outputs == 0 && !o->frames;
+}
+
 #endif

@@ -600,7 +600,7 @@ static int check_bands(job *o, sp_errinfo *ei)
             dumps++;
         }
     }
-    if (!dumps && a->n_outputs == 0 && !job_given(o, "average")) { /* the window: its band bars start on */
+    if (!dumps && job_windowed(o) && !job_given(o, "average")) { /* the window: its band bars start on */
         o->view_bands = a->measure.bands;
         a->measure.bands = 0;
         return SP_OK;
@@ -797,7 +797,7 @@ static int check_xform(job *o, sp_errinfo *ei)
             return sp_fail(ei, SP_EINVAL, XFORM_FIELD ": not with %s (give " SP_FIELD("dump") ")", name,
                            sink_kind_find(kind)->option);
     }
-    if (o->an.n_outputs == 0 && (x->kind == XFORM_MFCC || average || x->tuning_auto))
+    if (job_windowed(o) && (x->kind == XFORM_MFCC || average || x->tuning_auto))
         return sp_fail(ei, SP_EINVAL, XFORM_FIELD ": give " SP_FIELD("dump") " or " SP_FIELD("png") " (the window "
                        "shows mel, CQT, chroma and the reassigned spectrogram, %s)", name,
                        x->kind == XFORM_MFCC ? "not MFCC" : average ? "no average of them" : "at a given tuning");
@@ -847,6 +847,8 @@ static int check_view(job *o, sp_errinfo *ei)
     analyze_config *a = &o->an;
     if (!o->view)
         return SP_OK;
+    if (o->frames)
+        return sp_fail(ei, SP_EINVAL, SP_FIELD("view") ": not with a frames callback (the window is the frames')");
     if (o->batch)
         return sp_fail(ei, SP_EINVAL, SP_FIELD("view") ": the window shows one input");
     for (int i = 0; i < a->n_outputs; i++) {
@@ -950,9 +952,11 @@ int job_prepare(job *o, sp_errinfo *ei)
 {
     int err;
     o->batch = o->n_inputs > 1 || o->files_from || o->shard_n > 0;
+    if (o->frames && o->batch)
+        return sp_fail(ei, SP_EINVAL, "frames: one input at a time (a job's frames callback takes no batch)");
     if ((err = check_together(o, ei)) != SP_OK || (err = check_view(o, ei)) != SP_OK)
         return err;
-    o->headless = o->an.n_outputs > 0;
+    o->headless = !job_windowed(o);
     if (o->output_device && (o->headless || o->batch || !o->an.input))
         return sp_fail(ei, SP_EINVAL, SP_FIELD("output_device") ": playback is the window's, of a FILE (not with %s)",
                        o->headless ? "an output" : o->batch ? "several inputs" : "the microphone");

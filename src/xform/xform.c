@@ -303,6 +303,8 @@ int xform_rows(xform *x, const float *sig, size_t hop, size_t nframes, double t0
             }
         return err;
     }
+    if (x->ops->rows)
+        return nframes ? x->ops->rows(x, sig, hop, nframes, out) : SP_OK;
     return rows_host(x, sig, hop, nframes, t0, dt, out);
 }
 

@@ -36,6 +36,9 @@ typedef struct {
      * backend runs beside its FFT; its run arrays from xform_bank_runs (*mem, freed by the
      * caller once the bank is on the device). SP_ENOMEM. */
     int (*bank)(const xform *x, fft_bank *b, void **mem);
+    /* Optional: the host's rows of xform_rows made by the transform itself (the constant-Q's
+     * octave-wise multirate rows, over the call's span) in place of a FFT of each frame. */
+    int (*rows)(xform *x, const float *sig, size_t hop, size_t nframes, float *out);
 } xform_ops;
 
 struct xform {
@@ -49,7 +52,7 @@ struct xform {
     int nwin;                    /* windows[0] is the analysis window, or the transform's own */
     size_t width, depth;
     double *freqs;               /* width/depth values, or NULL */
-    char params[768];            /* the sidecar's transform members after "name" */
+    char params[1024];            /* the sidecar's transform members after "name" */
     char *json;
     void *priv;
     struct xform_work *work[XFORM_PARTS_MAX]; /* xform_rows' parts' plans and buffers */
@@ -83,5 +86,31 @@ int xform_melbank_make(xform_melbank *mb, int bands, double fmin, double fmax, s
 void xform_melbank_free(xform_melbank *mb);
 /* out[b] = max(sum_k W_bk max(p_k, floor), floor): the bands' powers (fft_power_db: dB) */
 void xform_melbank_power(const xform_melbank *mb, const float *p, float *out);
+
+/* The constant-Q's halfband decimators (xform_cqt_dec.c; docs/transforms.md "Constant-Q"):
+ * a linear-phase FIR of 4·pairs − 1 taps whose even taps are zero but the centre, made by
+ * Kaiser's window for about 80 dB of stopband; out[m] = centre·in[2m] + Σ_i g_i·(in[2m−2i−1]
+ * + in[2m+2i+1]). */
+#define XFORM_HB_MAX_PAIRS 24
+typedef struct {
+    int pairs;
+    float centre;
+    float g[XFORM_HB_MAX_PAIRS];
+} xform_halfband;
+/* The stage for a passband to fp and a stopband from 1/2 − fp (fractions of its input rate);
+ * SP_EINVAL when fp leaves too narrow a transition. */
+int xform_halfband_design(xform_halfband *h, double fp);
+/* count outputs of one stage: out[m] from in[2m − (2·pairs − 1) .. 2m + 2·pairs − 1]. */
+void xform_halfband_run(const xform_halfband *h, const float *in, float *out, size_t count, int avx);
+/* out = {Σ y0_i·wr_i, Σ y0_i·wi_i, Σ y1_i·wr_i, Σ y1_i·wi_i}, i < len (a multiple of 16), each
+ * in a fixed order: two frames' sums at once, each the same as alone. */
+void xform_cqt_dot2(const float *y0, const float *y1, const float *wr, const float *wi, size_t len, float *out,
+                    int avx);
+/* db[i] = 10 log10(max(p[i], 1e-20)) within a few float roundings, i < count (a multiple
+ * of 8). */
+void xform_cqt_db(const float *p, float *db, size_t count, int avx);
+/* The loops' version for this machine, passed as `avx` above: 0 plain x86-64, 1 AVX (the
+ * same bits as 0), 2 AVX2 with FMA (products and sums rounded once). */
+int xform_cqt_avx(void);
 
 #endif

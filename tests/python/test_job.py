@@ -1,7 +1,11 @@
 """spectro.run: one command line of the program in process (spectro_job): its outputs equal
 the program's, settings are refused naming the field, a batch's failures are raised with
-their lines, the notes come back."""
+their lines, the notes come back; on_frames gets the dump's rows (a transform's too), stops
+the run with False, raises its exception, and lets Ctrl-C through."""
 
+import time
+
+import numpy as np
 import pytest
 
 import spectro
@@ -57,3 +61,78 @@ def test_notes_come_back(tmp_path):
     assert r.warnings == [] and r.info == []
     r = spectro.run("synth:sine=440,duration=1", verbose=True, dump=str(tmp_path / "v.npy"))
     assert any(line.startswith("time: ") for line in r.info), r
+
+
+def _collect(**settings):
+    """spectro.run of settings with on_frames gathering channel 0's rows and the info."""
+    got, infos = [], []
+
+    def take(rows, channel, first, info):
+        if channel == 0:
+            assert first == sum(len(r) for r in got)
+            got.append(rows.copy())
+        infos.append(info)
+    spectro.run("synth:rate=48000,sine=1000,noise=0.001,duration=2", on_frames=take, backend="cpu", **settings)
+    return np.concatenate(got), infos[0]
+
+
+def test_frames_equal_the_dump_and_spectrogram(tmp_path):
+    """Every frame the dump writes reaches on_frames, bit for bit, and equals
+    spectro.spectrogram of the same samples; info describes them."""
+    out = tmp_path / "d.npy"
+    rows, info = _collect(fft_size=1024, dump=str(out))
+    assert np.array_equal(rows, np.load(out))
+    y, sr = spectro.load("synth:rate=48000,sine=1000,noise=0.001,duration=2")
+    assert np.array_equal(rows, spectro.spectrogram(y, sr=sr, n_fft=1024, backend="cpu"))
+    assert info["bins"] == 513 and info["depth"] == 1 and info["transform"] is None and info["unit"] == "dBFS"
+    assert info["freqs_hz"][1] == pytest.approx(48000 / 1024) and info["hop"] == 256 and not info["live"]
+    assert info["time_first_s"] == pytest.approx(512 / 48000) and info["time_step_s"] == pytest.approx(256 / 48000)
+
+
+def test_frames_of_a_transform_without_output():
+    """No output setting: on_frames is the output (no window); a transform's rows and
+    columns (reassign: (count, bins, 3))."""
+    rows, info = _collect(fft_size=2048, mel=32)
+    assert rows.shape[1:] == (32,) and info["transform"] == "mel" and len(info["freqs_hz"]) == 32
+    rows, info = _collect(fft_size=1024, reassign=True)
+    assert rows.shape[1:] == (513, 3) and info["depth"] == 3
+    strong = rows[:, :, 2] > -20
+    assert np.all(np.abs(rows[:, :, 0][strong] - 1000) < 1), "reassigned frequencies of the 1 kHz sine"
+
+
+def test_frames_stop_and_errors():
+    calls = []
+
+    def stop(rows, channel, first, info):
+        calls.append(len(rows))
+        return False
+    r = spectro.run("synth:sine=1000,duration=600", on_frames=stop, fft_size=256)
+    assert len(calls) == 1 and isinstance(r, spectro.RunResult)
+
+    def boom(rows, channel, first, info):
+        raise ZeroDivisionError("from the callback")
+    with pytest.raises(ZeroDivisionError, match="from the callback"):
+        spectro.run("synth:sine=1000,duration=600", on_frames=boom, fft_size=256)
+    with pytest.raises(ValueError, match="one input at a time"):
+        spectro.run("synth:duration=1", "synth:duration=1", on_frames=stop)
+    with pytest.raises(TypeError, match="callable"):
+        spectro.run("synth:duration=1", on_frames=3)
+
+
+def test_frames_ctrl_c_stops_the_run():
+    """SIGINT while on_frames runs: KeyboardInterrupt from run, the frames' calls made on the
+    caller's thread (where Python handles signals)."""
+    import os
+    import signal
+    import threading
+    main, calls = threading.get_ident(), []
+
+    def slow(rows, channel, first, info):
+        calls.append(threading.get_ident() == main)
+        time.sleep(0.01)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        spectro.run("synth:sine=1000,duration=3600", on_frames=slow)
+    timer.join()
+    assert calls and all(calls)
