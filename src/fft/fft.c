@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "fft_backend.h"
+#include "fft_cpu_internal.h" /* fft_cpu_frame, fft_cpu_power_db */
 #include "fft_gpu_load.h"
 
 /* The one list of backends: parsing, --help and plan creation read it. `get` gives the
@@ -446,6 +447,36 @@ int fft_r2c(fft_plan *p, const float *in, cpx *out, size_t batch)
         return SP_OK;
     p->err.msg[0] = 0;
     return p->be->r2c(p->state, in, out, batch, &p->err);
+}
+
+int fft_r2c_split(fft_plan *p, const float *frame, const float *window, float *re, float *im)
+{
+    if (!p || !frame || !re || !im)
+        return SP_EINVAL;
+    if (p->be != &fft_backend_cpu)
+        return SP_EUNSUPPORTED;
+    fft_cpu_frame(p->state, frame, window, NULL, re, im);
+    return SP_OK;
+}
+
+int fft_r2c_power(fft_plan *p, const float *frame, const float *window, const float *scale2, float *pw)
+{
+    if (!p || !frame || !scale2 || !pw)
+        return SP_EINVAL;
+    if (p->be != &fft_backend_cpu)
+        return SP_EUNSUPPORTED;
+    fft_cpu_frame(p->state, frame, window, scale2, pw, NULL);
+    return SP_OK;
+}
+
+int fft_power_db(fft_plan *p, float *v, size_t count)
+{
+    if (!p || (!v && count))
+        return SP_EINVAL;
+    if (p->be != &fft_backend_cpu)
+        return SP_EUNSUPPORTED;
+    fft_cpu_power_db(p->state, v, count);
+    return SP_OK;
 }
 
 static void host_colmax(const float *db, size_t nframes, size_t bins, const fft_peak_req *req);

@@ -141,6 +141,18 @@ int fft_c2c(fft_plan *plan, const cpx *in, cpx *out, size_t batch, int inverse);
 /* batch real transforms: in[b*n + i] -> out[b*(n/2+1) + k], k = 0..n/2 (forward). */
 int fft_r2c(fft_plan *plan, const float *in, cpx *out, size_t batch);
 
+/* One real frame for the host's transforms (src/xform), on a cpu plan only (else
+ * SP_EUNSUPPORTED): X = FFT(frame times window; window NULL: none), frame and window n
+ * floats. fft_r2c_split: X_k = re[k] + i im[k], k = 0..n/2 (fft_r2c's values, split).
+ * fft_r2c_power: p[k] = |X_k|^2 scale2[k], k = 0..n/2, in the operations fft_stft_db uses
+ * before its dB. Not thread-safe on one plan (its scratch). */
+int fft_r2c_split(fft_plan *plan, const float *frame, const float *window, float *re, float *im);
+int fft_r2c_power(fft_plan *plan, const float *frame, const float *window, const float *scale2, float *p);
+/* v[i] = 10 log10(v[i]) in place, fft_stft_db's conversion of powers to dBFS (within 1e-4
+ * dB of the exact value): FFT_DB_FLOOR at or below 1e-20 (and for NaN: +inf, the mark
+ * of an overflow, as for +inf). A cpu plan's vector width; SP_EUNSUPPORTED on others. */
+int fft_power_db(fft_plan *plan, float *v, size_t count);
+
 /* Short-time spectrum: frame f (0 <= f < nframes) is signal[f*hop .. f*hop+n-1] times the
  * window; db[f*(n/2+1) + k] receives its level in dBFS (contract above). signal holds at
  * least (nframes-1)*hop + n samples. nframes <= max_batch. */

@@ -5,7 +5,7 @@
  * n for c2c and n/2 for real input) so that every butterfly loop is unit-stride and maps
  * onto 4-wide vectors:
  *   1. the bit-reverse gather from the caller's interleaved input also does the first two
- *      levels (h = 1, 2: twiddles 1 and -i, no multiplies) as one radix-2x2 step;
+ *      levels (h = 1, 2: twiddles 1, -i) as one radix-2x2 step, and h = 4 from 32 points;
  *   2. the remaining levels run two at a time (h and 2h fused in registers, which halves
  *      the passes over memory), with one single level first when their count is odd;
  *   3. the result goes back interleaved (c2c), through the real-input post-processing
@@ -73,8 +73,6 @@ static inline void vst(float *p, vf v)
 #endif
 
 #define CPU_PI 3.14159265358979323846 /* M_PI is not in ISO C */
-
-
 
 static unsigned ilog2(size_t n)
 {
@@ -195,33 +193,28 @@ AVX_FN static void level_pair_avx(LEVEL_ARGS)
 }
 #endif
 
-/* Levels h = 4 .. m/2 of an m-point transform whose first two levels are done: the first
- * pass at h = 4 (one level or two, so that the rest pair up), then pairs. */
-static void levels_rest(float *re, float *im, size_t m, unsigned log2m, const float *twr,
+/* Levels h = 2^done .. m/2 of an m-point transform whose first `done` levels the gather
+ * did: one single level first when their count is odd, then pairs (8 wide from h = 8). */
+static void levels_rest(float *re, float *im, size_t m, unsigned log2m, unsigned done, const float *twr,
                         const float *twi, int avx)
 {
-    unsigned left = log2m - 2;
-    size_t h = 4;
+    unsigned left = log2m - done;
+    size_t h = (size_t)1 << done;
     if (left & 1u) {
         level_single(re, im, m, h, twr, twi);
         h *= 2;
         left--;
-    } else if (left) {
-        level_pair(re, im, m, h, twr, twi);
-        h *= 4;
-        left -= 2;
     }
+    for (; left; left -= 2, h *= 4) {
 #ifdef CPU_AVX_DISPATCH
-    if (avx) {
-        for (; left; left -= 2, h *= 4)
+        if (avx && h >= 8) {
             level_pair_avx(re, im, m, h, twr, twi);
-        return;
-    }
-#else
-    (void)avx;
+            continue;
+        }
 #endif
-    for (; left; left -= 2, h *= 4)
         level_pair(re, im, m, h, twr, twi);
+    }
+    (void)avx;
 }
 
 /* The 4-point step after the gather: levels h = 1 (twiddle 1) and h = 2 (twiddles 1 and
@@ -243,90 +236,130 @@ static void levels_rest(float *re, float *im, size_t m, unsigned log2m, const fl
     } while (0)
 
 #ifdef __SSE2__
-/* The gather + radix-2x2 step four groups at a time, on interleaved (re, im) float pairs x
- * (times the pairs of w when w is not NULL), the offsets of points 1..3 of a group in
- * floats being m, m/2 and 3m/2. Each point is one 64-bit load; four of them make a re and
- * an im vector across the groups, the 4-point step runs on those, and a 4x4 transpose puts
- * each group's results back in a row. Same operations as RADIX2X2, so the same results.
- * Returns how many groups it did (a multiple of 4). */
-static size_t gather_sse(const float *restrict x, const float *restrict w, float *restrict re,
-                         float *restrict im, size_t m, const uint32_t *restrict rev4, float sgn)
+/* RADIX2X2 on four groups' points xr[t] + i xi[t] (a group a lane), each group's four
+ * results put in a row (a 4x4 transpose), then level h = 4 between groups 0 and 1, 2 and 3
+ * (level_single's operations, twiddles tw4r/tw4i: w_4[0..3]), stored at dr, di. */
+static inline void r2x2_store(const __m128 *xr, const __m128 *xi, float sgn, const float *tw4r,
+                              const float *tw4i, float *dr, float *di)
 {
-    const size_t off[4] = {0, m, m / 2, 3 * (m / 2)};
     const __m128 sg = _mm_set1_ps(sgn), nsg = _mm_set1_ps(-sgn);
-    size_t q = 0;
-    for (; q + 4 <= m / 4; q += 4) {
+    __m128 y0r = _mm_add_ps(xr[0], xr[1]), y0i = _mm_add_ps(xi[0], xi[1]);
+    __m128 y1r = _mm_sub_ps(xr[0], xr[1]), y1i = _mm_sub_ps(xi[0], xi[1]);
+    __m128 y2r = _mm_add_ps(xr[2], xr[3]), y2i = _mm_add_ps(xi[2], xi[3]);
+    __m128 y3r = _mm_sub_ps(xr[2], xr[3]), y3i = _mm_sub_ps(xi[2], xi[3]);
+    __m128 tr = _mm_mul_ps(sg, y3i), ti = _mm_mul_ps(nsg, y3r);
+    __m128 a0 = _mm_add_ps(y0r, y2r), a1 = _mm_add_ps(y1r, tr);
+    __m128 a2 = _mm_sub_ps(y0r, y2r), a3 = _mm_sub_ps(y1r, tr);
+    __m128 b0 = _mm_add_ps(y0i, y2i), b1 = _mm_add_ps(y1i, ti);
+    __m128 b2 = _mm_sub_ps(y0i, y2i), b3 = _mm_sub_ps(y1i, ti);
+    _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
+    _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
+    const __m128 c = _mm_loadu_ps(tw4r), s = _mm_loadu_ps(tw4i);
+    tr = _mm_sub_ps(_mm_mul_ps(a1, c), _mm_mul_ps(b1, s));
+    ti = _mm_add_ps(_mm_mul_ps(a1, s), _mm_mul_ps(b1, c));
+    a1 = _mm_sub_ps(a0, tr);
+    b1 = _mm_sub_ps(b0, ti);
+    a0 = _mm_add_ps(a0, tr);
+    b0 = _mm_add_ps(b0, ti);
+    tr = _mm_sub_ps(_mm_mul_ps(a3, c), _mm_mul_ps(b3, s));
+    ti = _mm_add_ps(_mm_mul_ps(a3, s), _mm_mul_ps(b3, c));
+    a3 = _mm_sub_ps(a2, tr);
+    b3 = _mm_sub_ps(b2, ti);
+    a2 = _mm_add_ps(a2, tr);
+    b2 = _mm_add_ps(b2, ti);
+    _mm_storeu_ps(dr, a0);
+    _mm_storeu_ps(dr + 4, a1);
+    _mm_storeu_ps(dr + 8, a2);
+    _mm_storeu_ps(dr + 12, a3);
+    _mm_storeu_ps(di, b0);
+    _mm_storeu_ps(di + 4, b1);
+    _mm_storeu_ps(di + 8, b2);
+    _mm_storeu_ps(di + 12, b3);
+}
+
+/* The gather + radix-2x2 step (+ level 4) eight groups at a time, on interleaved (re, im)
+ * pairs x (times w's when w is not NULL; points 1..3 of a group m, m/2, 3m/2 floats on):
+ * groups q .. q+3 and their partners q + m/8 .. (q < m/8, m >= 32). 4q + m/2 reverses to
+ * rev4[q] + 1: one 128-bit load takes a point of a group and of its partner, and a 4x4
+ * transpose of four groups' loads gives the vectors of both. Same operations as RADIX2X2
+ * and level_single, so the same results. */
+static void gather_sse_paired(const float *restrict x, const float *restrict w, float *restrict re,
+                              float *restrict im, size_t m, const uint32_t *restrict rev4, float sgn,
+                              const float *twr, const float *twi)
+{
+    const size_t off[4] = {0, m, m / 2, 3 * (m / 2)}, half = m / 8;
+    for (size_t q = 0; q + 4 <= half; q += 4) {
         const size_t r0 = 2 * (size_t)rev4[q], r1 = 2 * (size_t)rev4[q + 1];
         const size_t r2 = 2 * (size_t)rev4[q + 2], r3 = 2 * (size_t)rev4[q + 3];
-        __m128 xr[4], xi[4];
+        __m128 xr[4], xi[4], yr[4], yi[4];
         for (int t = 0; t < 4; t++) {
             const size_t o = off[t];
-            __m128 lo = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(x + r0 + o));
-            __m128 hi = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(x + r2 + o));
-            lo = _mm_loadh_pi(lo, (const __m64 *)(x + r1 + o));
-            hi = _mm_loadh_pi(hi, (const __m64 *)(x + r3 + o));
+            __m128 a0 = _mm_loadu_ps(x + r0 + o), a1 = _mm_loadu_ps(x + r1 + o);
+            __m128 a2 = _mm_loadu_ps(x + r2 + o), a3 = _mm_loadu_ps(x + r3 + o);
             if (w) {
-                __m128 wlo = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(w + r0 + o));
-                __m128 whi = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(w + r2 + o));
-                wlo = _mm_loadh_pi(wlo, (const __m64 *)(w + r1 + o));
-                whi = _mm_loadh_pi(whi, (const __m64 *)(w + r3 + o));
-                lo = _mm_mul_ps(lo, wlo);
-                hi = _mm_mul_ps(hi, whi);
+                a0 = _mm_mul_ps(a0, _mm_loadu_ps(w + r0 + o));
+                a1 = _mm_mul_ps(a1, _mm_loadu_ps(w + r1 + o));
+                a2 = _mm_mul_ps(a2, _mm_loadu_ps(w + r2 + o));
+                a3 = _mm_mul_ps(a3, _mm_loadu_ps(w + r3 + o));
             }
-            xr[t] = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
-            xi[t] = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+            _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
+            xr[t] = a0;
+            xi[t] = a1;
+            yr[t] = a2;
+            yi[t] = a3;
         }
-        __m128 y0r = _mm_add_ps(xr[0], xr[1]), y0i = _mm_add_ps(xi[0], xi[1]);
-        __m128 y1r = _mm_sub_ps(xr[0], xr[1]), y1i = _mm_sub_ps(xi[0], xi[1]);
-        __m128 y2r = _mm_add_ps(xr[2], xr[3]), y2i = _mm_add_ps(xi[2], xi[3]);
-        __m128 y3r = _mm_sub_ps(xr[2], xr[3]), y3i = _mm_sub_ps(xi[2], xi[3]);
-        __m128 tr = _mm_mul_ps(sg, y3i), ti = _mm_mul_ps(nsg, y3r);
-        __m128 a0 = _mm_add_ps(y0r, y2r), a1 = _mm_add_ps(y1r, tr);
-        __m128 a2 = _mm_sub_ps(y0r, y2r), a3 = _mm_sub_ps(y1r, tr);
-        __m128 b0 = _mm_add_ps(y0i, y2i), b1 = _mm_add_ps(y1i, ti);
-        __m128 b2 = _mm_sub_ps(y0i, y2i), b3 = _mm_sub_ps(y1i, ti);
-        _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
-        _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
-        float *dr = re + 4 * q, *di = im + 4 * q;
-        _mm_storeu_ps(dr, a0);
-        _mm_storeu_ps(dr + 4, a1);
-        _mm_storeu_ps(dr + 8, a2);
-        _mm_storeu_ps(dr + 12, a3);
-        _mm_storeu_ps(di, b0);
-        _mm_storeu_ps(di + 4, b1);
-        _mm_storeu_ps(di + 8, b2);
-        _mm_storeu_ps(di + 12, b3);
+        r2x2_store(xr, xi, sgn, twr + 4, twi + 4, re + 4 * q, im + 4 * q);
+        r2x2_store(yr, yi, sgn, twr + 4, twi + 4, re + 4 * (q + half), im + 4 * (q + half));
     }
-    return q;
+}
+
+/* gather_sse_paired (levels 1-3) for m >= 32: 1, else 0 (the scalar loops do levels 1-2) */
+static int gather_sse(const float *restrict x, const float *restrict w, float *restrict re, float *restrict im,
+                      size_t m, const uint32_t *restrict rev4, float sgn, const float *twr, const float *twi)
+{
+    if (m < 32)
+        return 0;
+    gather_sse_paired(x, w, re, im, m, rev4, sgn, twr, twi);
+    return 1;
 }
 #endif
 
-/* Gather interleaved complex x in bit-reversed order into re/im and do levels 1-2.
- * rev4[q] = bitrev(4q); bitrev(4q + 1, 2, 3) = rev4[q] + m/2, + m/4, + 3m/4. */
-static void gather_complex(const cpx *restrict x, float *restrict re, float *restrict im,
-                           size_t m, const uint32_t *restrict rev4, float sgn)
+/* Gather interleaved complex x in bit-reversed order into re/im and do levels 1-2 (and 3
+ * with SSE2 from 32 points): the levels done. rev4[q] = bitrev(4q); bitrev(4q + 1, 2, 3) =
+ * rev4[q] + m/2, + m/4, + 3m/4. */
+static unsigned gather_complex(const cpx *restrict x, float *restrict re, float *restrict im, size_t m,
+                               const uint32_t *restrict rev4, float sgn, const float *twr, const float *twi)
 {
     const size_t o1 = m / 2, o2 = m / 4, o3 = 3 * (m / 4);
-    size_t q = 0;
 #ifdef __SSE2__
-    q = gather_sse(&x[0].re, NULL, re, im, m, rev4, sgn);
+    if (gather_sse(&x[0].re, NULL, re, im, m, rev4, sgn, twr, twi))
+        return 3;
+#else
+    (void)twr;
+    (void)twi;
 #endif
-    for (; q < m / 4; q++) {
+    for (size_t q = 0; q < m / 4; q++) {
         const cpx *p = x + rev4[q];
         RADIX2X2(p[0].re, p[0].im, p[o1].re, p[o1].im, p[o2].re, p[o2].im, p[o3].re, p[o3].im,
                  sgn, re, im, 4 * q);
     }
+    return 2;
 }
 
 /* The same for real samples packed as z[i] = x[2i] + i x[2i+1], times the window when
  * w is not NULL (the frame is never copied). */
-static void gather_real(const float *restrict x, const float *restrict w, float *restrict re,
-                        float *restrict im, size_t m, const uint32_t *restrict rev4)
+static unsigned gather_real(const float *restrict x, const float *restrict w, float *restrict re,
+                            float *restrict im, size_t m, const uint32_t *restrict rev4, const float *twr,
+                            const float *twi)
 {
     const size_t o1 = m, o2 = m / 2, o3 = 3 * (m / 2); /* offsets in floats */
     size_t q = 0;
 #ifdef __SSE2__
-    q = gather_sse(x, w, re, im, m, rev4, 1.0f);
+    if (gather_sse(x, w, re, im, m, rev4, 1.0f, twr, twi))
+        return 3;
+#else
+    (void)twr;
+    (void)twi;
 #endif
     if (w) {
         for (; q < m / 4; q++) {
@@ -343,6 +376,7 @@ static void gather_real(const float *restrict x, const float *restrict w, float 
                      im, 4 * q);
         }
     }
+    return 2;
 }
 
 /* ---- real-input post-processing ------------------------------------------------------ */
@@ -503,23 +537,34 @@ AVX2_FN static inline vf8 vrev8(vf8 v)
 {
     return __builtin_shuffle(v, (vi8){7, 6, 5, 4, 3, 2, 1, 0});
 }
-AVX2_FN static int real_post_db_avx2(const float *restrict re, const float *restrict im,
-                                      size_t m, const float *restrict rtwr,
-                                      const float *restrict rtwi, const float *restrict scale2,
-                                      float *restrict db)
+/* REAL_POST_DB_BODY's bins (the bin it stopped at) and POWER_DB_BODY 8 wide */
+AVX2_FN static size_t real_post_power_avx2(const float *restrict re, const float *restrict im, size_t m,
+                                           const float *restrict rtwr, const float *restrict rtwi,
+                                           const float *restrict scale2, float *restrict db)
 {
     size_t k = 1;
     REAL_POST_DB_BODY(vf8, 8, vld8, vst8, vrev8)
-    real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
-    float *restrict v = db;
-    size_t count = m + 1;
+    return k;
+}
+
+AVX2_FN static int power_to_db_avx2(float *restrict v, size_t count)
+{
+    size_t k = 0;
     vi8 acc = {0};
     int any = 0;
-    k = 0;
     POWER_DB_BODY(vf8, vi8, 8, vld8, vst8, acc)
     for (int i = 0; i < 8; i++)
         any |= acc[i] != 0;
     return any | power_to_db(v + k, count - k);
+}
+
+static int real_post_db_avx2(const float *restrict re, const float *restrict im, size_t m,
+                             const float *restrict rtwr, const float *restrict rtwi,
+                             const float *restrict scale2, float *restrict db)
+{
+    size_t k = real_post_power_avx2(re, im, m, rtwr, rtwi, scale2, db);
+    real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
+    return power_to_db_avx2(db, m + 1);
 }
 #endif
 
@@ -595,6 +640,98 @@ static void reduce_row(const cpu_state *st, const float *row, const fft_peak_req
     }
 }
 
+/* ---- frames of the host's transforms (src/xform: fft_r2c_split, fft_r2c_power) --------- */
+
+/* REAL_POST_DB_BODY's split kept complex: X_k into xr/xi, W bins from each end at a time,
+ * the j value stored last where the ends meet, as in real_post. */
+#define REAL_POST_SPLIT_BODY(V, W, LD, ST, REV)                                           \
+    for (; k + (W) - 1 <= m / 2; k += (W)) {                                              \
+        size_t jb = m - k - ((W) - 1);                                                    \
+        V zkr = LD(re + k), zki = LD(im + k);                                             \
+        V zjr = REV(LD(re + jb)), zji = REV(LD(im + jb));                                 \
+        V fer = 0.5f * (zkr + zjr), fei = 0.5f * (zki - zji);                             \
+        V for_ = 0.5f * (zki + zji), foi = -0.5f * (zkr - zjr);                           \
+        V wr = LD(rtwr + k), wi = LD(rtwi + k);                                           \
+        V tr = wr * for_ - wi * foi, ti = wr * foi + wi * for_;                           \
+        ST(xr + k, fer + tr);                                                             \
+        ST(xi + k, fei + ti);                                                             \
+        ST(xr + jb, REV(fer - tr));                                                       \
+        ST(xi + jb, REV(ti - fei));                                                       \
+    }
+
+static void real_post_split(const float *restrict re, const float *restrict im, size_t m,
+                            const float *restrict rtwr, const float *restrict rtwi, float *restrict xr,
+                            float *restrict xi, size_t k)
+{
+#ifdef CPU_VECTOR_DB
+    REAL_POST_SPLIT_BODY(vf, VW, vld, vst, vrev)
+#endif
+    xr[0] = re[0] + im[0];
+    xi[0] = 0.0f;
+    xr[m] = re[0] - im[0];
+    xi[m] = 0.0f;
+    for (; k <= m / 2; k++) {
+        size_t j = m - k;
+        REAL_SPLIT(re, im, rtwr, rtwi, k, j, xkr, xki, xjr, xji);
+        xr[k] = xkr;
+        xi[k] = xki;
+        xr[j] = xjr;
+        xi[j] = xji;
+    }
+}
+
+#ifdef CPU_AVX_DISPATCH
+AVX2_FN static size_t real_post_split_avx2(const float *restrict re, const float *restrict im, size_t m,
+                                           const float *restrict rtwr, const float *restrict rtwi,
+                                           float *restrict xr, float *restrict xi)
+{
+    size_t k = 1;
+    REAL_POST_SPLIT_BODY(vf8, 8, vld8, vst8, vrev8)
+    return k;
+}
+#endif
+
+void fft_cpu_frame(void *state, const float *x, const float *w, const float *scale2, float *xr, float *xi)
+{
+    cpu_state *st = state;
+    const size_t m = st->half;
+    size_t k = 1;
+    levels_rest(st->re, st->im, m, st->log2n - 1, gather_real(x, w, st->re, st->im, m, st->rev4_half, st->twr, st->twi),
+                st->twr, st->twi, st->avx);
+    if (scale2) { /* the power: real_post_db's, without the dB */
+        const float *restrict re = st->re, *restrict im = st->im, *restrict rtwr = st->rtwr,
+                              *restrict rtwi = st->rtwi;
+        float *restrict db = xr;
+#ifdef CPU_AVX_DISPATCH
+        if (st->avx2)
+            k = real_post_power_avx2(re, im, m, rtwr, rtwi, scale2, db);
+#endif
+#ifdef CPU_VECTOR_DB
+        REAL_POST_DB_BODY(vf, VW, vld, vst, vrev)
+#endif
+        real_post_db_tail(re, im, m, rtwr, rtwi, scale2, db, k);
+        return;
+    }
+#ifdef CPU_AVX_DISPATCH
+    if (st->avx2)
+        k = real_post_split_avx2(st->re, st->im, m, st->rtwr, st->rtwi, xr, xi);
+#endif
+    real_post_split(st->re, st->im, m, st->rtwr, st->rtwi, xr, xi, k);
+}
+
+void fft_cpu_power_db(void *state, float *v, size_t count)
+{
+    const cpu_state *st = state;
+#ifdef CPU_AVX_DISPATCH
+    if (st->avx2) {
+        power_to_db_avx2(v, count);
+        return;
+    }
+#endif
+    (void)st;
+    power_to_db(v, count);
+}
+
 /* ---- huge samples ----------------------------------------------------------------------
  * Finite samples near the top of float (1e30, 3e38) overflow |X|^2, or X itself (inf - inf
  * = NaN in a butterfly); the dB conversion marks such bins +inf. The frame is then done
@@ -608,8 +745,8 @@ static void reduce_row(const cpu_state *st, const float *row, const fft_peak_req
 static void frame_big(const cpu_state *st, float *re, float *im, const float *x, float *db)
 {
     const size_t m = st->half;
-    gather_real(x, st->win_small, re, im, m, st->rev4_half);
-    levels_rest(re, im, m, st->log2n - 1, st->twr, st->twi, st->avx);
+    levels_rest(re, im, m, st->log2n - 1, gather_real(x, st->win_small, re, im, m, st->rev4_half, st->twr, st->twi),
+                st->twr, st->twi, st->avx);
     real_post_db_tail(re, im, m, st->rtwr, st->rtwi, st->scale2, db, 1);
     for (size_t k = 0; k <= m; k++) {
         /* !(p > 0) also catches NaN, from a NaN sample: the floor, as on the fast path */
@@ -628,8 +765,8 @@ void fft_cpu_range(const cpu_state *st, float *re, float *im, float *scratch, co
         float *row = j->db ? j->db + f * bins : scratch;
         const float *x = j->signal + f * st->hop;
         int big;
-        gather_real(x, st->win, re, im, st->half, st->rev4_half);
-        levels_rest(re, im, st->half, st->log2n - 1, st->twr, st->twi, st->avx);
+        unsigned done = gather_real(x, st->win, re, im, st->half, st->rev4_half, st->twr, st->twi);
+        levels_rest(re, im, st->half, st->log2n - 1, done, st->twr, st->twi, st->avx);
 #ifdef CPU_AVX_DISPATCH
         if (st->avx2)
             big = real_post_db_avx2(re, im, st->half, st->rtwr, st->rtwi, st->scale2, row);
@@ -642,8 +779,6 @@ void fft_cpu_range(const cpu_state *st, float *re, float *im, float *scratch, co
             reduce_row(st, row, j->req, j->peaks + f * j->req->nranges);
     }
 }
-
-
 
 /* ---- the backend table --------------------------------------------------------------- */
 
@@ -674,7 +809,6 @@ static void cpu_destroy(void *state)
     free(st->row);
     free(st);
 }
-
 
 /* The plan's tables: twiddles of every level (slot h+j of level h), the real-input
  * untangle's, the bit reversals of the radix-4 first pass, the window and the squared
@@ -727,7 +861,6 @@ static int cpu_tables(cpu_state *st, const float *window, double window_sum, sp_
     }
     return SP_OK;
 }
-
 
 static int cpu_create(const fft_config *cfg, const float *window, double window_sum, void **state,
                       sp_errinfo *ei)
@@ -806,8 +939,8 @@ static int cpu_c2c(void *state, const cpx *in, cpx *out, size_t batch, int inver
     const float s = inverse ? (float)(1.0 / (double)n) : 1.0f;
     float *restrict re = st->re, *restrict im = st->im;
     for (size_t b = 0; b < batch; b++) {
-        gather_complex(in + b * n, re, im, n, st->rev4_full, sgn);
-        levels_rest(re, im, n, st->log2n, st->twr, twi, st->avx);
+        unsigned done = gather_complex(in + b * n, re, im, n, st->rev4_full, sgn, st->twr, twi);
+        levels_rest(re, im, n, st->log2n, done, st->twr, twi, st->avx);
         interleave(re, im, out + b * n, n, s);
     }
     return SP_OK;
@@ -821,13 +954,12 @@ static int cpu_r2c(void *state, const float *in, cpx *out, size_t batch, sp_erri
 
     const size_t n = st->n, m = st->half;
     for (size_t b = 0; b < batch; b++) {
-        gather_real(in + b * n, NULL, st->re, st->im, m, st->rev4_half);
-        levels_rest(st->re, st->im, m, st->log2n - 1, st->twr, st->twi, st->avx);
+        unsigned done = gather_real(in + b * n, NULL, st->re, st->im, m, st->rev4_half, st->twr, st->twi);
+        levels_rest(st->re, st->im, m, st->log2n - 1, done, st->twr, st->twi, st->avx);
         real_post(st->re, st->im, m, st->rtwr, st->rtwi, out + b * (m + 1));
     }
     return SP_OK;
 }
-
 
 static int cpu_stft_db(void *state, const float *signal, size_t nframes, float *db, sp_errinfo *ei)
 {

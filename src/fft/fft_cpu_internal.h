@@ -77,6 +77,12 @@ static inline void *cpu_alloc(size_t count, size_t size)
 void fft_cpu_range(const cpu_state *st, float *re, float *im, float *scratch, const cpu_job *j, size_t f0,
                    size_t f1);
 
+/* fft_r2c_split and fft_r2c_power (fft.h) on a cpu state: frame x times w (NULL: none);
+ * scale2 NULL: X_k into xr/xi, else |X_k|^2 scale2[k] into xr; k = 0 .. n/2. Uses the
+ * state's scratch: one caller at a time. fft_power_db: the levels of stft_db. */
+void fft_cpu_frame(void *state, const float *x, const float *w, const float *scale2, float *xr, float *xi);
+void fft_cpu_power_db(void *state, float *v, size_t count);
+
 /* The pool (fft_cpu_pool.c): the thread count for cfg (min(online CPUs, 8), or the
  * config's, never above max_batch); start the nthreads-1 workers; stop them and free what
  * start made, from wherever it stopped (cpu_destroy); run j over nframes frames, split over

@@ -14,8 +14,9 @@ static const xform_ops *const TABLE[] = {
 };
 #define TABLE_COUNT ((int)(sizeof TABLE / sizeof TABLE[0]))
 
-/* Frames a part of xform_rows gets at least. */
+/* Frames a part of xform_rows gets at least; frames it takes at a time. */
 #define ROWS_PART_MIN 16
+#define ROWS_CHUNK 16
 
 xform_spec xform_spec_default(void)
 {
@@ -50,14 +51,6 @@ int xform_kind_banked(xform_kind kind)
 float xform_db(double p)
 {
     return (float)(10.0 * log10(p > XFORM_POWER_FLOOR ? p : XFORM_POWER_FLOOR));
-}
-
-void xform_power(const xform *x, const cpx *z, float *p)
-{
-    for (size_t k = 0; k < x->bins; k++) {
-        float re = z[k].re * x->scale[k], im = z[k].im * x->scale[k], q = re * re + im * im;
-        p[k] = q > (float)XFORM_POWER_FLOOR ? q : (float)XFORM_POWER_FLOOR; /* the dB floor's power */
-    }
 }
 
 /* The sidecar's members: the transform's name and parameters, the columns' frequencies. */
@@ -99,14 +92,18 @@ int xform_create(const xform_spec *spec, size_t n, double rate, const float *win
     x->bin_hz = rate / (double)n;
     x->depth = 1;
     x->nwin = 1;
-    if (!(x->scale = malloc(x->bins * sizeof *x->scale)) || !(x->wins[0] = malloc(n * sizeof *x->wins[0])))
+    if (!(x->scale = malloc(x->bins * sizeof *x->scale)) || !(x->scale2 = malloc(x->bins * sizeof *x->scale2)) ||
+        !(x->wins[0] = malloc(n * sizeof *x->wins[0])))
         goto fail;
     for (size_t i = 0; i < n; i++) {
         x->wins[0][i] = window[i];
         wsum += window[i];
     }
-    for (size_t k = 0; k < x->bins; k++)
-        x->scale[k] = fft_level_scale(n, k, wsum);
+    for (size_t k = 0; k < x->bins; k++) {
+        double sc = fft_level_scale(n, k, wsum);
+        x->scale[k] = (float)sc;
+        x->scale2[k] = (float)(sc * sc);
+    }
     if ((err = x->ops->init(x, ei)) != SP_OK || (err = make_json(x, ei)) != SP_OK)
         goto fail;
     *out = x;
@@ -133,6 +130,7 @@ void xform_destroy(xform *x)
         work_free(x->work[i]);
     fft_bank_destroy(x->plan, x->bank);
     free(x->scale);
+    free(x->scale2);
     free(x->freqs);
     free(x->json);
     free(x);
@@ -210,8 +208,8 @@ static struct xform_work *work_make(const xform *x)
     fc.max_batch = WORK_BATCH;
     fc.tuning.cpu_threads = 1;
     if (!w || fft_plan_create(&fc, &w->plan, NULL) != SP_OK ||
-        !(w->frm = malloc(WORK_BATCH * x->n * sizeof *w->frm)) ||
-        !(w->z = malloc((size_t)x->nwin * WORK_BATCH * x->bins * sizeof *w->z)) ||
+        (!x->ops->frame_row && !(w->frm = malloc(WORK_BATCH * x->n * sizeof *w->frm))) ||
+        (!x->ops->frame_row && !(w->z = malloc((size_t)x->nwin * WORK_BATCH * x->bins * sizeof *w->z))) ||
         (sc && !(w->scratch = malloc(sc * sizeof *w->scratch)))) {
         work_free(w);
         return NULL;
@@ -226,11 +224,25 @@ typedef struct {
     double t0, dt;
     float *out;
     atomic_int failed;
+    atomic_size_t next;          /* the first frame no part has taken */
 } rows_job;
 
 /* Frames [a, b) in batches: each window's products, one r2c call each, then the rows. */
 static int rows_range(const xform *x, struct xform_work *w, const rows_job *j, size_t a, size_t b)
 {
+    if (x->ops->frame_row) { /* a frame at a time, in the part's cache from FFT to row */
+        for (size_t f = a; f < b; f++) {
+            /* the next frame's new samples, which the FFT's bit-reversed first pass would
+             * otherwise miss one at a time */
+            size_t fresh = j->hop < x->n ? j->hop : x->n;
+            const char *next = (const char *)(j->sig + (f + 1) * j->hop + x->n - fresh);
+            for (size_t i = 0; f + 1 < j->nframes && i < fresh * sizeof(float); i += 64)
+                __builtin_prefetch(next + i);
+            x->ops->frame_row(x, w->plan, j->sig + f * j->hop, j->t0 + (double)f * j->dt, j->out + f * x->width,
+                              w->scratch);
+        }
+        return SP_OK;
+    }
     for (size_t f0 = a; f0 < b; f0 += WORK_BATCH) {
         size_t nb = b - f0 < WORK_BATCH ? b - f0 : WORK_BATCH;
         for (int v = 0; v < x->nwin; v++) {
@@ -255,17 +267,28 @@ static int rows_range(const xform *x, struct xform_work *w, const rows_job *j, s
     return SP_OK;
 }
 
+/* The parts take ROWS_CHUNK frames at a time, in turn: a part whose thread the machine holds
+ * up leaves the frames it has not taken to the others (the rows do not depend on which part
+ * makes them). */
 static void rows_part(void *ctx, int part, int parts)
 {
     rows_job *j = ctx;
     xform *x = j->x;
-    size_t a, b;
-    sp_par_share(j->nframes, part, parts, &a, &b);
-    if (a == b)
-        return;
+    (void)parts;
     /* part p's work is only ever touched by the thread running part p of this call */
-    if ((!x->work[part] && !(x->work[part] = work_make(x))) || rows_range(x, x->work[part], j, a, b) != SP_OK)
+    if (!x->work[part] && !(x->work[part] = work_make(x))) {
         atomic_store(&j->failed, 1);
+        return;
+    }
+    for (;;) {
+        size_t a = atomic_fetch_add(&j->next, ROWS_CHUNK), b = a + ROWS_CHUNK;
+        if (a >= j->nframes)
+            return;
+        if (rows_range(x, x->work[part], j, a, b < j->nframes ? b : j->nframes) != SP_OK) {
+            atomic_store(&j->failed, 1);
+            return;
+        }
+    }
 }
 
 int xform_rows(xform *x, const float *sig, size_t hop, size_t nframes, double t0, double dt, float *out)
@@ -343,6 +366,7 @@ static int rows_host(xform *x, const float *sig, size_t hop, size_t nframes, dou
     rows_job j = {.x = x, .sig = sig, .hop = hop, .nframes = nframes, .t0 = t0, .dt = dt, .out = out};
     int parts = sp_par_parts(nframes, ROWS_PART_MIN);
     atomic_init(&j.failed, 0);
+    atomic_init(&j.next, 0);
     if (nframes == 0)
         return SP_OK;
     sp_par_run(rows_part, &j, parts > XFORM_PARTS_MAX ? XFORM_PARTS_MAX : parts);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "xform_internal.h"
+#include "xform_vec.h"
 
 #define CHROMA_N 12
 #define CHROMA_A440 440.0
@@ -17,7 +18,7 @@
  * only over the run of bins where it has weights (lo .. hi). The values move by less than
  * 1e-6 of a frame's maximum. */
 #define CHROMA_SPARSE 1e-7
-#define CHROMA_LANES 8 /* independent partial sums: the compiler vectorises them */
+#define CHROMA_LANES 8 /* independent partial sums, two vectors (xform_vec.h) */
 
 typedef struct {
     float *w;                    /* CHROMA_N x bins */
@@ -131,16 +132,36 @@ static size_t chroma_scratch(const xform *x)
     return x->bins;
 }
 
-static void chroma_row(const xform *x, const xform_frame *fr, float *out, float *scratch)
+/* The frame's power spectrum with its floor (docs/transforms.md: p_k, at least 1e-20),
+ * then each class's weighted sum and the frame's maximum. */
+static void chroma_frame(const xform *x, fft_plan *plan, const float *frame, double t, float *out, float *scratch)
 {
     const chroma_state *cs = x->priv;
+    const float fl = (float)XFORM_POWER_FLOOR;
     double v[CHROMA_N], top = 0.0;
-    xform_power(x, fr->z[0], scratch);
+    size_t i = 0;
+    (void)t;
+    fft_r2c_power(plan, frame, x->wins[0], x->scale2, scratch);
+#ifdef XFORM_VW
+    for (const xv lo = (xv){0} + fl; i + XFORM_VW <= x->bins; i += XFORM_VW)
+        xv_st(scratch + i, xv_max(xv_ld(scratch + i), lo));
+#endif
+    for (; i < x->bins; i++)
+        scratch[i] = scratch[i] > fl ? scratch[i] : fl;
     for (int c = 0; c < CHROMA_N; c++) {
         const float *wc = cs->w + (size_t)c * x->bins;
         float lane[CHROMA_LANES] = {0};
         size_t k = cs->lo[c];
         double s = 0.0;
+#ifdef XFORM_VW
+        xv l0 = {0}, l1 = {0}; /* lanes 0-3 and 4-7: the same sums as the loop below */
+        for (; k + CHROMA_LANES <= cs->hi[c]; k += CHROMA_LANES) {
+            l0 += xv_ld(wc + k) * xv_ld(scratch + k);
+            l1 += xv_ld(wc + k + 4) * xv_ld(scratch + k + 4);
+        }
+        xv_st(lane, l0);
+        xv_st(lane + 4, l1);
+#endif
         for (; k + CHROMA_LANES <= cs->hi[c]; k += CHROMA_LANES)
             for (int j = 0; j < CHROMA_LANES; j++)
                 lane[j] += wc[k + (size_t)j] * scratch[k + (size_t)j];
@@ -173,6 +194,6 @@ static int chroma_bank(const xform *x, fft_bank *b, void **mem)
 }
 
 const xform_ops xform_chroma_ops = {
-    .kind = XFORM_CHROMA, .name = "chroma", .init = chroma_init, .row = chroma_row,
+    .kind = XFORM_CHROMA, .name = "chroma", .init = chroma_init, .frame_row = chroma_frame,
     .scratch_floats = chroma_scratch, .fini = chroma_fini, .bank = chroma_bank,
 };

@@ -22,9 +22,14 @@ typedef struct {
     /* fills x->width, depth, freqs, the windows past the analysis one, priv and the json
      * members after "kind" (x->params); the spec is x->spec */
     int (*init)(xform *x, sp_errinfo *ei);
-    /* one frame into out[0 .. width); scratch: scratch_floats(x) floats of the caller's */
+    /* one frame into out[0 .. width); scratch: scratch_floats(x) floats of the caller's
+     * (or frame_row, below) */
     void (*row)(const xform *x, const xform_frame *fr, float *out, float *scratch);
     size_t (*scratch_floats)(const xform *x);
+    /* Optional (NULL: row on the part's batch of spectra): one frame's row from its n
+     * samples, transformed by the transform itself on the part's cpu plan (fft_r2c_power,
+     * fft_r2c_split: the window in the FFT's first pass, the values in its last one) */
+    void (*frame_row)(const xform *x, fft_plan *plan, const float *frame, double t, float *out, float *scratch);
     void (*fini)(xform *x);
     int db;                      /* the values are dB levels */
     /* Optional: the transform as a filter bank (fft.h "transform reductions") that a GPU
@@ -42,6 +47,7 @@ struct xform {
     size_t n, bins;
     double rate, bin_hz;
     float *scale;                /* bins: a_k = scale[k]·|X_k| (docs/design.md "Levels (dBFS)") */
+    float *scale2;               /* bins: p_k = scale2[k]·|X_k|^2 (scale², rounded once) */
     float *wins[XFORM_MAX_WINDOWS];
     int nwin;                    /* windows[0] is the analysis window, or the transform's own */
     size_t width, depth;
@@ -61,9 +67,6 @@ int xform_bank_runs(fft_bank *b, size_t rows, void **mem);
 /* The rows of the table (one file each). */
 extern const xform_ops xform_mel_ops, xform_mfcc_ops, xform_chroma_ops, xform_cqt_ops, xform_reassign_ops;
 
-/* p[k] = max((scale_k |z_k|)^2, XFORM_POWER_FLOOR), the power spectrum in the dBFS scale
- * with its floor (docs/design.md "Levels (dBFS)": -200 dB), k = 0 .. bins-1. */
-void xform_power(const xform *x, const cpx *z, float *p);
 /* 10 log10(max(p, floor)). */
 float xform_db(double p);
 
@@ -73,12 +76,16 @@ typedef struct {
     size_t *k0, *len;            /* band b: weights w[off[b] .. off[b]+len[b]) for bins k0[b] .. */
     size_t *off;
     float *w;
+    /* the same bands for the host's vectors: each run widened with zero weights to a
+     * multiple of 4 bins (within the spectrum) where the spectrum holds that many */
+    size_t *vk0, *vlen, *voff;
+    float *vw;
 } xform_melbank;
 int xform_melbank_make(xform_melbank *mb, int bands, double fmin, double fmax, size_t n, double rate,
                        double *centres, sp_errinfo *ei);
 void xform_melbank_free(xform_melbank *mb);
-/* out[b] = 10 log10(max(sum_k W_bk p_k, floor)) */
-void xform_melbank_db(const xform_melbank *mb, const float *p, float *out);
+/* out[b] = max(sum_k W_bk max(p_k, floor), floor): the bands' powers (fft_power_db: dB) */
+void xform_melbank_power(const xform_melbank *mb, const float *p, float *out);
 
 /* The constant-Q's halfband decimators (xform_cqt_dec.c; docs/transforms.md "Constant-Q
  * (octave-wise multirate)"):

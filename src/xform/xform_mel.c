@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "xform_internal.h"
+#include "xform_vec.h"
 
 /* Slaney's scale: linear below 1 kHz (200/3 Hz a mel), logarithmic above (27 mels an
  * octave-and-a-bit: 6.4x). */
@@ -31,6 +32,8 @@ void xform_melbank_free(xform_melbank *mb)
     free(mb->len);
     free(mb->off);
     free(mb->w);
+    free(mb->vk0);
+    free(mb->vw);
     memset(mb, 0, sizeof *mb);
 }
 
@@ -41,6 +44,30 @@ static double tri(const double *edges, int b, double f)
     double upper = (edges[b + 2] - f) / (edges[b + 2] - edges[b + 1]);
     double v = lower < upper ? lower : upper;
     return v > 0 ? v * 2.0 / (edges[b + 2] - edges[b]) : 0.0;
+}
+
+/* mb's vk0, vlen, voff (one block) and vw from its runs. SP_ENOMEM. */
+static int melbank_widen(xform_melbank *mb, size_t bins)
+{
+    size_t total = 0, nb = (size_t)mb->bands;
+    if (!(mb->vk0 = malloc(3 * nb * sizeof *mb->vk0)))
+        return SP_ENOMEM;
+    mb->vlen = mb->vk0 + nb;
+    mb->voff = mb->vk0 + 2 * nb;
+    for (size_t b = 0; b < nb; b++) {
+        size_t len = (mb->len[b] + 3) / 4 * 4;
+        if (len > bins)
+            len = mb->len[b];
+        mb->vk0[b] = mb->k0[b] + len <= bins ? mb->k0[b] : bins - len;
+        mb->vlen[b] = len;
+        mb->voff[b] = total;
+        total += len;
+    }
+    if (!(mb->vw = calloc(total, sizeof *mb->vw)))
+        return SP_ENOMEM;
+    for (size_t b = 0; b < nb; b++)
+        memcpy(mb->vw + mb->voff[b] + (mb->k0[b] - mb->vk0[b]), mb->w + mb->off[b], mb->len[b] * sizeof *mb->w);
+    return SP_OK;
 }
 
 int xform_melbank_make(xform_melbank *mb, int bands, double fmin, double fmax, size_t n, double rate,
@@ -87,6 +114,10 @@ int xform_melbank_make(xform_melbank *mb, int bands, double fmin, double fmax, s
         for (size_t i = 0; i < mb->len[b]; i++)
             mb->w[mb->off[b] + i] = (float)tri(edges, b, (double)(mb->k0[b] + i) * rate / (double)n);
     free(edges);
+    if (melbank_widen(mb, bins) != SP_OK) {
+        xform_melbank_free(mb);
+        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    }
     return SP_OK;
 nomem:
     free(edges);
@@ -94,14 +125,22 @@ nomem:
     return sp_fail(ei, SP_ENOMEM, "out of memory");
 }
 
-void xform_melbank_db(const xform_melbank *mb, const float *p, float *out)
+void xform_melbank_power(const xform_melbank *mb, const float *p, float *out)
 {
+    const float fl = (float)XFORM_POWER_FLOOR;
     for (int b = 0; b < mb->bands; b++) {
-        const float *w = mb->w + mb->off[b], *q = p + mb->k0[b];
+        const float *w = mb->vw + mb->voff[b], *q = p + mb->vk0[b];
+        size_t i = 0, len = mb->vlen[b];
         float s = 0.0f; /* a band's few hundred terms at most: float's 1e-7 is 5e-7 dB */
-        for (size_t i = 0; i < mb->len[b]; i++)
-            s += w[i] * q[i];
-        out[b] = xform_db((double)s);
+#ifdef XFORM_VW
+        xv acc = {0}, lo = (xv){0} + fl;
+        for (; i + XFORM_VW <= len; i += XFORM_VW) /* four partial sums */
+            acc += xv_ld(w + i) * xv_max(xv_ld(q + i), lo);
+        s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+#endif
+        for (; i < len; i++)
+            s += w[i] * (q[i] > fl ? q[i] : fl);
+        out[b] = s > fl ? s : fl; /* NaN too */
     }
 }
 
@@ -110,7 +149,8 @@ void xform_melbank_db(const xform_melbank *mb, const float *p, float *out)
 typedef struct {
     xform_melbank mb;
     int coeffs;                 /* mfcc: K */
-    float *dct;                 /* mfcc: K x bands, orthonormal DCT-II */
+    float *dct;                 /* mfcc: K x bands, orthonormal DCT-II (the GPU bank's) */
+    float *dct_t;               /* mfcc: the same, bands x K4 (K rounded up to 4, zeros past K) */
 } mel_state;
 
 static int mel_bands(const xform *x)
@@ -163,6 +203,7 @@ static void mel_fini(xform *x)
         return;
     xform_melbank_free(&m->mb);
     free(m->dct);
+    free(m->dct_t);
     free(m);
 }
 
@@ -171,11 +212,14 @@ static size_t mel_scratch(const xform *x)
     return x->bins + (size_t)mel_bands(x);
 }
 
-static void mel_row(const xform *x, const xform_frame *fr, float *out, float *scratch)
+/* The frame's power spectrum (docs/transforms.md), the bands' powers, their dB. */
+static void mel_frame(const xform *x, fft_plan *plan, const float *frame, double t, float *out, float *scratch)
 {
     const mel_state *m = x->priv;
-    xform_power(x, fr->z[0], scratch);
-    xform_melbank_db(&m->mb, scratch, out);
+    (void)t;
+    fft_r2c_power(plan, frame, x->wins[0], x->scale2, scratch);
+    xform_melbank_power(&m->mb, scratch, out);
+    fft_power_db(plan, out, (size_t)m->mb.bands);
 }
 
 /* The bands as a filter bank (fft.h): their runs and weights; mfcc adds its DCT. */
@@ -202,7 +246,7 @@ static int mel_bank(const xform *x, fft_bank *b, void **mem)
 }
 
 const xform_ops xform_mel_ops = {
-    .kind = XFORM_MEL, .name = "mel", .init = mel_init, .row = mel_row, .scratch_floats = mel_scratch,
+    .kind = XFORM_MEL, .name = "mel", .init = mel_init, .frame_row = mel_frame, .scratch_floats = mel_scratch,
     .fini = mel_fini, .db = 1, .bank = mel_bank,
 };
 
@@ -221,12 +265,14 @@ static int mfcc_init(xform *x, sp_errinfo *ei)
         return err;
     m = x->priv;
     m->coeffs = k;
-    if (!(m->dct = malloc((size_t)k * (size_t)bands * sizeof *m->dct)))
+    if (!(m->dct = malloc((size_t)k * (size_t)bands * sizeof *m->dct)) ||
+        !(m->dct_t = calloc((size_t)(k + 3) / 4 * 4 * (size_t)bands, sizeof *m->dct_t)))
         return SP_ENOMEM;
     for (int q = 0; q < k; q++) {
         double s = sqrt((q ? 2.0 : 1.0) / bands);
         for (int b = 0; b < bands; b++)
             m->dct[(size_t)q * (size_t)bands + (size_t)b] =
+                m->dct_t[(size_t)b * (size_t)((k + 3) / 4 * 4) + (size_t)q] =
                 (float)(s * cos(XFORM_PI * q * (2 * b + 1) / (2.0 * bands)));
     }
     for (int q = 0; q < k; q++)
@@ -237,23 +283,45 @@ static int mfcc_init(xform *x, sp_errinfo *ei)
     return SP_OK;
 }
 
-static void mfcc_row(const xform *x, const xform_frame *fr, float *out, float *scratch)
+/* Coefficients q .. q+4NV-1 (of K, the rest up to K4 being zeros): each a sum in double
+ * over the bands in order of float products, 2NV independent sums at once. */
+#define DCT_PASS(NV)                                                                                  \
+    for (; q + 4 * (NV) <= k4; q += 4 * (NV)) {                                                   \
+        xvd s[2 * (NV)];                                                                          \
+        for (int i = 0; i < 2 * (NV); i++)                                                        \
+            s[i] = (xvd){0.0, 0.0};                                                               \
+        for (size_t b = 0; b < bands; b++) {                                                      \
+            const float *d = m->dct_t + b * k4 + q;                                               \
+            for (int i = 0; i < (NV); i++) {                                                      \
+                xv pr = xv_ld(d + 4 * i) * mel[b];                                                \
+                s[2 * i] += (xvd){pr[0], pr[1]};                                                  \
+                s[2 * i + 1] += (xvd){pr[2], pr[3]};                                              \
+            }                                                                                     \
+        }                                                                                         \
+        for (size_t i = 0; i < 4 * (NV) && q + i < (size_t)m->coeffs; i++)                         \
+            out[q + i] = (float)s[i / 2][i % 2];                                                  \
+    }
+
+/* The mel dB row, then its DCT, 16 coefficients a pass (the same sums as one at a time). */
+static void mfcc_frame(const xform *x, fft_plan *plan, const float *frame, double t, float *out, float *scratch)
 {
     const mel_state *m = x->priv;
-    int bands = m->mb.bands;
+    size_t bands = (size_t)m->mb.bands, k4 = ((size_t)m->coeffs + 3) / 4 * 4, q = 0;
     float *mel = scratch + x->bins;
-    xform_power(x, fr->z[0], scratch);
-    xform_melbank_db(&m->mb, scratch, mel);
-    for (int q = 0; q < m->coeffs; q++) {
-        const float *d = m->dct + (size_t)q * (size_t)bands;
+    mel_frame(x, plan, frame, t, mel, scratch);
+#ifdef XFORM_VW
+    DCT_PASS(4)
+    DCT_PASS(1)
+#endif
+    for (; q < (size_t)m->coeffs; q++) {
         double s = 0.0;
-        for (int b = 0; b < bands; b++)
-            s += (double)(d[b] * mel[b]);
+        for (size_t b = 0; b < bands; b++)
+            s += (double)(m->dct_t[b * k4 + q] * mel[b]);
         out[q] = (float)s;
     }
 }
 
 const xform_ops xform_mfcc_ops = {
-    .kind = XFORM_MFCC, .name = "mfcc", .init = mfcc_init, .row = mfcc_row, .scratch_floats = mel_scratch,
+    .kind = XFORM_MFCC, .name = "mfcc", .init = mfcc_init, .frame_row = mfcc_frame, .scratch_floats = mel_scratch,
     .fini = mel_fini, .bank = mel_bank,
 };

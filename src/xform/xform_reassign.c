@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "xform_internal.h"
+#include "xform_vec.h"
 
 /* h' by the FFT: H_m times i w_m (w_m = 2 pi m/N, m from -N/2 .. N/2-1; 0 at N/2), back. */
 static int derivative(const float *h, size_t n, float *out)
@@ -85,25 +86,80 @@ static void reassign_fini(xform *x)
     free(x->priv);
 }
 
-/* In float but for the frame's time (a long file's seconds need double's digits before the
- * offset is added): the corrections are small against them. */
-static void reassign_row(const xform *x, const xform_frame *fr, float *out, float *scratch)
+/* Bin k's reassigned frequency and time offset (s) and power, from the split spectra of h
+ * (hr, hi), t*h (tr, ti) and dh/dt (dr, di): f into dr, dt into tr, p into hi. */
+#define REASSIGN_BIN(re, im, thr, thi, dhr, dhi, kf, s2, f, dt, p)                                    \
+    d = re * re + im * im;                                                                         \
+    inv = 1.0f / d;                                 /* inf where d = 0: that bin keeps its centre */ \
+    f = kf - (dhi * re - dhr * im) * inv * fs;     /* Im(X_dh conj X_h) */                          \
+    dt = (thr * re + thi * im) * inv * ts;         /* Re(X_th conj X_h) */                          \
+    p = d * s2
+
+static size_t reassign_bins(const xform *x, float *hr, float *hi, float *tr, const float *ti, float *dr,
+                            const float *di)
 {
-    const cpx *h = fr->z[0], *th = fr->z[1], *dh = fr->z[2];
     const float fs = (float)(x->rate / (2.0 * XFORM_PI)), ts = (float)(1.0 / x->rate), bin = (float)x->bin_hz;
-    (void)scratch;
-    for (size_t k = 0; k < x->bins; k++) {
-        float re = h[k].re, im = h[k].im, d = re * re + im * im, f = (float)k * bin, dt = 0.0f;
-        float p = d * x->scale[k] * x->scale[k];
-        if (d > 0.0f) {
-            float inv = 1.0f / d;
-            f -= (dh[k].im * re - dh[k].re * im) * inv * fs;    /* Im(X_dh conj X_h) */
-            dt = (th[k].re * re + th[k].im * im) * inv * ts;    /* Re(X_th conj X_h) */
-        }
-        out[3 * k] = f;
-        out[3 * k + 1] = (float)(fr->t + (double)dt);
-        out[3 * k + 2] = 10.0f * log10f(p > 1e-20f ? p : 1e-20f);
+    const float fl = (float)XFORM_POWER_FLOOR;
+    size_t k = 0;
+#ifdef XFORM_VW
+    const xv lo = (xv){0} + fl, zero = {0};
+    for (; k + XFORM_VW <= x->bins; k += XFORM_VW) {
+        xv re = xv_ld(hr + k), im = xv_ld(hi + k), d, inv, f, dt, p;
+        xv kf = ((xv){0, 1, 2, 3} + (float)k) * bin;
+        REASSIGN_BIN(re, im, xv_ld(tr + k), xv_ld(ti + k), xv_ld(dr + k), xv_ld(di + k), kf, xv_ld(x->scale2 + k), f,
+                     dt, p);
+        xvi pos = d > zero;
+        xv_st(dr + k, xv_pick(pos, f, kf));
+        xv_st(tr + k, xv_pick(pos, dt, zero));
+        xv_st(hi + k, xv_pick(p > lo, p, lo));
     }
+#endif
+    for (; k < x->bins; k++) {
+        float re = hr[k], im = hi[k], d, inv, f, dt, p, kf = (float)k * bin;
+        REASSIGN_BIN(re, im, tr[k], ti[k], dr[k], di[k], kf, x->scale2[k], f, dt, p);
+        dr[k] = d > 0.0f ? f : kf;
+        tr[k] = d > 0.0f ? dt : 0.0f;
+        hi[k] = p > fl ? p : fl;
+    }
+    return k;
+}
+
+/* The three transforms, each bin's values, the levels' dB; the row: in float but for the
+ * frame's time (a long file's seconds need double's digits before the offset is added). */
+static void reassign_frame(const xform *x, fft_plan *plan, const float *frame, double t, float *out,
+                           float *scratch)
+{
+    const size_t bins = x->bins;
+    float *hr = scratch, *hi = hr + bins, *tr = hi + bins, *ti = tr + bins, *dr = ti + bins, *di = dr + bins;
+    fft_r2c_split(plan, frame, x->wins[0], hr, hi);
+    fft_r2c_split(plan, frame, x->wins[1], tr, ti);
+    fft_r2c_split(plan, frame, x->wins[2], dr, di);
+    size_t k = 0;
+    reassign_bins(x, hr, hi, tr, ti, dr, di);
+    fft_power_db(plan, hi, bins);
+#ifdef XFORM_VW
+    for (const xvd tv = {t, t}; k + XFORM_VW <= bins; k += XFORM_VW) { /* 4 bins: 3 vectors of (f, t, dB) */
+        xv f = xv_ld(dr + k), dt = xv_ld(tr + k), lv = xv_ld(hi + k);
+        xvd t01 = tv + __builtin_convertvector((xv2){dt[0], dt[1]}, xvd);
+        xvd t23 = tv + __builtin_convertvector((xv2){dt[2], dt[3]}, xvd);
+        xv2 a = __builtin_convertvector(t01, xv2), b = __builtin_convertvector(t23, xv2);
+        xv tt = {a[0], a[1], b[0], b[1]};
+        xv ft01 = XV_SHUFFLE2(f, tt, 0, 4, 1, 5), ft23 = XV_SHUFFLE2(f, tt, 2, 6, 3, 7);
+        xv_st(out + 3 * k, XV_SHUFFLE2(ft01, lv, 0, 1, 4, 2));
+        xv_st(out + 3 * k + 4, XV_SHUFFLE2(XV_SHUFFLE2(ft01, lv, 3, 5, 0, 0), ft23, 0, 1, 4, 5));
+        xv_st(out + 3 * k + 8, XV_SHUFFLE2(lv, ft23, 2, 6, 7, 3));
+    }
+#endif
+    for (; k < bins; k++) {
+        out[3 * k] = dr[k];
+        out[3 * k + 1] = (float)(t + (double)tr[k]);
+        out[3 * k + 2] = hi[k];
+    }
+}
+
+static size_t reassign_scratch(const xform *x)
+{
+    return 6 * x->bins;
 }
 
 /* The three windows as a bank (fft.h FFT_BANK_REASSIGN): a GPU plan makes the same rows,
@@ -124,6 +180,6 @@ static int reassign_bank(const xform *x, fft_bank *b, void **mem)
 }
 
 const xform_ops xform_reassign_ops = {
-    .kind = XFORM_REASSIGN, .name = "reassign", .init = reassign_init, .row = reassign_row,
-    .fini = reassign_fini, .bank = reassign_bank,
+    .kind = XFORM_REASSIGN, .name = "reassign", .init = reassign_init, .frame_row = reassign_frame,
+    .scratch_floats = reassign_scratch, .fini = reassign_fini, .bank = reassign_bank,
 };

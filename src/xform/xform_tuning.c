@@ -129,7 +129,7 @@ static int spans_peaks(tuning_work *w, const xform_span *spans, size_t nspans, s
                 return SP_ENOMEM;
             for (size_t f = 0; f < nb; f++) {
                 const cpx *z = w->z + f * bins;
-                for (size_t k = 0; k < bins; k++) { /* xform_power's arithmetic */
+                for (size_t k = 0; k < bins; k++) { /* the power with its floor (docs/transforms.md) */
                     float re = z[k].re * w->scale[k], im = z[k].im * w->scale[k], q = re * re + im * im;
                     w->p[k] = q > (float)XFORM_POWER_FLOOR ? q : (float)XFORM_POWER_FLOOR;
                 }
