@@ -177,13 +177,8 @@ const char *xform_json(const xform *x)
 
 /* ---- rows: the parts' own plans and buffers ------------------------------------------------ */
 
-/* Frames a part windows and transforms at once (one r2c call a window). */
-#define WORK_BATCH 16
-
 struct xform_work {
-    fft_plan *plan;              /* cpu, one thread, WORK_BATCH transforms a call */
-    float *frm;                  /* WORK_BATCH * n windowed samples */
-    cpx *z;                      /* nwin * WORK_BATCH * bins spectra */
+    fft_plan *plan;              /* cpu, one thread, a frame a call (frame_row) */
     float *scratch;
 };
 
@@ -192,8 +187,6 @@ static void work_free(struct xform_work *w)
     if (!w)
         return;
     fft_plan_destroy(w->plan);
-    free(w->frm);
-    free(w->z);
     free(w->scratch);
     free(w);
 }
@@ -205,11 +198,9 @@ static struct xform_work *work_make(const xform *x)
     size_t sc = x->ops->scratch_floats ? x->ops->scratch_floats(x) : 0;
     fc.backend = FFT_BACKEND_CPU;
     fc.n = x->n;
-    fc.max_batch = WORK_BATCH;
+    fc.max_batch = 1;
     fc.tuning.cpu_threads = 1;
     if (!w || fft_plan_create(&fc, &w->plan, NULL) != SP_OK ||
-        (!x->ops->frame_row && !(w->frm = malloc(WORK_BATCH * x->n * sizeof *w->frm))) ||
-        (!x->ops->frame_row && !(w->z = malloc((size_t)x->nwin * WORK_BATCH * x->bins * sizeof *w->z))) ||
         (sc && !(w->scratch = malloc(sc * sizeof *w->scratch)))) {
         work_free(w);
         return NULL;
@@ -227,44 +218,19 @@ typedef struct {
     atomic_size_t next;          /* the first frame no part has taken */
 } rows_job;
 
-/* Frames [a, b) in batches: each window's products, one r2c call each, then the rows. */
-static int rows_range(const xform *x, struct xform_work *w, const rows_job *j, size_t a, size_t b)
+/* Frames [a, b), a frame at a time, in the part's cache from FFT to row (frame_row). */
+static void rows_range(const xform *x, struct xform_work *w, const rows_job *j, size_t a, size_t b)
 {
-    if (x->ops->frame_row) { /* a frame at a time, in the part's cache from FFT to row */
-        for (size_t f = a; f < b; f++) {
-            /* the next frame's new samples, which the FFT's bit-reversed first pass would
-             * otherwise miss one at a time */
-            size_t fresh = j->hop < x->n ? j->hop : x->n;
-            const char *next = (const char *)(j->sig + (f + 1) * j->hop + x->n - fresh);
-            for (size_t i = 0; f + 1 < j->nframes && i < fresh * sizeof(float); i += 64)
-                __builtin_prefetch(next + i);
-            x->ops->frame_row(x, w->plan, j->sig + f * j->hop, j->t0 + (double)f * j->dt, j->out + f * x->width,
-                              w->scratch);
-        }
-        return SP_OK;
+    for (size_t f = a; f < b; f++) {
+        /* the next frame's new samples, which the FFT's bit-reversed first pass would
+         * otherwise miss one at a time */
+        size_t fresh = j->hop < x->n ? j->hop : x->n;
+        const char *next = (const char *)(j->sig + (f + 1) * j->hop + x->n - fresh);
+        for (size_t i = 0; f + 1 < j->nframes && i < fresh * sizeof(float); i += 64)
+            __builtin_prefetch(next + i);
+        x->ops->frame_row(x, w->plan, j->sig + f * j->hop, j->t0 + (double)f * j->dt, j->out + f * x->width,
+                          w->scratch);
     }
-    for (size_t f0 = a; f0 < b; f0 += WORK_BATCH) {
-        size_t nb = b - f0 < WORK_BATCH ? b - f0 : WORK_BATCH;
-        for (int v = 0; v < x->nwin; v++) {
-            const float *win = x->wins[v];
-            for (size_t f = 0; f < nb; f++) {
-                const float *s = j->sig + (f0 + f) * j->hop;
-                float *y = w->frm + f * x->n;
-                for (size_t i = 0; i < x->n; i++)
-                    y[i] = s[i] * win[i];
-            }
-            if (fft_r2c(w->plan, w->frm, w->z + (size_t)v * WORK_BATCH * x->bins, nb) != SP_OK)
-                return SP_ENOMEM;
-        }
-        for (size_t f = 0; f < nb; f++) {
-            xform_frame fr;
-            for (int v = 0; v < x->nwin; v++)
-                fr.z[v] = w->z + ((size_t)v * WORK_BATCH + f) * x->bins;
-            fr.t = j->t0 + (double)(f0 + f) * j->dt;
-            x->ops->row(x, &fr, j->out + (f0 + f) * x->width, w->scratch);
-        }
-    }
-    return SP_OK;
 }
 
 /* The parts take ROWS_CHUNK frames at a time, in turn: a part whose thread the machine holds
@@ -284,10 +250,7 @@ static void rows_part(void *ctx, int part, int parts)
         size_t a = atomic_fetch_add(&j->next, ROWS_CHUNK), b = a + ROWS_CHUNK;
         if (a >= j->nframes)
             return;
-        if (rows_range(x, x->work[part], j, a, b < j->nframes ? b : j->nframes) != SP_OK) {
-            atomic_store(&j->failed, 1);
-            return;
-        }
+        rows_range(x, x->work[part], j, a, b < j->nframes ? b : j->nframes);
     }
 }
 

@@ -10,25 +10,18 @@
 #define XFORM_PARTS_MAX 8 /* SP_PAR_MAX: xform_rows' parts */
 #define XFORM_POWER_FLOOR 1e-20 /* (1e-10)^2: the dB floor of docs/design.md "Levels (dBFS)" */
 
-/* One frame's spectra for a row: z[w] points at frame f's n/2+1 values of window w. */
-typedef struct {
-    const cpx *z[XFORM_MAX_WINDOWS];
-    double t;                    /* the frame's centre (s) */
-} xform_frame;
-
 typedef struct {
     xform_kind kind;
     const char *name;
     /* fills x->width, depth, freqs, the windows past the analysis one, priv and the json
      * members after "kind" (x->params); the spec is x->spec */
     int (*init)(xform *x, sp_errinfo *ei);
-    /* one frame into out[0 .. width); scratch: scratch_floats(x) floats of the caller's
-     * (or frame_row, below) */
-    void (*row)(const xform *x, const xform_frame *fr, float *out, float *scratch);
+    /* the floats of scratch frame_row gets (NULL: none) */
     size_t (*scratch_floats)(const xform *x);
-    /* Optional (NULL: row on the part's batch of spectra): one frame's row from its n
-     * samples, transformed by the transform itself on the part's cpu plan (fft_r2c_power,
-     * fft_r2c_split: the window in the FFT's first pass, the values in its last one) */
+    /* one frame's row, out[0 .. width), from its n samples, transformed by the transform
+     * itself on the part's cpu plan (fft_r2c_power, fft_r2c_split: the window in the FFT's
+     * first pass, the values in its last one); t the frame's centre (s). NULL where `rows`
+     * makes the rows (the constant-Q) */
     void (*frame_row)(const xform *x, fft_plan *plan, const float *frame, double t, float *out, float *scratch);
     void (*fini)(xform *x);
     int db;                      /* the values are dB levels */
