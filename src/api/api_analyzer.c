@@ -39,7 +39,11 @@ struct spectro_analyzer {
      * stream that ends that short gets a whole short array's frame (whole_short) */
     float *early;
     size_t early_n;
-    /* a transform's whole array (api_analyzer_transform): its rows go to xout */
+    /* a transform's whole array (api_analyzer_transform): its rows go to xout, its frames
+     * through a framer of its own with a bigger batch (analyze_frames_batch; made on first
+     * use, with a cpu plan that only sizes it: no FFT runs on it) */
+    fft_plan *xplan;
+    stft *xst;
     xform *xf;
     float *xout;
     size_t xframes;
@@ -293,6 +297,8 @@ void spectro_analyzer_destroy(spectro_analyzer *a)
         return;
     stft_destroy(a->st);
     fft_plan_destroy(a->plan);
+    stft_destroy(a->xst);
+    fft_plan_destroy(a->xplan);
     peaks_window_destroy(a->pw);
     for (int c = 0; a->q && c < a->outs; c++)
         free(a->q[c]);
@@ -686,6 +692,29 @@ static int take_xform(void *user, int channel, uint64_t first, size_t nframes, c
                       dst);
 }
 
+/* The transforms' framer (a->xst), made on first use. */
+static int transform_framer(spectro_analyzer *a, sp_errinfo *ei)
+{
+    fft_config fc = fft_config_default();
+    stft_config sc = stft_config_default();
+    int rc;
+    if (a->xst)
+        return SP_OK;
+    fc.backend = FFT_BACKEND_CPU;
+    fc.n = a->n;
+    fc.hop = a->hop;
+    fc.max_batch = analyze_frames_batch(a->n, a->hop, a->outs);
+    fc.tuning.cpu_threads = 1;
+    if ((rc = fft_plan_create(&fc, &a->xplan, ei)) != SP_OK)
+        return rc;
+    sc.n = a->n;
+    sc.hop = a->hop;
+    sc.in_channels = a->channels;
+    sc.channel = a->channel;
+    sc.batch = fc.max_batch;
+    return stft_create(&sc, a->xplan, take_db, a, &a->xst, ei);
+}
+
 int api_analyzer_transform(spectro_analyzer *a, xform *x, const float *samples, size_t count, float *out,
                            size_t out_frames, spectro_error *err)
 {
@@ -701,13 +730,14 @@ int api_analyzer_transform(spectro_analyzer *a, xform *x, const float *samples, 
                         count, (unsigned long long)frames);
     if ((rc = spectro_analyzer_reset(a, SPECTRO_OUTPUT_DB, err)) != SPECTRO_OK)
         return rc;
-    if ((rc = stft_reset(a->st, &ei)) != SP_OK || (rc = stft_set_frames(a->st, take_xform, a, &ei)) != SP_OK)
+    if ((rc = transform_framer(a, &ei)) != SP_OK || (rc = stft_reset(a->xst, &ei)) != SP_OK ||
+        (rc = stft_set_frames(a->xst, take_xform, a, &ei)) != SP_OK)
         return api_from_engine(err, rc, &ei);
     a->xf = x;
     a->xout = out;
     a->xframes = (size_t)frames;
-    if ((rc = stft_push(a->st, samples, count, &ei)) == SP_OK)
-        rc = stft_finish(a->st, &ei);
+    if ((rc = stft_push(a->xst, samples, count, &ei)) == SP_OK)
+        rc = stft_finish(a->xst, &ei);
     a->xf = NULL;
     a->xout = NULL;
     if (rc != SP_OK)

@@ -74,6 +74,13 @@ size_t analyze_auto_batch(size_t n, size_t hop, int out_channels, int gpu, int r
     return b < 1 ? 1 : b;
 }
 
+size_t analyze_frames_batch(size_t n, size_t hop, int out_channels)
+{
+    const size_t span = ((size_t)1 << 20) / (size_t)(out_channels > 0 ? out_channels : 1);
+    size_t b = n >= span || hop == 0 ? 1 : 1 + (span - n) / hop;
+    return b > 8192 ? 8192 : b;
+}
+
 static size_t pow2_at_least(size_t v)
 {
     size_t p = 2;
@@ -289,6 +296,10 @@ static int plan_job_and_batch(run *r, fft_config *fc)
                       fc->job.frames >= REDUCED_MIN_CALLS * (uint64_t)big;
         fc->max_batch = reduced ? big : analyze_auto_batch(cfg->n, res->hop, res->out_channels, 1, 0);
     }
+    /* a transform on the host's threads: its frames, no spectra (a GPU's bank keeps the
+     * GPU's batch) */
+    if (!gpu && cfg->xform.kind != XFORM_NONE)
+        fc->max_batch = analyze_frames_batch(cfg->n, res->hop, res->out_channels);
     return gpu;
 }
 

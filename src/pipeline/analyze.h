@@ -215,5 +215,10 @@ int analyze_run_source(const analyze_config *cfg, const analyze_context *ctx, so
  * come back and bigger calls pay (an hour's picture: 330 calls of 2047 frames took 0.12 s
  * after the decoding, 83 of 8192 0.05 s on the lent H100). */
 size_t analyze_auto_batch(size_t n, size_t hop, int out_channels, int gpu, int reduced);
+/* The batch of a run whose frames go to a transform on the host (the framer's frames, no
+ * spectra: stft_set_frames): as many frames as a span of about 1M samples a channel holds
+ * (the transform's rows are few; bigger calls share out over the pool's threads better and
+ * copy less of the frames' overlap), at least 1. */
+size_t analyze_frames_batch(size_t n, size_t hop, int out_channels);
 
 #endif
