@@ -13,7 +13,8 @@ order. The tolerances follow from that:
 - mel (dB): within 0.01 dB wherever the band is above -100 dBFS and within 60 dB of the
   frame's strongest band (the bound e2e_gpu_agree holds the linear levels to); deeper bands
   carry the rounding of the whole frame, so there their power must agree within 1e-6 of the
-  frame's strongest band's power.
+  frame's strongest band's power, plus what the host's vector dB conversion may move a
+  band's own power (fft_power_db: within 1e-4 dB, 2.3e-5 of it).
 - MFCC: the DCT-II is orthonormal, so a coefficient moves by at most the 2-norm of the mel
   row's change: |dc| <= sqrt(B) max|d mel dB| of the same frames (measured on the same
   file), plus 1e-4 for the DCT's own float sums.
@@ -119,9 +120,10 @@ class GpuXform(unittest.TestCase):
         err = np.abs(c - g)[tight].max()
         self.note("mel dB (tight)", err)
         self.assertLessEqual(err, 0.01, "%s: %.4g dB apart" % (what, err))
-        rel = (np.abs(10 ** (c / 10) - 10 ** (g / 10)) / 10 ** (top / 10)).max()
-        self.note("mel power / frame's strongest band", rel)
-        self.assertLessEqual(rel, 1e-6, "%s: powers %.3g of the strongest band apart" % (what, rel))
+        pc, pg, ptop = 10 ** (c / 10), 10 ** (g / 10), 10 ** (top / 10)
+        rel = (np.abs(pc - pg) / (1e-6 * ptop + 2.3e-5 * np.maximum(pc, pg))).max()
+        self.note("mel power / its bound", rel)
+        self.assertLessEqual(rel, 1.0, "%s: powers %.3g of their bound apart" % (what, rel))
         return np.abs(c - g).max(axis=-1)
 
     def test_mel_mfcc(self):
