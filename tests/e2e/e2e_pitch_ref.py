@@ -65,7 +65,10 @@ class AgainstPyin(e2e.unittest.TestCase):
             p = e2e.run(["-q", "--pitch", "-n", "1024", "--hop", "256", wav])
             self.assertEqual(p.returncode, 0, p.stderr)
             ours = np.array([float(l.split("\t")[1]) for l in p.stdout.splitlines()])
-            q = subprocess.run([py, "-c", PYIN, raw], capture_output=True, text=True, timeout=240)
+            # numba's cache of its own (librosa's jitted code: a cache that two tests fill
+            # at once, as ctest -j runs them, can hold entries that crash a later run)
+            env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(d, "numba"))
+            q = subprocess.run([py, "-c", PYIN, raw], capture_output=True, text=True, timeout=240, env=env)
             self.assertEqual(q.returncode, 0, q.stderr)
             ref = np.loadtxt(q.stdout.splitlines())
         self.assertEqual(len(ours), len(ref))

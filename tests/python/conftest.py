@@ -4,13 +4,23 @@ assets, and the program's dumps of given samples.
 The program is $SPECTRO_BIN, else build/spectro of this checkout; tests that compare with
 it skip when neither exists (scripts/test.sh builds it first).
 """
+import atexit
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+# librosa's jitted code cached by numba in a folder of this process's own: the package's
+# shared cache, filled by two test processes at once (ctest -j runs e2e_pitch_ref and
+# e2e_xform_librosa side by side), kept entries that crashed a later run with SIGSEGV
+if "NUMBA_CACHE_DIR" not in os.environ:
+    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="spectro-numba-")
+    atexit.register(shutil.rmtree, os.environ["NUMBA_CACHE_DIR"], True)
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
