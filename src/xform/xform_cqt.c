@@ -171,7 +171,8 @@ static int cqt_levels(xform *x, cqt_state *q, double qf, long *hi)
     q->stages = 0;
     for (int o = 0; o < q->octaves; o++) {
         double edge;
-        size_t top = cqt_octave_top(x, q, o, qf, &edge), bot = top + 1 > (size_t)x->spec.bands ? top + 1 - (size_t)x->spec.bands : 0;
+        size_t top = cqt_octave_top(x, q, o, qf, &edge);
+        size_t bot = top + 1 > (size_t)x->spec.bands ? top + 1 - (size_t)x->spec.bands : 0;
         int d = drate[o], fits = 0;
         for (; d > 0 && !fits; d -= !fits) {
             fits = 1;
