@@ -134,7 +134,13 @@ def test_frames_ctrl_c_stops_the_run():
         if len(calls) == 1:  # the signal once the frames flow, however busy the machine
             timer.start()
         time.sleep(0.01)
-    with pytest.raises(KeyboardInterrupt):
-        spectro.run("synth:sine=1000,duration=3600", on_frames=slow)
-    timer.join()
+    # Python's own handler, whatever the process inherited (a background job's shell
+    # ignores SIGINT, and Python then installs none)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            spectro.run("synth:sine=1000,duration=3600", on_frames=slow)
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, before)
     assert calls and all(calls)
