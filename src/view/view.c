@@ -113,8 +113,10 @@ static int open_window(view *v, sp_errinfo *ei)
     if (h < MIN_WIN_H)
         h = MIN_WIN_H;
     snprintf(title, sizeof title, "spectro \xe2\x80\x94 %s", slash ? slash + 1 : in);
+    /* hidden until the renderer exists: an OpenGL renderer makes SDL destroy the X window
+       and create another, and a window shown twice is two windows to whoever looks for it */
     v->win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
-                              SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+                              SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI | SDL_WINDOW_HIDDEN);
     if (!v->win)
         return sp_fail(ei, SP_ENODEV, "cannot open a window: %s: use " SP_FIELD("png") " OUT, " SP_FIELD("dump") " "
                                       "OUT or " SP_FIELD("peaks") " for headless output",
@@ -125,6 +127,7 @@ static int open_window(view *v, sp_errinfo *ei)
         v->ren = SDL_CreateRenderer(v->win, -1, SDL_RENDERER_SOFTWARE);
     if (!v->ren)
         return sp_fail(ei, SP_ENODEV, "cannot make a renderer for the window: %s", SDL_GetError());
+    SDL_ShowWindow(v->win);
     if (SDL_GetRendererInfo(v->ren, &ri) == 0) {
         snprintf(v->renderer_name, sizeof v->renderer_name, "%s", ri.name);
         v->software = (ri.flags & SDL_RENDERER_SOFTWARE) != 0;
