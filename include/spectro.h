@@ -19,7 +19,8 @@
  *                     program's options, --help and man page are made from), inputs, then
  *                     a run with its outputs (dump, png, peaks, measurements), over many
  *                     inputs (a batch), or the window; the program is this API's client
- *                     (API version 4); the run's frames to a callback (5)
+ *                     (API version 4); the run's frames to a callback (5); the whole
+ *                     stream and derived runs, which the window is built on (6)
  *
  * Conventions (the project's DESIGN contracts):
  *   - Frame f covers samples [f*hop, f*hop + fft_size) of the mixed or selected channel; L >=
@@ -67,10 +68,10 @@ extern "C" {
 /* The library's version, the spectro program's ("0.1.0"): static storage. Any thread. */
 SPECTRO_API const char *spectro_version(void);
 /* The API's revision within this SONAME: grows when functions or struct members are added
- * (docs/api-c.md). 5 for this header: 2 added the _device_async entries, 3 the transfer
+ * (docs/api-c.md). 6 for this header: 2 added the _device_async entries, 3 the transfer
  * function, spectro_loudness and the transforms, 4 the jobs, 5 a job's frames to a
- * callback. */
-#define SPECTRO_API_VERSION 5
+ * callback, 6 a job's whole stream, derived jobs and what the window takes besides. */
+#define SPECTRO_API_VERSION 6
 SPECTRO_API int spectro_api_version(void);
 
 /* The codes (the program's exit status for each is in brackets). */
@@ -696,6 +697,97 @@ typedef int (*spectro_frames_fn)(void *user, const spectro_frames_info *info, in
  * channel. One input: spectro_job_run refuses a batch (SPECTRO_EINVAL); average, bands and
  * the outputs' other reductions do not change the frames. Before spectro_job_run. */
 SPECTRO_API void spectro_job_set_frames(spectro_job *j, spectro_frames_fn fn, void *user);
+
+/* ---- a job's stream, whole (API version 6) ------------------------------------------------
+ * What a live display needs of a run besides its rows: the samples, the column maxima a
+ * GPU reduces where the spectra are, the complex frames, and the stream's description; the
+ * caller says at open which it takes. spectro's own window is a client of this section
+ * (docs/api-c.md "A job's stream"). */
+
+/* The stream: frames as spectro_frames_info says, and more of the input. Valid during open
+ * (the strings until the run returns); size is this library's sizeof. */
+typedef struct spectro_stream_info {
+    size_t size;
+    spectro_frames_info frames;
+    const char *format;      /* the input's format: "WAV 24-bit PCM"; "" none */
+    const char *decoder;     /* "libsndfile", "ffmpeg"; "" none (microphone, synth) */
+    const char *window;      /* the window in the form the setting takes: "hann", "kaiser:8.6" */
+    const float *window_coef; /* its fft_size coefficients, as the FFT applies them */
+    const char *backend;     /* the FFT backend running: "cpu", "cuda", "cufft" */
+    int source_channels;     /* the input's channels (frames.channels: the rows') */
+    int channel;             /* the channel analysed when channel_name is NULL */
+    const char *channel_name; /* "mix", "all", or NULL */
+    double start_s;          /* where in the input the run began (the setting start) */
+    double bin_hz;           /* sample_rate / fft_size */
+    int64_t source_frames;   /* samples a channel the input promises; -1 unknown */
+    int64_t frames_expected; /* frames a channel the run will make; -1 unknown (live) */
+    int64_t frames_hint;     /* as frames_expected, also for a live run of a file: no promise */
+    double aligned_s;        /* a pair (reference): how much later the measured file is read */
+    int transform_db;        /* the transform's values are dB levels */
+} spectro_stream_info;
+
+/* What the caller takes, set by its open (all 0 at the call). */
+typedef struct spectro_stream_wants {
+    int spectra;             /* the rows, as spectro_job_set_frames gives them */
+    int complex;             /* every frame's complex transform instead, unscaled: frame f's
+                              * bin k is sum_i w_i x_i e^(-2 pi i ik/N); not with spectra */
+    int samples;             /* the samples read, every channel of the input, interleaved */
+    uint64_t maxima_span;    /* with spectra, not a transform: where the backend reduces
+                              * columns where the spectra are (cuda), the per-bin maximum of
+                              * each aligned group of maxima_span frames instead of the rows
+                              * (ops.maxima: take both); 0: the rows */
+} spectro_stream_wants;
+
+/* How a run ended. */
+typedef struct spectro_stream_end {
+    uint64_t frames;         /* frames a channel, skipped ones included */
+    uint64_t samples;        /* samples a channel read */
+    uint64_t dropped_samples; /* live input lost */
+    int interrupted;         /* a live run stopped by spectro_job_stop: a normal end */
+} spectro_stream_end;
+
+/* The caller's functions, on the thread that runs the job, one call at a time; frames in
+ * order within each channel. A non-zero return (a SPECTRO_E* code, err's message set)
+ * ends the run with it. Members may be NULL where not wanted. */
+typedef struct spectro_stream_ops {
+    int (*open)(void *user, const spectro_stream_info *info, spectro_stream_wants *wants, spectro_error *err);
+    int (*spectra)(void *user, int channel, uint64_t first, size_t count, const float *rows, spectro_error *err);
+    /* the rows of maxima: group g = first/span .. covers frames g*span .. g*span+span-1 of
+     * those given now (first .. first+count-1); spectro_maxima_rows(span, first, count) rows
+     * of bins floats */
+    int (*maxima)(void *user, int channel, uint64_t first, size_t count, uint64_t span, const float *rows,
+                  spectro_error *err);
+    int (*samples)(void *user, uint64_t first, size_t count, const float *samples, spectro_error *err);
+    int (*complex)(void *user, int channel, uint64_t first, size_t count, const spectro_complex *frames,
+                   spectro_error *err);
+    int (*finish)(void *user, const spectro_stream_end *end, spectro_error *err);
+} spectro_stream_ops;
+
+/* The run's stream goes to ops (copied; NULL: no longer), besides any outputs; as with
+ * spectro_job_set_frames the job then runs headless, one input. Before spectro_job_run. */
+SPECTRO_API void spectro_job_set_stream(spectro_job *j, const spectro_stream_ops *ops, void *user);
+
+/* The rows ops.maxima gets for count frames from `first` in groups of span. Any thread. */
+SPECTRO_API size_t spectro_maxima_rows(uint64_t span, uint64_t first, size_t count);
+
+/* A live run's clock: the time, in seconds of the system's monotonic clock
+ * (CLOCK_MONOTONIC), at which the input's sample 0 was captured, once known; 0 before (and
+ * for files). For a display's latency. Any thread, during the run. */
+SPECTRO_API double spectro_job_capture_time(const spectro_job *j);
+
+/* Whether setting `name` shapes the frames of a run (the input, its range and decoding, the
+ * FFT, the window, the channel, the backend, a transform, the levels' calibration) rather
+ * than its outputs, reductions or pictures: 1, 0, or SPECTRO_EINVAL for no such setting. */
+SPECTRO_API int spectro_setting_shapes_frames(const char *name);
+
+/* A new job for another run of src's stream: its inputs, its message callback, output and
+ * environment, and those of its settings that shape the frames, in the order given, except
+ * the names in `except` (NULL-terminated; NULL: none), which the caller sets itself. For a
+ * display that analyses the same input again (another FFT size, a transform, a range).
+ * *out is the caller's (spectro_job_destroy). src is only read: any thread while it is not
+ * being changed. */
+SPECTRO_API int spectro_job_derive(const spectro_job *src, const char *const *except, spectro_job **out,
+                                   spectro_error *err);
 
 /* The settings as data, in the program's --help order: i in 0 .. spectro_setting_count()-1.
  * The texts are rendered with the field namer in place at the call. Any thread. */

@@ -74,5 +74,19 @@ typedef struct {
 } api_frames;
 void api_frames_set(api_frames *f, struct job *j, spectro_frames_fn fn, void *user);
 void api_frames_free(api_frames *f);
+/* The frames' description of a run's stream (the column frequencies kept in f). */
+int api_frames_describe(api_frames *f, const sink_stream *st, spectro_frames_info *in, sp_errinfo *ei);
+
+/* A job's whole stream to the caller's ops as a sink of its run (api_stream.c): set (ops
+ * NULL: none) hands the sink to the job in place of a frames callback. */
+typedef struct {
+    spectro_stream_ops ops;
+    void *user;
+    spectro_stream_info info;
+    api_frames frames; /* the frames' description and its column frequencies */
+    sink s;
+} api_stream;
+void api_stream_set(api_stream *s, struct job *j, const spectro_stream_ops *ops, void *user);
+void api_stream_free(api_stream *s);
 
 #endif

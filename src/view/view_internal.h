@@ -61,6 +61,7 @@
 #include "reassign_grid.h"
 #include "render.h"
 #include "sink.h"
+#include "spectro.h"
 #include "transfer.h"
 #include "view.h"
 #include "view_sig.h"
@@ -182,7 +183,7 @@ typedef struct {
     int started;          /* on_start ran: info valid, store made */
     view_stream info;     /* what on_start saw */
     view_store *store;
-    double anchor;        /* capture time of sample 0 (live), copied from anchor_src */
+    double anchor;        /* capture time of sample 0 (live), the run's spectro_job_capture_time */
     int have_anchor;
     uint64_t version;     /* bumped by every sink call */
     uint64_t next0;       /* channel 0's next frame index */
@@ -190,8 +191,8 @@ typedef struct {
     int finished;         /* the worker returned */
     int err;              /* its result */
     sp_errinfo ei;
-    analyze_result res;
-    double anchor_src;    /* written by analyze_run on its thread (cfg.capture_anchor) */
+    analyze_result res;   /* how the last run ended: frames, samples, dropped, interrupted */
+    const spectro_job *running; /* the run whose stream this is: its capture time (live) */
     uint64_t gen;         /* bumped when the store is replaced (a start or restart) */
     int want_wake;        /* the window waits for new spectra: wake it when they are in */
     double last_in;       /* when the last spectra came in (every channel) */
@@ -208,11 +209,13 @@ typedef struct {
 } shared;
 
 typedef struct {
-    analyze_config cfg;   /* the run's config */
-    analyze_context ctx;  /* and its context: extra_sinks, capture_anchor, stop are the view's */
+    analyze_config cfg;   /* the window's settings of the analysis: FFT size, hop, window and
+                           * transform, which the keys change (the rest is the caller's) */
+    const spectro_job *pub; /* the caller's job, which the runs are derived from */
+    spectro_job *run;     /* the analysis running (view_worker_job), whose stream is the
+                           * window's; the thread's until joined */
     shared *sh;
-    sink as_sink;         /* the view as the run's sink (self = sh) */
-    atomic_int stop;
+    atomic_int stop;      /* the window asked the run to stop */
     pthread_t thread;
     int running;
 } worker;
@@ -363,9 +366,7 @@ typedef struct {
     pthread_t th;
     int running;          /* a thread to join */
     atomic_int stop, done;
-    analyze_config cfg;
-    analyze_context ctx;
-    sink as_sink;
+    spectro_job *run;     /* the analysis of the selection (view_worker_job) */
     measure_accum *acc;   /* the thread's until joined */
     int channels;
     size_t bins, n;
@@ -576,6 +577,13 @@ typedef struct {
 } layout;
 
 /* view_worker.c */
+/* A run of the caller's stream with the window's settings c (its FFT size, hop, window and
+ * transform; with `range`, also its start, end and duration, and never realtime): a job
+ * derived from pub (spectro_job_derive). *out is the caller's. */
+int view_worker_job(const spectro_job *pub, const analyze_config *c, int range, spectro_job **out,
+                    sp_errinfo *ei);
+/* The engine's description of the stream from the public one (the window's parts read it). */
+void view_stream_from(const spectro_stream_info *in, sink_stream *ss);
 int view_worker_start(worker *w, sp_errinfo *ei);
 void view_worker_stop(worker *w);
 
