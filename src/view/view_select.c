@@ -32,10 +32,12 @@ static const rgb8 COL_MARK = {0xff, 0xe0, 0x40};
 static int job_open(void *self, const sink_stream *ss, sink_wants *wants, sp_errinfo *ei)
 {
     sel_job *j = self;
+    int err;
     if (ss->n != j->n || ss->bins != j->bins || ss->channels != j->channels)
         return sp_fail(ei, SP_EINVAL, "the input reads differently from its analysis");
-    if (measure_accum_create(MEASURE_MEAN, ss->channels, ss->bins, &j->acc) != SP_OK)
-        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    err = view_avg_create(ss, SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN), &j->acc, ei);
+    if (err != SP_OK)
+        return err;
     wants->spectra = 1;
     return SP_OK;
 }
@@ -44,7 +46,7 @@ static int job_spectra(void *self, int channel, uint64_t first, size_t nframes, 
 {
     sel_job *j = self;
     (void)first, (void)ei;
-    measure_accum_add(j->acc, channel, nframes, db);
+    spectro_average_add(j->acc, channel, db, nframes, NULL);
     return SP_OK;
 }
 
@@ -60,7 +62,7 @@ static void *job_main(void *arg)
     sp_errinfo ei = {{0}};
     SDL_Event ev;
     int err = analyze_run(&j->cfg, &j->ctx, &res, &ei);
-    uint64_t want = j->f1 - j->f0, got = j->acc ? measure_accum_frames(j->acc, 0) : 0;
+    uint64_t want = j->f1 - j->f0, got = spectro_average_frames(j->acc, 0, SPECTRO_AVERAGE_MEAN);
     if (err == SP_OK && got != want)
         err = sp_fail(&ei, SP_EIO, "the selection read %llu frames again, not %llu", (unsigned long long)got,
                       (unsigned long long)want);
@@ -84,7 +86,7 @@ static void job_cancel(view *v)
         pthread_join(j->th, NULL);
         j->running = 0;
     }
-    measure_accum_destroy(j->acc);
+    spectro_average_destroy(j->acc);
     j->acc = NULL;
     j->ready = 0;
     j->err = SP_OK;
