@@ -145,7 +145,8 @@ static void test_tone(spectro_analyzer *a, spectro_average *avg, const float *db
             CHECK(spectro_average_tone(avg, c, SPECTRO_AVERAGE_MEAN, &tc, &got, NULL) == SPECTRO_OK);
             tone_equal(&want, &got, "mean");
         }
-        CHECK(c != 0 || (fabs(want.fundamental_hz - 997.0) < 1.0 && fabs(want.thd_db - 20 * log10(0.01044 / 0.5)) < 0.5));
+        CHECK(c != 0 ||
+              (fabs(want.fundamental_hz - 997.0) < 1.0 && fabs(want.thd_db - 20 * log10(0.01044 / 0.5)) < 0.5));
     }
     ac.modes = SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_EXPONENTIAL);
     CHECK(spectro_average_create(&fc, &ac, &one, NULL) == SPECTRO_OK);

@@ -101,7 +101,8 @@ int spectro_average_create(const spectro_analyzer_config *frames, const spectro_
         return rc;
     if (cfg->modes & ~AVERAGE_ALL_MODES)
         return api_fail(err, SPECTRO_EINVAL,
-                        "modes 0x%x: SPECTRO_AVERAGE_BIT() of SPECTRO_AVERAGE_MEAN, _MAX, _MIN, _EXPONENTIAL (0 to 0x%x)",
+                        "modes 0x%x: SPECTRO_AVERAGE_BIT() of SPECTRO_AVERAGE_MEAN, _MAX, _MIN, "
+                        "_EXPONENTIAL (0 to 0x%x)",
                         cfg->modes, AVERAGE_ALL_MODES);
     if (!(cfg->time_constant_s >= 0) || !isfinite(cfg->time_constant_s))
         return api_fail(err, SPECTRO_EINVAL, "time_constant_s %g: must be more than 0 seconds (0: 1 s)",

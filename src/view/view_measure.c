@@ -437,7 +437,8 @@ static void panel_export(view *v)
             return;
         }
     }
-    ok = show != PANEL_SRC_NONE ? panel_fetch(v, show, db, 0, &frames) : panel_fetch(v, PANEL_SRC_INF, NULL, 0, &frames);
+    ok = show != PANEL_SRC_NONE ? panel_fetch(v, show, db, 0, &frames)
+                                : panel_fetch(v, PANEL_SRC_INF, NULL, 0, &frames);
     what = show == PANEL_SRC_NONE ? displayed_db(v, db) : show == PANEL_SRC_EXP ? "exponential" : "mean";
     if (show == PANEL_SRC_NONE) {
         ok = pn->meta.on;
