@@ -484,6 +484,100 @@ SPECTRO_API int spectro_bands_levels(spectro_bands *b, const float *db, size_t f
 SPECTRO_API int spectro_bands_average(spectro_bands *b, const float *db, size_t frames, int mode, float *out,
                                       spectro_error *err);
 
+/* The bands for spectra of `frames`'s sample_rate, fft_size and window (its other members
+ * are not read), without an analyzer: the same bands as spectro_bands_create's for an
+ * analyzer of that config (API version 6). SPECTRO_EINVAL as spectro_analyzer_create names
+ * sample_rate, fft_size or window, and as spectro_bands_create. Any thread. */
+SPECTRO_API int spectro_bands_create_for(const spectro_analyzer_config *frames, const spectro_bands_config *cfg,
+                                         spectro_bands **out, spectro_error *err);
+/* The weightings spectro_bands_config.weighting takes, i in 0 .. count-1: "Z", "A", "C"; NULL
+ * out of range (API version 6). Static storage, any thread. */
+SPECTRO_API int spectro_bands_weighting_count(void);
+SPECTRO_API const char *spectro_bands_weighting_name(int i);
+
+/* ---- running averages (API version 6) ------------------------------------------------------
+ * The averages of spectro_analyzer_average kept while spectra come in, frame after frame, one
+ * spectrum a channel, to be read at any time (a live display's average, a measurement over a
+ * stream): feed the rows as an analyzer's stream gives them (spectro_analyzer_read), read the
+ * average in dB or in power, and its tone analysis. Several averages of the same rows may be
+ * kept in one handle: each row's power 10^(dB/10) is then computed once for all of them. */
+typedef struct spectro_average spectro_average;
+
+/* The lowest level the spectra and their averages take, in dB (the conventions above). */
+#define SPECTRO_DB_FLOOR (-200.0)
+
+/* The exponential average, a running average's only (not spectro_analyzer_average's, nor
+ * spectro_average_name's): in power, P <- P + alpha (P_frame - P), the first frame setting P,
+ * alpha = 1 - exp(-hop / (sample_rate * time_constant_s)): a level that stops falls
+ * 10 log10(e) / time_constant_s dB a second (API version 6). */
+#define SPECTRO_AVERAGE_EXPONENTIAL 3
+/* A mode's bit in spectro_average_config.modes. */
+#define SPECTRO_AVERAGE_BIT(mode) (1u << (mode))
+
+typedef struct spectro_average_config {
+    size_t size;            /* sizeof(spectro_average_config), set by the _default function */
+    unsigned modes;         /* the averages kept: SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN) |
+                             * ... of MEAN, MAX, MIN, EXPONENTIAL; 0 = the mean alone */
+    double time_constant_s; /* EXPONENTIAL's, > 0 seconds; 0 = 1 s */
+    const float *window_coefficients; /* optional: the fft_size coefficients the spectra's FFT
+                             * used (the program zero-pads a short file's shorter window), for
+                             * the tone's and psd's ENBW and lobe width; NULL = the frames'
+                             * window at fft_size. Read during create only. */
+} spectro_average_config;
+
+/* The mean alone, 1 s, the frames' window. Any thread. */
+SPECTRO_API spectro_average_config spectro_average_config_default(void);
+
+/* Averages of spectra as an analyzer of `frames` gives them: its sample_rate, fft_size, hop
+ * (EXPONENTIAL's alpha) and window (the tone's), one average a channel of its output
+ * (channels of them with SPECTRO_CHANNEL_ALL, else 1), bins = fft_size/2 + 1 a row. Nothing
+ * averaged yet. cfg NULL = the default. SPECTRO_EINVAL names a field of frames as
+ * spectro_analyzer_create does, or modes, time_constant_s. *out is the caller's
+ * (spectro_average_destroy). Any thread. */
+SPECTRO_API int spectro_average_create(const spectro_analyzer_config *frames, const spectro_average_config *cfg,
+                                       spectro_average **out, spectro_error *err);
+SPECTRO_API void spectro_average_destroy(spectro_average *avg); /* NULL is a no-op */
+
+/* Output channels, bins a row, and the window's equivalent noise bandwidth in bins,
+ * N sum(w^2) / sum(w)^2 (1 rect, 1.5 hann: what psd divides by, with the bin width). */
+SPECTRO_API int spectro_average_channels(const spectro_average *avg);
+SPECTRO_API size_t spectro_average_bins(const spectro_average *avg);
+SPECTRO_API double spectro_average_enbw_bins(const spectro_average *avg);
+
+/* Adds `frames` dB rows of `channel` (db[f*bins + k]) to every average kept, in order. No
+ * allocation: for a stream's thread. SPECTRO_EINVAL for a channel out of range. */
+SPECTRO_API int spectro_average_add(spectro_average *avg, int channel, const float *db, size_t frames,
+                                    spectro_error *err);
+/* Forgets what the averages of `modes` (0: every one kept) hold for `channel` (-1: every
+ * channel): they start again with the next row. */
+SPECTRO_API int spectro_average_reset(spectro_average *avg, int channel, unsigned modes, spectro_error *err);
+/* Rows in average `mode` of `channel` since create or its reset; 0 for one not kept. */
+SPECTRO_API uint64_t spectro_average_frames(const spectro_average *avg, int channel, int mode);
+
+/* Average `mode` of `channel` in dB into out[bins] (psd 1: dBFS/Hz, as spectro_analyzer_average),
+ * never below the floor; the floor before any row. For MEAN, MAX and MIN the values of
+ * spectro_analyzer_average on the same rows, byte for byte. SPECTRO_EINVAL naming mode (not
+ * kept) or channel. */
+SPECTRO_API int spectro_average_read(const spectro_average *avg, int channel, int mode, int psd, float *out,
+                                     spectro_error *err);
+/* The same in power, 10^(dB/10) of each bin, in double as it is kept (no round trip through
+ * dB for MEAN and EXPONENTIAL); 1e-20 before any row. */
+SPECTRO_API int spectro_average_power(const spectro_average *avg, int channel, int mode, double *out,
+                                      spectro_error *err);
+
+/* The tone analysis of average `mode` of `channel`, from its power (for MEAN the numbers of
+ * spectro_analyzer_tone on the same rows; frames_averaged is the average's rows).
+ * SPECTRO_EINVAL as spectro_analyzer_tone, and for no row yet ("frames is 0"). Reads a scratch
+ * buffer of the handle: one thread at a time with the handle's other calls. */
+SPECTRO_API int spectro_average_tone(spectro_average *avg, int channel, int mode, const spectro_tone_config *cfg,
+                                     spectro_tone *out, spectro_error *err);
+
+/* The band a tone analysis of fmin .. fmax (spectro_tone_config's: negative = 20 Hz, 20 kHz,
+ * clipped to Nyquist) takes at sample_rate, into *lo, *hi (API version 6). SPECTRO_EINVAL
+ * naming fmin when it is empty. Any thread. */
+SPECTRO_API int spectro_tone_band(double fmin, double fmax, int sample_rate, double *lo, double *hi,
+                                  spectro_error *err);
+
 /* ---- the transfer function (added in API version 3) ---------------------------------------------
  * The averaged H1 transfer function of a measured channel from a reference channel, their
  * coherence and the delay (the program's --transfer REF:MEAS --dump; docs/measurements.md

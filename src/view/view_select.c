@@ -33,12 +33,15 @@ static int job_open(void *user, const spectro_stream_info *in, spectro_stream_wa
 {
     sel_job *j = user;
     const spectro_frames_info *f = &in->frames;
+    sink_stream ss;
+    sp_errinfo ei = {{0}};
     if (f->fft_size != j->n || f->bins != j->bins || f->channels != j->channels) {
         snprintf(e->message, sizeof e->message, "the input reads differently from its analysis");
         return e->code = SPECTRO_EINVAL;
     }
-    if (measure_accum_create(MEASURE_MEAN, f->channels, f->bins, &j->acc) != SP_OK) {
-        snprintf(e->message, sizeof e->message, "out of memory");
+    view_stream_from(in, &ss);
+    if (view_avg_create(&ss, SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN), &j->acc, &ei) != SP_OK) {
+        snprintf(e->message, sizeof e->message, "%s", ei.msg);
         return e->code = SPECTRO_ENOMEM;
     }
     wants->spectra = 1;
@@ -49,7 +52,7 @@ static int job_spectra(void *user, int channel, uint64_t first, size_t nframes, 
 {
     sel_job *j = user;
     (void)first, (void)e;
-    measure_accum_add(j->acc, channel, nframes, db);
+    spectro_average_add(j->acc, channel, db, nframes, NULL);
     return SPECTRO_OK;
 }
 
@@ -67,7 +70,7 @@ static void *job_main(void *arg)
     int err = spectro_job_run(j->run, &e);
     if (err != SPECTRO_OK)
         snprintf(ei.msg, sizeof ei.msg, "%s", e.message);
-    uint64_t want = j->f1 - j->f0, got = j->acc ? measure_accum_frames(j->acc, 0) : 0;
+    uint64_t want = j->f1 - j->f0, got = spectro_average_frames(j->acc, 0, SPECTRO_AVERAGE_MEAN);
     if (err == SP_OK && got != want)
         err = sp_fail(&ei, SP_EIO, "the selection read %llu frames again, not %llu", (unsigned long long)got,
                       (unsigned long long)want);
@@ -94,7 +97,7 @@ static void job_cancel(view *v)
     }
     spectro_job_destroy(j->run);
     j->run = NULL;
-    measure_accum_destroy(j->acc);
+    spectro_average_destroy(j->acc);
     j->acc = NULL;
     j->ready = 0;
     j->err = SP_OK;
