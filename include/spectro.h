@@ -112,9 +112,28 @@ typedef struct spectro_source_config {
                              * "f32le,48000,2" (spectro_raw_format_name lists the encodings);
                              * NULL = the file says (a header). Borrowed during open. */
     int stream;             /* the K-th audio stream of a container FFmpeg reads (0 = the first) */
+    /* A pair (API version 6): two files read side by side as one source of two channels,
+     * channel 0 of the reference, channel 1 of the input, at one rate (the program's
+     * --reference and --compare). Both must be files (not "-", a FIFO or a synth: spec);
+     * the time range applies to the pair as read. */
+    const char *reference;  /* the second file, NULL = no pair. Borrowed during open. */
+    int pair;               /* SPECTRO_PAIR_ALIGN: the later of the two read from where they
+                             * align (GCC-PHAT over their first 2^20 samples; info.aligned), up
+                             * to the end of the shorter; SPECTRO_PAIR_COMPARE: both from their
+                             * start, not aligned, and of one length */
+    int reference_channel;  /* the reference's channel for channel 0; SPECTRO_CHANNEL_MIX (the
+                             * default) the mix of its channels */
+    int input_channel;      /* the input's channel for channel 1; SPECTRO_CHANNEL_MIX likewise */
+    int resample;           /* SPECTRO_PAIR_COMPARE: 1 = the input resampled to the reference's
+                             * rate where they differ (else two rates are SPECTRO_EINVAL) */
 } spectro_source_config;
 
-/* No time range, the file's own format, the first stream. Any thread. */
+/* spectro_source_config.pair (API version 6). */
+#define SPECTRO_PAIR_ALIGN 0
+#define SPECTRO_PAIR_COMPARE 1
+
+/* No time range, the file's own format, the first stream, no pair (its channels the
+ * mixes). Any thread. */
 SPECTRO_API spectro_source_config spectro_source_config_default(void);
 
 /* What a source is. The caller sets `size` to sizeof(spectro_source_info) before
@@ -134,6 +153,8 @@ typedef struct spectro_source_info {
     char name[256];         /* what messages call it: the path, "synth:..." */
     char format[96];        /* e.g. "WAV 24-bit PCM" */
     char decoder[16];       /* "libsndfile", "ffmpeg"; "" for a generated signal */
+    int64_t aligned;        /* a pair (API version 6): samples of the input skipped to align
+                             * it with the reference (negative: of the reference); else 0 */
 } spectro_source_info;
 
 /* Opens `input`: a file path (libsndfile, else FFmpeg's decoders when built in), "-" or a
@@ -506,6 +527,40 @@ SPECTRO_API uint64_t spectro_transfer_averages(const spectro_transfer *t);
  * its phase in degrees, the coherence: the values of the program's dump), and *delay_s (may
  * be NULL) the delay of MEAS after REF in seconds. */
 SPECTRO_API int spectro_transfer_table(spectro_transfer *t, float *out, double *delay_s, spectro_error *err);
+
+/* An empty average for frames of fft_size samples at sample_rate Hz, for frames that come
+ * from elsewhere than an analyzer (a job's frames, another STFT of the same scale in both
+ * channels). SPECTRO_EINVAL: fft_size not a power of two in the analyzer's range, or a
+ * sample_rate <= 0. Any thread. (API version 6) */
+SPECTRO_API int spectro_transfer_create_size(int sample_rate, size_t fft_size, spectro_transfer **out,
+                                             spectro_error *err);
+/* fft_size/2 + 1; 0 for NULL. (API version 6) */
+SPECTRO_API size_t spectro_transfer_bins(const spectro_transfer *t);
+/* No frames averaged, as just created. (API version 6) */
+SPECTRO_API void spectro_transfer_reset(spectro_transfer *t);
+/* dst takes src's sums and count: a snapshot to compute from while src goes on averaging on
+ * another thread. O(bins), allocates nothing. Both handles are used during the call: the
+ * caller's lock keeps spectro_transfer_add off src meanwhile. SPECTRO_EINVAL when their
+ * fft_size differ. (API version 6) */
+SPECTRO_API int spectro_transfer_copy(spectro_transfer *dst, const spectro_transfer *src, spectro_error *err);
+/* *delay_s: the delay of MEAS after REF in seconds (the pure delay in H1's excess phase,
+ * docs/measurements.md "Transfer function"), within +-fft_size/2 samples; 0 with no frames.
+ * SPECTRO_ENOMEM. (API version 6) */
+SPECTRO_API int spectro_transfer_delay(const spectro_transfer *t, double *delay_s, spectro_error *err);
+
+/* spectro_transfer_values' flags (API version 6). */
+#define SPECTRO_TRANSFER_UNWRAP 1u       /* the phase unwrapped: steps over 180 degrees taken out */
+#define SPECTRO_TRANSFER_REMOVE_DELAY 2u /* and the delay taken out first (phase + 360 f delay),
+                                          * as the program's remove_delay; implies UNWRAP */
+/* The values per bin (bins = spectro_transfer_bins; any array may be NULL): magnitude_db
+ * (20 log10 |H1|, floored at -200), phase_deg ((-180, 180], or unwrapped by the flags),
+ * coherence ([0, 1]): the table's columns, as the program's --transfer --png plots them; and
+ * *delay_s (may be NULL) as spectro_transfer_delay. Should the delay fail (SPECTRO_ENOMEM,
+ * returned), the phase is unwrapped with the delay left in and *delay_s is 0. The handle is
+ * only read: computing from a copy (spectro_transfer_copy) leaves the original to its
+ * thread. SPECTRO_EINVAL: an unknown flag. (API version 6) */
+SPECTRO_API int spectro_transfer_values(const spectro_transfer *t, float *magnitude_db, float *phase_deg,
+                                        float *coherence, unsigned flags, double *delay_s, spectro_error *err);
 
 /* ---- loudness (API version 3) ------------------------------------------------------------------- */
 
