@@ -649,6 +649,42 @@ SPECTRO_API double spectro_transform_freq_hz(const spectro_transform *t, size_t 
 SPECTRO_API int spectro_transform_compute(spectro_transform *t, spectro_analyzer *a, const float *samples,
                                           size_t count, float *out, size_t out_frames, spectro_error *err);
 
+/* The reassigned spectrogram as an image (API version 6): the points of a "reassign"
+ * transform's rows (per bin: Hz, s, dBFS) gathered back onto the frame x bin grid, as the
+ * program's --reassign --png draws them (docs/transforms.md "Reassignment"): each point goes
+ * to the frame nearest its time and the bin nearest its frequency, a cell keeping its
+ * loudest point; cells no point reaches read -200 dB; points off the grid are dropped. A
+ * point moves at most half a window from its frame, so frame f is complete once frame
+ * f + reach has been added: complete frames are handed to the caller's emit function in
+ * order, a channel's frames in the order added. One thread at a time on a grid. */
+typedef struct spectro_reassign_grid spectro_reassign_grid;
+
+/* Receives `count` complete frames of `channel` from frame `first`: rows[f * bins + k], the
+ * level of bin k (valid during the call). Returns 0, or a negative SPECTRO_E* code that stops
+ * the add or flush, which return it. (API version 6) */
+typedef int (*spectro_reassign_emit_fn)(void *user, int channel, uint64_t first, size_t count, const float *rows);
+
+/* A grid of `bins` bins (bin k at k * bin_hz Hz) for frames at time_first_s + f * time_step_s
+ * seconds, points within `reach` frames of their own. For an analyzer's frames: bins =
+ * fft_size/2 + 1, bin_hz = rate / fft_size, time_first_s = (first_sample + fft_size/2) / rate,
+ * time_step_s = hop / rate, reach = ceil(fft_size/2 / hop) + 1. SPECTRO_EINVAL naming the
+ * argument. Any thread. (API version 6) */
+SPECTRO_API int spectro_reassign_grid_create(int channels, size_t bins, double bin_hz, double time_first_s,
+                                             double time_step_s, size_t reach, spectro_reassign_grid **out,
+                                             spectro_error *err);
+SPECTRO_API void spectro_reassign_grid_destroy(spectro_reassign_grid *g); /* NULL is a no-op; (API version 6) */
+/* Adds `frames` rows of channel `channel` from frame `first`: points[(f * bins + k) * 3 +
+ * 0..2] = Hz, s, dBFS (spectro_transform_compute's rows of "reassign", or a job's); emits the
+ * frames this completes. Frames before the channel's last added are ignored; a gap (frames
+ * skipped) emits what was held. (API version 6) */
+SPECTRO_API int spectro_reassign_grid_add(spectro_reassign_grid *g, int channel, uint64_t first, size_t frames,
+                                          const float *points, spectro_reassign_emit_fn emit, void *user,
+                                          spectro_error *err);
+/* Emits every frame not yet emitted, up to the last added, of every channel: the stream's
+ * end. (API version 6) */
+SPECTRO_API int spectro_reassign_grid_flush(spectro_reassign_grid *g, spectro_reassign_emit_fn emit, void *user,
+                                            spectro_error *err);
+
 /* ---- pitch (API version 4) -------------------------------------------------------------------- */
 
 /* The fundamental of each frame of `count` interleaved samples by YIN (the program's --pitch,

@@ -58,7 +58,6 @@
 #include "measure.h"
 #include "player.h"
 #include "plot.h"
-#include "reassign_grid.h"
 #include "render.h"
 #include "sink.h"
 #include "spectro.h"
@@ -129,7 +128,7 @@ typedef struct {
 typedef struct {
     int kind;              /* xform_kind of the run */
     size_t bins;           /* values a row the store takes */
-    reassign_grid *grid;   /* reassign: the points onto the frame x bin grid */
+    spectro_reassign_grid *grid; /* reassign: the points onto the frame x bin grid */
     float *buf;            /* chroma's rows in dB */
     size_t cap;
 } view_xf_run;

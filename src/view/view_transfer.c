@@ -52,7 +52,7 @@ int view_xfer_open(view_xfer_feed *xf, const sink_stream *ss, sp_errinfo *ei)
     if ((err = sink_transfer_check(&xf->m, ss, ei)) != SP_OK)
         return err;
     if (spectro_transfer_create_size(ss->rate, ss->n, &tf, &e) != SPECTRO_OK)
-        return sp_fail(ei, e.code == SPECTRO_ENOMEM ? SP_ENOMEM : SP_EINVAL, "%s", e.message);
+        return sp_fail(ei, e.code, "%s", e.message); /* the codes are the engine's (spectro.h) */
     pthread_mutex_lock(&xf->mu);
     spectro_transfer_destroy(xf->tf);
     xf->tf = tf;
