@@ -7,7 +7,10 @@
  *   api_analyzer.c  spectro_analyzer: an FFT plan and a framer (stft) kept across calls,
  *                   whole arrays and streams
  *   api_reduce.c    peaks, averages, tone analysis and bands of the analyzer's spectra
- *   api_transfer.c  the transfer function of two channels' complex frames
+ *   api_transfer.c  the transfer function of two channels' complex frames, its values,
+ *                   delay and snapshots
+ *   api_reassign.c  spectro_reassign_grid: the reassigned points onto the frame x bin grid
+ *                   (src/sink/reassign_grid.h)
  *   api_loudness.c  spectro_loudness: the loudness meter (src/sink/loudness.h)
  *   api_job.c       spectro_job: the program's run (src/job/job.h); the settings as data,
  *                   the audio devices, the build's features
