@@ -157,6 +157,7 @@ static void test_copy(spectro_analyzer *a, const spectro_complex *z, size_t fram
     /* errors: sizes, flags, NULLs, each naming what is wrong */
     CHECK(spectro_transfer_create_size(RATE, 2 * N, &other, &err) == SPECTRO_OK);
     CHECK(spectro_transfer_copy(other, full, &err) == SPECTRO_EINVAL && strstr(err.message, "fft_size"));
+    spectro_transfer_destroy(snap);
     CHECK(spectro_transfer_create_size(RATE, 1000, &snap, &err) == SPECTRO_EINVAL && snap == NULL);
     CHECK_MSG(strstr(err.message, "1000") != NULL && strstr(err.message, "--") == NULL, "%s", err.message);
     CHECK(spectro_transfer_create_size(0, N, &snap, &err) == SPECTRO_EINVAL && strstr(err.message, "sample_rate"));
