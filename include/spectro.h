@@ -576,7 +576,8 @@ SPECTRO_API int spectro_average_reset(spectro_average *avg, int channel, unsigne
 SPECTRO_API uint64_t spectro_average_frames(const spectro_average *avg, int channel, int mode);
 
 /* Average `mode` of `channel` in dB into out[bins] (psd 1: dBFS/Hz, as spectro_analyzer_average),
- * never below the floor; the floor before any row. For MEAN, MAX and MIN the values of
+ * never below the floor (psd: the floor, then the density's offset); the floor before any
+ * row. For MEAN, MAX and MIN the values of
  * spectro_analyzer_average on the same rows, byte for byte. SPECTRO_EINVAL naming mode (not
  * kept) or channel. */
 SPECTRO_API int spectro_average_read(const spectro_average *avg, int channel, int mode, int psd, float *out,
@@ -893,7 +894,7 @@ SPECTRO_API void spectro_job_set_frames(spectro_job *j, spectro_frames_fn fn, vo
  * (the strings until the run returns); size is this library's sizeof. */
 typedef struct spectro_stream_info {
     size_t size;
-    spectro_frames_info frames;
+    const spectro_frames_info *frames; /* what the frames are, as the frames callback says */
     const char *format;      /* the input's format: "WAV 24-bit PCM"; "" none */
     const char *decoder;     /* "libsndfile", "ffmpeg"; "" none (microphone, synth) */
     const char *window;      /* the window in the form the setting takes: "hann", "kaiser:8.6" */
@@ -932,9 +933,11 @@ typedef struct spectro_stream_end {
 } spectro_stream_end;
 
 /* The caller's functions, on the thread that runs the job, one call at a time; frames in
- * order within each channel. A non-zero return (a SPECTRO_E* code, err's message set)
- * ends the run with it. Members may be NULL where not wanted. */
+ * order within each channel. A non-zero return (a SPECTRO_E* code, err's message set; any
+ * other number reads as SPECTRO_EINTERRUPTED) ends the run with it. Members may be NULL
+ * where not wanted; size is sizeof(spectro_stream_ops) as the caller knows it. */
 typedef struct spectro_stream_ops {
+    size_t size;
     int (*open)(void *user, const spectro_stream_info *info, spectro_stream_wants *wants, spectro_error *err);
     int (*spectra)(void *user, int channel, uint64_t first, size_t count, const float *rows, spectro_error *err);
     /* the rows of maxima: group g = first/span .. covers frames g*span .. g*span+span-1 of
@@ -949,7 +952,8 @@ typedef struct spectro_stream_ops {
 } spectro_stream_ops;
 
 /* The run's stream goes to ops (copied; NULL: no longer), besides any outputs; as with
- * spectro_job_set_frames the job then runs headless, one input. Before spectro_job_run. */
+ * spectro_job_set_frames the job then runs headless, one input. It replaces a frames
+ * callback, as spectro_job_set_frames replaces a stream. Before spectro_job_run. */
 SPECTRO_API void spectro_job_set_stream(spectro_job *j, const spectro_stream_ops *ops, void *user);
 
 /* The rows ops.maxima gets for count frames from `first` in groups of span. Any thread. */
@@ -957,12 +961,14 @@ SPECTRO_API size_t spectro_maxima_rows(uint64_t span, uint64_t first, size_t cou
 
 /* A live run's clock: the time, in seconds of the system's monotonic clock
  * (CLOCK_MONOTONIC), at which the input's sample 0 was captured, once known; 0 before (and
- * for files). For a display's latency. Any thread, during the run. */
+ * for files). For a display's latency. On the thread that runs the job (in its stream's
+ * callbacks), or after the run. */
 SPECTRO_API double spectro_job_capture_time(const spectro_job *j);
 
 /* Whether setting `name` shapes the frames of a run (the input, its range and decoding, the
- * FFT, the window, the channel, the backend, a transform, the levels' calibration) rather
- * than its outputs, reductions or pictures: 1, 0, or SPECTRO_EINVAL for no such setting. */
+ * FFT, the window, the channel, the backend, a transform, the levels' calibration, the
+ * transfer function's channels) or how the run speaks (quiet, verbose), rather than its
+ * outputs, reductions or pictures: 1, 0, or SPECTRO_EINVAL for no such setting. */
 SPECTRO_API int spectro_setting_shapes_frames(const char *name);
 
 /* A new job for another run of src's stream: its inputs, its message callback, output and

@@ -49,9 +49,9 @@ static int s_open(void *user, const spectro_stream_info *in, spectro_stream_want
     s->info = *in;
     snprintf(s->window, sizeof s->window, "%s", in->window);
     snprintf(s->backend, sizeof s->backend, "%s", in->backend);
-    s->coef_mid = in->window_coef ? in->window_coef[in->frames.fft_size / 2] : -1;
+    s->coef_mid = in->window_coef ? in->window_coef[in->frames->fft_size / 2] : -1;
     s->cap = 1000;
-    s->rows = calloc(2 * s->cap * in->frames.bins, sizeof *s->rows);
+    s->rows = calloc(2 * s->cap * in->frames->bins, sizeof *s->rows);
     *w = s->want;
     if (s->fail_open) {
         snprintf(e->message, sizeof e->message, "the test refuses the stream");
@@ -63,7 +63,7 @@ static int s_open(void *user, const spectro_stream_info *in, spectro_stream_want
 static int s_spectra(void *user, int ch, uint64_t first, size_t count, const float *rows, spectro_error *e)
 {
     stream *s = user;
-    size_t bins = s->info.frames.bins;
+    size_t bins = s->info.frames->bins;
     (void)e;
     if (ch > 1 || first != s->frames[ch] || first + count > s->cap)
         return SPECTRO_EINVAL;
@@ -77,7 +77,7 @@ static int s_maxima(void *user, int ch, uint64_t first, size_t count, uint64_t s
                     spectro_error *e)
 {
     stream *s = user;
-    size_t bins = s->info.frames.bins, n = spectro_maxima_rows(span, first, count);
+    size_t bins = s->info.frames->bins, n = spectro_maxima_rows(span, first, count);
     (void)e;
     if (ch != 0)
         return SPECTRO_OK;
@@ -111,7 +111,7 @@ static int s_samples(void *user, uint64_t first, size_t count, const float *x, s
 static int s_complex(void *user, int ch, uint64_t first, size_t count, const spectro_complex *z, spectro_error *e)
 {
     stream *s = user;
-    size_t bins = s->info.frames.bins;
+    size_t bins = s->info.frames->bins;
     (void)e;
     if (ch != 0)
         return SPECTRO_OK;
@@ -134,6 +134,7 @@ static int s_finish(void *user, const spectro_stream_end *end, spectro_error *e)
 }
 
 static const spectro_stream_ops OPS = {
+    .size = sizeof(spectro_stream_ops),
     .open = s_open, .spectra = s_spectra, .maxima = s_maxima, .samples = s_samples, .complex = s_complex,
     .finish = s_finish,
 };
@@ -197,13 +198,13 @@ static void test_rows_samples_and_description(void)
     snprintf(out, sizeof out, "%s/rows.npy", dir);
     spectro_job *j = stream_job(&s, out);
     CHECK_MSG(spectro_job_run(j, &e) == SPECTRO_OK, "%s", e.message);
-    bins = s.info.frames.bins;
+    bins = s.info.frames->bins;
     CHECK(s.opened == 1 && s.finished == 1 && s.info.size == sizeof s.info);
-    CHECK(s.info.frames.channels == 2 && s.info.source_channels == 2 && bins == 513 && s.info.frames.hop == 256);
+    CHECK(s.info.frames->channels == 2 && s.info.source_channels == 2 && bins == 513 && s.info.frames->hop == 256);
     CHECK_MSG(strcmp(s.window, "hann") == 0 && strcmp(s.backend, "cpu") == 0, "%s %s", s.window, s.backend);
     CHECK(fabs(s.coef_mid - 1.0) < 1e-6); /* the periodic hann's middle */
     CHECK(fabs(s.info.bin_hz - 48000.0 / 1024) < 1e-12 && s.info.source_frames == 96000);
-    CHECK(s.info.channel_name && strcmp(s.info.channel_name, "all") == 0 && !s.info.frames.live);
+    CHECK(s.info.channel_name && strcmp(s.info.channel_name, "all") == 0 && !s.info.frames->live);
     CHECK_MSG(s.info.frames_expected == (int64_t)s.frames[0] && s.frames[0] == s.frames[1] &&
                   s.end.frames == s.frames[0] && s.end.samples == 96000 && !s.end.interrupted,
               "expected %lld, got %zu/%zu, end %llu", (long long)s.info.frames_expected, s.frames[0], s.frames[1],
@@ -266,7 +267,7 @@ static void test_maxima_and_complex(void)
     CHECK_MSG(spectro_job_read_environment(j, &e) == SPECTRO_OK, "%s", e.message);
     unsetenv("SPECTRO_TEST_MAXIMA");
     CHECK_MSG(spectro_job_run(j, &e) == SPECTRO_OK, "%s", e.message);
-    bins = s.info.frames.bins;
+    bins = s.info.frames->bins;
     frames = floats / 2 / bins;
     groups = (frames + 7) / 8;
     CHECK_MSG(frames > 300 && s.nmax == groups, "%zu frames, %zu maxima rows", frames, s.nmax);
@@ -287,7 +288,7 @@ static void test_maxima_and_complex(void)
     s.want.complex = 1;
     j = stream_job(&s, NULL);
     CHECK_MSG(spectro_job_run(j, &e) == SPECTRO_OK, "%s", e.message);
-    bins = s.info.frames.bins;
+    bins = s.info.frames->bins;
     frames = floats / 2 / bins;
     CHECK_MSG(s.nz == frames * bins && s.frames[0] == 0, "%zu values for %zu frames", s.nz, frames);
     for (size_t i = 0; i < s.nz && s.nz == frames * bins && dump; i++) {
@@ -356,7 +357,7 @@ static int live_open(void *user, const spectro_stream_info *in, spectro_stream_w
  * start and its end; a file's is 0. */
 static void test_capture_time(void)
 {
-    static const spectro_stream_ops ops = {.open = live_open, .spectra = live_rows};
+    static const spectro_stream_ops ops = {.size = sizeof ops, .open = live_open, .spectra = live_rows};
     for (int realtime = 1; realtime >= 0; realtime--) {
         live l = {NULL, -1, 0};
         spectro_error e = {0, ""};
@@ -407,10 +408,10 @@ static void test_derive(void)
         spectro_job_set_stream(d, &OPS, &s);
         CHECK_MSG(spectro_job_run(d, &e) == SPECTRO_OK, "%s", e.message);
     }
-    CHECK_MSG(s.info.frames.fft_size == 2048 && strcmp(s.window, "hamming") == 0 && s.info.start_s == 0.5,
-              "fft %zu, window %s, start %g", s.info.frames.fft_size, s.window, s.info.start_s);
-    CHECK(s.info.frames.transform && strcmp(s.info.frames.transform, "mel") == 0 && s.info.frames.bins == 40);
-    CHECK(s.info.frames.channels == 1 && s.frames[0] > 0 && s.end.samples == 72000);
+    CHECK_MSG(s.info.frames->fft_size == 2048 && strcmp(s.window, "hamming") == 0 && s.info.start_s == 0.5,
+              "fft %zu, window %s, start %g", s.info.frames->fft_size, s.window, s.info.start_s);
+    CHECK(s.info.frames->transform && strcmp(s.info.frames->transform, "mel") == 0 && s.info.frames->bins == 40);
+    CHECK(s.info.frames->channels == 1 && s.frames[0] > 0 && s.end.samples == 72000);
     CHECK(file_size(out) < 0); /* the dump is src's output, not the derived job's */
     stream_free(&s);
     spectro_job_destroy(d);

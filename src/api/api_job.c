@@ -159,8 +159,11 @@ fail:
 
 void spectro_job_set_frames(spectro_job *s, spectro_frames_fn fn, void *user)
 {
-    if (s)
-        api_frames_set(&s->frames, s->j, fn, user);
+    if (!s)
+        return;
+    api_stream_set(&s->stream, s->j, NULL, NULL); /* one or the other */
+    s->j->run.capture_anchor = NULL;
+    api_frames_set(&s->frames, s->j, fn, user);
 }
 
 int spectro_job_set(spectro_job *s, const char *name, const char *value, spectro_error *err)

@@ -29,8 +29,9 @@ static int stream_open(void *self, const sink_stream *st, sink_wants *wants, sp_
     spectro_error e = {0, {0}};
     int err;
     /* the frames' own description, as the frames callback gives it */
-    if ((err = api_frames_describe(&s->frames, st, &in->frames, ei)) != SP_OK)
+    if ((err = api_frames_describe(&s->frames, st, &s->frames.info, ei)) != SP_OK)
         return err;
+    in->frames = &s->frames.info;
     in->size = sizeof *in;
     in->format = st->format ? st->format : "";
     in->decoder = st->decoder ? st->decoder : "";
@@ -116,8 +117,8 @@ static const sink_ops stream_ops = {
 void api_stream_set(api_stream *s, job *j, const spectro_stream_ops *ops, void *user)
 {
     memset(&s->ops, 0, sizeof s->ops);
-    if (ops)
-        s->ops = *ops;
+    if (ops) /* a caller's older, smaller table: what it has */
+        memcpy(&s->ops, ops, ops->size && ops->size < sizeof s->ops ? ops->size : sizeof s->ops);
     s->user = user;
     s->s.ops = ops ? &stream_ops : NULL;
     s->s.self = s;

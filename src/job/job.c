@@ -124,6 +124,8 @@ int job_run(job *j, analyze_result *res, sp_errinfo *ei)
         return SP_EINTERRUPTED;
     if (err != SP_OK)
         return err;
+    if (!j->headless) /* the window's runs are jobs of their own, which said their lines */
+        return SP_OK;
     if (!j->quiet) {
         int noted = 0;
         job_report_fallback(j, res, j->verbose, &noted);

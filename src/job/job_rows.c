@@ -407,8 +407,8 @@ const job_row job_rows[] = {
              "there) and the levels below and above; with " SP_FIELD("png") " OUT, the long-term spectrum drawn there "
              "with the "
              "cut-off marked (instead of the spectrogram)"},
-    {.longname = "calibration", .frames = 1, .value = "FILE", .type = OPT_TEXT, .field = AN(measure.calibration), .kind = 'f',
-     .empty = SP_FIELD("calibration") ": empty path",
+    {.longname = "calibration", .value = "FILE", .type = OPT_TEXT, .field = AN(measure.calibration), .kind = 'f',
+     .frames = 1, .empty = SP_FIELD("calibration") ": empty path",
      .help = "a microphone's calibration file (REW/miniDSP text: rows freq_hz dB [phase], an optional \"Sens Factor "
              "=X dB\" line): its response, interpolated on log frequency, is subtracted from every level of every "
              "output"},
@@ -435,11 +435,11 @@ const job_row job_rows[] = {
              "REF (H1, averaged over the "
              "frames): magnitude, phase, coherence; the sidecar holds the delay of MEAS after REF; without an "
              "output, the window shows the three and the delay"},
-    {.longname = "remove-delay", .frames = 1, .type = OPT_SWITCH, .field = AN(measure.remove_delay),
+    {.longname = "remove-delay", .type = OPT_SWITCH, .field = AN(measure.remove_delay),
      .help = "with " SP_FIELD("transfer") " and " SP_FIELD("png") " (or the window): draw the phase with the "
              "measured delay taken out"},
-    {.longname = "reference", .frames = 1, .value = "FILE", .type = OPT_TEXT, .field = AN(measure.reference), .kind = 'f',
-     .empty = SP_FIELD("reference") ": empty path",
+    {.longname = "reference", .value = "FILE", .type = OPT_TEXT, .field = AN(measure.reference), .kind = 'f',
+     .frames = 1, .empty = SP_FIELD("reference") ": empty path",
      .help = "with " SP_FIELD("transfer") ": REF is a channel of FILE, MEAS of the input, read from where the two "
              "align"},
     {.longname = "compare", .frames = 1, .type = OPT_SWITCH, .field = AN(measure.compare),
@@ -457,18 +457,20 @@ const job_row job_rows[] = {
      .help = "B mel bands (Slaney scale, area-normalised) between " SP_FIELD("fmin") " and " SP_FIELD("fmax") " "
              "(default 0 Hz and Nyquist), in "
              "dBFS"},
-    {.longname = "mfcc", .frames = 1, .value = "K", .type = OPT_INT, .field = OWN(mfcc), .min = 1, .max = XFORM_MAX_BANDS,
+    {.longname = "mfcc", .value = "K", .type = OPT_INT, .field = OWN(mfcc), .min = 1, .max = XFORM_MAX_BANDS,
+     .frames = 1,
      .help = "K mel-frequency cepstral coefficients: the orthonormal DCT-II of the mel dB bands (" SP_FIELD("mel") ", "
              "default 128)"},
     {.longname = "chroma", .frames = 1, .type = OPT_SWITCH, .field = OWN(chroma),
      .help = "12 pitch classes from C (A4 = 440 Hz, or as " SP_FIELD("tuning") " says), each frame divided by its "
              "maximum"},
-    {.longname = "tuning", .frames = 1, .value = "T", .type = OPT_CUSTOM, .parse = parse_tuning, .field = AN(xform.tuning),
-     .also = {AN(xform.tuning_auto)}, .def = "0", .def_parses = 1,
+    {.longname = "tuning", .value = "T", .type = OPT_CUSTOM, .parse = parse_tuning, .field = AN(xform.tuning),
+     .frames = 1, .also = {AN(xform.tuning_auto)}, .def = "0", .def_parses = 1,
      .help = "with " SP_FIELD("chroma") ": the tuning in semitones from A4 = 440 Hz (-0.5 .. 0.5), or auto: estimated "
              "from the spectral peaks of all the frames (librosa's estimate_tuning; the rows come after the last "
              "frame)"},
-    {.longname = "cqt", .frames = 1, .value = "B", .type = OPT_INT, .field = OWN(cqt), .min = 1, .max = XFORM_CQT_MAX_BPO,
+    {.longname = "cqt", .value = "B", .type = OPT_INT, .field = OWN(cqt), .min = 1, .max = XFORM_CQT_MAX_BPO,
+     .frames = 1,
      .help = "constant-Q levels in dBFS, B bins per octave from " SP_FIELD("fmin") " (default C1 = 32.70 Hz) to "
              SP_FIELD("fmax") " (default the "
              "highest bin below Nyquist); the lowest bin's kernel must fit in N"},
@@ -501,8 +503,8 @@ const job_row job_rows[] = {
     {.longname = "raw-format", .frames = 1, .value = "ENC,RATE,CH", .type = OPT_CUSTOM, .parse = parse_raw_format,
      .field = AN(file.raw), .help = "read FILE or - as headerless samples: ENC ", .list = job_list_raw_encodings,
      .help_after = " (little-endian, interleaved), e.g. f32le,48000,1"},
-    {.longname = "stream", .frames = 1, .value = "K", .type = OPT_INT, .field = AN(file.stream), .min = 0, .max = 1 << 20,
-     .help = "the K-th audio stream of a file that FFmpeg reads (0 = the first, as ffmpeg -map 0:a:K)"},
+    {.longname = "stream", .value = "K", .type = OPT_INT, .field = AN(file.stream), .min = 0, .max = 1 << 20,
+     .frames = 1, .help = "the K-th audio stream of a file that FFmpeg reads (0 = the first, as ffmpeg -map 0:a:K)"},
     {.longname = "files-from", .value = "LIST", .type = OPT_TEXT, .field = OWN(files_from),
      .empty = SP_FIELD("files_from") ": empty path",
      .help = "analyse the files LIST names, one path a line (- = standard input; blank lines and lines starting "
@@ -518,8 +520,8 @@ const job_row job_rows[] = {
      .help = "the window's playback (p): an output's index or part of its name from " SP_FIELD("list_devices") " "
              "(default: the "
              "default output)"},
-    {.longname = "rate", .frames = 1, .value = "R", .type = OPT_INT, .field = AN(rate), .min = 1, .max = SOURCE_MAX_RATE,
-     .help = "microphone: sample rate in Hz (default: the device's)"},
+    {.longname = "rate", .value = "R", .type = OPT_INT, .field = AN(rate), .min = 1, .max = SOURCE_MAX_RATE,
+     .frames = 1, .help = "microphone: sample rate in Hz (default: the device's)"},
     {.longname = "channels", .frames = 1, .value = "C", .type = OPT_INT, .field = AN(channels), .min = 1,
      .max = SOURCE_MAX_CHANNELS, .help = "microphone: channels to capture (default 1)"},
     {.longname = "quiet", .frames = 1, .type = OPT_SWITCH, .field = OWN(quiet), .section = "",

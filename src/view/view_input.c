@@ -108,7 +108,7 @@ static int next_window(view *v, int *err, sp_errinfo *ei)
 {
     char msg[128];
     v->window_idx = (v->window_idx + 1) % window_count();
-    view_worker_stop(&v->w); /* the analysis reads w.cfg until it returns */
+    view_worker_stop(&v->w); /* the run of the settings before; the next is derived anew */
     v->w.cfg.window = window_spec_at(v->window_idx);
     snprintf(msg, sizeof msg, "window: %s", window_name(v->window_idx));
     view_toast(v, msg);
@@ -122,7 +122,7 @@ static int next_size(view *v, int *err, sp_errinfo *ei)
     size_t n = v->w.cfg.n * 2;
     if (n > 32768)
         n = 256;
-    view_worker_stop(&v->w); /* the analysis reads w.cfg until it returns */
+    view_worker_stop(&v->w); /* the run of the settings before; the next is derived anew */
     v->w.cfg.n = n;
     view_xform_spec(v); /* the CQT's lowest bin at this N */
     v->w.cfg.hop = (size_t)((double)v->hop0 * (double)n / (double)v->n0 + 0.5);

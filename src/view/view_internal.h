@@ -359,7 +359,7 @@ typedef struct {
 typedef struct {
     pthread_t th;
     int running;          /* a thread to join */
-    atomic_int stop, done;
+    atomic_int done;
     spectro_job *run;     /* the analysis of the selection (view_worker_job) */
     spectro_average *acc; /* the power mean; the thread's until joined */
     int channels;
@@ -572,8 +572,9 @@ typedef struct {
 
 /* view_worker.c */
 /* A run of the caller's stream with the window's settings c (its FFT size, hop, window and
- * transform; with `range`, also its start, end and duration, and never realtime): a job
- * derived from pub (spectro_job_derive). *out is the caller's. */
+ * transform; with `range`, also its start, end and duration, never realtime, and quiet): a
+ * job derived from pub (spectro_job_derive), which says its notes and warnings through
+ * pub's message callback from the thread that runs it. *out is the caller's. */
 int view_worker_job(const spectro_job *pub, const analyze_config *c, int range, spectro_job **out,
                     sp_errinfo *ei);
 /* The engine's description of the stream from the public one (the window's parts read it). */

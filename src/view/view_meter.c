@@ -90,11 +90,11 @@ int view_sig_open(view_sig *s, pthread_mutex_t *mu, const spectro_stream_info *i
     int err;
     memset(s, 0, sizeof *s);
     s->mu = mu;
-    s->rate = in->frames.sample_rate;
+    s->rate = in->frames->sample_rate;
     s->channels = in->source_channels > 0 ? in->source_channels : 1;
-    s->live = in->frames.live;
-    s->n = in->frames.fft_size;
-    s->hop = in->frames.hop;
+    s->live = in->frames->live;
+    s->n = in->frames->fft_size;
+    s->hop = in->frames->hop;
     s->start_s = in->start_s;
     s->want_meters = want_meters;
     s->want_pitch = want_pitch;

@@ -32,15 +32,15 @@ static const rgb8 COL_MARK = {0xff, 0xe0, 0x40};
 static int job_open(void *user, const spectro_stream_info *in, spectro_stream_wants *wants, spectro_error *e)
 {
     sel_job *j = user;
-    const spectro_frames_info *f = &in->frames;
+    const spectro_frames_info *f = in->frames;
     sp_errinfo ei = {{0}};
     if (f->fft_size != j->n || f->bins != j->bins || f->channels != j->channels) {
         snprintf(e->message, sizeof e->message, "the input reads differently from its analysis");
         return e->code = SPECTRO_EINVAL;
     }
-    if (view_avg_create(in, SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN), &j->acc, &ei) != SP_OK) {
+    if ((e->code = view_avg_create(in, SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN), &j->acc, &ei)) != SP_OK) {
         snprintf(e->message, sizeof e->message, "%s", ei.msg);
-        return e->code = SPECTRO_ENOMEM;
+        return e->code;
     }
     wants->spectra = 1;
     return SPECTRO_OK;
@@ -55,6 +55,7 @@ static int job_spectra(void *user, int channel, uint64_t first, size_t nframes, 
 }
 
 static const spectro_stream_ops JOB_STREAM = {
+    .size = sizeof(spectro_stream_ops),
     .open = job_open, .spectra = job_spectra,
 };
 
@@ -88,7 +89,6 @@ static void job_cancel(view *v)
 {
     sel_job *j = &v->pn.job;
     if (j->running) {
-        atomic_store(&j->stop, 1);
         spectro_job_stop(j->run, 1);
         pthread_join(j->th, NULL);
         j->running = 0;
@@ -183,7 +183,6 @@ static void job_start(view *v)
     j->channels = m.channels;
     j->bins = m.bins;
     j->n = m.n;
-    atomic_store(&j->stop, 0);
     atomic_store(&j->done, 0);
     if (pthread_create(&j->th, NULL, job_main, v) != 0) {
         j->err = sp_fail(&j->ei, SP_ENOMEM, "cannot start a thread for the selection");

@@ -26,7 +26,7 @@ static void wake(const shared *sh)
 /* The window's parts take the engine's description: the public one's members. */
 void view_stream_from(const spectro_stream_info *in, sink_stream *ss)
 {
-    const spectro_frames_info *f = &in->frames;
+    const spectro_frames_info *f = in->frames;
     memset(ss, 0, sizeof *ss);
     ss->source = f->source;
     ss->format = in->format;
@@ -78,17 +78,17 @@ static int open_store(shared *sh, const spectro_stream_info *in, spectro_stream_
     int err, need_frames, want_m, want_p;
     uint64_t fpc = 1;
     memset(&info, 0, sizeof info);
-    snprintf(info.name, sizeof info.name, "%s", in->frames.source);
+    snprintf(info.name, sizeof info.name, "%s", in->frames->source);
     snprintf(info.window, sizeof info.window, "%s", in->window);
     snprintf(info.backend, sizeof info.backend, "%s", in->backend);
-    info.rate = in->frames.sample_rate;
-    info.channels = in->frames.channels;
-    info.n = in->frames.fft_size;
-    info.hop = in->frames.hop;
-    info.bins = in->frames.fft_size / 2 + 1;
+    info.rate = in->frames->sample_rate;
+    info.channels = in->frames->channels;
+    info.n = in->frames->fft_size;
+    info.hop = in->frames->hop;
+    info.bins = in->frames->fft_size / 2 + 1;
     info.source_frames = in->source_frames;
-    info.time_first_s = in->frames.time_first_s;
-    info.live = in->frames.live;
+    info.time_first_s = in->frames->time_first_s;
+    info.live = in->frames->live;
     if ((err = view_xform_open(sh, in, &info, ei)) != SP_OK) /* a transform's columns */
         return err;
     /* --transfer: the frames' transforms to its average instead (view_transfer.c) */
@@ -263,6 +263,7 @@ static int on_complex(void *user, int channel, uint64_t first, size_t nframes, c
 }
 
 static const spectro_stream_ops VIEW_STREAM = {
+    .size = sizeof(spectro_stream_ops),
     .open = on_start, .spectra = on_frames, .maxima = on_maxima, .finish = on_finish, .samples = on_samples,
     .complex = on_complex,
 };
@@ -326,16 +327,16 @@ static int set_xform(spectro_job *j, const xform_spec *x, spectro_error *e)
 int view_worker_job(const spectro_job *pub, const analyze_config *c, int range, spectro_job **out,
                     sp_errinfo *ei)
 {
-    /* what the window sets itself; the rest of the frames' settings are the caller's */
-    static const char *const OWN[] = {"fft_size", "hop", "window", "mel", "mfcc", "chroma", "cqt", "reassign",
+    /* what the window sets itself, the rest of the frames' settings being the caller's: a
+     * selection's run also its range, and it says nothing (its input was read once already) */
+    static const char *const OWN[] = {"start", "end", "duration", "realtime", "verbose",
+                                      "fft_size", "hop", "window", "mel", "mfcc", "chroma", "cqt", "reassign",
                                       "tuning", "fmin", "fmax", NULL};
-    static const char *const OWN_RANGE[] = {"fft_size", "hop", "window", "mel", "mfcc", "chroma", "cqt",
-                                            "reassign", "tuning", "fmin", "fmax", "start", "end", "duration",
-                                            "realtime", NULL};
+    enum { RANGE_NAMES = 5 };
     spectro_error e = {0, {0}};
     spectro_job *j = NULL;
     char win[64];
-    int err = spectro_job_derive(pub, range ? OWN_RANGE : OWN, &j, &e);
+    int err = spectro_job_derive(pub, range ? OWN : OWN + RANGE_NAMES, &j, &e);
     window_format(&c->window, win, sizeof win);
     if (err == SPECTRO_OK)
         err = set_num(j, "fft_size", (double)c->n, &e);
@@ -351,6 +352,8 @@ int view_worker_job(const spectro_job *pub, const analyze_config *c, int range, 
         err = set_num(j, "end", c->end, &e);
     if (err == SPECTRO_OK && range && c->duration > 0)
         err = set_num(j, "duration", c->duration, &e);
+    if (err == SPECTRO_OK && range)
+        err = spectro_job_set(j, "quiet", NULL, &e);
     if (err != SPECTRO_OK) {
         spectro_job_destroy(j);
         return sp_fail(ei, err, "%s", e.message);
@@ -384,6 +387,7 @@ int view_worker_start(worker *w, sp_errinfo *ei)
     if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
         spectro_job_destroy(w->run);
         w->run = NULL;
+        sh->running = NULL;
         return sp_fail(ei, SP_ENOMEM, "cannot start the analysis thread");
     }
     w->running = 1;
@@ -398,6 +402,7 @@ void view_worker_stop(worker *w)
     spectro_job_stop(w->run, 1);
     pthread_join(w->thread, NULL);
     w->running = 0;
+    w->sh->running = NULL;
     spectro_job_destroy(w->run);
     w->run = NULL;
 }

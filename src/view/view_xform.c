@@ -82,7 +82,7 @@ int view_xform_key(view *v, int *err, sp_errinfo *ei)
 {
     char msg[128];
     const xform_spec *x = &v->w.cfg.xform;
-    view_worker_stop(&v->w); /* the analysis reads w.cfg until it returns */
+    view_worker_stop(&v->w); /* the run of the settings before; the next is derived anew */
     v->xf_idx = (v->xf_idx + 1) % CYCLE_COUNT;
     view_xform_spec(v);
     if (x->kind == XFORM_NONE)
@@ -114,32 +114,36 @@ int view_xform_refuses(view *v, SDL_Keycode sym)
 int view_xform_open(shared *sh, const spectro_stream_info *in, view_stream *info, sp_errinfo *ei)
 {
     view_xf_run *xr = &sh->xr;
+    const spectro_frames_info *f = in->frames;
+    const char *t = f->transform;
     spectro_error e = {0, {0}};
     spectro_reassign_grid_destroy(xr->grid); /* a run stopped before its end */
     memset(xr, 0, sizeof *xr);
     info->xform = XFORM_NONE;
     info->cols = 0;
-    if (!in->frames.transform)
+    if (!t)
         return SP_OK;
-    if (strcmp(in->frames.transform, "reassign") == 0) { /* a linear spectrogram of the points */
-        size_t reach = (in->frames.fft_size / 2 + in->frames.hop - 1) / in->frames.hop + 1;
+    if (strcmp(t, "reassign") == 0) { /* a linear spectrogram of the points */
+        size_t reach = (f->fft_size / 2 + f->hop - 1) / f->hop + 1;
         info->xform = XFORM_REASSIGN;
-        info->bins = in->frames.fft_size / 2 + 1;
+        info->bins = f->fft_size / 2 + 1;
         xr->kind = XFORM_REASSIGN;
         xr->bins = info->bins;
-        if (spectro_reassign_grid_create(in->frames.channels, info->bins, in->bin_hz, in->frames.time_first_s, in->frames.time_step_s,
-                                         reach, &xr->grid, &e) != SPECTRO_OK)
+        if (spectro_reassign_grid_create(f->channels, info->bins, in->bin_hz, f->time_first_s, f->time_step_s, reach,
+                                         &xr->grid, &e) != SPECTRO_OK)
             return sp_fail(ei, e.code, "%s", e.message); /* the codes are the engine's (spectro.h) */
         return SP_OK;
     }
-    if (!in->frames.freqs_hz || in->frames.bins > VIEW_XFORM_MAX_COLS || in->frames.depth > 1)
-        return sp_fail(ei, SP_EINVAL, "the window shows no %s", in->frames.transform);
-    info->xform = strcmp(in->frames.transform, "mel") == 0 ? XFORM_MEL : strcmp(in->frames.transform, "cqt") == 0 ? XFORM_CQT
-                                                     : strcmp(in->frames.transform, "chroma") == 0 ? XFORM_CHROMA : XFORM_MFCC;
+    if (!f->freqs_hz || f->bins > VIEW_XFORM_MAX_COLS || f->depth > 1)
+        return sp_fail(ei, SP_EINVAL, "the window shows no %s", t);
+    info->xform = strcmp(t, "mel") == 0      ? XFORM_MEL
+                  : strcmp(t, "cqt") == 0    ? XFORM_CQT
+                  : strcmp(t, "chroma") == 0 ? XFORM_CHROMA
+                                             : XFORM_MFCC;
     if (info->xform == XFORM_MFCC)
-        return sp_fail(ei, SP_EINVAL, "the window shows no %s", in->frames.transform);
-    info->bins = info->cols = in->frames.bins;
-    memcpy(info->col_hz, in->frames.freqs_hz, in->frames.bins * sizeof *info->col_hz);
+        return sp_fail(ei, SP_EINVAL, "the window shows no %s", t);
+    info->bins = info->cols = f->bins;
+    memcpy(info->col_hz, f->freqs_hz, f->bins * sizeof *info->col_hz);
     xr->kind = info->xform;
     xr->bins = info->bins;
     return SP_OK;
