@@ -8,7 +8,8 @@
  *                   whole arrays and streams
  *   api_reduce.c    peaks, averages, tone analysis and bands of the analyzer's spectra
  *   api_transfer.c  the transfer function of two channels' complex frames
- *   api_loudness.c  spectro_loudness: the loudness meter (src/sink/loudness.h)
+ *   api_loudness.c  spectro_loudness: the loudness meter (src/sink/loudness.h), its step levels
+ *   api_pitch.c     spectro_pitch_tracker: YIN a frame at a time (src/sink/pitch.h)
  *   api_job.c       spectro_job: the program's run (src/job/job.h); the settings as data,
  *                   the audio devices, the build's features
  */
