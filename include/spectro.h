@@ -647,7 +647,7 @@ typedef struct spectro_pitch_tracker spectro_pitch_tracker;
 /* A tracker for frames of fft_size samples at sample_rate Hz, f0 searched in fmin .. fmax Hz
  * (<= 0: 50 and 2000; fmax is cut to the Nyquist frequency). SPECTRO_EINVAL naming
  * sample_rate (>= 1), fmin/fmax (fmin below fmax) or fft_size (16 .. 4194304, and it must
- * hold two periods of fmin: "pitch: fmin 50 Hz at 48000 Hz needs fft_size 4096 or more");
+ * hold two periods of fmin: "pitch: fmin 50 Hz at 48000 Hz needs fft_size 2048 or more");
  * SPECTRO_ENOMEM. *out is the caller's (spectro_pitch_tracker_destroy). Any thread.
  * (API version 6) */
 SPECTRO_API int spectro_pitch_tracker_create(int sample_rate, size_t fft_size, double fmin, double fmax,
