@@ -578,7 +578,7 @@ typedef struct spectro_loudness_levels {
 SPECTRO_API int spectro_loudness_keep_levels(spectro_loudness *m, spectro_error *err);
 /* Step `step`'s levels (0-based, complete steps: below spectro_loudness_steps) into out
  * (out->size set by the caller). SPECTRO_EINVAL for a step out of range, levels not kept, or
- * out NULL or of size 0; out is then left as it was. Allocates nothing: cheap enough for
+ * out NULL or its size under this struct's first version; out is then left as it was. Allocates nothing: cheap enough for
  * every step of every redraw. (API version 6) */
 SPECTRO_API int spectro_loudness_get_levels(const spectro_loudness *m, uint64_t step, spectro_loudness_levels *out,
                                             spectro_error *err);
