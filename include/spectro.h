@@ -19,7 +19,8 @@
  *                     program's options, --help and man page are made from), inputs, then
  *                     a run with its outputs (dump, png, peaks, measurements), over many
  *                     inputs (a batch), or the window; the program is this API's client
- *                     (API version 4); the run's frames to a callback (5)
+ *                     (API version 4); the run's frames to a callback (5); the whole
+ *                     stream and derived runs, which the window is built on (6)
  *
  * Conventions (the project's DESIGN contracts):
  *   - Frame f covers samples [f*hop, f*hop + fft_size) of the mixed or selected channel; L >=
@@ -67,10 +68,10 @@ extern "C" {
 /* The library's version, the spectro program's ("0.1.0"): static storage. Any thread. */
 SPECTRO_API const char *spectro_version(void);
 /* The API's revision within this SONAME: grows when functions or struct members are added
- * (docs/api-c.md). 5 for this header: 2 added the _device_async entries, 3 the transfer
+ * (docs/api-c.md). 6 for this header: 2 added the _device_async entries, 3 the transfer
  * function, spectro_loudness and the transforms, 4 the jobs, 5 a job's frames to a
- * callback. */
-#define SPECTRO_API_VERSION 5
+ * callback, 6 a job's whole stream, derived jobs and what the window takes besides. */
+#define SPECTRO_API_VERSION 6
 SPECTRO_API int spectro_api_version(void);
 
 /* The codes (the program's exit status for each is in brackets). */
@@ -483,6 +484,100 @@ SPECTRO_API int spectro_bands_levels(spectro_bands *b, const float *db, size_t f
 SPECTRO_API int spectro_bands_average(spectro_bands *b, const float *db, size_t frames, int mode, float *out,
                                       spectro_error *err);
 
+/* The bands for spectra of `frames`'s sample_rate, fft_size and window (its other members
+ * are not read), without an analyzer: the same bands as spectro_bands_create's for an
+ * analyzer of that config (API version 6). SPECTRO_EINVAL as spectro_analyzer_create names
+ * sample_rate, fft_size or window, and as spectro_bands_create. Any thread. */
+SPECTRO_API int spectro_bands_create_for(const spectro_analyzer_config *frames, const spectro_bands_config *cfg,
+                                         spectro_bands **out, spectro_error *err);
+/* The weightings spectro_bands_config.weighting takes, i in 0 .. count-1: "Z", "A", "C"; NULL
+ * out of range (API version 6). Static storage, any thread. */
+SPECTRO_API int spectro_bands_weighting_count(void);
+SPECTRO_API const char *spectro_bands_weighting_name(int i);
+
+/* ---- running averages (API version 6) ------------------------------------------------------
+ * The averages of spectro_analyzer_average kept while spectra come in, frame after frame, one
+ * spectrum a channel, to be read at any time (a live display's average, a measurement over a
+ * stream): feed the rows as an analyzer's stream gives them (spectro_analyzer_read), read the
+ * average in dB or in power, and its tone analysis. Several averages of the same rows may be
+ * kept in one handle: each row's power 10^(dB/10) is then computed once for all of them. */
+typedef struct spectro_average spectro_average;
+
+/* The lowest level the spectra and their averages take, in dB (the conventions above). */
+#define SPECTRO_DB_FLOOR (-200.0)
+
+/* The exponential average, a running average's only (not spectro_analyzer_average's, nor
+ * spectro_average_name's): in power, P <- P + alpha (P_frame - P), the first frame setting P,
+ * alpha = 1 - exp(-hop / (sample_rate * time_constant_s)): a level that stops falls
+ * 10 log10(e) / time_constant_s dB a second (API version 6). */
+#define SPECTRO_AVERAGE_EXPONENTIAL 3
+/* A mode's bit in spectro_average_config.modes. */
+#define SPECTRO_AVERAGE_BIT(mode) (1u << (mode))
+
+typedef struct spectro_average_config {
+    size_t size;            /* sizeof(spectro_average_config), set by the _default function */
+    unsigned modes;         /* the averages kept: SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN) |
+                             * ... of MEAN, MAX, MIN, EXPONENTIAL; 0 = the mean alone */
+    double time_constant_s; /* EXPONENTIAL's, > 0 seconds; 0 = 1 s */
+    const float *window_coefficients; /* optional: the fft_size coefficients the spectra's FFT
+                             * used (the program zero-pads a short file's shorter window), for
+                             * the tone's and psd's ENBW and lobe width; NULL = the frames'
+                             * window at fft_size. Read during create only. */
+} spectro_average_config;
+
+/* The mean alone, 1 s, the frames' window. Any thread. */
+SPECTRO_API spectro_average_config spectro_average_config_default(void);
+
+/* Averages of spectra as an analyzer of `frames` gives them: its sample_rate, fft_size, hop
+ * (EXPONENTIAL's alpha) and window (the tone's), one average a channel of its output
+ * (channels of them with SPECTRO_CHANNEL_ALL, else 1), bins = fft_size/2 + 1 a row. Nothing
+ * averaged yet. cfg NULL = the default. SPECTRO_EINVAL names a field of frames as
+ * spectro_analyzer_create does, or modes, time_constant_s. *out is the caller's
+ * (spectro_average_destroy). Any thread. */
+SPECTRO_API int spectro_average_create(const spectro_analyzer_config *frames, const spectro_average_config *cfg,
+                                       spectro_average **out, spectro_error *err);
+SPECTRO_API void spectro_average_destroy(spectro_average *avg); /* NULL is a no-op */
+
+/* Output channels, bins a row, and the window's equivalent noise bandwidth in bins,
+ * N sum(w^2) / sum(w)^2 (1 rect, 1.5 hann: what psd divides by, with the bin width). */
+SPECTRO_API int spectro_average_channels(const spectro_average *avg);
+SPECTRO_API size_t spectro_average_bins(const spectro_average *avg);
+SPECTRO_API double spectro_average_enbw_bins(const spectro_average *avg);
+
+/* Adds `frames` dB rows of `channel` (db[f*bins + k]) to every average kept, in order. No
+ * allocation: for a stream's thread. SPECTRO_EINVAL for a channel out of range. */
+SPECTRO_API int spectro_average_add(spectro_average *avg, int channel, const float *db, size_t frames,
+                                    spectro_error *err);
+/* Forgets what the averages of `modes` (0: every one kept) hold for `channel` (-1: every
+ * channel): they start again with the next row. */
+SPECTRO_API int spectro_average_reset(spectro_average *avg, int channel, unsigned modes, spectro_error *err);
+/* Rows in average `mode` of `channel` since create or its reset; 0 for one not kept. */
+SPECTRO_API uint64_t spectro_average_frames(const spectro_average *avg, int channel, int mode);
+
+/* Average `mode` of `channel` in dB into out[bins] (psd 1: dBFS/Hz, as spectro_analyzer_average),
+ * never below the floor; the floor before any row. For MEAN, MAX and MIN the values of
+ * spectro_analyzer_average on the same rows, byte for byte. SPECTRO_EINVAL naming mode (not
+ * kept) or channel. */
+SPECTRO_API int spectro_average_read(const spectro_average *avg, int channel, int mode, int psd, float *out,
+                                     spectro_error *err);
+/* The same in power, 10^(dB/10) of each bin, in double as it is kept (no round trip through
+ * dB for MEAN and EXPONENTIAL); 1e-20 before any row. */
+SPECTRO_API int spectro_average_power(const spectro_average *avg, int channel, int mode, double *out,
+                                      spectro_error *err);
+
+/* The tone analysis of average `mode` of `channel`, from its power (for MEAN the numbers of
+ * spectro_analyzer_tone on the same rows; frames_averaged is the average's rows).
+ * SPECTRO_EINVAL as spectro_analyzer_tone, and for no row yet ("frames is 0"). Reads a scratch
+ * buffer of the handle: one thread at a time with the handle's other calls. */
+SPECTRO_API int spectro_average_tone(spectro_average *avg, int channel, int mode, const spectro_tone_config *cfg,
+                                     spectro_tone *out, spectro_error *err);
+
+/* The band a tone analysis of fmin .. fmax (spectro_tone_config's: negative = 20 Hz, 20 kHz,
+ * clipped to Nyquist) takes at sample_rate, into *lo, *hi (API version 6). SPECTRO_EINVAL
+ * naming fmin when it is empty. Any thread. */
+SPECTRO_API int spectro_tone_band(double fmin, double fmax, int sample_rate, double *lo, double *hi,
+                                  spectro_error *err);
+
 /* ---- the transfer function (added in API version 3) ---------------------------------------------
  * The averaged H1 transfer function of a measured channel from a reference channel, their
  * coherence and the delay (the program's --transfer REF:MEAS --dump; docs/measurements.md
@@ -578,8 +673,8 @@ typedef struct spectro_loudness_levels {
 SPECTRO_API int spectro_loudness_keep_levels(spectro_loudness *m, spectro_error *err);
 /* Step `step`'s levels (0-based, complete steps: below spectro_loudness_steps) into out
  * (out->size set by the caller). SPECTRO_EINVAL for a step out of range, levels not kept, or
- * out NULL or its size under this struct's first version; out is then left as it was. Allocates nothing: cheap enough for
- * every step of every redraw. (API version 6) */
+ * out NULL or its size under this struct's first version; out is then left as it was.
+ * Allocates nothing: cheap enough for every step of every redraw. (API version 6) */
 SPECTRO_API int spectro_loudness_get_levels(const spectro_loudness *m, uint64_t step, spectro_loudness_levels *out,
                                             spectro_error *err);
 
@@ -750,6 +845,97 @@ typedef int (*spectro_frames_fn)(void *user, const spectro_frames_info *info, in
  * channel. One input: spectro_job_run refuses a batch (SPECTRO_EINVAL); average, bands and
  * the outputs' other reductions do not change the frames. Before spectro_job_run. */
 SPECTRO_API void spectro_job_set_frames(spectro_job *j, spectro_frames_fn fn, void *user);
+
+/* ---- a job's stream, whole (API version 6) ------------------------------------------------
+ * What a live display needs of a run besides its rows: the samples, the column maxima a
+ * GPU reduces where the spectra are, the complex frames, and the stream's description; the
+ * caller says at open which it takes. spectro's own window is a client of this section
+ * (docs/api-c.md "A job's stream"). */
+
+/* The stream: frames as spectro_frames_info says, and more of the input. Valid during open
+ * (the strings until the run returns); size is this library's sizeof. */
+typedef struct spectro_stream_info {
+    size_t size;
+    spectro_frames_info frames;
+    const char *format;      /* the input's format: "WAV 24-bit PCM"; "" none */
+    const char *decoder;     /* "libsndfile", "ffmpeg"; "" none (microphone, synth) */
+    const char *window;      /* the window in the form the setting takes: "hann", "kaiser:8.6" */
+    const float *window_coef; /* its fft_size coefficients, as the FFT applies them */
+    const char *backend;     /* the FFT backend running: "cpu", "cuda", "cufft" */
+    int source_channels;     /* the input's channels (frames.channels: the rows') */
+    int channel;             /* the channel analysed when channel_name is NULL */
+    const char *channel_name; /* "mix", "all", or NULL */
+    double start_s;          /* where in the input the run began (the setting start) */
+    double bin_hz;           /* sample_rate / fft_size */
+    int64_t source_frames;   /* samples a channel the input promises; -1 unknown */
+    int64_t frames_expected; /* frames a channel the run will make; -1 unknown (live) */
+    int64_t frames_hint;     /* as frames_expected, also for a live run of a file: no promise */
+    double aligned_s;        /* a pair (reference): how much later the measured file is read */
+    int transform_db;        /* the transform's values are dB levels */
+} spectro_stream_info;
+
+/* What the caller takes, set by its open (all 0 at the call). */
+typedef struct spectro_stream_wants {
+    int spectra;             /* the rows, as spectro_job_set_frames gives them */
+    int complex;             /* every frame's complex transform instead, unscaled: frame f's
+                              * bin k is sum_i w_i x_i e^(-2 pi i ik/N); not with spectra */
+    int samples;             /* the samples read, every channel of the input, interleaved */
+    uint64_t maxima_span;    /* with spectra, not a transform: where the backend reduces
+                              * columns where the spectra are (cuda), the per-bin maximum of
+                              * each aligned group of maxima_span frames instead of the rows
+                              * (ops.maxima: take both); 0: the rows */
+} spectro_stream_wants;
+
+/* How a run ended. */
+typedef struct spectro_stream_end {
+    uint64_t frames;         /* frames a channel, skipped ones included */
+    uint64_t samples;        /* samples a channel read */
+    uint64_t dropped_samples; /* live input lost */
+    int interrupted;         /* a live run stopped by spectro_job_stop: a normal end */
+} spectro_stream_end;
+
+/* The caller's functions, on the thread that runs the job, one call at a time; frames in
+ * order within each channel. A non-zero return (a SPECTRO_E* code, err's message set)
+ * ends the run with it. Members may be NULL where not wanted. */
+typedef struct spectro_stream_ops {
+    int (*open)(void *user, const spectro_stream_info *info, spectro_stream_wants *wants, spectro_error *err);
+    int (*spectra)(void *user, int channel, uint64_t first, size_t count, const float *rows, spectro_error *err);
+    /* the rows of maxima: group g = first/span .. covers frames g*span .. g*span+span-1 of
+     * those given now (first .. first+count-1); spectro_maxima_rows(span, first, count) rows
+     * of bins floats */
+    int (*maxima)(void *user, int channel, uint64_t first, size_t count, uint64_t span, const float *rows,
+                  spectro_error *err);
+    int (*samples)(void *user, uint64_t first, size_t count, const float *samples, spectro_error *err);
+    int (*complex)(void *user, int channel, uint64_t first, size_t count, const spectro_complex *frames,
+                   spectro_error *err);
+    int (*finish)(void *user, const spectro_stream_end *end, spectro_error *err);
+} spectro_stream_ops;
+
+/* The run's stream goes to ops (copied; NULL: no longer), besides any outputs; as with
+ * spectro_job_set_frames the job then runs headless, one input. Before spectro_job_run. */
+SPECTRO_API void spectro_job_set_stream(spectro_job *j, const spectro_stream_ops *ops, void *user);
+
+/* The rows ops.maxima gets for count frames from `first` in groups of span. Any thread. */
+SPECTRO_API size_t spectro_maxima_rows(uint64_t span, uint64_t first, size_t count);
+
+/* A live run's clock: the time, in seconds of the system's monotonic clock
+ * (CLOCK_MONOTONIC), at which the input's sample 0 was captured, once known; 0 before (and
+ * for files). For a display's latency. Any thread, during the run. */
+SPECTRO_API double spectro_job_capture_time(const spectro_job *j);
+
+/* Whether setting `name` shapes the frames of a run (the input, its range and decoding, the
+ * FFT, the window, the channel, the backend, a transform, the levels' calibration) rather
+ * than its outputs, reductions or pictures: 1, 0, or SPECTRO_EINVAL for no such setting. */
+SPECTRO_API int spectro_setting_shapes_frames(const char *name);
+
+/* A new job for another run of src's stream: its inputs, its message callback, output and
+ * environment, and those of its settings that shape the frames, in the order given, except
+ * the names in `except` (NULL-terminated; NULL: none), which the caller sets itself. For a
+ * display that analyses the same input again (another FFT size, a transform, a range).
+ * *out is the caller's (spectro_job_destroy). src is only read: any thread while it is not
+ * being changed. */
+SPECTRO_API int spectro_job_derive(const spectro_job *src, const char *const *except, spectro_job **out,
+                                   spectro_error *err);
 
 /* The settings as data, in the program's --help order: i in 0 .. spectro_setting_count()-1.
  * The texts are rendered with the field namer in place at the call. Any thread. */

@@ -194,7 +194,7 @@ static void test_frames_stop_and_batch(void)
     CHECK(spectro_job_add_input(j, "synth:duration=1", &e) == SPECTRO_OK);
     CHECK(spectro_job_add_input(j, "synth:duration=1", &e) == SPECTRO_OK);
     spectro_job_set_frames(j, take_frames, &s);
-    CHECK(spectro_job_run(j, &e) == SPECTRO_EINVAL && strstr(e.message, "one input at a time"));
+    CHECK_MSG(spectro_job_run(j, &e) == SPECTRO_EINVAL && strstr(e.message, "one input at a time"), "%s", e.message);
     CHECK(s.calls == 0);
     spectro_job_destroy(j);
 

@@ -251,7 +251,8 @@ static void test_tracker_refused(void)
     CHECK_MSG(strstr(err.message, "fmin 900 must be below fmax 800"), "%s", err.message);
     CHECK(spectro_pitch_tracker_create(0, 4096, 0, 0, &t, &err) == SPECTRO_EINVAL);
     CHECK_MSG(strcmp(err.message, "sample_rate 0: must be at least 1") == 0, "%s", err.message);
-    CHECK(spectro_pitch_tracker_create(48000, 8, 0, 0, &t, &err) == SPECTRO_EINVAL && strstr(err.message, "fft_size 8"));
+    CHECK(spectro_pitch_tracker_create(48000, 8, 0, 0, &t, &err) == SPECTRO_EINVAL &&
+          strstr(err.message, "fft_size 8"));
     CHECK(spectro_pitch_tracker_create(48000, 4096, NAN, 0, &t, &err) == SPECTRO_EINVAL && strstr(err.message, "fmin"));
     CHECK(spectro_pitch_tracker_create(48000, 4096, 0, 0, NULL, &err) == SPECTRO_EINVAL);
     CHECK(spectro_pitch_tracker_estimate(NULL, x, &f0, &conf, &err) == SPECTRO_EINVAL);

@@ -147,8 +147,8 @@ static int take_complex(void *user, int channel, uint64_t first, size_t nframes,
 
 /* ---- create ---------------------------------------------------------------------------------------- */
 
-static int check_config(const spectro_analyzer_config *cfg, window_spec *w, fft_backend_kind *backend,
-                        spectro_error *err)
+int api_analyzer_check_config(const spectro_analyzer_config *cfg, window_spec *w, fft_backend_kind *backend,
+                              spectro_error *err)
 {
     sp_errinfo ei = {{0}};
     int rc;
@@ -258,7 +258,7 @@ static int analyzer_new(const spectro_analyzer_config *cfg, size_t win_len, spec
     if (!cfg || !out)
         return api_fail(err, SPECTRO_EINVAL, "spectro_analyzer_create: %s is NULL", cfg ? "out" : "cfg");
     *out = NULL;
-    if ((rc = check_config(cfg, &w, &kind, err)) != SPECTRO_OK)
+    if ((rc = api_analyzer_check_config(cfg, &w, &kind, err)) != SPECTRO_OK)
         return rc;
     if (!(a = calloc(1, sizeof *a)))
         return api_fail(err, SPECTRO_ENOMEM, "out of memory");

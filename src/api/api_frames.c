@@ -6,10 +6,8 @@
 #include "api_internal.h"
 #include "job.h"
 
-static int frames_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
+int api_frames_describe(api_frames *f, const sink_stream *st, spectro_frames_info *in, sp_errinfo *ei)
 {
-    api_frames *f = self;
-    spectro_frames_info *in = &f->info;
     free(f->freqs);
     f->freqs = NULL;
     if (!st->col_hz) { /* the linear spectrum: bin k at k * bin_hz */
@@ -31,8 +29,15 @@ static int frames_open(void *self, const sink_stream *st, sink_wants *wants, sp_
     in->time_first_s = st->time_first_s;
     in->time_step_s = st->time_step_s;
     in->live = st->live;
-    wants->spectra = 1;
     return SP_OK;
+}
+
+static int frames_open(void *self, const sink_stream *st, sink_wants *wants, sp_errinfo *ei)
+{
+    api_frames *f = self;
+    int err = api_frames_describe(f, st, &f->info, ei);
+    wants->spectra = 1;
+    return err;
 }
 
 static int frames_spectra(void *self, int channel, uint64_t first, size_t nframes, const float *rows,

@@ -7,6 +7,7 @@
  *   api_analyzer.c  spectro_analyzer: an FFT plan and a framer (stft) kept across calls,
  *                   whole arrays and streams
  *   api_reduce.c    peaks, averages, tone analysis and bands of the analyzer's spectra
+ *   api_average.c   spectro_average: running averages of spectra and their tone analysis
  *   api_transfer.c  the transfer function of two channels' complex frames
  *   api_loudness.c  spectro_loudness: the loudness meter (src/sink/loudness.h), its step levels
  *   api_pitch.c     spectro_pitch_tracker: YIN a frame at a time (src/sink/pitch.h)
@@ -18,6 +19,7 @@
 
 #include "err.h"
 #include "fft.h"
+#include "measure.h"
 #include "peaks.h"
 #include "sink.h"
 #include "spectro.h"
@@ -59,6 +61,28 @@ void api_analyzer_shape(const spectro_analyzer *a, api_frame_shape *out);
 struct xform;
 int api_analyzer_transform(spectro_analyzer *a, struct xform *x, const float *samples, size_t count,
                            float *out, size_t out_frames, spectro_error *err);
+/* Checks an analyzer config as spectro_analyzer_create does (the messages name its fields),
+ * giving its window and backend. */
+int api_analyzer_check_config(const spectro_analyzer_config *cfg, window_spec *w, fft_backend_kind *backend,
+                              spectro_error *err);
+
+/* What reductions made without an analyzer read from an analyzer config (api_average.c):
+ * its output channels and the window's n coefficients (win: the caller's to free; the
+ * given ones copied when coef is not NULL). */
+typedef struct {
+    int outs;
+    size_t n, bins, hop;
+    int rate;
+    float *win;
+} api_spectrum_shape;
+int api_spectrum_shape_make(const spectro_analyzer_config *cfg, const float *coef, api_spectrum_shape *out,
+                            spectro_error *err);
+
+/* The tone analysis of one averaged power spectrum of an n-point FFT (api_reduce.c): cfg's
+ * checks (NULL: the default), its band, measure_tone_analyze, out filled with frames. */
+int api_tone(const double *power, size_t n, int rate, const measure_window *mw, const spectro_tone_config *cfg,
+             uint64_t frames, spectro_tone *out, spectro_error *err);
+
 /* The peak search's table of the analyzer's window, made on first use. */
 int api_analyzer_peaks_window(spectro_analyzer *a, const peaks_window **out, spectro_error *err);
 
@@ -75,5 +99,19 @@ typedef struct {
 } api_frames;
 void api_frames_set(api_frames *f, struct job *j, spectro_frames_fn fn, void *user);
 void api_frames_free(api_frames *f);
+/* The frames' description of a run's stream (the column frequencies kept in f). */
+int api_frames_describe(api_frames *f, const sink_stream *st, spectro_frames_info *in, sp_errinfo *ei);
+
+/* A job's whole stream to the caller's ops as a sink of its run (api_stream.c): set (ops
+ * NULL: none) hands the sink to the job in place of a frames callback. */
+typedef struct {
+    spectro_stream_ops ops;
+    void *user;
+    spectro_stream_info info;
+    api_frames frames; /* the frames' description and its column frequencies */
+    sink s;
+} api_stream;
+void api_stream_set(api_stream *s, struct job *j, const spectro_stream_ops *ops, void *user);
+void api_stream_free(api_stream *s);
 
 #endif

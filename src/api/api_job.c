@@ -21,6 +21,11 @@
 struct spectro_job {
     job *j;
     api_frames frames; /* spectro_job_set_frames' */
+    api_stream stream; /* spectro_job_set_stream's */
+    double capture;    /* a live run's capture time (the run's capture_anchor) */
+    /* the settings given, in order (spectro_job_derive replays them): the job's own copies */
+    const char **given_name, **given_value;
+    int n_given;
     int ran;
     int stopped; /* the reason of the stop that ended the last run, or 0 */
 };
@@ -46,6 +51,7 @@ int spectro_job_create(spectro_job **out, spectro_error *err)
         free(s);
         return api_from_engine(err, code, &ei);
     }
+    s->j->api = s;
     /* the modules and the font beside the library, kept by the job (the paths are the
      * calling thread's buffers) */
     {
@@ -67,7 +73,88 @@ void spectro_job_destroy(spectro_job *s)
         return;
     job_destroy(s->j);
     api_frames_free(&s->frames);
+    api_stream_free(&s->stream);
+    free(s->given_name);
+    free(s->given_value);
     free(s);
+}
+
+void spectro_job_set_stream(spectro_job *s, const spectro_stream_ops *ops, void *user)
+{
+    if (!s)
+        return;
+    api_frames_set(&s->frames, s->j, NULL, NULL);
+    api_stream_set(&s->stream, s->j, ops, user);
+    s->j->run.capture_anchor = ops ? &s->capture : NULL;
+}
+
+double spectro_job_capture_time(const spectro_job *s)
+{
+    return s ? s->capture : 0.0;
+}
+
+/* Keeps (name, value) in the order given, for spectro_job_derive. */
+static int remember(spectro_job *s, const char *name, const char *value, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    const char **n = realloc(s->given_name, (size_t)(s->n_given + 1) * sizeof *n), **v;
+    if (n)
+        s->given_name = n;
+    v = n ? realloc(s->given_value, (size_t)(s->n_given + 1) * sizeof *v) : NULL;
+    if (v)
+        s->given_value = v;
+    if (!n || !v || !(n[s->n_given] = job_keep(s->j, name, &ei)) ||
+        (value && !(v[s->n_given] = job_keep(s->j, value, &ei))))
+        return api_fail(err, SPECTRO_ENOMEM, "out of memory");
+    if (!value)
+        v[s->n_given] = NULL;
+    s->n_given++;
+    return SPECTRO_OK;
+}
+
+int spectro_setting_shapes_frames(const char *name)
+{
+    int on = job_setting_shapes_frames(name);
+    return on < 0 ? SPECTRO_EINVAL : on;
+}
+
+static int excepted(const char *name, const char *const *except)
+{
+    for (; except && *except; except++)
+        if (job_setting_same(name, *except))
+            return 1;
+    return 0;
+}
+
+int spectro_job_derive(const spectro_job *src, const char *const *except, spectro_job **out, spectro_error *err)
+{
+    spectro_job *d = NULL;
+    int code;
+    if (out)
+        *out = NULL;
+    if (!src || !out)
+        return api_fail(err, SPECTRO_EINVAL, "%s is NULL", src ? "out" : "src");
+    if ((code = spectro_job_create(&d, err)) != SPECTRO_OK)
+        return code;
+    if (src->j->env_read && (code = spectro_job_read_environment(d, err)) != SPECTRO_OK)
+        goto fail;
+    for (int i = 0; i < src->n_given; i++) {
+        const char *name = src->given_name[i];
+        if (spectro_setting_shapes_frames(name) == 1 && !excepted(name, except) &&
+            (code = spectro_job_set(d, name, src->given_value[i], err)) != SPECTRO_OK)
+            goto fail;
+    }
+    for (int i = 0; i < src->j->n_inputs; i++)
+        if ((code = spectro_job_add_input(d, src->j->inputs[i], err)) != SPECTRO_OK)
+            goto fail;
+    d->j->say = src->j->say;
+    d->j->say_user = src->j->say_user;
+    d->j->run.out = src->j->run.out;
+    *out = d;
+    return SPECTRO_OK;
+fail:
+    spectro_job_destroy(d);
+    return code;
 }
 
 void spectro_job_set_frames(spectro_job *s, spectro_frames_fn fn, void *user)
@@ -83,7 +170,7 @@ int spectro_job_set(spectro_job *s, const char *name, const char *value, spectro
     if (!s || !name)
         return api_fail(err, SPECTRO_EINVAL, "%s is NULL", s ? "name" : "job");
     code = job_set(s->j, name, value, &ei);
-    return code == SP_OK ? SPECTRO_OK : api_from_engine(err, code, &ei);
+    return code == SP_OK ? remember(s, name, value, err) : api_from_engine(err, code, &ei);
 }
 
 int spectro_job_add_input(spectro_job *s, const char *input, spectro_error *err)

@@ -127,19 +127,14 @@ static void tone_out(const measure_tone *t, uint64_t frames, spectro_tone *out)
     memcpy(out, &full, full.size);
 }
 
-int spectro_analyzer_tone(spectro_analyzer *a, const float *db, size_t frames, const spectro_tone_config *cfg,
-                          spectro_tone *out, spectro_error *err)
+int api_tone(const double *power, size_t n, int rate, const measure_window *mw, const spectro_tone_config *cfg,
+             uint64_t frames, spectro_tone *out, spectro_error *err)
 {
     spectro_tone_config def = spectro_tone_config_default();
-    api_frame_shape sh;
-    measure_window mw;
-    measure_accum *acc = NULL;
     measure_tone t;
     sp_errinfo ei = {{0}};
-    double lo, hi, *power;
+    double lo, hi;
     int rc;
-    if ((rc = check_db(a, db, frames, out, err)) != SPECTRO_OK)
-        return rc;
     if (!cfg)
         cfg = &def;
     if ((rc = api_check_size(cfg->size, TONE_CONFIG_V1, "spectro_tone_config", err)) != SPECTRO_OK ||
@@ -150,23 +145,59 @@ int spectro_analyzer_tone(spectro_analyzer *a, const float *db, size_t frames, c
     if (!(cfg->fundamental_hz >= 0))
         return api_fail(err, SPECTRO_EINVAL, "fundamental_hz %g: must be 0 (the strongest) or more",
                         cfg->fundamental_hz);
-    api_analyzer_shape(a, &sh);
-    if ((rc = measure_tone_band(cfg->fmin, cfg->fmax, sh.rate, &lo, &hi, &ei)) != SP_OK)
+    if ((rc = measure_tone_band(cfg->fmin, cfg->fmax, rate, &lo, &hi, &ei)) != SP_OK)
         return api_from_engine(err, rc, &ei);
+    if ((rc = measure_tone_analyze(power, n, rate, mw, lo, hi, cfg->fundamental_hz, &t, &ei)) != SP_OK)
+        return api_from_engine(err, rc, &ei);
+    tone_out(&t, frames, out);
+    return SPECTRO_OK;
+}
+
+int spectro_analyzer_tone(spectro_analyzer *a, const float *db, size_t frames, const spectro_tone_config *cfg,
+                          spectro_tone *out, spectro_error *err)
+{
+    spectro_tone_config def = spectro_tone_config_default();
+    api_frame_shape sh;
+    measure_window mw;
+    measure_accum *acc = NULL;
+    double *power;
+    int rc;
+    if ((rc = check_db(a, db, frames, out, err)) != SPECTRO_OK)
+        return rc;
+    if (!cfg)
+        cfg = &def;
+    if ((rc = api_check_size(cfg->size, TONE_CONFIG_V1, "spectro_tone_config", err)) != SPECTRO_OK ||
+        (rc = api_check_size(out->size, TONE_V1, "spectro_tone", err)) != SPECTRO_OK)
+        return rc;
+    if (frames == 0)
+        return api_fail(err, SPECTRO_EINVAL, "frames is 0: a tone analysis needs at least one spectrum");
+    api_analyzer_shape(a, &sh);
     measure_window_of(sh.win, sh.n, &mw);
     if (!(power = malloc(sh.bins * sizeof *power)))
         return api_fail(err, SPECTRO_ENOMEM, "out of memory");
     if ((rc = accumulate(SPECTRO_AVERAGE_MEAN, db, frames, sh.bins, &acc, err)) == SPECTRO_OK) {
         measure_accum_power(acc, 0, power);
-        rc = measure_tone_analyze(power, sh.n, sh.rate, &mw, lo, hi, cfg->fundamental_hz, &t, &ei);
-        if (rc == SP_OK)
-            tone_out(&t, frames, out);
-        else
-            rc = api_from_engine(err, rc, &ei);
+        rc = api_tone(power, sh.n, sh.rate, &mw, cfg, frames, out, err);
     }
     measure_accum_destroy(acc);
     free(power);
     return rc;
+}
+
+int spectro_tone_band(double fmin, double fmax, int sample_rate, double *lo, double *hi, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    double l, h;
+    int rc;
+    if (!lo || !hi)
+        return api_fail(err, SPECTRO_EINVAL, "%s is NULL", !lo ? "lo" : "hi");
+    if (sample_rate < 1)
+        return api_fail(err, SPECTRO_EINVAL, "sample_rate %d: must be at least 1 Hz", sample_rate);
+    if ((rc = measure_tone_band(fmin, fmax, sample_rate, &l, &h, &ei)) != SP_OK)
+        return api_from_engine(err, rc, &ei);
+    *lo = l;
+    *hi = h;
+    return SPECTRO_OK;
 }
 
 /* ---- bands ------------------------------------------------------------------------------------------ */
@@ -188,35 +219,31 @@ spectro_bands_config spectro_bands_config_default(void)
     return c;
 }
 
-int spectro_bands_create(const spectro_analyzer *a, const spectro_bands_config *cfg, spectro_bands **out,
-                         spectro_error *err)
+/* The bands of cfg for spectra of rate, n and window coefficients win[n]. */
+static int bands_make(int rate, size_t n, const float *win, const spectro_bands_config *cfg, spectro_bands **out,
+                      spectro_error *err)
 {
     spectro_bands_config def = spectro_bands_config_default();
-    api_frame_shape sh;
     measure_window mw;
     bands_config bc;
     bands_weighting w = BANDS_WEIGHT_Z;
     sp_errinfo ei = {{0}};
     spectro_bands *b;
     int rc;
-    if (!a || !out)
-        return api_fail(err, SPECTRO_EINVAL, "spectro_bands_create: %s is NULL", a ? "out" : "the analyzer");
-    *out = NULL;
     if (!cfg)
         cfg = &def;
     if ((rc = api_check_size(cfg->size, BANDS_CONFIG_V1, "spectro_bands_config", err)) != SPECTRO_OK)
         return rc;
     if (cfg->weighting && (rc = bands_weighting_parse(cfg->weighting, &w, &ei)) != SP_OK)
         return api_fail(err, rc, "weighting \"%s\": one of Z (none), A, C", cfg->weighting);
-    api_analyzer_shape(a, &sh);
-    measure_window_of(sh.win, sh.n, &mw);
+    measure_window_of(win, n, &mw);
     memset(&bc, 0, sizeof bc);
     bc.fraction = cfg->fraction;
     bc.weighting = w;
     bc.lo = cfg->fmin >= 0.0 ? cfg->fmin : BANDS_DEFAULT_LO;
     bc.hi = cfg->fmax >= 0.0 ? cfg->fmax : BANDS_DEFAULT_HI;
-    bc.rate = sh.rate;
-    bc.n = sh.n;
+    bc.rate = rate;
+    bc.n = n;
     bc.enbw_bins = mw.enbw_bins;
     bc.lobe_bins = mw.lobe_bins;
     if (!(b = calloc(1, sizeof *b)))
@@ -226,9 +253,45 @@ int spectro_bands_create(const spectro_analyzer *a, const spectro_bands_config *
         return api_from_engine(err, rc, &ei);
     }
     b->nb = bands_count(b->b);
-    b->bins = sh.bins;
+    b->bins = n / 2 + 1;
     *out = b;
     return SPECTRO_OK;
+}
+
+int spectro_bands_create(const spectro_analyzer *a, const spectro_bands_config *cfg, spectro_bands **out,
+                         spectro_error *err)
+{
+    api_frame_shape sh;
+    if (!a || !out)
+        return api_fail(err, SPECTRO_EINVAL, "spectro_bands_create: %s is NULL", a ? "out" : "the analyzer");
+    *out = NULL;
+    api_analyzer_shape(a, &sh);
+    return bands_make(sh.rate, sh.n, sh.win, cfg, out, err);
+}
+
+int spectro_bands_create_for(const spectro_analyzer_config *frames, const spectro_bands_config *cfg,
+                             spectro_bands **out, spectro_error *err)
+{
+    api_spectrum_shape sh;
+    int rc;
+    if (!frames || !out)
+        return api_fail(err, SPECTRO_EINVAL, "spectro_bands_create_for: %s is NULL", frames ? "out" : "frames");
+    *out = NULL;
+    if ((rc = api_spectrum_shape_make(frames, NULL, &sh, err)) != SPECTRO_OK)
+        return rc;
+    rc = bands_make(frames->sample_rate, frames->fft_size, sh.win, cfg, out, err);
+    free(sh.win);
+    return rc;
+}
+
+int spectro_bands_weighting_count(void)
+{
+    return BANDS_WEIGHT_COUNT;
+}
+
+const char *spectro_bands_weighting_name(int i)
+{
+    return i >= 0 && i < BANDS_WEIGHT_COUNT ? bands_weighting_name((bands_weighting)i) : NULL;
 }
 
 void spectro_bands_destroy(spectro_bands *b)

@@ -94,7 +94,7 @@ static int run_one(job *j, analyze_result *res, sp_errinfo *ei)
     vc.bands = j->view_bands;
     vc.bands_weighting = j->an.measure.weighting;
     vc.output_device = j->output_device;
-    return view_run(&j->an, &j->run, &vc, res, ei);
+    return view_run(j->api, &j->an, &j->run, &vc, res, ei);
 }
 
 void job_set_frames(job *j, const sink *s)

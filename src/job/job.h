@@ -24,6 +24,8 @@
 enum { JOB_SAY_ERROR, JOB_SAY_WARNING, JOB_SAY_NOTE, JOB_SAY_INFO };
 typedef void (*job_say_fn)(void *user, int level, const char *line);
 
+struct spectro_job;
+
 typedef struct job {
     analyze_config an;
     analyze_context run; /* how the run is driven: out, the progress bar, the stop flag (stop
@@ -32,6 +34,8 @@ typedef struct job {
     job_say_fn say;
     void *say_user;
     view_config window;  /* the window's settings from outside (display, the test hooks) */
+    struct spectro_job *api; /* the public job that owns this one: the window derives its runs
+                              * from it (spectro_job_derive) */
     int verbose, quiet;
     int said;            /* job_run's failure was said through `say` already (a batch's) */
     int env_read;        /* job_read_environment ran */
@@ -69,6 +73,11 @@ int job_set(job *j, const char *name, const char *value, sp_errinfo *ei);
 /* A copy of text that the job keeps (freed with it); NULL (SP_ENOMEM in ei) when out of
  * memory. */
 const char *job_keep(job *j, const char *text, sp_errinfo *ei);
+
+/* Whether setting `name` shapes the frames of a run (its row's `frames`): 1, 0, -1 for no
+ * such setting; and whether two names are one setting ("fft_size", "fft-size"). */
+int job_setting_shapes_frames(const char *name);
+int job_setting_same(const char *a, const char *b);
 
 /* An input: a path, "-" (standard input), "synth:..."; the first makes the job's input. */
 int job_add_input(job *j, const char *input, sp_errinfo *ei);

@@ -54,6 +54,10 @@ struct job_row {
     const char *output;     /* OPT_OUTPUT: the sink kind (sink_table.h) */
     const char *empty;      /* OPT_TEXT, OPT_OUTPUT with a value: the message for "" */
     char kind;              /* completion: 'f' a file, 'd' an audio device; 0: from the type */
+    int frames;             /* the setting shapes the frames a run makes (the input, its range,
+                             * the FFT, window, channel, backend, a transform, calibration):
+                             * what a job derived for another run of the stream takes over
+                             * (job_setting_shapes_frames) */
     const char *section;    /* a group starts here ("analysis"); "": a blank line only */
     const char *help;       /* the text, then the list, then help_after, then the default */
     job_list_fn list;

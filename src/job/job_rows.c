@@ -350,17 +350,17 @@ static int parse_tuning(job *o, const job_row *row, const char *name, const char
  * `help_after`, then "(default DEF)"; "\n" forces a line break, other breaks come from
  * wrapping. */
 const job_row job_rows[] = {
-    {.longname = "fft-size", .value = "N", .type = OPT_CUSTOM, .parse = parse_fft_size,
+    {.longname = "fft-size", .frames = 1, .value = "N", .type = OPT_CUSTOM, .parse = parse_fft_size,
      .field = AN(n), .def = FFT_STR(FFT_DEFAULT_SIZE), .def_parses = 1, .section = "analysis",
      .help = "FFT size, a power of two from 16 to 4194304"},
-    {.longname = "hop", .value = "H", .type = OPT_SIZE, .field = AN(hop), .min = 1, .max = 1099511627776.0,
+    {.longname = "hop", .frames = 1, .value = "H", .type = OPT_SIZE, .field = AN(hop), .min = 1, .max = 1099511627776.0,
      .def = "N/4", .help = "frame step in samples, >= 1"},
-    {.longname = "window", .value = "NAME[:P]", .type = OPT_CUSTOM, .parse = parse_window,
+    {.longname = "window", .frames = 1, .value = "NAME[:P]", .type = OPT_CUSTOM, .parse = parse_window,
      .field = AN(window), .help = "", .list = job_list_windows},
-    {.longname = "channel", .value = "C", .type = OPT_CUSTOM, .parse = parse_channel,
+    {.longname = "channel", .frames = 1, .value = "C", .type = OPT_CUSTOM, .parse = parse_channel,
      .field = AN(channel), .list = job_list_channels,
      .help = "mix (default: the mean of all channels), all, or an index from 0"},
-    {.longname = "backend", .value = "B", .type = OPT_CUSTOM, .parse = parse_backend,
+    {.longname = "backend", .frames = 1, .value = "B", .type = OPT_CUSTOM, .parse = parse_backend,
      .field = AN(backend), .help = "", .list = job_list_backends},
     {.longname = "dump", .value = "OUT", .type = OPT_CUSTOM, .parse = parse_dump,
      .output = "dump", .kind = 'f', .section = "output", .help = "write the spectra in dBFS: ",
@@ -407,12 +407,12 @@ const job_row job_rows[] = {
              "there) and the levels below and above; with " SP_FIELD("png") " OUT, the long-term spectrum drawn there "
              "with the "
              "cut-off marked (instead of the spectrogram)"},
-    {.longname = "calibration", .value = "FILE", .type = OPT_TEXT, .field = AN(measure.calibration), .kind = 'f',
+    {.longname = "calibration", .frames = 1, .value = "FILE", .type = OPT_TEXT, .field = AN(measure.calibration), .kind = 'f',
      .empty = SP_FIELD("calibration") ": empty path",
      .help = "a microphone's calibration file (REW/miniDSP text: rows freq_hz dB [phase], an optional \"Sens Factor "
              "=X dB\" line): its response, interpolated on log frequency, is subtracted from every level of every "
              "output"},
-    {.longname = "spl-offset", .value = "DB", .type = OPT_CUSTOM, .parse = parse_spl_offset,
+    {.longname = "spl-offset", .frames = 1, .value = "DB", .type = OPT_CUSTOM, .parse = parse_spl_offset,
      .field = AN(measure.spl_offset),
      .help = "add DB to every level of every output, so that levels read dB SPL (" SP_FIELD("calibrate") " measures "
              "it)"},
@@ -429,50 +429,50 @@ const job_row job_rows[] = {
     {.longname = "weighting", .value = "W", .type = OPT_CUSTOM, .parse = parse_weighting,
      .field = AN(measure.weighting), .help = "with " SP_FIELD("bands") ": frequency weighting (IEC 61672-1): ",
      .list = job_list_weightings},
-    {.longname = "transfer", .value = "REF:MEAS", .type = OPT_CUSTOM, .parse = job_transfer_parse,
+    {.longname = "transfer", .frames = 1, .value = "REF:MEAS", .type = OPT_CUSTOM, .parse = job_transfer_parse,
      .field = AN(measure.transfer_ref), .also = {AN(measure.transfer_meas)},
      .help = "with " SP_FIELD("dump") " or " SP_FIELD("png") ": the transfer function of channel MEAS from channel "
              "REF (H1, averaged over the "
              "frames): magnitude, phase, coherence; the sidecar holds the delay of MEAS after REF; without an "
              "output, the window shows the three and the delay"},
-    {.longname = "remove-delay", .type = OPT_SWITCH, .field = AN(measure.remove_delay),
+    {.longname = "remove-delay", .frames = 1, .type = OPT_SWITCH, .field = AN(measure.remove_delay),
      .help = "with " SP_FIELD("transfer") " and " SP_FIELD("png") " (or the window): draw the phase with the "
              "measured delay taken out"},
-    {.longname = "reference", .value = "FILE", .type = OPT_TEXT, .field = AN(measure.reference), .kind = 'f',
+    {.longname = "reference", .frames = 1, .value = "FILE", .type = OPT_TEXT, .field = AN(measure.reference), .kind = 'f',
      .empty = SP_FIELD("reference") ": empty path",
      .help = "with " SP_FIELD("transfer") ": REF is a channel of FILE, MEAS of the input, read from where the two "
              "align"},
-    {.longname = "compare", .type = OPT_SWITCH, .field = AN(measure.compare),
+    {.longname = "compare", .frames = 1, .type = OPT_SWITCH, .field = AN(measure.compare),
      .help = "two FILEs A and B: the window shows A over B (d: B-A); with " SP_FIELD("png") " the spectrograms of A and B and their difference B-A; with "
              SP_FIELD("average") " "
              "MODE and " SP_FIELD("dump") " the averaged spectra of A, B and B-A, shape (3, bins)"},
-    {.longname = "resample", .type = OPT_SWITCH, .field = AN(measure.resample),
+    {.longname = "resample", .frames = 1, .type = OPT_SWITCH, .field = AN(measure.resample),
      .help = "with " SP_FIELD("compare") ": B resampled to A's rate where the two differ"},
     {.longname = "view", .type = OPT_SWITCH, .field = OWN(view),
      .help = "with " SP_FIELD("tone") " or " SP_FIELD("average") " mean: open the window instead, with its tone "
              "analysis on (harmonics marked, THD, "
              "THD+N, SNR) or its running average in infinite mode"},
-    {.longname = "mel", .value = "B", .type = OPT_INT, .field = OWN(mel), .min = 1, .max = XFORM_MAX_BANDS,
+    {.longname = "mel", .frames = 1, .value = "B", .type = OPT_INT, .field = OWN(mel), .min = 1, .max = XFORM_MAX_BANDS,
      .section = "transforms (docs/transforms.md; with " SP_FIELD("dump") " or " SP_FIELD("png") ")",
      .help = "B mel bands (Slaney scale, area-normalised) between " SP_FIELD("fmin") " and " SP_FIELD("fmax") " "
              "(default 0 Hz and Nyquist), in "
              "dBFS"},
-    {.longname = "mfcc", .value = "K", .type = OPT_INT, .field = OWN(mfcc), .min = 1, .max = XFORM_MAX_BANDS,
+    {.longname = "mfcc", .frames = 1, .value = "K", .type = OPT_INT, .field = OWN(mfcc), .min = 1, .max = XFORM_MAX_BANDS,
      .help = "K mel-frequency cepstral coefficients: the orthonormal DCT-II of the mel dB bands (" SP_FIELD("mel") ", "
              "default 128)"},
-    {.longname = "chroma", .type = OPT_SWITCH, .field = OWN(chroma),
+    {.longname = "chroma", .frames = 1, .type = OPT_SWITCH, .field = OWN(chroma),
      .help = "12 pitch classes from C (A4 = 440 Hz, or as " SP_FIELD("tuning") " says), each frame divided by its "
              "maximum"},
-    {.longname = "tuning", .value = "T", .type = OPT_CUSTOM, .parse = parse_tuning, .field = AN(xform.tuning),
+    {.longname = "tuning", .frames = 1, .value = "T", .type = OPT_CUSTOM, .parse = parse_tuning, .field = AN(xform.tuning),
      .also = {AN(xform.tuning_auto)}, .def = "0", .def_parses = 1,
      .help = "with " SP_FIELD("chroma") ": the tuning in semitones from A4 = 440 Hz (-0.5 .. 0.5), or auto: estimated "
              "from the spectral peaks of all the frames (librosa's estimate_tuning; the rows come after the last "
              "frame)"},
-    {.longname = "cqt", .value = "B", .type = OPT_INT, .field = OWN(cqt), .min = 1, .max = XFORM_CQT_MAX_BPO,
+    {.longname = "cqt", .frames = 1, .value = "B", .type = OPT_INT, .field = OWN(cqt), .min = 1, .max = XFORM_CQT_MAX_BPO,
      .help = "constant-Q levels in dBFS, B bins per octave from " SP_FIELD("fmin") " (default C1 = 32.70 Hz) to "
              SP_FIELD("fmax") " (default the "
              "highest bin below Nyquist); the lowest bin's kernel must fit in N"},
-    {.longname = "reassign", .type = OPT_SWITCH, .field = OWN(reassign),
+    {.longname = "reassign", .frames = 1, .type = OPT_SWITCH, .field = OWN(reassign),
      .help = "the reassigned spectrogram: each bin's frequency (Hz), time (s) and level (dBFS), a dump of (frames, "
              "bins, 3)"},
     {.longname = "size", .value = "WxH", .type = OPT_CUSTOM, .parse = parse_picture_size, .field = AN(render.width),
@@ -484,24 +484,24 @@ const job_row job_rows[] = {
      .help = "", .list = job_list_colormaps},
     {.longname = "db-range", .value = "LO:HI", .type = OPT_CUSTOM, .parse = parse_db_range, .field = AN(render.db_lo),
      .also = {AN(render.db_hi)}, .def = "-120:0", .def_parses = 1, .help = "colour range in dBFS"},
-    {.longname = "fmin", .value = "HZ", .type = OPT_REAL, .field = AN(render.fmin),
+    {.longname = "fmin", .frames = 1, .value = "HZ", .type = OPT_REAL, .field = AN(render.fmin),
      .also = {AN(peak_fmin), AN(measure.band_lo)}, .help = "lowest frequency shown (and searched by "
                                                            SP_FIELD("peaks") ")"},
-    {.longname = "fmax", .value = "HZ", .type = OPT_REAL, .strict = 1, .field = AN(render.fmax),
+    {.longname = "fmax", .frames = 1, .value = "HZ", .type = OPT_REAL, .strict = 1, .field = AN(render.fmax),
      .also = {AN(peak_fmax), AN(measure.band_hi)}, .help = "highest frequency shown (and searched by "
                                                            SP_FIELD("peaks") ")"},
-    {.longname = "realtime", .type = OPT_SWITCH, .field = AN(realtime), .section = "input",
+    {.longname = "realtime", .frames = 1, .type = OPT_SWITCH, .field = AN(realtime), .section = "input",
      .help = "stream FILE through the live path at its own rate"},
-    {.longname = "duration", .value = "T", .type = OPT_TIME, .strict = 1, .field = AN(duration),
+    {.longname = "duration", .frames = 1, .value = "T", .type = OPT_TIME, .strict = 1, .field = AN(duration),
      .help = "stop after T of audio (microphone, file, pipe); a time is seconds or [h:]mm:ss[.fff]"},
-    {.longname = "start", .value = "T", .type = OPT_TIME, .field = AN(start),
+    {.longname = "start", .frames = 1, .value = "T", .type = OPT_TIME, .field = AN(start),
      .help = "begin T into FILE (seeking where the format allows); frame times stay those of the whole file"},
-    {.longname = "end", .value = "T", .type = OPT_TIME, .strict = 1, .field = AN(end),
+    {.longname = "end", .frames = 1, .value = "T", .type = OPT_TIME, .strict = 1, .field = AN(end),
      .help = "stop T into FILE (not with " SP_FIELD("duration") ")"},
-    {.longname = "raw-format", .value = "ENC,RATE,CH", .type = OPT_CUSTOM, .parse = parse_raw_format,
+    {.longname = "raw-format", .frames = 1, .value = "ENC,RATE,CH", .type = OPT_CUSTOM, .parse = parse_raw_format,
      .field = AN(file.raw), .help = "read FILE or - as headerless samples: ENC ", .list = job_list_raw_encodings,
      .help_after = " (little-endian, interleaved), e.g. f32le,48000,1"},
-    {.longname = "stream", .value = "K", .type = OPT_INT, .field = AN(file.stream), .min = 0, .max = 1 << 20,
+    {.longname = "stream", .frames = 1, .value = "K", .type = OPT_INT, .field = AN(file.stream), .min = 0, .max = 1 << 20,
      .help = "the K-th audio stream of a file that FFmpeg reads (0 = the first, as ffmpeg -map 0:a:K)"},
     {.longname = "files-from", .value = "LIST", .type = OPT_TEXT, .field = OWN(files_from),
      .empty = SP_FIELD("files_from") ": empty path",
@@ -510,7 +510,7 @@ const job_row job_rows[] = {
     {.longname = "shard", .value = "K/N", .type = OPT_CUSTOM, .parse = parse_shard, .field = OWN(shard_k),
      .also = {OWN(shard_n)},
      .help = "analyse only the inputs i (from 0, in list order) with i % N == K: one of N jobs (K from 0)"},
-    {.longname = "device", .value = "D", .type = OPT_TEXT, .field = AN(device), .kind = 'd',
+    {.longname = "device", .frames = 1, .value = "D", .type = OPT_TEXT, .field = AN(device), .kind = 'd',
      .empty = SP_FIELD("device") ": empty device name", .help = "microphone: an index or part of a name from "
                        SP_FIELD("list_devices")},
     {.longname = "output-device", .value = "D", .type = OPT_TEXT, .field = OWN(output_device), .kind = 'd',
@@ -518,13 +518,13 @@ const job_row job_rows[] = {
      .help = "the window's playback (p): an output's index or part of its name from " SP_FIELD("list_devices") " "
              "(default: the "
              "default output)"},
-    {.longname = "rate", .value = "R", .type = OPT_INT, .field = AN(rate), .min = 1, .max = SOURCE_MAX_RATE,
+    {.longname = "rate", .frames = 1, .value = "R", .type = OPT_INT, .field = AN(rate), .min = 1, .max = SOURCE_MAX_RATE,
      .help = "microphone: sample rate in Hz (default: the device's)"},
-    {.longname = "channels", .value = "C", .type = OPT_INT, .field = AN(channels), .min = 1,
+    {.longname = "channels", .frames = 1, .value = "C", .type = OPT_INT, .field = AN(channels), .min = 1,
      .max = SOURCE_MAX_CHANNELS, .help = "microphone: channels to capture (default 1)"},
-    {.longname = "quiet", .type = OPT_SWITCH, .field = OWN(quiet), .section = "",
+    {.longname = "quiet", .frames = 1, .type = OPT_SWITCH, .field = OWN(quiet), .section = "",
      .help = "no progress bar, notes or warnings"},
-    {.longname = "verbose", .type = OPT_SWITCH, .field = OWN(verbose),
+    {.longname = "verbose", .frames = 1, .type = OPT_SWITCH, .field = OWN(verbose),
      .help = "say what was chosen and how fast it ran"},
 };
 const int job_row_count = (int)(sizeof job_rows / sizeof job_rows[0]);
@@ -908,6 +908,18 @@ static int switch_value(const char *val, int *on)
     return !val;
 }
 
+int job_setting_shapes_frames(const char *name)
+{
+    const job_row *row = name ? job_row_find(name) : NULL;
+    return row ? row->frames : -1;
+}
+
+int job_setting_same(const char *a, const char *b)
+{
+    const job_row *row = a ? job_row_find(a) : NULL;
+    return row && b && row == job_row_find(b);
+}
+
 int job_set(job *j, const char *name, const char *value, sp_errinfo *ei)
 {
     const job_row *row = name ? job_row_find(name) : NULL;
@@ -952,7 +964,8 @@ int job_prepare(job *o, sp_errinfo *ei)
 {
     int err;
     o->batch = o->n_inputs > 1 || o->files_from || o->shard_n > 0;
-    if (o->frames && o->batch)
+    /* (a pair, compare or reference, is one input: its check below clears batch) */
+    if (o->frames && o->batch && !o->an.measure.compare && !o->an.measure.reference)
         return sp_fail(ei, SP_EINVAL, "frames: one input at a time (a job's frames callback takes no batch)");
     if ((err = check_together(o, ei)) != SP_OK || (err = check_view(o, ei)) != SP_OK)
         return err;

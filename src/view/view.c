@@ -14,10 +14,10 @@ view_config view_config_default(void)
 
 #ifndef SPECTRO_HAVE_RENDER
 
-int view_run(const analyze_config *cfg, const analyze_context *ctx, const view_config *vcfg, analyze_result *res,
-             sp_errinfo *ei)
+int view_run(const struct spectro_job *pub, const analyze_config *cfg, const analyze_context *ctx,
+             const view_config *vcfg, analyze_result *res, sp_errinfo *ei)
 {
-    (void)cfg, (void)vcfg, (void)res;
+    (void)pub, (void)cfg, (void)ctx, (void)vcfg, (void)res;
     return sp_fail(ei, SP_EUNSUPPORTED,
                    "the window is not built in (SDL2, SDL2_ttf or libpng was not found at configure time: "
                    "apt-get install libsdl2-dev libsdl2-ttf-dev libpng-dev and rebuild); use " SP_FIELD("dump") " or "
@@ -259,16 +259,15 @@ static int start_video(view *v, int *refused, sp_errinfo *ei)
     return SP_OK;
 }
 
-static int view_init(view *v, const analyze_config *cfg, const analyze_context *ctx, const view_config *vcfg,
-                     sp_errinfo *ei)
+static int view_init(view *v, const struct spectro_job *pub, const analyze_config *cfg, const analyze_context *ctx,
+                     const view_config *vcfg, sp_errinfo *ei)
 {
     v->vs_late = VSYNC_LATE_S;
     v->user = cfg;
     v->user_ctx = ctx ? *ctx : analyze_context_default();
     v->vc = vcfg ? *vcfg : view_config_default();
     v->w.cfg = *cfg;
-    v->w.ctx = v->user_ctx;
-    v->w.ctx.progress = 0;
+    v->w.pub = pub;
     v->w.sh = &v->sh;
     v->n0 = cfg->n;
     v->hop0 = cfg->hop ? cfg->hop : fft_default_hop(cfg->n);
@@ -567,14 +566,14 @@ static int run_loop(view *v, sp_errinfo *ei)
     return err;
 }
 
-int view_run(const analyze_config *cfg, const analyze_context *ctx, const view_config *vcfg, analyze_result *res,
-             sp_errinfo *ei)
+int view_run(const struct spectro_job *pub, const analyze_config *cfg, const analyze_context *ctx,
+             const view_config *vcfg, analyze_result *res, sp_errinfo *ei)
 {
     view *v;
     int err, refused = 0;
 
-    if (!cfg)
-        return sp_fail(ei, SP_EINVAL, "view_run: no config");
+    if (!cfg || !pub)
+        return sp_fail(ei, SP_EINVAL, "view_run: no %s", cfg ? "job" : "config");
     if (res)
         memset(res, 0, sizeof *res);
     if (!(v = calloc(1, sizeof *v)))
@@ -582,7 +581,7 @@ int view_run(const analyze_config *cfg, const analyze_context *ctx, const view_c
     pthread_mutex_init(&v->sh.mu, NULL);
     pthread_mutex_init(&v->sh.sig_mu, NULL);
     v->sh.sig.mu = &v->sh.sig_mu;
-    if ((err = view_init(v, cfg, ctx, vcfg, ei)) != SP_OK || (err = start_video(v, &refused, ei)) != SP_OK)
+    if ((err = view_init(v, pub, cfg, ctx, vcfg, ei)) != SP_OK || (err = start_video(v, &refused, ei)) != SP_OK)
         goto done;
     /* the source opens first: a bad file or a missing microphone fails without a window */
     if ((err = view_worker_start(&v->w, ei)) != SP_OK || (err = wait_started(v, ei)) != SP_OK ||

@@ -56,10 +56,15 @@ const char *view_key_transfer(int i);
 /* No display, no statistics, no checks. */
 view_config view_config_default(void);
 
-/* ctx's stop is honoured (SIGINT closes the window); its extra_sinks, capture_anchor and
- * progress are the view's own (ctx may be NULL: analyze_context_default()). vcfg may be NULL
- * (view_config_default()). res receives the analysis result (may be NULL). */
-int view_run(const analyze_config *cfg, const analyze_context *ctx, const view_config *vcfg, analyze_result *res,
-             sp_errinfo *ei);
+/* The window on the public job `pub`'s input: its analyses are jobs derived from pub
+ * (spectro_job_derive: its frames' settings, the window's FFT size, window and transform)
+ * whose stream the window takes (spectro_job_set_stream). cfg is pub's config, which the
+ * window reads for its pictures and panels; ctx's stop is honoured (SIGINT closes the
+ * window; ctx may be NULL). vcfg may be NULL (view_config_default()). res (may be NULL)
+ * receives how the last analysis ended (frames, samples, dropped, interrupted); each
+ * analysis says its own notes and warnings. */
+struct spectro_job;
+int view_run(const struct spectro_job *pub, const analyze_config *cfg, const analyze_context *ctx,
+             const view_config *vcfg, analyze_result *res, sp_errinfo *ei);
 
 #endif

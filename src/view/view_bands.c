@@ -1,12 +1,13 @@
 /* view_bands: fractional-octave band bars in the spectrum strip (the `b` key: off, 1/1, 1/3
  * octave; `--bands B` with the window starts them on, `--weighting` weights them). The bars
- * are the band levels (bands.h: power sums of the bins over the window's ENBW) of the
+ * are the band levels (spectro_bands: power sums of the bins over the window's ENBW) of the
  * spectrum the strip shows: live the newest, a file's the one under the cursor, else the
  * maximum over the view; each bar spans its band's rows (lower .. upper edge on the
  * frequency scale) and reaches its level on the strip's dB axis. Bands too narrow for the
- * FFT size (bands.h) are not drawn. The levels come from the window's 0.01 dB store. */
+ * FFT size are not drawn. The levels come from the window's 0.01 dB store. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "view_internal.h"
 
@@ -21,7 +22,7 @@ void view_bands_init(view *v)
 
 void view_bands_free(view *v)
 {
-    bands_destroy(v->bd.b);
+    spectro_bands_destroy(v->bd.b);
     free(v->bd.lv);
     free(v->bd.db);
     v->bd.b = NULL;
@@ -49,28 +50,30 @@ static int ensure_bands(view *v)
 {
     view_bands *bd = &v->bd;
     const picture *p = &v->pic;
-    const window_spec *ws = &v->w.cfg.window;
-    measure_window mw;
+    spectro_analyzer_config fc = spectro_analyzer_config_default();
+    spectro_bands_config bc = spectro_bands_config_default();
+    char window[sizeof bd->key_window];
+    pthread_mutex_lock(&v->sh.mu);
+    snprintf(window, sizeof window, "%s", v->sh.info.window); /* the stream's, as it ran */
+    pthread_mutex_unlock(&v->sh.mu);
     if (bd->b && bd->key_fraction == bd->fraction && bd->key_rate == p->rate && bd->key_n == p->n &&
-        bd->key_window.kind == ws->kind && bd->key_window.param == ws->param)
+        strcmp(bd->key_window, window) == 0)
         return 1;
-    bands_destroy(bd->b);
+    spectro_bands_destroy(bd->b);
     bd->b = NULL;
-    float *w = malloc(p->n * sizeof *w);
-    if (!w || window_fill(ws, p->n, w, NULL) != SP_OK) {
-        free(w);
-        return 0;
-    }
-    measure_window_of(w, p->n, &mw);
-    free(w);
-    bands_config bc = {bd->fraction, (bands_weighting)bd->weighting, 20.0, 20000.0, p->rate, p->n, mw.enbw_bins,
-                       mw.lobe_bins};
-    if (bands_create(&bc, &bd->b, NULL) != SP_OK)
+    fc.sample_rate = (int)p->rate;
+    fc.fft_size = p->n;
+    fc.window = window[0] ? window : NULL;
+    bc.fraction = bd->fraction;
+    bc.weighting = spectro_bands_weighting_name(bd->weighting);
+    bc.fmin = 20.0;
+    bc.fmax = 20000.0;
+    if (spectro_bands_create_for(&fc, &bc, &bd->b, NULL) != SPECTRO_OK)
         return 0;
     bd->key_fraction = bd->fraction;
     bd->key_rate = p->rate;
     bd->key_n = p->n;
-    bd->key_window = *ws;
+    snprintf(bd->key_window, sizeof bd->key_window, "%s", window);
     return 1;
 }
 
@@ -79,8 +82,9 @@ static void draw_bars(view *v, const render_rect *pr, int x0, int pw, const floa
 {
     const scale_map *map = render_scale(v->pic.r);
     double lo = v->ui.db_lo - v->ui.gain, hi = v->ui.db_hi - v->ui.gain;
-    for (size_t i = 0; i < bands_count(v->bd.b); i++) {
-        double u0 = scale_to_unit(map, bands_lower_hz(v->bd.b, i)), u1 = scale_to_unit(map, bands_upper_hz(v->bd.b, i));
+    for (size_t i = 0; i < spectro_bands_count(v->bd.b); i++) {
+        double u0 = scale_to_unit(map, spectro_bands_lower_hz(v->bd.b, i)),
+               u1 = scale_to_unit(map, spectro_bands_upper_hz(v->bd.b, i));
         if (!(u1 > 0.0) || !(u0 < 1.0))
             continue; /* outside the shown range */
         int y0 = pr->y + (int)lround((1.0 - fmin(1.0, u1)) * pr->h), y1 = pr->y + (int)lround((1.0 - fmax(0.0, u0)) * pr->h);
@@ -108,7 +112,7 @@ void view_bands_draw(view *v, const layout *L, const int16_t *const *cur, const 
     bd->shown = 0;
     if (!bd->fraction || pw < 20 || !render_scale(p->r) || !ensure_bands(v))
         return;
-    size_t nb = bands_count(bd->b);
+    size_t nb = spectro_bands_count(bd->b);
     if (!view_grow((void **)&bd->lv, &bd->lv_cap, (size_t)C * nb, sizeof *bd->lv) ||
         !view_grow((void **)&bd->db, &bd->db_cap, p->bins, sizeof *bd->db))
         return;
@@ -120,7 +124,7 @@ void view_bands_draw(view *v, const layout *L, const int16_t *const *cur, const 
         }
         if (!src)
             return;
-        bands_levels(bd->b, src, bd->lv + (size_t)c * nb);
+        spectro_bands_levels(bd->b, src, 1, bd->lv + (size_t)c * nb, NULL);
         render_rect pr = render_plot_rect(p->r, c);
         draw_bars(v, &pr, x0, pw, bd->lv + (size_t)c * nb);
     }

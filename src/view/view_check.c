@@ -146,13 +146,13 @@ static void bands_stats(view *v, FILE *f)
 {
     const view_bands *bd = &v->bd;
     fprintf(f, ", \"bands\": {\"fraction\": %d, \"weighting\": \"%s\", \"shown\": %d", bd->fraction,
-            bands_weighting_name((bands_weighting)bd->weighting), bd->shown);
+            spectro_bands_weighting_name(bd->weighting), bd->shown);
     if (bd->shown && bd->b) {
         fprintf(f, ", \"hz\": [");
-        for (size_t i = 0; i < bands_count(bd->b); i++)
-            fprintf(f, "%s%.10g", i ? ", " : "", bands_mid_hz(bd->b, i));
+        for (size_t i = 0; i < spectro_bands_count(bd->b); i++)
+            fprintf(f, "%s%.10g", i ? ", " : "", spectro_bands_mid_hz(bd->b, i));
         fprintf(f, "], \"dbfs\": [");
-        for (size_t i = 0; i < bands_count(bd->b); i++)
+        for (size_t i = 0; i < spectro_bands_count(bd->b); i++)
             fprintf(f, "%s%.4f", i ? ", " : "", (double)bd->lv[i]);
         fputc(']', f);
     }
@@ -185,7 +185,7 @@ static void panel_stats(view *v, FILE *f)
             pn->tone_on, view_panel_src_name(pn->tone_src), pn->tone_ok, (unsigned long long)pn->tone_frames);
     sp_json_string(f, pn->tone_msg);
     if (pn->tone_ok) {
-        const measure_tone *t = &pn->tone[0];
+        const spectro_tone *t = &pn->tone[0];
         fprintf(f, ", \"marked_hz\": [%.10g", t->fundamental_hz);
         for (int i = 0; i < t->harmonics; i++)
             fprintf(f, ", %.10g", t->harmonic[i].hz);

@@ -53,14 +53,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bands.h"
 #include "canvas.h"
-#include "measure.h"
 #include "player.h"
 #include "plot.h"
 #include "reassign_grid.h"
 #include "render.h"
 #include "sink.h"
+#include "spectro.h"
 #include "transfer.h"
 #include "view.h"
 #include "view_sig.h"
@@ -141,7 +140,8 @@ enum { VIEW_AVG_OFF, VIEW_AVG_EXP, VIEW_AVG_INF, VIEW_AVG_MODES }; /* the `a` ke
 
 /* The running averages (view_measure.c), fed by the sink from the analysis' own float dB
  * spectra, both from the analysis' start whatever the window shows (so that a finished
- * file's average is there when asked for). Power domain, per output channel. */
+ * file's average is there when asked for): spectro.h's running average, power domain, per
+ * output channel. */
 typedef struct {
     int on;                /* made for the current stream */
     int channels, rate, source_channels, channel;
@@ -151,12 +151,9 @@ typedef struct {
     char decoder[16];      /* sink_stream's: "libsndfile", "ffmpeg"; "" none (microphone) */
     double start_s;        /* where the analysis began in the input */
     double time_first_s, time_step_s, bin_hz; /* sink_stream's */
-    double alpha;          /* exponential: 1 - exp(-hop / (rate * AVG_TAU_S)) */
-    measure_window mwin;   /* of the analysis' window (ENBW, lobe width) */
-    measure_accum *mean;   /* infinite: the power mean (measure.h, --average mean's own) */
-    double *ex;            /* channels x bins: exponential: P += alpha (P_frame - P) */
-    double *pw;            /* bins: a frame's powers, for both averages */
-    uint64_t *ex_frames;   /* per channel */
+    double enbw_bins;      /* of the analysis' window (the export's sidecar) */
+    spectro_average *avg;  /* infinite: the power mean (--average mean's own), and the
+                            * exponential one (AVG_TAU_S); NULL for a transform's rows */
 } view_avg;
 
 /* The transfer view's running H1 average (view_transfer.c), fed on the analysis thread
@@ -182,7 +179,7 @@ typedef struct {
     int started;          /* on_start ran: info valid, store made */
     view_stream info;     /* what on_start saw */
     view_store *store;
-    double anchor;        /* capture time of sample 0 (live), copied from anchor_src */
+    double anchor;        /* capture time of sample 0 (live), the run's spectro_job_capture_time */
     int have_anchor;
     uint64_t version;     /* bumped by every sink call */
     uint64_t next0;       /* channel 0's next frame index */
@@ -190,8 +187,8 @@ typedef struct {
     int finished;         /* the worker returned */
     int err;              /* its result */
     sp_errinfo ei;
-    analyze_result res;
-    double anchor_src;    /* written by analyze_run on its thread (cfg.capture_anchor) */
+    analyze_result res;   /* how the last run ended: frames, samples, dropped, interrupted */
+    const spectro_job *running; /* the run whose stream this is: its capture time (live) */
     uint64_t gen;         /* bumped when the store is replaced (a start or restart) */
     int want_wake;        /* the window waits for new spectra: wake it when they are in */
     double last_in;       /* when the last spectra came in (every channel) */
@@ -208,11 +205,13 @@ typedef struct {
 } shared;
 
 typedef struct {
-    analyze_config cfg;   /* the run's config */
-    analyze_context ctx;  /* and its context: extra_sinks, capture_anchor, stop are the view's */
+    analyze_config cfg;   /* the window's settings of the analysis: FFT size, hop, window and
+                           * transform, which the keys change (the rest is the caller's) */
+    const spectro_job *pub; /* the caller's job, which the runs are derived from */
+    spectro_job *run;     /* the analysis running (view_worker_job), whose stream is the
+                           * window's; the thread's until joined */
     shared *sh;
-    sink as_sink;         /* the view as the run's sink (self = sh) */
-    atomic_int stop;
+    atomic_int stop;      /* the window asked the run to stop */
     pthread_t thread;
     int running;
 } worker;
@@ -363,10 +362,8 @@ typedef struct {
     pthread_t th;
     int running;          /* a thread to join */
     atomic_int stop, done;
-    analyze_config cfg;
-    analyze_context ctx;
-    sink as_sink;
-    measure_accum *acc;   /* the thread's until joined */
+    spectro_job *run;     /* the analysis of the selection (view_worker_job) */
+    spectro_average *acc; /* the power mean; the thread's until joined */
     int channels;
     size_t bins, n;
     uint64_t f0, f1;      /* frames [f0, f1) of the window's analysis */
@@ -383,12 +380,11 @@ typedef struct {
     int tone_on;
     /* the spectra of this frame, copied under mu: shown (the average's curve) and toned */
     int show_src, tone_src; /* PANEL_SRC_* */
-    double *pw;           /* channels x bins power: the tone's source */
     float *db;            /* channels x bins dB: the curve's */
-    size_t pw_cap, db_cap;
+    size_t db_cap;
     uint64_t show_frames, tone_frames;
     int tone_ok;
-    measure_tone tone[PANEL_TONE_CHANNELS]; /* the first channels' */
+    spectro_tone tone[PANEL_TONE_CHANNELS]; /* the first channels' */
     char tone_msg[200];
     /* the selection being made, and its band (Hz; 0, 0: all frequencies) */
     int sel_drag, sel_ready_seen;
@@ -412,12 +408,12 @@ typedef struct {
 /* The band bars (view_bands.c). */
 typedef struct {
     int fraction;          /* 0 off, else 1/fraction octave */
-    int weighting;         /* bands_weighting */
-    bands *b;              /* made for: */
+    int weighting;         /* spectro_bands_weighting_name's index */
+    spectro_bands *b;      /* made for: */
     int key_fraction;
     double key_rate;
     size_t key_n;
-    window_spec key_window;
+    char key_window[64];   /* the stream's window (view_stream.window) */
     float *lv, *db;        /* channels x bands levels as last drawn; a spectrum in dB */
     size_t lv_cap, db_cap;
     int shown;             /* channels drawn in the last frame */
@@ -576,6 +572,13 @@ typedef struct {
 } layout;
 
 /* view_worker.c */
+/* A run of the caller's stream with the window's settings c (its FFT size, hop, window and
+ * transform; with `range`, also its start, end and duration, and never realtime): a job
+ * derived from pub (spectro_job_derive). *out is the caller's. */
+int view_worker_job(const spectro_job *pub, const analyze_config *c, int range, spectro_job **out,
+                    sp_errinfo *ei);
+/* The engine's description of the stream from the public one (the window's parts read it). */
+void view_stream_from(const spectro_stream_info *in, sink_stream *ss);
 int view_worker_start(worker *w, sp_errinfo *ei);
 void view_worker_stop(worker *w);
 
@@ -634,6 +637,8 @@ void view_mouse_button(view *v, int x, int y, int down);
 
 /* view_measure.c: the running averages (the sink's side, under mu), the panel */
 int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei);
+/* A running average (modes: SPECTRO_AVERAGE_BIT()s) of the stream's spectra. */
+int view_avg_create(const sink_stream *ss, unsigned modes, spectro_average **out, sp_errinfo *ei);
 void view_avg_add(view_avg *a, int channel, size_t nframes, const float *db);
 void view_avg_close(view_avg *a);
 enum { PANEL_SRC_NONE, PANEL_SRC_SEL, PANEL_SRC_EXP, PANEL_SRC_INF };

@@ -1,11 +1,12 @@
 /* view_measure: the window's measurement panel: the running averages (fed by the sink on
  * the analysis thread, under mu), their curve in the spectrum strip, the tone analysis
- * (measure.h; its figures and the harmonics' marks are view_strip.c's), and the averaged
+ * (spectro_average_tone; its figures and the harmonics' marks are view_strip.c's), and the averaged
  * spectrum's export to CSV (dump.c's writer, the format of --average mean --dump x.csv).
  * See view_internal.h.
  *
- * The running averages, in power P = 10^(dB/10) per bin and output channel, from the
- * analysis' float spectra (not the store's 0.01 dB):
+ * The running averages (spectro.h's spectro_average, one handle for both), in power
+ * P = 10^(dB/10) per bin and output channel, from the analysis' float spectra (not the
+ * store's 0.01 dB):
  *   infinite     the power mean of every frame since the analysis started (a restart, w
  *                or n, starts it again; live, choosing it with `a` starts it afresh):
  *                --average mean's own accumulator, so a finished file's reads exactly
@@ -15,8 +16,8 @@
  *                the first frame sets P
  * In the file view the frames come in the analysis' order, the file's from its start:
  * the exponential average shows the last seconds analysed (the file's end once done),
- * whatever part of the file the view shows. Both are kept whatever `a` shows (about two
- * exp() per bin and frame on the analysis thread). */
+ * whatever part of the file the view shows. Both are kept whatever `a` shows (one exp()
+ * per bin and frame on the analysis thread, the power both take). */
 #include "view_internal.h"
 
 #include <math.h>
@@ -27,14 +28,33 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "dump.h"
-#include "fft.h"
+#include "dump.h" /* the export: --dump's CSV writer (docs/formats.md), no public writer yet */
 #include "scale.h"
 
 /* ---- the analysis thread's side (the caller holds mu, except in open) ---- */
 
+int view_avg_create(const sink_stream *ss, unsigned modes, spectro_average **out, sp_errinfo *ei)
+{
+    spectro_analyzer_config fc = spectro_analyzer_config_default();
+    spectro_average_config ac = spectro_average_config_default();
+    spectro_error e;
+    fc.sample_rate = ss->rate;
+    fc.channels = ss->channels;
+    fc.channel = ss->channels > 1 ? SPECTRO_CHANNEL_ALL : SPECTRO_CHANNEL_MIX; /* the output's */
+    fc.fft_size = ss->n;
+    fc.hop = ss->hop;
+    fc.window = ss->window;
+    ac.modes = modes;
+    ac.time_constant_s = AVG_TAU_S;
+    ac.window_coefficients = ss->window_coef; /* a short file's zero-padded one included */
+    if (spectro_average_create(&fc, &ac, out, &e) != SPECTRO_OK)
+        return sp_fail(ei, e.code == SPECTRO_ENOMEM ? SP_ENOMEM : SP_EINVAL, "the running average: %s", e.message);
+    return SP_OK;
+}
+
 int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei)
 {
+    int err;
     memset(a, 0, sizeof *a);
     a->channels = ss->channels;
     a->rate = ss->rate;
@@ -50,48 +70,29 @@ int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei)
     a->time_first_s = ss->time_first_s;
     a->time_step_s = ss->time_step_s;
     a->bin_hz = ss->bin_hz;
-    a->alpha = 1.0 - exp(-(double)ss->hop / ((double)ss->rate * AVG_TAU_S));
-    if (ss->window_coef) {
-        measure_window_of(ss->window_coef, ss->n, &a->mwin);
-    } else { /* as the measurement sinks: rectangular */
-        a->mwin.enbw_bins = 1.0;
-        a->mwin.null_bins = 1.0;
-        a->mwin.lobe_bins = 1;
-    }
-    if (measure_accum_create(MEASURE_MEAN, a->channels, a->bins, &a->mean) != SP_OK ||
-        !(a->ex = calloc((size_t)a->channels * a->bins, sizeof *a->ex)) ||
-        !(a->pw = calloc(a->bins, sizeof *a->pw)) ||
-        !(a->ex_frames = calloc((size_t)a->channels, sizeof *a->ex_frames))) {
-        view_avg_close(a);
-        return sp_fail(ei, SP_ENOMEM, "out of memory for the running average");
-    }
     a->on = 1;
+    if (ss->xform) /* a transform's rows: the panel is off (view_xform.c) */
+        return SP_OK;
+    err = view_avg_create(ss,
+                          SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN) | SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_EXPONENTIAL),
+                          &a->avg, ei);
+    if (err != SP_OK) {
+        view_avg_close(a);
+        return err;
+    }
+    a->enbw_bins = spectro_average_enbw_bins(a->avg);
     return SP_OK;
 }
 
 void view_avg_add(view_avg *a, int channel, size_t nframes, const float *db)
 {
-    double *p, *pw;
-    if (!a->on || channel < 0 || channel >= a->channels)
-        return;
-    p = a->ex + (size_t)channel * a->bins;
-    pw = a->pw;
-    for (size_t f = 0; f < nframes; f++) { /* each power once, for both averages */
-        measure_accum_add_powers(a->mean, channel, db + f * a->bins, pw);
-        if (a->ex_frames[channel]++ == 0)
-            memcpy(p, pw, a->bins * sizeof *p);
-        else
-            for (size_t k = 0; k < a->bins; k++)
-                p[k] += a->alpha * (pw[k] - p[k]);
-    }
+    if (a->on && a->avg) /* no allocation: the analysis thread's, under mu */
+        spectro_average_add(a->avg, channel, db, nframes, NULL);
 }
 
 void view_avg_close(view_avg *a)
 {
-    measure_accum_destroy(a->mean);
-    free(a->ex);
-    free(a->pw);
-    free(a->ex_frames);
+    spectro_average_destroy(a->avg);
     memset(a, 0, sizeof *a);
 }
 
@@ -114,22 +115,29 @@ void view_panel_init(view *v)
 void view_panel_free(view *v)
 {
     view_select_clear(v); /* joins its thread */
-    free(v->pn.pw);
     free(v->pn.db);
 }
 
-/* dB as the averages write it: 10 log10(P), never below the floor. */
-static float power_db(double p)
+static void panel_tone(view *v, spectro_average *avg, int mode);
+
+/* Average `mode` of avg: dB into db (may be NULL) and, with `tone`, its tone analysis
+ * (panel_tone); the rows it averages into *frames. */
+static void fetch_average(view *v, spectro_average *avg, int mode, float *db, int tone, uint64_t *frames)
 {
-    double d = p > 0 ? 10.0 * log10(p) : FFT_DB_FLOOR;
-    return (float)(d > FFT_DB_FLOOR ? d : FFT_DB_FLOOR);
+    const view_avg *m = &v->pn.meta;
+    *frames = spectro_average_frames(avg, 0, mode);
+    for (int c = 0; db && c < m->channels; c++)
+        spectro_average_read(avg, c, mode, 0, db + (size_t)c * m->bins, NULL);
+    if (tone && *frames > 0)
+        panel_tone(v, avg, mode);
 }
 
-/* The spectrum of `src` for every channel: power into pw and/or dB into db (either may be
- * NULL), the frames it averages into *frames. pn.meta gets the stream's figures. 0 when
- * there is none (nothing yet, a selection still being read, a stream of another shape
- * than the picture's). */
-static int panel_fetch(view *v, int src, double *pw, float *db, uint64_t *frames)
+/* The spectrum of `src` for every channel: dB into db (may be NULL) and, with `tone`, its
+ * tone analysis; the frames it averages into *frames. pn.meta gets the stream's figures. 0
+ * when there is none (nothing yet, a selection still being read, a stream of another shape
+ * than the picture's). The running averages are read under mu (the tone too: O(bins) per
+ * channel, no copy of the powers). */
+static int panel_fetch(view *v, int src, float *db, int tone, uint64_t *frames)
 {
     panel_state *pn = &v->pn;
     view_avg *a = &v->sh.avg;
@@ -141,43 +149,19 @@ static int panel_fetch(view *v, int src, double *pw, float *db, uint64_t *frames
     ok = a->on && a->bins == v->pic.bins && a->channels == v->pic.channels;
     if (ok) {
         pn->meta = *a;
-        pn->meta.mean = NULL;
-        pn->meta.ex = NULL;
-        pn->meta.ex_frames = NULL;
+        pn->meta.avg = NULL;
     } else {
         pn->meta.on = 0;
     }
-    if (ok && src == PANEL_SRC_INF) {
-        *frames = measure_accum_frames(a->mean, 0);
-        for (int c = 0; c < a->channels; c++) {
-            if (pw)
-                measure_accum_power(a->mean, c, pw + (size_t)c * a->bins);
-            if (db)
-                measure_accum_db(a->mean, c, 0.0, db + (size_t)c * a->bins);
-        }
-    } else if (ok && src == PANEL_SRC_EXP) {
-        size_t n = (size_t)a->channels * a->bins;
-        *frames = a->ex_frames[0];
-        for (size_t i = 0; i < n; i++) {
-            if (pw)
-                pw[i] = a->ex[i];
-            if (db)
-                db[i] = power_db(a->ex[i]);
-        }
-    }
+    if (ok && a->avg && (src == PANEL_SRC_INF || src == PANEL_SRC_EXP))
+        fetch_average(v, a->avg, src == PANEL_SRC_INF ? SPECTRO_AVERAGE_MEAN : SPECTRO_AVERAGE_EXPONENTIAL, db, tone,
+                      frames);
     pthread_mutex_unlock(&v->sh.mu);
     if (ok && src == PANEL_SRC_SEL) {
         const sel_job *j = &pn->job;
         ok = view_select_ready(v) && j->channels == pn->meta.channels && j->bins == pn->meta.bins;
-        if (ok) {
-            *frames = measure_accum_frames(j->acc, 0);
-            for (int c = 0; c < j->channels; c++) {
-                if (pw)
-                    measure_accum_power(j->acc, c, pw + (size_t)c * j->bins);
-                if (db)
-                    measure_accum_db(j->acc, c, 0.0, db + (size_t)c * j->bins);
-            }
-        }
+        if (ok)
+            fetch_average(v, j->acc, SPECTRO_AVERAGE_MEAN, db, tone, frames);
     }
     return ok && *frames > 0;
 }
@@ -213,27 +197,29 @@ int view_panel_frames(view *v, sp_errinfo *ei)
     return view_restart(v, 1, ei);
 }
 
-/* The tone analysis of pn->pw, channel by channel (the first PANEL_TONE_CHANNELS). */
-static void panel_tone(view *v)
+/* The tone analysis of average `mode` of avg, channel by channel (the first
+ * PANEL_TONE_CHANNELS), in the band asked for (narrowed to a selection's). */
+static void panel_tone(view *v, spectro_average *avg, int mode)
 {
     panel_state *pn = &v->pn;
     const view_avg *m = &pn->meta;
     const sink_measure *sm = &v->user->measure;
-    double lo, hi;
-    sp_errinfo ei = {{0}};
-    int err = measure_tone_band(sm->band_lo, sm->band_hi, m->rate, &lo, &hi, &ei);
+    spectro_tone_config tc = spectro_tone_config_default();
+    spectro_error e;
+    int err = spectro_tone_band(sm->band_lo, sm->band_hi, m->rate, &tc.fmin, &tc.fmax, &e);
     pn->tone_ok = 0;
-    if (err == SP_OK && pn->tone_src == PANEL_SRC_SEL && pn->sel_hz1 > pn->sel_hz0) {
-        lo = fmax(lo, pn->sel_hz0); /* the selection's band */
-        hi = fmin(hi, pn->sel_hz1);
+    if (err == SPECTRO_OK && pn->tone_src == PANEL_SRC_SEL && pn->sel_hz1 > pn->sel_hz0) {
+        tc.fmin = fmax(tc.fmin, pn->sel_hz0); /* the selection's band */
+        tc.fmax = fmin(tc.fmax, pn->sel_hz1);
     }
-    for (int c = 0; err == SP_OK && c < m->channels && c < PANEL_TONE_CHANNELS; c++)
-        err = measure_tone_analyze(pn->pw + (size_t)c * m->bins, m->n, m->rate, &m->mwin, lo, hi, sm->tone_hz,
-                                   &pn->tone[c], &ei);
-    if (err != SP_OK)
-        snprintf(pn->tone_msg, sizeof pn->tone_msg, "tone: %.180s", ei.msg);
-    sp_render_fields(pn->tone_msg, sizeof pn->tone_msg);
-    pn->tone_ok = err == SP_OK;
+    tc.fundamental_hz = sm->tone_hz;
+    for (int c = 0; err == SPECTRO_OK && c < m->channels && c < PANEL_TONE_CHANNELS; c++) {
+        pn->tone[c].size = sizeof pn->tone[c];
+        err = spectro_average_tone(avg, c, mode, &tc, &pn->tone[c], &e);
+    }
+    if (err != SPECTRO_OK)
+        snprintf(pn->tone_msg, sizeof pn->tone_msg, "tone: %.180s", e.message);
+    pn->tone_ok = err == SPECTRO_OK;
 }
 
 /* This frame's spectra: the curve's dB (pn->db) and the tone's power (pn->pw). */
@@ -241,24 +227,19 @@ static void panel_update(view *v)
 {
     panel_state *pn = &v->pn;
     size_t n = (size_t)v->pic.channels * v->pic.bins;
-    int ok;
     panel_sources(v, &pn->show_src, &pn->tone_src);
     pn->show_frames = pn->tone_frames = 0;
     pn->tone_ok = 0;
     pn->tone_msg[0] = '\0';
-    if (!view_grow((void **)&pn->db, &pn->db_cap, n, sizeof *pn->db) ||
-        !view_grow((void **)&pn->pw, &pn->pw_cap, n, sizeof *pn->pw)) {
+    if (!view_grow((void **)&pn->db, &pn->db_cap, n, sizeof *pn->db)) {
         pn->show_src = PANEL_SRC_NONE;
         return;
     }
-    if (!panel_fetch(v, pn->show_src, NULL, pn->db, &pn->show_frames))
+    if (!panel_fetch(v, pn->show_src, pn->db, 0, &pn->show_frames))
         pn->show_frames = 0;
     if (!pn->tone_on)
         return;
-    ok = panel_fetch(v, pn->tone_src, pn->pw, NULL, &pn->tone_frames);
-    if (ok)
-        panel_tone(v);
-    else
+    if (!panel_fetch(v, pn->tone_src, NULL, 1, &pn->tone_frames))
         snprintf(pn->tone_msg, sizeof pn->tone_msg, "tone: %s",
                  pn->tone_src == PANEL_SRC_SEL ? "reading the selection\xe2\x80\xa6" : "no frames yet");
 }
@@ -349,10 +330,10 @@ static const char *displayed_db(view *v, float *db)
         for (size_t k = 0; k < p->bins; k++) {
             size_t j = (size_t)c * p->bins + k;
             if (!v->live && strcmp(what, "max of view") == 0) {
-                db[j] = p->hold ? p->hold[j] : FFT_DB_FLOOR;
+                db[j] = p->hold ? p->hold[j] : (float)SPECTRO_DB_FLOOR;
             } else {
                 int16_t s = view_snap_entry(p, c, i)[k];
-                db[j] = s == VIEW_STORE_NODATA ? FFT_DB_FLOOR : (float)s * 0.01f;
+                db[j] = s == VIEW_STORE_NODATA ? (float)SPECTRO_DB_FLOOR : (float)s * 0.01f;
             }
         }
     return what;
@@ -400,7 +381,7 @@ static int write_csv(view *v, const char *path, const float *db, const char *wha
     snprintf(extra, sizeof extra,
              ",\n  \"average\": \"%s\",\n  \"frames_averaged\": %llu,\n  \"units\": \"%s\",\n  \"enbw_bins\": %.17g,"
              "\n  \"enbw_hz\": %.17g,\n  \"selection_frames\": %s",
-             what, (unsigned long long)frames, view_level_unit(v), m->mwin.enbw_bins, m->mwin.enbw_bins * m->bin_hz, sel);
+             what, (unsigned long long)frames, view_level_unit(v), m->enbw_bins, m->enbw_bins * m->bin_hz, sel);
     memset(&dm, 0, sizeof dm);
     dm.source = m->source;
     dm.decoder = m->decoder;
@@ -456,7 +437,8 @@ static void panel_export(view *v)
             return;
         }
     }
-    ok = show != PANEL_SRC_NONE ? panel_fetch(v, show, NULL, db, &frames) : panel_fetch(v, PANEL_SRC_INF, NULL, NULL, &frames);
+    ok = show != PANEL_SRC_NONE ? panel_fetch(v, show, db, 0, &frames)
+                                : panel_fetch(v, PANEL_SRC_INF, NULL, 0, &frames);
     what = show == PANEL_SRC_NONE ? displayed_db(v, db) : show == PANEL_SRC_EXP ? "exponential" : "mean";
     if (show == PANEL_SRC_NONE) {
         ok = pn->meta.on;
@@ -487,8 +469,8 @@ int view_panel_key(view *v, SDL_Keycode sym, int live)
         pn->avg_mode = (pn->avg_mode + 1) % VIEW_AVG_MODES;
         if (pn->avg_mode == VIEW_AVG_INF && live) { /* live: the mean starts now */
             pthread_mutex_lock(&v->sh.mu);
-            for (int c = 0; v->sh.avg.on && c < v->sh.avg.channels; c++)
-                measure_accum_reset(v->sh.avg.mean, c);
+            if (v->sh.avg.on && v->sh.avg.avg)
+                spectro_average_reset(v->sh.avg.avg, -1, SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN), NULL);
             pthread_mutex_unlock(&v->sh.mu);
         }
         snprintf(msg, sizeof msg, "running average: %s", modes[pn->avg_mode]);

@@ -3,8 +3,9 @@
  * (docs/measurements.md "Level meters"): per channel the peak, RMS and true peak of the
  * last 400 ms, the momentary (400 ms) and short-term (3 s) loudness of BS.1770-4 by the
  * library's meter (spectro.h's spectro_loudness with its step levels, one single-channel
- * meter a channel) and the peak hold (the highest peak of the last 3 s). Live they read the newest 100 ms step; a file's read the
- * step under the playhead, else the cursor, else the end of the view. */
+ * meter a channel) and the peak hold (the highest peak of the last 3 s). Live they read the
+ * newest 100 ms step; a file's read the step under the playhead, else the cursor, else the
+ * end of the view. */
 #include "view_internal.h"
 
 #include <math.h>

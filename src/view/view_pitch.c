@@ -2,10 +2,11 @@
  * --pitch estimator (spectro.h's spectro_pitch_tracker, YIN on the channels' mean, frames
  * of n samples every hop as the spectra's: docs/design.md "Frames"), drawn over the panels
  * at its frequency (the scale and the frequency zoom of the picture; none over a
- * transform's columns), the cursor's read-out naming its note (A4 = 440 Hz). The file view draws it into its whole picture;
- * the live view as an overlay of each frame (view_pitch_draw's live part): its pixels are
- * the picture's ring untouched, so the trace costs O(columns) a frame whatever the picture
- * holds. Live, the newest estimate also heads the instrument column.
+ * transform's columns), the cursor's read-out naming its note (A4 = 440 Hz). The file view
+ * draws it into its whole picture; the live view as an overlay of each frame
+ * (view_pitch_draw's live part): its pixels are the picture's ring untouched, so the trace
+ * costs O(columns) a frame whatever the picture holds. Live, the newest estimate also heads
+ * the instrument column.
  */
 #include "view_internal.h"
 

@@ -29,38 +29,48 @@ static const rgb8 COL_MARK = {0xff, 0xe0, 0x40};
 
 /* ---- the selection's spectrum, read again on a thread ---- */
 
-static int job_open(void *self, const sink_stream *ss, sink_wants *wants, sp_errinfo *ei)
+static int job_open(void *user, const spectro_stream_info *in, spectro_stream_wants *wants, spectro_error *e)
 {
-    sel_job *j = self;
-    if (ss->n != j->n || ss->bins != j->bins || ss->channels != j->channels)
-        return sp_fail(ei, SP_EINVAL, "the input reads differently from its analysis");
-    if (measure_accum_create(MEASURE_MEAN, ss->channels, ss->bins, &j->acc) != SP_OK)
-        return sp_fail(ei, SP_ENOMEM, "out of memory");
+    sel_job *j = user;
+    const spectro_frames_info *f = &in->frames;
+    sink_stream ss;
+    sp_errinfo ei = {{0}};
+    if (f->fft_size != j->n || f->bins != j->bins || f->channels != j->channels) {
+        snprintf(e->message, sizeof e->message, "the input reads differently from its analysis");
+        return e->code = SPECTRO_EINVAL;
+    }
+    view_stream_from(in, &ss);
+    if (view_avg_create(&ss, SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN), &j->acc, &ei) != SP_OK) {
+        snprintf(e->message, sizeof e->message, "%s", ei.msg);
+        return e->code = SPECTRO_ENOMEM;
+    }
     wants->spectra = 1;
-    return SP_OK;
+    return SPECTRO_OK;
 }
 
-static int job_spectra(void *self, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+static int job_spectra(void *user, int channel, uint64_t first, size_t nframes, const float *db, spectro_error *e)
 {
-    sel_job *j = self;
-    (void)first, (void)ei;
-    measure_accum_add(j->acc, channel, nframes, db);
-    return SP_OK;
+    sel_job *j = user;
+    (void)first, (void)e;
+    spectro_average_add(j->acc, channel, db, nframes, NULL);
+    return SPECTRO_OK;
 }
 
-static const sink_ops JOB_SINK = {
-    .name = "selection", .open = job_open, .spectra = job_spectra,
+static const spectro_stream_ops JOB_STREAM = {
+    .open = job_open, .spectra = job_spectra,
 };
 
 static void *job_main(void *arg)
 {
     view *v = arg;
     sel_job *j = &v->pn.job;
-    analyze_result res;
     sp_errinfo ei = {{0}};
+    spectro_error e = {0, {0}};
     SDL_Event ev;
-    int err = analyze_run(&j->cfg, &j->ctx, &res, &ei);
-    uint64_t want = j->f1 - j->f0, got = j->acc ? measure_accum_frames(j->acc, 0) : 0;
+    int err = spectro_job_run(j->run, &e);
+    if (err != SPECTRO_OK)
+        snprintf(ei.msg, sizeof ei.msg, "%s", e.message);
+    uint64_t want = j->f1 - j->f0, got = spectro_average_frames(j->acc, 0, SPECTRO_AVERAGE_MEAN);
     if (err == SP_OK && got != want)
         err = sp_fail(&ei, SP_EIO, "the selection read %llu frames again, not %llu", (unsigned long long)got,
                       (unsigned long long)want);
@@ -81,10 +91,13 @@ static void job_cancel(view *v)
     sel_job *j = &v->pn.job;
     if (j->running) {
         atomic_store(&j->stop, 1);
+        spectro_job_stop(j->run, 1);
         pthread_join(j->th, NULL);
         j->running = 0;
     }
-    measure_accum_destroy(j->acc);
+    spectro_job_destroy(j->run);
+    j->run = NULL;
+    spectro_average_destroy(j->acc);
     j->acc = NULL;
     j->ready = 0;
     j->err = SP_OK;
@@ -139,6 +152,7 @@ static void job_start(view *v)
 {
     sel_job *j = &v->pn.job;
     view_avg m;
+    analyze_config c;
     uint64_t a, b;
     int known, last;
     double t0, t1;
@@ -155,26 +169,19 @@ static void job_start(view *v)
         return;
     }
     frames_span(&m, a, b, &t0, &t1);
-    j->cfg = v->w.cfg;
-    j->cfg.xform = xform_spec_default(); /* the selection's spectrum is linear */
-    j->cfg.n_outputs = 0;
-    j->cfg.realtime = 0;
-    j->ctx = v->w.ctx;
-    j->ctx.capture_anchor = NULL;
-    j->ctx.test.stall_at = j->ctx.test.stall_for = 0;
-    j->cfg.start = t0;
+    c = v->w.cfg;
+    c.xform = xform_spec_default(); /* the selection's spectrum is linear */
+    c.start = t0;
     if (!last || !(v->w.cfg.end > 0 || v->w.cfg.duration > 0)) {
-        j->cfg.end = last ? 0 : t1; /* the last frame: to the end, as the analysis read it */
-        j->cfg.duration = 0;
+        c.end = last ? 0 : t1; /* the last frame: to the end, as the analysis read it */
+        c.duration = 0;
     } else if (v->w.cfg.duration > 0) {
-        j->cfg.end = v->w.cfg.start + v->w.cfg.duration;
-        j->cfg.duration = 0;
+        c.end = v->w.cfg.start + v->w.cfg.duration;
+        c.duration = 0;
     }
-    j->as_sink.ops = &JOB_SINK;
-    j->as_sink.self = j;
-    j->ctx.extra_sinks = &j->as_sink;
-    j->ctx.n_extra_sinks = 1;
-    j->ctx.stop = &j->stop;
+    if ((j->err = view_worker_job(v->w.pub, &c, 1, &j->run, &j->ei)) != SP_OK)
+        return;
+    spectro_job_set_stream(j->run, &JOB_STREAM, j);
     j->channels = m.channels;
     j->bins = m.bins;
     j->n = m.n;

@@ -139,7 +139,7 @@ static int legend_texts(view *v, int room, box_text *e)
         else
             snprintf(head, sizeof head, "1/%d-octave", f);
         if (v->bd.weighting)
-            snprintf(tail, sizeof tail, "bands, %s-weighted", bands_weighting_name((bands_weighting)v->bd.weighting));
+            snprintf(tail, sizeof tail, "bands, %s-weighted", spectro_bands_weighting_name(v->bd.weighting));
         else
             snprintf(tail, sizeof tail, "bands");
         snprintf(e[n].label, sizeof e[n].label, "%s %s", head, tail);
@@ -159,7 +159,7 @@ static void fmt_db(char *buf, size_t len, const char *name, double db)
 static void tone_text(view *v, int c, int room, box_text *t)
 {
     const panel_state *pn = &v->pn;
-    const measure_tone *m = &pn->tone[c];
+    const spectro_tone *m = &pn->tone[c];
     char a[96], b[96];
     memset(t, 0, sizeof *t);
     snprintf(t->label, sizeof t->label, "tone");
@@ -207,7 +207,7 @@ static int place(view *v, const layout *L, const render_rect *pr, const box_text
  * box and no number above it. */
 static void draw_harmonics(view *v, const layout *L, int c)
 {
-    const measure_tone *t = &v->pn.tone[c];
+    const spectro_tone *t = &v->pn.tone[c];
     const scale_map *map = render_scale(v->pic.r);
     render_rect pr = render_plot_rect(v->pic.r, c);
     int fs = L->fs, left, right, tick_x, last_y = -100000;

@@ -1,5 +1,6 @@
-/* view_worker: the analysis on a thread of its own, with the view as its sink (sink.h):
- * open makes the store, spectra copy into it. See view_internal.h.
+/* view_worker: the analysis on a thread of its own, a job derived from the caller's
+ * (spectro_job_derive) whose stream is the window's (spectro_job_set_stream): open makes
+ * the store, spectra copy into it. See view_internal.h.
  *
  * A file's store keeps maxima of fpc frames an entry (view_store.h); with fpc > 1 the sink
  * asks for column maxima of that span (sink.h maxima_span), which a GPU backend computes
@@ -12,7 +13,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "fft.h" /* fft_colmax_rows */
+#include "window.h" /* window_format */
 
 static void wake(const shared *sh)
 {
@@ -22,10 +23,54 @@ static void wake(const shared *sh)
     SDL_PushEvent(&ev); /* thread-safe: wakes the window's loop */
 }
 
-/* Open: what the window needs of the stream, and the store for its spectra. */
-static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_errinfo *ei)
+/* The window's parts take the engine's description: the public one's members. */
+void view_stream_from(const spectro_stream_info *in, sink_stream *ss)
 {
-    shared *sh = user;
+    const spectro_frames_info *f = &in->frames;
+    memset(ss, 0, sizeof *ss);
+    ss->source = f->source;
+    ss->format = in->format;
+    ss->decoder = in->decoder;
+    ss->start_s = in->start_s;
+    ss->rate = f->sample_rate;
+    ss->source_channels = in->source_channels;
+    ss->channels = f->channels;
+    ss->channel = in->channel;
+    ss->channel_name = in->channel_name;
+    ss->n = f->fft_size;
+    ss->hop = f->hop;
+    ss->bins = f->bins;
+    ss->window = in->window;
+    ss->window_coef = in->window_coef;
+    ss->backend = in->backend;
+    ss->time_first_s = f->time_first_s;
+    ss->time_step_s = f->time_step_s;
+    ss->bin_hz = in->bin_hz;
+    ss->source_frames = in->source_frames;
+    ss->frames_expected = in->frames_expected;
+    ss->frames_hint = in->frames_hint;
+    ss->level_unit = f->unit && strcmp(f->unit, "dBFS") != 0 ? f->unit : NULL;
+    ss->live = f->live;
+    ss->aligned_s = in->aligned_s;
+    ss->xform = f->transform;
+    ss->col_hz = f->transform ? f->freqs_hz : NULL;
+    ss->depth = f->depth;
+    ss->xform_db = in->transform_db;
+}
+
+/* The engine's failure as the API's, for the run. */
+static int failed(int err, const sp_errinfo *ei, spectro_error *e)
+{
+    if (err != SP_OK) {
+        e->code = err;
+        snprintf(e->message, sizeof e->message, "%s", ei->msg);
+    }
+    return err;
+}
+
+/* Open: what the window needs of the stream, and the store for its spectra. */
+static int open_store(shared *sh, const sink_stream *ss, spectro_stream_wants *wants, sp_errinfo *ei)
+{
     view_store *st = NULL;
     view_stream info;
     view_avg avg;
@@ -97,6 +142,14 @@ static int on_start(void *user, const sink_stream *ss, sink_wants *wants, sp_err
     return SP_OK;
 }
 
+static int on_start(void *user, const spectro_stream_info *in, spectro_stream_wants *wants, spectro_error *e)
+{
+    sink_stream ss;
+    sp_errinfo ei = {{0}};
+    view_stream_from(in, &ss);
+    return failed(open_store(user, &ss, wants, &ei), &ei, e);
+}
+
 /* Frames first .. first+nframes-1 of `channel` are in the store: the counters, and the
  * window woken when it waits for them. Under mu; returns whether to wake it. */
 static int frames_in(shared *sh, int channel, uint64_t first, size_t nframes)
@@ -107,8 +160,8 @@ static int frames_in(shared *sh, int channel, uint64_t first, size_t nframes)
             sh->skipped += first - sh->next0;
         sh->next0 = first + nframes;
     }
-    if (sh->info.live && !sh->have_anchor && sh->anchor_src > 0) {
-        sh->anchor = sh->anchor_src;
+    if (sh->info.live && !sh->have_anchor && spectro_job_capture_time(sh->running) > 0) {
+        sh->anchor = spectro_job_capture_time(sh->running);
         sh->have_anchor = 1;
     }
     sh->version++;
@@ -138,15 +191,16 @@ static int store_rows(shared *sh, int channel, uint64_t first, size_t nframes, c
     return err;
 }
 
-/* Instead of on_frames when the backend reduced the spectra (sink.h maxima): a row per
- * group of span frames, each one level-0 entry of the store (or part of one). */
+/* Instead of on_frames when the backend reduced the spectra (spectro_stream_ops.maxima): a
+ * row per group of span frames, each one level-0 entry of the store (or part of one). */
 static int on_maxima(void *user, int channel, uint64_t first, size_t nframes, uint64_t span, const float *rows,
-                     sp_errinfo *ei)
+                     spectro_error *e)
 {
     shared *sh = user;
-    size_t nrows = fft_colmax_rows(span, first, nframes);
+    size_t nrows = spectro_maxima_rows(span, first, nframes);
     uint64_t g0 = first / span, end = first + nframes;
     int err = SP_OK, woken;
+    sp_errinfo ei = {{0}};
     pthread_mutex_lock(&sh->mu);
     for (size_t i = 0; i < nrows && err == SP_OK; i++) {
         uint64_t f0 = (g0 + i) * span, f1 = f0 + span;
@@ -158,91 +212,182 @@ static int on_maxima(void *user, int channel, uint64_t first, size_t nframes, ui
     pthread_mutex_unlock(&sh->mu);
     if (woken)
         wake(sh);
-    return err == SP_OK ? SP_OK : sp_fail(ei, err, "the window's store took no column maxima of %llu frames",
-                                          (unsigned long long)span);
+    if (err != SP_OK)
+        sp_fail(&ei, err, "the window's store took no column maxima of %llu frames", (unsigned long long)span);
+    return failed(err, &ei, e);
 }
 
-static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db, sp_errinfo *ei)
+static int on_frames(void *user, int channel, uint64_t first, size_t nframes, const float *db, spectro_error *e)
 {
     shared *sh = user;
-    return sh->xr.kind ? view_xform_rows(sh, channel, first, nframes, db, store_rows, ei) /* view_xform.c */
-                       : store_rows(sh, channel, first, nframes, db, ei);
+    sp_errinfo ei = {{0}};
+    int err = sh->xr.kind ? view_xform_rows(sh, channel, first, nframes, db, store_rows, &ei) /* view_xform.c */
+                          : store_rows(sh, channel, first, nframes, db, &ei);
+    return failed(err, &ei, e);
 }
 
-/* The run ended: a transform's last rows (the reassigned points' last frames). */
-static int on_finish(void *user, const sink_end *end, sp_errinfo *ei)
+/* The run ended: how (the window's read-outs), and a transform's last rows (the
+ * reassigned points' last frames). */
+static int on_finish(void *user, const spectro_stream_end *end, spectro_error *e)
 {
-    (void)end;
-    return view_xform_flush(user, store_rows, ei);
+    shared *sh = user;
+    sp_errinfo ei = {{0}};
+    pthread_mutex_lock(&sh->mu);
+    sh->res.frames = end->frames;
+    sh->res.samples = end->samples;
+    sh->res.dropped = end->dropped_samples;
+    sh->res.interrupted = end->interrupted;
+    pthread_mutex_unlock(&sh->mu);
+    return failed(view_xform_flush(user, store_rows, &ei), &ei, e);
 }
 
 /* The samples themselves (view_sig.h): under the views' own lock, not mu. */
-static int on_samples(void *user, uint64_t first, size_t nframes, const float *x, sp_errinfo *ei)
+static int on_samples(void *user, uint64_t first, size_t nframes, const float *x, spectro_error *e)
 {
     shared *sh = user;
-    return view_sig_samples(&sh->sig, first, nframes, x, ei);
+    sp_errinfo ei = {{0}};
+    return failed(view_sig_samples(&sh->sig, first, nframes, x, &ei), &ei, e);
 }
 
 /* --transfer: the frames' transforms, to the transfer view's average (view_transfer.c). */
-static int on_complex(void *user, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei)
+static int on_complex(void *user, int channel, uint64_t first, size_t nframes, const spectro_complex *z,
+                      spectro_error *e)
 {
     shared *sh = user;
-    int err = view_xfer_add(&sh->xf, channel, first, nframes, z, ei), woken;
+    sp_errinfo ei = {{0}};
+    int err = view_xfer_add(&sh->xf, channel, first, nframes, (const cpx *)z, &ei), woken;
     pthread_mutex_lock(&sh->mu);
     woken = frames_in(sh, channel, first, nframes);
     pthread_mutex_unlock(&sh->mu);
     if (woken)
         wake(sh);
-    return err;
+    return failed(err, &ei, e);
 }
 
-static const sink_ops VIEW_SINK = {
-    .name = "window", .open = on_start, .spectra = on_frames, .maxima = on_maxima, .finish = on_finish,
-    .samples = on_samples,
+static const spectro_stream_ops VIEW_STREAM = {
+    .open = on_start, .spectra = on_frames, .maxima = on_maxima, .finish = on_finish, .samples = on_samples,
     .complex = on_complex,
 };
 
 static void *worker_main(void *arg)
 {
     worker *w = arg;
-    analyze_result res;
-    sp_errinfo ei = {{0}};
-    int err = analyze_run(&w->cfg, &w->ctx, &res, &ei);
+    spectro_error e = {0, {0}};
+    int err = spectro_job_run(w->run, &e);
     pthread_mutex_lock(&w->sh->mu);
     w->sh->finished = 1;
     w->sh->err = err;
-    w->sh->ei = ei;
-    w->sh->res = res;
+    snprintf(w->sh->ei.msg, sizeof w->sh->ei.msg, "%s", err != SPECTRO_OK ? e.message : "");
     pthread_mutex_unlock(&w->sh->mu);
     wake(w->sh);
     return NULL;
 }
 
+/* A setting of the run from a number: "%.17g" gives the double back exactly. */
+static int set_num(spectro_job *j, const char *name, double x, spectro_error *e)
+{
+    char text[40];
+    snprintf(text, sizeof text, "%.17g", x);
+    return spectro_job_set(j, name, text, e);
+}
+
+/* The window's transform as the settings that ask for it. */
+static int set_xform(spectro_job *j, const xform_spec *x, spectro_error *e)
+{
+    int err = SPECTRO_OK;
+    switch (x->kind) {
+    case XFORM_MEL:
+        err = set_num(j, "mel", x->bands, e);
+        break;
+    case XFORM_MFCC:
+        err = set_num(j, "mfcc", x->coeffs, e);
+        if (err == SPECTRO_OK && x->bands > 0)
+            err = set_num(j, "mel", x->bands, e);
+        break;
+    case XFORM_CHROMA:
+        err = spectro_job_set(j, "chroma", NULL, e);
+        if (err == SPECTRO_OK && x->tuning != 0)
+            err = set_num(j, "tuning", x->tuning, e);
+        break;
+    case XFORM_CQT:
+        err = set_num(j, "cqt", x->bands, e);
+        break;
+    case XFORM_REASSIGN:
+        err = spectro_job_set(j, "reassign", NULL, e);
+        break;
+    default:
+        return SPECTRO_OK;
+    }
+    if (err == SPECTRO_OK && x->fmin >= 0)
+        err = set_num(j, "fmin", x->fmin, e);
+    if (err == SPECTRO_OK && x->fmax > 0)
+        err = set_num(j, "fmax", x->fmax, e);
+    return err;
+}
+
+int view_worker_job(const spectro_job *pub, const analyze_config *c, int range, spectro_job **out,
+                    sp_errinfo *ei)
+{
+    /* what the window sets itself; the rest of the frames' settings are the caller's */
+    static const char *const OWN[] = {"fft_size", "hop", "window", "mel", "mfcc", "chroma", "cqt", "reassign",
+                                      "tuning", "fmin", "fmax", NULL};
+    static const char *const OWN_RANGE[] = {"fft_size", "hop", "window", "mel", "mfcc", "chroma", "cqt",
+                                            "reassign", "tuning", "fmin", "fmax", "start", "end", "duration",
+                                            "realtime", NULL};
+    spectro_error e = {0, {0}};
+    spectro_job *j = NULL;
+    char win[64];
+    int err = spectro_job_derive(pub, range ? OWN_RANGE : OWN, &j, &e);
+    window_format(&c->window, win, sizeof win);
+    if (err == SPECTRO_OK)
+        err = set_num(j, "fft_size", (double)c->n, &e);
+    if (err == SPECTRO_OK)
+        err = set_num(j, "hop", (double)c->hop, &e);
+    if (err == SPECTRO_OK)
+        err = spectro_job_set(j, "window", win, &e);
+    if (err == SPECTRO_OK)
+        err = set_xform(j, &c->xform, &e);
+    if (err == SPECTRO_OK && range && c->start > 0)
+        err = set_num(j, "start", c->start, &e);
+    if (err == SPECTRO_OK && range && c->end > 0)
+        err = set_num(j, "end", c->end, &e);
+    if (err == SPECTRO_OK && range && c->duration > 0)
+        err = set_num(j, "duration", c->duration, &e);
+    if (err != SPECTRO_OK) {
+        spectro_job_destroy(j);
+        return sp_fail(ei, err, "%s", e.message);
+    }
+    *out = j;
+    return SP_OK;
+}
+
 int view_worker_start(worker *w, sp_errinfo *ei)
 {
     shared *sh = w->sh;
+    int err;
     pthread_mutex_lock(&sh->mu);
     sh->started = sh->finished = 0;
     sh->err = SP_OK;
     sh->next0 = sh->skipped = 0;
     sh->maxima = 0;
-    sh->anchor_src = 0;
     sh->have_anchor = 0;
     sh->last_in = sh->in_gap = 0;
+    memset(&sh->res, 0, sizeof sh->res);
     view_store_destroy(sh->store);
     sh->store = NULL;
     sh->version++;
     sh->gen++;
     pthread_mutex_unlock(&sh->mu);
     atomic_store(&w->stop, 0);
-    w->as_sink.ops = &VIEW_SINK;
-    w->as_sink.self = sh;
-    w->ctx.extra_sinks = &w->as_sink;
-    w->ctx.n_extra_sinks = 1;
-    w->ctx.capture_anchor = &sh->anchor_src;
-    w->ctx.stop = &w->stop;
-    if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+    if ((err = view_worker_job(w->pub, &w->cfg, 0, &w->run, ei)) != SP_OK)
+        return err;
+    spectro_job_set_stream(w->run, &VIEW_STREAM, sh);
+    sh->running = w->run;
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+        spectro_job_destroy(w->run);
+        w->run = NULL;
         return sp_fail(ei, SP_ENOMEM, "cannot start the analysis thread");
+    }
     w->running = 1;
     return SP_OK;
 }
@@ -252,6 +397,9 @@ void view_worker_stop(worker *w)
     if (!w->running)
         return;
     atomic_store(&w->stop, 1);
+    spectro_job_stop(w->run, 1);
     pthread_join(w->thread, NULL);
     w->running = 0;
+    spectro_job_destroy(w->run);
+    w->run = NULL;
 }
