@@ -113,9 +113,28 @@ typedef struct spectro_source_config {
                              * "f32le,48000,2" (spectro_raw_format_name lists the encodings);
                              * NULL = the file says (a header). Borrowed during open. */
     int stream;             /* the K-th audio stream of a container FFmpeg reads (0 = the first) */
+    /* A pair (API version 6): two files read side by side as one source of two channels,
+     * channel 0 of the reference, channel 1 of the input, at one rate (the program's
+     * --reference and --compare). Both must be files (not "-", a FIFO or a synth: spec);
+     * the time range applies to the pair as read. */
+    const char *reference;  /* the second file, NULL = no pair. Borrowed during open. */
+    int pair;               /* SPECTRO_PAIR_ALIGN: the later of the two read from where they
+                             * align (GCC-PHAT over their first 2^20 samples; info.aligned), up
+                             * to the end of the shorter; SPECTRO_PAIR_COMPARE: both from their
+                             * start, not aligned, and of one length */
+    int reference_channel;  /* the reference's channel for channel 0; SPECTRO_CHANNEL_MIX (the
+                             * default) the mix of its channels */
+    int input_channel;      /* the input's channel for channel 1; SPECTRO_CHANNEL_MIX likewise */
+    int resample;           /* SPECTRO_PAIR_COMPARE: 1 = the input resampled to the reference's
+                             * rate where they differ (else two rates are SPECTRO_EINVAL) */
 } spectro_source_config;
 
-/* No time range, the file's own format, the first stream. Any thread. */
+/* spectro_source_config.pair (API version 6). */
+#define SPECTRO_PAIR_ALIGN 0
+#define SPECTRO_PAIR_COMPARE 1
+
+/* No time range, the file's own format, the first stream, no pair (its channels the
+ * mixes). Any thread. */
 SPECTRO_API spectro_source_config spectro_source_config_default(void);
 
 /* What a source is. The caller sets `size` to sizeof(spectro_source_info) before
@@ -135,6 +154,8 @@ typedef struct spectro_source_info {
     char name[256];         /* what messages call it: the path, "synth:..." */
     char format[96];        /* e.g. "WAV 24-bit PCM" */
     char decoder[16];       /* "libsndfile", "ffmpeg"; "" for a generated signal */
+    int64_t aligned;        /* a pair (API version 6): samples of the input skipped to align
+                             * it with the reference (negative: of the reference); else 0 */
 } spectro_source_info;
 
 /* Opens `input`: a file path (libsndfile, else FFmpeg's decoders when built in), "-" or a
@@ -602,6 +623,40 @@ SPECTRO_API uint64_t spectro_transfer_averages(const spectro_transfer *t);
  * be NULL) the delay of MEAS after REF in seconds. */
 SPECTRO_API int spectro_transfer_table(spectro_transfer *t, float *out, double *delay_s, spectro_error *err);
 
+/* An empty average for frames of fft_size samples at sample_rate Hz, for frames that come
+ * from elsewhere than an analyzer (a job's frames, another STFT of the same scale in both
+ * channels). SPECTRO_EINVAL: fft_size not a power of two in the analyzer's range, or a
+ * sample_rate <= 0. Any thread. (API version 6) */
+SPECTRO_API int spectro_transfer_create_size(int sample_rate, size_t fft_size, spectro_transfer **out,
+                                             spectro_error *err);
+/* fft_size/2 + 1; 0 for NULL. (API version 6) */
+SPECTRO_API size_t spectro_transfer_bins(const spectro_transfer *t);
+/* No frames averaged, as just created. (API version 6) */
+SPECTRO_API void spectro_transfer_reset(spectro_transfer *t);
+/* dst takes src's sums and count: a snapshot to compute from while src goes on averaging on
+ * another thread. O(bins), allocates nothing. Both handles are used during the call: the
+ * caller's lock keeps spectro_transfer_add off src meanwhile. SPECTRO_EINVAL when their
+ * fft_size differ. (API version 6) */
+SPECTRO_API int spectro_transfer_copy(spectro_transfer *dst, const spectro_transfer *src, spectro_error *err);
+/* *delay_s: the delay of MEAS after REF in seconds (the pure delay in H1's excess phase,
+ * docs/measurements.md "Transfer function"), within +-fft_size/2 samples; 0 with no frames.
+ * SPECTRO_ENOMEM. (API version 6) */
+SPECTRO_API int spectro_transfer_delay(const spectro_transfer *t, double *delay_s, spectro_error *err);
+
+/* spectro_transfer_values' flags (API version 6). */
+#define SPECTRO_TRANSFER_UNWRAP 1u       /* the phase unwrapped: steps over 180 degrees taken out */
+#define SPECTRO_TRANSFER_REMOVE_DELAY 2u /* and the delay taken out first (phase + 360 f delay),
+                                          * as the program's remove_delay; implies UNWRAP */
+/* The values per bin (bins = spectro_transfer_bins; any array may be NULL): magnitude_db
+ * (20 log10 |H1|, floored at -200), phase_deg ((-180, 180], or unwrapped by the flags),
+ * coherence ([0, 1]): the table's columns, as the program's --transfer --png plots them; and
+ * *delay_s (may be NULL) as spectro_transfer_delay. Should the delay fail (SPECTRO_ENOMEM,
+ * returned), the phase is unwrapped with the delay left in and *delay_s is 0. The handle is
+ * only read: computing from a copy (spectro_transfer_copy) leaves the original to its
+ * thread. SPECTRO_EINVAL: an unknown flag. (API version 6) */
+SPECTRO_API int spectro_transfer_values(const spectro_transfer *t, float *magnitude_db, float *phase_deg,
+                                        float *coherence, unsigned flags, double *delay_s, spectro_error *err);
+
 /* ---- loudness (API version 3) ------------------------------------------------------------------- */
 
 /* The program's --loudness as a meter over interleaved samples (docs/measurements.md
@@ -718,6 +773,42 @@ SPECTRO_API double spectro_transform_freq_hz(const spectro_transform *t, size_t 
  * and buffers) and on the analyzer, as the analyzer's own calls. */
 SPECTRO_API int spectro_transform_compute(spectro_transform *t, spectro_analyzer *a, const float *samples,
                                           size_t count, float *out, size_t out_frames, spectro_error *err);
+
+/* The reassigned spectrogram as an image (API version 6): the points of a "reassign"
+ * transform's rows (per bin: Hz, s, dBFS) gathered back onto the frame x bin grid, as the
+ * program's --reassign --png draws them (docs/transforms.md "Reassignment"): each point goes
+ * to the frame nearest its time and the bin nearest its frequency, a cell keeping its
+ * loudest point; cells no point reaches read -200 dB; points off the grid are dropped. A
+ * point moves at most half a window from its frame, so frame f is complete once frame
+ * f + reach has been added: complete frames are handed to the caller's emit function in
+ * order, a channel's frames in the order added. One thread at a time on a grid. */
+typedef struct spectro_reassign_grid spectro_reassign_grid;
+
+/* Receives `count` complete frames of `channel` from frame `first`: rows[f * bins + k], the
+ * level of bin k (valid during the call). Returns 0, or a negative SPECTRO_E* code that stops
+ * the add or flush, which return it. (API version 6) */
+typedef int (*spectro_reassign_emit_fn)(void *user, int channel, uint64_t first, size_t count, const float *rows);
+
+/* A grid of `bins` bins (bin k at k * bin_hz Hz) for frames at time_first_s + f * time_step_s
+ * seconds, points within `reach` frames of their own. For an analyzer's frames: bins =
+ * fft_size/2 + 1, bin_hz = rate / fft_size, time_first_s = (first_sample + fft_size/2) / rate,
+ * time_step_s = hop / rate, reach = ceil(fft_size/2 / hop) + 1. SPECTRO_EINVAL naming the
+ * argument. Any thread. (API version 6) */
+SPECTRO_API int spectro_reassign_grid_create(int channels, size_t bins, double bin_hz, double time_first_s,
+                                             double time_step_s, size_t reach, spectro_reassign_grid **out,
+                                             spectro_error *err);
+SPECTRO_API void spectro_reassign_grid_destroy(spectro_reassign_grid *g); /* NULL is a no-op; (API version 6) */
+/* Adds `frames` rows of channel `channel` from frame `first`: points[(f * bins + k) * 3 +
+ * 0..2] = Hz, s, dBFS (spectro_transform_compute's rows of "reassign", or a job's); emits the
+ * frames this completes. Frames before the channel's last added are ignored; a gap (frames
+ * skipped) emits what was held. (API version 6) */
+SPECTRO_API int spectro_reassign_grid_add(spectro_reassign_grid *g, int channel, uint64_t first, size_t frames,
+                                          const float *points, spectro_reassign_emit_fn emit, void *user,
+                                          spectro_error *err);
+/* Emits every frame not yet emitted, up to the last added, of every channel: the stream's
+ * end. (API version 6) */
+SPECTRO_API int spectro_reassign_grid_flush(spectro_reassign_grid *g, spectro_reassign_emit_fn emit, void *user,
+                                            spectro_error *err);
 
 /* ---- pitch (API version 4) -------------------------------------------------------------------- */
 

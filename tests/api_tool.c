@@ -8,9 +8,14 @@
  *           average  the averaged spectrum (mode=, psd=), raw float32 [channel][bin]
  *           tone     "--tone" JSON lines, one per output channel
  *           bands    band levels (fraction=, weighting=, mode= for averaged), raw float32
+ *           transfer the transfer function of channel tref= (0) to tmeas= (1) of the complex
+ *                    frames (channel=all): the table, raw float32 [bin][4], then the delay
+ *                    in seconds and the source's info.aligned (samples) as two float64
  *     OUT   a file, or - for standard output
  *     keys  n= hop= window= channel=mix|all|K backend= start= end= fmin= fmax= mode= psd=
  *           fraction= weighting= chunk=FRAMES (the pieces pushed; 0: one whole-array call)
+ *           reference=FILE pair=align|compare refch=K|mix inch=K|mix resample=0|1 (a pair:
+ *           spectro_source_config's) tref= tmeas=
  * Exit 0, or 1 with the API's line on stderr. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +28,7 @@ typedef struct {
     spectro_analyzer_config ac;
     spectro_source_config sc;
     double fmin, fmax;
-    int mode, psd, fraction, averaged;
+    int mode, psd, fraction, averaged, tref, tmeas;
     const char *weighting;
     size_t chunk;
 } args;
@@ -41,6 +46,7 @@ static int parse(int argc, char **argv, args *a)
     a->fraction = 3;
     a->fmin = a->fmax = -1;
     a->chunk = 4000;
+    a->tmeas = 1;
     for (int i = 4; i < argc; i++) {
         char *v = strchr(argv[i], '=');
         if (!v)
@@ -74,6 +80,20 @@ static int parse(int argc, char **argv, args *a)
             a->weighting = v;
         else if (!strcmp(argv[i], "chunk"))
             a->chunk = strtoul(v, NULL, 10);
+        else if (!strcmp(argv[i], "reference"))
+            a->sc.reference = v;
+        else if (!strcmp(argv[i], "pair"))
+            a->sc.pair = !strcmp(v, "compare") ? SPECTRO_PAIR_COMPARE : !strcmp(v, "align") ? SPECTRO_PAIR_ALIGN : 9;
+        else if (!strcmp(argv[i], "refch"))
+            a->sc.reference_channel = !strcmp(v, "mix") ? SPECTRO_CHANNEL_MIX : atoi(v);
+        else if (!strcmp(argv[i], "inch"))
+            a->sc.input_channel = !strcmp(v, "mix") ? SPECTRO_CHANNEL_MIX : atoi(v);
+        else if (!strcmp(argv[i], "resample"))
+            a->sc.resample = atoi(v);
+        else if (!strcmp(argv[i], "tref"))
+            a->tref = atoi(v);
+        else if (!strcmp(argv[i], "tmeas"))
+            a->tmeas = atoi(v);
         else
             return 0;
     }
@@ -235,6 +255,38 @@ static int reduce(const args *g, spectro_analyzer *a, const float *db, size_t fr
     return 1;
 }
 
+/* The transfer function of channels tref and tmeas of the complex frames z[channel][frame][bin]. */
+static int transfer(const args *g, spectro_analyzer *a, const spectro_complex *z, size_t frames, int64_t aligned,
+                    FILE *f, spectro_error *err)
+{
+    spectro_analyzer_info ai;
+    spectro_transfer *t = NULL;
+    float *table;
+    double delay = 0.0, al = (double)aligned;
+    int ok;
+    ai.size = sizeof ai;
+    spectro_analyzer_get_info(a, &ai);
+    if (g->tref < 0 || g->tmeas < 0 || g->tref >= ai.out_channels || g->tmeas >= ai.out_channels) {
+        err->code = SPECTRO_EINVAL;
+        snprintf(err->message, sizeof err->message, "tref %d, tmeas %d: %d channels", g->tref, g->tmeas,
+                 ai.out_channels);
+        return 0;
+    }
+    if (!(table = malloc(ai.bins * SPECTRO_TRANSFER_COLUMNS * sizeof *table)))
+        return 0;
+    ok = spectro_transfer_create(a, &t, err) == SPECTRO_OK &&
+         spectro_transfer_add(t, z + (size_t)g->tref * frames * ai.bins, z + (size_t)g->tmeas * frames * ai.bins,
+                              frames, err) == SPECTRO_OK &&
+         spectro_transfer_table(t, table, &delay, err) == SPECTRO_OK;
+    if (ok)
+        ok = fwrite(table, sizeof *table, ai.bins * SPECTRO_TRANSFER_COLUMNS, f) ==
+                 ai.bins * SPECTRO_TRANSFER_COLUMNS &&
+             fwrite(&delay, sizeof delay, 1, f) == 1 && fwrite(&al, sizeof al, 1, f) == 1;
+    spectro_transfer_destroy(t);
+    free(table);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     args g;
@@ -248,7 +300,7 @@ int main(int argc, char **argv)
     int ok, cplx;
     memset(&err, 0, sizeof err);
     if (!parse(argc, argv, &g)) {
-        fprintf(stderr, "usage: api_tool dump|complex|peaks|average|tone|bands INPUT OUT [key=value ...]\n");
+        fprintf(stderr, "usage: api_tool dump|complex|peaks|average|tone|bands|transfer INPUT OUT [key=value ...]\n");
         return 2;
     }
     if (!(x = load(&g, &info, &len, &err)))
@@ -261,7 +313,7 @@ int main(int argc, char **argv)
         g.ac.window = spectro_tone_window(); /* the program's --tone default */
     if (spectro_analyzer_create(&g.ac, &a, &err) != SPECTRO_OK)
         goto fail;
-    cplx = !strcmp(g.kind, "complex");
+    cplx = !strcmp(g.kind, "complex") || !strcmp(g.kind, "transfer");
     if (!(spectra = analyze(a, cplx ? SPECTRO_OUTPUT_COMPLEX : SPECTRO_OUTPUT_DB, x, len, info.channels, g.chunk,
                             &frames, &err)))
         goto fail;
@@ -270,7 +322,9 @@ int main(int argc, char **argv)
         perror(g.out);
         return 1;
     }
-    if (!strcmp(g.kind, "dump") || cplx) {
+    if (!strcmp(g.kind, "transfer")) {
+        ok = transfer(&g, a, spectra, frames, info.aligned, f, &err);
+    } else if (!strcmp(g.kind, "dump") || cplx) {
         spectro_analyzer_info ai;
         ai.size = sizeof ai;
         spectro_analyzer_get_info(a, &ai);

@@ -8,7 +8,10 @@
  *                   whole arrays and streams
  *   api_reduce.c    peaks, averages, tone analysis and bands of the analyzer's spectra
  *   api_average.c   spectro_average: running averages of spectra and their tone analysis
- *   api_transfer.c  the transfer function of two channels' complex frames
+ *   api_transfer.c  the transfer function of two channels' complex frames, its values,
+ *                   delay and snapshots
+ *   api_reassign.c  spectro_reassign_grid: the reassigned points onto the frame x bin grid
+ *                   (src/sink/reassign_grid.h)
  *   api_loudness.c  spectro_loudness: the loudness meter (src/sink/loudness.h), its step levels
  *   api_pitch.c     spectro_pitch_tracker: YIN a frame at a time (src/sink/pitch.h)
  *   api_job.c       spectro_job: the program's run (src/job/job.h); the settings as data,

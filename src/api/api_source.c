@@ -26,7 +26,39 @@ spectro_source_config spectro_source_config_default(void)
     spectro_source_config c;
     memset(&c, 0, sizeof c);
     c.size = sizeof c;
+    c.reference_channel = c.input_channel = -1; /* SPECTRO_CHANNEL_MIX: each file's mix */
     return c;
+}
+
+/* cfg as the caller's version holds it, the later members their defaults (docs/api-c.md:
+ * structs grow at their end). */
+static spectro_source_config config_of(const spectro_source_config *cfg)
+{
+    spectro_source_config c = spectro_source_config_default();
+    memcpy(&c, cfg, cfg->size < sizeof c ? cfg->size : sizeof c);
+    c.size = sizeof c;
+    return c;
+}
+
+/* A pair's settings onto the engine's request (source.h: source_open_pair). */
+static int pair_request(const spectro_source_config *c, source_request *req, spectro_error *err)
+{
+    if (!c->reference)
+        return c->resample ? api_fail(err, SPECTRO_EINVAL, "resample: only with a reference (a pair)") : SPECTRO_OK;
+    if (c->pair != SPECTRO_PAIR_ALIGN && c->pair != SPECTRO_PAIR_COMPARE)
+        return api_fail(err, SPECTRO_EINVAL, "pair %d: SPECTRO_PAIR_ALIGN (0) or SPECTRO_PAIR_COMPARE (1)", c->pair);
+    if (c->resample && c->pair != SPECTRO_PAIR_COMPARE)
+        return api_fail(err, SPECTRO_EINVAL, "resample: only with pair SPECTRO_PAIR_COMPARE");
+    if (c->reference_channel < -1 || c->input_channel < -1)
+        return api_fail(err, SPECTRO_EINVAL, "%s %d: a channel (0 or more) or SPECTRO_CHANNEL_MIX (-1)",
+                        c->reference_channel < -1 ? "reference_channel" : "input_channel",
+                        c->reference_channel < -1 ? c->reference_channel : c->input_channel);
+    req->reference = c->reference;
+    req->reference_channel = c->reference_channel;
+    req->measured_channel = c->input_channel;
+    req->compare = c->pair == SPECTRO_PAIR_COMPARE;
+    req->resample = c->resample;
+    return SPECTRO_OK;
 }
 
 /* Samples at `seconds` into the input: the nearest sample (the program's rule). */
@@ -100,7 +132,7 @@ static int check_config(const char *input, const spectro_source_config *cfg, sou
 int spectro_source_open(const char *input, const spectro_source_config *cfg, spectro_source **out,
                         spectro_error *err)
 {
-    spectro_source_config def = spectro_source_config_default();
+    spectro_source_config def = spectro_source_config_default(), full;
     source_request req;
     sp_errinfo ei = {{0}};
     spectro_source *s;
@@ -112,6 +144,9 @@ int spectro_source_open(const char *input, const spectro_source_config *cfg, spe
         cfg = &def;
     memset(&req, 0, sizeof req);
     if ((rc = check_config(input, cfg, &req.file, err)) != SPECTRO_OK)
+        return rc;
+    full = config_of(cfg);
+    if ((rc = pair_request(&full, &req, err)) != SPECTRO_OK)
         return rc;
     req.input = input;
     if (!(s = calloc(1, sizeof *s)))
@@ -153,6 +188,7 @@ int spectro_source_get_info(const spectro_source *s, spectro_source_info *info)
     snprintf(full.name, sizeof full.name, "%s", s->info.name);
     snprintf(full.format, sizeof full.format, "%s", s->info.format);
     snprintf(full.decoder, sizeof full.decoder, "%s", s->info.decoder);
+    full.aligned = s->info.aligned;
     memcpy(info, &full, full.size);
     return SPECTRO_OK;
 }

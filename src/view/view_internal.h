@@ -56,11 +56,9 @@
 #include "canvas.h"
 #include "player.h"
 #include "plot.h"
-#include "reassign_grid.h"
 #include "render.h"
 #include "sink.h"
 #include "spectro.h"
-#include "transfer.h"
 #include "view.h"
 #include "view_sig.h"
 #include "view_store.h"
@@ -128,7 +126,7 @@ typedef struct {
 typedef struct {
     int kind;              /* xform_kind of the run */
     size_t bins;           /* values a row the store takes */
-    reassign_grid *grid;   /* reassign: the points onto the frame x bin grid */
+    spectro_reassign_grid *grid; /* reassign: the points onto the frame x bin grid */
     float *buf;            /* chroma's rows in dB */
     size_t cap;
 } view_xf_run;
@@ -162,13 +160,13 @@ typedef struct {
     int on;                /* --transfer without an output (analyze_config.measure.transfer) */
     sink_measure m;        /* the run's settings of two signals (set before any worker) */
     pthread_mutex_t mu;    /* tf and the stream's fields: the feed adds, the window reads */
-    transfer *tf;          /* the engine (transfer.h): the dump's average */
+    spectro_transfer *tf;  /* the dump's average (spectro.h's transfer function) */
     int ref, meas;         /* the stream's channels of REF and MEAS */
     int rate;
     size_t n, bins;
     double aligned_s;      /* a pair's alignment (sink_stream.aligned_s) */
     uint64_t gen;          /* bumped at every start: the window computes again */
-    cpx *held;             /* the lower channel's block, until the higher one's comes */
+    spectro_complex *held; /* the lower channel's block, until the higher one's comes */
     size_t held_cap, held_frames;
     uint64_t held_first;
 } view_xfer_feed;
@@ -469,13 +467,14 @@ typedef struct {
     float *val;           /* XF_PANELS x bins: magnitude dB, phase (unwrapped), coherence */
     size_t val_cap, bins, n;
     int rate, ok;
-    double delay_s;       /* the delay of MEAS after REF (transfer_delay and the alignment) */
+    double delay_s;       /* the delay of MEAS after REF (spectro_transfer_delay and the
+                           * alignment) */
     plot *panel[XF_PANELS];
     plot_config pc[XF_PANELS]; /* what each panel was made with */
     double plotted_at;    /* the values (computed_at) pic_px's panels were plotted from */
     int plotted_w, plotted_h;
     uint64_t plots;       /* times the panels were plotted (the stats) */
-    transfer *copy;       /* the feed's sums as last copied: computed from outside its lock */
+    spectro_transfer *copy; /* the feed's sums as last copied: computed from outside its lock */
     double held_max_s;    /* the longest the window held the feed's lock (the stats) */
     char title[600];
     /* the cursor as last drawn (the stats): its bin, NaN values when off the panels */

@@ -1,6 +1,6 @@
 /* view_transfer: --transfer REF:MEAS in the window (docs/manual.md "Two signals in the window"). The
  * analysis hands the view every frame's windowed transforms (sink_wants.complex) instead of
- * spectra; the feed adds them to the transfer engine (transfer.h), the running H1 average
+ * spectra; the feed adds them to a spectro_transfer (spectro.h), the running H1 average
  * of the dump (every frame from the start: Sxx, Syy, Sxy). The window shows, in place of
  * the spectrogram, the magnitude (dB), the unwrapped phase (degrees; the d key takes the
  * measured delay out, as --remove-delay) and the coherence against log frequency, three
@@ -32,13 +32,13 @@ void view_xfer_init(view *v)
 void view_xfer_free(view *v)
 {
     view_xfer_feed *xf = &v->sh.xf;
-    transfer_destroy(xf->tf);
+    spectro_transfer_destroy(xf->tf);
     free(xf->held);
     pthread_mutex_destroy(&xf->mu);
     for (int i = 0; i < XF_PANELS; i++)
         plot_destroy(v->xf.panel[i]);
     free(v->xf.val);
-    transfer_destroy(v->xf.copy);
+    spectro_transfer_destroy(v->xf.copy);
     memset(&v->xf, 0, sizeof v->xf);
 }
 
@@ -46,12 +46,15 @@ void view_xfer_free(view *v)
 
 int view_xfer_open(view_xfer_feed *xf, const sink_stream *ss, sp_errinfo *ei)
 {
-    transfer *tf;
+    spectro_transfer *tf;
+    spectro_error e = {0, {0}};
     int err;
-    if ((err = sink_transfer_check(&xf->m, ss, ei)) != SP_OK || (err = transfer_create(ss->n, &tf, ei)) != SP_OK)
+    if ((err = sink_transfer_check(&xf->m, ss, ei)) != SP_OK)
         return err;
+    if (spectro_transfer_create_size(ss->rate, ss->n, &tf, &e) != SPECTRO_OK)
+        return sp_fail(ei, e.code, "%s", e.message); /* the codes are the engine's (spectro.h) */
     pthread_mutex_lock(&xf->mu);
-    transfer_destroy(xf->tf);
+    spectro_transfer_destroy(xf->tf);
     xf->tf = tf;
     xf->ref = xf->m.reference ? 0 : xf->m.transfer_ref;
     xf->meas = xf->m.reference ? 1 : xf->m.transfer_meas;
@@ -66,13 +69,15 @@ int view_xfer_open(view_xfer_feed *xf, const sink_stream *ss, sp_errinfo *ei)
 }
 
 /* As the transfer kinds' sink: the lower channel's block kept until the higher one's. */
-int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei)
+int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const cpx *frames,
+                  sp_errinfo *ei)
 {
+    const spectro_complex *z = (const spectro_complex *)frames; /* one layout (spectro.h) */
     int lo = xf->ref < xf->meas ? xf->ref : xf->meas, hi = xf->ref ^ xf->meas ^ lo, err = SP_OK;
     pthread_mutex_lock(&xf->mu);
     if (channel == lo) {
         if (nframes > xf->held_cap) {
-            cpx *h = realloc(xf->held, nframes * xf->bins * sizeof *h);
+            spectro_complex *h = realloc(xf->held, nframes * xf->bins * sizeof *h);
             if (!h) {
                 err = sp_fail(ei, SP_ENOMEM, "out of memory for %zu frames' transforms", nframes);
                 goto done;
@@ -85,9 +90,9 @@ int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframe
         xf->held_frames = nframes;
     } else if (channel == hi && xf->held_frames == nframes && xf->held_first == first) {
         if (lo == xf->ref)
-            transfer_add(xf->tf, xf->held, z, nframes);
+            spectro_transfer_add(xf->tf, xf->held, z, nframes, NULL);
         else
-            transfer_add(xf->tf, z, xf->held, nframes);
+            spectro_transfer_add(xf->tf, z, xf->held, nframes, NULL);
         xf->held_frames = 0;
     }
 done:
@@ -119,11 +124,10 @@ static void compute(view *v)
 {
     view_xfer_feed *xf = &v->sh.xf;
     view_xfer *x = &v->xf;
-    sp_errinfo ei = {{0}};
     double now = sp_now(), delay = 0.0, aligned;
     uint64_t av;
     pthread_mutex_lock(&xf->mu);
-    av = xf->tf ? transfer_averages(xf->tf) : 0;
+    av = xf->tf ? spectro_transfer_averages(xf->tf) : 0;
     if (!xf->tf || (v->ui.paused && x->ok && x->gen == xf->gen) || /* space: the curves held */
         (x->ok && x->gen == xf->gen && x->averages == av) ||
         (x->ok && x->gen == xf->gen && !v->finished && now - x->computed_at < XF_RECOMPUTE_S) ||
@@ -131,11 +135,12 @@ static void compute(view *v)
         pthread_mutex_unlock(&xf->mu);
         return;
     }
-    if (x->copy && transfer_bins(x->copy) != xf->bins) {
-        transfer_destroy(x->copy);
+    if (x->copy && spectro_transfer_bins(x->copy) != xf->bins) {
+        spectro_transfer_destroy(x->copy);
         x->copy = NULL;
     }
-    if ((!x->copy && transfer_create(xf->n, &x->copy, &ei) != SP_OK) || transfer_copy(x->copy, xf->tf) != SP_OK) {
+    if ((!x->copy && spectro_transfer_create_size(xf->rate, xf->n, &x->copy, NULL) != SPECTRO_OK) ||
+        spectro_transfer_copy(x->copy, xf->tf, NULL) != SPECTRO_OK) {
         pthread_mutex_unlock(&xf->mu);
         return;
     }
@@ -148,13 +153,11 @@ static void compute(view *v)
     pthread_mutex_unlock(&xf->mu);
     if (sp_now() - now > x->held_max_s)
         x->held_max_s = sp_now() - now;
-    transfer_result(x->copy, x->val, x->val + x->bins, x->val + 2 * x->bins);
-    if (transfer_delay(x->copy, &delay, &ei) != SP_OK)
-        delay = 0.0;
     /* the delay: the transfer function's and a pair's alignment; the phase holds only what
      * is left after the alignment (as --transfer --png) */
-    x->delay_s = delay / x->rate + aligned;
-    transfer_unwrap(x->val + x->bins, x->bins, (double)x->rate / (double)x->n, x->remove_delay, x->delay_s - aligned);
+    spectro_transfer_values(x->copy, x->val, x->val + x->bins, x->val + 2 * x->bins,
+                            x->remove_delay ? SPECTRO_TRANSFER_REMOVE_DELAY : SPECTRO_TRANSFER_UNWRAP, &delay, NULL);
+    x->delay_s = delay + aligned;
     x->computed_at = now;
     x->ok = 1;
 }

@@ -5,8 +5,9 @@
  *   mel, cqt, chroma  the rows go into the store as they are (chroma's 0 .. 1 as dB, 0 at
  *                     the frame's strongest class), drawn by the renderer's columns
  *                     (render.h: the mel axis in Hz, the CQT's Cs as notes, pitch classes)
- *   reassign          its points gathered onto the frame x bin grid (reassign_grid.h, as
- *                     --png draws them), which the store takes as linear spectra
+ *   reassign          its points gathered onto the frame x bin grid (spectro.h's
+ *                     spectro_reassign_grid, as --png draws them), which the store takes as
+ *                     linear spectra
  *
  * The strip's curve and the read-out follow the columns; the measurement panel, which reads
  * a linear spectrum, is refused while a transform is shown. */
@@ -113,7 +114,8 @@ int view_xform_refuses(view *v, SDL_Keycode sym)
 int view_xform_open(shared *sh, const sink_stream *ss, view_stream *info, sp_errinfo *ei)
 {
     view_xf_run *xr = &sh->xr;
-    reassign_grid_destroy(xr->grid); /* a run stopped before its end */
+    spectro_error e = {0, {0}};
+    spectro_reassign_grid_destroy(xr->grid); /* a run stopped before its end */
     memset(xr, 0, sizeof *xr);
     info->xform = XFORM_NONE;
     info->cols = 0;
@@ -125,8 +127,10 @@ int view_xform_open(shared *sh, const sink_stream *ss, view_stream *info, sp_err
         info->bins = ss->n / 2 + 1;
         xr->kind = XFORM_REASSIGN;
         xr->bins = info->bins;
-        return reassign_grid_create(ss->channels, info->bins, ss->bin_hz, ss->time_first_s, ss->time_step_s, reach,
-                                    &xr->grid, ei);
+        if (spectro_reassign_grid_create(ss->channels, info->bins, ss->bin_hz, ss->time_first_s, ss->time_step_s,
+                                         reach, &xr->grid, &e) != SPECTRO_OK)
+            return sp_fail(ei, e.code, "%s", e.message); /* the codes are the engine's (spectro.h) */
+        return SP_OK;
     }
     if (!ss->col_hz || ss->bins > VIEW_XFORM_MAX_COLS || ss->depth > 1)
         return sp_fail(ei, SP_EINVAL, "the window shows no %s", ss->xform);
@@ -144,21 +148,35 @@ int view_xform_open(shared *sh, const sink_stream *ss, view_stream *info, sp_err
 typedef struct {
     shared *sh;
     view_rows_fn store;
+    sp_errinfo *ei;         /* the store's message */
+    int failed;             /* the store failed: ei holds its line */
 } emit_ctx;
 
-static int emit_rows(void *user, int channel, uint64_t first, size_t count, const float *rows, sp_errinfo *ei)
+static int emit_rows(void *user, int channel, uint64_t first, size_t count, const float *rows)
 {
     emit_ctx *e = user;
-    return e->store(e->sh, channel, first, count, rows, ei);
+    int err = e->store(e->sh, channel, first, count, rows, e->ei);
+    e->failed = err != SP_OK;
+    return err;
+}
+
+/* A grid call's result: the store's failure as it was, or the grid's own line. */
+static int grid_result(int rc, const emit_ctx *e, const spectro_error *se, sp_errinfo *ei)
+{
+    if (rc == SPECTRO_OK || e->failed)
+        return rc;
+    return sp_fail(ei, rc, "%s", se->message);
 }
 
 int view_xform_rows(shared *sh, int channel, uint64_t first, size_t nframes, const float *rows, view_rows_fn store,
                     sp_errinfo *ei)
 {
     view_xf_run *xr = &sh->xr;
-    emit_ctx e = {sh, store};
+    emit_ctx e = {sh, store, ei, 0};
+    spectro_error se = {0, {0}};
     if (xr->grid)
-        return reassign_grid_add(xr->grid, channel, first, nframes, rows, emit_rows, &e, ei);
+        return grid_result(spectro_reassign_grid_add(xr->grid, channel, first, nframes, rows, emit_rows, &e, &se), &e,
+                           &se, ei);
     if (xr->kind != XFORM_CHROMA)
         return store(sh, channel, first, nframes, rows, ei);
     if (nframes * xr->bins > xr->cap) { /* chroma: each class's share of the strongest, in dB */
@@ -175,16 +193,18 @@ int view_xform_rows(shared *sh, int channel, uint64_t first, size_t nframes, con
 
 int view_xform_flush(shared *sh, view_rows_fn store, sp_errinfo *ei)
 {
-    emit_ctx e = {sh, store};
-    int err = sh->xr.grid ? reassign_grid_flush(sh->xr.grid, emit_rows, &e, ei) : SP_OK;
-    reassign_grid_destroy(sh->xr.grid);
+    emit_ctx e = {sh, store, ei, 0};
+    spectro_error se = {0, {0}};
+    int err = sh->xr.grid ? grid_result(spectro_reassign_grid_flush(sh->xr.grid, emit_rows, &e, &se), &e, &se, ei)
+                          : SP_OK;
+    spectro_reassign_grid_destroy(sh->xr.grid);
     sh->xr.grid = NULL;
     return err;
 }
 
 void view_xform_free(shared *sh)
 {
-    reassign_grid_destroy(sh->xr.grid);
+    spectro_reassign_grid_destroy(sh->xr.grid);
     free(sh->xr.buf);
     memset(&sh->xr, 0, sizeof sh->xr);
 }
