@@ -635,9 +635,9 @@ void view_mouse_motion(view *v, int x, int y, int live);
 void view_mouse_button(view *v, int x, int y, int down);
 
 /* view_measure.c: the running averages (the sink's side, under mu), the panel */
-int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei);
+int view_avg_open(view_avg *a, const spectro_stream_info *in, sp_errinfo *ei);
 /* A running average (modes: SPECTRO_AVERAGE_BIT()s) of the stream's spectra. */
-int view_avg_create(const sink_stream *ss, unsigned modes, spectro_average **out, sp_errinfo *ei);
+int view_avg_create(const spectro_stream_info *in, unsigned modes, spectro_average **out, sp_errinfo *ei);
 void view_avg_add(view_avg *a, int channel, size_t nframes, const float *db);
 void view_avg_close(view_avg *a);
 enum { PANEL_SRC_NONE, PANEL_SRC_SEL, PANEL_SRC_EXP, PANEL_SRC_INF };
@@ -708,7 +708,7 @@ void view_compare_cursor(view *v, int c, int my, int draw);
 /* view_transfer.c: the feed (analysis thread), the view (window thread) */
 void view_xfer_init(view *v);
 void view_xfer_free(view *v);
-int view_xfer_open(view_xfer_feed *xf, const sink_stream *ss, sp_errinfo *ei);
+int view_xfer_open(view_xfer_feed *xf, const spectro_stream_info *in, sp_errinfo *ei);
 int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei);
 int view_xfer_key(view *v, SDL_Keycode sym); /* 1: taken (d) */
 void view_xfer_draw(view *v, const layout *L, int started); /* the picture and the strip */
@@ -727,7 +727,7 @@ void view_xform_init(view *v); /* the command line's transform first */
 int view_xform_key(view *v, int *err, sp_errinfo *ei);
 void view_xform_spec(view *v);
 int view_xform_refuses(view *v, SDL_Keycode sym);
-int view_xform_open(shared *sh, const sink_stream *ss, view_stream *info, sp_errinfo *ei);
+int view_xform_open(shared *sh, const spectro_stream_info *in, view_stream *info, sp_errinfo *ei);
 int view_xform_rows(shared *sh, int channel, uint64_t first, size_t nframes, const float *rows, view_rows_fn store,
                     sp_errinfo *ei);
 int view_xform_flush(shared *sh, view_rows_fn store, sp_errinfo *ei);

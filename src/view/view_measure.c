@@ -33,47 +33,47 @@
 
 /* ---- the analysis thread's side (the caller holds mu, except in open) ---- */
 
-int view_avg_create(const sink_stream *ss, unsigned modes, spectro_average **out, sp_errinfo *ei)
+int view_avg_create(const spectro_stream_info *in, unsigned modes, spectro_average **out, sp_errinfo *ei)
 {
     spectro_analyzer_config fc = spectro_analyzer_config_default();
     spectro_average_config ac = spectro_average_config_default();
     spectro_error e;
-    fc.sample_rate = ss->rate;
-    fc.channels = ss->channels;
-    fc.channel = ss->channels > 1 ? SPECTRO_CHANNEL_ALL : SPECTRO_CHANNEL_MIX; /* the output's */
-    fc.fft_size = ss->n;
-    fc.hop = ss->hop;
-    fc.window = ss->window;
+    fc.sample_rate = in->frames.sample_rate;
+    fc.channels = in->frames.channels;
+    fc.channel = in->frames.channels > 1 ? SPECTRO_CHANNEL_ALL : SPECTRO_CHANNEL_MIX; /* the output's */
+    fc.fft_size = in->frames.fft_size;
+    fc.hop = in->frames.hop;
+    fc.window = in->window;
     ac.modes = modes;
     ac.time_constant_s = AVG_TAU_S;
-    ac.window_coefficients = ss->window_coef; /* a short file's zero-padded one included */
+    ac.window_coefficients = in->window_coef; /* a short file's zero-padded one included */
     if (spectro_average_create(&fc, &ac, out, &e) != SPECTRO_OK)
         return sp_fail(ei, e.code == SPECTRO_ENOMEM ? SP_ENOMEM : SP_EINVAL, "the running average: %s", e.message);
     return SP_OK;
 }
 
-int view_avg_open(view_avg *a, const sink_stream *ss, sp_errinfo *ei)
+int view_avg_open(view_avg *a, const spectro_stream_info *in, sp_errinfo *ei)
 {
     int err;
     memset(a, 0, sizeof *a);
-    a->channels = ss->channels;
-    a->rate = ss->rate;
-    a->source_channels = ss->source_channels;
-    a->channel = ss->channel;
-    a->bins = ss->bins;
-    a->n = ss->n;
-    a->hop = ss->hop;
-    snprintf(a->channel_name, sizeof a->channel_name, "%s", ss->channel_name ? ss->channel_name : "");
-    snprintf(a->source, sizeof a->source, "%s", ss->source);
-    snprintf(a->decoder, sizeof a->decoder, "%s", ss->decoder ? ss->decoder : "");
-    a->start_s = ss->start_s;
-    a->time_first_s = ss->time_first_s;
-    a->time_step_s = ss->time_step_s;
-    a->bin_hz = ss->bin_hz;
+    a->channels = in->frames.channels;
+    a->rate = in->frames.sample_rate;
+    a->source_channels = in->source_channels;
+    a->channel = in->channel;
+    a->bins = in->frames.bins;
+    a->n = in->frames.fft_size;
+    a->hop = in->frames.hop;
+    snprintf(a->channel_name, sizeof a->channel_name, "%s", in->channel_name ? in->channel_name : "");
+    snprintf(a->source, sizeof a->source, "%s", in->frames.source);
+    snprintf(a->decoder, sizeof a->decoder, "%s", in->decoder ? in->decoder : "");
+    a->start_s = in->start_s;
+    a->time_first_s = in->frames.time_first_s;
+    a->time_step_s = in->frames.time_step_s;
+    a->bin_hz = in->bin_hz;
     a->on = 1;
-    if (ss->xform) /* a transform's rows: the panel is off (view_xform.c) */
+    if (in->frames.transform) /* a transform's rows: the panel is off (view_xform.c) */
         return SP_OK;
-    err = view_avg_create(ss,
+    err = view_avg_create(in,
                           SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN) | SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_EXPONENTIAL),
                           &a->avg, ei);
     if (err != SP_OK) {

@@ -96,18 +96,18 @@ static int pitch_start(view_sig *s, uint64_t first, sp_errinfo *pei)
     return 1;
 }
 
-int view_sig_open(view_sig *s, pthread_mutex_t *mu, const sink_stream *ss, int want_meters, int want_pitch,
+int view_sig_open(view_sig *s, pthread_mutex_t *mu, const spectro_stream_info *in, int want_meters, int want_pitch,
                   sp_errinfo *ei)
 {
     int err;
     memset(s, 0, sizeof *s);
     s->mu = mu;
-    s->rate = ss->rate;
-    s->channels = ss->source_channels > 0 ? ss->source_channels : 1;
-    s->live = ss->live;
-    s->n = ss->n;
-    s->hop = ss->hop;
-    s->start_s = ss->start_s;
+    s->rate = in->frames.sample_rate;
+    s->channels = in->source_channels > 0 ? in->source_channels : 1;
+    s->live = in->frames.live;
+    s->n = in->frames.fft_size;
+    s->hop = in->frames.hop;
+    s->start_s = in->start_s;
     s->want_meters = want_meters;
     s->want_pitch = want_pitch;
     if (want_meters && (err = meters_start(s, 0, ei)) != SP_OK)

@@ -33,14 +33,12 @@ static int job_open(void *user, const spectro_stream_info *in, spectro_stream_wa
 {
     sel_job *j = user;
     const spectro_frames_info *f = &in->frames;
-    sink_stream ss;
     sp_errinfo ei = {{0}};
     if (f->fft_size != j->n || f->bins != j->bins || f->channels != j->channels) {
         snprintf(e->message, sizeof e->message, "the input reads differently from its analysis");
         return e->code = SPECTRO_EINVAL;
     }
-    view_stream_from(in, &ss);
-    if (view_avg_create(&ss, SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN), &j->acc, &ei) != SP_OK) {
+    if (view_avg_create(in, SPECTRO_AVERAGE_BIT(SPECTRO_AVERAGE_MEAN), &j->acc, &ei) != SP_OK) {
         snprintf(e->message, sizeof e->message, "%s", ei.msg);
         return e->code = SPECTRO_ENOMEM;
     }

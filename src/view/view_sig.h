@@ -95,7 +95,7 @@ typedef struct {
 
 /* The analysis thread's (view_worker.c): a new stream's state made apart (then swapped in
  * under the lock), the samples, the end. */
-int view_sig_open(view_sig *s, pthread_mutex_t *mu, const sink_stream *ss, int want_meters, int want_pitch,
+int view_sig_open(view_sig *s, pthread_mutex_t *mu, const spectro_stream_info *in, int want_meters, int want_pitch,
                   sp_errinfo *ei);
 int view_sig_samples(view_sig *s, uint64_t first, size_t nframes, const float *x, sp_errinfo *ei);
 /* Frees what open made (the lock stays); NULL parts are fine. */

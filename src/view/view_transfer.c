@@ -44,24 +44,26 @@ void view_xfer_free(view *v)
 
 /* ---- the feed: the analysis thread ---- */
 
-int view_xfer_open(view_xfer_feed *xf, const sink_stream *ss, sp_errinfo *ei)
+int view_xfer_open(view_xfer_feed *xf, const spectro_stream_info *in, sp_errinfo *ei)
 {
     spectro_transfer *tf;
     spectro_error e = {0, {0}};
+    sink_stream ss;
     int err;
-    if ((err = sink_transfer_check(&xf->m, ss, ei)) != SP_OK)
+    view_stream_from(in, &ss); /* the engine's check of the channels asked for */
+    if ((err = sink_transfer_check(&xf->m, &ss, ei)) != SP_OK)
         return err;
-    if (spectro_transfer_create_size(ss->rate, ss->n, &tf, &e) != SPECTRO_OK)
+    if (spectro_transfer_create_size(in->frames.sample_rate, in->frames.fft_size, &tf, &e) != SPECTRO_OK)
         return sp_fail(ei, e.code, "%s", e.message); /* the codes are the engine's (spectro.h) */
     pthread_mutex_lock(&xf->mu);
     spectro_transfer_destroy(xf->tf);
     xf->tf = tf;
     xf->ref = xf->m.reference ? 0 : xf->m.transfer_ref;
     xf->meas = xf->m.reference ? 1 : xf->m.transfer_meas;
-    xf->rate = ss->rate;
-    xf->n = ss->n;
-    xf->bins = ss->bins;
-    xf->aligned_s = ss->aligned_s;
+    xf->rate = in->frames.sample_rate;
+    xf->n = in->frames.fft_size;
+    xf->bins = in->frames.bins;
+    xf->aligned_s = in->aligned_s;
     xf->held_frames = 0;
     xf->gen++;
     pthread_mutex_unlock(&xf->mu);

@@ -69,7 +69,7 @@ static int failed(int err, const sp_errinfo *ei, spectro_error *e)
 }
 
 /* Open: what the window needs of the stream, and the store for its spectra. */
-static int open_store(shared *sh, const sink_stream *ss, spectro_stream_wants *wants, sp_errinfo *ei)
+static int open_store(shared *sh, const spectro_stream_info *in, spectro_stream_wants *wants, sp_errinfo *ei)
 {
     view_store *st = NULL;
     view_stream info;
@@ -78,21 +78,21 @@ static int open_store(shared *sh, const sink_stream *ss, spectro_stream_wants *w
     int err, need_frames, want_m, want_p;
     uint64_t fpc = 1;
     memset(&info, 0, sizeof info);
-    snprintf(info.name, sizeof info.name, "%s", ss->source);
-    snprintf(info.window, sizeof info.window, "%s", ss->window);
-    snprintf(info.backend, sizeof info.backend, "%s", ss->backend);
-    info.rate = ss->rate;
-    info.channels = ss->channels;
-    info.n = ss->n;
-    info.hop = ss->hop;
-    info.bins = ss->n / 2 + 1;
-    info.source_frames = ss->source_frames;
-    info.time_first_s = ss->time_first_s;
-    info.live = ss->live;
-    if ((err = view_xform_open(sh, ss, &info, ei)) != SP_OK) /* a transform's columns */
+    snprintf(info.name, sizeof info.name, "%s", in->frames.source);
+    snprintf(info.window, sizeof info.window, "%s", in->window);
+    snprintf(info.backend, sizeof info.backend, "%s", in->backend);
+    info.rate = in->frames.sample_rate;
+    info.channels = in->frames.channels;
+    info.n = in->frames.fft_size;
+    info.hop = in->frames.hop;
+    info.bins = in->frames.fft_size / 2 + 1;
+    info.source_frames = in->source_frames;
+    info.time_first_s = in->frames.time_first_s;
+    info.live = in->frames.live;
+    if ((err = view_xform_open(sh, in, &info, ei)) != SP_OK) /* a transform's columns */
         return err;
     /* --transfer: the frames' transforms to its average instead (view_transfer.c) */
-    if (sh->xf.on && (err = view_xfer_open(&sh->xf, ss, ei)) != SP_OK)
+    if (sh->xf.on && (err = view_xfer_open(&sh->xf, in, ei)) != SP_OK)
         return err;
     wants->spectra = !sh->xf.on;
     wants->complex = sh->xf.on;
@@ -104,19 +104,19 @@ static int open_store(shared *sh, const sink_stream *ss, spectro_stream_wants *w
     need_frames = sh->need_frames;
     pthread_mutex_unlock(&sh->mu);
     /* level 0's step from the frames to come, so that it holds from the first frame on */
-    if (!info.live && ss->frames_expected > 0)
-        fpc = view_store_expect(st, (uint64_t)ss->frames_expected);
+    if (!info.live && in->frames_expected > 0)
+        fpc = view_store_expect(st, (uint64_t)in->frames_expected);
     wants->maxima_span = fpc > 1 && !need_frames && !sh->xf.on ? fpc : 0;
     wants->samples = 1; /* the meters, pitch, waveform and scope (view_sig.h) */
     pthread_mutex_lock(&sh->sig_mu);
     want_m = sh->sig.want_meters;
     want_p = sh->sig.want_pitch;
     pthread_mutex_unlock(&sh->sig_mu);
-    if ((err = view_sig_open(&sig, &sh->sig_mu, ss, want_m, want_p, ei)) != SP_OK) {
+    if ((err = view_sig_open(&sig, &sh->sig_mu, in, want_m, want_p, ei)) != SP_OK) {
         view_store_destroy(st);
         return err;
     }
-    if ((err = view_avg_open(&avg, ss, ei)) != SP_OK) {
+    if ((err = view_avg_open(&avg, in, ei)) != SP_OK) {
         view_sig_clear(&sig);
         view_store_destroy(st);
         return err;
@@ -144,10 +144,8 @@ static int open_store(shared *sh, const sink_stream *ss, spectro_stream_wants *w
 
 static int on_start(void *user, const spectro_stream_info *in, spectro_stream_wants *wants, spectro_error *e)
 {
-    sink_stream ss;
     sp_errinfo ei = {{0}};
-    view_stream_from(in, &ss);
-    return failed(open_store(user, &ss, wants, &ei), &ei, e);
+    return failed(open_store(user, in, wants, &ei), &ei, e);
 }
 
 /* Frames first .. first+nframes-1 of `channel` are in the store: the counters, and the

@@ -111,7 +111,7 @@ int view_xform_refuses(view *v, SDL_Keycode sym)
 
 /* ---- the analysis thread's side (the view's sink) ------------------------------------------ */
 
-int view_xform_open(shared *sh, const sink_stream *ss, view_stream *info, sp_errinfo *ei)
+int view_xform_open(shared *sh, const spectro_stream_info *in, view_stream *info, sp_errinfo *ei)
 {
     view_xf_run *xr = &sh->xr;
     spectro_error e = {0, {0}};
@@ -119,27 +119,27 @@ int view_xform_open(shared *sh, const sink_stream *ss, view_stream *info, sp_err
     memset(xr, 0, sizeof *xr);
     info->xform = XFORM_NONE;
     info->cols = 0;
-    if (!ss->xform)
+    if (!in->frames.transform)
         return SP_OK;
-    if (strcmp(ss->xform, "reassign") == 0) { /* a linear spectrogram of the points */
-        size_t reach = (ss->n / 2 + ss->hop - 1) / ss->hop + 1;
+    if (strcmp(in->frames.transform, "reassign") == 0) { /* a linear spectrogram of the points */
+        size_t reach = (in->frames.fft_size / 2 + in->frames.hop - 1) / in->frames.hop + 1;
         info->xform = XFORM_REASSIGN;
-        info->bins = ss->n / 2 + 1;
+        info->bins = in->frames.fft_size / 2 + 1;
         xr->kind = XFORM_REASSIGN;
         xr->bins = info->bins;
-        if (spectro_reassign_grid_create(ss->channels, info->bins, ss->bin_hz, ss->time_first_s, ss->time_step_s,
+        if (spectro_reassign_grid_create(in->frames.channels, info->bins, in->bin_hz, in->frames.time_first_s, in->frames.time_step_s,
                                          reach, &xr->grid, &e) != SPECTRO_OK)
             return sp_fail(ei, e.code, "%s", e.message); /* the codes are the engine's (spectro.h) */
         return SP_OK;
     }
-    if (!ss->col_hz || ss->bins > VIEW_XFORM_MAX_COLS || ss->depth > 1)
-        return sp_fail(ei, SP_EINVAL, "the window shows no %s", ss->xform);
-    info->xform = strcmp(ss->xform, "mel") == 0 ? XFORM_MEL : strcmp(ss->xform, "cqt") == 0 ? XFORM_CQT
-                                                     : strcmp(ss->xform, "chroma") == 0 ? XFORM_CHROMA : XFORM_MFCC;
+    if (!in->frames.freqs_hz || in->frames.bins > VIEW_XFORM_MAX_COLS || in->frames.depth > 1)
+        return sp_fail(ei, SP_EINVAL, "the window shows no %s", in->frames.transform);
+    info->xform = strcmp(in->frames.transform, "mel") == 0 ? XFORM_MEL : strcmp(in->frames.transform, "cqt") == 0 ? XFORM_CQT
+                                                     : strcmp(in->frames.transform, "chroma") == 0 ? XFORM_CHROMA : XFORM_MFCC;
     if (info->xform == XFORM_MFCC)
-        return sp_fail(ei, SP_EINVAL, "the window shows no %s", ss->xform);
-    info->bins = info->cols = ss->bins;
-    memcpy(info->col_hz, ss->col_hz, ss->bins * sizeof *info->col_hz);
+        return sp_fail(ei, SP_EINVAL, "the window shows no %s", in->frames.transform);
+    info->bins = info->cols = in->frames.bins;
+    memcpy(info->col_hz, in->frames.freqs_hz, in->frames.bins * sizeof *info->col_hz);
     xr->kind = info->xform;
     xr->bins = info->bins;
     return SP_OK;
