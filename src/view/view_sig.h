@@ -1,9 +1,9 @@
-/* view_sig: what the window takes of the samples themselves (sink.h's samples call), for
+/* view_sig: what the window takes of the samples themselves (the job stream's samples), for
  * the level meters (view_meter.c), the pitch trace (view_pitch.c), the waveform strip
  * (view_wave.c) and the oscilloscope (view_scope.c); the formulas are docs/measurements.md's
  * "Level meters" and "Pitch".
  *
- *   analysis thread (the view's sink)           window thread
+ *   analysis thread (view_worker.c)             window thread
  *   samples -> meters: one BS.1770 meter a      the keys v f r o toggle them; the meters and
  *              channel, levels per 100 ms       the pitch are computed only while wanted
  *              step (spectro_loudness)          (a file's are then analysed again from its
@@ -21,7 +21,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sink.h"
 #include "spectro.h"
 
 #define SIG_METER_CH 8           /* channels metered: the first ones */
