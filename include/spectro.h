@@ -704,6 +704,36 @@ SPECTRO_API double spectro_loudness_short_term(const spectro_loudness *m, uint64
 SPECTRO_API int spectro_loudness_get_result(const spectro_loudness *m, spectro_loudness_result *out,
                                         spectro_error *err);
 
+/* A level meter's figures (API version 6): what the window's meters draw besides the
+ * loudness (docs/measurements.md "Level meters"). Step k of a meter covers each channel's
+ * samples floor(k * sample_rate / 10) .. floor((k + 1) * sample_rate / 10) - 1, counted from
+ * the first sample added. A meter sums its channels (as the loudness does): for each
+ * channel's own levels make one meter a channel (weights {1.0}). */
+#define SPECTRO_LOUDNESS_STEPS_PER_S 10 /* 100 ms steps (API version 6) */
+
+/* One step's levels, linear (20 log10 of a peak, 10 log10 of mean_square: dBFS). The caller
+ * sets `size` to sizeof(spectro_loudness_levels). (API version 6) */
+typedef struct spectro_loudness_levels {
+    size_t size;
+    double sample_peak;     /* the largest |x| of the step's samples, every channel */
+    double true_peak;       /* the largest 4x oversampled |x| (BS.1770-4 Annex 2), at least
+                             * sample_peak */
+    double mean_square;     /* the mean of x^2 (not K-weighted) over the step's samples, the
+                             * channels' means summed with their weights */
+} spectro_loudness_levels;
+
+/* Keeps every step's levels from now on, at 16 bytes a step more (an hour: 576 kB); the true
+ * peak is then searched in every step, not only where it may raise the whole input's (the
+ * cost of the Annex 2 filter on all samples). Before the first spectro_loudness_add:
+ * SPECTRO_EINVAL once samples were added; SPECTRO_ENOMEM. (API version 6) */
+SPECTRO_API int spectro_loudness_keep_levels(spectro_loudness *m, spectro_error *err);
+/* Step `step`'s levels (0-based, complete steps: below spectro_loudness_steps) into out
+ * (out->size set by the caller). SPECTRO_EINVAL for a step out of range, levels not kept, or
+ * out NULL or its size under this struct's first version; out is then left as it was.
+ * Allocates nothing: cheap enough for every step of every redraw. (API version 6) */
+SPECTRO_API int spectro_loudness_get_levels(const spectro_loudness *m, uint64_t step, spectro_loudness_levels *out,
+                                            spectro_error *err);
+
 /* ---- transforms (added in API version 3) ---------------------------------------------------------
  * Mel, MFCC, chroma, constant-Q and reassigned spectrograms (the program's --mel, --mfcc,
  * --chroma, --cqt, --reassign; docs/transforms.md), made for an analyzer's rate, fft_size and
@@ -793,6 +823,30 @@ SPECTRO_API int spectro_reassign_grid_flush(spectro_reassign_grid *g, spectro_re
 SPECTRO_API int spectro_pitch(const float *samples, size_t count, int channels, int sample_rate, size_t fft_size,
                               size_t hop, double fmin, double fmax, double *f0, double *confidence,
                               size_t out_frames, size_t *frames, spectro_error *err);
+
+/* A pitch tracker (API version 6): spectro_pitch's YIN one frame at a time, for a stream
+ * (the window's pitch trace): the caller frames the samples (fft_size mono samples a frame,
+ * e.g. the channels' mean every hop) and gets each frame's f0, the very numbers spectro_pitch
+ * gives for the same frame. The tracker keeps its FFT plan and buffers: an estimate allocates
+ * nothing. */
+typedef struct spectro_pitch_tracker spectro_pitch_tracker;
+
+/* A tracker for frames of fft_size samples at sample_rate Hz, f0 searched in fmin .. fmax Hz
+ * (<= 0: 50 and 2000; fmax is cut to the Nyquist frequency). SPECTRO_EINVAL naming
+ * sample_rate (>= 1), fmin/fmax (fmin below fmax) or fft_size (16 .. 4194304, and it must
+ * hold two periods of fmin: "pitch: fmin 50 Hz at 48000 Hz needs fft_size 2048 or more");
+ * SPECTRO_ENOMEM. *out is the caller's (spectro_pitch_tracker_destroy). Any thread.
+ * (API version 6) */
+SPECTRO_API int spectro_pitch_tracker_create(int sample_rate, size_t fft_size, double fmin, double fmax,
+                                             spectro_pitch_tracker **out, spectro_error *err);
+SPECTRO_API void spectro_pitch_tracker_destroy(spectro_pitch_tracker *t); /* NULL is a no-op (API version 6) */
+
+/* The fundamental of one frame (fft_size samples; NaN and infinities count as 0): *f0 in Hz,
+ * 0 when unvoiced (or silent: below -100 dBFS), *confidence 0 .. 1 (1 - YIN's normalised
+ * difference at the period). SPECTRO_EINVAL when an argument is NULL. One thread at a time
+ * on a tracker. (API version 6) */
+SPECTRO_API int spectro_pitch_tracker_estimate(spectro_pitch_tracker *t, const float *frame, double *f0,
+                                               double *confidence, spectro_error *err);
 
 /* ---- jobs: the program's run as a call (API version 4) ------------------------------------- */
 

@@ -5,6 +5,7 @@
  *   analyzer.c  Analyzer: spectro_analyzer, whole arrays, streams and the reductions; Bands;
  *               Transform (spectro_transform)
  *   loudness.c  loudness(): spectro_loudness over one buffer
+ *   pitch.c     PitchTracker: spectro_pitch_tracker, YIN a frame at a time
  *   job.c       run(): spectro_job, the program's run (settings, inputs, outputs)
  *
  * The Python glue (python/spectro/__init__.py) checks dtypes and shapes and allocates the
@@ -44,6 +45,7 @@ extern PyTypeObject ext_source_type;
 extern PyTypeObject ext_analyzer_type;
 extern PyTypeObject ext_bands_type;
 extern PyTypeObject ext_transform_type;
+extern PyTypeObject ext_pitch_type;
 
 /* The DLPack import: the device pointer, element count, device type and id of a capsule
  * from __dlpack__() holding a C-contiguous float32 array (module.c). */

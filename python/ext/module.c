@@ -216,7 +216,8 @@ PyMODINIT_FUNC PyInit__spectro(void)
 {
     PyObject *m;
     if (PyType_Ready(&ext_source_type) < 0 || PyType_Ready(&ext_analyzer_type) < 0 ||
-        PyType_Ready(&ext_bands_type) < 0 || PyType_Ready(&ext_transform_type) < 0)
+        PyType_Ready(&ext_bands_type) < 0 || PyType_Ready(&ext_transform_type) < 0 ||
+        PyType_Ready(&ext_pitch_type) < 0)
         return NULL;
     if (!(m = PyModule_Create(&module)))
         return NULL;
@@ -224,10 +225,12 @@ PyMODINIT_FUNC PyInit__spectro(void)
     Py_INCREF(&ext_analyzer_type);
     Py_INCREF(&ext_bands_type);
     Py_INCREF(&ext_transform_type);
+    Py_INCREF(&ext_pitch_type);
     if (PyModule_AddObject(m, "Source", (PyObject *)&ext_source_type) < 0 ||
         PyModule_AddObject(m, "Analyzer", (PyObject *)&ext_analyzer_type) < 0 ||
         PyModule_AddObject(m, "Bands", (PyObject *)&ext_bands_type) < 0 ||
         PyModule_AddObject(m, "Transform", (PyObject *)&ext_transform_type) < 0 ||
+        PyModule_AddObject(m, "PitchTracker", (PyObject *)&ext_pitch_type) < 0 ||
         PyModule_AddIntConstant(m, "CHANNEL_MIX", SPECTRO_CHANNEL_MIX) < 0 ||
         PyModule_AddIntConstant(m, "CHANNEL_ALL", SPECTRO_CHANNEL_ALL) < 0 ||
         PyModule_AddIntConstant(m, "EUNSUPPORTED", SPECTRO_EUNSUPPORTED) < 0) {

@@ -26,6 +26,7 @@ from . import _gpu
 
 __all__ = ["load", "spectrogram", "stft", "peaks", "average", "tone", "bands", "loudness", "mel", "mfcc", "chroma",
            "cqt", "reassigned", "transform_frequencies", "Analyzer", "Stream", "run", "RunResult", "pitch", "Pitch",
+           "PitchTracker",
            "bandwidth",
            "Peaks", "BandLevels", "frame_count", "windows", "backends", "__version__"]
 
@@ -549,6 +550,26 @@ def pitch(y, *, sr, fmin=50.0, fmax=2000.0, n_fft=4096, hop_length=None):
     got = _spectro.pitch(interleave(x), x.shape[0], rate, n, hop, float(fmin), float(fmax), f0, conf)
     times = ((np.arange(got, dtype=np.float64) * (hop or n // 4)) + n / 2.0) / rate
     return Pitch(times, f0[:got], conf[:got])
+
+
+class PitchTracker:
+    """The pitch of a stream, one frame at a time (the C API's spectro_pitch_tracker): YIN as
+    spectro.pitch, kept with its FFT plan between calls. ``estimate(frame)`` takes n_fft mono
+    samples (you frame them: e.g. the channels' mean every hop) and returns (f0_hz,
+    confidence): f0 0.0 where unvoiced, the numbers spectro.pitch gives for the same frame.
+    ValueError for a range n_fft cannot hold (two periods of fmin) or a frame of another
+    length. Calls on one tracker are serialised; the GIL is released while it works."""
+
+    def __init__(self, *, sr, n_fft=4096, fmin=50.0, fmax=2000.0):
+        self.sr = _positive_int(sr, "sr")
+        self.n_fft = _positive_int(n_fft, "n_fft")
+        self._t = _spectro.PitchTracker(self.sr, self.n_fft, float(fmin), float(fmax))
+
+    def estimate(self, frame):
+        x = np.ascontiguousarray(frame, dtype=np.float32)
+        if x.ndim != 1:
+            raise ValueError("frame: a 1-D array of n_fft samples, not shape %s" % (x.shape,))
+        return self._t.estimate(x)
 
 
 def bandwidth(y, *, sr, n_fft=4096, hop_length=None, window="hann", channel="mix", backend="auto"):

@@ -1,4 +1,5 @@
-/* spectro_loudness: the engine's loudness meter (src/sink/loudness.h) under the API's names. */
+/* spectro_loudness: the engine's loudness meter (src/sink/loudness.h) under the API's names,
+ * with its per-step levels (the window's level meters, API version 6). */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 struct spectro_loudness {
     loudness_meter *m;
     int rate;
+    int added;              /* samples were added (keep_levels comes too late) */
+    int keep;               /* the step levels are kept (API version 6) */
 };
 
 int spectro_loudness_create(int sample_rate, int channels, const double *weights, spectro_loudness **out,
@@ -58,6 +61,7 @@ int spectro_loudness_add(spectro_loudness *m, const float *samples, size_t frame
         return api_fail(err, SPECTRO_EINVAL, "samples is NULL");
     if ((rc = loudness_meter_add(m->m, samples, frames, &ei)) != SP_OK)
         return api_from_engine(err, rc, &ei);
+    m->added |= frames > 0;
     return SPECTRO_OK;
 }
 
@@ -102,6 +106,52 @@ int spectro_loudness_get_result(const spectro_loudness *m, spectro_loudness_resu
     full.sample_peak_dbfs = r.sample_peak_dbfs;
     full.frames = r.frames;
     full.steps = r.steps;
+    memcpy(out, &full, full.size);
+    return SPECTRO_OK;
+}
+
+/* ---- the level meter's figures (API version 6) ---- */
+
+#define LOUDNESS_LEVELS_V6 (offsetof(spectro_loudness_levels, mean_square) + sizeof(double))
+
+int spectro_loudness_keep_levels(spectro_loudness *m, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    int rc;
+    if (!m)
+        return api_fail(err, SPECTRO_EINVAL, "the loudness meter is NULL");
+    if (m->added)
+        return api_fail(err, SPECTRO_EINVAL, "keep_levels: samples were added already (ask before the first add)");
+    if ((rc = loudness_meter_keep_levels(m->m, &ei)) != SP_OK)
+        return api_from_engine(err, rc, &ei);
+    m->keep = 1;
+    return SPECTRO_OK;
+}
+
+int spectro_loudness_get_levels(const spectro_loudness *m, uint64_t step, spectro_loudness_levels *out,
+                                spectro_error *err)
+{
+    spectro_loudness_levels full;
+    loudness_step_levels lv;
+    uint64_t steps;
+    int rc;
+    if (!m || !out)
+        return api_fail(err, SPECTRO_EINVAL, "%s is NULL", m ? "out" : "the loudness meter");
+    if ((rc = api_check_size(out->size, LOUDNESS_LEVELS_V6, "spectro_loudness_levels", err)) != SPECTRO_OK)
+        return rc;
+    if (!m->keep)
+        return api_fail(err, SPECTRO_EINVAL, "levels: not kept (spectro_loudness_keep_levels before adding)");
+    steps = loudness_meter_steps(m->m);
+    if (step >= steps)
+        return api_fail(err, SPECTRO_EINVAL, "step %llu: out of range (%llu complete steps)", (unsigned long long)step,
+                        (unsigned long long)steps);
+    /* in range and kept: the engine cannot refuse (no message made on this path) */
+    if ((rc = loudness_meter_step_levels(m->m, (size_t)step, &lv, NULL)) != SP_OK)
+        return api_fail(err, rc, "step %llu: no levels", (unsigned long long)step);
+    full.size = out->size < sizeof full ? out->size : sizeof full;
+    full.sample_peak = lv.sample_peak;
+    full.true_peak = lv.true_peak;
+    full.mean_square = lv.mean_square;
     memcpy(out, &full, full.size);
     return SPECTRO_OK;
 }

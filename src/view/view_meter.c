@@ -2,9 +2,10 @@
  * the signal views, the instrument column beside the picture and its level meters
  * (docs/measurements.md "Level meters"): per channel the peak, RMS and true peak of the
  * last 400 ms, the momentary (400 ms) and short-term (3 s) loudness of BS.1770-4 by the
- * loudness engine (loudness.h, one single-channel meter a channel) and the peak hold (the
- * highest peak of the last 3 s). Live they read the newest 100 ms step; a file's read the
- * step under the playhead, else the cursor, else the end of the view. */
+ * library's meter (spectro.h's spectro_loudness with its step levels, one single-channel
+ * meter a channel) and the peak hold (the highest peak of the last 3 s). Live they read the
+ * newest 100 ms step; a file's read the step under the playhead, else the cursor, else the
+ * end of the view. */
 #include "view_internal.h"
 
 #include <math.h>
@@ -22,13 +23,20 @@ static const rgb8 COL_METER_HOT = {0xff, 0x4d, 0x4d}; /* the peak above -1 dBFS 
 
 /* ---- the analysis thread's side ---- */
 
+/* A library call's failure as the window's: spectro.h's codes are err.h's. */
+_Static_assert(SPECTRO_ENOMEM == SP_ENOMEM && SPECTRO_EINVAL == SP_EINVAL, "spectro.h's codes are err.h's");
+static int api_failed(sp_errinfo *ei, const spectro_error *e)
+{
+    return sp_fail(ei, e->code, "%s", e->message[0] ? e->message : spectro_strerror(e->code));
+}
+
 void view_sig_clear(view_sig *s)
 {
     for (int c = 0; c < SIG_METER_CH; c++) {
-        loudness_meter_destroy(s->lm[c]);
+        spectro_loudness_destroy(s->lm[c]);
         s->lm[c] = NULL;
     }
-    pitch_yin_destroy(s->yin);
+    spectro_pitch_tracker_destroy(s->yin);
     free(s->deint);
     free(s->mono);
     free(s->f0);
@@ -46,22 +54,23 @@ void view_sig_clear(view_sig *s)
 static void meters_stop(view_sig *s)
 {
     for (int c = 0; c < s->nlm; c++) {
-        loudness_meter_destroy(s->lm[c]);
+        spectro_loudness_destroy(s->lm[c]);
         s->lm[c] = NULL;
     }
     s->nlm = 0;
     s->meters_from_start = 0;
 }
 
-/* The meters from sample `first` on (SP_OK and none for a rate the engine cannot weigh). */
+/* The meters from sample `first` on (SP_OK and none for a rate the meter cannot weigh). */
 static int meters_start(view_sig *s, uint64_t first, sp_errinfo *ei)
 {
     int n = s->channels < SIG_METER_CH ? s->channels : SIG_METER_CH, err;
     double one = 1.0;
+    spectro_error e = {0, ""};
     for (int c = 0; c < n; c++) {
-        if ((err = loudness_meter_create(s->rate, 1, &one, &s->lm[c], ei)) != SP_OK ||
-            (err = loudness_meter_keep_levels(s->lm[c], ei)) != SP_OK)
-            return err == SP_EINVAL ? SP_OK : err;
+        if ((err = spectro_loudness_create(s->rate, 1, &one, &s->lm[c], &e)) != SPECTRO_OK ||
+            (err = spectro_loudness_keep_levels(s->lm[c], &e)) != SPECTRO_OK)
+            return err == SPECTRO_EINVAL ? SP_OK : api_failed(ei, &e);
     }
     s->nlm = n;
     s->meter_first = first;
@@ -71,10 +80,13 @@ static int meters_start(view_sig *s, uint64_t first, sp_errinfo *ei)
 /* The pitch's estimator from sample `first` on; 0 when it cannot be made (*pei says why). */
 static int pitch_start(view_sig *s, uint64_t first, sp_errinfo *pei)
 {
-    if (pitch_yin_create(s->rate, s->n, 0.0, 0.0, &s->yin, pei) != SP_OK)
+    spectro_error e = {0, ""};
+    if (spectro_pitch_tracker_create(s->rate, s->n, 0.0, 0.0, &s->yin, &e) != SPECTRO_OK) {
+        api_failed(pei, &e);
         return 0;
+    }
     if (!(s->mono = malloc(2 * s->n * sizeof *s->mono))) {
-        pitch_yin_destroy(s->yin);
+        spectro_pitch_tracker_destroy(s->yin);
         s->yin = NULL;
         return 0;
     }
@@ -122,7 +134,7 @@ fail:
 /* The meters' share of a block: each channel's samples apart, into its meter. */
 static int meters_add(view_sig *s, const float *x, size_t nframes, sp_errinfo *ei)
 {
-    int err;
+    spectro_error e = {0, ""};
     if (nframes > s->deint_cap) {
         float *d = realloc(s->deint, nframes * sizeof *d);
         if (!d)
@@ -133,8 +145,8 @@ static int meters_add(view_sig *s, const float *x, size_t nframes, sp_errinfo *e
     for (int c = 0; c < s->nlm; c++) {
         for (size_t i = 0; i < nframes; i++)
             s->deint[i] = x[i * (size_t)s->channels + (size_t)c];
-        if ((err = loudness_meter_add(s->lm[c], s->deint, nframes, ei)) != SP_OK)
-            return err;
+        if (spectro_loudness_add(s->lm[c], s->deint, nframes, &e) != SPECTRO_OK)
+            return api_failed(ei, &e);
     }
     return SP_OK;
 }
@@ -211,14 +223,14 @@ static double meter_sample(view *v, int *at)
 }
 
 /* Channel c's figures at step k (of its meter) into the ui's slot; under the lock. */
-static void meter_read(view_sig *s, view_sig_ui *u, int c, size_t k)
+static void meter_read(view_sig *s, view_sig_ui *u, int c, uint64_t k)
 {
-    loudness_meter *m = s->lm[c];
-    loudness_step_levels lv;
+    const spectro_loudness *m = s->lm[c];
+    spectro_loudness_levels lv = {sizeof lv, 0.0, 0.0, 0.0};
     double pk = 0.0, tp = 0.0, sq = 0.0, hold = 0.0;
     size_t nsq = 0;
-    for (size_t j = k + 1 > SIG_HOLD_STEPS ? k + 1 - SIG_HOLD_STEPS : 0; j <= k; j++) {
-        if (loudness_meter_step_levels(m, j, &lv, NULL) != SP_OK)
+    for (uint64_t j = k + 1 > SIG_HOLD_STEPS ? k + 1 - SIG_HOLD_STEPS : 0; j <= k; j++) {
+        if (spectro_loudness_get_levels(m, j, &lv, NULL) != SPECTRO_OK)
             continue;
         hold = lv.sample_peak > hold ? lv.sample_peak : hold;
         if (j + METER_MOM_STEPS <= k)
@@ -232,8 +244,8 @@ static void meter_read(view_sig *s, view_sig_ui *u, int c, size_t k)
     u->meter[c].true_peak = db_of(tp);
     u->meter[c].rms = nsq ? 10.0 * log10(sq / (double)nsq) : NAN;
     u->meter[c].hold = db_of(hold);
-    u->meter[c].momentary = loudness_meter_momentary(m, k);
-    u->meter[c].short_term = loudness_meter_short_term(m, k);
+    u->meter[c].momentary = spectro_loudness_momentary(m, k);
+    u->meter[c].short_term = spectro_loudness_short_term(m, k);
 }
 
 /* The meters' figures of this frame into v->sg (nmeter 0: none yet); which sample they
@@ -248,16 +260,19 @@ static int meters_fetch(view *v)
     u->meter_t = NAN;
     pthread_mutex_lock(s->mu);
     if (s->open && s->nlm > 0) {
-        size_t steps = loudness_meter_steps(s->lm[0]), k;
-        double rel = isfinite(at) ? at - (double)s->meter_first : (double)steps * s->rate / 10.0 - 1.0;
+        uint64_t steps = spectro_loudness_steps(s->lm[0]), k;
+        double rel = isfinite(at) ? at - (double)s->meter_first
+                                  : (double)steps * s->rate / (double)SPECTRO_LOUDNESS_STEPS_PER_S - 1.0;
         if (steps > 0 && rel >= 0.0) {
-            k = (size_t)floor(rel * LOUDNESS_STEPS_PER_S / s->rate);
+            k = (uint64_t)floor(rel * SPECTRO_LOUDNESS_STEPS_PER_S / s->rate);
             if (k >= steps)
                 k = steps - 1;
             for (int c = 0; c < s->nlm; c++)
                 meter_read(s, u, c, k);
             u->nmeter = s->nlm;
-            u->meter_t = s->start_s + ((double)s->meter_first + (double)(k + 1) * s->rate / 10.0) / s->rate;
+            u->meter_t = s->start_s + ((double)s->meter_first +
+                                       (double)(k + 1) * s->rate / (double)SPECTRO_LOUDNESS_STEPS_PER_S) /
+                                          s->rate;
         }
     }
     pthread_mutex_unlock(s->mu);

@@ -1,11 +1,12 @@
 /* view_pitch: the pitch trace (the f key): the f0 of every frame of the spectra by the
- * --pitch engine (pitch.h, YIN on the channels' mean, frames of n samples every hop as the
- * spectra's: docs/design.md "Frames"), drawn over the panels at its frequency (the scale
- * and the frequency zoom of the picture; none over a transform's columns), the cursor's
- * read-out naming its note (A4 = 440 Hz). The file view draws it into its whole picture;
- * the live view as an overlay of each frame (view_pitch_draw's live part): its pixels are
- * the picture's ring untouched, so the trace costs O(columns) a frame whatever the picture
- * holds. Live, the newest estimate also heads the instrument column.
+ * --pitch estimator (spectro.h's spectro_pitch_tracker, YIN on the channels' mean, frames
+ * of n samples every hop as the spectra's: docs/design.md "Frames"), drawn over the panels
+ * at its frequency (the scale and the frequency zoom of the picture; none over a
+ * transform's columns), the cursor's read-out naming its note (A4 = 440 Hz). The file view
+ * draws it into its whole picture; the live view as an overlay of each frame
+ * (view_pitch_draw's live part): its pixels are the picture's ring untouched, so the trace
+ * costs O(columns) a frame whatever the picture holds. Live, the newest estimate also heads
+ * the instrument column.
  */
 #include "view_internal.h"
 
@@ -69,7 +70,8 @@ void view_pitch_samples(view_sig *s, uint64_t first, size_t nframes, const float
         s->mono_end++;
         if (s->have >= n && (s->mono_end - n) % s->hop == 0) {
             double f0, conf;
-            pitch_yin_estimate(s->yin, s->mono + s->have - n, &f0, &conf);
+            if (spectro_pitch_tracker_estimate(s->yin, s->mono + s->have - n, &f0, &conf, NULL) != SPECTRO_OK)
+                continue; /* cannot happen: every argument is there */
             pthread_mutex_lock(s->mu);
             pitch_put(s, (s->mono_end - n) / s->hop, f0);
             pthread_mutex_unlock(s->mu);

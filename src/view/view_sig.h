@@ -1,15 +1,16 @@
-/* view_sig: what the window takes of the samples themselves (sink.h's samples call), for
+/* view_sig: what the window takes of the samples themselves (the job stream's samples), for
  * the level meters (view_meter.c), the pitch trace (view_pitch.c), the waveform strip
  * (view_wave.c) and the oscilloscope (view_scope.c); the formulas are docs/measurements.md's
  * "Level meters" and "Pitch".
  *
- *   analysis thread (the view's sink)           window thread
+ *   analysis thread (view_worker.c)             window thread
  *   samples -> meters: one BS.1770 meter a      the keys v f r o toggle them; the meters and
  *              channel, levels per 100 ms       the pitch are computed only while wanted
- *              step (loudness.h)                (a file's are then analysed again from its
- *           -> pitch: YIN per frame (pitch.h)   start: view_restart), the waveform of a file
- *           -> waveform: min/max of blocks      and the scope of a live input always (a
- *           -> scope: the last samples          compare a sample)
+ *              step (spectro_loudness)          (a file's are then analysed again from its
+ *           -> pitch: YIN per frame             start: view_restart), the waveform of a file
+ *              (spectro_pitch_tracker)          and the scope of a live input always (a
+ *           -> waveform: min/max of blocks      compare a sample)
+ *           -> scope: the last samples
  *   all under view_sig.mu, a lock of its own: the spectra's path (shared.mu) never waits
  *   for it. The pitch's FFTs run outside it.
  */
@@ -20,9 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "loudness.h"
-#include "pitch.h"
-#include "sink.h"
+#include "spectro.h"
 
 #define SIG_METER_CH 8           /* channels metered: the first ones */
 #define SIG_WAVE_BLOCK 64        /* samples a waveform block */
@@ -42,13 +41,13 @@ typedef struct {
     int want_meters, want_pitch;
     int meters_from_start, pitch_from_start;
     /* meters: one single-channel BS.1770 meter per channel, levels kept per step */
-    loudness_meter *lm[SIG_METER_CH];
+    spectro_loudness *lm[SIG_METER_CH];
     int nlm;
     uint64_t meter_first;        /* the sample the meters started at */
     float *deint;                /* the analysis thread's: one channel's samples */
     size_t deint_cap;
     /* pitch: f0 of frames pf_first .. pf_first + nf0 - 1 (0 unvoiced, NaN none) */
-    pitch_yin *yin;              /* the analysis thread's, with mono and have */
+    spectro_pitch_tracker *yin;  /* the analysis thread's, with mono and have */
     float *mono;                 /* 2n: `have` mono samples that end at sample mono_end */
     size_t have;
     uint64_t mono_end;

@@ -76,3 +76,30 @@ def test_bandwidth_equals_the_program(cli, tmp_path, cut):
         assert not mine["full_band"] and abs(mine["cutoff_hz"] - cut) < 300
     else:
         assert mine["full_band"] and mine["verdict"] == "full-band"
+
+
+def test_pitch_tracker_equals_pitch():
+    """spectro.PitchTracker frame by frame (spectro_pitch_tracker) gives spectro.pitch's
+    numbers for the same frames, and a 440 Hz tone reads 440 Hz."""
+    n, hop = 2048, 512
+    y = _glide().astype(np.float32)
+    p = spectro.pitch(y, sr=RATE, n_fft=n, hop_length=hop, fmin=60, fmax=1000)
+    t = spectro.PitchTracker(sr=RATE, n_fft=n, fmin=60, fmax=1000)
+    got = [t.estimate(y[f * hop:f * hop + n]) for f in range(len(p.f0_hz))]
+    assert len(got) > 100
+    assert np.array_equal([g[0] for g in got], p.f0_hz)
+    assert np.array_equal([g[1] for g in got], p.confidence)
+    tone = 0.5 * np.sin(2 * np.pi * 440.0 * np.arange(n) / RATE)  # float64 in: converted
+    f0, conf = t.estimate(tone)
+    assert abs(f0 - 440.0) < 0.5 and conf > 0.95
+    assert t.estimate(np.zeros(n, dtype=np.float32))[0] == 0.0
+
+
+def test_pitch_tracker_refused():
+    with pytest.raises(ValueError, match="fmin 50 Hz at 48000 Hz needs fft_size 2048"):
+        spectro.PitchTracker(sr=RATE, n_fft=1024)
+    t = spectro.PitchTracker(sr=RATE, n_fft=2048)
+    with pytest.raises(ValueError, match="2048"):
+        t.estimate(np.zeros(100, dtype=np.float32))
+    with pytest.raises(ValueError, match="1-D"):
+        t.estimate(np.zeros((2, 2048), dtype=np.float32))
