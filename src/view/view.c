@@ -32,7 +32,6 @@ int view_run(const struct spectro_job *pub, const analyze_config *cfg, const ana
 
 #include "clock.h"
 #include "view_internal.h"
-#include "window.h"
 
 /* Live pacing without vsync: a frame is due every FRAME_PERIOD (next_frame). It starts
  * as soon as new spectra come in from ALIGN_EARLY_S before that; with none yet, it waits
@@ -283,9 +282,6 @@ static int view_init(view *v, const struct spectro_job *pub, const analyze_confi
     view_xform_init(v);
     view_compare_init(v);
     view_xfer_init(v);
-    for (int i = 0; i < window_count(); i++)
-        if (window_spec_at(i).kind == cfg->window.kind)
-            v->window_idx = i;
     if (!(v->st.lat = malloc(MAX_LAT_SAMPLES * sizeof *v->st.lat)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     return render_find_font(&cfg->render, v->font_path, sizeof v->font_path, ei);

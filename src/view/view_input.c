@@ -8,7 +8,6 @@
 
 #include "colormap.h"
 #include "scale.h"
-#include "window.h"
 
 /* Frequency zoom by `k` (> 1 in) around unit position u of the current map. */
 static void zoom_freq(view *v, double u, double k)
@@ -103,14 +102,23 @@ void view_wheel(view *v, const SDL_MouseWheelEvent *e, int live)
         view_zoom_time(v, view_frame_at_x(v, v->ui.mx), dy > 0 ? 1.25 : 1 / 1.25);
 }
 
-/* The window after the one in use (window.h's table), analysed from the start. */
+/* The window function after the one in use (spectro_window_name's table), analysed from
+ * the start. */
 static int next_window(view *v, int *err, sp_errinfo *ei)
 {
-    char msg[128];
-    v->window_idx = (v->window_idx + 1) % window_count();
+    char msg[128], now[64];
+    int i = 0, n = spectro_window_count();
+    size_t len;
+    pthread_mutex_lock(&v->sh.mu);
+    snprintf(now, sizeof now, "%s", v->sh.info.window); /* "kaiser:8.6": its name's place */
+    pthread_mutex_unlock(&v->sh.mu);
+    len = strcspn(now, ":");
+    while (i < n && !(strlen(spectro_window_name(i)) == len && strncmp(spectro_window_name(i), now, len) == 0))
+        i++;
+    i = i < n ? (i + 1) % n : 0;
     view_worker_stop(&v->w); /* the run of the settings before; the next is derived anew */
-    v->w.cfg.window = window_spec_at(v->window_idx);
-    snprintf(msg, sizeof msg, "window: %s", window_name(v->window_idx));
+    snprintf(v->w.window, sizeof v->w.window, "%s", spectro_window_name(i));
+    snprintf(msg, sizeof msg, "window: %s", v->w.window);
     view_toast(v, msg);
     return (*err = view_restart(v, 0, ei)) != SP_OK;
 }

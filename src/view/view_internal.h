@@ -203,8 +203,9 @@ typedef struct {
 } shared;
 
 typedef struct {
-    analyze_config cfg;   /* the window's settings of the analysis: FFT size, hop, window and
+    analyze_config cfg;   /* the window's settings of the analysis: FFT size, hop and
                            * transform, which the keys change (the rest is the caller's) */
+    char window[64];      /* the window function the `w` key chose ("" the caller's) */
     const spectro_job *pub; /* the caller's job, which the runs are derived from */
     spectro_job *run;     /* the analysis running (view_worker_job), whose stream is the
                            * window's; the thread's until joined */
@@ -518,7 +519,6 @@ typedef struct {
     char font_path[1024];
     int ttf;
     size_t n0, hop0;  /* the FFT size and hop asked for, for `n` */
-    int window_idx;   /* window.h's table: the `w` key's place in it */
     int xf_idx;       /* the `x` key's place in view_xform.c's cycle (0: linear) */
     xform_spec xf_user; /* the transform the command line asked for (its kind NONE: none),
                          * shown first and whenever the x key comes back to its kind */
@@ -575,8 +575,8 @@ typedef struct {
  * transform; with `range`, also its start, end and duration, never realtime, and quiet): a
  * job derived from pub (spectro_job_derive), which says its notes and warnings through
  * pub's message callback from the thread that runs it. *out is the caller's. */
-int view_worker_job(const spectro_job *pub, const analyze_config *c, int range, spectro_job **out,
-                    sp_errinfo *ei);
+int view_worker_job(const spectro_job *pub, const analyze_config *c, const char *window, int range,
+                    spectro_job **out, sp_errinfo *ei);
 /* The engine's description of the stream from the public one (the window's parts read it). */
 void view_stream_from(const spectro_stream_info *in, sink_stream *ss);
 int view_worker_start(worker *w, sp_errinfo *ei);

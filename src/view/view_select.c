@@ -177,7 +177,7 @@ static void job_start(view *v)
         c.end = v->w.cfg.start + v->w.cfg.duration;
         c.duration = 0;
     }
-    if ((j->err = view_worker_job(v->w.pub, &c, 1, &j->run, &j->ei)) != SP_OK)
+    if ((j->err = view_worker_job(v->w.pub, &c, v->w.window, 1, &j->run, &j->ei)) != SP_OK)
         return;
     spectro_job_set_stream(j->run, &JOB_STREAM, j);
     j->channels = m.channels;

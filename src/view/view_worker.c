@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "window.h" /* window_format */
+#include "window.h" /* window_format: the caller's window as the job made it (--tone's) */
 
 static void wake(const shared *sh)
 {
@@ -324,26 +324,29 @@ static int set_xform(spectro_job *j, const xform_spec *x, spectro_error *e)
     return err;
 }
 
-int view_worker_job(const spectro_job *pub, const analyze_config *c, int range, spectro_job **out,
-                    sp_errinfo *ei)
+int view_worker_job(const spectro_job *pub, const analyze_config *c, const char *window, int range,
+                    spectro_job **out, sp_errinfo *ei)
 {
     /* what the window sets itself, the rest of the frames' settings being the caller's: a
      * selection's run also its range, and it says nothing (its input was read once already) */
     static const char *const OWN[] = {"start", "end", "duration", "realtime", "verbose",
-                                      "fft_size", "hop", "window", "mel", "mfcc", "chroma", "cqt", "reassign",
+                                      "fft_size", "hop", "mel", "mfcc", "chroma", "cqt", "reassign",
                                       "tuning", "fmin", "fmax", NULL};
     enum { RANGE_NAMES = 5 };
     spectro_error e = {0, {0}};
     spectro_job *j = NULL;
     char win[64];
     int err = spectro_job_derive(pub, range ? OWN : OWN + RANGE_NAMES, &j, &e);
-    window_format(&c->window, win, sizeof win);
     if (err == SPECTRO_OK)
         err = set_num(j, "fft_size", (double)c->n, &e);
     if (err == SPECTRO_OK)
         err = set_num(j, "hop", (double)c->hop, &e);
+    if (!window || !*window) { /* the caller's, as its job made it (with tone: kaiser:20) */
+        window_format(&c->window, win, sizeof win);
+        window = win;
+    }
     if (err == SPECTRO_OK)
-        err = spectro_job_set(j, "window", win, &e);
+        err = spectro_job_set(j, "window", window, &e);
     if (err == SPECTRO_OK)
         err = set_xform(j, &c->xform, &e);
     if (err == SPECTRO_OK && range && c->start > 0)
@@ -380,7 +383,7 @@ int view_worker_start(worker *w, sp_errinfo *ei)
     sh->gen++;
     pthread_mutex_unlock(&sh->mu);
     atomic_store(&w->stop, 0);
-    if ((err = view_worker_job(w->pub, &w->cfg, 0, &w->run, ei)) != SP_OK)
+    if ((err = view_worker_job(w->pub, &w->cfg, w->window, 0, &w->run, ei)) != SP_OK)
         return err;
     spectro_job_set_stream(w->run, &VIEW_STREAM, sh);
     sh->running = w->run;
