@@ -5,7 +5,7 @@
 # without the tests. The package's Depends come from the libraries the binary links.
 # Install it with   sudo apt install ./build-deb/spectro_*.deb   (and ./build-deb/spectro-cuda_*.deb
 # for the GPU backends, from a machine with NVIDIA's CUDA repository; ./build-deb/spectro-dev_*.deb
-# to build programs against libspectro: spectro.h, spectro.pc)
+# to build programs against libspectro: spectro.h, spectro_job.h, spectro.pc)
 # SPECTRO_JOBS sets the build's parallelism (default: every core).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

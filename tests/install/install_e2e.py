@@ -148,6 +148,7 @@ def library_files(runtime):
                 lib + "/libspectro.so.%s" % cache_value("SPECTRO_SOVERSION")}
     return {lib + "/libspectro.so", lib + "/pkgconfig/spectro.pc",
             cache_value("CMAKE_INSTALL_INCLUDEDIR") + "/spectro.h",
+            cache_value("CMAKE_INSTALL_INCLUDEDIR") + "/spectro_job.h",
             "share/doc/spectro-dev/copyright"}
 
 
