@@ -166,7 +166,8 @@ static float *read_npy(const char *path, size_t *floats)
     return v;
 }
 
-/* A job on SYNTH, channel all, fft 1024 cpu, its dump to out (NULL: none), with the stream. */
+/* A job on SYNTH, channel all, fft 1024 cpu, its dump to out (NULL: none), with the stream
+ * to s (NULL: none). */
 static spectro_job *stream_job(stream *s, const char *out)
 {
     spectro_job *j = NULL;
@@ -178,7 +179,8 @@ static spectro_job *stream_job(stream *s, const char *out)
     if (out)
         CHECK(spectro_job_set(j, "dump", out, &e) == SPECTRO_OK);
     CHECK(spectro_job_add_input(j, SYNTH, &e) == SPECTRO_OK);
-    spectro_job_set_stream(j, &OPS, s);
+    if (s)
+        spectro_job_set_stream(j, &OPS, s);
     return j;
 }
 
@@ -231,14 +233,8 @@ static void test_rows_samples_and_description(void)
  * complex frames only without levels). */
 static float *reference_dump(const char *out, size_t *floats)
 {
-    spectro_job *j = NULL;
+    spectro_job *j = stream_job(NULL, out);
     spectro_error e = {0, ""};
-    CHECK(spectro_job_create(&j, &e) == SPECTRO_OK);
-    CHECK(spectro_job_set(j, "fft_size", "1024", &e) == SPECTRO_OK);
-    CHECK(spectro_job_set(j, "backend", "cpu", &e) == SPECTRO_OK);
-    CHECK(spectro_job_set(j, "channel", "all", &e) == SPECTRO_OK);
-    CHECK(spectro_job_set(j, "dump", out, &e) == SPECTRO_OK);
-    CHECK(spectro_job_add_input(j, SYNTH, &e) == SPECTRO_OK);
     CHECK_MSG(spectro_job_run(j, &e) == SPECTRO_OK, "%s", e.message);
     spectro_job_destroy(j);
     return read_npy(out, floats);

@@ -127,6 +127,18 @@ static void tone_out(const measure_tone *t, uint64_t frames, spectro_tone *out)
     memcpy(out, &full, full.size);
 }
 
+/* A tone analysis' arguments: the config's and the result's sizes, some frames. */
+static int tone_args(const spectro_tone_config *cfg, const spectro_tone *out, uint64_t frames, spectro_error *err)
+{
+    int rc;
+    if ((rc = api_check_size(cfg->size, TONE_CONFIG_V1, "spectro_tone_config", err)) != SPECTRO_OK ||
+        (rc = api_check_size(out->size, TONE_V1, "spectro_tone", err)) != SPECTRO_OK)
+        return rc;
+    if (frames == 0)
+        return api_fail(err, SPECTRO_EINVAL, "frames is 0: a tone analysis needs at least one spectrum");
+    return SPECTRO_OK;
+}
+
 int api_tone(const double *power, size_t n, int rate, const measure_window *mw, const spectro_tone_config *cfg,
              uint64_t frames, spectro_tone *out, spectro_error *err)
 {
@@ -137,11 +149,8 @@ int api_tone(const double *power, size_t n, int rate, const measure_window *mw, 
     int rc;
     if (!cfg)
         cfg = &def;
-    if ((rc = api_check_size(cfg->size, TONE_CONFIG_V1, "spectro_tone_config", err)) != SPECTRO_OK ||
-        (rc = api_check_size(out->size, TONE_V1, "spectro_tone", err)) != SPECTRO_OK)
+    if ((rc = tone_args(cfg, out, frames, err)) != SPECTRO_OK)
         return rc;
-    if (frames == 0)
-        return api_fail(err, SPECTRO_EINVAL, "frames is 0: a tone analysis needs at least one spectrum");
     if (!(cfg->fundamental_hz >= 0))
         return api_fail(err, SPECTRO_EINVAL, "fundamental_hz %g: must be 0 (the strongest) or more",
                         cfg->fundamental_hz);
@@ -166,11 +175,8 @@ int spectro_analyzer_tone(spectro_analyzer *a, const float *db, size_t frames, c
         return rc;
     if (!cfg)
         cfg = &def;
-    if ((rc = api_check_size(cfg->size, TONE_CONFIG_V1, "spectro_tone_config", err)) != SPECTRO_OK ||
-        (rc = api_check_size(out->size, TONE_V1, "spectro_tone", err)) != SPECTRO_OK)
+    if ((rc = tone_args(cfg, out, frames, err)) != SPECTRO_OK) /* before the work */
         return rc;
-    if (frames == 0)
-        return api_fail(err, SPECTRO_EINVAL, "frames is 0: a tone analysis needs at least one spectrum");
     api_analyzer_shape(a, &sh);
     measure_window_of(sh.win, sh.n, &mw);
     if (!(power = malloc(sh.bins * sizeof *power)))
