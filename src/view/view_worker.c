@@ -3,7 +3,7 @@
  * the store, spectra copy into it. See view_internal.h.
  *
  * A file's store keeps maxima of fpc frames an entry (view_store.h); with fpc > 1 the sink
- * asks for column maxima of that span (sink.h maxima_span), which a GPU backend computes
+ * asks for column maxima of that span (spectro_stream_wants.maxima_span), which a GPU computes
  * where the spectra are: then only fpc-th of the rows cross the bus, and the running
  * averages, which need every spectrum, are not fed (sh->maxima; the panel starts the
  * analysis again, taking spectra, when it comes to need them: view_panel_frames). */
