@@ -235,6 +235,18 @@ SPECTRO_API const char *spectro_job_input(const spectro_job *j, int i);
  * "0"): 1, 0, or SPECTRO_EINVAL for no such setting. */
 SPECTRO_API int spectro_job_is_set(const spectro_job *j, const char *name);
 
+/* The font file the job's pictures are drawn with (its labels; the title in the bold cut
+ * beside it where there is one), found as its run finds it: SPECTRO_FONT where
+ * spectro_job_read_environment read it, the system's DejaVu Sans, the one installed with the
+ * library. Into path (len bytes). SPECTRO_EIO with advice when there is none. For a display
+ * that draws the job's pictures itself. */
+SPECTRO_API int spectro_job_font(const spectro_job *j, char *path, size_t len, spectro_error *err);
+
+/* The reason given to spectro_job_stop since the job was made (0: none yet): for what runs
+ * on the job's behalf (a display's own analyses) and ends with it. One atomic load: any
+ * thread. */
+SPECTRO_API int spectro_job_stop_asked(const spectro_job *j);
+
 /* The settings as data, in the program's --help order: i in 0 .. spectro_setting_count()-1.
  * The texts are rendered with the field namer in place at the call. Any thread. */
 typedef struct {

@@ -282,6 +282,21 @@ int spectro_job_is_set(const spectro_job *s, const char *name)
     return job_was_given(s->j, name);
 }
 
+int spectro_job_font(const spectro_job *s, char *path, size_t len, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    int code;
+    if (!s || !path || len == 0)
+        return api_fail(err, SPECTRO_EINVAL, "%s", s ? "path is NULL or len 0" : "job is NULL");
+    code = render_find_font(&s->j->an.render, path, len, &ei);
+    return code == SP_OK ? SPECTRO_OK : api_from_engine(err, code, &ei);
+}
+
+int spectro_job_stop_asked(const spectro_job *s)
+{
+    return s ? atomic_load(&s->j->stopped) : 0;
+}
+
 /* ---- the settings as data ----------------------------------------------------------------- */
 
 int spectro_setting_count(void)

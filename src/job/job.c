@@ -94,7 +94,11 @@ static int run_one(job *j, analyze_result *res, sp_errinfo *ei)
     vc.bands = j->view_bands;
     vc.bands_weighting = j->an.measure.weighting;
     vc.output_device = j->output_device;
-    return view_run(j->api, &j->an, &j->run, &vc, res, ei);
+    err = view_run(j->api, &vc, ei);
+    /* the window's analyses are jobs of their own: a stop asked of this one (a signal)
+     * closed it, as a live run's stop ends that run (spectro_job_stopped) */
+    res->interrupted = err == SP_OK && atomic_load(&j->stopped) != 0;
+    return err;
 }
 
 void job_unprepare(job *j)

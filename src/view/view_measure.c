@@ -203,7 +203,7 @@ static void panel_tone(view *v, spectro_average *avg, int mode)
 {
     panel_state *pn = &v->pn;
     const view_avg *m = &pn->meta;
-    const sink_measure *sm = &v->user->measure;
+    const view_settings *sm = &v->user;
     spectro_tone_config tc = spectro_tone_config_default();
     spectro_error e;
     int err = spectro_tone_band(sm->band_lo, sm->band_hi, m->rate, &tc.fmin, &tc.fmax, &e);

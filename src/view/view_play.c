@@ -65,7 +65,7 @@ static int play_channel(view *v)
     int ch = v->w.cfg.channel;
     if (ch >= 0)
         return ch;
-    if (ch == STFT_CHANNEL_ALL && p->r && p->ok && v->ui.mouse_in)
+    if (ch == VIEW_CHANNEL_ALL && p->r && p->ok && v->ui.mouse_in)
         for (int c = 0; c < p->channels; c++) {
             render_rect pr = render_plot_rect(p->r, c);
             if (v->ui.my >= pr.y && v->ui.my < pr.y + pr.h && v->ui.mx >= pr.x && v->ui.mx < pr.x + pr.w)
@@ -77,7 +77,7 @@ static int play_channel(view *v)
 /* The input sample where the analysis ends (-1: the input's end). */
 static int64_t end_sample(const view *v, int rate)
 {
-    const analyze_config *c = &v->w.cfg;
+    const view_settings *c = &v->w.cfg;
     if (c->end > 0)
         return llround(c->end * rate);
     if (c->duration > 0)
@@ -134,8 +134,13 @@ static int play_start(view *v)
         view_toast(v, "playback: nothing after the cursor");
         return 0;
     }
-    pc.req.input = v->user->input;
-    pc.req.file = v->user->file;
+    pc.req.input = v->user.input;
+    pc.req.file = source_file_options_default(); /* the settings' raw samples and stream */
+    pc.req.file.stream = v->user.stream;
+    if (v->user.raw_format[0] && source_raw_parse(v->user.raw_format, &pc.req.file.raw, &ei) != SP_OK) {
+        view_toast(v, ei.msg);
+        return 0;
+    }
     pc.device = v->vc.output_device;
     pc.first = ps->first;
     pc.end = ps->end;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "sink_table.h" /* sink_transfer_check: the transfer kinds' check of the channels */
 
 #define XF_RECOMPUTE_S 0.1
 
@@ -24,9 +25,9 @@ void view_xfer_init(view *v)
 {
     view_xfer_feed *xf = &v->sh.xf;
     pthread_mutex_init(&xf->mu, NULL);
-    xf->on = v->user->measure.transfer && v->user->n_outputs == 0;
-    xf->m = v->user->measure;
-    v->xf.remove_delay = v->user->measure.remove_delay;
+    xf->on = v->user.transfer; /* a job with no output: the window's */
+    xf->set = &v->user;
+    v->xf.remove_delay = v->user.remove_delay;
 }
 
 void view_xfer_free(view *v)
@@ -49,17 +50,22 @@ int view_xfer_open(view_xfer_feed *xf, const spectro_stream_info *in, sp_errinfo
     spectro_transfer *tf;
     spectro_error e = {0, {0}};
     sink_stream ss;
+    sink_measure m = sink_measure_default(); /* the settings the check reads */
     int err;
+    m.transfer = 1;
+    m.transfer_ref = xf->set->transfer_ref;
+    m.transfer_meas = xf->set->transfer_meas;
+    m.reference = xf->set->reference[0] ? xf->set->reference : NULL;
     view_stream_from(in, &ss); /* the engine's check of the channels asked for */
-    if ((err = sink_transfer_check(&xf->m, &ss, ei)) != SP_OK)
+    if ((err = sink_transfer_check(&m, &ss, ei)) != SP_OK)
         return err;
     if (spectro_transfer_create_size(in->frames->sample_rate, in->frames->fft_size, &tf, &e) != SPECTRO_OK)
         return sp_fail(ei, e.code, "%s", e.message); /* the codes are the engine's (spectro.h) */
     pthread_mutex_lock(&xf->mu);
     spectro_transfer_destroy(xf->tf);
     xf->tf = tf;
-    xf->ref = xf->m.reference ? 0 : xf->m.transfer_ref;
-    xf->meas = xf->m.reference ? 1 : xf->m.transfer_meas;
+    xf->ref = m.reference ? 0 : m.transfer_ref;
+    xf->meas = m.reference ? 1 : m.transfer_meas;
     xf->rate = in->frames->sample_rate;
     xf->n = in->frames->fft_size;
     xf->bins = in->frames->bins;
@@ -200,7 +206,7 @@ static int panel_plot(view *v, const layout *L, int i, float lo, float hi, sp_er
     view_xfer *x = &v->xf;
     plot_config pc;
     memset(&pc, 0, sizeof pc);
-    pc.rc = v->user->render;
+    pc.rc = v->user.render;
     pc.rc.width = L->pic_w;
     pc.rc.height = panel_h(L);
     pc.rc.title = i == 0 ? x->title : "";
@@ -243,7 +249,7 @@ static int draw_panels(view *v, const layout *L, sp_errinfo *ei)
     lo[XF_COH] = 0.0f;
     hi[XF_COH] = 1.0f;
     snprintf(x->title, sizeof x->title, "%s  \xe2\x80\x94  H1 ch %d / ch %d", slash ? slash + 1 : name,
-             v->sh.xf.m.transfer_meas, v->sh.xf.m.transfer_ref);
+             v->user.transfer_meas, v->user.transfer_ref);
     if (!view_grow((void **)&v->pic_px, &v->pic_cap, (size_t)L->pic_w * (size_t)ph * XF_PANELS * 4, 1))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     for (int i = 0; i < XF_PANELS && err == SP_OK; i++) {
@@ -326,7 +332,7 @@ static void draw_strip(view *v, const layout *L)
     view_xfer *x = &v->xf;
     char s[4][96];
     int fs = L->fs;
-    snprintf(s[0], sizeof s[0], "H1 ch %d / ch %d", v->sh.xf.m.transfer_meas, v->sh.xf.m.transfer_ref);
+    snprintf(s[0], sizeof s[0], "H1 ch %d / ch %d", v->user.transfer_meas, v->user.transfer_ref);
     snprintf(s[1], sizeof s[1], "%llu averages", (unsigned long long)x->averages);
     snprintf(s[2], sizeof s[2], "delay %.3f ms", 1e3 * x->delay_s);
     snprintf(s[3], sizeof s[3], "(%.1f samples)", x->delay_s * x->rate);
