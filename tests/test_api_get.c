@@ -1,14 +1,17 @@
 /* test_api_get: a job's settings read back (spectro_job_get, spectro_job_prepare,
- * spectro_job_is_set, spectro_job_input; API version 7) through libspectro.so alone. Every
+ * spectro_job_is_set, spectro_job_input, spectro_job_font, spectro_job_stop_asked; API
+ * version 7) through libspectro.so alone. Every
  * setting of spectro_setting_info_at answers, on a default job and on jobs given values;
  * setting what was read changes nothing (a job made from another's read-back settings
  * reads the same, prepared too); the values given come back as written here by hand; what
  * prepare makes of the settings (the default hop N/4, tone's kaiser:20, the colour range
  * spl_offset moves) comes back after it, and again after a second prepare; the errors. The
  * window reads its settings this way (src/view/view_settings.c). */
+#define _DEFAULT_SOURCE /* mkstemp, setenv */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "spectro.h"
@@ -178,6 +181,37 @@ static void test_prepare(void)
     }
 }
 
+/* The font a job draws with: one readable; SPECTRO_FONT's where the environment was read. */
+static void test_font_and_stop(void)
+{
+    spectro_job *j = make(NULL);
+    spectro_error e = {0, {0}};
+    char path[1024], copy[] = "/tmp/spectro-font-XXXXXX", cmd[2200];
+    FILE *f;
+    int fd;
+    CHECK(spectro_job_font(j, path, sizeof path, &e) == SPECTRO_OK);
+    CHECK((f = fopen(path, "rb")) != NULL);
+    if (f)
+        fclose(f);
+    CHECK(spectro_job_font(j, path, 0, &e) == SPECTRO_EINVAL);
+    spectro_job_destroy(j);
+    if ((fd = mkstemp(copy)) >= 0) {
+        close(fd);
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, copy);
+        CHECK(system(cmd) == 0);
+        setenv("SPECTRO_FONT", copy, 1);
+        j = make(NULL);
+        CHECK(spectro_job_read_environment(j, &e) == SPECTRO_OK);
+        CHECK(spectro_job_font(j, path, sizeof path, &e) == SPECTRO_OK && strcmp(path, copy) == 0);
+        unsetenv("SPECTRO_FONT");
+        remove(copy);
+        CHECK(spectro_job_stop_asked(j) == 0);
+        spectro_job_stop(j, 7); /* a display's own runs end with the job */
+        CHECK(spectro_job_stop_asked(j) == 7);
+        spectro_job_destroy(j);
+    }
+}
+
 static void test_errors_and_inputs(void)
 {
     spectro_job *j = make(NULL);
@@ -204,5 +238,6 @@ int main(void)
     test_given(GIVEN4, 0, "given4"); /* read back whatever the settings together say */
     test_prepare();
     test_errors_and_inputs();
+    test_font_and_stop();
     return check_done("test_api_get");
 }
