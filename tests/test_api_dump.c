@@ -177,7 +177,8 @@ static void average_members(writer *w, char *out, size_t len)
 {
     double enbw = spectro_average_enbw_bins(w->avg), psd = -10.0 * log10(enbw * w->bin_hz);
     snprintf(out, len,
-             ",\n  \"average\": \"mean\",\n  \"frames_averaged\": %llu,\n  \"units\": \"dBFS\",\n  \"enbw_bins\": %.17g,"
+             ",\n  \"average\": \"mean\",\n  \"frames_averaged\": %llu,\n  \"units\": \"dBFS\","
+             "\n  \"enbw_bins\": %.17g,"
              "\n  \"enbw_hz\": %.17g,\n  \"psd_conversion\": \"dBFS/Hz = dBFS - 10*log10(enbw_bins * bin_hz) = dBFS %s "
              "%.6f\"",
              (unsigned long long)spectro_average_frames(w->avg, 0, SPECTRO_AVERAGE_MEAN), enbw, enbw * w->bin_hz,
