@@ -58,7 +58,6 @@
 #include "player.h"
 #include "plot.h"
 #include "render.h"
-#include "sink.h"
 #include "spectro.h"
 #include "view.h"
 #include "view_settings.h"
@@ -107,7 +106,7 @@ static const rgb8 COL_BAR = {0x5a, 0xc8, 0xfa};  /* the band bars */
 
 #define VIEW_XFORM_MAX_COLS 256 /* a transform's columns the window shows (view_xform.c) */
 
-/* What the window keeps of the run's sink_stream (its strings outlive the run). */
+/* What the window keeps of the run's spectro_stream_info (its strings outlive the run). */
 typedef struct {
     char name[256];        /* the source: a path, "microphone", "synth:..." */
     char window[64];       /* canonical text, e.g. "kaiser:8.6" */
@@ -148,16 +147,16 @@ typedef struct {
     size_t bins, n, hop;
     char channel_name[8];  /* "mix", "all", or "" (one channel picked) */
     char source[256];
-    char decoder[16];      /* sink_stream's: "libsndfile", "ffmpeg"; "" none (microphone) */
+    char decoder[16];      /* the stream's: "libsndfile", "ffmpeg"; "" none (microphone) */
     double start_s;        /* where the analysis began in the input */
-    double time_first_s, time_step_s, bin_hz; /* sink_stream's */
+    double time_first_s, time_step_s, bin_hz; /* the stream's */
     double enbw_bins;      /* of the analysis' window (the export's sidecar) */
     spectro_average *avg;  /* infinite: the power mean (--average mean's own), and the
                             * exponential one (AVG_TAU_S); NULL for a transform's rows */
 } view_avg;
 
 /* The transfer view's running H1 average (view_transfer.c), fed on the analysis thread
- * with the frames' transforms (sink_wants.complex) instead of spectra. */
+ * with the frames' transforms (spectro_stream_wants.complex) instead of spectra. */
 typedef struct {
     int on;                /* --transfer without an output (view_settings.transfer) */
     const view_settings *set; /* the caller's: its channels, its reference (the window's) */
@@ -166,7 +165,7 @@ typedef struct {
     int ref, meas;         /* the stream's channels of REF and MEAS */
     int rate;
     size_t n, bins;
-    double aligned_s;      /* a pair's alignment (sink_stream.aligned_s) */
+    double aligned_s;      /* a pair's alignment (spectro_stream_info.aligned_s) */
     uint64_t gen;          /* bumped at every start: the window computes again */
     spectro_complex *held; /* the lower channel's block, until the higher one's comes */
     size_t held_cap, held_frames;
@@ -579,8 +578,6 @@ typedef struct {
  * pub's message callback from the thread that runs it. *out is the caller's. */
 int view_worker_job(spectro_job *pub, const view_settings *c, const char *window, int range, spectro_job **out,
                     sp_errinfo *ei);
-/* The engine's description of the stream from the public one (the window's parts read it). */
-void view_stream_from(const spectro_stream_info *in, sink_stream *ss);
 int view_worker_start(worker *w, sp_errinfo *ei);
 void view_worker_stop(worker *w);
 
@@ -712,7 +709,8 @@ void view_compare_cursor(view *v, int c, int my, int draw);
 void view_xfer_init(view *v);
 void view_xfer_free(view *v);
 int view_xfer_open(view_xfer_feed *xf, const spectro_stream_info *in, sp_errinfo *ei);
-int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei);
+int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const spectro_complex *z,
+                  sp_errinfo *ei);
 int view_xfer_key(view *v, SDL_Keycode sym); /* 1: taken (d) */
 void view_xfer_draw(view *v, const layout *L, int started); /* the picture and the strip */
 #ifdef SPECTRO_TEST_HOOKS

@@ -1,5 +1,5 @@
 /* view_transfer: --transfer REF:MEAS in the window (docs/manual.md "Two signals in the window"). The
- * analysis hands the view every frame's windowed transforms (sink_wants.complex) instead of
+ * analysis hands the view every frame's windowed transforms (spectro_stream_wants.complex) instead of
  * spectra; the feed adds them to a spectro_transfer (spectro.h), the running H1 average
  * of the dump (every frame from the start: Sxx, Syy, Sxy). The window shows, in place of
  * the spectrogram, the magnitude (dB), the unwrapped phase (degrees; the d key takes the
@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "sink_table.h" /* sink_transfer_check: the transfer kinds' check of the channels */
 
 #define XF_RECOMPUTE_S 0.1
 
@@ -49,23 +48,17 @@ int view_xfer_open(view_xfer_feed *xf, const spectro_stream_info *in, sp_errinfo
 {
     spectro_transfer *tf;
     spectro_error e = {0, {0}};
-    sink_stream ss;
-    sink_measure m = sink_measure_default(); /* the settings the check reads */
-    int err;
-    m.transfer = 1;
-    m.transfer_ref = xf->set->transfer_ref;
-    m.transfer_meas = xf->set->transfer_meas;
-    m.reference = xf->set->reference[0] ? xf->set->reference : NULL;
-    view_stream_from(in, &ss); /* the engine's check of the channels asked for */
-    if ((err = sink_transfer_check(&m, &ss, ei)) != SP_OK)
-        return err;
+    /* the channels asked for, checked as the --transfer output checks them */
+    if (spectro_stream_check_transfer(in, xf->set->transfer_ref, xf->set->transfer_meas, xf->set->reference[0] != 0,
+                                      &e) != SPECTRO_OK)
+        return sp_fail(ei, e.code, "%s", e.message);
     if (spectro_transfer_create_size(in->frames->sample_rate, in->frames->fft_size, &tf, &e) != SPECTRO_OK)
         return sp_fail(ei, e.code, "%s", e.message); /* the codes are the engine's (spectro.h) */
     pthread_mutex_lock(&xf->mu);
     spectro_transfer_destroy(xf->tf);
     xf->tf = tf;
-    xf->ref = m.reference ? 0 : m.transfer_ref;
-    xf->meas = m.reference ? 1 : m.transfer_meas;
+    xf->ref = xf->set->reference[0] ? 0 : xf->set->transfer_ref; /* a pair: REF, MEAS its 0, 1 */
+    xf->meas = xf->set->reference[0] ? 1 : xf->set->transfer_meas;
     xf->rate = in->frames->sample_rate;
     xf->n = in->frames->fft_size;
     xf->bins = in->frames->bins;
@@ -77,10 +70,9 @@ int view_xfer_open(view_xfer_feed *xf, const spectro_stream_info *in, sp_errinfo
 }
 
 /* As the transfer kinds' sink: the lower channel's block kept until the higher one's. */
-int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const cpx *frames,
+int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const spectro_complex *z,
                   sp_errinfo *ei)
 {
-    const spectro_complex *z = (const spectro_complex *)frames; /* one layout (spectro.h) */
     int lo = xf->ref < xf->meas ? xf->ref : xf->meas, hi = xf->ref ^ xf->meas ^ lo, err = SP_OK;
     pthread_mutex_lock(&xf->mu);
     if (channel == lo) {
