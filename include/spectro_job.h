@@ -1,8 +1,8 @@
 /* spectro_job.h: the jobs of libspectro's public C API, the spectro program's run as a call:
  * settings by name (the rows the program's options, --help and man page are made from),
  * inputs, a run with its outputs or over many inputs, the run's frames to a callback (API
- * version 5), its whole stream and derived runs, which spectro's window is built on (6);
- * the settings' table, the field namer, the audio devices and the build's features.
+ * version 5), its whole stream and derived runs, which spectro's window is built on (6),
+ * its settings read back as the run takes them (7); the settings' table, the field namer, the audio devices and the build's features.
  *
  * Included by spectro.h, whose conventions, errors and thread-safety rules hold here (users
  * include spectro.h; this file alone includes it first). docs/api-c.md "Jobs".
