@@ -89,10 +89,6 @@ static int run_one(job *j, analyze_result *res, sp_errinfo *ei)
     view_config vc = j->window;
     if (!j->env_read) /* the display is where SDL looks, whatever the job read */
         job_env_display(&vc);
-    vc.tone = j->view_tone;
-    vc.average = j->view_average;
-    vc.bands = j->view_bands;
-    vc.bands_weighting = j->an.measure.weighting;
     vc.output_device = j->output_device;
     err = view_run(j->api, &vc, ei);
     /* the window's analyses are jobs of their own: a stop asked of this one (a signal)

@@ -28,11 +28,6 @@ typedef struct {
                              * and drawn, written there as the s key writes it; then the
                              * window closes (a test's screenshot without keys: SDL's
                              * offscreen driver); NULL or "": none */
-    /* --view: the measurement panel's start (the command line's --tone, --average mean) */
-    int tone;               /* tone analysis on */
-    int average;            /* the running average starts in infinite mode */
-    int bands;              /* --bands B: the band bars start on (1/B octave); 0 off */
-    int bands_weighting;    /* --weighting (bands.h's bands_weighting) */
     const char *output_device; /* --output-device: playback's output (index or part of a
                              * name); NULL = the default output */
     const char *keys;       /* SPECTRO_VIEW_KEYS: keys pressed once the window is up, their

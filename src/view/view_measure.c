@@ -105,8 +105,8 @@ const char *view_panel_src_name(int src)
 
 void view_panel_init(view *v)
 {
-    v->pn.tone_on = v->vc.tone != 0;
-    v->pn.avg_mode = v->vc.average ? VIEW_AVG_INF : VIEW_AVG_OFF;
+    v->pn.tone_on = v->user.panel_tone;
+    v->pn.avg_mode = v->user.panel_average ? VIEW_AVG_INF : VIEW_AVG_OFF;
     /* before the first start: asked for at once, the averages never wait for a second run */
     v->sh.need_frames = v->pn.tone_on || v->pn.avg_mode != VIEW_AVG_OFF;
 }

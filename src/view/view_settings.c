@@ -175,6 +175,24 @@ static int read_tone(spectro_job *pub, view_settings *s, sp_errinfo *ei)
     return get_num(pub, "tone", 0.0, &s->tone_hz, ei);
 }
 
+/* The panel's start (view with tone, average) and the band bars (bands, weighting). */
+static int read_panel(spectro_job *pub, view_settings *s, sp_errinfo *ei)
+{
+    char tone[64], average[16], weighting[8];
+    int view, err;
+    if ((err = get_on(pub, "view", &view, ei)) != SP_OK || (err = get(pub, "tone", tone, sizeof tone, ei)) != SP_OK ||
+        (err = get(pub, "average", average, sizeof average, ei)) != SP_OK ||
+        (err = get_int(pub, "bands", 0, &s->bands, ei)) != SP_OK ||
+        (err = get(pub, "weighting", weighting, sizeof weighting, ei)) != SP_OK)
+        return err;
+    s->panel_tone = view && tone[0];
+    s->panel_average = view && average[0];
+    for (int i = 0; weighting[0] && i < spectro_bands_weighting_count(); i++)
+        if (strcmp(weighting, spectro_bands_weighting_name(i)) == 0)
+            s->bands_weighting = i;
+    return SP_OK;
+}
+
 int view_settings_read(spectro_job *pub, view_settings *s, sp_errinfo *ei)
 {
     double n, hop;
@@ -197,7 +215,7 @@ int view_settings_read(spectro_job *pub, view_settings *s, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "the window's job is not prepared (spectro_job_prepare): no hop");
     s->n = (size_t)n;
     s->hop = (size_t)hop;
-    return read_tone(pub, s, ei);
+    return (err = read_tone(pub, s, ei)) != SP_OK ? err : read_panel(pub, s, ei);
 }
 
 /* A setting of a derived run from a number: "%.17g" gives the double back exactly. */

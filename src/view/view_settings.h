@@ -54,6 +54,11 @@ typedef struct {
     int transfer_ref, transfer_meas; /* its channels */
     int remove_delay;
     char reference[1024];    /* the setting reference's path ("" none) */
+    /* the panel's start: view with tone (its tone analysis on) or with average mean (the
+     * running average in infinite mode); bands with no output: the band bars (1/B octave,
+     * 0 off), weighted by weighting (spectro_bands_weighting_name's index) */
+    int panel_tone, panel_average;
+    int bands, bands_weighting;
 } view_settings;
 
 /* No transform: kind VIEW_XF_NONE, fmin -1 (the default), fmax 0. */
