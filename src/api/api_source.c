@@ -224,6 +224,11 @@ int spectro_source_truncated(const spectro_source *s)
     return s ? source_truncated(s->src) : 0;
 }
 
+int spectro_input_is_stream(const char *input)
+{
+    return !input || source_is_pipe_path(input);
+}
+
 void spectro_source_close(spectro_source *s)
 {
     if (!s)

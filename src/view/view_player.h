@@ -1,7 +1,9 @@
-/* player: plays a stretch of an input through an audio output (PortAudio), for the file
- * view's `p` key.
+/* view_player: plays a stretch of an input through an audio output (PortAudio), for the file
+ * view's `p` key, a client of the public API: the input read through spectro_source (opened
+ * again with the stretch as its range), the output found and PortAudio held through
+ * spectro_find_device and spectro_audio_acquire (spectro.h), played through PortAudio.
  *
- *   decoder thread: source_read (the input opened again, seeked) -> mix or pick a channel
+ *   decoder thread: spectro_source_read -> mix or pick a channel
  *                   -> lock-free ring (ring.h; it waits while the ring is full)
  *   PortAudio's output callback: ring -> the device (copies only), and notes the clock
  *
@@ -10,7 +12,7 @@
  * PLAYER_RING_SAMPLES), and PortAudio primes the device from the callback: what the
  * device receives is the stretch's samples, in order, then silence to the end of the last
  * buffer (PortAudio's ALSA host may put less than a buffer of silence before them). A ring that runs dry mid-way (the decoder fell behind)
- * gives silence, counted in player_clock.underruns.
+ * gives silence, counted in view_player_clock.underruns.
  *
  * The clock: every callback publishes (outputBufferDacTime, the index of its buffer's
  * first sample, the samples in it), PortAudio's own times. The sample heard now is
@@ -19,34 +21,39 @@
  * handed to the device.
  *
  * Thread safety: one thread (the window's) calls start, clock and stop. Builds without
- * PortAudio: player_start returns SP_EUNSUPPORTED. */
-#ifndef SPECTRO_PLAYER_H
-#define SPECTRO_PLAYER_H
+ * PortAudio: view_player_start returns SPECTRO_EUNSUPPORTED. */
+#ifndef SPECTRO_VIEW_PLAYER_H
+#define SPECTRO_VIEW_PLAYER_H
 
 #include <stdint.h>
 
-#include "err.h"
-#include "source.h"
+#include "spectro.h"
 
-#define PLAYER_RING_SAMPLES ((size_t)1 << 18) /* ~5.5 s at 48 kHz, filled before the start */
-#define PLAYER_MIX (-1)                       /* the analysis' mix: mean of all channels */
+#define VIEW_PLAYER_RING_SAMPLES ((size_t)1 << 18) /* ~5.5 s at 48 kHz, filled before the start */
+#define VIEW_PLAYER_MIX (-1)                       /* the analysis' mix: mean of all channels */
 
 typedef struct {
-    source_request req;  /* the input, opened again (not the microphone, not a pipe) */
+    const char *input;   /* the input, opened again: a file or a synth: spec (not a stream:
+                          * spectro_input_is_stream) */
+    spectro_source_config source; /* how it is read (raw_format, stream); start and end are
+                          * the player's, from first and end */
+    int rate;            /* the rate first and end count at: the input's (checked at open) */
     const char *device;  /* output: NULL = the default; an index or part of a name */
     int64_t first;       /* sample frames [first, end) of the input */
     int64_t end;         /* -1: to the input's end */
-    int channel;         /* PLAYER_MIX, or 0 .. channels-1 */
-} player_config;
+    int channel;         /* VIEW_PLAYER_MIX, or 0 .. channels-1 */
+} view_player_config;
 
-player_config player_config_default(void); /* all of the input, the mix, default output */
+/* all of the input, read as its header says, the mix, the default output */
+view_player_config view_player_config_default(void);
 
-typedef struct player player;
+typedef struct view_player view_player;
 
-/* Opens the input and the output, fills the ring, starts the stream. SP_ENODEV (no output
- * device, none matches), SP_EAUDIO (PortAudio refused), SP_EINPUT / SP_EINVAL (the input,
- * the range, the channel): one line in ei. *out NULL on failure. */
-int player_start(const player_config *cfg, player **out, sp_errinfo *ei);
+/* Opens the input and the output, fills the ring, starts the stream. SPECTRO_ENODEV (no
+ * output device, none matches), SPECTRO_EAUDIO (PortAudio refused), SPECTRO_EINPUT /
+ * SPECTRO_EINVAL (the input, the range, the channel), SPECTRO_EUNSUPPORTED (a stream, a
+ * build without PortAudio): one line in err. *out NULL on failure. */
+int view_player_start(const view_player_config *cfg, view_player **out, spectro_error *err);
 
 typedef struct {
     int rate;               /* Hz */
@@ -60,12 +67,12 @@ typedef struct {
     int callbacks;          /* any callback yet (0: pos is 0) */
     int done;               /* all of the stretch was played (the stream finished) */
     char device[128];       /* the output's name */
-} player_clock;
+} view_player_clock;
 
 /* The clock now (see above). */
-void player_get_clock(player *p, player_clock *out);
+void view_player_get_clock(view_player *p, view_player_clock *out);
 
 /* Stops at once (or after the end), closes the device and the input. NULL: a no-op. */
-void player_stop(player *p);
+void view_player_stop(view_player *p);
 
 #endif
