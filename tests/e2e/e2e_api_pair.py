@@ -12,6 +12,10 @@ are compared with the program's on the same files:
     equal rows A and B of `spectro --compare A B --average mean --dump`;
   - errors name the field (pair, resample) and a pipe is refused.
 
+Both sides run the cpu backend: equality is of one backend's numbers (a GPU run's
+SPECTRO_AUTO_RATES would send the program's auto to cuda, and the library reads no
+environment).
+
   python3 e2e_api_pair.py SPECTRO_BINARY ASSETS_DIR   (SPECTRO_API_TOOL in the environment)
 """
 import json
@@ -56,14 +60,15 @@ class Pair(unittest.TestCase):
             m = np.concatenate([np.zeros(lead, np.float32), y.astype(np.float32)])
             E.write_float_wav(meas, np.stack([0.1 * m, m], axis=1), RATE)  # MEAS is channel 1
             out = os.path.join(d, "tf.npy")
-            p = E.run(["--transfer", "0:1", "--reference", ref, "-n", N, "--hop", HOP, "--dump", out, "-q", meas])
+            p = E.run(["--transfer", "0:1", "--reference", ref, "-n", N, "--hop", HOP, "--backend", "cpu", "--dump", out, "-q",
+                       meas])
             self.assertEqual(p.returncode, 0, p.stderr)
             prog = np.load(out)
             with open(out + ".json") as f:
                 meta = json.load(f)
             raw = os.path.join(d, "api.bin")
             q = tool(["transfer", meas, raw, "n=%d" % N, "hop=%d" % HOP, "channel=all", "reference=" + ref,
-                      "pair=align", "refch=0", "inch=1", "chunk=0"])
+                      "pair=align", "refch=0", "inch=1", "chunk=0", "backend=cpu"])
             self.assertEqual(q.returncode, 0, q.stderr)
             data = np.fromfile(raw, np.uint8)
             table = data[: -16].view(np.float32).reshape(-1, 4)
@@ -84,12 +89,12 @@ class Pair(unittest.TestCase):
             E.write_float_wav(pa, xa, RATE)
             E.write_float_wav(pb, np.stack([xb, 0.5 * xb + 0.3 * xa], axis=1), RATE)
             out = os.path.join(d, "cmp.npy")
-            p = E.run(["--compare", pa, pb, "-n", N, "--average", "mean", "--dump", out, "-q"])
+            p = E.run(["--compare", pa, pb, "-n", N, "--average", "mean", "--backend", "cpu", "--dump", out, "-q"])
             self.assertEqual(p.returncode, 0, p.stderr)
             prog = np.load(out)
             raw = os.path.join(d, "api.bin")
             q = tool(["average", pb, raw, "n=%d" % N, "channel=all", "mode=0", "reference=" + pa,
-                      "pair=compare", "chunk=0"])
+                      "pair=compare", "chunk=0", "backend=cpu"])
             self.assertEqual(q.returncode, 0, q.stderr)
             api = np.fromfile(raw, np.float32).reshape(2, -1)
             self.assertTrue(np.array_equal(api, prog[:2]), np.abs(api - prog[:2]).max())
