@@ -9,10 +9,11 @@
  *
  * The output is float32 at the input's rate, mono (or the same sample on two channels when
  * the device takes no mono). Before the stream starts the ring is filled (up to
- * PLAYER_RING_SAMPLES), and PortAudio primes the device from the callback: what the
+ * VIEW_PLAYER_RING_SAMPLES), and PortAudio primes the device from the callback: what the
  * device receives is the stretch's samples, in order, then silence to the end of the last
- * buffer (PortAudio's ALSA host may put less than a buffer of silence before them). A ring that runs dry mid-way (the decoder fell behind)
- * gives silence, counted in view_player_clock.underruns.
+ * buffer (PortAudio's ALSA host may put less than a buffer of silence before them). A ring
+ * that runs dry mid-way (the decoder fell behind) gives silence, counted in
+ * view_player_clock.underruns.
  *
  * The clock: every callback publishes (outputBufferDacTime, the index of its buffer's
  * first sample, the samples in it), PortAudio's own times. The sample heard now is
@@ -34,9 +35,10 @@
 
 typedef struct {
     const char *input;   /* the input, opened again: a file or a synth: spec (not a stream:
-                          * spectro_input_is_stream) */
-    spectro_source_config source; /* how it is read (raw_format, stream); start and end are
-                          * the player's, from first and end */
+                          * spectro_input_is_stream); borrowed while the player lives */
+    spectro_source_config source; /* how it is read (raw_format, stream; borrowed during
+                          * view_player_start); start and end are the player's, from first
+                          * and end */
     int rate;            /* the rate first and end count at: the input's (checked at open) */
     const char *device;  /* output: NULL = the default; an index or part of a name */
     int64_t first;       /* sample frames [first, end) of the input */
