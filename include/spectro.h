@@ -197,6 +197,15 @@ SPECTRO_API void spectro_source_close(spectro_source *s);
  * Any thread. */
 SPECTRO_API int spectro_input_is_stream(const char *input);
 
+/* One channel of `frames` interleaved frames of `channels` channels into out (frames floats,
+ * not overlapping in) (API version 7): channel SPECTRO_CHANNEL_MIX their mix as the analyzer
+ * makes it (the float sum in channel order times 1/channels; a sum that overflows taken
+ * again in double), or channel c (0 .. channels-1) picked out. For playing what an analysis
+ * shows. SPECTRO_EINVAL naming the argument: channels < 1, channel out of range, in or out
+ * NULL with frames > 0. Any thread. */
+SPECTRO_API int spectro_mix_channels(const float *in, size_t frames, int channels, int channel, float *out,
+                                     spectro_error *err);
+
 /* The raw encodings raw_format takes ("f32le", "s16le", ...): i in 0 .. count-1; NULL out
  * of range. Static storage; any thread. */
 SPECTRO_API int spectro_raw_format_count(void);

@@ -3,6 +3,10 @@
  *   spectro_input_is_stream  against stat(2): "-", a FIFO made here and NULL (the
  *                            microphone) are streams; a file, a directory, a missing path
  *                            and a synth: spec are not
+ *   spectro_mix_channels     against the rule it documents (the float sum in channel order
+ *                            times 1/C), bit for bit, a sum that overflows still finite, and
+ *                            against the analyzer: a stereo analyzer's mix and a mono one fed
+ *                            the mixed samples give the same spectra, byte for byte
  *   spectro_find_device      against the rule it documents, applied here to
  *                            spectro_list_devices' list: every output (and input) by its
  *                            index, its exact name, its name in capitals and a part of it;
@@ -71,6 +75,65 @@ static void test_is_stream(const char *dir)
     unlink(fifo);
     CHECK(spectro_input_is_stream(fifo) == 0); /* the path only: gone, no stream */
     unlink(file);
+}
+
+/* ---- spectro_mix_channels --------------------------------------------------------------- */
+
+enum { MIX_FRAMES = 5000, MIX_RATE = 8000, MIX_N = 256 };
+
+static void test_mix(void)
+{
+    static float in[MIX_FRAMES * 5], out[MIX_FRAMES], ref[MIX_FRAMES];
+    static float a[(MIX_FRAMES / 64 + 1) * (MIX_N / 2 + 1)], b[(MIX_FRAMES / 64 + 1) * (MIX_N / 2 + 1)];
+    spectro_error err = {0, {0}};
+    unsigned seed = 12345;
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        seed = seed * 1103515245u + 12345u;
+        in[i] = (float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f;
+    }
+    for (int ch = 1; ch <= 5; ch++) {
+        const float inv = 1.0f / (float)ch;
+        for (size_t i = 0; i < MIX_FRAMES; i++) {
+            float sum = in[i * (size_t)ch];
+            for (int c = 1; c < ch; c++)
+                sum += in[i * (size_t)ch + (size_t)c];
+            ref[i] = sum * inv;
+        }
+        CHECK(spectro_mix_channels(in, MIX_FRAMES, ch, SPECTRO_CHANNEL_MIX, out, &err) == SPECTRO_OK);
+        CHECK_MSG(memcmp(out, ref, sizeof out) == 0, "the mix of %d channels", ch);
+        for (int c = 0; c < ch; c++) {
+            int same = 1;
+            CHECK(spectro_mix_channels(in, MIX_FRAMES, ch, c, out, &err) == SPECTRO_OK);
+            for (size_t i = 0; i < MIX_FRAMES; i++)
+                same &= out[i] == in[i * (size_t)ch + (size_t)c];
+            CHECK_MSG(same, "channel %d of %d", c, ch);
+        }
+    }
+    /* a sum past FLT_MAX: the mean is still there */
+    {
+        const float big[4] = {3e38f, 3e38f, -3e38f, -2e38f};
+        CHECK(spectro_mix_channels(big, 2, 2, SPECTRO_CHANNEL_MIX, out, &err) == SPECTRO_OK);
+        CHECK_MSG(out[0] == 3e38f && out[1] == -2.5e38f, "%g %g", out[0], out[1]);
+    }
+    /* as the analyzer mixes: its stereo mix, and a mono analyzer of the mixed samples */
+    {
+        spectro_analyzer_config c = spectro_analyzer_config_default();
+        size_t frames = (size_t)spectro_frame_count(MIX_FRAMES, MIX_N, 64);
+        c.sample_rate = MIX_RATE, c.channels = 2, c.fft_size = MIX_N, c.hop = 64, c.backend = "cpu";
+        CHECK(spectro_spectrogram(&c, in, MIX_FRAMES, a, frames, &err) == SPECTRO_OK);
+        CHECK(spectro_mix_channels(in, MIX_FRAMES, 2, SPECTRO_CHANNEL_MIX, out, &err) == SPECTRO_OK);
+        c.channels = 1;
+        CHECK(spectro_spectrogram(&c, out, MIX_FRAMES, b, frames, &err) == SPECTRO_OK);
+        CHECK_MSG(memcmp(a, b, frames * (MIX_N / 2 + 1) * sizeof *a) == 0, "%s", err.message);
+    }
+    /* refused, naming the argument */
+    CHECK(spectro_mix_channels(in, 4, 0, SPECTRO_CHANNEL_MIX, out, &err) == SPECTRO_EINVAL &&
+          strstr(err.message, "channels 0"));
+    CHECK(spectro_mix_channels(in, 4, 2, 2, out, &err) == SPECTRO_EINVAL && strstr(err.message, "channel 2"));
+    CHECK(spectro_mix_channels(in, 4, 2, SPECTRO_CHANNEL_ALL, out, &err) == SPECTRO_EINVAL &&
+          strstr(err.message, "channel -2"));
+    CHECK(spectro_mix_channels(in, 4, 2, 0, NULL, &err) == SPECTRO_EINVAL && strstr(err.message, "out"));
+    CHECK(spectro_mix_channels(NULL, 0, 2, 0, NULL, &err) == SPECTRO_OK);
 }
 
 /* ---- spectro_find_device ---------------------------------------------------------------- */
@@ -206,6 +269,7 @@ int main(void)
     if (!mkdtemp(dir))
         return fprintf(stderr, "test_api_audio: mkdtemp failed\n"), 1;
     test_is_stream(dir);
+    test_mix();
     snprintf(conf, sizeof conf, "%s/asound.conf", dir);
     if (!(f = fopen(conf, "w")) || fputs(ASOUND, f) < 0 || fclose(f) != 0)
         return fprintf(stderr, "test_api_audio: cannot write %s\n", conf), 1;

@@ -435,7 +435,7 @@ typedef struct {
 typedef struct {
     view_player *pl;      /* NULL: not playing */
     int64_t first, end;   /* the stretch, input samples (end -1: to the input's end) */
-    int channel;          /* VIEW_PLAYER_MIX or a channel */
+    int channel;          /* SPECTRO_CHANNEL_MIX or a channel */
     int from_sel;         /* the selection's stretch (else from the cursor) */
     int head_seen;        /* the playhead was in the visible range at the last frame */
     int starts;           /* playbacks started */

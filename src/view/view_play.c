@@ -71,7 +71,7 @@ static int play_channel(view *v)
             if (v->ui.my >= pr.y && v->ui.my < pr.y + pr.h && v->ui.mx >= pr.x && v->ui.mx < pr.x + pr.w)
                 return c;
         }
-    return VIEW_PLAYER_MIX;
+    return SPECTRO_CHANNEL_MIX;
 }
 
 /* The input sample where the analysis ends (-1: the input's end). */

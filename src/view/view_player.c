@@ -12,7 +12,7 @@ view_player_config view_player_config_default(void)
     memset(&c, 0, sizeof c);
     c.source = spectro_source_config_default();
     c.end = -1;
-    c.channel = VIEW_PLAYER_MIX;
+    c.channel = SPECTRO_CHANNEL_MIX;
     return c;
 }
 
@@ -89,29 +89,6 @@ struct view_player {
 
 /* ---- the decoder thread ---- */
 
-static void mix(view_player *p, size_t frames)
-{
-    const int ch = p->in_channels;
-    if (p->cfg.channel >= 0) {
-        for (size_t i = 0; i < frames; i++)
-            p->mono[i] = p->in[i * (size_t)ch + (size_t)p->cfg.channel];
-        return;
-    }
-    /* as the analysis mixes (stft.c): the float sum in channel order, times 1/C */
-    if (ch == 1) {
-        memcpy(p->mono, p->in, frames * sizeof *p->mono);
-        return;
-    }
-    const float inv = 1.0f / (float)ch;
-    for (size_t i = 0; i < frames; i++)
-        p->mono[i] = p->in[i * (size_t)ch];
-    for (int c = 1; c < ch; c++)
-        for (size_t i = 0; i < frames; i++)
-            p->mono[i] += p->in[i * (size_t)ch + (size_t)c];
-    for (size_t i = 0; i < frames; i++)
-        p->mono[i] *= inv;
-}
-
 static void pause_ms(long ms)
 {
     struct timespec ts = {0, ms * 1000000L};
@@ -129,7 +106,7 @@ static void *decode_main(void *arg)
         if (spectro_source_read(p->src, p->in, want, &got, NULL) != SPECTRO_OK || got == 0)
             break; /* a read error (or a range past the end) ends the stretch early: what
                     * was read plays */
-        mix(p, got);
+        spectro_mix_channels(p->in, got, p->in_channels, p->cfg.channel, p->mono, NULL); /* checked at open */
         while (done < got && !atomic_load(&p->stop)) {
             size_t w = ring_write(&p->rb, p->mono + done, got - done);
             done += w;
@@ -213,7 +190,7 @@ static int open_input(view_player *p, spectro_error *err)
     if (p->rate != p->cfg.rate)
         return fail(err, SPECTRO_EINVAL, "playback: %s is read at %d Hz, not the %d Hz analysed", info.name,
                     p->rate, p->cfg.rate);
-    if (p->cfg.channel >= p->in_channels || p->cfg.channel < VIEW_PLAYER_MIX)
+    if (p->cfg.channel >= p->in_channels || p->cfg.channel < SPECTRO_CHANNEL_MIX)
         return fail(err, SPECTRO_EINVAL, "playback: %s has no channel %d", info.name, p->cfg.channel);
     return SPECTRO_OK;
 }

@@ -3,7 +3,7 @@
  * again with the stretch as its range), the output found and PortAudio held through
  * spectro_find_device and spectro_audio_acquire (spectro.h), played through PortAudio.
  *
- *   decoder thread: spectro_source_read -> mix or pick a channel
+ *   decoder thread: spectro_source_read -> spectro_mix_channels (the mix, or a channel)
  *                   -> lock-free ring (ring.h; it waits while the ring is full)
  *   PortAudio's output callback: ring -> the device (copies only), and notes the clock
  *
@@ -31,7 +31,6 @@
 #include "spectro.h"
 
 #define VIEW_PLAYER_RING_SAMPLES ((size_t)1 << 18) /* ~5.5 s at 48 kHz, filled before the start */
-#define VIEW_PLAYER_MIX (-1)                       /* the analysis' mix: mean of all channels */
 
 typedef struct {
     const char *input;   /* the input, opened again: a file or a synth: spec (not a stream:
@@ -43,7 +42,7 @@ typedef struct {
     const char *device;  /* output: NULL = the default; an index or part of a name */
     int64_t first;       /* sample frames [first, end) of the input */
     int64_t end;         /* -1: to the input's end */
-    int channel;         /* VIEW_PLAYER_MIX, or 0 .. channels-1 */
+    int channel;         /* SPECTRO_CHANNEL_MIX (the analysis' mix), or 0 .. channels-1 */
 } view_player_config;
 
 /* all of the input, read as its header says, the mix, the default output */
