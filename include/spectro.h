@@ -14,6 +14,8 @@
  *                     context) from call to call
  *   reductions        peaks (--peaks), averages (--average), tone analysis (--tone),
  *                     fractional-octave bands (--bands) of the analyzer's spectra
+ *   spectro_dump      the files --dump writes (.npy, .csv and their sidecar) of spectra the
+ *                     caller has (API version 7)
  *   spectro_loudness  the ITU-R BS.1770-4 / EBU R128 meter of --loudness over samples
  *                     (API version 3)
  *   spectro_job       the spectro program's run as a call: settings by name (the rows the
@@ -533,6 +535,69 @@ SPECTRO_API int spectro_bands_create_for(const spectro_analyzer_config *frames, 
  * out of range (API version 6). Static storage, any thread. */
 SPECTRO_API int spectro_bands_weighting_count(void);
 SPECTRO_API const char *spectro_bands_weighting_name(int i);
+
+/* ---- dumps (API version 7) --------------------------------------------------------------------
+ * The program's --dump writer for spectra the caller has (a running average, a spectrum it
+ * made): the file and its JSON sidecar byte for byte as the program writes them for the same
+ * rows and description (docs/formats.md). The format comes from the path's extension as
+ * --dump takes it: ".npy" (NumPy, float32), ".csv", or "-" (CSV on standard output, no
+ * sidecar). Nothing half-written: the files are written under temporaries beside the path
+ * and put in place together by spectro_dump_commit; a dump destroyed before (or a failed
+ * commit) leaves nothing. A FIFO or a device is written straight through, with no sidecar. */
+typedef struct spectro_dump spectro_dump;
+
+/* What the rows are (the frames' description, as a job's stream gives it) and what the
+ * sidecar records. Strings are borrowed until spectro_dump_commit returns; freqs_hz during
+ * open only. `size` is set by the _default function. */
+typedef struct spectro_dump_config {
+    size_t size;
+    int sample_rate;        /* Hz, >= 1 */
+    int channels;           /* channels of rows, >= 1: shape (channels, frames, bins) when more
+                             * than one or channel_name is "all", else (frames, bins) */
+    size_t fft_size, hop;   /* >= 1 */
+    size_t bins;            /* values a row, >= 1 */
+    double bin_hz;          /* the CSV header's column k is at k * bin_hz; 0: sample_rate /
+                             * fft_size */
+    const double *freqs_hz; /* ... or at freqs_hz[k] (bins of them); NULL: k * bin_hz */
+    double time_first_s, time_step_s; /* frame f's time: the CSV's time column, the sidecar */
+    int averaged;           /* 1: one spectrum a channel (--average): no frame axis, shape
+                             * (bins,) or (channels, bins), CSV rows without the time column */
+    const char *unit;       /* the levels' unit: NULL or "dBFS" (not recorded), "dB SPL" */
+    const char *window;     /* the window as the setting takes it: "hann", "kaiser:8.6" */
+    const char *source;     /* the input: a path, "synth:...", "microphone" */
+    const char *decoder;    /* "libsndfile", "ffmpeg"; NULL or "": none */
+    const char *backend;    /* the FFT backend that made the rows: "cpu", "cuda", "cufft" */
+    double start_s;         /* where in the input the analysis began */
+    int source_channels;    /* the input's channels, >= 1 */
+    int channel;            /* the channel analysed, when channel_name is NULL */
+    const char *channel_name; /* "mix", "all", or NULL */
+    uint64_t nonfinite_samples, dropped_samples; /* as the run counted them */
+    int truncated;          /* 1: the input ended before its header said */
+    const char *extra;      /* more members of the sidecar, written as given before its closing
+                             * brace: ",\n  \"key\": value" ...; NULL: none */
+} spectro_dump_config;
+
+/* Every member 0 or NULL, size set. Any thread. */
+SPECTRO_API spectro_dump_config spectro_dump_config_default(void);
+
+/* Creates the dump's temporaries for `path`. SPECTRO_EINVAL naming path (an unknown
+ * extension) or the config's member at fault; SPECTRO_EIO naming the path when its
+ * directory is missing or not writable. *out is the caller's (spectro_dump_destroy). Any
+ * thread. */
+SPECTRO_API int spectro_dump_open(const char *path, const spectro_dump_config *cfg, spectro_dump **out,
+                                  spectro_error *err);
+/* Appends `count` rows of `channel` (rows[f*bins + k]), frames first .. first + count - 1:
+ * each channel's frames in order from 0 (first is the next one; an averaged dump takes one
+ * row a channel). SPECTRO_EINVAL naming channel, first or count; SPECTRO_EIO when writing
+ * fails or the filesystem is nearly full (the dump then refuses more rows but may still
+ * be committed). */
+SPECTRO_API int spectro_dump_write(spectro_dump *d, int channel, uint64_t first, size_t count,
+                                   const float *rows, spectro_error *err);
+/* Finishes the file (the frames every channel has), writes the sidecar and puts both in
+ * place as a pair. Once, after which only spectro_dump_destroy; SPECTRO_EIO naming the path. */
+SPECTRO_API int spectro_dump_commit(spectro_dump *d, spectro_error *err);
+/* Frees the dump; without a commit its temporaries go and nothing is left. NULL: no-op. */
+SPECTRO_API void spectro_dump_destroy(spectro_dump *d);
 
 /* ---- running averages (API version 6) ------------------------------------------------------
  * The averages of spectro_analyzer_average kept while spectra come in, frame after frame, one

@@ -181,6 +181,16 @@ SPECTRO_API void spectro_job_set_stream(spectro_job *j, const spectro_stream_ops
 /* The rows ops.maxima gets for count frames from `first` in groups of span. Any thread. */
 SPECTRO_API size_t spectro_maxima_rows(uint64_t span, uint64_t first, size_t count);
 
+/* The channels of a transfer function (the setting transfer's REF:MEAS; pair 1: a job with a
+ * reference, whose stream's channels 0 and 1 are the reference's and the input's, ref and
+ * meas not read) checked against the stream as the job's own --transfer output checks them:
+ * SPECTRO_EINVAL naming transfer (REF or MEAS out of the input's channels, the same, an
+ * input of one channel, a stream without every channel: channel "all") or reference, with
+ * the output's line. For a caller taking the complex frames (spectro_stream_wants.complex)
+ * to a spectro_transfer. Any thread. (API version 7) */
+SPECTRO_API int spectro_stream_check_transfer(const spectro_stream_info *in, int ref, int meas, int pair,
+                                              spectro_error *err);
+
 /* A live run's clock: the time, in seconds of the system's monotonic clock
  * (CLOCK_MONOTONIC), at which the input's sample 0 was captured, once known; 0 before (and
  * for files). For a display's latency. On the thread that runs the job (in its stream's

@@ -12,6 +12,8 @@
  *                   delay and snapshots
  *   api_reassign.c  spectro_reassign_grid: the reassigned points onto the frame x bin grid
  *                   (src/sink/reassign_grid.h)
+ *   api_dump.c      spectro_dump: the program's --dump writer (src/sink/dump.h) for the
+ *                   caller's spectra
  *   api_loudness.c  spectro_loudness: the loudness meter (src/sink/loudness.h), its step levels
  *   api_pitch.c     spectro_pitch_tracker: YIN a frame at a time (src/sink/pitch.h)
  *   api_job.c       spectro_job: the program's run (src/job/job.h); the settings as data,

@@ -1,11 +1,13 @@
 /* spectro_job_set_stream: a job's whole stream to the caller's functions, through a sink of
  * the run (sink.h, the job's extra sink, as api_frames.c's): the stream's description at
- * open, then the rows or their column maxima, the samples, the complex frames, the end. */
+ * open, then the rows or their column maxima, the samples, the complex frames, the end; and
+ * the transfer output's check of a stream's channels, for a caller's own transfer function. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "api_internal.h"
 #include "job.h"
+#include "sink_table.h"
 
 #ifndef __cplusplus
 _Static_assert(sizeof(spectro_complex) == sizeof(cpx), "a complex frame is the framer's");
@@ -133,4 +135,26 @@ void api_stream_free(api_stream *s)
 size_t spectro_maxima_rows(uint64_t span, uint64_t first, size_t count)
 {
     return span ? fft_colmax_rows(span, first, count) : 0;
+}
+
+/* The transfer output's own check (sink_transfer_check), on what it reads of the stream. */
+int spectro_stream_check_transfer(const spectro_stream_info *in, int ref, int meas, int pair, spectro_error *err)
+{
+    sink_measure m = sink_measure_default();
+    sink_stream st;
+    sp_errinfo ei = {{0}};
+    int rc;
+    if (!in || !in->frames)
+        return api_fail(err, SPECTRO_EINVAL, "%s is NULL", !in ? "the stream" : "the stream's frames");
+    memset(&st, 0, sizeof st);
+    st.source = in->frames->source ? in->frames->source : "";
+    st.source_channels = in->source_channels;
+    st.channels = in->frames->channels;
+    m.transfer = 1;
+    m.transfer_ref = ref;
+    m.transfer_meas = meas;
+    m.reference = pair ? st.source : NULL; /* a pair's: only whether there is one is read */
+    if ((rc = sink_transfer_check(&m, &st, &ei)) != SP_OK)
+        return api_from_engine(err, rc, &ei);
+    return SPECTRO_OK;
 }

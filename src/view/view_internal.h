@@ -577,8 +577,6 @@ typedef struct {
  * pub's message callback from the thread that runs it. *out is the caller's. */
 int view_worker_job(const spectro_job *pub, const analyze_config *c, const char *window, int range,
                     spectro_job **out, sp_errinfo *ei);
-/* The engine's description of the stream from the public one (the window's parts read it). */
-void view_stream_from(const spectro_stream_info *in, sink_stream *ss);
 int view_worker_start(worker *w, sp_errinfo *ei);
 void view_worker_stop(worker *w);
 

@@ -1,7 +1,7 @@
 /* view_measure: the window's measurement panel: the running averages (fed by the sink on
  * the analysis thread, under mu), their curve in the spectrum strip, the tone analysis
  * (spectro_average_tone; its figures and the harmonics' marks are view_strip.c's), and the averaged
- * spectrum's export to CSV (dump.c's writer, the format of --average mean --dump x.csv).
+ * spectrum's export to CSV (spectro_dump: the format of --average mean --dump x.csv).
  * See view_internal.h.
  *
  * The running averages (spectro.h's spectro_average, one handle for both), in power
@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "dump.h" /* the export: --dump's CSV writer (docs/formats.md), no public writer yet */
 #include "scale.h"
 
 /* ---- the analysis thread's side (the caller holds mu, except in open) ---- */
@@ -352,28 +351,17 @@ static void export_path(char *path, size_t len)
         snprintf(path, len, "%s-%d.csv", name, i);
 }
 
-/* db (channels x bins) to path as --average mean --dump path.csv writes it, with its
- * sidecar (what, frames_averaged, the selection's frames: null without one). */
+/* db (channels x bins) to path as --average mean --dump path.csv writes it (spectro.h's dump
+ * writer), with its sidecar (what, frames_averaged, the selection's frames: null without one). */
 static int write_csv(view *v, const char *path, const float *db, const char *what, uint64_t frames, sp_errinfo *ei)
 {
     const view_avg *m = &v->pn.meta;
-    dump_config dc;
-    dump_meta dm;
-    dump *d = NULL;
-    char extra[512], sel[64] = "null";
+    spectro_dump_config dc = spectro_dump_config_default();
+    spectro_dump *d = NULL;
+    spectro_error e = {0, {0}};
+    char extra[512], sel[64] = "null", window[64], backend[16];
     uint64_t a = 0, b = 0;
     int err;
-    memset(&dc, 0, sizeof dc);
-    dc.path = path;
-    dc.channels = m->channels;
-    dc.stacked = strcmp(m->channel_name, "all") == 0;
-    dc.single = 1;
-    dc.bins = m->bins;
-    dc.bin_hz = m->bin_hz;
-    if ((err = dump_open(&dc, &d, ei)) != SP_OK)
-        return err;
-    for (int c = 0; c < m->channels && err == SP_OK; c++)
-        err = dump_write(d, c, 0, 1, db + (size_t)c * m->bins, ei);
     if (v->ui.sel_on) {
         view_select_frames(v, &a, &b);
         snprintf(sel, sizeof sel, "[%llu, %llu]", (unsigned long long)a, (unsigned long long)b);
@@ -382,31 +370,36 @@ static int write_csv(view *v, const char *path, const float *db, const char *wha
              ",\n  \"average\": \"%s\",\n  \"frames_averaged\": %llu,\n  \"units\": \"%s\",\n  \"enbw_bins\": %.17g,"
              "\n  \"enbw_hz\": %.17g,\n  \"selection_frames\": %s",
              what, (unsigned long long)frames, view_level_unit(v), m->enbw_bins, m->enbw_bins * m->bin_hz, sel);
-    memset(&dm, 0, sizeof dm);
-    dm.source = m->source;
-    dm.decoder = m->decoder;
-    dm.start_s = m->start_s;
-    dm.sample_rate = m->rate;
-    dm.source_channels = m->source_channels;
-    dm.channel = m->channel;
-    dm.channel_name = m->channel_name[0] ? m->channel_name : NULL;
-    dm.channels = m->channels;
-    dm.fft_size = m->n;
-    dm.hop = m->hop;
-    dm.bins = m->bins;
-    dm.time_first_s = m->time_first_s + (double)a * m->time_step_s;
-    dm.time_step_s = m->time_step_s;
-    dm.bin_hz = m->bin_hz;
-    dm.extra = extra;
-    if (err == SP_OK) {
-        pthread_mutex_lock(&v->sh.mu);
-        dm.window = v->sh.info.window; /* stable: the stream's strings change only at a restart */
-        dm.backend = v->sh.info.backend;
-        pthread_mutex_unlock(&v->sh.mu);
-        err = dump_commit(d, &dm, ei);
-    }
-    dump_destroy(d);
-    return err;
+    pthread_mutex_lock(&v->sh.mu);
+    snprintf(window, sizeof window, "%s", v->sh.info.window); /* the stream's: change only at a restart */
+    snprintf(backend, sizeof backend, "%s", v->sh.info.backend);
+    pthread_mutex_unlock(&v->sh.mu);
+    dc.sample_rate = m->rate;
+    dc.channels = m->channels;
+    dc.fft_size = m->n;
+    dc.hop = m->hop;
+    dc.bins = m->bins;
+    dc.bin_hz = m->bin_hz;
+    dc.time_first_s = m->time_first_s + (double)a * m->time_step_s;
+    dc.time_step_s = m->time_step_s;
+    dc.averaged = 1;
+    dc.unit = view_level_unit(v);
+    dc.window = window;
+    dc.source = m->source;
+    dc.decoder = m->decoder;
+    dc.backend = backend;
+    dc.start_s = m->start_s;
+    dc.source_channels = m->source_channels;
+    dc.channel = m->channel;
+    dc.channel_name = m->channel_name[0] ? m->channel_name : NULL;
+    dc.extra = extra;
+    err = spectro_dump_open(path, &dc, &d, &e);
+    for (int c = 0; c < m->channels && err == SPECTRO_OK; c++)
+        err = spectro_dump_write(d, c, 0, 1, db + (size_t)c * m->bins, &e);
+    if (err == SPECTRO_OK)
+        err = spectro_dump_commit(d, &e);
+    spectro_dump_destroy(d);
+    return err == SPECTRO_OK ? SP_OK : sp_fail(ei, err, "%s", e.message); /* the codes are the engine's */
 }
 
 /* e: the selection's spectrum (waiting for it to be read), else the running average

@@ -48,11 +48,10 @@ int view_xfer_open(view_xfer_feed *xf, const spectro_stream_info *in, sp_errinfo
 {
     spectro_transfer *tf;
     spectro_error e = {0, {0}};
-    sink_stream ss;
-    int err;
-    view_stream_from(in, &ss); /* the engine's check of the channels asked for */
-    if ((err = sink_transfer_check(&xf->m, &ss, ei)) != SP_OK)
-        return err;
+    /* the channels asked for, checked as the --transfer output checks them */
+    if (spectro_stream_check_transfer(in, xf->m.transfer_ref, xf->m.transfer_meas, xf->m.reference != NULL, &e) !=
+        SPECTRO_OK)
+        return sp_fail(ei, e.code, "%s", e.message);
     if (spectro_transfer_create_size(in->frames->sample_rate, in->frames->fft_size, &tf, &e) != SPECTRO_OK)
         return sp_fail(ei, e.code, "%s", e.message); /* the codes are the engine's (spectro.h) */
     pthread_mutex_lock(&xf->mu);

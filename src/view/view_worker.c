@@ -23,41 +23,6 @@ static void wake(const shared *sh)
     SDL_PushEvent(&ev); /* thread-safe: wakes the window's loop */
 }
 
-/* The window's parts take the engine's description: the public one's members. */
-void view_stream_from(const spectro_stream_info *in, sink_stream *ss)
-{
-    const spectro_frames_info *f = in->frames;
-    memset(ss, 0, sizeof *ss);
-    ss->source = f->source;
-    ss->format = in->format;
-    ss->decoder = in->decoder;
-    ss->start_s = in->start_s;
-    ss->rate = f->sample_rate;
-    ss->source_channels = in->source_channels;
-    ss->channels = f->channels;
-    ss->channel = in->channel;
-    ss->channel_name = in->channel_name;
-    ss->n = f->fft_size;
-    ss->hop = f->hop;
-    ss->bins = f->bins;
-    ss->window = in->window;
-    ss->window_coef = in->window_coef;
-    ss->backend = in->backend;
-    ss->time_first_s = f->time_first_s;
-    ss->time_step_s = f->time_step_s;
-    ss->bin_hz = in->bin_hz;
-    ss->source_frames = in->source_frames;
-    ss->frames_expected = in->frames_expected;
-    ss->frames_hint = in->frames_hint;
-    ss->level_unit = f->unit && strcmp(f->unit, "dBFS") != 0 ? f->unit : NULL;
-    ss->live = f->live;
-    ss->aligned_s = in->aligned_s;
-    ss->xform = f->transform;
-    ss->col_hz = f->transform ? f->freqs_hz : NULL;
-    ss->depth = f->depth;
-    ss->xform_db = in->transform_db;
-}
-
 /* The engine's failure as the API's, for the run. */
 static int failed(int err, const sp_errinfo *ei, spectro_error *e)
 {

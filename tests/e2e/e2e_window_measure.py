@@ -97,6 +97,18 @@ class TestPanel(EW.WindowCase):
         self.assertLessEqual(diff, tol, "largest difference %.4f dB" % diff)
         return a
 
+    def assert_dump_like(self, got, ref, skip=()):
+        """The export is --dump's writer's (spectro_dump): the CSV's bytes are the reference's,
+        and so is every member of the sidecar that --average mean --dump writes (but the psd
+        conversion, which the export leaves out, and those in skip)."""
+        with open(got, "rb") as f, open(ref, "rb") as g:
+            self.assertEqual(f.read(), g.read(), "the export's bytes differ from --average mean --dump's")
+        with open(got + ".json") as f, open(ref + ".json") as g:
+            meta, want = json.load(f), json.load(g)
+        for k in want:
+            if k != "psd_conversion" and k not in skip:
+                self.assertEqual(meta.get(k), want[k], "sidecar member " + k)
+
     # ---- (a) selection -------------------------------------------------------------------
 
     def test_selection_spectrum_export(self):
@@ -181,7 +193,9 @@ class TestPanel(EW.WindowCase):
         self.assertEqual(s["avg_mode"], "infinite")
         self.assertEqual(s["panel_shown"], "infinite")
         self.assertEqual(s["panel_frames"], (3 * RATE - N) // HOP + 1)
-        self.assert_csv_equal(got, self.reference(["--average", "mean"], path), tol=1e-4)
+        ref = self.reference(["--average", "mean"], path)
+        self.assert_csv_equal(got, ref, tol=1e-4)
+        self.assert_dump_like(got, ref)
         # the sidecar names the decoder, and no selection (there was none)
         with open(got + ".json") as f:
             meta = json.load(f)
@@ -199,7 +213,10 @@ class TestPanel(EW.WindowCase):
         time.sleep(0.3)
         got = self.export(w)
         self.quit_stats(w, stats)
-        self.assert_csv_equal(got, self.reference(["--average", "mean", "--spl-offset", "94"], path), tol=1e-4)
+        ref = self.reference(["--average", "mean", "--spl-offset", "94"], path)
+        self.assert_csv_equal(got, ref, tol=1e-4)
+        # level_unit "dB SPL" among the members; units: the export names the levels' unit
+        self.assert_dump_like(got, ref, skip=("units",))
         with open(got + ".json") as f:
             self.assertEqual(json.load(f)["units"], "dB SPL")
 
