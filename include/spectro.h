@@ -191,6 +191,23 @@ SPECTRO_API int spectro_source_truncated(const spectro_source *s);
 /* Closes the input and frees the source. NULL is a no-op. */
 SPECTRO_API void spectro_source_close(spectro_source *s);
 
+/* Whether `input`, as spectro_source_open and spectro_job_add_input take it, is read once as
+ * a stream (API version 7): 1 for "-" (standard input) and a path that is a FIFO, which
+ * cannot be opened again nor seeked (info.pipe says the same once open), and for NULL (a
+ * job's input when none is given: the microphone); 0 for a file, a path that does not
+ * exist (yet) and a "synth:" spec. Looks at the path only: opens nothing, reads nothing.
+ * Any thread. */
+SPECTRO_API int spectro_input_is_stream(const char *input);
+
+/* One channel of `frames` interleaved frames of `channels` channels into out (frames floats,
+ * not overlapping in) (API version 7): channel SPECTRO_CHANNEL_MIX their mix as the analyzer
+ * makes it (the float sum in channel order times 1/channels; a sum that overflows taken
+ * again in double), or channel c (0 .. channels-1) picked out. For playing what an analysis
+ * shows. SPECTRO_EINVAL naming the argument: channels < 1, channel out of range, in or out
+ * NULL with frames > 0. Any thread. */
+SPECTRO_API int spectro_mix_channels(const float *in, size_t frames, int channels, int channel, float *out,
+                                     spectro_error *err);
+
 /* The raw encodings raw_format takes ("f32le", "s16le", ...): i in 0 .. count-1; NULL out
  * of range. Static storage; any thread. */
 SPECTRO_API int spectro_raw_format_count(void);

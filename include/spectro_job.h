@@ -288,6 +288,28 @@ typedef struct {
 } spectro_device_info;
 SPECTRO_API int spectro_list_devices(spectro_device_info *out, int max, int *count, spectro_error *err);
 
+/* The device the setting `device` (output 0: an input) or `output_device` (output 1) picks
+ * (API version 7): want NULL = the default input or output, else an index as
+ * spectro_list_devices gives it, or a case-insensitive part of a name (a whole name wins over
+ * a part; of several parts, the lowest index). Into *out. SPECTRO_ENODEV when none matches
+ * (the message lists the devices of that direction) or the audio system has none configured;
+ * SPECTRO_EAUDIO when PortAudio fails to start; SPECTRO_EUNSUPPORTED in a build without
+ * audio. Any thread. */
+SPECTRO_API int spectro_find_device(const char *want, int output, spectro_device_info *out, spectro_error *err);
+
+/* The audio system held initialised for a caller that drives PortAudio itself (API version
+ * 7), as spectro's window does to play a file: PortAudio is started as the library starts it
+ * for the microphone (the ALSA configuration checked first, where PortAudio 19.6 would abort
+ * without one; the audio libraries' own messages on stderr silenced), and counted: every
+ * SPECTRO_OK is matched by one spectro_audio_release, and PortAudio stays initialised until
+ * the last, also while the library's own users come and go. While held, the indexes of
+ * spectro_list_devices and spectro_find_device are PortAudio's PaDeviceIndex, valid for
+ * the caller's Pa_* calls (the same PortAudio library is linked: spectro_features names
+ * it). Errors as spectro_find_device's. Any thread (the count is locked; PortAudio's own
+ * calls are the caller's to order). */
+SPECTRO_API int spectro_audio_acquire(spectro_error *err);
+SPECTRO_API void spectro_audio_release(void);
+
 /* What this build can do, one line a feature ("  window:     yes (SDL2 2.30.0, ...)"): the
  * lines of spectro --version. Static storage, any thread. */
 SPECTRO_API const char *spectro_features(void);

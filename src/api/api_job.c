@@ -326,37 +326,7 @@ void spectro_set_field_namer(const char *(*namer)(const char *field))
     sp_set_field_namer(namer);
 }
 
-/* ---- devices and features ----------------------------------------------------------------- */
-
-int spectro_list_devices(spectro_device_info *out, int max, int *count, spectro_error *err)
-{
-    enum { MAX_DEVICES = 256 };
-    source_device_info *dev;
-    sp_errinfo ei = {{0}};
-    int n = 0, code;
-    if (!count || max < 0 || (max > 0 && !out))
-        return api_fail(err, SPECTRO_EINVAL, "count is NULL, or out is NULL with max > 0");
-    if (!(dev = calloc(MAX_DEVICES, sizeof *dev)))
-        return api_fail(err, SPECTRO_ENOMEM, "out of memory");
-    code = source_list_devices(dev, MAX_DEVICES, &n, &ei);
-    for (int i = 0; code == SP_OK && i < n && i < max && i < MAX_DEVICES; i++) {
-        spectro_device_info *o = &out[i];
-        memset(o, 0, sizeof *o);
-        o->index = dev[i].index;
-        memcpy(o->name, dev[i].name, sizeof o->name);
-        memcpy(o->host_api, dev[i].host_api, sizeof o->host_api);
-        o->max_input_channels = dev[i].max_input_channels;
-        o->max_output_channels = dev[i].max_output_channels;
-        o->default_rate = dev[i].default_rate;
-        o->is_default_input = dev[i].is_default;
-        o->is_default_output = dev[i].is_default_output;
-    }
-    free(dev);
-    if (code != SP_OK)
-        return api_from_engine(err, code, &ei);
-    *count = n;
-    return SPECTRO_OK;
-}
+/* ---- features (the devices: api_devices.c) --------------------------------------------------- */
 
 static char features[1024];
 static pthread_once_t features_once = PTHREAD_ONCE_INIT;

@@ -7,6 +7,7 @@
 
 #include "api_internal.h"
 #include "source.h"
+#include "stft.h"
 
 struct spectro_source {
     source *src;
@@ -222,6 +223,29 @@ uint64_t spectro_source_nonfinite(const spectro_source *s)
 int spectro_source_truncated(const spectro_source *s)
 {
     return s ? source_truncated(s->src) : 0;
+}
+
+int spectro_input_is_stream(const char *input)
+{
+    return !input || source_is_pipe_path(input);
+}
+
+int spectro_mix_channels(const float *in, size_t frames, int channels, int channel, float *out,
+                         spectro_error *err)
+{
+    if (channels < 1)
+        return api_fail(err, SPECTRO_EINVAL, "channels %d: must be at least 1", channels);
+    if (channel < SPECTRO_CHANNEL_MIX || channel >= channels)
+        return api_fail(err, SPECTRO_EINVAL, "channel %d: SPECTRO_CHANNEL_MIX (-1) or 0 .. %d", channel, channels - 1);
+    if (frames && (!in || !out))
+        return api_fail(err, SPECTRO_EINVAL, "%s is NULL", in ? "out" : "in");
+    if (channel == SPECTRO_CHANNEL_MIX) {
+        stft_mix(in, frames, channels, out);
+        return SPECTRO_OK;
+    }
+    for (size_t i = 0; i < frames; i++)
+        out[i] = in[i * (size_t)channels + (size_t)channel];
+    return SPECTRO_OK;
 }
 
 void spectro_source_close(spectro_source *s)

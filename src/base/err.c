@@ -1,9 +1,11 @@
 #include "err.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static pthread_mutex_t stderr_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -15,6 +17,32 @@ void sp_stderr_lock(void)
 void sp_stderr_unlock(void)
 {
     pthread_mutex_unlock(&stderr_mu);
+}
+
+int sp_stderr_mute(void)
+{
+    int saved, null;
+    sp_stderr_lock(); /* until sp_stderr_unmute */
+    fflush(stderr);
+    if ((saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0)) < 0) {
+        sp_stderr_unlock();
+        return -1;
+    }
+    if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
+        dup2(null, STDERR_FILENO);
+        close(null);
+    }
+    return saved;
+}
+
+void sp_stderr_unmute(int saved)
+{
+    if (saved < 0)
+        return;
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    sp_stderr_unlock();
 }
 
 const char *sp_strerror(int err)

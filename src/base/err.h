@@ -41,6 +41,12 @@ const char *sp_strerror(int err);
  * goes to /dev/null. */
 void sp_stderr_lock(void);
 void sp_stderr_unlock(void);
+/* Standard error pointed at /dev/null, sp_stderr_lock held, until sp_stderr_unmute(what this
+ * returned): around a library's calls that print their own chatter (PortAudio's ALSA host,
+ * for the microphone and the window's playback). -1 where fd 2 cannot be saved (nothing
+ * muted, the lock released; unmute(-1) is a no-op). */
+int sp_stderr_mute(void);
+void sp_stderr_unmute(int saved);
 
 /* Process exit code for an error: 0 for SP_OK, 2 for usage/input errors, 130 for
  * SP_EINTERRUPTED (what shells give a command that SIGINT ended), 1 otherwise. */

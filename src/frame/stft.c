@@ -459,36 +459,40 @@ static size_t complete_frames(const stft *s)
     return s->len < s->cfg.n ? 0 : (s->len - s->cfg.n) / s->cfg.hop + 1;
 }
 
+void stft_mix(const float *in, size_t count, int ch, float *dst)
+{
+    const float inv = 1.0f / (float)ch;
+    /* channel by channel (the same sums, in the same order, as sample by sample):
+     * each pass is a plain loop the compiler vectorises */
+    if (ch == 1) {
+        copy_floats(dst, in, count);
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        dst[i] = in[i * (size_t)ch];
+    for (int c = 1; c < ch; c++)
+        for (size_t i = 0; i < count; i++)
+            dst[i] += in[i * (size_t)ch + (size_t)c];
+    for (size_t i = 0; i < count; i++)
+        dst[i] *= inv;
+    /* huge finite samples can overflow the float sum (FLT_MAX + FLT_MAX): those few are
+     * mixed again in double, so a finite input always mixes to a finite sample (the others
+     * keep their float sums, bit for bit) */
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(dst[i])) {
+            double sum = 0.0;
+            for (int c = 0; c < ch; c++)
+                sum += in[i * (size_t)ch + (size_t)c];
+            dst[i] = (float)(sum / ch);
+        }
+}
+
 /* Mixes or selects `count` interleaved input frames onto the end of the channel buffers. */
 static void append(stft *s, const float *in, size_t count)
 {
     const int ch = s->cfg.in_channels;
     if (s->cfg.channel == STFT_CHANNEL_MIX) {
-        float *dst = s->sig[0] + s->len;
-        const float inv = 1.0f / (float)ch;
-        /* channel by channel (the same sums, in the same order, as sample by sample):
-         * each pass is a plain loop the compiler vectorises */
-        if (ch == 1) {
-            copy_floats(dst, in, count);
-        } else {
-            for (size_t i = 0; i < count; i++)
-                dst[i] = in[i * (size_t)ch];
-            for (int c = 1; c < ch; c++)
-                for (size_t i = 0; i < count; i++)
-                    dst[i] += in[i * (size_t)ch + (size_t)c];
-            for (size_t i = 0; i < count; i++)
-                dst[i] *= inv;
-            /* huge finite samples can overflow the float sum (FLT_MAX + FLT_MAX): those
-             * few are mixed again in double, so a finite input always mixes to a finite
-             * sample (the others keep their float sums, bit for bit) */
-            for (size_t i = 0; i < count; i++)
-                if (!isfinite(dst[i])) {
-                    double sum = 0.0;
-                    for (int c = 0; c < ch; c++)
-                        sum += in[i * (size_t)ch + (size_t)c];
-                    dst[i] = (float)(sum / ch);
-                }
-        }
+        stft_mix(in, count, ch, s->sig[0] + s->len);
     } else if (s->cfg.channel == STFT_CHANNEL_ALL) {
         for (int c = 0; c < ch; c++) {
             float *dst = s->sig[c] + s->len;

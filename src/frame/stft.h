@@ -54,6 +54,10 @@ stft_config stft_config_default(void); /* n 4096, hop 1024, mono, mix, batch 64 
 /* The frame step a setting of `hop` means: hop itself, or for 0 the default, n/4 (the
  * program's -n/--hop and the library's hop 0). */
 size_t stft_hop_or_default(size_t hop, size_t n);
+/* The mix of `count` interleaved frames of ch channels into dst (count floats), as the
+ * framer mixes (STFT_CHANNEL_MIX): the float sum in channel order times 1/ch, a sum that
+ * overflows taken again in double (docs/design.md "Channels"). Any thread. */
+void stft_mix(const float *in, size_t count, int ch, float *dst);
 
 typedef struct stft stft;
 

@@ -13,6 +13,7 @@
  * configuration is checked first: PortAudio 19.6 aborts on `devIdx < numDeviceNames` when
  * ALSA has no configuration or one that names no device at all. */
 #include "source.h"
+#include "source_pa.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,21 @@ int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo
                    "time: apt-get install portaudio19-dev and rebuild)");
 }
 
+int source_pa_acquire(sp_errinfo *ei)
+{
+    return sp_fail(ei, SP_EUNSUPPORTED, "no audio: PortAudio was not found at configure time");
+}
+
+void source_pa_release(void)
+{
+}
+
+int source_pa_find_device(const char *want, int output, source_device_info *out, sp_errinfo *ei)
+{
+    (void)want, (void)output, (void)out;
+    return source_pa_acquire(ei);
+}
+
 #else /* SPECTRO_HAVE_PORTAUDIO */
 
 #include <ctype.h>
@@ -64,7 +80,6 @@ int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo
 #endif
 
 #include "ring.h"
-#include "source_pa.h"
 
 #define MIC_STALL_NS 2000000000ull /* no callback for this long while running: device lost */
 #define MIC_GAPS 64 /* gaps published and not yet taken; a power of two */
@@ -515,34 +530,9 @@ static int find_device(const char *want, int output, PaDeviceIndex *out, sp_erri
 /* PortAudio 19.6 prints its ALSA host API's internal failures on stderr ("Expression 'ret'
  * failed in 'src/hostapi/alsa/pa_linux_alsa.c'...", PaUtil_DebugPrint), with no exported
  * way to turn that off: stderr points at /dev/null around the calls that print it (a busy
- * device: up to a second of PortAudio's retries). The redirection is process-wide; while
- * a device is being opened no other thread of spectro writes to stderr (the window's
- * thread waits for the analysis to start). */
-static int stderr_mute(void)
-{
-    int saved, null;
-    sp_stderr_lock(); /* until stderr_unmute (err.h) */
-    fflush(stderr);
-    if ((saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0)) < 0) {
-        sp_stderr_unlock();
-        return -1;
-    }
-    if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
-        dup2(null, STDERR_FILENO);
-        close(null);
-    }
-    return saved;
-}
-
-static void stderr_unmute(int saved)
-{
-    if (saved < 0)
-        return;
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    sp_stderr_unlock();
-}
+ * device: up to a second of PortAudio's retries), sp_stderr_mute (err.h). The redirection
+ * is process-wide; while a device is being opened no other thread of spectro writes to
+ * stderr (the window's thread waits for the analysis to start). */
 
 static void supported_rates(const PaStreamParameters *in, char *buf, size_t len)
 {
@@ -551,9 +541,9 @@ static void supported_rates(const PaStreamParameters *in, char *buf, size_t len)
     size_t at = 0;
     buf[0] = 0;
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
-        int mute = stderr_mute();
+        int mute = sp_stderr_mute();
         PaError pe = Pa_IsFormatSupported(in, NULL, rates[i]);
-        stderr_unmute(mute);
+        sp_stderr_unmute(mute);
         if (pe != paFormatIsSupported)
             continue;
         int w = snprintf(buf + at, len - at, "%s%d", at ? ", " : "", rates[i]);
@@ -655,9 +645,9 @@ int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei)
         err = sp_fail(ei, SP_EINVAL, "audio input %s reports no default rate: give one", d->name);
         goto fail_pa;
     }
-    mute = stderr_mute();
+    mute = sp_stderr_mute();
     pe = Pa_IsFormatSupported(&in, NULL, rate);
-    stderr_unmute(mute);
+    sp_stderr_unmute(mute);
     if (pe != paFormatIsSupported) {
         err = pa_open_error(pe, &in, d->name, rate, ei);
         goto fail_pa;
@@ -669,10 +659,10 @@ int source_open_mic(const source_mic_config *cfg, source **out, sp_errinfo *ei)
     }
     st->channels = in.channelCount;
     snprintf(st->name, sizeof st->name, "%s", d->name);
-    mute = stderr_mute();
+    mute = sp_stderr_mute();
     pe = Pa_OpenStream(&st->stream, &in, NULL, rate, paFramesPerBufferUnspecified, paNoFlag,
                        mic_callback, st);
-    stderr_unmute(mute);
+    sp_stderr_unmute(mute);
     if (pe != paNoError) {
         st->stream = NULL;
         err = pa_open_error(pe, &in, d->name, rate, ei);
@@ -696,6 +686,22 @@ fail_pa:
     return err;
 }
 
+/* Device i as source_list_devices gives it (def, def_out: the default input and output). */
+static void describe_device(int i, PaDeviceIndex def, PaDeviceIndex def_out, source_device_info *o)
+{
+    const PaDeviceInfo *d = Pa_GetDeviceInfo(i);
+    const PaHostApiInfo *api = Pa_GetHostApiInfo(d->hostApi);
+    memset(o, 0, sizeof *o);
+    o->index = i;
+    snprintf(o->name, sizeof o->name, "%s", d->name);
+    snprintf(o->host_api, sizeof o->host_api, "%s", api ? api->name : "?");
+    o->max_input_channels = d->maxInputChannels;
+    o->max_output_channels = d->maxOutputChannels;
+    o->default_rate = d->defaultSampleRate;
+    o->is_default = i == def;
+    o->is_default_output = i == def_out;
+}
+
 int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo *ei)
 {
     int n, found = 0, err;
@@ -710,23 +716,10 @@ int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo
     def_out = Pa_GetDefaultOutputDevice();
     for (int i = 0; i < n; i++) {
         const PaDeviceInfo *d = Pa_GetDeviceInfo(i);
-        const PaHostApiInfo *api;
-        source_device_info *o;
         if (!has_dir(d, 0) && !has_dir(d, 1))
             continue;
-        if (found < max) {
-            o = &out[found];
-            memset(o, 0, sizeof *o);
-            api = Pa_GetHostApiInfo(d->hostApi);
-            o->index = i;
-            snprintf(o->name, sizeof o->name, "%s", d->name);
-            snprintf(o->host_api, sizeof o->host_api, "%s", api ? api->name : "?");
-            o->max_input_channels = d->maxInputChannels;
-            o->max_output_channels = d->maxOutputChannels;
-            o->default_rate = d->defaultSampleRate;
-            o->is_default = i == def;
-            o->is_default_output = i == def_out;
-        }
+        if (found < max)
+            describe_device(i, def, def_out, &out[found]);
         found++;
     }
     *count = found;
@@ -734,7 +727,7 @@ int source_list_devices(source_device_info *out, int max, int *count, sp_errinfo
     return SP_OK;
 }
 
-/* ---- for the player (source_pa.h) ------------------------------------------------------- */
+/* ---- for a client that drives PortAudio itself (source_pa.h) --------------------------- */
 
 int source_pa_acquire(sp_errinfo *ei)
 {
@@ -746,22 +739,13 @@ void source_pa_release(void)
     pa_release();
 }
 
-int source_pa_find_output(const char *want, int *index, sp_errinfo *ei)
+int source_pa_find_device(const char *want, int output, source_device_info *out, sp_errinfo *ei)
 {
     PaDeviceIndex dev = paNoDevice;
-    int err = find_device(want, 1, &dev, ei);
-    *index = dev;
+    int err;
+    if ((err = find_device(want, output, &dev, ei)) == SP_OK)
+        describe_device(dev, Pa_GetDefaultInputDevice(), Pa_GetDefaultOutputDevice(), out);
     return err;
-}
-
-int source_pa_mute(void)
-{
-    return stderr_mute();
-}
-
-void source_pa_unmute(int saved)
-{
-    stderr_unmute(saved);
 }
 
 #endif /* SPECTRO_HAVE_PORTAUDIO */

@@ -13,7 +13,7 @@
  *   view_check.c    for the tests: view_config.verify checks and view_config.stats_path
  *   view_measure.c  the measurement panel: running average, tone marks, CSV export
  *   view_select.c   the selection (a time range, a band) and its spectrum; the two-point mark
- *   view_play.c     playback (the `p` key): the player (player.h), the playhead, following it
+ *   view_play.c     playback (the `p` key): the player (view_player.h), the playhead, following it
  *   view_xform.c    transforms (the `x` key): mel, CQT, chroma, reassigned (docs/transforms.md)
  *   view_meter.c    the samples' views (view_sig.h): their keys, the instrument column, meters
  *   view_pitch.c    the pitch trace; view_wave.c the waveform strip; view_scope.c the scope
@@ -55,11 +55,11 @@
 #include <stdio.h>
 
 #include "canvas.h"
-#include "player.h"
 #include "plot.h"
 #include "render.h"
 #include "spectro.h"
 #include "view.h"
+#include "view_player.h"
 #include "view_settings.h"
 #include "view_sig.h"
 #include "view_store.h"
@@ -434,9 +434,9 @@ typedef struct {
 #define PLAY_LOG_MAX 8192
 #define PLAY_LOG_COLS 7
 typedef struct {
-    player *pl;           /* NULL: not playing */
+    view_player *pl;      /* NULL: not playing */
     int64_t first, end;   /* the stretch, input samples (end -1: to the input's end) */
-    int channel;          /* PLAYER_MIX or a channel */
+    int channel;          /* SPECTRO_CHANNEL_MIX or a channel */
     int from_sel;         /* the selection's stretch (else from the cursor) */
     int head_seen;        /* the playhead was in the visible range at the last frame */
     int starts;           /* playbacks started */

@@ -1,4 +1,4 @@
-/* view_play: playback in the file view (see view_internal.h, player.h).
+/* view_play: playback in the file view (see view_internal.h, view_player.h).
  *
  * `p` (and space once the analysis is complete) plays the selection's audio, from its
  * first frame's first sample to its last frame's last (the span the status line shows),
@@ -8,7 +8,7 @@
  * --channel picked, or with --channel all the channel whose panel the cursor is on (the
  * mix when it is on none). `p` again stops.
  *
- * The playhead is drawn at the sample the output's clock says is heard now (player.h),
+ * The playhead is drawn at the sample the output's clock says is heard now (view_player.h),
  * in every channel's panel. Zoomed in, the view pages with it: when it leaves the visible
  * range on the right, the range moves so that it starts just before the playhead. The view
  * follows only while the playhead was visible: scrolled away by hand, the view stays. */
@@ -71,7 +71,7 @@ static int play_channel(view *v)
             if (v->ui.my >= pr.y && v->ui.my < pr.y + pr.h && v->ui.mx >= pr.x && v->ui.mx < pr.x + pr.w)
                 return c;
         }
-    return PLAYER_MIX;
+    return SPECTRO_CHANNEL_MIX;
 }
 
 /* The input sample where the analysis ends (-1: the input's end). */
@@ -110,9 +110,21 @@ static void stretch(view *v, const view_stream *in, int64_t *first, int64_t *end
     *first = s0 + (int64_t)llround(fmax(v->ui.v0, 0.0) * (double)in->hop); /* the view's left edge */
 }
 
+/* How the input is read, as the caller's settings say (raw samples, the stream): into *c,
+ * the raw format's text in raw. */
+static void play_source(const view *v, spectro_source_config *c, char *raw, size_t len)
+{
+    const view_settings *u = &v->user;
+    c->stream = u->stream;
+    if (u->raw_format[0]) { /* as the setting reads: "f32le,48000,2" */
+        snprintf(raw, len, "%s", u->raw_format);
+        c->raw_format = raw;
+    }
+}
+
 static void play_stop(view *v)
 {
-    player_stop(v->play.pl);
+    view_player_stop(v->play.pl);
     v->play.pl = NULL;
     v->play.head_f = NAN;
 }
@@ -120,11 +132,11 @@ static void play_stop(view *v)
 static int play_start(view *v)
 {
     play_state *ps = &v->play;
-    player_config pc = player_config_default();
+    view_player_config pc = view_player_config_default();
     view_stream in;
-    sp_errinfo ei = {{0}};
-    char msg[600], t[40];
-    int err;
+    spectro_error err = {0, {0}};
+    char msg[600], t[40], raw[64];
+    int code;
     if (!file_stream(v, &in)) {
         view_toast(v, "playback: in the file view only");
         return 0;
@@ -134,23 +146,20 @@ static int play_start(view *v)
         view_toast(v, "playback: nothing after the cursor");
         return 0;
     }
-    pc.req.input = v->user.input;
-    pc.req.file = source_file_options_default(); /* the settings' raw samples and stream */
-    pc.req.file.stream = v->user.stream;
-    if (v->user.raw_format[0] && source_raw_parse(v->user.raw_format, &pc.req.file.raw, &ei) != SP_OK) {
-        view_toast(v, ei.msg);
-        return 0;
-    }
+    pc.input = v->user.input;
+    play_source(v, &pc.source, raw, sizeof raw);
+    pc.rate = in.rate;
     pc.device = v->vc.output_device;
     pc.first = ps->first;
     pc.end = ps->end;
     pc.channel = ps->channel = play_channel(v);
-    if ((err = player_start(&pc, &ps->pl, &ei)) != SP_OK) {
+    if ((code = view_player_start(&pc, &ps->pl, &err)) != SPECTRO_OK) {
         ps->pl = NULL;
-        snprintf(ps->last_err, sizeof ps->last_err, "%s", ei.msg);
+        snprintf(ps->last_err, sizeof ps->last_err, "%s", err.message);
         snprintf(msg, sizeof msg, "%s%.560s",
-                 err == SP_ENODEV || err == SP_EAUDIO || err == SP_EUNSUPPORTED ? "no audio output: " : "cannot play: ",
-                 ei.msg);
+                 code == SPECTRO_ENODEV || code == SPECTRO_EAUDIO || code == SPECTRO_EUNSUPPORTED ? "no audio output: "
+                                                                                              : "cannot play: ",
+                 err.message);
         view_toast(v, msg);
         return 0;
     }
@@ -193,11 +202,11 @@ static void follow(view *v, double f)
 int view_play_tick(view *v)
 {
     play_state *ps = &v->play;
-    player_clock c;
+    view_player_clock c;
     view_stream in;
     if (!ps->pl)
         return 0;
-    player_get_clock(ps->pl, &c);
+    view_player_get_clock(ps->pl, &c);
     if (c.done) {
         play_stop(v);
         return 1;
@@ -211,13 +220,13 @@ void view_play_draw(view *v, const layout *L)
 {
     play_state *ps = &v->play;
     picture *p = &v->pic;
-    player_clock c;
+    view_player_clock c;
     view_stream in;
     (void)L;
     ps->head_f = NAN;
     if (!ps->pl || !p->r || !p->ok || !file_stream(v, &in))
         return;
-    player_get_clock(ps->pl, &c);
+    view_player_get_clock(ps->pl, &c);
     ps->head_f = frame_of_sample(&in, (double)c.first + c.pos);
 #ifdef SPECTRO_TEST_HOOKS
     if (!ps->log)

@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "scale.h"
-#include "source.h"
 
 static const rgb8 COL_SEL = {0x9a, 0xc8, 0xff};
 static const rgb8 COL_MARK = {0xff, 0xe0, 0x40};
@@ -162,7 +161,7 @@ static void job_start(view *v)
     pthread_mutex_unlock(&v->sh.mu);
     j->f0 = a;
     j->f1 = b;
-    if (!m.on || !v->user.input || source_is_pipe_path(v->user.input)) {
+    if (!m.on || spectro_input_is_stream(v->user.input)) {
         j->err = sp_fail(&j->ei, SP_EUNSUPPORTED, "the selection's spectrum reads its input again: not a pipe");
         return;
     }

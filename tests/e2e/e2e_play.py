@@ -1,4 +1,4 @@
-"""End-to-end tests of playback in the file view (view_play.c, player.c) under Xvfb.
+"""End-to-end tests of playback in the file view (view_play.c, view_player.c) under Xvfb.
 
     python3 tests/e2e/e2e_play.py SPECTRO_BINARY ASSETS_DIR [unittest args]
 

@@ -1,35 +1,51 @@
-/* player: a stretch of an input through PortAudio's output (see player.h). */
-#include "player.h"
+/* view_player: a stretch of an input through PortAudio's output (see view_player.h). */
+#include "view_player.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-player_config player_config_default(void)
+view_player_config view_player_config_default(void)
 {
-    player_config c;
+    view_player_config c;
     memset(&c, 0, sizeof c);
+    c.source = spectro_source_config_default();
     c.end = -1;
-    c.channel = PLAYER_MIX;
+    c.channel = SPECTRO_CHANNEL_MIX;
     return c;
+}
+
+/* code, and its line into err */
+static int fail(spectro_error *err, int code, const char *fmt, ...)
+{
+    va_list ap;
+    if (err) {
+        err->code = code;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
 }
 
 #ifndef SPECTRO_HAVE_PORTAUDIO
 
-int player_start(const player_config *cfg, player **out, sp_errinfo *ei)
+int view_player_start(const view_player_config *cfg, view_player **out, spectro_error *err)
 {
     (void)cfg;
     if (out)
         *out = NULL;
-    return sp_fail(ei, SP_EUNSUPPORTED, "no audio output: PortAudio was not found at configure time");
+    return fail(err, SPECTRO_EUNSUPPORTED, "no audio output: PortAudio was not found at configure time");
 }
 
-void player_get_clock(player *p, player_clock *out)
+void view_player_get_clock(view_player *p, view_player_clock *out)
 {
     (void)p;
     memset(out, 0, sizeof *out);
 }
 
-void player_stop(player *p)
+void view_player_stop(view_player *p)
 {
     (void)p;
 }
@@ -39,18 +55,18 @@ void player_stop(player *p)
 #include <portaudio.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <time.h>
 
+#include "err.h"
 #include "ring.h"
-#include "source_pa.h"
 
 #define DECODE_FRAMES 4096
 #define PREFILL_WAIT_S 5.0 /* the ring's first filling may take this long (a slow decoder) */
 
-struct player {
-    player_config cfg;
-    source *src;
+struct view_player {
+    view_player_config cfg;
+    spectro_source *src;
+    int audio;                     /* spectro_audio_acquire held */
     int in_channels, out_channels, rate;
     PaStream *stream;
     ring rb;
@@ -73,29 +89,6 @@ struct player {
 
 /* ---- the decoder thread ---- */
 
-static void mix(player *p, size_t frames)
-{
-    const int ch = p->in_channels;
-    if (p->cfg.channel >= 0) {
-        for (size_t i = 0; i < frames; i++)
-            p->mono[i] = p->in[i * (size_t)ch + (size_t)p->cfg.channel];
-        return;
-    }
-    /* as the analysis mixes (stft.c): the float sum in channel order, times 1/C */
-    if (ch == 1) {
-        memcpy(p->mono, p->in, frames * sizeof *p->mono);
-        return;
-    }
-    const float inv = 1.0f / (float)ch;
-    for (size_t i = 0; i < frames; i++)
-        p->mono[i] = p->in[i * (size_t)ch];
-    for (int c = 1; c < ch; c++)
-        for (size_t i = 0; i < frames; i++)
-            p->mono[i] += p->in[i * (size_t)ch + (size_t)c];
-    for (size_t i = 0; i < frames; i++)
-        p->mono[i] *= inv;
-}
-
 static void pause_ms(long ms)
 {
     struct timespec ts = {0, ms * 1000000L};
@@ -104,16 +97,16 @@ static void pause_ms(long ms)
 
 static void *decode_main(void *arg)
 {
-    player *p = arg;
+    view_player *p = arg;
     int64_t at = p->cfg.first;
-    sp_errinfo ei = {{0}};
     while (!atomic_load(&p->stop) && (p->cfg.end < 0 || at < p->cfg.end)) {
         size_t want = DECODE_FRAMES, got = 0, done = 0;
         if (p->cfg.end >= 0 && (int64_t)want > p->cfg.end - at)
             want = (size_t)(p->cfg.end - at);
-        if (source_read(p->src, p->in, want, &got, &ei) != SP_OK || got == 0)
-            break; /* a read error ends the stretch early: what was read plays */
-        mix(p, got);
+        if (spectro_source_read(p->src, p->in, want, &got, NULL) != SPECTRO_OK || got == 0)
+            break; /* a read error (or a range past the end) ends the stretch early: what
+                    * was read plays */
+        spectro_mix_channels(p->in, got, p->in_channels, p->cfg.channel, p->mono, NULL); /* checked at open */
         while (done < got && !atomic_load(&p->stop)) {
             size_t w = ring_write(&p->rb, p->mono + done, got - done);
             done += w;
@@ -129,7 +122,7 @@ static void *decode_main(void *arg)
 
 /* ---- the callback: copies, publishes the clock ---- */
 
-static void publish(player *p, double dac, uint64_t idx)
+static void publish(view_player *p, double dac, uint64_t idx)
 {
     uint64_t s = atomic_load_explicit(&p->seq, memory_order_relaxed);
     atomic_store_explicit(&p->seq, s + 1, memory_order_relaxed);
@@ -143,7 +136,7 @@ static void publish(player *p, double dac, uint64_t idx)
 static int play_callback(const void *input, void *output, unsigned long frames,
                          const PaStreamCallbackTimeInfo *time_info, PaStreamCallbackFlags flags, void *user)
 {
-    player *p = user;
+    view_player *p = user;
     float *out = output;
     int eof = atomic_load_explicit(&p->eof, memory_order_acquire); /* before the read: nothing follows it */
     size_t got = p->complete ? 0 : ring_read(&p->rb, out, frames);
@@ -166,73 +159,78 @@ static int play_callback(const void *input, void *output, unsigned long frames,
 
 static void play_finished(void *user)
 {
-    player *p = user;
+    view_player *p = user;
     atomic_store_explicit(&p->finished, 1, memory_order_release);
 }
 
 /* ---- open, start, stop ---- */
 
-static int open_input(player *p, sp_errinfo *ei)
+/* The stretch's samples as seconds of the source's range: s / rate, which the source
+ * rounds back to s (docs/design.md: a time is the nearest sample). */
+static int open_input(view_player *p, spectro_error *err)
 {
-    const source_info *info;
-    int64_t reached = 0;
-    int err;
-    if (!p->cfg.req.input || source_is_pipe_path(p->cfg.req.input))
-        return sp_fail(ei, SP_EUNSUPPORTED, "playback reads its input again: not a pipe or the microphone");
-    p->cfg.req.file.readers = 1; /* real time needs no decoding ahead on threads */
-    if ((err = source_open_request(&p->cfg.req, &p->src, ei)) != SP_OK)
-        return err;
-    if (source_is_push(p->src))
-        return sp_fail(ei, SP_EUNSUPPORTED, "playback reads its input again: not the microphone");
-    info = source_get_info(p->src);
-    p->in_channels = info->channels;
-    p->rate = info->rate;
-    if (p->cfg.channel >= p->in_channels || p->cfg.channel < PLAYER_MIX)
-        return sp_fail(ei, SP_EINVAL, "playback: %s has no channel %d", info->name, p->cfg.channel);
+    spectro_source_config c = p->cfg.source;
+    spectro_source_info info;
+    int code;
+    if (spectro_input_is_stream(p->cfg.input))
+        return fail(err, SPECTRO_EUNSUPPORTED, "playback reads its input again: not a pipe or the microphone");
+    if (p->cfg.rate <= 0)
+        return fail(err, SPECTRO_EINVAL, "playback: rate %d", p->cfg.rate);
     if (p->cfg.first < 0 || (p->cfg.end >= 0 && p->cfg.end <= p->cfg.first))
-        return sp_fail(ei, SP_EINVAL, "playback: an empty stretch");
-    if ((err = source_seek(p->src, p->cfg.first, &p->stop, &reached, ei)) != SP_OK)
-        return err;
-    if (reached < p->cfg.first)
-        return sp_fail(ei, SP_EINVAL, "playback: %s ends before sample %lld", info->name, (long long)p->cfg.first);
-    return SP_OK;
+        return fail(err, SPECTRO_EINVAL, "playback: an empty stretch");
+    c.start = (double)p->cfg.first / p->cfg.rate;
+    c.end = p->cfg.end >= 0 ? (double)p->cfg.end / p->cfg.rate : 0;
+    if ((code = spectro_source_open(p->cfg.input, &c, &p->src, err)) != SPECTRO_OK)
+        return code;
+    memset(&info, 0, sizeof info);
+    info.size = sizeof info;
+    spectro_source_get_info(p->src, &info);
+    p->in_channels = info.channels;
+    p->rate = info.sample_rate;
+    if (p->rate != p->cfg.rate)
+        return fail(err, SPECTRO_EINVAL, "playback: %s is read at %d Hz, not the %d Hz analysed", info.name,
+                    p->rate, p->cfg.rate);
+    if (p->cfg.channel >= p->in_channels || p->cfg.channel < SPECTRO_CHANNEL_MIX)
+        return fail(err, SPECTRO_EINVAL, "playback: %s has no channel %d", info.name, p->cfg.channel);
+    return SPECTRO_OK;
 }
 
-static int open_output(player *p, sp_errinfo *ei)
+static int open_output(view_player *p, spectro_error *err)
 {
     PaStreamParameters out;
+    spectro_device_info dev;
     const PaDeviceInfo *d;
     PaError pe = paInvalidChannelCount;
-    int dev = -1, err, mute;
-    if ((err = source_pa_find_output(p->cfg.device, &dev, ei)) != SP_OK)
-        return err;
-    d = Pa_GetDeviceInfo(dev);
+    int code, mute;
+    if ((code = spectro_find_device(p->cfg.device, 1, &dev, err)) != SPECTRO_OK)
+        return code;
+    d = Pa_GetDeviceInfo(dev.index);
     snprintf(p->device, sizeof p->device, "%s", d->name);
     memset(&out, 0, sizeof out);
-    out.device = dev;
+    out.device = dev.index;
     out.sampleFormat = paFloat32;
     out.suggestedLatency = d->defaultLowOutputLatency;
-    mute = source_pa_mute();
+    mute = sp_stderr_mute();
     for (int ch = 1; ch <= 2 && pe == paInvalidChannelCount; ch++) {
         out.channelCount = p->out_channels = ch;
         pe = Pa_OpenStream(&p->stream, NULL, &out, p->rate, paFramesPerBufferUnspecified,
                            paClipOff | paPrimeOutputBuffersUsingStreamCallback, play_callback, p);
     }
-    source_pa_unmute(mute);
+    sp_stderr_unmute(mute);
     if (pe != paNoError) {
         p->stream = NULL;
         if (pe == paUnanticipatedHostError && Pa_GetLastHostErrorInfo()->errorText)
-            return sp_fail(ei, SP_EAUDIO, "cannot open audio output %s at %d Hz: %s", d->name, p->rate,
-                           Pa_GetLastHostErrorInfo()->errorText);
-        return sp_fail(ei, SP_EAUDIO, "cannot open audio output %s at %d Hz: %s", d->name, p->rate,
-                       Pa_GetErrorText(pe));
+            return fail(err, SPECTRO_EAUDIO, "cannot open audio output %s at %d Hz: %s", d->name, p->rate,
+                        Pa_GetLastHostErrorInfo()->errorText);
+        return fail(err, SPECTRO_EAUDIO, "cannot open audio output %s at %d Hz: %s", d->name, p->rate,
+                    Pa_GetErrorText(pe));
     }
     Pa_SetStreamFinishedCallback(p->stream, play_finished);
-    return SP_OK;
+    return SPECTRO_OK;
 }
 
 /* Until the ring is full or the stretch all in it. */
-static void prefill(player *p)
+static void prefill(view_player *p)
 {
     for (int i = 0; i < (int)(PREFILL_WAIT_S * 1000 / 2); i++) {
         if (atomic_load_explicit(&p->eof, memory_order_acquire) || ring_writable(&p->rb) < DECODE_FRAMES)
@@ -241,51 +239,58 @@ static void prefill(player *p)
     }
 }
 
-int player_start(const player_config *cfg, player **out, sp_errinfo *ei)
+/* PortAudio held (spectro_audio_acquire: the library's start of it, its quirks and count),
+ * the input and the output opened, the buffers. */
+static int open_all(view_player *p, spectro_error *err)
 {
-    player *p;
-    PaError pe;
-    int err, mute;
-    if (!cfg || !out)
-        return sp_fail(ei, SP_EINVAL, "player_start: NULL argument");
-    *out = NULL;
-    if (!(p = calloc(1, sizeof *p)))
-        return sp_fail(ei, SP_ENOMEM, "out of memory");
-    p->cfg = *cfg;
-    if ((err = source_pa_acquire(ei)) != SP_OK) {
-        free(p);
-        return err;
-    }
-    if ((err = open_input(p, ei)) != SP_OK || (err = open_output(p, ei)) != SP_OK)
-        goto fail;
-    p->storage = malloc(PLAYER_RING_SAMPLES * sizeof *p->storage);
+    int code;
+    if ((code = spectro_audio_acquire(err)) != SPECTRO_OK)
+        return code;
+    p->audio = 1;
+    if ((code = open_input(p, err)) != SPECTRO_OK || (code = open_output(p, err)) != SPECTRO_OK)
+        return code;
+    p->storage = malloc(VIEW_PLAYER_RING_SAMPLES * sizeof *p->storage);
     p->in = malloc((size_t)DECODE_FRAMES * (size_t)p->in_channels * sizeof *p->in);
     p->mono = malloc((size_t)DECODE_FRAMES * sizeof *p->mono);
-    if (!p->storage || !p->in || !p->mono || ring_init(&p->rb, p->storage, PLAYER_RING_SAMPLES) != SP_OK) {
-        err = sp_fail(ei, SP_ENOMEM, "out of memory for playback");
+    if (!p->storage || !p->in || !p->mono || ring_init(&p->rb, p->storage, VIEW_PLAYER_RING_SAMPLES) != SP_OK)
+        return fail(err, SPECTRO_ENOMEM, "out of memory for playback");
+    return SPECTRO_OK;
+}
+
+int view_player_start(const view_player_config *cfg, view_player **out, spectro_error *err)
+{
+    view_player *p;
+    PaError pe;
+    int code, mute;
+    if (!cfg || !out)
+        return fail(err, SPECTRO_EINVAL, "view_player_start: NULL argument");
+    *out = NULL;
+    if (!(p = calloc(1, sizeof *p)))
+        return fail(err, SPECTRO_ENOMEM, "out of memory");
+    p->cfg = *cfg;
+    if ((code = open_all(p, err)) != SPECTRO_OK)
         goto fail;
-    }
     if (pthread_create(&p->th, NULL, decode_main, p) != 0) {
-        err = sp_fail(ei, SP_ENOMEM, "cannot start the playback's decoder");
+        code = fail(err, SPECTRO_ENOMEM, "cannot start the playback's decoder");
         goto fail;
     }
     p->th_running = 1;
     prefill(p);
-    mute = source_pa_mute();
+    mute = sp_stderr_mute();
     pe = Pa_StartStream(p->stream);
-    source_pa_unmute(mute);
+    sp_stderr_unmute(mute);
     if (pe != paNoError) {
-        err = sp_fail(ei, SP_EAUDIO, "cannot start audio output %s: %s", p->device, Pa_GetErrorText(pe));
+        code = fail(err, SPECTRO_EAUDIO, "cannot start audio output %s: %s", p->device, Pa_GetErrorText(pe));
         goto fail;
     }
     *out = p;
-    return SP_OK;
+    return SPECTRO_OK;
 fail:
-    player_stop(p);
-    return err;
+    view_player_stop(p);
+    return code;
 }
 
-void player_get_clock(player *p, player_clock *c)
+void view_player_get_clock(view_player *p, view_player_clock *c)
 {
     uint64_t s0, s1;
     memset(c, 0, sizeof *c);
@@ -315,22 +320,23 @@ void player_get_clock(player *p, player_clock *c)
     }
 }
 
-void player_stop(player *p)
+void view_player_stop(view_player *p)
 {
     if (!p)
         return;
     atomic_store(&p->stop, 1);
     if (p->stream) {
-        int mute = source_pa_mute();
+        int mute = sp_stderr_mute();
         if (Pa_IsStreamStopped(p->stream) == 0)
             Pa_AbortStream(p->stream);
         Pa_CloseStream(p->stream);
-        source_pa_unmute(mute);
+        sp_stderr_unmute(mute);
     }
     if (p->th_running)
         pthread_join(p->th, NULL);
-    source_close(p->src);
-    source_pa_release();
+    spectro_source_close(p->src);
+    if (p->audio)
+        spectro_audio_release();
     free(p->storage);
     free(p->in);
     free(p->mono);
