@@ -1,8 +1,8 @@
 /* spectro_job.h: the jobs of libspectro's public C API, the spectro program's run as a call:
  * settings by name (the rows the program's options, --help and man page are made from),
  * inputs, a run with its outputs or over many inputs, the run's frames to a callback (API
- * version 5), its whole stream and derived runs, which spectro's window is built on (6);
- * the settings' table, the field namer, the audio devices and the build's features.
+ * version 5), its whole stream and derived runs, which spectro's window is built on (6),
+ * its settings read back as the run takes them (7); the settings' table, the field namer, the audio devices and the build's features.
  *
  * Included by spectro.h, whose conventions, errors and thread-safety rules hold here (users
  * include spectro.h; this file alone includes it first). docs/api-c.md "Jobs".
@@ -211,6 +211,51 @@ SPECTRO_API int spectro_setting_shapes_frames(const char *name);
  * being changed. */
 SPECTRO_API int spectro_job_derive(const spectro_job *src, const char *const *except, spectro_job **out,
                                    spectro_error *err);
+
+/* ---- a job's settings read back (API version 7) ------------------------------------------ */
+
+/* The setting `name` (as spectro_job_set takes it) into value (len bytes with the NUL), as
+ * text that spectro_job_set takes: setting what was read changes nothing. The value the
+ * job's run takes, as FFmpeg's av_opt_get reads an option: "4096", "hann", "mix", "-120:0",
+ * "1" / "0" for a switch or an output without a path ("peaks"), an output's path ("dump").
+ * "" where the setting is not set and the run decides its value: no output, no transform,
+ * the device's rate, and the settings whose being given changes the run (average, tone,
+ * tone_format, spl_offset, weighting, tuning, fmin, transfer, calibrate) until they are
+ * given; spectro_job_set takes no "" for those (leave them unset). What the settings make
+ * of each other (the default hop N/4, tone's window kaiser:20, the colour range spl_offset
+ * moves) is read after spectro_job_prepare (before it: "" where it would change them).
+ * SPECTRO_EINVAL: no such setting (named), or value NULL, or len too short for the value
+ * (the message says how many bytes it takes; value then holds the text cut to len - 1
+ * bytes). 1024 bytes hold any value but a path. The job is only read: any thread while it
+ * is not being changed. */
+SPECTRO_API int spectro_job_get(const spectro_job *j, const char *name, char *value, size_t len, spectro_error *err);
+
+/* The settings together, as spectro_job_run takes them first: their checks across settings
+ * (SPECTRO_EINVAL naming the fields: "fmin 900: must be below fmax 800") and what they make
+ * of each other, which spectro_job_get then reads. Idempotent: a second call, or
+ * spectro_job_run after it, starts again from the settings as given; a setting or an input
+ * set afterwards undoes it. Not while the job runs. */
+SPECTRO_API int spectro_job_prepare(spectro_job *j, spectro_error *err);
+
+/* The job's i-th input (0: the first, as spectro_job_add_input added them) or NULL past the
+ * last: the job's own copy, valid until it is destroyed. */
+SPECTRO_API const char *spectro_job_input(const spectro_job *j, int i);
+
+/* Whether setting `name` was set (spectro_job_set, with a value other than a switch's
+ * "0"): 1, 0, or SPECTRO_EINVAL for no such setting. */
+SPECTRO_API int spectro_job_is_set(const spectro_job *j, const char *name);
+
+/* The font file the job's pictures are drawn with (its labels; the title in the bold cut
+ * beside it where there is one), found as its run finds it: SPECTRO_FONT where
+ * spectro_job_read_environment read it, the system's DejaVu Sans, the one installed with the
+ * library. Into path (len bytes). SPECTRO_EIO with advice when there is none. For a display
+ * that draws the job's pictures itself. */
+SPECTRO_API int spectro_job_font(const spectro_job *j, char *path, size_t len, spectro_error *err);
+
+/* The reason given to spectro_job_stop since the job was made (0: none yet): for what runs
+ * on the job's behalf (a display's own analyses) and ends with it. One atomic load: any
+ * thread. */
+SPECTRO_API int spectro_job_stop_asked(const spectro_job *j);
 
 /* The settings as data, in the program's --help order: i in 0 .. spectro_setting_count()-1.
  * The texts are rendered with the field namer in place at the call. Any thread. */

@@ -248,6 +248,55 @@ int spectro_job_stopped(const spectro_job *s)
     return s ? s->stopped : 0;
 }
 
+/* ---- a job's settings read back ---------------------------------------------------------- */
+
+int spectro_job_get(const spectro_job *s, const char *name, char *value, size_t len, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    int code;
+    if (!s || !name)
+        return api_fail(err, SPECTRO_EINVAL, "%s is NULL", s ? "name" : "job");
+    code = job_get(s->j, name, value, len, &ei);
+    return code == SP_OK ? SPECTRO_OK : api_from_engine(err, code, &ei);
+}
+
+int spectro_job_prepare(spectro_job *s, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    int code;
+    if (!s)
+        return api_fail(err, SPECTRO_EINVAL, "job is NULL");
+    code = job_prepare(s->j, &ei);
+    return code == SP_OK ? SPECTRO_OK : api_from_engine(err, code, &ei);
+}
+
+const char *spectro_job_input(const spectro_job *s, int i)
+{
+    return s && i >= 0 && i < s->j->n_inputs ? s->j->inputs[i] : NULL;
+}
+
+int spectro_job_is_set(const spectro_job *s, const char *name)
+{
+    if (!s || !name || job_setting_shapes_frames(name) < 0)
+        return SPECTRO_EINVAL;
+    return job_was_given(s->j, name);
+}
+
+int spectro_job_font(const spectro_job *s, char *path, size_t len, spectro_error *err)
+{
+    sp_errinfo ei = {{0}};
+    int code;
+    if (!s || !path || len == 0)
+        return api_fail(err, SPECTRO_EINVAL, "%s", s ? "path is NULL or len 0" : "job is NULL");
+    code = render_find_font(&s->j->an.render, path, len, &ei);
+    return code == SP_OK ? SPECTRO_OK : api_from_engine(err, code, &ei);
+}
+
+int spectro_job_stop_asked(const spectro_job *s)
+{
+    return s ? atomic_load(&s->j->stopped) : 0;
+}
+
 /* ---- the settings as data ----------------------------------------------------------------- */
 
 int spectro_setting_count(void)

@@ -89,12 +89,38 @@ static int run_one(job *j, analyze_result *res, sp_errinfo *ei)
     view_config vc = j->window;
     if (!j->env_read) /* the display is where SDL looks, whatever the job read */
         job_env_display(&vc);
-    vc.tone = j->view_tone;
-    vc.average = j->view_average;
-    vc.bands = j->view_bands;
-    vc.bands_weighting = j->an.measure.weighting;
     vc.output_device = j->output_device;
-    return view_run(j->api, &j->an, &j->run, &vc, res, ei);
+    err = view_run(j->api, &vc, ei);
+    /* the window's analyses are jobs of their own: a stop asked of this one (a signal)
+     * closed it, as a live run's stop ends that run (spectro_job_stopped) */
+    res->interrupted = err == SP_OK && atomic_load(&j->stopped) != 0;
+    return err;
+}
+
+void job_unprepare(job *j)
+{
+    if (!j->prepared)
+        return;
+    j->an = j->given_an;
+    memcpy(j->given, j->given_rows, sizeof j->given);
+    j->view_tone = j->view_average = j->view_bands = 0;
+    j->batch = j->headless = 0;
+    j->prepared = 0;
+}
+
+/* From the settings as given every time: the checks change what they read (the outputs'
+ * kinds, the colour range with spl_offset, compare's channel), so a second pass over their
+ * own result would not be the same run. */
+int job_prepare(job *j, sp_errinfo *ei)
+{
+    int err;
+    job_unprepare(j);
+    j->given_an = j->an;
+    memcpy(j->given_rows, j->given, sizeof j->given);
+    j->prepared = 1;
+    if ((err = job_prepare_checks(j, ei)) != SP_OK)
+        job_unprepare(j);
+    return err;
 }
 
 void job_set_frames(job *j, const sink *s)

@@ -59,6 +59,11 @@ typedef struct job {
     const char *files_from;  /* a path, "-" = standard input; NULL: none */
     int shard_k, shard_n;    /* --shard K/N: inputs i with i % N == K; shard_n 0: all */
     int batch;               /* several inputs, --files-from or --shard: job_batch_run runs them */
+    /* job_prepare's: the settings as given (an, given) before it made them the run's, put
+     * back before it runs again and before a setting changes (job_unprepare) */
+    int prepared;
+    analyze_config given_an;
+    unsigned char given_rows[JOB_MAX_ROWS];
 } job;
 
 /* A job with every default and nothing given; SP_ENOMEM. */
@@ -99,8 +104,25 @@ typedef struct {
 int job_setting_count(void);
 int job_setting_doc_at(int i, job_setting_doc *out); /* SP_EINVAL out of range */
 
+/* The setting `name` as text that job_set takes (set(name, get(name)) changes nothing), the
+ * value the run takes: after job_prepare what it made of the settings together (the default
+ * hop, --tone's window); "" for a setting not set whose value the run decides (no output,
+ * no transform, the device's rate, the default hop before job_prepare). SP_EINVAL: no such
+ * setting, or len too short for the value (the message says how long it is). */
+int job_get(const job *j, const char *name, char *value, size_t len, sp_errinfo *ei);
+
+/* The setting `name` was set (job_given of the settings as given: job_prepare's checks
+ * may forget one, compare's average). */
+int job_was_given(const job *j, const char *name);
+
+/* Puts back the settings as given, undoing job_prepare (a no-op when not prepared). */
+void job_unprepare(job *j);
+
 /* The setting `name` was set. */
 int job_given(const job *j, const char *name);
+
+/* The settings together (job_internal.h job_prepare), idempotent: job_run does it again. */
+int job_prepare(job *j, sp_errinfo *ei);
 
 /* Checks the settings together and runs: one input (its outputs, or the window when none
  * was asked for), or a batch (several inputs, files_from, shard). SP_OK, or the error that

@@ -205,8 +205,11 @@ int job_read_environment(job *j, sp_errinfo *ei)
 {
     analyze_config *an = &j->an;
     view_config *vc = &j->window;
-    const char *gpu_module = an->fft_tuning.gpu_module; /* the API's: kept */
-    int err = job_env_fft(&an->fft_tuning, ei);
+    const char *gpu_module;
+    int err;
+    job_unprepare(j); /* into the settings as given */
+    gpu_module = an->fft_tuning.gpu_module; /* the API's: kept */
+    err = job_env_fft(&an->fft_tuning, ei);
     an->fft_tuning.gpu_module = gpu_module;
     if (err == SP_OK)
         err = env_readers(&an->file, ei);

@@ -32,6 +32,10 @@ typedef struct job_row job_row;
 typedef int (*job_parse_fn)(job *o, const job_row *row, const char *name, const char *val,
                             sp_errinfo *ei);
 
+/* A row's value as text that its parser takes into buf (len bytes, NUL-terminated, cut
+ * where too long); "" where it is not set. Returns the length the whole text takes. */
+typedef size_t (*job_format_fn)(const job *o, const job_row *row, char *buf, size_t len);
+
 /* A list that --help reads from its module's table ("hann (default), hamming, ..."), and the
  * bare names for completion ("hann hamming ..."). */
 typedef void (*job_list_fn)(char *buf, size_t len, int bare);
@@ -51,6 +55,10 @@ struct job_row {
     int def_parses;         /* def is a value the option takes, and parsing it changes nothing
                              * (tests/test_cli.c holds the rows to it) */
     job_parse_fn parse;     /* OPT_CUSTOM */
+    job_format_fn format;   /* OPT_CUSTOM (and a row whose value needs more than its type's
+                             * text): the value as `parse` takes it (job_get) */
+    int unset_empty;        /* being given changes the run beyond the value (job_given is
+                             * read: average, tone, ...): job_get says "" until it is given */
     const char *output;     /* OPT_OUTPUT: the sink kind (sink_table.h) */
     const char *empty;      /* OPT_TEXT, OPT_OUTPUT with a value: the message for "" */
     char kind;              /* completion: 'f' a file, 'd' an audio device; 0: from the type */
@@ -76,8 +84,32 @@ const job_row *job_row_find(const char *name);
 
 /* The settings together, before a run: what no single row can check, and what they make
  * of each other (the averaged, banded, ... kinds of the outputs; the batch; the default hop).
- * SP_EINVAL with one line naming the fields. */
-int job_prepare(job *o, sp_errinfo *ei);
+ * SP_EINVAL with one line naming the fields (job.h declares it). Idempotent: it starts from
+ * the settings as given (given_an), which it keeps. job_prepare_checks is its work on
+ * them (job_rows.c). */
+int job_prepare_checks(job *o, sp_errinfo *ei);
+
+/* The rows' formats (job_format.c), named by the rows. */
+size_t job_format_fft_size(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_window(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_channel(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_backend(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_output(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_picture_size(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_scale(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_colormap(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_db_range(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_raw_format(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_shard(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_average(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_real(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_calibrate(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_tone(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_tone_format(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_bands(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_weighting(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_tuning(const job *o, const job_row *row, char *buf, size_t len);
+size_t job_format_transfer(const job *o, const job_row *row, char *buf, size_t len);
 
 /* --tone-format's names (json, text): the parser and the lists read them. */
 extern const char *const job_tone_formats[];

@@ -351,18 +351,19 @@ static int parse_tuning(job *o, const job_row *row, const char *name, const char
  * wrapping. */
 const job_row job_rows[] = {
     {.longname = "fft-size", .frames = 1, .value = "N", .type = OPT_CUSTOM, .parse = parse_fft_size,
+     .format = job_format_fft_size,
      .field = AN(n), .def = FFT_STR(FFT_DEFAULT_SIZE), .def_parses = 1, .section = "analysis",
      .help = "FFT size, a power of two from 16 to 4194304"},
     {.longname = "hop", .frames = 1, .value = "H", .type = OPT_SIZE, .field = AN(hop), .min = 1, .max = 1099511627776.0,
      .def = "N/4", .help = "frame step in samples, >= 1"},
     {.longname = "window", .frames = 1, .value = "NAME[:P]", .type = OPT_CUSTOM, .parse = parse_window,
-     .field = AN(window), .help = "", .list = job_list_windows},
+     .format = job_format_window, .field = AN(window), .help = "", .list = job_list_windows},
     {.longname = "channel", .frames = 1, .value = "C", .type = OPT_CUSTOM, .parse = parse_channel,
-     .field = AN(channel), .list = job_list_channels,
+     .format = job_format_channel, .field = AN(channel), .list = job_list_channels,
      .help = "mix (default: the mean of all channels), all, or an index from 0"},
     {.longname = "backend", .frames = 1, .value = "B", .type = OPT_CUSTOM, .parse = parse_backend,
-     .field = AN(backend), .help = "", .list = job_list_backends},
-    {.longname = "dump", .value = "OUT", .type = OPT_CUSTOM, .parse = parse_dump,
+     .format = job_format_backend, .field = AN(backend), .help = "", .list = job_list_backends},
+    {.longname = "dump", .value = "OUT", .type = OPT_CUSTOM, .parse = parse_dump, .format = job_format_output,
      .output = "dump", .kind = 'f', .section = "output", .help = "write the spectra in dBFS: ",
      .list = job_list_dump_formats,
      .help_after = ", with the metadata in OUT.json beside it; - writes CSV to standard output. With several "
@@ -376,7 +377,7 @@ const job_row job_rows[] = {
      .empty = SP_FIELD("png") ": missing output path", .kind = 'f', .section = "",
      .help = "draw the spectrogram picture to OUT (PNG; - = standard output), no window"},
     {.longname = "average", .name = "mode", .value = "MODE", .type = OPT_CUSTOM, .parse = parse_average,
-     .field = AN(measure.average), .section = "measurement",
+     .format = job_format_average, .unset_empty = 1, .field = AN(measure.average), .section = "measurement",
      .help = "with " SP_FIELD("dump") " or " SP_FIELD("png") ": one spectrum per channel kept over all frames instead "
              "of every frame (" SP_FIELD("png") ": a "
              "spectrum plot, its strongest peaks labelled): ", .list = job_list_averages},
@@ -384,7 +385,7 @@ const job_row job_rows[] = {
      .help = "with " SP_FIELD("average") ": write the power spectral density in dBFS/Hz, the level less 10*log10(ENBW "
              "* bin width)"},
     {.longname = "tone", .name = "fundamental_hz", .value = "[F]", .type = OPT_CUSTOM, .parse = parse_tone,
-     .field = AN(measure.tone_hz), .output = "tone",
+     .format = job_format_tone, .unset_empty = 1, .field = AN(measure.tone_hz), .output = "tone",
      .help = "tone analysis of the strongest tone in the band (" SP_FIELD("fmin") "/" SP_FIELD("fmax") ", default 20 "
              "Hz to 20 kHz), or of the tone at F "
              "Hz (" SP_FIELD("tone") "=F, or " SP_FIELD("tone") " F when F is a number): fundamental, harmonics 2-10, "
@@ -393,6 +394,7 @@ const job_row job_rows[] = {
              "the "
              "window is kaiser:20 unless " SP_FIELD("window") " is given"},
     {.longname = "tone-format", .value = "FMT", .type = OPT_CUSTOM, .parse = parse_tone_format,
+     .format = job_format_tone_format, .unset_empty = 1,
      .field = AN(measure.tone_text), .help = SP_FIELD("tone") "'s output: ", .list = job_list_tone_formats},
     {.longname = "loudness", .type = OPT_OUTPUT, .output = "loudness",
      .help = "loudness per ITU-R BS.1770-4 / EBU R128 of every channel: integrated (LUFS), loudness range (LU), "
@@ -413,23 +415,25 @@ const job_row job_rows[] = {
              "=X dB\" line): its response, interpolated on log frequency, is subtracted from every level of every "
              "output"},
     {.longname = "spl-offset", .frames = 1, .value = "DB", .type = OPT_CUSTOM, .parse = parse_spl_offset,
-     .field = AN(measure.spl_offset),
+     .format = job_format_real, .unset_empty = 1, .field = AN(measure.spl_offset),
      .help = "add DB to every level of every output, so that levels read dB SPL (" SP_FIELD("calibrate") " measures "
              "it)"},
     {.longname = "calibrate", .value = "LEVEL@FREQ", .type = OPT_CUSTOM, .parse = parse_calibrate,
-     .field = AN(measure.calibrate_level),
+     .format = job_format_calibrate, .unset_empty = 1, .field = AN(measure.calibrate_level),
      .help = "measure a calibrator's tone of LEVEL dB SPL at FREQ Hz in the input (e.g. 94@1000) and print the "
              SP_FIELD("spl_offset") " that makes it read LEVEL, as JSON"},
     {.longname = "bands", .name = "fraction", .value = "B", .type = OPT_CUSTOM, .parse = parse_bands,
-     .field = AN(measure.bands),
+     .format = job_format_bands, .field = AN(measure.bands),
      .help = "with " SP_FIELD("dump") ": fractional-octave band levels in dBFS (1/B octave: 1, 3, 6 or 12; IEC "
              "61260-1 base-10 mid "
              "frequencies within " SP_FIELD("fmin") "/" SP_FIELD("fmax") ", default 20 Hz to 20 kHz), per frame, or "
              "averaged with " SP_FIELD("average")},
     {.longname = "weighting", .value = "W", .type = OPT_CUSTOM, .parse = parse_weighting,
+     .format = job_format_weighting, .unset_empty = 1,
      .field = AN(measure.weighting), .help = "with " SP_FIELD("bands") ": frequency weighting (IEC 61672-1): ",
      .list = job_list_weightings},
     {.longname = "transfer", .frames = 1, .value = "REF:MEAS", .type = OPT_CUSTOM, .parse = job_transfer_parse,
+     .format = job_format_transfer, .unset_empty = 1,
      .field = AN(measure.transfer_ref), .also = {AN(measure.transfer_meas)},
      .help = "with " SP_FIELD("dump") " or " SP_FIELD("png") ": the transfer function of channel MEAS from channel "
              "REF (H1, averaged over the "
@@ -465,6 +469,7 @@ const job_row job_rows[] = {
      .help = "12 pitch classes from C (A4 = 440 Hz, or as " SP_FIELD("tuning") " says), each frame divided by its "
              "maximum"},
     {.longname = "tuning", .value = "T", .type = OPT_CUSTOM, .parse = parse_tuning, .field = AN(xform.tuning),
+     .format = job_format_tuning, .unset_empty = 1,
      .frames = 1, .also = {AN(xform.tuning_auto)}, .def = "0", .def_parses = 1,
      .help = "with " SP_FIELD("chroma") ": the tuning in semitones from A4 = 440 Hz (-0.5 .. 0.5), or auto: estimated "
              "from the spectral peaks of all the frames (librosa's estimate_tuning; the rows come after the last "
@@ -478,15 +483,17 @@ const job_row job_rows[] = {
      .help = "the reassigned spectrogram: each bin's frequency (Hz), time (s) and level (dBFS), a dump of (frames, "
              "bins, 3)"},
     {.longname = "size", .value = "WxH", .type = OPT_CUSTOM, .parse = parse_picture_size, .field = AN(render.width),
+     .format = job_format_picture_size,
      .also = {AN(render.height)}, .def = "1920x1080", .def_parses = 1, .section = "picture and window",
      .help = "picture size in pixels"},
     {.longname = "scale", .value = "S", .type = OPT_CUSTOM, .parse = parse_scale, .field = AN(render.scale),
-     .help = "frequency axis: ", .list = job_list_scales},
+     .format = job_format_scale, .help = "frequency axis: ", .list = job_list_scales},
     {.longname = "colormap", .value = "C", .type = OPT_CUSTOM, .parse = parse_colormap, .field = AN(render.colormap),
-     .help = "", .list = job_list_colormaps},
+     .format = job_format_colormap, .help = "", .list = job_list_colormaps},
     {.longname = "db-range", .value = "LO:HI", .type = OPT_CUSTOM, .parse = parse_db_range, .field = AN(render.db_lo),
+     .format = job_format_db_range,
      .also = {AN(render.db_hi)}, .def = "-120:0", .def_parses = 1, .help = "colour range in dBFS"},
-    {.longname = "fmin", .frames = 1, .value = "HZ", .type = OPT_REAL, .field = AN(render.fmin),
+    {.longname = "fmin", .frames = 1, .unset_empty = 1, .value = "HZ", .type = OPT_REAL, .field = AN(render.fmin),
      .also = {AN(peak_fmin), AN(measure.band_lo)}, .help = "lowest frequency shown (and searched by "
                                                            SP_FIELD("peaks") ")"},
     {.longname = "fmax", .frames = 1, .value = "HZ", .type = OPT_REAL, .strict = 1, .field = AN(render.fmax),
@@ -501,6 +508,7 @@ const job_row job_rows[] = {
     {.longname = "end", .frames = 1, .value = "T", .type = OPT_TIME, .strict = 1, .field = AN(end),
      .help = "stop T into FILE (not with " SP_FIELD("duration") ")"},
     {.longname = "raw-format", .frames = 1, .value = "ENC,RATE,CH", .type = OPT_CUSTOM, .parse = parse_raw_format,
+     .format = job_format_raw_format,
      .field = AN(file.raw), .help = "read FILE or - as headerless samples: ENC ", .list = job_list_raw_encodings,
      .help_after = " (little-endian, interleaved), e.g. f32le,48000,1"},
     {.longname = "stream", .value = "K", .type = OPT_INT, .field = AN(file.stream), .min = 0, .max = 1 << 20,
@@ -510,7 +518,7 @@ const job_row job_rows[] = {
      .help = "analyse the files LIST names, one path a line (- = standard input; blank lines and lines starting "
              "with # skipped), or NUL-separated as find -print0 writes them (found by the NUL byte)"},
     {.longname = "shard", .value = "K/N", .type = OPT_CUSTOM, .parse = parse_shard, .field = OWN(shard_k),
-     .also = {OWN(shard_n)},
+     .format = job_format_shard, .also = {OWN(shard_n)},
      .help = "analyse only the inputs i (from 0, in list order) with i % N == K: one of N jobs (K from 0)"},
     {.longname = "device", .frames = 1, .value = "D", .type = OPT_TEXT, .field = AN(device), .kind = 'd',
      .empty = SP_FIELD("device") ": empty device name", .help = "microphone: an index or part of a name from "
@@ -929,6 +937,7 @@ int job_set(job *j, const char *name, const char *value, sp_errinfo *ei)
     int on;
     if (!row)
         return sp_fail(ei, SP_EINVAL, "%s: no such setting", name ? name : "(null)");
+    job_unprepare(j); /* a setting changes the settings as given */
     snprintf(field, sizeof field, SP_FIELD_MARK "%s" SP_FIELD_MARK, row->name ? row->name : row->longname);
     for (char *p = field; *p; p++)
         *p = *p == '-' ? '_' : *p;
@@ -954,6 +963,7 @@ int job_add_input(job *j, const char *input, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, "an input is a path, - or synth:..., not empty");
     if (!(copy = job_keep(j, input, ei)))
         return SP_ENOMEM;
+    job_unprepare(j);
     if (!(grown = realloc(j->inputs, sizeof *grown * (size_t)(j->n_inputs + 1))))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     j->inputs = grown;
@@ -962,7 +972,7 @@ int job_add_input(job *j, const char *input, sp_errinfo *ei)
     return SP_OK;
 }
 
-int job_prepare(job *o, sp_errinfo *ei)
+int job_prepare_checks(job *o, sp_errinfo *ei)
 {
     int err;
     o->batch = o->n_inputs > 1 || o->files_from || o->shard_n > 0;

@@ -14,10 +14,9 @@ view_config view_config_default(void)
 
 #ifndef SPECTRO_HAVE_RENDER
 
-int view_run(const struct spectro_job *pub, const analyze_config *cfg, const analyze_context *ctx,
-             const view_config *vcfg, analyze_result *res, sp_errinfo *ei)
+int view_run(struct spectro_job *pub, const view_config *vcfg, sp_errinfo *ei)
 {
-    (void)pub, (void)cfg, (void)ctx, (void)vcfg, (void)res;
+    (void)pub, (void)vcfg;
     return sp_fail(ei, SP_EUNSUPPORTED,
                    "the window is not built in (SDL2, SDL2_ttf or libpng was not found at configure time: "
                    "apt-get install libsdl2-dev libsdl2-ttf-dev libpng-dev and rebuild); use " SP_FIELD("dump") " or "
@@ -94,7 +93,7 @@ static void vsync_adapt(view *v, double t_last, double t_draw, double t_present)
  * itself to the spectra: live_wait). */
 static int open_window(view *v, sp_errinfo *ei)
 {
-    const analyze_config *cfg = v->user;
+    const view_settings *cfg = &v->user;
     int w = cfg->render.width, h = cfg->render.height;
     SDL_Rect usable;
     SDL_RendererInfo ri;
@@ -231,7 +230,7 @@ static int no_display(const view *v, sp_errinfo *ei)
 static int start_video(view *v, int *refused, sp_errinfo *ei)
 {
     const char *d = v->vc.display, *wl = v->vc.wayland_display, *drv;
-    /* SIGINT stays with main (cfg->stop); SDL would otherwise turn it into SDL_QUIT */
+    /* SIGINT stays with main (spectro_job_stop); SDL would otherwise turn it into SDL_QUIT */
     SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1");
     if ((!d || !*d) && (!wl || !*wl) && !v->vc.video_driver_set) {
         *refused = 1;
@@ -258,19 +257,20 @@ static int start_video(view *v, int *refused, sp_errinfo *ei)
     return SP_OK;
 }
 
-static int view_init(view *v, const struct spectro_job *pub, const analyze_config *cfg, const analyze_context *ctx,
-                     const view_config *vcfg, sp_errinfo *ei)
+static int view_init(view *v, spectro_job *pub, const view_config *vcfg, sp_errinfo *ei)
 {
+    const view_settings *cfg = &v->user;
+    int err;
     v->vs_late = VSYNC_LATE_S;
-    v->user = cfg;
-    v->user_ctx = ctx ? *ctx : analyze_context_default();
+    if ((err = view_settings_read(pub, &v->user, ei)) != SP_OK)
+        return err;
+    v->pub = pub;
     v->vc = vcfg ? *vcfg : view_config_default();
     v->w.cfg = *cfg;
     v->w.pub = pub;
     v->w.sh = &v->sh;
     v->n0 = cfg->n;
-    v->hop0 = cfg->hop ? cfg->hop : fft_default_hop(cfg->n);
-    v->w.cfg.hop = v->hop0;
+    v->hop0 = cfg->hop;
     v->ui.scale = cfg->render.scale;
     v->ui.cmap = cfg->render.colormap;
     v->ui.db_lo = cfg->render.db_lo;
@@ -297,7 +297,7 @@ static int wait_started(view *v, sp_errinfo *ei)
         st = v->sh.started;
         fin = v->sh.finished;
         pthread_mutex_unlock(&v->sh.mu);
-        if (st || fin || (v->user_ctx.stop && atomic_load(v->user_ctx.stop)))
+        if (st || fin || spectro_job_stop_asked(v->pub))
             break;
         SDL_Delay(2);
     }
@@ -315,7 +315,7 @@ static int wait_started(view *v, sp_errinfo *ei)
 static int check_picture(view *v, sp_errinfo *ei)
 {
     render *probe = NULL;
-    render_config rc = v->user->render;
+    render_config rc = v->user.render;
     view_stream info;
     int err;
     pthread_mutex_lock(&v->sh.mu);
@@ -422,7 +422,7 @@ static void dispatch(view *v, loop_state *ls, const SDL_Event *e, int *err, sp_e
 /* The analysis' state, once per loop: a failure ends the window with its error. */
 static void sync_shared(view *v, loop_state *ls, int *err, sp_errinfo *ei)
 {
-    if (v->user_ctx.stop && atomic_load(v->user_ctx.stop))
+    if (spectro_job_stop_asked(v->pub))
         ls->quit = 1; /* Ctrl-C */
     pthread_mutex_lock(&v->sh.mu);
     if (v->sh.finished && v->sh.err != SP_OK && !atomic_load(&v->w.stop)) {
@@ -562,22 +562,19 @@ static int run_loop(view *v, sp_errinfo *ei)
     return err;
 }
 
-int view_run(const struct spectro_job *pub, const analyze_config *cfg, const analyze_context *ctx,
-             const view_config *vcfg, analyze_result *res, sp_errinfo *ei)
+int view_run(struct spectro_job *pub, const view_config *vcfg, sp_errinfo *ei)
 {
     view *v;
     int err, refused = 0;
 
-    if (!cfg || !pub)
-        return sp_fail(ei, SP_EINVAL, "view_run: no %s", cfg ? "job" : "config");
-    if (res)
-        memset(res, 0, sizeof *res);
+    if (!pub)
+        return sp_fail(ei, SP_EINVAL, "view_run: no job");
     if (!(v = calloc(1, sizeof *v)))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     pthread_mutex_init(&v->sh.mu, NULL);
     pthread_mutex_init(&v->sh.sig_mu, NULL);
     v->sh.sig.mu = &v->sh.sig_mu;
-    if ((err = view_init(v, pub, cfg, ctx, vcfg, ei)) != SP_OK || (err = start_video(v, &refused, ei)) != SP_OK)
+    if ((err = view_init(v, pub, vcfg, ei)) != SP_OK || (err = start_video(v, &refused, ei)) != SP_OK)
         goto done;
     /* the source opens first: a bad file or a missing microphone fails without a window */
     if ((err = view_worker_start(&v->w, ei)) != SP_OK || (err = wait_started(v, ei)) != SP_OK ||
@@ -592,10 +589,6 @@ done:
     /* a window refused for want of a display leaves no statistics */
     if (!refused && v->vc.stats_path && *v->vc.stats_path)
         view_write_stats(v, v->vc.stats_path);
-    pthread_mutex_lock(&v->sh.mu);
-    if (res && v->sh.finished) /* the worker is stopped: it finished, or never ran */
-        *res = v->sh.res;
-    pthread_mutex_unlock(&v->sh.mu);
     destroy_view(v);
     free(v);
     SDL_Quit();

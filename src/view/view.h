@@ -3,15 +3,14 @@
  * cursor read-out, key bindings, status line. Draws with the renderer's code (render.h,
  * canvas.h).
  *
- * view_run runs the analysis (analyze_run) on a worker thread, with the view as its sink,
- * and the window's event loop on the calling thread (SDL wants the main thread). It
- * returns when the user closes the window (or presses q/Esc), or on an error.
+ * view_run runs the analysis (a job derived from the caller's) on a worker thread, the view
+ * taking its stream, and the window's event loop on the calling thread (SDL wants the main
+ * thread). It returns when the user closes the window (or presses q/Esc), or on an error.
  * With no display: SP_ENODEV with a message that suggests --png / --dump.
  */
 #ifndef SPECTRO_VIEW_H
 #define SPECTRO_VIEW_H
 
-#include "analyze.h"
 #include "err.h"
 
 /* The window's settings from outside the command line (main reads them from the
@@ -29,11 +28,6 @@ typedef struct {
                              * and drawn, written there as the s key writes it; then the
                              * window closes (a test's screenshot without keys: SDL's
                              * offscreen driver); NULL or "": none */
-    /* --view: the measurement panel's start (the command line's --tone, --average mean) */
-    int tone;               /* tone analysis on */
-    int average;            /* the running average starts in infinite mode */
-    int bands;              /* --bands B: the band bars start on (1/B octave); 0 off */
-    int bands_weighting;    /* --weighting (bands.h's bands_weighting) */
     const char *output_device; /* --output-device: playback's output (index or part of a
                              * name); NULL = the default output */
     const char *keys;       /* SPECTRO_VIEW_KEYS: keys pressed once the window is up, their
@@ -56,15 +50,13 @@ const char *view_key_transfer(int i);
 /* No display, no statistics, no checks. */
 view_config view_config_default(void);
 
-/* The window on the public job `pub`'s input: its analyses are jobs derived from pub
- * (spectro_job_derive: its frames' settings, the window's FFT size, window and transform)
- * whose stream the window takes (spectro_job_set_stream). cfg is pub's config, which the
- * window reads for its pictures and panels; ctx's stop is honoured (SIGINT closes the
- * window; ctx may be NULL). vcfg may be NULL (view_config_default()). res (may be NULL)
- * receives how the last analysis ended (frames, samples, dropped, interrupted); each
- * analysis says its own notes and warnings. */
+/* The window on the public job `pub`'s input, prepared (spectro_job_prepare, as
+ * spectro_job_run has it): its settings read back by name (view_settings.h), its analyses
+ * jobs derived from pub (spectro_job_derive: its frames' settings, the window's FFT size,
+ * window and transform) whose stream the window takes (spectro_job_set_stream). A stop asked
+ * of pub (spectro_job_stop: SIGINT) closes the window. vcfg may be NULL
+ * (view_config_default()). Each analysis says its own notes and warnings. */
 struct spectro_job;
-int view_run(const struct spectro_job *pub, const analyze_config *cfg, const analyze_context *ctx,
-             const view_config *vcfg, analyze_result *res, sp_errinfo *ei);
+int view_run(struct spectro_job *pub, const view_config *vcfg, sp_errinfo *ei);
 
 #endif

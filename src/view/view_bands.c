@@ -16,8 +16,8 @@ static const int FRACTIONS[] = {0, 1, 3}; /* the key's cycle; --bands may start 
 
 void view_bands_init(view *v)
 {
-    v->bd.fraction = v->vc.bands;
-    v->bd.weighting = v->vc.bands_weighting;
+    v->bd.fraction = v->user.bands;
+    v->bd.weighting = v->user.bands_weighting;
 }
 
 void view_bands_free(view *v)

@@ -18,7 +18,7 @@
 
 void view_compare_init(view *v)
 {
-    v->cmp.on = v->user->measure.compare;
+    v->cmp.on = v->user.compare;
 }
 
 void view_compare_free(view *v)
@@ -44,23 +44,23 @@ static const char *base_name(const char *path)
 
 void view_compare_config(view *v, render_config *rc)
 {
-    const sink_measure *m = &v->user->measure;
+    const view_settings *m = &v->user;
     sp_errinfo ei = {{0}};
     float half = (v->ui.db_hi - v->ui.db_lo) / 8.0f;
     int map;
     if (!v->cmp.on)
         return;
     if (!v->cmp.diff) {
-        snprintf(v->cmp.title, sizeof v->cmp.title, "A (top): %s, B: %s", base_name(m->reference),
-                 base_name(m->compared));
-        snprintf(v->cmp.labels, sizeof v->cmp.labels, "A: %s\nB: %s", base_name(m->reference),
-                 base_name(m->compared));
+        snprintf(v->cmp.title, sizeof v->cmp.title, "A (top): %s, B: %s", base_name(m->compare_a),
+                 base_name(m->compare_b));
+        snprintf(v->cmp.labels, sizeof v->cmp.labels, "A: %s\nB: %s", base_name(m->compare_a),
+                 base_name(m->compare_b));
         rc->title = v->cmp.title;
         rc->panel_labels = v->cmp.labels;
         return;
     }
-    snprintf(v->cmp.title, sizeof v->cmp.title, "B \xe2\x88\x92 A (dB): %s \xe2\x88\x92 %s", base_name(m->compared),
-             base_name(m->reference));
+    snprintf(v->cmp.title, sizeof v->cmp.title, "B \xe2\x88\x92 A (dB): %s \xe2\x88\x92 %s", base_name(m->compare_b),
+             base_name(m->compare_a));
     snprintf(v->cmp.labels, sizeof v->cmp.labels, "B \xe2\x88\x92 A");
     rc->title = v->cmp.title;
     rc->panel_labels = v->cmp.labels;

@@ -39,7 +39,7 @@ double view_frame_time(const picture *p, double f)
 /* Resolves the frequency range of the base scale (before zoom). */
 void view_base_range(const view *v, double rate, size_t n, double *lo, double *hi)
 {
-    double fmin = v->user->render.fmin, fmax = v->user->render.fmax;
+    double fmin = v->user.render.fmin, fmax = v->user.render.fmax;
     if (fmax <= 0 || fmax > rate / 2)
         fmax = rate / 2;
     if (v->ui.scale == FREQ_SCALE_LOG && fmin <= 0)
@@ -53,9 +53,9 @@ void view_base_range(const view *v, double rate, size_t n, double *lo, double *h
 static void make_title(const view *v, const view_stream *info, char *buf, size_t len)
 {
     const char *name = info->name, *slash = strrchr(name, '/');
-    if (!v->user->input)
+    if (!v->user.input)
         snprintf(buf, len, "Live \xe2\x80\x94 %s", name);
-    else if (v->user->realtime)
+    else if (v->user.realtime)
         snprintf(buf, len, "%s  (real time)", slash ? slash + 1 : name);
     else
         snprintf(buf, len, "%s", slash ? slash + 1 : name);
@@ -66,7 +66,7 @@ static void make_title(const view *v, const view_stream *info, char *buf, size_t
 render_config view_picture_config(view *v, const layout *L, const view_stream *info, char *title, size_t len)
 {
     picture *p = &v->pic;
-    render_config rc = v->user->render;
+    render_config rc = v->user.render;
     double lo, hi;
 
     p->channels = info->channels;

@@ -1,7 +1,8 @@
 /* view_internal.h: the window's parts, shared by its files (view.h is the public side).
  *
  *   view.c          view_run: set-up, the event loop (dispatch only), pacing, clean-up
- *   view_worker.c   the analysis thread, and the view as its sink (sink.h)
+ *   view_settings.c the caller's settings, read from its public job by name
+ *   view_worker.c   the analysis thread: a derived job, its stream the view's
  *   view_file.c     the picture's range and snapshot; the whole-file picture, its zoom/scroll
  *   view_live.c     the live picture, drawn a little at a time; the textures
  *   view_frame.c    one frame: layout, picture, spectrum strip, status, overlays
@@ -20,7 +21,7 @@
  *   view_transfer.c --transfer: magnitude, phase, coherence and delay instead of a spectrogram
  *
  *   analysis thread                          window thread (the caller's)
- *   analyze_run -> sink: dB -> view_store    events, then at most 60 times a second:
+ *   derived job -> stream: dB -> view_store  events, then at most 60 times a second:
  *               (under `mu`, O(bins)/frame)    file: snapshot of the visible spectra
  *                                                (under mu) -> render (the --png code)
  *                                                -> picture, all of it
@@ -56,10 +57,10 @@
 #include "canvas.h"
 #include "plot.h"
 #include "render.h"
-#include "sink.h"
 #include "spectro.h"
 #include "view.h"
 #include "view_player.h"
+#include "view_settings.h"
 #include "view_sig.h"
 #include "view_store.h"
 
@@ -105,7 +106,7 @@ static const rgb8 COL_BAR = {0x5a, 0xc8, 0xfa};  /* the band bars */
 
 #define VIEW_XFORM_MAX_COLS 256 /* a transform's columns the window shows (view_xform.c) */
 
-/* What the window keeps of the run's sink_stream (its strings outlive the run). */
+/* What the window keeps of the run's spectro_stream_info (its strings outlive the run). */
 typedef struct {
     char name[256];        /* the source: a path, "microphone", "synth:..." */
     char window[64];       /* canonical text, e.g. "kaiser:8.6" */
@@ -116,7 +117,7 @@ typedef struct {
     int64_t source_frames; /* samples per channel the source promises; -1 unknown */
     int live;
     double time_first_s;   /* frame 0's time (its centre), from the input's start: --start moves it */
-    int xform;             /* xform_kind shown (XFORM_NONE 0: the linear spectrum); bins is
+    int xform;             /* view_xf_kind shown (VIEW_XF_NONE 0: the linear spectrum); bins is
                             * then the transform's columns (reassign: the linear bins) */
     size_t cols;           /* > 0: the store holds the transform's columns, at col_hz */
     double col_hz[VIEW_XFORM_MAX_COLS];
@@ -124,7 +125,7 @@ typedef struct {
 
 /* The analysis thread's part of a transform (view_xform.c). */
 typedef struct {
-    int kind;              /* xform_kind of the run */
+    int kind;              /* view_xf_kind of the run */
     size_t bins;           /* values a row the store takes */
     spectro_reassign_grid *grid; /* reassign: the points onto the frame x bin grid */
     float *buf;            /* chroma's rows in dB */
@@ -146,25 +147,25 @@ typedef struct {
     size_t bins, n, hop;
     char channel_name[8];  /* "mix", "all", or "" (one channel picked) */
     char source[256];
-    char decoder[16];      /* sink_stream's: "libsndfile", "ffmpeg"; "" none (microphone) */
+    char decoder[16];      /* the stream's: "libsndfile", "ffmpeg"; "" none (microphone) */
     double start_s;        /* where the analysis began in the input */
-    double time_first_s, time_step_s, bin_hz; /* sink_stream's */
+    double time_first_s, time_step_s, bin_hz; /* the stream's */
     double enbw_bins;      /* of the analysis' window (the export's sidecar) */
     spectro_average *avg;  /* infinite: the power mean (--average mean's own), and the
                             * exponential one (AVG_TAU_S); NULL for a transform's rows */
 } view_avg;
 
 /* The transfer view's running H1 average (view_transfer.c), fed on the analysis thread
- * with the frames' transforms (sink_wants.complex) instead of spectra. */
+ * with the frames' transforms (spectro_stream_wants.complex) instead of spectra. */
 typedef struct {
-    int on;                /* --transfer without an output (analyze_config.measure.transfer) */
-    sink_measure m;        /* the run's settings of two signals (set before any worker) */
+    int on;                /* --transfer without an output (view_settings.transfer) */
+    const view_settings *set; /* the caller's: its channels, its reference (the window's) */
     pthread_mutex_t mu;    /* tf and the stream's fields: the feed adds, the window reads */
     spectro_transfer *tf;  /* the dump's average (spectro.h's transfer function) */
     int ref, meas;         /* the stream's channels of REF and MEAS */
     int rate;
     size_t n, bins;
-    double aligned_s;      /* a pair's alignment (sink_stream.aligned_s) */
+    double aligned_s;      /* a pair's alignment (spectro_stream_info.aligned_s) */
     uint64_t gen;          /* bumped at every start: the window computes again */
     spectro_complex *held; /* the lower channel's block, until the higher one's comes */
     size_t held_cap, held_frames;
@@ -185,7 +186,7 @@ typedef struct {
     int finished;         /* the worker returned */
     int err;              /* its result */
     sp_errinfo ei;
-    analyze_result res;   /* how the last run ended: frames, samples, dropped, interrupted */
+    spectro_stream_end end; /* how the last run ended: frames, samples, dropped, interrupted */
     const spectro_job *running; /* the run whose stream this is: its capture time (live) */
     uint64_t gen;         /* bumped when the store is replaced (a start or restart) */
     int want_wake;        /* the window waits for new spectra: wake it when they are in */
@@ -203,10 +204,10 @@ typedef struct {
 } shared;
 
 typedef struct {
-    analyze_config cfg;   /* the window's settings of the analysis: FFT size, hop and
+    view_settings cfg;    /* the window's settings of the analysis: FFT size, hop and
                            * transform, which the keys change (the rest is the caller's) */
     char window[64];      /* the window function the `w` key chose ("" the caller's) */
-    const spectro_job *pub; /* the caller's job, which the runs are derived from */
+    spectro_job *pub;     /* the caller's job, which the runs are derived from */
     spectro_job *run;     /* the analysis running (view_worker_job), whose stream is the
                            * window's; the thread's until joined */
     shared *sh;
@@ -485,8 +486,8 @@ typedef struct {
 } view_xfer;
 
 typedef struct {
-    const analyze_config *user; /* the caller's config */
-    analyze_context user_ctx;   /* the caller's context (its stop flag: a signal) */
+    view_settings user;  /* the caller's settings, read from its job (view_settings.h) */
+    spectro_job *pub;    /* the caller's job: its stop (a signal) closes the window */
     view_config vc;
     worker w;
     shared sh;
@@ -520,7 +521,7 @@ typedef struct {
     int ttf;
     size_t n0, hop0;  /* the FFT size and hop asked for, for `n` */
     int xf_idx;       /* the `x` key's place in view_xform.c's cycle (0: linear) */
-    xform_spec xf_user; /* the transform the command line asked for (its kind NONE: none),
+    view_xf xf_user;  /* the transform the command line asked for (its kind NONE: none),
                          * shown first and whenever the x key comes back to its kind */
     double fps_t0;
     uint64_t fps_n;
@@ -575,8 +576,8 @@ typedef struct {
  * transform; with `range`, also its start, end and duration, never realtime, and quiet): a
  * job derived from pub (spectro_job_derive), which says its notes and warnings through
  * pub's message callback from the thread that runs it. *out is the caller's. */
-int view_worker_job(const spectro_job *pub, const analyze_config *c, const char *window, int range,
-                    spectro_job **out, sp_errinfo *ei);
+int view_worker_job(spectro_job *pub, const view_settings *c, const char *window, int range, spectro_job **out,
+                    sp_errinfo *ei);
 int view_worker_start(worker *w, sp_errinfo *ei);
 void view_worker_stop(worker *w);
 
@@ -708,7 +709,8 @@ void view_compare_cursor(view *v, int c, int my, int draw);
 void view_xfer_init(view *v);
 void view_xfer_free(view *v);
 int view_xfer_open(view_xfer_feed *xf, const spectro_stream_info *in, sp_errinfo *ei);
-int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const cpx *z, sp_errinfo *ei);
+int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const spectro_complex *z,
+                  sp_errinfo *ei);
 int view_xfer_key(view *v, SDL_Keycode sym); /* 1: taken (d) */
 void view_xfer_draw(view *v, const layout *L, int started); /* the picture and the strip */
 #ifdef SPECTRO_TEST_HOOKS

@@ -105,8 +105,8 @@ const char *view_panel_src_name(int src)
 
 void view_panel_init(view *v)
 {
-    v->pn.tone_on = v->vc.tone != 0;
-    v->pn.avg_mode = v->vc.average ? VIEW_AVG_INF : VIEW_AVG_OFF;
+    v->pn.tone_on = v->user.panel_tone;
+    v->pn.avg_mode = v->user.panel_average ? VIEW_AVG_INF : VIEW_AVG_OFF;
     /* before the first start: asked for at once, the averages never wait for a second run */
     v->sh.need_frames = v->pn.tone_on || v->pn.avg_mode != VIEW_AVG_OFF;
 }
@@ -202,7 +202,7 @@ static void panel_tone(view *v, spectro_average *avg, int mode)
 {
     panel_state *pn = &v->pn;
     const view_avg *m = &pn->meta;
-    const sink_measure *sm = &v->user->measure;
+    const view_settings *sm = &v->user;
     spectro_tone_config tc = spectro_tone_config_default();
     spectro_error e;
     int err = spectro_tone_band(sm->band_lo, sm->band_hi, m->rate, &tc.fmin, &tc.fmax, &e);

@@ -165,7 +165,7 @@ static void status_fields(view *v, const view_stream *info, double latency, stat
     char sel[160], play[64];
     uint64_t dropped;
     pthread_mutex_lock(&v->sh.mu);
-    dropped = v->sh.finished ? v->sh.res.dropped : v->sh.skipped * info->hop;
+    dropped = v->sh.finished ? v->sh.end.dropped_samples : v->sh.skipped * info->hop;
     pthread_mutex_unlock(&v->sh.mu);
     *nl = *nr = 0;
     add_field(lf, nl, 0, 11, "%s", slash ? slash + 1 : name);

@@ -65,7 +65,7 @@ static int play_channel(view *v)
     int ch = v->w.cfg.channel;
     if (ch >= 0)
         return ch;
-    if (ch == STFT_CHANNEL_ALL && p->r && p->ok && v->ui.mouse_in)
+    if (ch == VIEW_CHANNEL_ALL && p->r && p->ok && v->ui.mouse_in)
         for (int c = 0; c < p->channels; c++) {
             render_rect pr = render_plot_rect(p->r, c);
             if (v->ui.my >= pr.y && v->ui.my < pr.y + pr.h && v->ui.mx >= pr.x && v->ui.mx < pr.x + pr.w)
@@ -77,7 +77,7 @@ static int play_channel(view *v)
 /* The input sample where the analysis ends (-1: the input's end). */
 static int64_t end_sample(const view *v, int rate)
 {
-    const analyze_config *c = &v->w.cfg;
+    const view_settings *c = &v->w.cfg;
     if (c->end > 0)
         return llround(c->end * rate);
     if (c->duration > 0)
@@ -114,11 +114,10 @@ static void stretch(view *v, const view_stream *in, int64_t *first, int64_t *end
  * the raw format's text in raw. */
 static void play_source(const view *v, spectro_source_config *c, char *raw, size_t len)
 {
-    const analyze_config *u = v->user;
-    c->stream = u->file.stream;
-    if (u->file.raw.encoding >= 0) {
-        snprintf(raw, len, "%s,%d,%d", spectro_raw_format_name(u->file.raw.encoding), u->file.raw.rate,
-                 u->file.raw.channels);
+    const view_settings *u = &v->user;
+    c->stream = u->stream;
+    if (u->raw_format[0]) { /* as the setting reads: "f32le,48000,2" */
+        snprintf(raw, len, "%s", u->raw_format);
         c->raw_format = raw;
     }
 }
@@ -147,7 +146,7 @@ static int play_start(view *v)
         view_toast(v, "playback: nothing after the cursor");
         return 0;
     }
-    pc.input = v->user->input;
+    pc.input = v->user.input;
     play_source(v, &pc.source, raw, sizeof raw);
     pc.rate = in.rate;
     pc.device = v->vc.output_device;

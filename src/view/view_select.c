@@ -149,7 +149,7 @@ static void job_start(view *v)
 {
     sel_job *j = &v->pn.job;
     view_avg m;
-    analyze_config c;
+    view_settings c;
     uint64_t a, b;
     int known, last;
     double t0, t1;
@@ -161,13 +161,13 @@ static void job_start(view *v)
     pthread_mutex_unlock(&v->sh.mu);
     j->f0 = a;
     j->f1 = b;
-    if (!m.on || spectro_input_is_stream(v->user->input)) {
+    if (!m.on || spectro_input_is_stream(v->user.input)) {
         j->err = sp_fail(&j->ei, SP_EUNSUPPORTED, "the selection's spectrum reads its input again: not a pipe");
         return;
     }
     frames_span(&m, a, b, &t0, &t1);
     c = v->w.cfg;
-    c.xform = xform_spec_default(); /* the selection's spectrum is linear */
+    c.xform = view_xf_none(); /* the selection's spectrum is linear */
     c.start = t0;
     if (!last || !(v->w.cfg.end > 0 || v->w.cfg.duration > 0)) {
         c.end = last ? 0 : t1; /* the last frame: to the end, as the analysis read it */

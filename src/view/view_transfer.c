@@ -1,5 +1,5 @@
 /* view_transfer: --transfer REF:MEAS in the window (docs/manual.md "Two signals in the window"). The
- * analysis hands the view every frame's windowed transforms (sink_wants.complex) instead of
+ * analysis hands the view every frame's windowed transforms (spectro_stream_wants.complex) instead of
  * spectra; the feed adds them to a spectro_transfer (spectro.h), the running H1 average
  * of the dump (every frame from the start: Sxx, Syy, Sxy). The window shows, in place of
  * the spectrogram, the magnitude (dB), the unwrapped phase (degrees; the d key takes the
@@ -24,9 +24,9 @@ void view_xfer_init(view *v)
 {
     view_xfer_feed *xf = &v->sh.xf;
     pthread_mutex_init(&xf->mu, NULL);
-    xf->on = v->user->measure.transfer && v->user->n_outputs == 0;
-    xf->m = v->user->measure;
-    v->xf.remove_delay = v->user->measure.remove_delay;
+    xf->on = v->user.transfer; /* a job with no output: the window's */
+    xf->set = &v->user;
+    v->xf.remove_delay = v->user.remove_delay;
 }
 
 void view_xfer_free(view *v)
@@ -49,16 +49,16 @@ int view_xfer_open(view_xfer_feed *xf, const spectro_stream_info *in, sp_errinfo
     spectro_transfer *tf;
     spectro_error e = {0, {0}};
     /* the channels asked for, checked as the --transfer output checks them */
-    if (spectro_stream_check_transfer(in, xf->m.transfer_ref, xf->m.transfer_meas, xf->m.reference != NULL, &e) !=
-        SPECTRO_OK)
+    if (spectro_stream_check_transfer(in, xf->set->transfer_ref, xf->set->transfer_meas, xf->set->reference[0] != 0,
+                                      &e) != SPECTRO_OK)
         return sp_fail(ei, e.code, "%s", e.message);
     if (spectro_transfer_create_size(in->frames->sample_rate, in->frames->fft_size, &tf, &e) != SPECTRO_OK)
         return sp_fail(ei, e.code, "%s", e.message); /* the codes are the engine's (spectro.h) */
     pthread_mutex_lock(&xf->mu);
     spectro_transfer_destroy(xf->tf);
     xf->tf = tf;
-    xf->ref = xf->m.reference ? 0 : xf->m.transfer_ref;
-    xf->meas = xf->m.reference ? 1 : xf->m.transfer_meas;
+    xf->ref = xf->set->reference[0] ? 0 : xf->set->transfer_ref; /* a pair: REF, MEAS its 0, 1 */
+    xf->meas = xf->set->reference[0] ? 1 : xf->set->transfer_meas;
     xf->rate = in->frames->sample_rate;
     xf->n = in->frames->fft_size;
     xf->bins = in->frames->bins;
@@ -70,10 +70,9 @@ int view_xfer_open(view_xfer_feed *xf, const spectro_stream_info *in, sp_errinfo
 }
 
 /* As the transfer kinds' sink: the lower channel's block kept until the higher one's. */
-int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const cpx *frames,
+int view_xfer_add(view_xfer_feed *xf, int channel, uint64_t first, size_t nframes, const spectro_complex *z,
                   sp_errinfo *ei)
 {
-    const spectro_complex *z = (const spectro_complex *)frames; /* one layout (spectro.h) */
     int lo = xf->ref < xf->meas ? xf->ref : xf->meas, hi = xf->ref ^ xf->meas ^ lo, err = SP_OK;
     pthread_mutex_lock(&xf->mu);
     if (channel == lo) {
@@ -199,7 +198,7 @@ static int panel_plot(view *v, const layout *L, int i, float lo, float hi, sp_er
     view_xfer *x = &v->xf;
     plot_config pc;
     memset(&pc, 0, sizeof pc);
-    pc.rc = v->user->render;
+    pc.rc = v->user.render;
     pc.rc.width = L->pic_w;
     pc.rc.height = panel_h(L);
     pc.rc.title = i == 0 ? x->title : "";
@@ -242,7 +241,7 @@ static int draw_panels(view *v, const layout *L, sp_errinfo *ei)
     lo[XF_COH] = 0.0f;
     hi[XF_COH] = 1.0f;
     snprintf(x->title, sizeof x->title, "%s  \xe2\x80\x94  H1 ch %d / ch %d", slash ? slash + 1 : name,
-             v->sh.xf.m.transfer_meas, v->sh.xf.m.transfer_ref);
+             v->user.transfer_meas, v->user.transfer_ref);
     if (!view_grow((void **)&v->pic_px, &v->pic_cap, (size_t)L->pic_w * (size_t)ph * XF_PANELS * 4, 1))
         return sp_fail(ei, SP_ENOMEM, "out of memory");
     for (int i = 0; i < XF_PANELS && err == SP_OK; i++) {
@@ -325,7 +324,7 @@ static void draw_strip(view *v, const layout *L)
     view_xfer *x = &v->xf;
     char s[4][96];
     int fs = L->fs;
-    snprintf(s[0], sizeof s[0], "H1 ch %d / ch %d", v->sh.xf.m.transfer_meas, v->sh.xf.m.transfer_ref);
+    snprintf(s[0], sizeof s[0], "H1 ch %d / ch %d", v->user.transfer_meas, v->user.transfer_ref);
     snprintf(s[1], sizeof s[1], "%llu averages", (unsigned long long)x->averages);
     snprintf(s[2], sizeof s[2], "delay %.3f ms", 1e3 * x->delay_s);
     snprintf(s[3], sizeof s[3], "(%.1f samples)", x->delay_s * x->rate);

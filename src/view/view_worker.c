@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "window.h" /* window_format: the caller's window as the job made it (--tone's) */
 
 static void wake(const shared *sh)
 {
@@ -196,10 +195,7 @@ static int on_finish(void *user, const spectro_stream_end *end, spectro_error *e
     shared *sh = user;
     sp_errinfo ei = {{0}};
     pthread_mutex_lock(&sh->mu);
-    sh->res.frames = end->frames;
-    sh->res.samples = end->samples;
-    sh->res.dropped = end->dropped_samples;
-    sh->res.interrupted = end->interrupted;
+    sh->end = *end;
     pthread_mutex_unlock(&sh->mu);
     return failed(view_xform_flush(user, store_rows, &ei), &ei, e);
 }
@@ -218,7 +214,7 @@ static int on_complex(void *user, int channel, uint64_t first, size_t nframes, c
 {
     shared *sh = user;
     sp_errinfo ei = {{0}};
-    int err = view_xfer_add(&sh->xf, channel, first, nframes, (const cpx *)z, &ei), woken;
+    int err = view_xfer_add(&sh->xf, channel, first, nframes, z, &ei), woken;
     pthread_mutex_lock(&sh->mu);
     woken = frames_in(sh, channel, first, nframes);
     pthread_mutex_unlock(&sh->mu);
@@ -255,42 +251,8 @@ static int set_num(spectro_job *j, const char *name, double x, spectro_error *e)
     return spectro_job_set(j, name, text, e);
 }
 
-/* The window's transform as the settings that ask for it. */
-static int set_xform(spectro_job *j, const xform_spec *x, spectro_error *e)
-{
-    int err = SPECTRO_OK;
-    switch (x->kind) {
-    case XFORM_MEL:
-        err = set_num(j, "mel", x->bands, e);
-        break;
-    case XFORM_MFCC:
-        err = set_num(j, "mfcc", x->coeffs, e);
-        if (err == SPECTRO_OK && x->bands > 0)
-            err = set_num(j, "mel", x->bands, e);
-        break;
-    case XFORM_CHROMA:
-        err = spectro_job_set(j, "chroma", NULL, e);
-        if (err == SPECTRO_OK && x->tuning != 0)
-            err = set_num(j, "tuning", x->tuning, e);
-        break;
-    case XFORM_CQT:
-        err = set_num(j, "cqt", x->bands, e);
-        break;
-    case XFORM_REASSIGN:
-        err = spectro_job_set(j, "reassign", NULL, e);
-        break;
-    default:
-        return SPECTRO_OK;
-    }
-    if (err == SPECTRO_OK && x->fmin >= 0)
-        err = set_num(j, "fmin", x->fmin, e);
-    if (err == SPECTRO_OK && x->fmax > 0)
-        err = set_num(j, "fmax", x->fmax, e);
-    return err;
-}
-
-int view_worker_job(const spectro_job *pub, const analyze_config *c, const char *window, int range,
-                    spectro_job **out, sp_errinfo *ei)
+int view_worker_job(spectro_job *pub, const view_settings *c, const char *window, int range, spectro_job **out,
+                    sp_errinfo *ei)
 {
     /* what the window sets itself, the rest of the frames' settings being the caller's: a
      * selection's run also its range, and it says nothing (its input was read once already) */
@@ -300,20 +262,17 @@ int view_worker_job(const spectro_job *pub, const analyze_config *c, const char 
     enum { RANGE_NAMES = 5 };
     spectro_error e = {0, {0}};
     spectro_job *j = NULL;
-    char win[64];
     int err = spectro_job_derive(pub, range ? OWN : OWN + RANGE_NAMES, &j, &e);
     if (err == SPECTRO_OK)
         err = set_num(j, "fft_size", (double)c->n, &e);
     if (err == SPECTRO_OK)
         err = set_num(j, "hop", (double)c->hop, &e);
-    if (!window || !*window) { /* the caller's, as its job made it (with tone: kaiser:20) */
-        window_format(&c->window, win, sizeof win);
-        window = win;
-    }
+    if (!window || !*window) /* the caller's, as its job made it (with tone: kaiser:20) */
+        window = c->window;
     if (err == SPECTRO_OK)
         err = spectro_job_set(j, "window", window, &e);
     if (err == SPECTRO_OK)
-        err = set_xform(j, &c->xform, &e);
+        err = view_settings_set_xform(j, &c->xform, &e);
     if (err == SPECTRO_OK && range && c->start > 0)
         err = set_num(j, "start", c->start, &e);
     if (err == SPECTRO_OK && range && c->end > 0)
@@ -341,7 +300,7 @@ int view_worker_start(worker *w, sp_errinfo *ei)
     sh->maxima = 0;
     sh->have_anchor = 0;
     sh->last_in = sh->in_gap = 0;
-    memset(&sh->res, 0, sizeof sh->res);
+    memset(&sh->end, 0, sizeof sh->end);
     view_store_destroy(sh->store);
     sh->store = NULL;
     sh->version++;

@@ -17,13 +17,12 @@
 #include <string.h>
 
 #include "view_internal.h"
-#include "xform.h"
 
 #define MEL_BANDS 128
 #define CQT_BPO 12
 
-/* The x key's cycle: XFORM_NONE first. */
-static const xform_kind CYCLE[] = {XFORM_NONE, XFORM_MEL, XFORM_CQT, XFORM_CHROMA, XFORM_REASSIGN};
+/* The x key's cycle: VIEW_XF_NONE first. */
+static const view_xf_kind CYCLE[] = {VIEW_XF_NONE, VIEW_XF_MEL, VIEW_XF_CQT, VIEW_XF_CHROMA, VIEW_XF_REASSIGN};
 #define CYCLE_COUNT ((int)(sizeof CYCLE / sizeof CYCLE[0]))
 
 /* f0 (or C1 when not above 0) raised by octaves until its kernel at bpo bins an octave
@@ -32,7 +31,7 @@ static const xform_kind CYCLE[] = {XFORM_NONE, XFORM_MEL, XFORM_CQT, XFORM_CHROM
 static double cqt_fmin(double f0, int bpo, size_t n, double rate)
 {
     double q = 1.0 / (pow(2.0, 1.0 / bpo) - 1.0), need = q * rate / (double)n * 1.0001;
-    double f = f0 > 0 ? f0 : XFORM_CQT_DEFAULT_FMIN;
+    double f = f0 > 0 ? f0 : VIEW_CQT_DEFAULT_FMIN;
     while (f < need)
         f *= 2.0;
     return f;
@@ -40,20 +39,20 @@ static double cqt_fmin(double f0, int bpo, size_t n, double rate)
 
 void view_xform_spec(view *v)
 {
-    xform_spec *x = &v->w.cfg.xform;
+    view_xf *x = &v->w.cfg.xform;
     double rate;
     pthread_mutex_lock(&v->sh.mu);
     rate = v->sh.info.rate > 0 ? v->sh.info.rate : 48000.0;
     pthread_mutex_unlock(&v->sh.mu);
-    *x = xform_spec_default();
+    *x = view_xf_none();
     x->kind = CYCLE[v->xf_idx];
-    if (x->kind != XFORM_NONE && x->kind == v->xf_user.kind) /* the command line's, kept */
+    if (x->kind != VIEW_XF_NONE && x->kind == v->xf_user.kind) /* the command line's, kept */
         *x = v->xf_user;
-    else if (x->kind == XFORM_MEL)
+    else if (x->kind == VIEW_XF_MEL)
         x->bands = MEL_BANDS;
-    else if (x->kind == XFORM_CQT)
+    else if (x->kind == VIEW_XF_CQT)
         x->bands = CQT_BPO;
-    if (x->kind == XFORM_CQT)
+    if (x->kind == VIEW_XF_CQT)
         x->fmin = cqt_fmin(x->fmin, x->bands, v->w.cfg.n, rate);
 }
 
@@ -81,19 +80,19 @@ void view_xform_init(view *v)
 int view_xform_key(view *v, int *err, sp_errinfo *ei)
 {
     char msg[128];
-    const xform_spec *x = &v->w.cfg.xform;
+    const view_xf *x = &v->w.cfg.xform;
     view_worker_stop(&v->w); /* the run of the settings before; the next is derived anew */
     v->xf_idx = (v->xf_idx + 1) % CYCLE_COUNT;
     view_xform_spec(v);
-    if (x->kind == XFORM_NONE)
+    if (x->kind == VIEW_XF_NONE)
         snprintf(msg, sizeof msg, "linear spectrogram");
-    else if (x->kind == XFORM_CQT)
+    else if (x->kind == VIEW_XF_CQT)
         snprintf(msg, sizeof msg, "constant-Q, %d bins an octave from %.1f Hz", x->bands, x->fmin);
-    else if (x->kind == XFORM_MEL)
+    else if (x->kind == VIEW_XF_MEL)
         snprintf(msg, sizeof msg, "mel, %d bands", x->bands);
     else
-        snprintf(msg, sizeof msg, "%s", x->kind == XFORM_CHROMA ? "chroma" : "reassigned spectrogram");
-    if (x->kind != XFORM_NONE)
+        snprintf(msg, sizeof msg, "%s", x->kind == VIEW_XF_CHROMA ? "chroma" : "reassigned spectrogram");
+    if (x->kind != VIEW_XF_NONE)
         panel_off(v);
     view_toast(v, msg);
     v->ui.zf_lo = v->ui.zf_hi = 0;
@@ -102,7 +101,7 @@ int view_xform_key(view *v, int *err, sp_errinfo *ei)
 
 int view_xform_refuses(view *v, SDL_Keycode sym)
 {
-    if (CYCLE[v->xf_idx] == XFORM_NONE ||
+    if (CYCLE[v->xf_idx] == VIEW_XF_NONE ||
         (sym != SDLK_a && sym != SDLK_t && sym != SDLK_e && sym != SDLK_b && sym != SDLK_m))
         return 0;
     view_toast(v, "not with a transform: x back to the linear spectrogram");
@@ -119,15 +118,15 @@ int view_xform_open(shared *sh, const spectro_stream_info *in, view_stream *info
     spectro_error e = {0, {0}};
     spectro_reassign_grid_destroy(xr->grid); /* a run stopped before its end */
     memset(xr, 0, sizeof *xr);
-    info->xform = XFORM_NONE;
+    info->xform = VIEW_XF_NONE;
     info->cols = 0;
     if (!t)
         return SP_OK;
     if (strcmp(t, "reassign") == 0) { /* a linear spectrogram of the points */
         size_t reach = (f->fft_size / 2 + f->hop - 1) / f->hop + 1;
-        info->xform = XFORM_REASSIGN;
+        info->xform = VIEW_XF_REASSIGN;
         info->bins = f->fft_size / 2 + 1;
-        xr->kind = XFORM_REASSIGN;
+        xr->kind = VIEW_XF_REASSIGN;
         xr->bins = info->bins;
         if (spectro_reassign_grid_create(f->channels, info->bins, in->bin_hz, f->time_first_s, f->time_step_s, reach,
                                          &xr->grid, &e) != SPECTRO_OK)
@@ -136,11 +135,11 @@ int view_xform_open(shared *sh, const spectro_stream_info *in, view_stream *info
     }
     if (!f->freqs_hz || f->bins > VIEW_XFORM_MAX_COLS || f->depth > 1)
         return sp_fail(ei, SP_EINVAL, "the window shows no %s", t);
-    info->xform = strcmp(t, "mel") == 0      ? XFORM_MEL
-                  : strcmp(t, "cqt") == 0    ? XFORM_CQT
-                  : strcmp(t, "chroma") == 0 ? XFORM_CHROMA
-                                             : XFORM_MFCC;
-    if (info->xform == XFORM_MFCC)
+    info->xform = strcmp(t, "mel") == 0      ? VIEW_XF_MEL
+                  : strcmp(t, "cqt") == 0    ? VIEW_XF_CQT
+                  : strcmp(t, "chroma") == 0 ? VIEW_XF_CHROMA
+                                             : VIEW_XF_MFCC;
+    if (info->xform == VIEW_XF_MFCC)
         return sp_fail(ei, SP_EINVAL, "the window shows no %s", t);
     info->bins = info->cols = f->bins;
     memcpy(info->col_hz, f->freqs_hz, f->bins * sizeof *info->col_hz);
@@ -181,7 +180,7 @@ int view_xform_rows(shared *sh, int channel, uint64_t first, size_t nframes, con
     if (xr->grid)
         return grid_result(spectro_reassign_grid_add(xr->grid, channel, first, nframes, rows, emit_rows, &e, &se), &e,
                            &se, ei);
-    if (xr->kind != XFORM_CHROMA)
+    if (xr->kind != VIEW_XF_CHROMA)
         return store(sh, channel, first, nframes, rows, ei);
     if (nframes * xr->bins > xr->cap) { /* chroma: each class's share of the strongest, in dB */
         float *p = realloc(xr->buf, nframes * xr->bins * sizeof *p);
@@ -221,18 +220,18 @@ void view_xform_picture(view *v, const view_stream *info, render_config *rc, cha
     size_t at = strlen(title);
     p->xform = info->xform;
     p->cols = info->cols;
-    if (info->xform != XFORM_NONE && at < len)
-        snprintf(title + at, len - at, "  \xe2\x80\x94  %s", info->xform == XFORM_MEL      ? "mel"
-                                                              : info->xform == XFORM_CQT    ? "constant-Q"
-                                                              : info->xform == XFORM_CHROMA ? "chroma"
+    if (info->xform != VIEW_XF_NONE && at < len)
+        snprintf(title + at, len - at, "  \xe2\x80\x94  %s", info->xform == VIEW_XF_MEL      ? "mel"
+                                                              : info->xform == VIEW_XF_CQT    ? "constant-Q"
+                                                              : info->xform == VIEW_XF_CHROMA ? "chroma"
                                                                                             : "reassigned");
     if (!info->cols)
         return;
     memcpy(p->col_hz, info->col_hz, info->cols * sizeof *p->col_hz);
     rc->columns = info->cols;
     rc->col_hz = p->col_hz;
-    rc->col_notes = info->xform == XFORM_CQT ? 1 : info->xform == XFORM_CHROMA ? 2 : 0;
-    if (info->xform == XFORM_CHROMA)
+    rc->col_notes = info->xform == VIEW_XF_CQT ? 1 : info->xform == VIEW_XF_CHROMA ? 2 : 0;
+    if (info->xform == VIEW_XF_CHROMA)
         rc->caption = "dB re frame max";
 }
 
@@ -279,10 +278,10 @@ int view_xform_readout(const view *v, double u, size_t *k, char *line, size_t le
     *k = u <= 0 ? 0 : (size_t)(u * (double)p->cols);
     *k = *k >= p->cols ? p->cols - 1 : *k;
     f = p->col_hz[*k];
-    if (p->xform == XFORM_CHROMA) {
+    if (p->xform == VIEW_XF_CHROMA) {
         note_of(f, 0, note, sizeof note);
         snprintf(line, len, "pitch class %s", note);
-    } else if (p->xform == XFORM_CQT) {
+    } else if (p->xform == VIEW_XF_CQT) {
         note_of(f, 1, note, sizeof note);
         snprintf(line, len, "%s   %.1f Hz (CQT bin %zu)", note, f, *k);
     } else {
