@@ -5,13 +5,6 @@
 
 #include <string.h>
 
-view_config view_config_default(void)
-{
-    view_config c;
-    memset(&c, 0, sizeof c); /* pointers NULL, switches off */
-    return c;
-}
-
 #ifndef SPECTRO_HAVE_RENDER
 
 int view_run(struct spectro_job *pub, const view_config *vcfg, sp_errinfo *ei)

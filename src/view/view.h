@@ -13,8 +13,8 @@
 
 #include "err.h"
 
-/* The window's settings from outside the command line (main reads them from the
- * environment; the view reads none). */
+/* The window's settings from outside the command line: the environment's
+ * (view_config_from_env) and the job's (view_window). */
 typedef struct {
     /* where the display is: DISPLAY (X11) and WAYLAND_DISPLAY; NULL or "" both, and no
      * video_driver_set: there is none, and view_run says so without trying */
@@ -49,6 +49,10 @@ const char *view_key_transfer(int i);
 
 /* No display, no statistics, no checks. */
 view_config view_config_default(void);
+
+/* The window's variables of the environment into vc (view_env.c): where the display is,
+ * and in a build with the test hooks theirs. */
+void view_config_from_env(view_config *vc);
 
 /* The window on the public job `pub`'s input, prepared (spectro_job_prepare, as
  * spectro_job_run has it): its settings read back by name (view_settings.h), its analyses
