@@ -71,10 +71,11 @@ extern "C" {
 /* The library's version, the spectro program's ("0.1.0"): static storage. Any thread. */
 SPECTRO_API const char *spectro_version(void);
 /* The API's revision within this SONAME: grows when functions or struct members are added
- * (docs/api-c.md). 6 for this header: 2 added the _device_async entries, 3 the transfer
+ * (docs/api-c.md). 7 for this header: 2 added the _device_async entries, 3 the transfer
  * function, spectro_loudness and the transforms, 4 the jobs, 5 a job's frames to a
- * callback, 6 a job's whole stream, derived jobs and what the window takes besides. */
-#define SPECTRO_API_VERSION 6
+ * callback, 6 a job's whole stream, derived jobs and what the window takes besides, 7 the
+ * rest of what the window takes: settings read back, the caller's window, dumps, playback. */
+#define SPECTRO_API_VERSION 7
 SPECTRO_API int spectro_api_version(void);
 
 /* The codes (the program's exit status for each is in brackets). */

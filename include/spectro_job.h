@@ -58,11 +58,23 @@ SPECTRO_API void spectro_job_set_messages(spectro_job *j, spectro_message_fn fn,
 SPECTRO_API void spectro_job_set_output(spectro_job *j, FILE *out);
 SPECTRO_API void spectro_job_set_progress(spectro_job *j, int on);
 
-/* Runs the job once, on the calling thread: one input (its outputs; with none, the window,
- * which wants the process's main thread), or a batch. SPECTRO_OK, or the error that ended
+/* Runs the job once, on the calling thread: one input (its outputs; with none, the window
+ * spectro_job_set_window gave), or a batch. SPECTRO_OK, or the error that ended
  * it; err's message is empty when the lines were said through the message callback already
  * (a batch's failed files: SPECTRO_EIO). A second run of a job is SPECTRO_EINVAL. */
 SPECTRO_API int spectro_job_run(spectro_job *j, spectro_error *err);
+
+/* The window: what spectro_job_run runs for one input when the job asks for no output (no
+ * output setting, no frames or stream callback). The library has no window of its own; the
+ * spectro program gives its SDL window here. fn runs on the thread of spectro_job_run (the
+ * process's main thread, which SDL wants), once the settings together and the input were
+ * checked, with the job itself, whose settings it reads and whose runs it derives
+ * (spectro_job_derive), until its user closes it or spectro_job_stop asks. It returns
+ * SPECTRO_OK, or an error with err's message filled, which the run returns. fn NULL (the
+ * default): a job with no output is SPECTRO_EINVAL ("no output asked for ..."). Before
+ * spectro_job_run. (API version 7) */
+typedef int (*spectro_window_fn)(void *user, spectro_job *j, spectro_error *err);
+SPECTRO_API void spectro_job_set_window(spectro_job *j, spectro_window_fn fn, void *user);
 
 /* Asks a running job to stop (reason > 0: e.g. a signal's number, kept for the caller). One
  * atomic store: safe from a signal handler and any thread. A live run ends with its outputs

@@ -1,18 +1,20 @@
-/* test_env: the environment's one door (src/job/job_env.c) and the test hooks behind it
- * (docs/developer.md "Test hooks"). This file is built twice with job_env.c compiled into it:
+/* test_env: the environment's doors, the library's (src/job/job_env.c) and the window's
+ * (src/view/view_env.c), and the test hooks behind them (docs/developer.md "Test hooks").
+ * This file is built twice with job_env.c and view_env.c compiled into it:
  * test_env with SPECTRO_TEST_HOOKS defined, as in the builds the test suite uses, where each
  * of the hook variables acts and a bad value is refused with a line naming it; and
  * test_env_nohooks without, as in the installed and packaged program, where the same
  * variables, good or bad, leave every setting at its default. The user's variables
- * (docs/manual.md "Environment variables") act in both. Only job_env.c reads the environment
- * (e2e_docs checks that the hook names appear nowhere else in src/), so what job_env.c ignores
- * the library ignores. */
+ * (docs/manual.md "Environment variables") act in both. Only the two doors read the
+ * environment (e2e_docs checks that the hook names appear nowhere else in src/), so what
+ * they ignore the program ignores. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "job.h"
+#include "view.h"
 
 /* The hooks, each with a good value and a bad one (NULL: any value is taken). */
 static const struct {
@@ -38,7 +40,7 @@ static void unset_all(void)
     unsetenv("SPECTRO_CPU_THREADS");
 }
 
-/* A fresh job's settings after job_read_environment: its config, context and window's. */
+/* A fresh job's settings after job_read_environment, and the window's own. */
 static int read_env(analyze_config *an, analyze_context *ctx, view_config *vc, sp_errinfo *ei)
 {
     job *j = NULL;
@@ -49,9 +51,10 @@ static int read_env(analyze_config *an, analyze_context *ctx, view_config *vc, s
         *an = j->an;
         *ctx = j->run;
         ctx->stop = NULL; /* the job's own, gone with it */
-        *vc = j->window;
     }
     job_destroy(j);
+    *vc = view_config_default();
+    view_config_from_env(vc);
     return err;
 }
 

@@ -26,6 +26,8 @@ struct spectro_job {
     /* the settings given, in order (spectro_job_derive replays them): the job's own copies */
     const char **given_name, **given_value;
     int n_given;
+    spectro_window_fn window; /* spectro_job_set_window's */
+    void *window_user;
     int ran;
     int stopped; /* the reason of the stop that ended the last run, or 0 */
 };
@@ -235,6 +237,28 @@ int spectro_job_run(spectro_job *s, spectro_error *err)
     if (!ei.msg[0] && !s->j->said) /* no line, and none said */
         snprintf(ei.msg, sizeof ei.msg, "%s", sp_strerror(code));
     return api_from_engine(err, code, &ei);
+}
+
+/* The job's window through the public job (job.h's job_window_fn). */
+static int run_window(void *user, sp_errinfo *ei)
+{
+    spectro_job *s = user;
+    spectro_error e = {SPECTRO_OK, ""};
+    int code = s->window(s->window_user, s, &e);
+    if (code == SPECTRO_OK)
+        return SP_OK;
+    snprintf(ei->msg, sizeof ei->msg, "%s", e.message); /* the codes are the engine's */
+    return code;
+}
+
+void spectro_job_set_window(spectro_job *s, spectro_window_fn fn, void *user)
+{
+    if (!s)
+        return;
+    s->window = fn;
+    s->window_user = user;
+    s->j->window = fn ? run_window : NULL;
+    s->j->window_user = fn ? s : NULL;
 }
 
 void spectro_job_stop(spectro_job *s, int reason)

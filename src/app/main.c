@@ -1,5 +1,6 @@
 /* spectro: the program, a client of the library's public API (spectro.h): the command line
- * becomes a job (cli.c), which the library runs (headless, a batch, or the window). This is
+ * becomes a job (cli.c), which the library runs (headless, or a batch), or which runs the
+ * program's window (src/view: the job's when it asks for no output). This is
  * the one place that prints errors and picks the exit code (0 ok, 1 runtime failure, 2 bad
  * usage or input, 130/143 interrupted by SIGINT/SIGTERM). */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "cli.h"
 #include "spectro.h"
 #include "spectro_git.h"
+#include "view.h"
 
 /* set from the signal handler: a lock-free atomic, which C11 allows there */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
@@ -152,6 +154,7 @@ int main(int argc, char **argv)
     int code, rc;
 
     spectro_set_field_namer(cli_field_option); /* the library's fields, as options in messages */
+    view_set_field_namer(cli_field_option);    /* and the window's own */
     if (spectro_job_create(&the_job, &e) != SPECTRO_OK)
         return fail(&e);
     if ((code = cli_parse(argc, argv, the_job, &p, &e)) != SPECTRO_OK) {
@@ -171,6 +174,7 @@ int main(int argc, char **argv)
         spectro_job_set_messages(the_job, say, NULL);
         spectro_job_set_output(the_job, stdout);
         spectro_job_set_progress(the_job, !p.quiet && isatty(STDERR_FILENO));
+        spectro_job_set_window(the_job, view_window, NULL); /* no output asked for: the window */
         code = spectro_job_run(the_job, &e);
         if (code != SPECTRO_OK && code != SPECTRO_EINTERRUPTED && atomic_load(&stop_requested))
             e.code = code = SPECTRO_EINTERRUPTED;

@@ -1,5 +1,5 @@
 /* job: a job's life (job.h): made with every default, its settings set by name (job_rows.c),
- * then run: a batch (job_batch.c), or one input with its outputs, or the window. */
+ * then run: a batch (job_batch.c), or one input with its outputs, or the caller's window. */
 #include "job.h"
 
 #include <stdlib.h>
@@ -21,7 +21,6 @@ int job_create(job **out, sp_errinfo *ei)
     j->run = analyze_context_default();
     atomic_init(&j->stopped, 0);
     j->run.stop = &j->stopped;
-    j->window = view_config_default();
     *out = j;
     return SP_OK;
 }
@@ -86,11 +85,10 @@ static int run_one(job *j, analyze_result *res, sp_errinfo *ei)
         j->run.n_extra_sinks = j->frames != NULL;
         return analyze_run(&j->an, &j->run, res, ei);
     }
-    view_config vc = j->window;
-    if (!j->env_read) /* the display is where SDL looks, whatever the job read */
-        job_env_display(&vc);
-    vc.output_device = j->output_device;
-    err = view_run(j->api, &vc, ei);
+    if (!j->window) /* the library has none of its own: the spectro program gives its */
+        return sp_fail(ei, SP_EINVAL, "no output asked for (" SP_FIELD("dump") ", " SP_FIELD("png") ", " SP_FIELD("peaks")
+                                      ", ...) and no window to show the input in");
+    err = j->window(j->window_user, ei);
     /* the window's analyses are jobs of their own: a stop asked of this one (a signal)
      * closed it, as a live run's stop ends that run (spectro_job_stopped) */
     res->interrupted = err == SP_OK && atomic_load(&j->stopped) != 0;

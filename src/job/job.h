@@ -14,7 +14,6 @@
 
 #include "analyze.h"
 #include "err.h"
-#include "view.h"
 
 #define JOB_MAX_ROWS 64
 
@@ -23,6 +22,10 @@
  * line has no "spectro: " and no newline; its fields are rendered (sp_render_fields). */
 enum { JOB_SAY_ERROR, JOB_SAY_WARNING, JOB_SAY_NOTE, JOB_SAY_INFO };
 typedef void (*job_say_fn)(void *user, int level, const char *line);
+
+/* The window: what the run of one input with no output runs (spectro_job_set_window's,
+ * through the public job). SP_OK, or the error with its line in ei. */
+typedef int (*job_window_fn)(void *user, sp_errinfo *ei);
 
 struct spectro_job;
 
@@ -33,7 +36,9 @@ typedef struct job {
     atomic_int stopped;  /* job_stop's: nonzero asks the run to end */
     job_say_fn say;
     void *say_user;
-    view_config window;  /* the window's settings from outside (display, the test hooks) */
+    job_window_fn window; /* the window, the caller's (NULL: none; a run without an output
+                           * then fails) */
+    void *window_user;
     struct spectro_job *api; /* the public job that owns this one: the window derives its runs
                               * from it (spectro_job_derive) */
     int verbose, quiet;
@@ -150,10 +155,6 @@ void job_say(const job *j, int level, const char *fmt, ...)
  * the test hooks theirs: job_env.c lists them) into the job. SP_EINVAL with one line
  * naming the variable. */
 int job_read_environment(job *j, sp_errinfo *ei);
-
-/* Where the window's display is (DISPLAY, WAYLAND_DISPLAY, SDL_VIDEODRIVER: what SDL reads
- * itself) into vc: job_read_environment's, and a job's window's when that did not run. */
-void job_env_display(view_config *vc);
 
 /* The FFT backends' variables alone into *t (every field set; the benchmarks read them). */
 int job_env_fft(fft_tuning *t, sp_errinfo *ei);

@@ -14,8 +14,6 @@
  *   SPECTRO_READERS=1..64                threads decoding a big uncompressed file ahead
  *                                        (default half the cores, at most 4; 1: the reader
  *                                        thread decodes alone)
- *   DISPLAY, WAYLAND_DISPLAY, SDL_VIDEODRIVER   where the window's display is (read for a
- *                                        job's window without the rest too: job_env_display)
  * and the test hooks, read only in a build configured with -DSPECTRO_TEST_HOOKS=ON (the test
  * suite's; docs/developer.md "Test hooks"): elsewhere they are ignored, good or bad:
  *   SPECTRO_AUTO_DEVICE=0|1              auto: pretend no GPU / a GPU's device node
@@ -25,17 +23,11 @@
  *                                        beside the library (not the system's)
  *   SPECTRO_TEST_STALL=AT:FOR            the analysis sleeps FOR seconds once after AT
  *                                        seconds of audio (a stalled consumer of a live run)
- *   SPECTRO_VIEW_STATS=FILE              the window writes its frame-rate and latency
- *                                        statistics to FILE when it closes
  *   SPECTRO_TEST_MAXIMA=host|off         column maxima made on the host / none (the window)
- *   SPECTRO_VIEW_VERIFY=1                the window checks its drawing in parts against a
- *                                        whole redraw
- *   SPECTRO_VIEW_SHOT=FILE               the window writes its picture once analysed, and
- *                                        closes
- *   SPECTRO_VIEW_KEYS="v o f"            keys the window presses itself once it is up
  * Unset or empty: the default. A bad value is SP_EINVAL with one line naming the variable,
  * e.g. "SPECTRO_CUDA_STREAM=yes: must be 0 or 1". Where the modules and the font are is the
- * API's (api_job.c: beside the library). */
+ * API's (api_job.c: beside the library). The window, the program's, reads its own
+ * (src/view/view_env.c: the display's and its test hooks; its labels' font is the job's). */
 #include "job.h"
 
 #include <errno.h>
@@ -194,17 +186,9 @@ static int env_test_hooks(analyze_config *an, analyze_context *ctx, sp_errinfo *
 }
 #endif
 
-void job_env_display(view_config *vc)
-{
-    vc->display = getenv("DISPLAY");
-    vc->wayland_display = getenv("WAYLAND_DISPLAY");
-    vc->video_driver_set = getenv("SDL_VIDEODRIVER") != NULL;
-}
-
 int job_read_environment(job *j, sp_errinfo *ei)
 {
     analyze_config *an = &j->an;
-    view_config *vc = &j->window;
     const char *gpu_module;
     int err;
     job_unprepare(j); /* into the settings as given */
@@ -220,14 +204,6 @@ int job_read_environment(job *j, sp_errinfo *ei)
     if (err != SP_OK)
         return err;
     an->render.font_search = env_get("SPECTRO_FONT");
-    job_env_display(vc);
     j->env_read = 1;
-#ifdef SPECTRO_TEST_HOOKS
-    const char *verify = env_get("SPECTRO_VIEW_VERIFY");
-    vc->stats_path = env_get("SPECTRO_VIEW_STATS");
-    vc->shot_path = env_get("SPECTRO_VIEW_SHOT");
-    vc->keys = env_get("SPECTRO_VIEW_KEYS");
-    vc->verify = verify && strcmp(verify, "0") != 0;
-#endif
     return SP_OK;
 }

@@ -3,18 +3,35 @@
  * takes the analysis' state, and draws a frame when one is due. */
 #include "view.h"
 
+#include <stdio.h>
 #include <string.h>
 
-view_config view_config_default(void)
+int view_window(void *user, spectro_job *job, spectro_error *err)
 {
-    view_config c;
-    memset(&c, 0, sizeof c); /* pointers NULL, switches off */
-    return c;
+    view_config vc = view_config_default();
+    sp_errinfo ei = {{0}};
+    char device[1024];
+    int code;
+    (void)user;
+    view_config_from_env(&vc);
+    if ((code = spectro_job_get(job, "output_device", device, sizeof device, err)) != SPECTRO_OK)
+        return code;
+    vc.output_device = device[0] ? device : NULL;
+    if ((code = view_run(job, &vc, &ei)) != SP_OK) { /* the codes are the library's */
+        err->code = code;
+        snprintf(err->message, sizeof err->message, "%s", ei.msg);
+    }
+    return code;
+}
+
+void view_set_field_namer(const char *(*namer)(const char *field))
+{
+    sp_set_field_namer(namer);
 }
 
 #ifndef SPECTRO_HAVE_RENDER
 
-int view_run(struct spectro_job *pub, const view_config *vcfg, sp_errinfo *ei)
+int view_run(spectro_job *pub, const view_config *vcfg, sp_errinfo *ei)
 {
     (void)pub, (void)vcfg;
     return sp_fail(ei, SP_EUNSUPPORTED,
@@ -562,7 +579,7 @@ static int run_loop(view *v, sp_errinfo *ei)
     return err;
 }
 
-int view_run(struct spectro_job *pub, const view_config *vcfg, sp_errinfo *ei)
+int view_run(spectro_job *pub, const view_config *vcfg, sp_errinfo *ei)
 {
     view *v;
     int err, refused = 0;

@@ -12,9 +12,10 @@
 #define SPECTRO_VIEW_H
 
 #include "err.h"
+#include "spectro.h"
 
-/* The window's settings from outside the command line (main reads them from the
- * environment; the view reads none). */
+/* The window's settings from outside the command line: the environment's
+ * (view_config_from_env) and the job's (view_window). */
 typedef struct {
     /* where the display is: DISPLAY (X11) and WAYLAND_DISPLAY; NULL or "" both, and no
      * video_driver_set: there is none, and view_run says so without trying */
@@ -50,13 +51,26 @@ const char *view_key_transfer(int i);
 /* No display, no statistics, no checks. */
 view_config view_config_default(void);
 
+/* The window's variables of the environment into vc (view_env.c): where the display is,
+ * and in a build with the test hooks theirs. */
+void view_config_from_env(view_config *vc);
+
 /* The window on the public job `pub`'s input, prepared (spectro_job_prepare, as
  * spectro_job_run has it): its settings read back by name (view_settings.h), its analyses
  * jobs derived from pub (spectro_job_derive: its frames' settings, the window's FFT size,
  * window and transform) whose stream the window takes (spectro_job_set_stream). A stop asked
  * of pub (spectro_job_stop: SIGINT) closes the window. vcfg may be NULL
  * (view_config_default()). Each analysis says its own notes and warnings. */
-struct spectro_job;
-int view_run(struct spectro_job *pub, const view_config *vcfg, sp_errinfo *ei);
+int view_run(spectro_job *pub, const view_config *vcfg, sp_errinfo *ei);
+
+/* The window as a job's (a spectro_window_fn for spectro_job_set_window; user unused): its
+ * settings from the environment (view_config_from_env) and from the job (the playback's
+ * output), then view_run on the job. The spectro program gives it to every job it runs. */
+int view_window(void *user, spectro_job *job, spectro_error *err);
+
+/* How the window's own lines (its toasts, its errors) name settings: as
+ * spectro_set_field_namer has the library's (the window's drawing toolkit is the program's
+ * copy, apart from the library's). Once, before a window opens. */
+void view_set_field_namer(const char *(*namer)(const char *field));
 
 #endif

@@ -1,6 +1,8 @@
 /* view_internal.h: the window's parts, shared by its files (view.h is the public side).
  *
- *   view.c          view_run: set-up, the event loop (dispatch only), pacing, clean-up
+ *   view.c          view_window (the job's) and view_run: set-up, the event loop
+ *                   (dispatch only), pacing, clean-up
+ *   view_env.c      the window's variables of the environment (its own door)
  *   view_settings.c the caller's settings, read from its public job by name
  *   view_worker.c   the analysis thread: a derived job, its stream the view's
  *   view_file.c     the picture's range and snapshot; the whole-file picture, its zoom/scroll
@@ -14,6 +16,7 @@
  *   view_measure.c  the measurement panel: running average, tone marks, CSV export
  *   view_select.c   the selection (a time range, a band) and its spectrum; the two-point mark
  *   view_play.c     playback (the `p` key): the player (view_player.h), the playhead, following it
+ *   view_player.c   the player: a stretch read again (spectro_source), played through PortAudio
  *   view_xform.c    transforms (the `x` key): mel, CQT, chroma, reassigned (docs/transforms.md)
  *   view_meter.c    the samples' views (view_sig.h): their keys, the instrument column, meters
  *   view_pitch.c    the pitch trace; view_wave.c the waveform strip; view_scope.c the scope

@@ -220,9 +220,10 @@ class LibraryNamesFields(unittest.TestCase):
 
 
 class TestHooks(unittest.TestCase):
-    """The test hooks stay behind one door: every variable of docs/developer.md's "Test
-    hooks" table that the program reads, and every SPECTRO_TEST_* or SPECTRO_VIEW_* name
-    in src/, is read only in src/job/job_env.c and only inside #ifdef SPECTRO_TEST_HOOKS, so a
+    """The test hooks stay behind two doors: every variable of docs/developer.md's "Test
+    hooks" table that the program reads, and every SPECTRO_TEST_* or SPECTRO_VIEW_* name in
+    src/, is read only in the library's door src/job/job_env.c or, the window's
+    (SPECTRO_VIEW_*), in src/view/view_env.c, and only inside #ifdef SPECTRO_TEST_HOOKS, so a
     build without the option (the installed program) cannot react to it; and every such
     name in src/ is in the table."""
 
@@ -233,6 +234,7 @@ class TestHooks(unittest.TestCase):
         literal = re.compile(r'"(SPECTRO_[A-Z_]+)"')
         named = re.compile(r'"(SPECTRO_(?:TEST|VIEW)_[A-Z_]+)"')
         env_c = os.path.join(ROOT, "src", "job", "job_env.c")
+        view_c = os.path.join(ROOT, "src", "view", "view_env.c")
         read_in, bad = {}, []
         for d in ("src", "gpu"):
             for dirpath, _, names in os.walk(os.path.join(ROOT, d)):
@@ -246,23 +248,27 @@ class TestHooks(unittest.TestCase):
         for v, files in sorted(read_in.items()):
             if v not in listed:
                 bad.append("%s is read in src/ but not in docs/developer.md's \"Test hooks\"" % v)
-            if files != {env_c}:
+            door = view_c if v.startswith("SPECTRO_VIEW_") else env_c
+            if files != {door}:
                 bad.append("%s is read in %s" % (v, ", ".join(sorted(os.path.relpath(f, ROOT) for f in files))))
-        # each literal in env.c inside #ifdef SPECTRO_TEST_HOOKS (nesting followed)
-        stack, flip = [], {"on": "off", "off": "on", None: None}
-        for no, line in enumerate(read(env_c).splitlines(), 1):
-            t = line.strip()
-            if t.startswith("#if"):
-                stack.append("on" if t == "#ifdef SPECTRO_TEST_HOOKS" else
-                             "off" if t == "#ifndef SPECTRO_TEST_HOOKS" else None)
-            elif t.startswith("#else"):
-                stack[-1] = flip[stack[-1]]
-            elif t.startswith("#endif"):
-                stack.pop()
-            for v in literal.findall(line):
-                if v in read_in and "on" not in stack:
-                    bad.append("src/job/job_env.c:%d reads %s outside #ifdef SPECTRO_TEST_HOOKS" % (no, v))
+        # each literal in a door inside #ifdef SPECTRO_TEST_HOOKS (nesting followed)
+        for door in (env_c, view_c):
+            stack, flip = [], {"on": "off", "off": "on", None: None}
+            for no, line in enumerate(read(door).splitlines(), 1):
+                t = line.strip()
+                if t.startswith("#if"):
+                    stack.append("on" if t == "#ifdef SPECTRO_TEST_HOOKS" else
+                                 "off" if t == "#ifndef SPECTRO_TEST_HOOKS" else None)
+                elif t.startswith("#else"):
+                    stack[-1] = flip[stack[-1]]
+                elif t.startswith("#endif"):
+                    stack.pop()
+                for v in literal.findall(line):
+                    if v in read_in and "on" not in stack:
+                        bad.append("%s:%d reads %s outside #ifdef SPECTRO_TEST_HOOKS"
+                                   % (os.path.relpath(door, ROOT), no, v))
         self.assertGreaterEqual(len(read_in), 8, sorted(read_in))
+        self.assertTrue(any(v.startswith("SPECTRO_VIEW_") for v in read_in), sorted(read_in))
         self.assertEqual(bad, [])
 
 

@@ -47,6 +47,13 @@ def test_bad_setting_names_the_field(tmp_path):
     assert not (tmp_path / "x.npy").exists()
 
 
+def test_no_output_is_refused():
+    # the window is the spectro program's, not the library's: a job that asks for nothing
+    # says so, naming what to ask for, and opens no window in the interpreter's process
+    with pytest.raises(ValueError, match=r"^no output asked for \(dump, png, peaks, \.\.\.\) and no window"):
+        spectro.run("synth:duration=1")
+
+
 def test_batch_failure_raises_with_its_lines(tmp_path):
     missing = tmp_path / "missing.wav"
     with pytest.raises(OSError) as e:
