@@ -583,8 +583,8 @@ SPECTRO_API spectro_dump_config spectro_dump_config_default(void);
 
 /* Creates the dump's temporaries for `path`. SPECTRO_EINVAL naming path (an unknown
  * extension) or the config's member at fault; SPECTRO_EIO naming the path when its
- * directory is missing or not writable. *out is the caller's (spectro_dump_destroy). Any
- * thread. */
+ * directory is missing or not writable. *out is the caller's (spectro_dump_destroy); NULL
+ * on failure. Any thread. */
 SPECTRO_API int spectro_dump_open(const char *path, const spectro_dump_config *cfg, spectro_dump **out,
                                   spectro_error *err);
 /* Appends `count` rows of `channel` (rows[f*bins + k]), frames first .. first + count - 1:

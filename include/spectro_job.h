@@ -2,7 +2,8 @@
  * settings by name (the rows the program's options, --help and man page are made from),
  * inputs, a run with its outputs or over many inputs, the run's frames to a callback (API
  * version 5), its whole stream and derived runs, which spectro's window is built on (6),
- * its settings read back as the run takes them (7); the settings' table, the field namer, the audio devices and the build's features.
+ * its settings read back as the run takes them and the caller's window (7); the settings'
+ * table, the field namer, the audio devices and the build's features.
  *
  * Included by spectro.h, whose conventions, errors and thread-safety rules hold here (users
  * include spectro.h; this file alone includes it first). docs/api-c.md "Jobs".
@@ -260,8 +261,9 @@ SPECTRO_API int spectro_job_is_set(const spectro_job *j, const char *name);
 /* The font file the job's pictures are drawn with (its labels; the title in the bold cut
  * beside it where there is one), found as its run finds it: SPECTRO_FONT where
  * spectro_job_read_environment read it, the system's DejaVu Sans, the one installed with the
- * library. Into path (len bytes). SPECTRO_EIO with advice when there is none. For a display
- * that draws the job's pictures itself. */
+ * library. Into path (len bytes; SPECTRO_EINVAL saying what it takes when it is short).
+ * SPECTRO_EIO with advice when there is none. For a display that draws the job's pictures
+ * itself. */
 SPECTRO_API int spectro_job_font(const spectro_job *j, char *path, size_t len, spectro_error *err);
 
 /* The reason given to spectro_job_stop since the job was made (0: none yet): for what runs
@@ -321,6 +323,15 @@ SPECTRO_API int spectro_find_device(const char *want, int output, spectro_device
  * calls are the caller's to order). */
 SPECTRO_API int spectro_audio_acquire(spectro_error *err);
 SPECTRO_API void spectro_audio_release(void);
+
+/* Standard error silenced around a caller's calls into the audio libraries (PortAudio's ALSA
+ * and JACK hosts print their own chatter while opening, starting and closing streams), as
+ * the library silences its own: fd 2 pointed at /dev/null under the library's lock, which
+ * its own silencing (the microphone's, a decoder's) takes too, so the two never interleave,
+ * until spectro_audio_quiet_end(what begin returned). Keep the stretch short. -1 where fd 2
+ * cannot be saved (nothing silenced; end(-1) is a no-op). Any thread. (API version 7) */
+SPECTRO_API int spectro_audio_quiet_begin(void);
+SPECTRO_API void spectro_audio_quiet_end(int token);
 
 /* What this build can do, one line a feature ("  window:     yes (SDL2 2.30.0, ...)"): the
  * lines of spectro --version. Static storage, any thread. */

@@ -22,6 +22,7 @@
  * both a whole name and a part of an earlier one. Links libspectro.so (and PortAudio, as
  * the reference). */
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +260,37 @@ static void test_acquire(void)
 }
 #endif
 
+/* spectro_audio_quiet_begin/_end: what is written to fd 2 between them goes nowhere, what
+ * after them where fd 2 pointed before; end(-1) is a no-op. */
+static void test_quiet(const char *dir)
+{
+    char path[256], text[64] = {0};
+    int saved = dup(2), fd, token;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/stderr.txt", dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0 && saved >= 0);
+    if (fd < 0 || saved < 0)
+        return;
+    fflush(stderr);
+    dup2(fd, 2);
+    close(fd);
+    token = spectro_audio_quiet_begin();
+    CHECK(token >= 0);
+    CHECK(write(2, "hidden ", 7) == 7);
+    spectro_audio_quiet_end(token);
+    CHECK(write(2, "shown", 5) == 5);
+    spectro_audio_quiet_end(-1);
+    dup2(saved, 2);
+    close(saved);
+    if ((f = fopen(path, "r")) != NULL) {
+        CHECK(fread(text, 1, sizeof text - 1, f) > 0);
+        fclose(f);
+    }
+    CHECK_MSG(strcmp(text, "shown") == 0, "fd 2 got \"%s\"", text);
+    unlink(path);
+}
+
 int main(void)
 {
     spectro_device_info list[64];
@@ -270,6 +302,7 @@ int main(void)
         return fprintf(stderr, "test_api_audio: mkdtemp failed\n"), 1;
     test_is_stream(dir);
     test_mix();
+    test_quiet(dir);
     snprintf(conf, sizeof conf, "%s/asound.conf", dir);
     if (!(f = fopen(conf, "w")) || fputs(ASOUND, f) < 0 || fclose(f) != 0)
         return fprintf(stderr, "test_api_audio: cannot write %s\n", conf), 1;

@@ -203,6 +203,9 @@ static void test_font_and_stop(void)
         j = make(NULL);
         CHECK(spectro_job_read_environment(j, &e) == SPECTRO_OK);
         CHECK(spectro_job_font(j, path, sizeof path, &e) == SPECTRO_OK && strcmp(path, copy) == 0);
+        /* a buffer one byte short: refused, saying what it takes (not a font "not found") */
+        CHECK(spectro_job_font(j, path, strlen(copy), &e) == SPECTRO_EINVAL);
+        CHECK_MSG(strstr(e.message, "takes") != NULL, "%s", e.message);
         unsetenv("SPECTRO_FONT");
         remove(copy);
         CHECK(spectro_job_stop_asked(j) == 0);

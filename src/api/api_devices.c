@@ -71,3 +71,13 @@ void spectro_audio_release(void)
 {
     source_pa_release();
 }
+
+int spectro_audio_quiet_begin(void)
+{
+    return sp_stderr_mute();
+}
+
+void spectro_audio_quiet_end(int token)
+{
+    sp_stderr_unmute(token);
+}

@@ -2,6 +2,7 @@
  * outputs use) for spectra the caller has: the config checked and named by its fields, each
  * channel's frames taken in order, the commit's sidecar (dump_meta) made of the config. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,13 +41,16 @@ static int check_path(const char *path, spectro_error *err)
                     path, list);
 }
 
+/* What API version 7's config holds: a later, larger config is read that far. */
+#define DUMP_CONFIG_V7 (offsetof(spectro_dump_config, extra) + sizeof(const char *))
+
 /* The config's members, each named where at fault. */
 static int check_config(const spectro_dump_config *c, spectro_error *err)
 {
     int rc;
     if (!c)
         return api_fail(err, SPECTRO_EINVAL, "the config is NULL");
-    if ((rc = api_check_size(c->size, sizeof *c, "spectro_dump_config", err)) != SPECTRO_OK)
+    if ((rc = api_check_size(c->size, DUMP_CONFIG_V7, "spectro_dump_config", err)) != SPECTRO_OK)
         return rc;
     if (c->sample_rate < 1)
         return api_fail(err, SPECTRO_EINVAL, "sample_rate %d: must be at least 1", c->sample_rate);
@@ -113,6 +117,7 @@ int spectro_dump_open(const char *path, const spectro_dump_config *cfg, spectro_
     int rc;
     if (!out)
         return api_fail(err, SPECTRO_EINVAL, "out is NULL");
+    *out = NULL;
     if ((rc = check_path(path, err)) != SPECTRO_OK || (rc = check_config(cfg, err)) != SPECTRO_OK)
         return rc;
     bin_hz = cfg->bin_hz > 0 ? cfg->bin_hz : (double)cfg->sample_rate / (double)cfg->fft_size;

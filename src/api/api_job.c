@@ -309,11 +309,17 @@ int spectro_job_is_set(const spectro_job *s, const char *name)
 int spectro_job_font(const spectro_job *s, char *path, size_t len, spectro_error *err)
 {
     sp_errinfo ei = {{0}};
+    char found[4096 + 64]; /* the search's paths are whole here: a short len cannot cut them */
+    size_t n;
     int code;
     if (!s || !path || len == 0)
         return api_fail(err, SPECTRO_EINVAL, "%s", s ? "path is NULL or len 0" : "job is NULL");
-    code = render_find_font(&s->j->an.render, path, len, &ei);
-    return code == SP_OK ? SPECTRO_OK : api_from_engine(err, code, &ei);
+    if ((code = render_find_font(&s->j->an.render, found, sizeof found, &ei)) != SP_OK)
+        return api_from_engine(err, code, &ei);
+    if ((n = strlen(found)) >= len)
+        return api_fail(err, SPECTRO_EINVAL, "the font's path takes %zu bytes, len is %zu", n + 1, len);
+    memcpy(path, found, n + 1);
+    return SPECTRO_OK;
 }
 
 int spectro_job_stop_asked(const spectro_job *s)

@@ -150,6 +150,7 @@ static void print_version(void)
 int main(int argc, char **argv)
 {
     cli_program p;
+    view_outcome shown = {0, {0, 0, 0, 0}}; /* what the window says of itself */
     spectro_error e = {0, ""};
     int code, rc;
 
@@ -174,7 +175,7 @@ int main(int argc, char **argv)
         spectro_job_set_messages(the_job, say, NULL);
         spectro_job_set_output(the_job, stdout);
         spectro_job_set_progress(the_job, !p.quiet && isatty(STDERR_FILENO));
-        spectro_job_set_window(the_job, view_window, NULL); /* no output asked for: the window */
+        spectro_job_set_window(the_job, view_window, &shown); /* no output asked for: the window */
         code = spectro_job_run(the_job, &e);
         if (code != SPECTRO_OK && code != SPECTRO_EINTERRUPTED && atomic_load(&stop_requested))
             e.code = code = SPECTRO_EINTERRUPTED;
@@ -182,6 +183,9 @@ int main(int argc, char **argv)
             rc = 0; /* the reader took what it wanted (| head): quiet, as `yes | head` */
         else if (code != SPECTRO_OK)
             rc = fail_run(&e, &p);
+        else if (shown.ran) /* closed by a signal: 128 + it where the signal stopped a live
+                             * analysis, 0 where the file's was over */
+            rc = shown.last.interrupted && atomic_load(&stop_requested) ? interrupted_code() : 0;
         else /* a live run that a signal ended kept its outputs, and still says it was
               * stopped (the window's own quit stops it the same way, but no signal came: 0) */
             rc = spectro_job_stopped(the_job) && atomic_load(&stop_requested) ? interrupted_code() : 0;

@@ -43,7 +43,8 @@ void sp_stderr_lock(void);
 void sp_stderr_unlock(void);
 /* Standard error pointed at /dev/null, sp_stderr_lock held, until sp_stderr_unmute(what this
  * returned): around a library's calls that print their own chatter (PortAudio's ALSA host,
- * for the microphone and the window's playback). -1 where fd 2 cannot be saved (nothing
+ * for the microphone; the window's playback takes the library's own through
+ * spectro_audio_quiet_begin, the lock being one per copy of this file). -1 where fd 2 cannot be saved (nothing
  * muted, the lock released; unmute(-1) is a no-op). */
 int sp_stderr_mute(void);
 void sp_stderr_unmute(int saved);

@@ -9,15 +9,21 @@
 int view_window(void *user, spectro_job *job, spectro_error *err)
 {
     view_config vc = view_config_default();
+    view_outcome *out = user;
+    spectro_stream_end last = {0, 0, 0, 0};
     sp_errinfo ei = {{0}};
     char device[1024];
     int code;
-    (void)user;
     view_config_from_env(&vc);
     if ((code = spectro_job_get(job, "output_device", device, sizeof device, err)) != SPECTRO_OK)
         return code;
     vc.output_device = device[0] ? device : NULL;
-    if ((code = view_run(job, &vc, &ei)) != SP_OK) { /* the codes are the library's */
+    code = view_run(job, &vc, &last, &ei);
+    if (out) {
+        out->ran = 1;
+        out->last = last;
+    }
+    if (code != SP_OK) { /* the codes are the library's */
         err->code = code;
         snprintf(err->message, sizeof err->message, "%s", ei.msg);
     }
@@ -31,9 +37,9 @@ void view_set_field_namer(const char *(*namer)(const char *field))
 
 #ifndef SPECTRO_HAVE_RENDER
 
-int view_run(spectro_job *pub, const view_config *vcfg, sp_errinfo *ei)
+int view_run(spectro_job *pub, const view_config *vcfg, spectro_stream_end *last, sp_errinfo *ei)
 {
-    (void)pub, (void)vcfg;
+    (void)pub, (void)vcfg, (void)last;
     return sp_fail(ei, SP_EUNSUPPORTED,
                    "the window is not built in (SDL2, SDL2_ttf or libpng was not found at configure time: "
                    "apt-get install libsdl2-dev libsdl2-ttf-dev libpng-dev and rebuild); use " SP_FIELD("dump") " or "
@@ -579,7 +585,7 @@ static int run_loop(view *v, sp_errinfo *ei)
     return err;
 }
 
-int view_run(spectro_job *pub, const view_config *vcfg, sp_errinfo *ei)
+int view_run(spectro_job *pub, const view_config *vcfg, spectro_stream_end *last, sp_errinfo *ei)
 {
     view *v;
     int err, refused = 0;
@@ -603,6 +609,10 @@ int view_run(spectro_job *pub, const view_config *vcfg, sp_errinfo *ei)
 
 done:
     view_worker_stop(&v->w);
+    pthread_mutex_lock(&v->sh.mu);
+    if (last && v->sh.finished) /* the worker is stopped: it finished, or never ran */
+        *last = v->sh.end;
+    pthread_mutex_unlock(&v->sh.mu);
     /* a window refused for want of a display leaves no statistics */
     if (!refused && v->vc.stats_path && *v->vc.stats_path)
         view_write_stats(v, v->vc.stats_path);

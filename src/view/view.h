@@ -61,11 +61,19 @@ void view_config_from_env(view_config *vc);
  * window and transform) whose stream the window takes (spectro_job_set_stream). A stop asked
  * of pub (spectro_job_stop: SIGINT) closes the window. vcfg may be NULL
  * (view_config_default()). Each analysis says its own notes and warnings. */
-int view_run(spectro_job *pub, const view_config *vcfg, sp_errinfo *ei);
+int view_run(spectro_job *pub, const view_config *vcfg, spectro_stream_end *last, sp_errinfo *ei);
 
-/* The window as a job's (a spectro_window_fn for spectro_job_set_window; user unused): its
- * settings from the environment (view_config_from_env) and from the job (the playback's
- * output), then view_run on the job. The spectro program gives it to every job it runs. */
+/* What view_window tells the caller that gave it (its user pointer). */
+typedef struct {
+    int ran;                 /* the window ran: the job asked for no output */
+    spectro_stream_end last; /* how its last analysis ended (interrupted: a live run that a
+                              * stop ended; a file's finished run is not), when it ended */
+} view_outcome;
+
+/* The window as a job's (a spectro_window_fn for spectro_job_set_window; user: a
+ * view_outcome to fill, or NULL): its settings from the environment (view_config_from_env)
+ * and from the job (the playback's output), then view_run on the job. The spectro program
+ * gives it to every job it runs. */
 int view_window(void *user, spectro_job *job, spectro_error *err);
 
 /* How the window's own lines (its toasts, its errors) name settings: as

@@ -210,13 +210,13 @@ static int open_output(view_player *p, spectro_error *err)
     out.device = dev.index;
     out.sampleFormat = paFloat32;
     out.suggestedLatency = d->defaultLowOutputLatency;
-    mute = sp_stderr_mute();
+    mute = spectro_audio_quiet_begin();
     for (int ch = 1; ch <= 2 && pe == paInvalidChannelCount; ch++) {
         out.channelCount = p->out_channels = ch;
         pe = Pa_OpenStream(&p->stream, NULL, &out, p->rate, paFramesPerBufferUnspecified,
                            paClipOff | paPrimeOutputBuffersUsingStreamCallback, play_callback, p);
     }
-    sp_stderr_unmute(mute);
+    spectro_audio_quiet_end(mute);
     if (pe != paNoError) {
         p->stream = NULL;
         if (pe == paUnanticipatedHostError && Pa_GetLastHostErrorInfo()->errorText)
@@ -276,9 +276,9 @@ int view_player_start(const view_player_config *cfg, view_player **out, spectro_
     }
     p->th_running = 1;
     prefill(p);
-    mute = sp_stderr_mute();
+    mute = spectro_audio_quiet_begin();
     pe = Pa_StartStream(p->stream);
-    sp_stderr_unmute(mute);
+    spectro_audio_quiet_end(mute);
     if (pe != paNoError) {
         code = fail(err, SPECTRO_EAUDIO, "cannot start audio output %s: %s", p->device, Pa_GetErrorText(pe));
         goto fail;
@@ -326,11 +326,11 @@ void view_player_stop(view_player *p)
         return;
     atomic_store(&p->stop, 1);
     if (p->stream) {
-        int mute = sp_stderr_mute();
+        int mute = spectro_audio_quiet_begin();
         if (Pa_IsStreamStopped(p->stream) == 0)
             Pa_AbortStream(p->stream);
         Pa_CloseStream(p->stream);
-        sp_stderr_unmute(mute);
+        spectro_audio_quiet_end(mute);
     }
     if (p->th_running)
         pthread_join(p->th, NULL);

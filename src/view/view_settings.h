@@ -45,7 +45,7 @@ typedef struct {
     view_xf xform;           /* the transform asked for */
     render_config render;    /* the pictures: size, scale, colour map and range, fmin/fmax,
                               * the levels' unit, the font the job finds (font_search) */
-    char font[1024];         /* render.font_search's storage */
+    char font[4096];         /* render.font_search's storage (a path) */
     double band_lo, band_hi; /* the tone's band (fmin, fmax given); < 0: 20 Hz, 20 kHz */
     double tone_hz;          /* tone F; 0: the strongest */
     int compare;             /* compare: A over B */
@@ -53,7 +53,7 @@ typedef struct {
     int transfer;            /* transfer without an output: the transfer view */
     int transfer_ref, transfer_meas; /* its channels */
     int remove_delay;
-    char reference[1024];    /* the setting reference's path ("" none) */
+    char reference[4096];    /* the setting reference's path ("" none) */
     /* the panel's start: view with tone (its tone analysis on) or with average mean (the
      * running average in infinite mode); bands with no output: the band bars (1/B octave,
      * 0 off), weighted by weighting (spectro_bands_weighting_name's index) */
