@@ -48,7 +48,7 @@ cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECT
 cmake --build "$root/build-asan" -j"$jobs"
 # The window's tests drive a real window under Xvfb; side by side under ASan they starve each
 # other's frames, so they run one at a time after the rest.
-window_tests='^(e2e_window|e2e_window_measure|e2e_window_maxima|e2e_window_xform|e2e_window_signal|e2e_window_pair|e2e_play)$'
+window_tests='^(e2e_window|e2e_window_measure|e2e_window_maxima|e2e_window_xform|e2e_window_signal|e2e_window_pair|e2e_window_exit|e2e_play)$'
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
     ctest --output-on-failure -j"$jobs" -LE gpu -E "$window_tests")
