@@ -86,8 +86,9 @@ static int run_one(job *j, analyze_result *res, sp_errinfo *ei)
         return analyze_run(&j->an, &j->run, res, ei);
     }
     if (!j->window) /* the library has none of its own: the spectro program gives its */
-        return sp_fail(ei, SP_EINVAL, "no output asked for (" SP_FIELD("dump") ", " SP_FIELD("png") ", " SP_FIELD("peaks")
-                                      ", ...) and no window to show the input in");
+        return sp_fail(ei, SP_EINVAL,
+                       "no output asked for (" SP_FIELD("dump") ", " SP_FIELD("png") ", " SP_FIELD("peaks") ", ...) "
+                       "and no window to show the input in");
     err = j->window(j->window_user, ei);
     /* the window's analyses are jobs of their own: a stop asked of this one (a signal)
      * closed it, as a live run's stop ends that run (spectro_job_stopped) */
