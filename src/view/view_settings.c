@@ -82,8 +82,9 @@ static int read_channel(spectro_job *pub, view_settings *s, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* The pictures' settings, the font the job finds, the levels' unit. */
-static int read_render(spectro_job *pub, view_settings *s, sp_errinfo *ei)
+/* The pictures' settings, the font the job finds, the levels' unit; fmin and fmax as read
+ * (-1: not set). */
+static int read_render(spectro_job *pub, view_settings *s, double fmin, double fmax, sp_errinfo *ei)
 {
     render_config *rc = &s->render;
     spectro_error e = {0, {0}};
@@ -107,9 +108,8 @@ static int read_render(spectro_job *pub, view_settings *s, sp_errinfo *ei)
         return bad("db_range", text, ei);
     rc->db_lo = lo;
     rc->db_hi = hi;
-    if ((err = get_num(pub, "fmin", 0.0, &rc->fmin, ei)) != SP_OK ||
-        (err = get_num(pub, "fmax", 0.0, &rc->fmax, ei)) != SP_OK)
-        return err;
+    rc->fmin = fmin > 0 ? fmin : 0.0;
+    rc->fmax = fmax > 0 ? fmax : 0.0;
     set = spectro_job_is_set(pub, "spl_offset");
     rc->level_unit = set == 1 ? "dB SPL" : NULL;
     if (spectro_job_font(pub, s->font, sizeof s->font, &e) != SPECTRO_OK)
@@ -118,18 +118,19 @@ static int read_render(spectro_job *pub, view_settings *s, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* The transform the settings ask for (one at most: the job's prepare checked). */
-static int read_xform(spectro_job *pub, view_xf *x, sp_errinfo *ei)
+/* The transform the settings ask for (one at most: the job's prepare checked); fmin and
+ * fmax as read (-1: not set). */
+static int read_xform(spectro_job *pub, view_xf *x, double fmin, double fmax, sp_errinfo *ei)
 {
     int mel, mfcc, cqt, chroma, reassign, err;
     *x = view_xf_none();
     if ((err = get_int(pub, "mel", 0, &mel, ei)) != SP_OK || (err = get_int(pub, "mfcc", 0, &mfcc, ei)) != SP_OK ||
         (err = get_int(pub, "cqt", 0, &cqt, ei)) != SP_OK || (err = get_on(pub, "chroma", &chroma, ei)) != SP_OK ||
         (err = get_on(pub, "reassign", &reassign, ei)) != SP_OK ||
-        (err = get_num(pub, "tuning", 0.0, &x->tuning, ei)) != SP_OK ||
-        (err = get_num(pub, "fmin", -1.0, &x->fmin, ei)) != SP_OK ||
-        (err = get_num(pub, "fmax", 0.0, &x->fmax, ei)) != SP_OK)
+        (err = get_num(pub, "tuning", 0.0, &x->tuning, ei)) != SP_OK)
         return err;
+    x->fmin = fmin;
+    x->fmax = fmax > 0 ? fmax : 0.0;
     x->kind = mfcc       ? VIEW_XF_MFCC
               : mel      ? VIEW_XF_MEL
               : chroma   ? VIEW_XF_CHROMA
@@ -165,17 +166,8 @@ static int read_pairs(spectro_job *pub, view_settings *s, sp_errinfo *ei)
     return SP_OK;
 }
 
-/* tone: F Hz, or "auto" (and "" not set): the strongest tone, 0. */
-static int read_tone(spectro_job *pub, view_settings *s, sp_errinfo *ei)
-{
-    char text[64];
-    int err = get(pub, "tone", text, sizeof text, ei);
-    if (err != SP_OK || !text[0] || strcmp(text, "auto") == 0)
-        return err;
-    return get_num(pub, "tone", 0.0, &s->tone_hz, ei);
-}
-
-/* The panel's start (view with tone, average) and the band bars (bands, weighting). */
+/* The panel's start (view with tone, average), the tone's frequency (tone F Hz; "auto" or
+ * not set: the strongest tone, 0) and the band bars (bands, weighting). */
 static int read_panel(spectro_job *pub, view_settings *s, sp_errinfo *ei)
 {
     char tone[64], average[16], weighting[8];
@@ -185,6 +177,13 @@ static int read_panel(spectro_job *pub, view_settings *s, sp_errinfo *ei)
         (err = get_int(pub, "bands", 0, &s->bands, ei)) != SP_OK ||
         (err = get(pub, "weighting", weighting, sizeof weighting, ei)) != SP_OK)
         return err;
+    if (tone[0] && strcmp(tone, "auto") != 0) {
+        char *end;
+        errno = 0;
+        s->tone_hz = strtod(tone, &end);
+        if (errno || end == tone || *end)
+            return bad("tone", tone, ei);
+    }
     s->panel_tone = view && tone[0];
     s->panel_average = view && average[0];
     for (int i = 0; weighting[0] && i < spectro_bands_weighting_count(); i++)
@@ -195,7 +194,7 @@ static int read_panel(spectro_job *pub, view_settings *s, sp_errinfo *ei)
 
 int view_settings_read(spectro_job *pub, view_settings *s, sp_errinfo *ei)
 {
-    double n, hop;
+    double n, hop, fmin, fmax; /* fmin, fmax -1: not set (a given fmin is >= 0, fmax > 0) */
     int err;
     memset(s, 0, sizeof *s);
     s->input = spectro_job_input(pub, 0);
@@ -205,17 +204,19 @@ int view_settings_read(spectro_job *pub, view_settings *s, sp_errinfo *ei)
         (err = get_num(pub, "start", 0.0, &s->start, ei)) != SP_OK ||
         (err = get_num(pub, "end", 0.0, &s->end, ei)) != SP_OK ||
         (err = get_num(pub, "duration", 0.0, &s->duration, ei)) != SP_OK ||
+        (err = get_num(pub, "fmin", -1.0, &fmin, ei)) != SP_OK || (err = get_num(pub, "fmax", -1.0, &fmax, ei)) != SP_OK ||
         (err = get(pub, "raw_format", s->raw_format, sizeof s->raw_format, ei)) != SP_OK ||
-        (err = get_int(pub, "stream", 0, &s->stream, ei)) != SP_OK || (err = read_xform(pub, &s->xform, ei)) != SP_OK ||
-        (err = read_render(pub, s, ei)) != SP_OK || (err = read_pairs(pub, s, ei)) != SP_OK ||
-        (err = get_num(pub, "fmin", -1.0, &s->band_lo, ei)) != SP_OK ||
-        (err = get_num(pub, "fmax", -1.0, &s->band_hi, ei)) != SP_OK)
+        (err = get_int(pub, "stream", 0, &s->stream, ei)) != SP_OK ||
+        (err = read_xform(pub, &s->xform, fmin, fmax, ei)) != SP_OK ||
+        (err = read_render(pub, s, fmin, fmax, ei)) != SP_OK || (err = read_pairs(pub, s, ei)) != SP_OK)
         return err;
+    s->band_lo = fmin;
+    s->band_hi = fmax;
     if (n < 1 || hop < 1)
         return sp_fail(ei, SP_EINVAL, "the window's job is not prepared (spectro_job_prepare): no hop");
     s->n = (size_t)n;
     s->hop = (size_t)hop;
-    return (err = read_tone(pub, s, ei)) != SP_OK ? err : read_panel(pub, s, ei);
+    return read_panel(pub, s, ei);
 }
 
 /* A setting of a derived run from a number: "%.17g" gives the double back exactly. */
