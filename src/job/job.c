@@ -102,7 +102,7 @@ void job_unprepare(job *j)
         return;
     j->an = j->given_an;
     memcpy(j->given, j->given_rows, sizeof j->given);
-    j->view_tone = j->view_average = j->view_bands = 0;
+    j->view_bands = 0;
     j->batch = j->headless = 0;
     j->prepared = 0;
 }

@@ -53,8 +53,8 @@ typedef struct job {
     int mel, mfcc, cqt;               /* --mel B, --mfcc K, --cqt B (0: not given) */
     int chroma, reassign;             /* --chroma, --reassign */
     int view_bands;                   /* --bands with no output: the window's band bars (1/B) */
-    int view, view_tone, view_average; /* --view, and what it hands the window: --tone,
-                                        * --average mean (their outputs are not made) */
+    int view;                         /* --view: --tone and --average mean go to the window
+                                       * (their outputs are not made; it reads them back) */
     /* The inputs: those added (an.input is the first), then the paths that files_from lists
      * (read by the batch driver, job_batch.h). */
     char **inputs;

@@ -855,6 +855,7 @@ static int check_together(job *o, sp_errinfo *ei)
 static int check_view(job *o, sp_errinfo *ei)
 {
     analyze_config *a = &o->an;
+    int tone = 0;
     if (!o->view)
         return SP_OK;
     if (o->frames)
@@ -867,7 +868,7 @@ static int check_view(job *o, sp_errinfo *ei)
                                                    SP_FIELD("tone") " and " SP_FIELD("average") " "
                                           "mean go to the window)",
                            sink_kind_find(a->outputs[i].kind)->option);
-        o->view_tone = 1;
+        tone = 1;
     }
     if (job_given(o, "tone-format"))
         return sp_fail(ei, SP_EINVAL, SP_FIELD("tone_format") ": not with " SP_FIELD("view") " (the window shows the "
@@ -879,8 +880,7 @@ static int check_view(job *o, sp_errinfo *ei)
         return sp_fail(ei, SP_EINVAL, SP_FIELD("view") ": " SP_FIELD("average") " %s is not in the window (its "
                                                "running average is a mean)",
                        measure_average_name((int)a->measure.average));
-    o->view_average = job_given(o, "average");
-    if (!o->view_tone && !o->view_average)
+    if (!tone && !job_given(o, "average"))
         return sp_fail(ei, SP_EINVAL, SP_FIELD("view") ": give " SP_FIELD("tone") " or " SP_FIELD("average") " mean "
                                                "(the window opens without " SP_FIELD("view") ")");
     a->n_outputs = 0;
